@@ -1,0 +1,83 @@
+/*
+ * common: what every module needs and nothing else.
+ *
+ * - log: one place that writes diagnostics (OpenBSD log.c shape). Only
+ *   daemon/ and web handlers log; modules return errors instead.
+ * - err: a negative errno plus a per-thread detail message. A module sets
+ *   the detail where a library's error becomes ours; the caller that logs
+ *   reads it with err_last().
+ * - strbuf: a growable NUL-terminated byte buffer.
+ * - x*alloc: allocation that aborts on out-of-memory.
+ * - time: monotonic and wall clock helpers.
+ */
+#ifndef PERFD_COMMON_H
+#define PERFD_COMMON_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PERFD_VERSION "0.1.0"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#ifdef __GNUC__
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#define NORETURN __attribute__((noreturn))
+#else
+#define PRINTF_LIKE(f, a)
+#define NORETURN
+#endif
+
+/* log.c */
+enum log_level { LOG_LEVEL_WARN = 0, LOG_LEVEL_INFO = 1, LOG_LEVEL_DEBUG = 2 };
+void log_init(const char *progname, enum log_level level);
+void log_warn(const char *fmt, ...) PRINTF_LIKE(1, 2);   /* appends strerror(errno) */
+void log_warnx(const char *fmt, ...) PRINTF_LIKE(1, 2);
+void log_info(const char *fmt, ...) PRINTF_LIKE(1, 2);
+void log_debug(const char *fmt, ...) PRINTF_LIKE(1, 2);
+void fatal(const char *fmt, ...) PRINTF_LIKE(1, 2) NORETURN;
+void fatalx(const char *fmt, ...) PRINTF_LIKE(1, 2) NORETURN;
+
+/* err.c: returns code, so `return err_set(-EIO, "...")` reads naturally. */
+int err_set(int code, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* The detail of the last err_set on this thread; never NULL. */
+const char *err_last(void);
+void err_clear(void);
+
+/* strbuf.c: buf is always NUL-terminated and never NULL after init. */
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t alloc;
+};
+#define STRBUF_INIT { .buf = strbuf_empty, .len = 0, .alloc = 0 }
+extern char strbuf_empty[];
+void strbuf_init(struct strbuf *sb);
+void strbuf_release(struct strbuf *sb);
+void strbuf_reset(struct strbuf *sb);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_adds(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, char c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+/* Returns the buffer, which the caller frees; sb is left empty. */
+char *strbuf_detach(struct strbuf *sb);
+
+/* xalloc.c */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+/* time.c */
+int64_t time_monotonic_ns(void);
+/* Writes "2026-11-04T10:00:00.123Z" (24 bytes and NUL) for the current time. */
+#define TIME_ISO_LEN 32
+void time_now_iso(char out[TIME_ISO_LEN]);
+
+#endif

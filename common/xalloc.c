@@ -1,0 +1,52 @@
+/* Allocation that aborts on out-of-memory: a benchmark daemon that cannot
+ * allocate a few bytes has nothing sensible left to record. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+static void *check(void *p)
+{
+	if (!p) {
+		fputs("perfd: out of memory\n", stderr);
+		abort();
+	}
+	return p;
+}
+
+void *xmalloc(size_t n)
+{
+	return check(malloc(n ? n : 1));
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	return check(calloc(n ? n : 1, size ? size : 1));
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	return check(realloc(p, n ? n : 1));
+}
+
+char *xstrdup(const char *s)
+{
+	return check(strdup(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	return check(strndup(s, n));
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return strbuf_detach(&sb);
+}
