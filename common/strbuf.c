@@ -1,5 +1,6 @@
 /* A growable byte buffer, always NUL-terminated; see common.h. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common.h"

@@ -1,5 +1,6 @@
 /* Clocks; see common.h. */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "common.h"
@@ -16,10 +17,13 @@ void time_now_iso(char out[TIME_ISO_LEN])
 {
 	struct timespec ts;
 	struct tm tm;
+	char buf[96];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
-	snprintf(out, TIME_ISO_LEN, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ",
+	snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
-		 tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+		 tm.tm_min, tm.tm_sec, (int)(ts.tv_nsec / 1000000));
+	memcpy(out, buf, TIME_ISO_LEN - 1);
+	out[TIME_ISO_LEN - 1] = '\0';
 }

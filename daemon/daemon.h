@@ -1,31 +1,28 @@
 /*
  * daemon: main(), the verbs and their wiring. Nothing below this folder has
  * main(), handles signals or prints to the user; modules return errors and
- * the verb that called them reports once.
+ * the verb that called them reports once, with err_last().
  *
  * Each verb is `int cmd_NAME(int argc, char **argv)` with argv[0] the verb's
- * name; it returns the process exit status: 0 success, 1 a result the user
- * should look at (an invalid comparison, a failed verify), 2 a usage or
- * environment error (nothing was run or stored), 3 a required device absent.
+ * name; it returns the process's exit status (the EXIT_ values below).
  */
 #ifndef PERFD_DAEMON_H
 #define PERFD_DAEMON_H
 
 #include <stdbool.h>
 
+#include "db.h"
+
 enum {
 	EXIT_OK = 0,
-	EXIT_RESULT = 1,
-	EXIT_USAGE = 2,
-	EXIT_NODEVICE = 3,
+	EXIT_RESULT = 1,      /* a result to look at: invalid comparison, failed verify */
+	EXIT_USAGE = 2,       /* usage or environment error */
+	EXIT_NODEVICE = 3,    /* a required device is absent */
+	EXIT_INTERRUPTED = 130,
 };
 
-struct cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *summary;
-	const char *usage; /* the whole `perfd VERB --help` text */
-};
+#define DEFAULT_DB "perfd.db"
+#define DEFAULT_LOCK_TIMEOUT_S 10.0
 
 int cmd_pair(int argc, char **argv);
 int cmd_show(int argc, char **argv);
@@ -37,15 +34,24 @@ extern const char cmd_show_usage[];
 extern const char cmd_verify_usage[];
 extern const char cmd_list_usage[];
 
-/* Options every verb takes; parsed in main.c before the verb runs. */
-struct global_opts {
-	const char *db_path;       /* --db, default ./perfd.db */
-	double lock_timeout_s;     /* --lock-timeout, default 10 */
+/* Options shared by verbs that open the database. */
+struct db_opts {
+	const char *path;
+	double lock_timeout_s;
 };
-extern struct global_opts global_opts;
+#define DB_OPTS_INIT { DEFAULT_DB, DEFAULT_LOCK_TIMEOUT_S }
+/* Opens the database, or logs why not and returns NULL. */
+struct db *cli_db_open(const struct db_opts *o);
 
-/* Prints the verb's usage to stdout when argv holds --help or -h and
- * returns true; the verb then returns 0. */
-bool cmd_wants_help(int argc, char **argv, const char *usage);
+/* Parsers for option values: each logs a message naming the option and
+ * returns -1 on a bad value. */
+int cli_parse_int(int *out, const char *opt, const char *s, int min, int max);
+int cli_parse_double(double *out, const char *opt, const char *s, double min, double max);
+/* A fraction, also written as a percentage ("1%" is 0.01). */
+int cli_parse_fraction(double *out, const char *opt, const char *s);
+int cli_parse_id(long long *out, const char *s);
+
+/* Prints "perfd VERB: see 'perfd VERB --help'" and returns EXIT_USAGE. */
+int cli_usage_error(const char *verb);
 
 #endif

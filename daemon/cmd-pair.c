@@ -1,0 +1,408 @@
+/* perfd pair: interleaved timing pairs of two programs, with receipts. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "builder.h"
+#include "common.h"
+#include "daemon.h"
+#include "runners.h"
+
+const char cmd_pair_usage[] =
+	"usage: perfd pair [options] OLD NEW [-- ARGS...]\n"
+	"\n"
+	"Runs OLD and NEW as fresh processes in interleaved pairs (old,new, new,old,\n"
+	"old,new, ...), stores every process in the database before and after it runs,\n"
+	"and derives the figures with the rule pairs-median/1 (docs/rule.md). ARGS are\n"
+	"given to both programs; each child also gets PERFD_ARM (old or new),\n"
+	"PERFD_PAIR (1-based; 0 for a warm-up), PERFD_SEQ (1-based position in\n"
+	"execution order) and PERFD_WARMUP (0 or 1).\n"
+	"\n"
+	"options:\n"
+	"  --pairs N          pairs to run (default 3; 1 to 1000)\n"
+	"  --warmup N         warm-up processes per arm before the pairs, kept as\n"
+	"                     records but outside the figures (default 0)\n"
+	"  --metric NAME      TIMING metric to compare (default: the only one the\n"
+	"                     programs print, else wall_ms, the process wall time)\n"
+	"  --timeout S        per-process bound in seconds: SIGTERM to the process\n"
+	"                     group, SIGKILL 2 s later (default 600)\n"
+	"  --case NAME        name of what is measured (default \"default\")\n"
+	"  --min-effect F     smallest gain that counts, as a fraction or a\n"
+	"                     percentage (default 0.01, i.e. 1%)\n"
+	"  --noise F          arm spread above which the result is flagged noisy\n"
+	"                     (default 0.05)\n"
+	"  --cpus LIST        pin every process to these CPUs (\"2\", \"0-3,6\")\n"
+	"  --env K=V          add to both programs' environment (repeatable)\n"
+	"  --old-arg ARG      append ARG to OLD's arguments, after ARGS (repeatable)\n"
+	"  --new-arg ARG      the same for NEW\n"
+	"  --old-env K=V      add to OLD's environment only (repeatable)\n"
+	"  --new-env K=V      the same for NEW\n"
+	"  --capture BYTES    stdout and stderr bytes kept per process (default 1048576)\n"
+	"  --host NAME        host name stored with the comparison (default: this\n"
+	"                     machine's host name)\n"
+	"  --json             print the receipt as JSON (same as --format json)\n"
+	"  --format F         text (default), json, csv or md\n"
+	"  --progress         print a line per process on stderr even when it is not\n"
+	"                     a terminal; --quiet prints none\n"
+	"  --db FILE          database file (default ./perfd.db)\n"
+	"  --lock-timeout S   how long to wait for another writer (default 10)\n"
+	"\n"
+	"Exit status: 0 the comparison ran and has a verdict (faster, slower,\n"
+	"unchanged or unresolved); 1 it is invalid (the reasons are printed and\n"
+	"stored); 2 a usage, program or database error (nothing was run);\n"
+	"130 interrupted (the processes that ran are kept).\n";
+
+enum {
+	OPT_PAIRS = 256, OPT_WARMUP, OPT_METRIC, OPT_TIMEOUT, OPT_CASE, OPT_MIN_EFFECT,
+	OPT_NOISE, OPT_CPUS, OPT_ENV, OPT_OLD_ARG, OPT_NEW_ARG, OPT_OLD_ENV, OPT_NEW_ENV,
+	OPT_CAPTURE, OPT_HOST, OPT_JSON, OPT_FORMAT, OPT_PROGRESS, OPT_QUIET, OPT_DB,
+	OPT_LOCK_TIMEOUT,
+};
+
+static const struct option pair_options[] = {
+	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	{ "warmup", required_argument, NULL, OPT_WARMUP },
+	{ "metric", required_argument, NULL, OPT_METRIC },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "case", required_argument, NULL, OPT_CASE },
+	{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
+	{ "noise", required_argument, NULL, OPT_NOISE },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "env", required_argument, NULL, OPT_ENV },
+	{ "old-arg", required_argument, NULL, OPT_OLD_ARG },
+	{ "new-arg", required_argument, NULL, OPT_NEW_ARG },
+	{ "old-env", required_argument, NULL, OPT_OLD_ENV },
+	{ "new-env", required_argument, NULL, OPT_NEW_ENV },
+	{ "capture", required_argument, NULL, OPT_CAPTURE },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "db", required_argument, NULL, OPT_DB },
+	{ "lock-timeout", required_argument, NULL, OPT_LOCK_TIMEOUT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct strv {
+	const char **v;
+	size_t n;
+};
+
+static void strv_push(struct strv *s, const char *x)
+{
+	s->v = xrealloc(s->v, (s->n + 2) * sizeof(char *));
+	s->v[s->n++] = x;
+	s->v[s->n] = NULL;
+}
+
+static int check_env(const char *opt, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+
+	if (!eq || eq == kv) {
+		log_warnx("%s: '%s' is not K=V", opt, kv);
+		return -1;
+	}
+	if (!strncmp(kv, "PERFD_", 6)) {
+		log_warnx("%s: '%s': PERFD_ variables are set by perfd itself", opt, kv);
+		return -1;
+	}
+	return 0;
+}
+
+struct progress {
+	bool on;
+	const char *metric;
+};
+
+static void progress_line(void *ctx, const struct db_process *p, int total,
+			  const char *metric)
+{
+	const struct progress *pr = ctx;
+	char what[96] = "", pair[24];
+	double v;
+
+	if (!pr->on)
+		return;
+	if (!metric && p->nmetrics)
+		metric = p->metrics[0].name;
+	if (metric && db_process_metric(p, metric, &v))
+		snprintf(what, sizeof(what), "  %s %.6g", metric, v);
+	if (p->warmup)
+		snprintf(pair, sizeof(pair), "warm-up");
+	else
+		snprintf(pair, sizeof(pair), "pair %d", p->pair);
+	fprintf(stderr, "perfd: [%d/%d] %s %-7s wall %.1f ms%s", p->seq, total, p->arm, pair,
+		p->wall_ms, what);
+	if (p->spawn_error)
+		fprintf(stderr, "  could not start: %s", p->spawn_error);
+	else if (p->timed_out)
+		fprintf(stderr, "  timed out");
+	else if (p->signal)
+		fprintf(stderr, "  killed by signal %d", p->signal);
+	else if (p->exit_code)
+		fprintf(stderr, "  exited %d", p->exit_code);
+	fputc('\n', stderr);
+}
+
+/* Blocks SIGINT, SIGTERM and SIGHUP and returns a descriptor that becomes
+ * readable when one arrives, so an interrupt stops the child in hand and
+ * the comparison is stored as abandoned rather than lost. */
+static int cancel_fd_open(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
+		return -1;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static int hash_artifact(struct db *db, int64_t *out_id, char sha[65], const char *path)
+{
+	struct db_artifact a;
+	int r;
+
+	memset(&a, 0, sizeof(a));
+	r = builder_file_sha256(a.sha256, &a.size, path);
+	if (r < 0)
+		return r;
+	a.path = (char *)path;
+	memcpy(sha, a.sha256, 65);
+	return db_artifact_put(db, out_id, &a);
+}
+
+int cmd_pair(int argc, char **argv)
+{
+	struct runner_pair_opts o;
+	struct db_opts dbo = DB_OPTS_INIT;
+	struct strv env = { 0 }, old_args = { 0 }, new_args = { 0 };
+	struct strv old_env = { 0 }, new_env = { 0 };
+	struct progress pr = { isatty(2), NULL };
+	enum runner_format format = RUNNER_FORMAT_TEXT;
+	char hostname[256] = "", old_sha[65], new_sha[65];
+	char *old_path = NULL, *new_path = NULL;
+	struct db_comparison c;
+	struct strbuf out = STRBUF_INIT;
+	struct db *db = NULL;
+	int64_t cid = 0;
+	int split = argc, capture = RUNNER_CAPTURE_DEFAULT;
+	int i, opt, r, ret = EXIT_USAGE;
+
+	memset(&o, 0, sizeof(o));
+	memset(&c, 0, sizeof(c));
+	o.pairs = 3;
+	o.timeout_s = 600;
+	o.min_effect = 0.01;
+	o.noise = 0.05;
+	o.cancel_fd = -1;
+	/* Everything after the first "--" is ARGS, never an option. */
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			split = i;
+			break;
+		}
+	}
+	optind = 1;
+	/* getopt_long permutes: options may come before or after OLD and NEW. */
+	while ((opt = getopt_long(split, argv, "h", pair_options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_PAIRS:
+			if (cli_parse_int(&o.pairs, "--pairs", optarg, 1, 1000) < 0)
+				goto out;
+			break;
+		case OPT_WARMUP:
+			if (cli_parse_int(&o.warmup, "--warmup", optarg, 0, 100) < 0)
+				goto out;
+			break;
+		case OPT_METRIC:
+			o.metric = optarg;
+			break;
+		case OPT_TIMEOUT:
+			if (cli_parse_double(&o.timeout_s, "--timeout", optarg, 0.001, 86400) < 0)
+				goto out;
+			break;
+		case OPT_CASE:
+			if (!*optarg || strlen(optarg) > 63) {
+				log_warnx("--case: a name of 1 to 63 characters is expected");
+				goto out;
+			}
+			o.case_name = optarg;
+			break;
+		case OPT_MIN_EFFECT:
+			if (cli_parse_fraction(&o.min_effect, "--min-effect", optarg) < 0)
+				goto out;
+			break;
+		case OPT_NOISE:
+			if (cli_parse_fraction(&o.noise, "--noise", optarg) < 0)
+				goto out;
+			break;
+		case OPT_CPUS: {
+			unsigned char mask[128];
+
+			if (runner_cpus_parse(optarg, mask) < 0) {
+				log_warnx("--cpus: %s", err_last());
+				goto out;
+			}
+			o.cpus = optarg;
+			break;
+		}
+		case OPT_ENV:
+			if (check_env("--env", optarg) < 0)
+				goto out;
+			strv_push(&env, optarg);
+			break;
+		case OPT_OLD_ARG:
+			strv_push(&old_args, optarg);
+			break;
+		case OPT_NEW_ARG:
+			strv_push(&new_args, optarg);
+			break;
+		case OPT_OLD_ENV:
+			if (check_env("--old-env", optarg) < 0)
+				goto out;
+			strv_push(&old_env, optarg);
+			break;
+		case OPT_NEW_ENV:
+			if (check_env("--new-env", optarg) < 0)
+				goto out;
+			strv_push(&new_env, optarg);
+			break;
+		case OPT_CAPTURE:
+			if (cli_parse_int(&capture, "--capture", optarg, 0, 1 << 30) < 0)
+				goto out;
+			break;
+		case OPT_HOST:
+			if (!*optarg || strlen(optarg) > 63) {
+				log_warnx("--host: a name of 1 to 63 characters is expected");
+				goto out;
+			}
+			o.host = optarg;
+			break;
+		case OPT_JSON:
+			format = RUNNER_FORMAT_JSON;
+			break;
+		case OPT_FORMAT:
+			if (runner_format_parse(&format, optarg) < 0) {
+				log_warnx("--format: %s", err_last());
+				goto out;
+			}
+			break;
+		case OPT_PROGRESS:
+			pr.on = true;
+			break;
+		case OPT_QUIET:
+			pr.on = false;
+			break;
+		case OPT_DB:
+			dbo.path = optarg;
+			break;
+		case OPT_LOCK_TIMEOUT:
+			if (cli_parse_double(&dbo.lock_timeout_s, "--lock-timeout", optarg, 0, 3600) < 0)
+				goto out;
+			break;
+		case 'h':
+			fputs(cmd_pair_usage, stdout);
+			ret = EXIT_OK;
+			goto out;
+		default:
+			ret = cli_usage_error("pair");
+			goto out;
+		}
+	}
+	if (split - optind != 2) {
+		log_warnx("pair: expected OLD and NEW, got %d program%s", split - optind,
+			  split - optind == 1 ? "" : "s");
+		ret = cli_usage_error("pair");
+		goto out;
+	}
+	if (builder_program_resolve(&old_path, argv[optind]) < 0) {
+		log_warnx("OLD: %s", err_last());
+		goto out;
+	}
+	if (builder_program_resolve(&new_path, argv[optind + 1]) < 0) {
+		log_warnx("NEW: %s", err_last());
+		goto out;
+	}
+
+	if (!o.host) {
+		if (gethostname(hostname, sizeof(hostname) - 1) < 0 || !*hostname)
+			snprintf(hostname, sizeof(hostname), "local");
+		hostname[63] = '\0';
+		o.host = hostname;
+	}
+	db = cli_db_open(&dbo);
+	if (!db)
+		goto out;
+	r = hash_artifact(db, &o.old_artifact, old_sha, old_path);
+	if (r == 0)
+		r = hash_artifact(db, &o.new_artifact, new_sha, new_path);
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		goto out;
+	}
+	o.old.path = old_path;
+	o.old.args = old_args.v;
+	o.old.nargs = old_args.n;
+	o.old.env = old_env.v;
+	o.old.nenv = old_env.n;
+	o.new.path = new_path;
+	o.new.args = new_args.v;
+	o.new.nargs = new_args.n;
+	o.new.env = new_env.v;
+	o.new.nenv = new_env.n;
+	o.args = (const char *const *)argv + split + (split < argc);
+	o.nargs = (size_t)(argc - split - (split < argc));
+	o.env = env.v;
+	o.nenv = env.n;
+	o.capture_max = (size_t)capture;
+	o.old_sha256 = old_sha;
+	o.new_sha256 = new_sha;
+	o.progress = progress_line;
+	o.progress_ctx = &pr;
+	o.cancel_fd = cancel_fd_open();
+
+	r = runner_pair_run(db, &cid, &o);
+	if (r < 0 && r != -ECANCELED) {
+		log_warnx("%s", err_last());
+		if (cid)
+			log_warnx("comparison %lld is stored as far as it ran", (long long)cid);
+		goto out;
+	}
+	if (db_comparison_load(db, &c, cid) < 0) {
+		log_warnx("%s", err_last());
+		goto out;
+	}
+	runner_receipt_render(&out, &c, format);
+	fwrite(out.buf, 1, out.len, stdout);
+	if (r == -ECANCELED) {
+		log_warnx("interrupted: comparison %lld is stored as abandoned", (long long)cid);
+		ret = EXIT_INTERRUPTED;
+	} else {
+		ret = strcmp(c.summary.verdict, "invalid") ? EXIT_OK : EXIT_RESULT;
+	}
+out:
+	if (o.cancel_fd >= 0)
+		close(o.cancel_fd);
+	strbuf_release(&out);
+	db_comparison_release(&c);
+	db_close(db);
+	free(old_path);
+	free(new_path);
+	free(env.v);
+	free(old_args.v);
+	free(new_args.v);
+	free(old_env.v);
+	free(new_env.v);
+	return ret;
+}

@@ -1,0 +1,157 @@
+/*
+ * perfd's entry point: global flags, the verb table and the helpers every
+ * verb shares.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "daemon.h"
+
+struct verb {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+	const char *usage;
+};
+
+static const struct verb verbs[] = {
+	{ "pair", cmd_pair, "run interleaved timing pairs of OLD and NEW and store the receipt",
+	  cmd_pair_usage },
+	{ "show", cmd_show, "print a stored comparison (text, json, csv or md)", cmd_show_usage },
+	{ "verify", cmd_verify, "recompute stored figures from the raw rows", cmd_verify_usage },
+	{ "list", cmd_list, "list stored comparisons", cmd_list_usage },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: perfd [--version] [--help] VERB [ARGS...]\n\n"
+		"perfd runs fresh processes of two programs in interleaved pairs, stores\n"
+		"every process's record in SQLite and derives each figure with one fixed,\n"
+		"versioned rule that anyone can recompute.\n\nverbs:\n");
+	for (i = 0; i < ARRAY_SIZE(verbs); i++)
+		fprintf(f, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
+	fprintf(f, "\n'perfd VERB --help' describes a verb. Exit status: 0 success, 1 a result\n"
+		"to look at (an invalid comparison, a failed verify), 2 a usage or\n"
+		"environment error, 3 a required device is absent, 130 interrupted.\n");
+}
+
+int cli_usage_error(const char *verb)
+{
+	fprintf(stderr, "perfd %s: see 'perfd %s --help'\n", verb, verb);
+	return EXIT_USAGE;
+}
+
+struct db *cli_db_open(const struct db_opts *o)
+{
+	struct db *db = NULL;
+	int r = db_open(&db, o->path, (int)(o->lock_timeout_s * 1000));
+
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		return NULL;
+	}
+	return db;
+}
+
+int cli_parse_int(int *out, const char *opt, const char *s, int min, int max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max) {
+		log_warnx("%s: '%s' is not a whole number from %d to %d", opt, s, min, max);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+int cli_parse_double(double *out, const char *opt, const char *s, double min, double max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < min || v > max) {
+		log_warnx("%s: '%s' is not a number from %g to %g", opt, s, min, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int cli_parse_fraction(double *out, const char *opt, const char *s)
+{
+	size_t n = strlen(s);
+	char *copy;
+	double v;
+	int r;
+
+	if (n && s[n - 1] == '%') {
+		copy = xstrndup(s, n - 1);
+		r = cli_parse_double(&v, opt, copy, 0, 100);
+		free(copy);
+		if (r < 0)
+			return r;
+		*out = v / 100.0;
+		return 0;
+	}
+	return cli_parse_double(out, opt, s, 0, 1);
+}
+
+int cli_parse_id(long long *out, const char *s)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v <= 0) {
+		log_warnx("'%s' is not a comparison id (a positive whole number)", s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *verb;
+	size_t i;
+
+	log_init("perfd", LOG_LEVEL_INFO);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	verb = argv[1];
+	if (!strcmp(verb, "--help") || !strcmp(verb, "-h") || !strcmp(verb, "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(verb, "--version") || !strcmp(verb, "version")) {
+		printf("perfd %s (rule %s, schema %d)\n", PERFD_VERSION, "pairs-median/1",
+		       DB_SCHEMA_VERSION);
+		return EXIT_OK;
+	}
+	for (i = 0; i < ARRAY_SIZE(verbs); i++) {
+		if (strcmp(verb, verbs[i].name))
+			continue;
+		if (argc > 2 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+			fputs(verbs[i].usage, stdout);
+			return EXIT_OK;
+		}
+		return verbs[i].fn(argc - 1, argv + 1);
+	}
+	log_warnx("unknown verb '%s'; 'perfd --help' lists them", verb);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,50 @@
+/* Shared by the files of db/ alone. */
+#ifndef PERFD_DB_INTERNAL_H
+#define PERFD_DB_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "common.h"
+#include "db.h"
+
+struct db {
+	sqlite3 *h;
+	char *path;
+	int lock_timeout_ms;
+};
+
+/* perfd's mark in the SQLite header ("perf"), so a foreign file is refused. */
+#define DB_APPLICATION_ID 0x70657266
+
+struct db_migration {
+	int version;
+	const char *sql;
+};
+extern const struct db_migration db_migrations[];
+extern const size_t db_nmigrations;
+
+/* Turns an SQLite result code into a negative errno with a detail naming
+ * the database file and what was being done. */
+int db_fail(struct db *db, int rc, const char *doing);
+
+int db_exec(struct db *db, const char *sql, const char *doing);
+int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql);
+int db_begin(struct db *db);   /* BEGIN IMMEDIATE */
+int db_commit(struct db *db);
+void db_rollback(struct db *db);
+
+/* Binding helpers: NULL strings and non-finite reals bind as SQL NULL. */
+void db_bind_text(sqlite3_stmt *st, int i, const char *s);
+void db_bind_real(sqlite3_stmt *st, int i, double v);
+/* Column helpers: a NULL column gives NULL / NAN / 0. */
+char *db_column_strdup(sqlite3_stmt *st, int i);
+double db_column_real(sqlite3_stmt *st, int i);
+void db_column_copy(char *dst, size_t dstlen, sqlite3_stmt *st, int i);
+
+enum db_state db_state_from_name(const char *s);
+/* Loads every process of a comparison in execution order, with metrics and
+ * lines but without captured output; *out is the caller's. */
+int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
+		      int64_t comparison_id);
+
+#endif

@@ -1,0 +1,237 @@
+/* Opening, migrating and the helpers every db/ file shares. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db-internal.h"
+
+int db_fail(struct db *db, int rc, const char *doing)
+{
+	const char *msg = db->h ? sqlite3_errmsg(db->h) : sqlite3_errstr(rc);
+
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return err_set(-EBUSY, "database '%s' is locked by another writer "
+			       "(waited %d ms while %s)", db->path,
+			       db->lock_timeout_ms, doing);
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return err_set(-EPROTO, "database '%s' is corrupt or not an SQLite "
+			       "file (%s, while %s)", db->path, msg, doing);
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return err_set(-EACCES, "database '%s' cannot be written (%s, while %s)",
+			       db->path, msg, doing);
+	case SQLITE_CANTOPEN:
+		return err_set(-EACCES, "database '%s' cannot be opened (%s, while %s)",
+			       db->path, msg, doing);
+	case SQLITE_FULL:
+		return err_set(-ENOSPC, "database '%s': disk full while %s",
+			       db->path, doing);
+	default:
+		return err_set(-EIO, "database '%s': %s while %s", db->path, msg,
+			       doing);
+	}
+}
+
+int db_exec(struct db *db, const char *sql, const char *doing)
+{
+	int rc = sqlite3_exec(db->h, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : db_fail(db, rc, doing);
+}
+
+int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql)
+{
+	int rc = sqlite3_prepare_v2(db->h, sql, -1, out, NULL);
+
+	return rc == SQLITE_OK ? 0 : db_fail(db, rc, "preparing a query");
+}
+
+int db_begin(struct db *db)
+{
+	return db_exec(db, "BEGIN IMMEDIATE", "starting a write");
+}
+
+int db_commit(struct db *db)
+{
+	return db_exec(db, "COMMIT", "committing a write");
+}
+
+void db_rollback(struct db *db)
+{
+	if (!sqlite3_get_autocommit(db->h))
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void db_bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+void db_bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+char *db_column_strdup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+double db_column_real(sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return NAN;
+	return sqlite3_column_double(st, i);
+}
+
+void db_column_copy(char *dst, size_t dstlen, sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	snprintf(dst, dstlen, "%s", s ? (const char *)s : "");
+}
+
+static int pragma_int(struct db *db, const char *sql, int *out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		r = db_fail(db, rc, "reading the header");
+		goto out;
+	}
+	*out = sqlite3_column_int(st, 0);
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int migrate(struct db *db)
+{
+	int version, app_id, tables;
+	size_t i;
+	int r;
+
+	r = pragma_int(db, "PRAGMA application_id", &app_id);
+	if (r < 0)
+		return r;
+	r = pragma_int(db, "PRAGMA user_version", &version);
+	if (r < 0)
+		return r;
+	r = pragma_int(db, "SELECT count(*) FROM sqlite_schema", &tables);
+	if (r < 0)
+		return r;
+	if (app_id != DB_APPLICATION_ID && (app_id != 0 || tables > 0))
+		return err_set(-EPROTO, "database '%s' is an SQLite file but not a "
+			       "perfd database", db->path);
+	if (version > DB_SCHEMA_VERSION)
+		return err_set(-EPROTONOSUPPORT, "database '%s' has schema version "
+			       "%d; this perfd knows versions up to %d: use a newer "
+			       "perfd", db->path, version, DB_SCHEMA_VERSION);
+	if (version == DB_SCHEMA_VERSION)
+		return 0;
+
+	r = db_begin(db);
+	if (r < 0)
+		return r;
+	for (i = 0; i < db_nmigrations; i++) {
+		char sql[96];
+
+		if (db_migrations[i].version <= version)
+			continue;
+		r = db_exec(db, db_migrations[i].sql, "migrating the schema");
+		if (r < 0)
+			goto out;
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+			 db_migrations[i].version);
+		r = db_exec(db, sql, "migrating the schema");
+		if (r < 0)
+			goto out;
+	}
+	r = db_exec(db, "PRAGMA application_id = 1885696614", "marking the file");
+	if (r < 0)
+		goto out;
+	r = db_commit(db);
+out:
+	if (r < 0)
+		db_rollback(db);
+	return r;
+}
+
+int db_open(struct db **out, const char *path, int lock_timeout_ms)
+{
+	struct db *db = xcalloc(1, sizeof(*db));
+	int rc, r;
+
+	db->path = xstrdup(path);
+	db->lock_timeout_ms = lock_timeout_ms;
+	rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			     SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		r = db_fail(db, rc, "opening");
+		goto out;
+	}
+	sqlite3_extended_result_codes(db->h, 1);
+	sqlite3_busy_timeout(db->h, lock_timeout_ms);
+	r = migrate(db);
+	if (r < 0)
+		goto out;
+	r = db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+		    " PRAGMA foreign_keys = ON;", "setting the journal mode");
+out:
+	if (r < 0) {
+		db_close(db);
+		return r;
+	}
+	*out = db;
+	return 0;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	sqlite3_close_v2(db->h);
+	free(db->path);
+	free(db);
+}
+
+int db_schema_version(struct db *db)
+{
+	int v = -1;
+
+	if (pragma_int(db, "PRAGMA user_version", &v) < 0)
+		return -1;
+	return v;
+}
+
+const char *db_state_name(enum db_state s)
+{
+	switch (s) {
+	case DB_STATE_RUNNING:
+		return "running";
+	case DB_STATE_DONE:
+		return "done";
+	case DB_STATE_ABANDONED:
+		return "abandoned";
+	}
+	return "running";
+}

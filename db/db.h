@@ -1,0 +1,200 @@
+/*
+ * db: the SQLite file that holds every raw row and every derived figure.
+ * The only folder that includes sqlite3.h; the rest of perfd sees the
+ * structs below.
+ *
+ * Ownership: structs filled by db_*_load are the caller's and are released
+ * with the matching _free (which accepts NULL). Strings inside them belong
+ * to the struct. Structs passed in (const) are borrowed for the call only.
+ *
+ * Errors: every function that can fail returns 0 (or a count) on success and
+ * a negative errno on failure with a detail in err_last(): -ENOENT for an
+ * unknown id, -EBUSY for a lock held past the lock timeout, -EPROTO for a
+ * file that is not a perfd database or is corrupt, -EPROTONOSUPPORT for a
+ * schema newer than this binary knows, -EIO for anything else SQLite says.
+ * On failure *out is left untouched and no partial row is stored: every
+ * write is one transaction.
+ */
+#ifndef PERFD_DB_H
+#define PERFD_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DB_SCHEMA_VERSION 1
+
+struct db;
+
+/* Opens (creating when absent) and migrates the database at path, in WAL
+ * mode. lock_timeout_ms is how long a write waits for another writer. */
+int db_open(struct db **out, const char *path, int lock_timeout_ms);
+void db_close(struct db *db);
+/* The schema version stored in the file (after migration, DB_SCHEMA_VERSION). */
+int db_schema_version(struct db *db);
+
+struct db_artifact {
+	int64_t id;
+	char *path;
+	int64_t size;
+	char sha256[65];
+};
+
+/* Finds the row with the same path, size and hash, or inserts one. */
+int db_artifact_put(struct db *db, int64_t *out_id, const struct db_artifact *a);
+int db_artifact_load(struct db *db, struct db_artifact *out, int64_t id);
+void db_artifact_release(struct db_artifact *a);
+
+struct db_metric {
+	char *name;
+	double value;
+};
+
+/* A RESULT or SUMMARY line, kept verbatim. */
+struct db_line {
+	char *kind; /* "RESULT" or "SUMMARY" */
+	char *text;
+};
+
+enum db_state { DB_STATE_RUNNING = 0, DB_STATE_DONE, DB_STATE_ABANDONED };
+const char *db_state_name(enum db_state s);
+
+/* One process of a comparison: the raw receipt row. The fields above
+ * `valid` are what happened; `valid` and `invalid_reason` are derived by
+ * the rule and stored with the summary. */
+struct db_process {
+	int64_t id;
+	int64_t comparison_id;
+	int seq;                 /* 1-based position in execution order */
+	char arm[4];             /* "old" or "new" */
+	int pair;                /* 1-based; 0 for a warm-up process */
+	bool warmup;
+	enum db_state state;
+	char started_at[32];
+	char ended_at[32];
+	int exit_code;           /* -1 when killed by a signal or never started */
+	int signal;
+	bool timed_out;
+	char *spawn_error;       /* NULL unless the program could not start */
+	double wall_ms;
+	double user_ms;
+	double sys_ms;
+	int64_t maxrss_kb;
+	char *cpus;              /* pinning as given, NULL for none */
+	struct db_metric *metrics;
+	size_t nmetrics;
+	char *digest;            /* canonical: "hex" or "a=hex b=hex"; NULL when none */
+	bool record_valid;       /* printed TIMING_RECORD_VALID */
+	char **protocol_errors;  /* malformed protocol lines, with their line numbers */
+	size_t nprotocol_errors;
+	struct db_line *lines;
+	size_t nlines;
+	int64_t stdout_bytes;    /* all bytes the process wrote, kept or not */
+	int64_t stderr_bytes;
+	char *fault;             /* kernel-log line that marked a fault, NULL for none */
+	bool valid;
+	char *invalid_reason;
+	/* Captured output: loaded only by db_process_output_load. */
+	char *out;
+	size_t out_len;
+	char *err;
+	size_t err_len;
+};
+void db_process_release(struct db_process *p);
+/* The value of the named metric; false when the process did not print it. */
+bool db_process_metric(const struct db_process *p, const char *name, double *out);
+
+struct db_arm_stats {
+	bool set;
+	double median, min, max, spread;
+};
+
+/* The figures the rule derives; stored with the comparison, recomputed by
+ * `perfd verify`. */
+struct db_summary {
+	char *metric;            /* the metric the figures use; NULL when none could be chosen */
+	char verdict[16];        /* faster, slower, unchanged, unresolved, invalid */
+	bool has_gain;
+	double gain_median, gain_min, gain_max;
+	struct db_arm_stats old, new;
+	double *pair_gains;      /* npair_gains entries, pair order; NAN when undefined */
+	size_t npair_gains;
+	bool digests_equal;
+	char **flags;
+	size_t nflags;
+	char **reasons;
+	size_t nreasons;
+	/* Per-process validity, parallel to the comparison's processes. */
+	bool *process_valid;
+	char **process_reason;
+	size_t nprocesses;
+};
+void db_summary_release(struct db_summary *s);
+
+struct db_comparison {
+	int64_t id;
+	char created_at[32];
+	char finished_at[32];
+	enum db_state state;
+	char *rule;
+	char *case_name;
+	char *metric_requested;  /* NULL: chosen by the rule's default */
+	char *metric;            /* the metric the stored summary used */
+	char *host;
+	char *fingerprint;       /* environment fingerprint, NULL until probed */
+	int pairs;
+	int warmup;
+	double timeout_s;
+	double min_effect;
+	double noise;
+	char *args_json;         /* argv and environment of each arm, JSON text */
+	struct db_artifact old, new;
+	bool has_summary;
+	struct db_summary summary;
+	struct db_process *processes; /* execution order */
+	size_t nprocesses;
+};
+void db_comparison_release(struct db_comparison *c);
+
+/* Inserts the comparison (state running) with its artifacts' ids already
+ * in c->old.id and c->new.id. */
+int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_comparison *c);
+/* Loads a comparison, its artifacts, its processes (without captured
+ * output) and its stored summary. */
+int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id);
+/* Stores the derived summary (with the metric it chose) and each process's
+ * validity, and sets the comparison's state, in one transaction. */
+int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
+			 const struct db_summary *s, const struct db_process *procs,
+			 size_t nprocs);
+
+struct db_comparison_row {
+	int64_t id;
+	char created_at[32];
+	enum db_state state;
+	char host[64];
+	char case_name[64];
+	char metric[64];
+	char verdict[16];
+	bool has_gain;
+	double gain_median;
+	char old_sha256[65];
+	char new_sha256[65];
+};
+/* Newest first; returns the count filled (at most max). */
+int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
+		       int64_t before_id);
+/* All comparison ids in ascending order; *out is the caller's. */
+int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n);
+
+/* Inserts a process in state running (the row exists before the program
+ * starts). */
+int db_process_insert(struct db *db, int64_t *out_id, const struct db_process *p);
+/* Stores what happened: exit, timings, metrics, lines, captured output;
+ * state becomes done. */
+int db_process_finish(struct db *db, const struct db_process *p);
+/* Loads the captured stdout and stderr of the process at seq. */
+int db_process_output_load(struct db *db, struct db_process *out,
+			   int64_t comparison_id, int seq);
+
+#endif

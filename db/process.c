@@ -1,0 +1,370 @@
+/* Process records: the raw receipt rows. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db-internal.h"
+
+static enum db_state state_parse(const char *s)
+{
+	if (s && !strcmp(s, "done"))
+		return DB_STATE_DONE;
+	if (s && !strcmp(s, "abandoned"))
+		return DB_STATE_ABANDONED;
+	return DB_STATE_RUNNING;
+}
+
+enum db_state db_state_from_name(const char *s)
+{
+	return state_parse(s);
+}
+
+void db_process_release(struct db_process *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	free(p->spawn_error);
+	free(p->cpus);
+	for (i = 0; i < p->nmetrics; i++)
+		free(p->metrics[i].name);
+	free(p->metrics);
+	free(p->digest);
+	for (i = 0; i < p->nprotocol_errors; i++)
+		free(p->protocol_errors[i]);
+	free(p->protocol_errors);
+	for (i = 0; i < p->nlines; i++) {
+		free(p->lines[i].kind);
+		free(p->lines[i].text);
+	}
+	free(p->lines);
+	free(p->fault);
+	free(p->invalid_reason);
+	free(p->out);
+	free(p->err);
+	memset(p, 0, sizeof(*p));
+}
+
+bool db_process_metric(const struct db_process *p, const char *name, double *out)
+{
+	size_t i;
+
+	for (i = 0; i < p->nmetrics; i++) {
+		if (!strcmp(p->metrics[i].name, name)) {
+			*out = p->metrics[i].value;
+			return true;
+		}
+	}
+	return false;
+}
+
+int db_process_insert(struct db *db, int64_t *out_id, const struct db_process *p)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	r = db_prepare(db, &st,
+		       "INSERT INTO processes (comparison_id, seq, arm, pair, warmup,"
+		       " state, started_at, cpus) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, p->comparison_id);
+	sqlite3_bind_int(st, 2, p->seq);
+	db_bind_text(st, 3, p->arm);
+	sqlite3_bind_int(st, 4, p->pair);
+	sqlite3_bind_int(st, 5, p->warmup);
+	db_bind_text(st, 6, p->started_at);
+	db_bind_text(st, 7, p->cpus);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, rc, "recording a process start");
+		goto out;
+	}
+	*out_id = sqlite3_last_insert_rowid(db->h);
+out:
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int insert_line(struct db *db, sqlite3_stmt *st, int64_t pid, int idx,
+		       const char *kind, const char *text)
+{
+	int rc;
+
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, pid);
+	sqlite3_bind_int(st, 2, idx);
+	db_bind_text(st, 3, kind);
+	db_bind_text(st, 4, text);
+	rc = sqlite3_step(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, "recording a process's lines");
+}
+
+int db_process_finish(struct db *db, const struct db_process *p)
+{
+	sqlite3_stmt *st = NULL, *mt = NULL, *lt = NULL;
+	size_t i;
+	int rc, r, idx = 0;
+
+	r = db_begin(db);
+	if (r < 0)
+		return r;
+	r = db_prepare(db, &st,
+		       "UPDATE processes SET state = 'done', ended_at = ?, exit_code = ?,"
+		       " signal = ?, timed_out = ?, spawn_error = ?, wall_ms = ?,"
+		       " user_ms = ?, sys_ms = ?, maxrss_kb = ?, digest = ?,"
+		       " record_valid = ?, stdout_bytes = ?, stderr_bytes = ?, fault = ?"
+		       " WHERE id = ?");
+	if (r < 0)
+		goto out;
+	db_bind_text(st, 1, p->ended_at);
+	sqlite3_bind_int(st, 2, p->exit_code);
+	sqlite3_bind_int(st, 3, p->signal);
+	sqlite3_bind_int(st, 4, p->timed_out);
+	db_bind_text(st, 5, p->spawn_error);
+	db_bind_real(st, 6, p->wall_ms);
+	db_bind_real(st, 7, p->user_ms);
+	db_bind_real(st, 8, p->sys_ms);
+	sqlite3_bind_int64(st, 9, p->maxrss_kb);
+	db_bind_text(st, 10, p->digest);
+	sqlite3_bind_int(st, 11, p->record_valid);
+	sqlite3_bind_int64(st, 12, p->stdout_bytes);
+	sqlite3_bind_int64(st, 13, p->stderr_bytes);
+	db_bind_text(st, 14, p->fault);
+	sqlite3_bind_int64(st, 15, p->id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, rc, "recording a process's end");
+		goto out;
+	}
+
+	r = db_prepare(db, &mt, "INSERT INTO metrics (process_id, name, value) VALUES (?, ?, ?)");
+	if (r < 0)
+		goto out;
+	for (i = 0; i < p->nmetrics; i++) {
+		sqlite3_reset(mt);
+		sqlite3_bind_int64(mt, 1, p->id);
+		db_bind_text(mt, 2, p->metrics[i].name);
+		db_bind_real(mt, 3, p->metrics[i].value);
+		rc = sqlite3_step(mt);
+		if (rc != SQLITE_DONE) {
+			r = db_fail(db, rc, "recording a metric");
+			goto out;
+		}
+	}
+
+	r = db_prepare(db, &lt, "INSERT INTO process_lines (process_id, idx, kind, text)"
+		       " VALUES (?, ?, ?, ?)");
+	if (r < 0)
+		goto out;
+	for (i = 0; i < p->nlines; i++) {
+		r = insert_line(db, lt, p->id, idx++, p->lines[i].kind, p->lines[i].text);
+		if (r < 0)
+			goto out;
+	}
+	for (i = 0; i < p->nprotocol_errors; i++) {
+		r = insert_line(db, lt, p->id, idx++, "error", p->protocol_errors[i]);
+		if (r < 0)
+			goto out;
+	}
+
+	sqlite3_finalize(st);
+	r = db_prepare(db, &st, "INSERT INTO process_output (process_id, stdout, stderr)"
+		       " VALUES (?, ?, ?)");
+	if (r < 0)
+		goto out;
+	sqlite3_bind_int64(st, 1, p->id);
+	sqlite3_bind_blob(st, 2, p->out ? p->out : "", (int)p->out_len, SQLITE_STATIC);
+	sqlite3_bind_blob(st, 3, p->err ? p->err : "", (int)p->err_len, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, rc, "recording a process's output");
+		goto out;
+	}
+	r = db_commit(db);
+out:
+	sqlite3_finalize(st);
+	sqlite3_finalize(mt);
+	sqlite3_finalize(lt);
+	if (r < 0)
+		db_rollback(db);
+	return r;
+}
+
+/* Loads the metrics and lines of every process of a comparison, which are
+ * already in procs (sorted by id is not assumed: matched by id). */
+static struct db_process *find_by_id(struct db_process *procs, size_t n, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (procs[i].id == id)
+			return &procs[i];
+	return NULL;
+}
+
+int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
+		      int64_t comparison_id)
+{
+	sqlite3_stmt *st = NULL;
+	struct db_process *procs = NULL;
+	size_t n = 0, alloc = 0, i;
+	int rc, r;
+
+	r = db_prepare(db, &st,
+		       "SELECT id, seq, arm, pair, warmup, state, started_at, ended_at,"
+		       " exit_code, signal, timed_out, spawn_error, wall_ms, user_ms,"
+		       " sys_ms, maxrss_kb, cpus, digest, record_valid, stdout_bytes,"
+		       " stderr_bytes, fault, valid, invalid_reason"
+		       " FROM processes WHERE comparison_id = ? ORDER BY seq");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, comparison_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_process *p;
+
+		if (n == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			procs = xrealloc(procs, alloc * sizeof(*procs));
+		}
+		p = &procs[n++];
+		memset(p, 0, sizeof(*p));
+		p->id = sqlite3_column_int64(st, 0);
+		p->comparison_id = comparison_id;
+		p->seq = sqlite3_column_int(st, 1);
+		db_column_copy(p->arm, sizeof(p->arm), st, 2);
+		p->pair = sqlite3_column_int(st, 3);
+		p->warmup = sqlite3_column_int(st, 4);
+		p->state = state_parse((const char *)sqlite3_column_text(st, 5));
+		db_column_copy(p->started_at, sizeof(p->started_at), st, 6);
+		db_column_copy(p->ended_at, sizeof(p->ended_at), st, 7);
+		p->exit_code = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 :
+			       sqlite3_column_int(st, 8);
+		p->signal = sqlite3_column_int(st, 9);
+		p->timed_out = sqlite3_column_int(st, 10);
+		p->spawn_error = db_column_strdup(st, 11);
+		p->wall_ms = db_column_real(st, 12);
+		p->user_ms = db_column_real(st, 13);
+		p->sys_ms = db_column_real(st, 14);
+		p->maxrss_kb = sqlite3_column_int64(st, 15);
+		p->cpus = db_column_strdup(st, 16);
+		p->digest = db_column_strdup(st, 17);
+		p->record_valid = sqlite3_column_int(st, 18);
+		p->stdout_bytes = sqlite3_column_int64(st, 19);
+		p->stderr_bytes = sqlite3_column_int64(st, 20);
+		p->fault = db_column_strdup(st, 21);
+		p->valid = sqlite3_column_int(st, 22);
+		p->invalid_reason = db_column_strdup(st, 23);
+	}
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, rc, "loading processes");
+		goto out;
+	}
+	sqlite3_finalize(st);
+
+	r = db_prepare(db, &st,
+		       "SELECT m.process_id, m.name, m.value FROM metrics m"
+		       " JOIN processes p ON p.id = m.process_id"
+		       " WHERE p.comparison_id = ? ORDER BY m.process_id, m.name");
+	if (r < 0)
+		goto out;
+	sqlite3_bind_int64(st, 1, comparison_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_process *p = find_by_id(procs, n, sqlite3_column_int64(st, 0));
+
+		if (!p)
+			continue;
+		p->metrics = xrealloc(p->metrics, (p->nmetrics + 1) * sizeof(*p->metrics));
+		p->metrics[p->nmetrics].name = db_column_strdup(st, 1);
+		p->metrics[p->nmetrics].value = db_column_real(st, 2);
+		p->nmetrics++;
+	}
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, rc, "loading metrics");
+		goto out;
+	}
+	sqlite3_finalize(st);
+
+	r = db_prepare(db, &st,
+		       "SELECT l.process_id, l.kind, l.text FROM process_lines l"
+		       " JOIN processes p ON p.id = l.process_id"
+		       " WHERE p.comparison_id = ? ORDER BY l.process_id, l.idx");
+	if (r < 0)
+		goto out;
+	sqlite3_bind_int64(st, 1, comparison_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_process *p = find_by_id(procs, n, sqlite3_column_int64(st, 0));
+		const char *kind = (const char *)sqlite3_column_text(st, 1);
+
+		if (!p || !kind)
+			continue;
+		if (!strcmp(kind, "error")) {
+			p->protocol_errors = xrealloc(p->protocol_errors,
+				(p->nprotocol_errors + 1) * sizeof(char *));
+			p->protocol_errors[p->nprotocol_errors++] = db_column_strdup(st, 2);
+		} else {
+			p->lines = xrealloc(p->lines, (p->nlines + 1) * sizeof(*p->lines));
+			p->lines[p->nlines].kind = xstrdup(kind);
+			p->lines[p->nlines].text = db_column_strdup(st, 2);
+			p->nlines++;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, rc, "loading process lines");
+		goto out;
+	}
+	r = 0;
+out:
+	sqlite3_finalize(st);
+	if (r < 0) {
+		for (i = 0; i < n; i++)
+			db_process_release(&procs[i]);
+		free(procs);
+		return r;
+	}
+	*out = procs;
+	*out_n = n;
+	return 0;
+}
+
+int db_process_output_load(struct db *db, struct db_process *out,
+			   int64_t comparison_id, int seq)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	r = db_prepare(db, &st,
+		       "SELECT o.stdout, o.stderr FROM process_output o"
+		       " JOIN processes p ON p.id = o.process_id"
+		       " WHERE p.comparison_id = ? AND p.seq = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, comparison_id);
+	sqlite3_bind_int(st, 2, seq);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		r = err_set(-ENOENT, "comparison %lld has no captured output for process %d",
+			    (long long)comparison_id, seq);
+		goto out;
+	}
+	if (rc != SQLITE_ROW) {
+		r = db_fail(db, rc, "loading captured output");
+		goto out;
+	}
+	out->out_len = (size_t)sqlite3_column_bytes(st, 0);
+	out->out = xmalloc(out->out_len + 1);
+	memcpy(out->out, sqlite3_column_blob(st, 0) ? sqlite3_column_blob(st, 0) : "",
+	       out->out_len);
+	out->out[out->out_len] = '\0';
+	out->err_len = (size_t)sqlite3_column_bytes(st, 1);
+	out->err = xmalloc(out->err_len + 1);
+	memcpy(out->err, sqlite3_column_blob(st, 1) ? sqlite3_column_blob(st, 1) : "",
+	       out->err_len);
+	out->err[out->err_len] = '\0';
+out:
+	sqlite3_finalize(st);
+	return r;
+}

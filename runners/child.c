@@ -1,0 +1,352 @@
+/*
+ * The fresh-process launcher. The child does setsid, resets signals, sets
+ * its descriptors, pins itself when asked and execs; nothing more. The
+ * parent waits on a pidfd and the pipes with poll, never with sleep loops,
+ * and on a time bound sends SIGTERM to the process group, then SIGKILL
+ * after the grace period, and always reaps.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "runners.h"
+
+extern char **environ;
+
+#define READ_CHUNK 65536
+/* After the child exits, how long we keep reading pipes that something it
+ * left behind still holds open. */
+#define DRAIN_MS 1000
+
+enum { STAGE_PIN = 1, STAGE_DIR, STAGE_EXEC };
+
+struct exec_failure {
+	int stage;
+	int err;
+};
+
+void runner_child_init(struct runner_child *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->cancel_fd = -1;
+	c->exit_code = -1;
+	strbuf_init(&c->out);
+	strbuf_init(&c->err);
+}
+
+void runner_child_release(struct runner_child *c)
+{
+	strbuf_release(&c->out);
+	strbuf_release(&c->err);
+	free(c->spawn_error);
+	c->spawn_error = NULL;
+}
+
+int runner_cpus_parse(const char *list, unsigned char mask[128])
+{
+	const char *p = list;
+	bool any = false;
+
+	memset(mask, 0, 128);
+	while (*p) {
+		char *end;
+		long a, b;
+
+		if (*p < '0' || *p > '9')
+			return err_set(-EINVAL, "CPU list '%s': expected a number at '%s'", list, p);
+		a = strtol(p, &end, 10);
+		b = a;
+		p = end;
+		if (*p == '-') {
+			p++;
+			if (*p < '0' || *p > '9')
+				return err_set(-EINVAL, "CPU list '%s': expected a number after '-'", list);
+			b = strtol(p, &end, 10);
+			p = end;
+		}
+		if (a > b || b >= 1024)
+			return err_set(-EINVAL, "CPU list '%s': range %ld-%ld is out of 0-1023", list, a, b);
+		for (; a <= b; a++)
+			mask[a / 8] |= (unsigned char)(1u << (a % 8));
+		any = true;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return err_set(-EINVAL, "CPU list '%s': unexpected '%c'", list, *p);
+	}
+	if (!any)
+		return err_set(-EINVAL, "CPU list is empty");
+	return 0;
+}
+
+static void child_fail(int fd, int stage)
+{
+	struct exec_failure f = { stage, errno };
+
+	(void)!write(fd, &f, sizeof(f));
+	_exit(127);
+}
+
+/* Runs in the child between fork and exec: async-signal-safe calls only. */
+static void child_exec(const struct runner_child *c, int outw, int errw, int failw,
+		       int devnull, const cpu_set_t *cpus)
+{
+	sigset_t none;
+	int sig, keep;
+
+	setsid();
+	for (sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (dup2(devnull, 0) < 0 || dup2(outw, 1) < 0 || dup2(errw, 2) < 0)
+		child_fail(failw, STAGE_EXEC);
+	keep = fcntl(failw, F_DUPFD_CLOEXEC, 3);
+	if (keep < 0)
+		_exit(127);
+	if (keep > 3)
+		syscall(SYS_close_range, 3, keep - 1, 0);
+	syscall(SYS_close_range, keep + 1, ~0U, 0);
+	if (cpus && sched_setaffinity(0, sizeof(*cpus), cpus) < 0)
+		child_fail(keep, STAGE_PIN);
+	if (c->dir && chdir(c->dir) < 0)
+		child_fail(keep, STAGE_DIR);
+	execve(c->argv[0], (char *const *)c->argv,
+	       c->env ? (char *const *)c->env : environ);
+	child_fail(keep, STAGE_EXEC);
+}
+
+static void capture(struct runner_child *c, struct strbuf *sb, int64_t *total,
+		    const char *buf, size_t n, bool is_stdout)
+{
+	size_t max = c->capture_max ? c->capture_max : RUNNER_CAPTURE_DEFAULT;
+
+	if (sb->len < max)
+		strbuf_add(sb, buf, n < max - sb->len ? n : max - sb->len);
+	*total += (int64_t)n;
+	if (is_stdout && c->on_stdout)
+		c->on_stdout(c->ctx, buf, n);
+}
+
+/* Reads what is there; returns false at end of file. */
+static bool drain(struct runner_child *c, int fd, bool is_stdout)
+{
+	char buf[READ_CHUNK];
+
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n > 0) {
+			if (is_stdout)
+				capture(c, &c->out, &c->out_total, buf, (size_t)n, true);
+			else
+				capture(c, &c->err, &c->err_total, buf, (size_t)n, false);
+			continue;
+		}
+		if (n == 0)
+			return false;
+		if (errno == EINTR)
+			continue;
+		return errno == EAGAIN;
+	}
+}
+
+static int ms_until(int64_t deadline_ns)
+{
+	int64_t left = deadline_ns - time_monotonic_ns();
+
+	if (left <= 0)
+		return 0;
+	return (int)((left + 999999) / 1000000);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void spawn_failed(struct runner_child *c, const struct exec_failure *f)
+{
+	const char *what = f->stage == STAGE_PIN ? "cannot pin to CPUs" :
+			   f->stage == STAGE_DIR ? "cannot enter directory" :
+			   "cannot execute";
+	const char *obj = f->stage == STAGE_PIN ? c->cpus :
+			  f->stage == STAGE_DIR ? c->dir : c->argv[0];
+
+	c->spawn_error = xasprintf("%s '%s': %s", what, obj, strerror(f->err));
+	c->exit_code = -1;
+}
+
+int runner_child_run(struct runner_child *c)
+{
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, failp[2] = { -1, -1 };
+	int devnull = -1, pidfd = -1;
+	struct exec_failure failure;
+	unsigned char mask[128];
+	cpu_set_t cpus;
+	bool pinned = false, exited = false, termed = false;
+	int64_t t0, t1 = 0, deadline = INT64_MAX;
+	struct rusage ru;
+	pid_t pid;
+	ssize_t n;
+	int r = 0, status = 0;
+
+	if (c->cpus) {
+		int i;
+
+		r = runner_cpus_parse(c->cpus, mask);
+		if (r < 0)
+			return r;
+		CPU_ZERO(&cpus);
+		for (i = 0; i < 1024 && i < CPU_SETSIZE; i++)
+			if (mask[i / 8] & (1u << (i % 8)))
+				CPU_SET(i, &cpus);
+		pinned = true;
+	}
+	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    pipe2(failp, O_CLOEXEC) < 0) {
+		r = err_set(-errno, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0) {
+		r = err_set(-errno, "/dev/null: %s", strerror(errno));
+		goto out;
+	}
+
+	time_now_iso(c->started_at);
+	t0 = time_monotonic_ns();
+	pid = fork();
+	if (pid < 0) {
+		r = err_set(-errno, "fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0)
+		child_exec(c, outp[1], errp[1], failp[1], devnull,
+			   pinned ? &cpus : NULL);
+	close_fd(&outp[1]);
+	close_fd(&errp[1]);
+	close_fd(&failp[1]);
+	/* The child either execs (the pipe closes empty) or writes why not. */
+	do {
+		n = read(failp[0], &failure, sizeof(failure));
+	} while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(failure))
+		spawn_failed(c, &failure);
+
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		r = err_set(-errno, "pidfd_open: %s", strerror(errno));
+		kill(-pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		goto out;
+	}
+	fcntl(outp[0], F_SETFL, O_NONBLOCK);
+	fcntl(errp[0], F_SETFL, O_NONBLOCK);
+	if (c->timeout_s > 0)
+		deadline = t0 + (int64_t)(c->timeout_s * 1e9);
+
+	while (!exited || outp[0] >= 0 || errp[0] >= 0) {
+		struct pollfd pfd[4];
+		int np = 0, iout = -1, ierr = -1, ipid = -1, icancel = -1;
+		int timeout;
+
+		if (outp[0] >= 0) {
+			iout = np;
+			pfd[np++] = (struct pollfd){ .fd = outp[0], .events = POLLIN };
+		}
+		if (errp[0] >= 0) {
+			ierr = np;
+			pfd[np++] = (struct pollfd){ .fd = errp[0], .events = POLLIN };
+		}
+		if (!exited) {
+			ipid = np;
+			pfd[np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+			if (c->cancel_fd >= 0 && !termed) {
+				icancel = np;
+				pfd[np++] = (struct pollfd){ .fd = c->cancel_fd, .events = POLLIN };
+			}
+		}
+		timeout = deadline == INT64_MAX ? -1 : ms_until(deadline);
+		if (poll(pfd, (nfds_t)np, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			r = err_set(-errno, "poll: %s", strerror(errno));
+			kill(-pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			goto out;
+		}
+		if (iout >= 0 && pfd[iout].revents && !drain(c, outp[0], true))
+			close_fd(&outp[0]);
+		if (ierr >= 0 && pfd[ierr].revents && !drain(c, errp[0], false))
+			close_fd(&errp[0]);
+		if (ipid >= 0 && pfd[ipid].revents) {
+			t1 = time_monotonic_ns();
+			if (wait4(pid, &status, 0, &ru) == pid) {
+				exited = true;
+				/* Nothing the program left behind may run on into the
+				 * next measurement. */
+				kill(-pid, SIGKILL);
+				deadline = t1 + (int64_t)DRAIN_MS * 1000000;
+			}
+			continue;
+		}
+		if (icancel >= 0 && pfd[icancel].revents) {
+			c->cancelled = true;
+			deadline = time_monotonic_ns();
+		}
+		if (deadline != INT64_MAX && time_monotonic_ns() >= deadline) {
+			if (exited) {
+				/* Something outside the group holds the pipes. */
+				break;
+			}
+			if (!termed) {
+				if (!c->cancelled)
+					c->timed_out = true;
+				termed = true;
+				kill(-pid, SIGTERM);
+				deadline = time_monotonic_ns() + (int64_t)((c->grace_s > 0 ?
+					c->grace_s : RUNNER_GRACE_DEFAULT_S) * 1e9);
+			} else {
+				kill(-pid, SIGKILL);
+				deadline = INT64_MAX;
+			}
+		}
+	}
+
+	c->wall_ms = (double)(t1 - t0) / 1e6;
+	time_now_iso(c->ended_at);
+	c->user_ms = (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3;
+	c->sys_ms = (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3;
+	c->maxrss_kb = ru.ru_maxrss;
+	if (WIFEXITED(status)) {
+		c->exit_code = c->spawn_error ? -1 : WEXITSTATUS(status);
+		c->signal = 0;
+	} else if (WIFSIGNALED(status)) {
+		c->exit_code = -1;
+		c->signal = WTERMSIG(status);
+	}
+out:
+	close_fd(&outp[0]);
+	close_fd(&outp[1]);
+	close_fd(&errp[0]);
+	close_fd(&errp[1]);
+	close_fd(&failp[0]);
+	close_fd(&failp[1]);
+	close_fd(&devnull);
+	close_fd(&pidfd);
+	return r;
+}

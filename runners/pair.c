@@ -1,0 +1,358 @@
+/*
+ * Pair scheduling: warm-ups, then pairs in alternating order (AB, BA, AB,
+ * ...), one fresh process each. Every process is a row before it starts
+ * and is completed when it ends, so a comparison cut short keeps every
+ * process that ran. The summary is computed from the rows read back from
+ * the database, never from what is in memory.
+ */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "runners.h"
+
+extern char **environ;
+
+struct slot {
+	const char *arm;
+	int pair;
+	bool warmup;
+};
+
+/* Order of the 2 * (warmup + pairs) processes. Pair i runs old first when i
+ * is odd and new first when it is even; warm-ups alternate the same way. */
+static struct slot *schedule(int warmup, int pairs, size_t *out_n)
+{
+	size_t n = 2 * (size_t)(warmup + pairs), k = 0;
+	struct slot *s = xcalloc(n, sizeof(*s));
+	int i;
+
+	for (i = 1; i <= warmup; i++) {
+		bool old_first = i % 2;
+
+		s[k++] = (struct slot){ old_first ? "old" : "new", 0, true };
+		s[k++] = (struct slot){ old_first ? "new" : "old", 0, true };
+	}
+	for (i = 1; i <= pairs; i++) {
+		bool old_first = i % 2;
+
+		s[k++] = (struct slot){ old_first ? "old" : "new", i, false };
+		s[k++] = (struct slot){ old_first ? "new" : "old", i, false };
+	}
+	*out_n = n;
+	return s;
+}
+
+static bool env_key_is(const char *entry, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	size_t n = eq ? (size_t)(eq - kv) : strlen(kv);
+
+	return !strncmp(entry, kv, n) && entry[n] == '=';
+}
+
+static void env_set(char ***env, size_t *n, const char *kv)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++) {
+		if (env_key_is((*env)[i], kv)) {
+			free((*env)[i]);
+			(*env)[i] = xstrdup(kv);
+			return;
+		}
+	}
+	*env = xrealloc(*env, (*n + 2) * sizeof(char *));
+	(*env)[(*n)++] = xstrdup(kv);
+	(*env)[*n] = NULL;
+}
+
+static char **build_env(const struct runner_pair_opts *o, const struct runner_arm *arm,
+			const struct slot *s, int seq)
+{
+	char **env = xcalloc(1, sizeof(char *));
+	char buf[64];
+	size_t n = 0, i;
+
+	for (i = 0; environ[i]; i++)
+		env_set(&env, &n, environ[i]);
+	for (i = 0; i < o->nenv; i++)
+		env_set(&env, &n, o->env[i]);
+	for (i = 0; i < arm->nenv; i++)
+		env_set(&env, &n, arm->env[i]);
+	snprintf(buf, sizeof(buf), "PERFD_ARM=%s", s->arm);
+	env_set(&env, &n, buf);
+	snprintf(buf, sizeof(buf), "PERFD_PAIR=%d", s->pair);
+	env_set(&env, &n, buf);
+	snprintf(buf, sizeof(buf), "PERFD_SEQ=%d", seq);
+	env_set(&env, &n, buf);
+	snprintf(buf, sizeof(buf), "PERFD_WARMUP=%d", s->warmup);
+	env_set(&env, &n, buf);
+	return env;
+}
+
+static void free_strv(char **v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static const char **build_argv(const struct runner_pair_opts *o, const struct runner_arm *arm)
+{
+	const char **argv = xcalloc(2 + o->nargs + arm->nargs, sizeof(char *));
+	size_t k = 0, i;
+
+	argv[k++] = arm->path;
+	for (i = 0; i < o->nargs; i++)
+		argv[k++] = o->args[i];
+	for (i = 0; i < arm->nargs; i++)
+		argv[k++] = arm->args[i];
+	argv[k] = NULL;
+	return argv;
+}
+
+static json_t *strv_json(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+/* What each arm was run with, kept with the comparison so that the receipt
+ * says exactly which command produced each number. */
+static char *args_json(const struct runner_pair_opts *o)
+{
+	json_t *root = json_object();
+	const struct runner_arm *arms[2] = { &o->old, &o->new };
+	const char *names[2] = { "old", "new" };
+	char *text;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		json_t *arm = json_object();
+		const char **argv = build_argv(o, arms[i]);
+		size_t n = 0;
+
+		while (argv[n])
+			n++;
+		json_object_set_new(arm, "argv", strv_json(argv, n));
+		json_object_set_new(arm, "env", strv_json(arms[i]->env, arms[i]->nenv));
+		json_object_set_new(root, names[i], arm);
+		free(argv);
+	}
+	json_object_set_new(root, "env", strv_json(o->env, o->nenv));
+	if (o->cpus)
+		json_object_set_new(root, "cpus", json_string(o->cpus));
+	text = json_dumps(root, JSON_COMPACT);
+	json_decref(root);
+	return text ? text : xstrdup("{}");
+}
+
+static void on_stdout(void *ctx, const char *buf, size_t len)
+{
+	runner_protocol_feed(ctx, buf, len);
+}
+
+static bool cancel_pending(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return fd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+/* Moves what the child and the parser saw into the process record. */
+static void fill_record(struct db_process *rec, struct runner_child *child,
+			struct runner_protocol *proto)
+{
+	memcpy(rec->ended_at, child->ended_at, sizeof(rec->ended_at));
+	rec->exit_code = child->exit_code;
+	rec->signal = child->signal;
+	rec->timed_out = child->timed_out;
+	rec->spawn_error = child->spawn_error;
+	child->spawn_error = NULL;
+	rec->wall_ms = child->wall_ms;
+	rec->user_ms = child->user_ms;
+	rec->sys_ms = child->sys_ms;
+	rec->maxrss_kb = child->maxrss_kb;
+	rec->stdout_bytes = child->out_total;
+	rec->stderr_bytes = child->err_total;
+	rec->out_len = child->out.len;
+	rec->out = strbuf_detach(&child->out);
+	rec->err_len = child->err.len;
+	rec->err = strbuf_detach(&child->err);
+	rec->metrics = proto->metrics;
+	rec->nmetrics = proto->nmetrics;
+	proto->metrics = NULL;
+	proto->nmetrics = 0;
+	rec->digest = runner_protocol_digest(proto);
+	rec->record_valid = proto->record_valid;
+	rec->lines = proto->lines;
+	rec->nlines = proto->nlines;
+	proto->lines = NULL;
+	proto->nlines = 0;
+	rec->protocol_errors = proto->errors;
+	rec->nprotocol_errors = proto->nerrors;
+	proto->errors = NULL;
+	proto->nerrors = 0;
+}
+
+/* Runs one process and stores it. Returns 0, or a negative errno when the
+ * launcher or the database failed. */
+static int run_one(struct db *db, const struct runner_pair_opts *o, int64_t cid,
+		   const struct slot *s, int seq, int total, bool *out_cancelled,
+		   char ***seen_metrics, size_t *nseen)
+{
+	const struct runner_arm *arm = !strcmp(s->arm, "old") ? &o->old : &o->new;
+	struct db_process rec;
+	struct runner_child child;
+	struct runner_protocol proto;
+	const char **argv = build_argv(o, arm);
+	char **env = build_env(o, arm, s, seq);
+	size_t i, j;
+	int r;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.comparison_id = cid;
+	rec.seq = seq;
+	snprintf(rec.arm, sizeof(rec.arm), "%s", s->arm);
+	rec.pair = s->pair;
+	rec.warmup = s->warmup;
+	rec.state = DB_STATE_RUNNING;
+	rec.cpus = o->cpus ? xstrdup(o->cpus) : NULL;
+	time_now_iso(rec.started_at);
+	r = db_process_insert(db, &rec.id, &rec);
+	if (r < 0)
+		goto out;
+
+	runner_child_init(&child);
+	runner_protocol_init(&proto);
+	child.argv = argv;
+	child.env = (const char *const *)env;
+	child.timeout_s = o->timeout_s;
+	child.cpus = o->cpus;
+	child.capture_max = o->capture_max;
+	child.cancel_fd = o->cancel_fd;
+	child.on_stdout = on_stdout;
+	child.ctx = &proto;
+	r = runner_child_run(&child);
+	if (r < 0) {
+		runner_child_release(&child);
+		runner_protocol_release(&proto);
+		goto out;
+	}
+	runner_protocol_finish(&proto);
+	memcpy(rec.started_at, child.started_at, sizeof(rec.started_at));
+	fill_record(&rec, &child, &proto);
+	*out_cancelled = child.cancelled;
+	runner_child_release(&child);
+	runner_protocol_release(&proto);
+
+	r = db_process_finish(db, &rec);
+	if (r < 0)
+		goto out;
+	rec.state = DB_STATE_DONE;
+	if (!s->warmup) {
+		for (i = 0; i < rec.nmetrics; i++) {
+			for (j = 0; j < *nseen; j++)
+				if (!strcmp((*seen_metrics)[j], rec.metrics[i].name))
+					break;
+			if (j == *nseen) {
+				*seen_metrics = xrealloc(*seen_metrics, (*nseen + 1) * sizeof(char *));
+				(*seen_metrics)[(*nseen)++] = xstrdup(rec.metrics[i].name);
+			}
+		}
+	}
+	if (o->progress)
+		o->progress(o->progress_ctx, &rec, total, o->metric);
+out:
+	db_process_release(&rec);
+	free(argv);
+	free_strv(env);
+	return r;
+}
+
+int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opts *o)
+{
+	struct db_comparison c, ins;
+	struct db_summary summary;
+	struct slot *slots;
+	char **seen = NULL;
+	size_t nslots, nseen = 0, i;
+	bool cancelled = false;
+	int64_t cid;
+	int r;
+
+	memset(&c, 0, sizeof(c));
+	memset(&ins, 0, sizeof(ins));
+	memset(&summary, 0, sizeof(summary));
+	/* ins borrows every string: it is never released. */
+	time_now_iso(ins.created_at);
+	ins.rule = (char *)RUNNER_RULE;
+	ins.case_name = (char *)(o->case_name ? o->case_name : "default");
+	ins.metric_requested = (char *)o->metric;
+	ins.host = (char *)o->host;
+	ins.fingerprint = (char *)o->fingerprint;
+	ins.old.id = o->old_artifact;
+	ins.new.id = o->new_artifact;
+	ins.pairs = o->pairs;
+	ins.warmup = o->warmup;
+	ins.timeout_s = o->timeout_s;
+	ins.min_effect = o->min_effect;
+	ins.noise = o->noise;
+	ins.args_json = args_json(o);
+	r = db_comparison_insert(db, &cid, &ins);
+	free(ins.args_json);
+	if (r < 0)
+		return r;
+	*out_id = cid;
+
+	slots = schedule(o->warmup, o->pairs, &nslots);
+	for (i = 0; i < nslots; i++) {
+		if (cancel_pending(o->cancel_fd)) {
+			cancelled = true;
+			break;
+		}
+		r = run_one(db, o, cid, &slots[i], (int)i + 1, (int)nslots, &cancelled,
+			    &seen, &nseen);
+		if (r < 0)
+			goto out;
+		if (cancelled)
+			break;
+		/* Without --metric, two metric names settle it: the comparison
+		 * cannot be summarized, so the rest is not run. */
+		if (!o->metric && nseen > 1)
+			break;
+	}
+
+	r = db_comparison_load(db, &c, cid);
+	if (r < 0)
+		goto out;
+	c.state = cancelled ? DB_STATE_ABANDONED : DB_STATE_DONE;
+	r = runner_rule_apply(&summary, &c);
+	if (r < 0)
+		goto out;
+	r = db_comparison_finish(db, cid, c.state, &summary, c.processes, c.nprocesses);
+	if (r == 0 && cancelled)
+		r = err_set(-ECANCELED, "comparison %lld interrupted", (long long)cid);
+out:
+	db_summary_release(&summary);
+	db_comparison_release(&c);
+	for (i = 0; i < nseen; i++)
+		free(seen[i]);
+	free(seen);
+	free(slots);
+	return r;
+}

@@ -1,0 +1,596 @@
+/*
+ * Receipts: a stored comparison rendered as JSON (the receipt object of
+ * docs/protocol.md), text, CSV (one row per process in execution order) or
+ * Markdown. Every format reads the same loaded rows and stored summary;
+ * nothing here computes a figure.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "runners.h"
+
+int runner_format_parse(enum runner_format *out, const char *name)
+{
+	static const struct { const char *name; enum runner_format f; } formats[] = {
+		{ "text", RUNNER_FORMAT_TEXT }, { "json", RUNNER_FORMAT_JSON },
+		{ "csv", RUNNER_FORMAT_CSV }, { "md", RUNNER_FORMAT_MD },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(formats); i++) {
+		if (!strcmp(name, formats[i].name)) {
+			*out = formats[i].f;
+			return 0;
+		}
+	}
+	return err_set(-EINVAL, "unknown format '%s': expected text, json, csv or md", name);
+}
+
+/* ---- values ---- */
+
+/* Fractions (gains, spreads) are shown to six decimals in JSON and as
+ * percentages with three decimals elsewhere; the database keeps them whole. */
+static double round6(double v)
+{
+	return round(v * 1e6) / 1e6;
+}
+
+static json_t *jnum(double v)
+{
+	if (!isfinite(v))
+		return json_null();
+	if (v == floor(v) && fabs(v) < 1e15)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+static json_t *jfrac(double v)
+{
+	return isfinite(v) ? jnum(round6(v)) : json_null();
+}
+
+static void fmt_value(char *buf, size_t len, double v)
+{
+	int decimals;
+
+	if (!isfinite(v)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (v == floor(v) || fabs(v) >= 1e5) {
+		snprintf(buf, len, "%.0f", v);
+		return;
+	}
+	decimals = 5 - (int)floor(log10(fabs(v)));
+	if (decimals < 1)
+		decimals = 1;
+	if (decimals > 6)
+		decimals = 6;
+	snprintf(buf, len, "%.*f", decimals, v);
+}
+
+static void fmt_pct(char *buf, size_t len, double frac)
+{
+	if (!isfinite(frac))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.3f%%", frac * 100.0);
+}
+
+static const struct db_process *pair_process(const struct db_comparison *c, int pair,
+					     const char *arm)
+{
+	size_t i;
+
+	for (i = 0; i < c->nprocesses; i++)
+		if (!c->processes[i].warmup && c->processes[i].pair == pair &&
+		    !strcmp(c->processes[i].arm, arm))
+			return &c->processes[i];
+	return NULL;
+}
+
+/* The value of the comparison's metric for one process, as the rule reads
+ * it; NAN when there is none. */
+static double process_value(const struct db_comparison *c, const struct db_process *p)
+{
+	double v;
+
+	if (!p || !c->metric)
+		return NAN;
+	if (db_process_metric(p, c->metric, &v))
+		return v;
+	if (!strcmp(c->metric, RUNNER_WALL_METRIC) && p->state == DB_STATE_DONE &&
+	    !p->spawn_error)
+		return p->wall_ms;
+	return NAN;
+}
+
+static const char *short_hash(const char *h)
+{
+	static char buf[13];
+
+	snprintf(buf, sizeof(buf), "%s", h ? h : "");
+	return buf;
+}
+
+/* Distinct digests of the pair processes, in order of first appearance. */
+static size_t digest_values(const struct db_comparison *c, const char **out, size_t max)
+{
+	size_t n = 0, i, j;
+
+	for (i = 0; i < c->nprocesses; i++) {
+		const char *d = c->processes[i].digest;
+
+		if (c->processes[i].warmup || !d)
+			continue;
+		for (j = 0; j < n; j++)
+			if (!strcmp(out[j], d))
+				break;
+		if (j == n && n < max)
+			out[n++] = d;
+	}
+	return n;
+}
+
+/* ---- JSON ---- */
+
+static json_t *arm_json(const struct db_artifact *a, const struct db_arm_stats *s)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "path", json_string(a->path ? a->path : ""));
+	json_object_set_new(o, "sha256", json_string(a->sha256));
+	json_object_set_new(o, "size", json_integer(a->size));
+	json_object_set_new(o, "median", s->set ? jnum(s->median) : json_null());
+	json_object_set_new(o, "min", s->set ? jnum(s->min) : json_null());
+	json_object_set_new(o, "max", s->set ? jnum(s->max) : json_null());
+	json_object_set_new(o, "spread", s->set ? jfrac(s->spread) : json_null());
+	return o;
+}
+
+static json_t *strs_json(char **v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static json_t *result_json(const struct db_line *l)
+{
+	struct runner_result r;
+	json_t *o = json_object();
+	size_t i;
+
+	json_object_set_new(o, "kind", json_string(l->kind));
+	json_object_set_new(o, "line", json_string(l->text));
+	if (!strcmp(l->kind, "RESULT") && runner_result_parse(&r, l->text) == 0) {
+		json_t *counts = json_object(), *attrs = json_object();
+
+		json_object_set_new(o, "name", json_string(r.name));
+		json_object_set_new(o, "device", r.device ? json_string(r.device) : json_null());
+		for (i = 0; i < r.nattrs; i++)
+			json_object_set_new(attrs, r.attrs[i].key, json_string(r.attrs[i].value));
+		for (i = 0; i < r.ncounts; i++) {
+			char *end;
+			double v = strtod(r.counts[i].value, &end);
+
+			json_object_set_new(counts, r.counts[i].key,
+					    *end || end == r.counts[i].value ?
+					    json_string(r.counts[i].value) : jnum(v));
+		}
+		json_object_set_new(o, "attrs", attrs);
+		json_object_set_new(o, "counts", counts);
+		runner_result_release(&r);
+	}
+	return o;
+}
+
+static json_t *process_json(const struct db_process *p)
+{
+	json_t *o = json_object(), *m = json_object(), *lines = json_array();
+	size_t i;
+
+	json_object_set_new(o, "seq", json_integer(p->seq));
+	json_object_set_new(o, "arm", json_string(p->arm));
+	json_object_set_new(o, "pair", json_integer(p->pair));
+	json_object_set_new(o, "warmup", json_boolean(p->warmup));
+	json_object_set_new(o, "state", json_string(db_state_name(p->state)));
+	json_object_set_new(o, "exit", p->exit_code >= 0 ? json_integer(p->exit_code) : json_null());
+	json_object_set_new(o, "signal", json_integer(p->signal));
+	json_object_set_new(o, "timed_out", json_boolean(p->timed_out));
+	json_object_set_new(o, "valid", json_boolean(p->valid));
+	json_object_set_new(o, "invalid_reason",
+			    p->invalid_reason ? json_string(p->invalid_reason) : json_null());
+	json_object_set_new(o, "wall_ms", isfinite(p->wall_ms) ?
+			    json_real(round(p->wall_ms * 1000) / 1000) : json_null());
+	json_object_set_new(o, "user_ms", jnum(round(p->user_ms * 1000) / 1000));
+	json_object_set_new(o, "sys_ms", jnum(round(p->sys_ms * 1000) / 1000));
+	json_object_set_new(o, "maxrss_kb", json_integer(p->maxrss_kb));
+	for (i = 0; i < p->nmetrics; i++)
+		json_object_set_new(m, p->metrics[i].name, jnum(p->metrics[i].value));
+	json_object_set_new(o, "metrics", m);
+	json_object_set_new(o, "digest", p->digest ? json_string(p->digest) : json_null());
+	json_object_set_new(o, "record_valid", json_boolean(p->record_valid));
+	for (i = 0; i < p->nlines; i++)
+		json_array_append_new(lines, result_json(&p->lines[i]));
+	json_object_set_new(o, "results", lines);
+	json_object_set_new(o, "protocol_errors", strs_json(p->protocol_errors, p->nprotocol_errors));
+	json_object_set_new(o, "spawn_error", p->spawn_error ? json_string(p->spawn_error) : json_null());
+	json_object_set_new(o, "fault", p->fault ? json_string(p->fault) : json_null());
+	json_object_set_new(o, "cpus", p->cpus ? json_string(p->cpus) : json_null());
+	json_object_set_new(o, "stdout_bytes", json_integer(p->stdout_bytes));
+	json_object_set_new(o, "stderr_bytes", json_integer(p->stderr_bytes));
+	json_object_set_new(o, "started_at", json_string(p->started_at));
+	json_object_set_new(o, "ended_at", *p->ended_at ? json_string(p->ended_at) : json_null());
+	return o;
+}
+
+static void render_json(struct strbuf *out, const struct db_comparison *c)
+{
+	const struct db_summary *s = &c->summary;
+	json_t *root = json_object(), *pairs = json_array(), *procs = json_array();
+	json_t *gain = json_object(), *dig = json_object(), *vals = json_array();
+	json_t *settings = json_object(), *args;
+	const char *values[64];
+	size_t nvalues, i;
+	char *text;
+	int p;
+
+	json_object_set_new(root, "comparison", json_integer(c->id));
+	json_object_set_new(root, "rule", json_string(c->rule));
+	json_object_set_new(root, "case", json_string(c->case_name));
+	json_object_set_new(root, "metric", c->metric ? json_string(c->metric) : json_null());
+	json_object_set_new(root, "host", json_string(c->host));
+	json_object_set_new(root, "state", json_string(db_state_name(c->state)));
+	json_object_set_new(root, "created_at", json_string(c->created_at));
+	json_object_set_new(root, "old", arm_json(&c->old, &s->old));
+	json_object_set_new(root, "new", arm_json(&c->new, &s->new));
+	for (p = 1; p <= c->pairs; p++) {
+		json_t *row = json_object();
+		double g = (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN;
+
+		json_object_set_new(row, "pair", json_integer(p));
+		json_object_set_new(row, "old", jnum(process_value(c, pair_process(c, p, "old"))));
+		json_object_set_new(row, "new", jnum(process_value(c, pair_process(c, p, "new"))));
+		json_object_set_new(row, "gain", jfrac(g));
+		json_array_append_new(pairs, row);
+	}
+	json_object_set_new(root, "pairs", pairs);
+	json_object_set_new(gain, "median", s->has_gain ? jfrac(s->gain_median) : json_null());
+	json_object_set_new(gain, "min", s->has_gain ? jfrac(s->gain_min) : json_null());
+	json_object_set_new(gain, "max", s->has_gain ? jfrac(s->gain_max) : json_null());
+	json_object_set_new(root, "gain", gain);
+	nvalues = digest_values(c, values, ARRAY_SIZE(values));
+	for (i = 0; i < nvalues; i++)
+		json_array_append_new(vals, json_string(values[i]));
+	json_object_set_new(dig, "equal", json_boolean(s->digests_equal));
+	json_object_set_new(dig, "values", vals);
+	json_object_set_new(root, "digests", dig);
+	json_object_set_new(root, "verdict", c->has_summary ? json_string(s->verdict) : json_null());
+	json_object_set_new(root, "flags", strs_json(s->flags, s->nflags));
+	json_object_set_new(root, "reasons", strs_json(s->reasons, s->nreasons));
+	json_object_set_new(settings, "pairs", json_integer(c->pairs));
+	json_object_set_new(settings, "warmup", json_integer(c->warmup));
+	json_object_set_new(settings, "timeout_s", jnum(c->timeout_s));
+	json_object_set_new(settings, "min_effect", jnum(c->min_effect));
+	json_object_set_new(settings, "noise", jnum(c->noise));
+	json_object_set_new(settings, "metric_requested",
+			    c->metric_requested ? json_string(c->metric_requested) : json_null());
+	json_object_set_new(root, "settings", settings);
+	args = c->args_json ? json_loads(c->args_json, 0, NULL) : NULL;
+	json_object_set_new(root, "args", args ? args : json_null());
+	json_object_set_new(root, "fingerprint", c->fingerprint ? json_string(c->fingerprint) : json_null());
+	for (i = 0; i < c->nprocesses; i++)
+		json_array_append_new(procs, process_json(&c->processes[i]));
+	json_object_set_new(root, "processes", procs);
+	text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+	strbuf_adds(out, text ? text : "null");
+	strbuf_addch(out, '\n');
+	free(text);
+	json_decref(root);
+}
+
+/* ---- CSV ---- */
+
+static void csv_field(struct strbuf *out, const char *s, bool first)
+{
+	if (!first)
+		strbuf_addch(out, ',');
+	if (!s)
+		return;
+	if (strpbrk(s, ",\"\r\n")) {
+		strbuf_addch(out, '"');
+		for (; *s; s++) {
+			if (*s == '"')
+				strbuf_addch(out, '"');
+			strbuf_addch(out, *s);
+		}
+		strbuf_addch(out, '"');
+	} else {
+		strbuf_adds(out, s);
+	}
+}
+
+static void csv_num(struct strbuf *out, double v)
+{
+	char buf[64];
+
+	if (isfinite(v)) {
+		snprintf(buf, sizeof(buf), "%.12g", v);
+		csv_field(out, buf, false);
+	} else {
+		csv_field(out, NULL, false);
+	}
+}
+
+static size_t metric_names(const struct db_comparison *c, const char **out, size_t max)
+{
+	size_t n = 0, i, j, k;
+
+	for (i = 0; i < c->nprocesses; i++) {
+		for (j = 0; j < c->processes[i].nmetrics; j++) {
+			const char *name = c->processes[i].metrics[j].name;
+
+			for (k = 0; k < n; k++)
+				if (!strcmp(out[k], name))
+					break;
+			if (k == n && n < max)
+				out[n++] = name;
+		}
+	}
+	return n;
+}
+
+static void render_csv(struct strbuf *out, const struct db_comparison *c)
+{
+	const char *names[RUNNER_METRICS_MAX];
+	size_t nnames = metric_names(c, names, ARRAY_SIZE(names)), i, j;
+	char buf[64];
+
+	strbuf_adds(out, "comparison,seq,arm,pair,warmup,state,started_at,ended_at,exit,"
+		    "signal,timed_out,valid,invalid_reason,wall_ms,user_ms,sys_ms,maxrss_kb,"
+		    "digest,old_sha256,new_sha256");
+	for (j = 0; j < nnames; j++)
+		csv_field(out, names[j], false);
+	strbuf_addch(out, '\n');
+	for (i = 0; i < c->nprocesses; i++) {
+		const struct db_process *p = &c->processes[i];
+
+		snprintf(buf, sizeof(buf), "%lld", (long long)c->id);
+		csv_field(out, buf, true);
+		snprintf(buf, sizeof(buf), "%d", p->seq);
+		csv_field(out, buf, false);
+		csv_field(out, p->arm, false);
+		snprintf(buf, sizeof(buf), "%d", p->pair);
+		csv_field(out, buf, false);
+		csv_field(out, p->warmup ? "1" : "0", false);
+		csv_field(out, db_state_name(p->state), false);
+		csv_field(out, p->started_at, false);
+		csv_field(out, p->ended_at, false);
+		if (p->exit_code >= 0) {
+			snprintf(buf, sizeof(buf), "%d", p->exit_code);
+			csv_field(out, buf, false);
+		} else {
+			csv_field(out, NULL, false);
+		}
+		snprintf(buf, sizeof(buf), "%d", p->signal);
+		csv_field(out, buf, false);
+		csv_field(out, p->timed_out ? "1" : "0", false);
+		csv_field(out, p->valid ? "1" : "0", false);
+		csv_field(out, p->invalid_reason, false);
+		csv_num(out, p->wall_ms);
+		csv_num(out, p->user_ms);
+		csv_num(out, p->sys_ms);
+		csv_num(out, (double)p->maxrss_kb);
+		csv_field(out, p->digest, false);
+		csv_field(out, c->old.sha256, false);
+		csv_field(out, c->new.sha256, false);
+		for (j = 0; j < nnames; j++) {
+			double v;
+
+			if (db_process_metric(p, names[j], &v))
+				csv_num(out, v);
+			else
+				csv_field(out, NULL, false);
+		}
+		strbuf_addch(out, '\n');
+	}
+}
+
+/* ---- text and Markdown ---- */
+
+static void summary_lines(struct strbuf *out, const struct db_comparison *c, bool md)
+{
+	const struct db_summary *s = &c->summary;
+	const char *values[64];
+	size_t nvalues = digest_values(c, values, ARRAY_SIZE(values)), i;
+	char a[32], b[32], d[32], e[32];
+	const char *arms[2] = { "old", "new" };
+	const struct db_arm_stats *st[2] = { &s->old, &s->new };
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		if (!st[k]->set)
+			continue;
+		fmt_value(a, sizeof(a), st[k]->median);
+		fmt_value(b, sizeof(b), st[k]->min);
+		fmt_value(d, sizeof(d), st[k]->max);
+		fmt_pct(e, sizeof(e), st[k]->spread);
+		strbuf_addf(out, md ? "- %s: median %s (%s to %s), spread %s\n" :
+			    "%-5s median %s (%s to %s), spread %s\n", arms[k], a, b, d, e);
+	}
+	if (s->has_gain) {
+		fmt_pct(a, sizeof(a), s->gain_median);
+		fmt_pct(b, sizeof(b), s->gain_min);
+		fmt_pct(d, sizeof(d), s->gain_max);
+		strbuf_addf(out, md ? "- gain, median: **%s** (%s to %s)\n" :
+			    "gain  median %s (%s to %s)\n", a, b, d);
+	}
+	strbuf_addf(out, md ? "- verdict: **%s**" : "verdict %s",
+		    c->has_summary ? s->verdict : db_state_name(c->state));
+	if (s->nflags) {
+		strbuf_adds(out, md ? "; flags: " : "  (flags: ");
+		for (i = 0; i < s->nflags; i++)
+			strbuf_addf(out, "%s%s", i ? ", " : "", s->flags[i]);
+		if (!md)
+			strbuf_addch(out, ')');
+	}
+	strbuf_addch(out, '\n');
+	for (i = 0; i < s->nreasons; i++)
+		strbuf_addf(out, md ? "  - %s\n" : "  - %s\n", s->reasons[i]);
+	if (nvalues == 0) {
+		strbuf_adds(out, md ? "- digests: none printed\n" : "digests none printed\n");
+	} else {
+		strbuf_addf(out, md ? "- digests: %s" : "digests %s", s->digests_equal ?
+			    "equal" : "differ");
+		for (i = 0; i < nvalues; i++)
+			strbuf_addf(out, md ? "%s`%s`" : "%s%s", i ? ", " : " ", values[i]);
+		strbuf_addch(out, '\n');
+	}
+}
+
+static void process_cell_value(char *buf, size_t len, const struct db_comparison *c,
+			       const struct db_process *p)
+{
+	fmt_value(buf, len, process_value(c, p));
+}
+
+static void render_text(struct strbuf *out, const struct db_comparison *c)
+{
+	const struct db_summary *s = &c->summary;
+	const char *metric = c->metric ? c->metric : "-";
+	char a[32], b[32], g[32], w[32];
+	size_t i;
+	int p;
+
+	strbuf_addf(out, "comparison %lld  rule %s  case %s  metric %s  host %s\n",
+		    (long long)c->id, c->rule, c->case_name, metric, c->host);
+	strbuf_addf(out, "old  %s  sha256 %s\n", c->old.path, c->old.sha256);
+	strbuf_addf(out, "new  %s  sha256 %s\n\n", c->new.path, c->new.sha256);
+	strbuf_addf(out, "%-6s %12s %12s %10s\n", "pair", "old", "new", "gain");
+	for (p = 1; p <= c->pairs; p++) {
+		process_cell_value(a, sizeof(a), c, pair_process(c, p, "old"));
+		process_cell_value(b, sizeof(b), c, pair_process(c, p, "new"));
+		fmt_pct(g, sizeof(g), (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN);
+		strbuf_addf(out, "%-6d %12s %12s %10s\n", p, a, b, g);
+	}
+	strbuf_addch(out, '\n');
+	summary_lines(out, c, false);
+	strbuf_addf(out, "\n%-4s %-4s %-5s %-6s %10s %12s  %-14s %s\n", "seq", "arm", "pair",
+		    "exit", "wall_ms", metric, "digest", "valid");
+	for (i = 0; i < c->nprocesses; i++) {
+		const struct db_process *pr = &c->processes[i];
+		char exit_s[32], pair_s[16];
+
+		if (pr->signal)
+			snprintf(exit_s, sizeof(exit_s), "sig%d", pr->signal);
+		else if (pr->exit_code >= 0)
+			snprintf(exit_s, sizeof(exit_s), "%d", pr->exit_code);
+		else
+			snprintf(exit_s, sizeof(exit_s), "-");
+		if (pr->warmup)
+			snprintf(pair_s, sizeof(pair_s), "warm");
+		else
+			snprintf(pair_s, sizeof(pair_s), "%d", pr->pair);
+		snprintf(w, sizeof(w), "%.3f", pr->wall_ms);
+		process_cell_value(a, sizeof(a), c, pr);
+		strbuf_addf(out, "%-4d %-4s %-5s %-6s %10s %12s  %-14s %s%s%s\n", pr->seq, pr->arm,
+			    pair_s, exit_s, w, a, pr->digest ? short_hash(pr->digest) : "-",
+			    pr->valid ? "yes" : "no", pr->invalid_reason ? ": " : "",
+			    pr->invalid_reason ? pr->invalid_reason : "");
+	}
+}
+
+static void md_escape(struct strbuf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if (strchr("|`*_<>[]\\", *s))
+			strbuf_addch(out, '\\');
+		strbuf_addch(out, *s == '\n' ? ' ' : *s);
+	}
+}
+
+static void render_md(struct strbuf *out, const struct db_comparison *c)
+{
+	const struct db_summary *s = &c->summary;
+	const char *metric = c->metric ? c->metric : "-";
+	char a[32], b[32], g[32], w[32];
+	size_t i;
+	int p;
+
+	strbuf_addf(out, "### perfd comparison %lld\n\n", (long long)c->id);
+	strbuf_addf(out, "rule `%s` · case `", c->rule);
+	md_escape(out, c->case_name);
+	strbuf_addf(out, "` · metric `%s` · host `", metric);
+	md_escape(out, c->host);
+	strbuf_adds(out, "`\n\n| arm | binary | sha256 |\n|---|---|---|\n");
+	strbuf_adds(out, "| old | ");
+	md_escape(out, c->old.path);
+	strbuf_addf(out, " | `%s` |\n| new | ", c->old.sha256);
+	md_escape(out, c->new.path);
+	strbuf_addf(out, " | `%s` |\n\n", c->new.sha256);
+	strbuf_addf(out, "| pair | old (%s) | new (%s) | gain |\n|---:|---:|---:|---:|\n",
+		    metric, metric);
+	for (p = 1; p <= c->pairs; p++) {
+		process_cell_value(a, sizeof(a), c, pair_process(c, p, "old"));
+		process_cell_value(b, sizeof(b), c, pair_process(c, p, "new"));
+		fmt_pct(g, sizeof(g), (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN);
+		strbuf_addf(out, "| %d | %s | %s | %s |\n", p, a, b, g);
+	}
+	strbuf_addch(out, '\n');
+	summary_lines(out, c, true);
+	strbuf_addf(out, "\n<details><summary>%zu processes in execution order</summary>\n\n",
+		    c->nprocesses);
+	strbuf_addf(out, "| seq | arm | pair | exit | wall_ms | %s | digest | valid |\n"
+		    "|---:|---|---:|---:|---:|---:|---|---|\n", metric);
+	for (i = 0; i < c->nprocesses; i++) {
+		const struct db_process *pr = &c->processes[i];
+
+		snprintf(w, sizeof(w), "%.3f", pr->wall_ms);
+		process_cell_value(a, sizeof(a), c, pr);
+		strbuf_addf(out, "| %d | %s | %s | ", pr->seq, pr->arm, pr->warmup ? "warm-up" : "");
+		if (!pr->warmup)
+			strbuf_addf(out, "%d", pr->pair);
+		if (pr->signal)
+			strbuf_addf(out, " | signal %d", pr->signal);
+		else if (pr->exit_code >= 0)
+			strbuf_addf(out, " | %d", pr->exit_code);
+		else
+			strbuf_adds(out, " | -");
+		strbuf_addf(out, " | %s | %s | %s | %s", w, a,
+			    pr->digest ? short_hash(pr->digest) : "-", pr->valid ? "yes" : "no");
+		if (pr->invalid_reason) {
+			strbuf_adds(out, ": ");
+			md_escape(out, pr->invalid_reason);
+		}
+		strbuf_adds(out, " |\n");
+	}
+	strbuf_adds(out, "\n</details>\n");
+}
+
+void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
+			   enum runner_format f)
+{
+	switch (f) {
+	case RUNNER_FORMAT_JSON:
+		render_json(out, c);
+		break;
+	case RUNNER_FORMAT_CSV:
+		render_csv(out, c);
+		break;
+	case RUNNER_FORMAT_MD:
+		render_md(out, c);
+		break;
+	case RUNNER_FORMAT_TEXT:
+		render_text(out, c);
+		break;
+	}
+}

@@ -1,0 +1,222 @@
+/*
+ * runners: everything between "run this program" and "this is the figure".
+ *
+ * - child: a fresh process per run, in its own process group, with bounded
+ *   capture of stdout and stderr, a time bound (SIGTERM to the group, SIGKILL
+ *   after a grace period), CPU pinning, wall time on a monotonic clock and
+ *   rusage.
+ * - protocol: the line protocol a measured program prints (TIMING, DIGEST,
+ *   TIMING_RECORD_VALID, RESULT, SUMMARY; see docs/protocol.md).
+ * - rule: the one rule that turns process records into figures
+ *   (pairs-median/1; see docs/rule.md), and the check that recomputes it.
+ * - pair: schedules a comparison (warm-ups, then pairs AB, BA, AB, ...),
+ *   records every process before it starts and after it ends, then stores
+ *   the rule's summary.
+ * - receipt: renders a stored comparison as text, JSON, CSV or Markdown.
+ *
+ * Ownership: strings and arrays a function fills in a struct belong to that
+ * struct and are freed by its _release. Borrowed inputs are const.
+ * Errors: negative errno, detail in err_last().
+ */
+#ifndef PERFD_RUNNERS_H
+#define PERFD_RUNNERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common.h"
+#include "db.h"
+
+/* ---- child ---- */
+
+#define RUNNER_CAPTURE_DEFAULT (1024 * 1024)
+#define RUNNER_GRACE_DEFAULT_S 2.0
+
+struct runner_child {
+	/* Filled by the caller. */
+	const char *const *argv;     /* argv[0] is the program's path */
+	const char *const *env;      /* the whole environment; NULL inherits ours */
+	const char *dir;             /* working directory; NULL keeps ours */
+	double timeout_s;            /* 0: no bound */
+	double grace_s;              /* SIGTERM to SIGKILL; 0: the default */
+	const char *cpus;            /* CPU list to pin to ("2", "0-3,6"); NULL: none */
+	size_t capture_max;          /* bytes kept per stream; 0: the default */
+	int cancel_fd;               /* readable means stop now; -1: none */
+	void (*on_stdout)(void *ctx, const char *buf, size_t len);
+	void *ctx;
+
+	/* Results, valid after runner_child_run returns 0. */
+	int exit_code;               /* -1 when killed or never started */
+	int signal;
+	bool timed_out;
+	bool cancelled;
+	char *spawn_error;           /* why the program could not start, or NULL */
+	double wall_ms;
+	double user_ms;
+	double sys_ms;
+	int64_t maxrss_kb;
+	struct strbuf out;           /* at most capture_max bytes of each stream */
+	struct strbuf err;
+	int64_t out_total;           /* bytes written, kept or not */
+	int64_t err_total;
+	char started_at[TIME_ISO_LEN];
+	char ended_at[TIME_ISO_LEN];
+};
+
+void runner_child_init(struct runner_child *c);
+/* Runs the child to its end. Returns 0 once it was reaped, whatever its
+ * status (a program that cannot be executed is reported in spawn_error),
+ * or a negative errno when the launcher itself could not set up. */
+int runner_child_run(struct runner_child *c);
+void runner_child_release(struct runner_child *c);
+/* Parses a CPU list into a mask of at most 1024 CPUs; -EINVAL on error. */
+int runner_cpus_parse(const char *list, unsigned char mask[128]);
+
+/* ---- protocol ---- */
+
+#define RUNNER_LINE_MAX (64 * 1024)   /* longer lines are skipped and counted */
+#define RUNNER_METRICS_MAX 256
+#define RUNNER_DIGESTS_MAX 64
+#define RUNNER_LINES_MAX 1024         /* RESULT and SUMMARY lines kept */
+#define RUNNER_ERRORS_MAX 64
+#define RUNNER_KEPT_LINE_MAX 4096     /* a kept line longer than this is cut */
+
+struct runner_digest {
+	char *name;                  /* "" for an unnamed digest */
+	char *hex;
+};
+
+struct runner_protocol {
+	struct db_metric *metrics;
+	size_t nmetrics;
+	struct runner_digest *digests;
+	size_t ndigests;
+	bool record_valid;
+	struct db_line *lines;
+	size_t nlines;
+	char **errors;               /* "line N: ..." */
+	size_t nerrors;
+	size_t lines_seen;
+	size_t lines_skipped;        /* over RUNNER_LINE_MAX or holding a NUL */
+	/* parser state */
+	struct strbuf line;
+	bool skipping;
+	bool has_nul;
+};
+
+void runner_protocol_init(struct runner_protocol *p);
+void runner_protocol_feed(struct runner_protocol *p, const char *buf, size_t len);
+/* Parses a last line without a newline. */
+void runner_protocol_finish(struct runner_protocol *p);
+/* Parses one line (without its newline); lineno is for messages. */
+void runner_protocol_line(struct runner_protocol *p, const char *line, size_t len,
+			  size_t lineno);
+/* The canonical digest: "hex" for one unnamed digest, else "name=hex ..."
+ * sorted by name; NULL when none was printed. The caller frees it. */
+char *runner_protocol_digest(const struct runner_protocol *p);
+void runner_protocol_release(struct runner_protocol *p);
+
+/* A RESULT line taken apart: `RESULT name [k=v ...] on "device": k=v ...`. */
+struct runner_kv {
+	char *key;
+	char *value;
+};
+struct runner_result {
+	char *name;
+	char *device;                /* NULL when the line names none */
+	struct runner_kv *attrs;     /* before `on` */
+	size_t nattrs;
+	struct runner_kv *counts;    /* after the colon */
+	size_t ncounts;
+};
+/* -EINVAL when the line is not a RESULT line of that shape. */
+int runner_result_parse(struct runner_result *out, const char *line);
+void runner_result_release(struct runner_result *r);
+
+/* ---- rule ---- */
+
+#define RUNNER_RULE "pairs-median/1"
+#define RUNNER_WALL_METRIC "wall_ms"
+
+/* True when this binary implements the named rule. */
+bool runner_rule_is_known(const char *rule);
+/* Applies the comparison's rule to its process records (c->processes, with
+ * c->metric, c->min_effect, c->noise, c->pairs) and fills *out, which the
+ * caller releases with db_summary_release. -EINVAL for an unknown rule. */
+int runner_rule_apply(struct db_summary *out, const struct db_comparison *c);
+/* The smallest count of agreeing pairs out of n that the one-sided sign test
+ * at alpha 1/8 accepts; 0 when no count does (n < 3). */
+int runner_sign_threshold(int n);
+/* Median of v (sorted in place); the mean of the two middle values for an
+ * even count. */
+double runner_median(double *v, size_t n);
+/* Chooses the metric as the rule's default does: the one TIMING metric the
+ * pair processes printed, else wall_ms when they printed none. Returns 0
+ * with *out set (caller frees), or -EDOM when several were printed, with
+ * their names in err_last(). */
+int runner_metric_choose(char **out, const struct db_process *procs, size_t n);
+/* Recomputes every stored figure of c and writes one line per mismatch to
+ * report. Returns the count of mismatches, or a negative errno. */
+int runner_verify(struct strbuf *report, const struct db_comparison *c, int *out_checked);
+
+/* ---- pair ---- */
+
+struct runner_arm {
+	const char *path;            /* resolved program path */
+	const char *const *args;     /* after the shared args */
+	size_t nargs;
+	const char *const *env;      /* "K=V" added to this arm's environment */
+	size_t nenv;
+};
+
+struct runner_pair_opts {
+	struct runner_arm old, new;
+	const char *const *args;     /* shared args, after the program */
+	size_t nargs;
+	const char *const *env;      /* "K=V" added to both arms */
+	size_t nenv;
+	const char *old_sha256;      /* recorded artifacts */
+	const char *new_sha256;
+	int64_t old_artifact, new_artifact;
+	int pairs;
+	int warmup;
+	double timeout_s;
+	const char *cpus;
+	size_t capture_max;
+	const char *metric;          /* NULL: the rule's default */
+	const char *case_name;
+	const char *host;
+	const char *fingerprint;
+	double min_effect;
+	double noise;
+	int cancel_fd;
+	/* Called after each process ends, with its stored record. */
+	void (*progress)(void *ctx, const struct db_process *p, int total,
+			 const char *metric);
+	void *progress_ctx;
+};
+
+/* Runs a whole comparison and stores it. *out_id is set as soon as the
+ * comparison row exists, so the caller can name it even when a later step
+ * fails. Returns 0 when the comparison was run to its end and summarized
+ * (whatever the verdict), -ECANCELED when cancel_fd fired (the comparison
+ * is stored as abandoned with its summary), or a negative errno. */
+int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opts *o);
+
+/* ---- receipt ---- */
+
+enum runner_format {
+	RUNNER_FORMAT_TEXT,
+	RUNNER_FORMAT_JSON,
+	RUNNER_FORMAT_CSV,
+	RUNNER_FORMAT_MD,
+};
+/* -EINVAL for an unknown name. */
+int runner_format_parse(enum runner_format *out, const char *name);
+/* Renders a loaded comparison; every format derives from the same fields. */
+void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
+			   enum runner_format f);
+
+#endif
