@@ -1,0 +1,65 @@
+# Shared by the integration tests: a scratch directory, assertions that
+# print what they saw, and a final verdict. Each test runs the real perfd
+# binary ($PERFD) on fixture programs against a real SQLite file.
+set -u
+: "${PERFD:?PERFD must name the perfd binary}"
+T=$(mktemp -d /tmp/perfd-test.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 99
+DB=$T/perfd.db
+fails=0
+count=0
+
+ok() { count=$((count + 1)); echo "ok $count - $*"; }
+not_ok() { count=$((count + 1)); fails=$((fails + 1)); echo "not ok $count - $*"; }
+
+# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
+check() {
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# run WANT_RC COMMAND...: runs COMMAND with stdout in $T/out and stderr in
+# $T/err; fails, showing both, unless it exits WANT_RC.
+run() {
+	want=$1
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "  expected exit $want, got $rc: $*"
+		head -c 2000 "$T/err" | sed 's/^/  stderr: /'
+		head -c 2000 "$T/out" | sed 's/^/  stdout: /'
+		return 1
+	fi
+	return 0
+}
+
+# has FILE TEXT: FILE contains TEXT (fixed string).
+has() {
+	if grep -qF -- "$2" "$1"; then return 0; fi
+	echo "  '$2' not found in $1:"
+	head -c 2000 "$1" | sed 's/^/  | /'
+	return 1
+}
+
+# eq WANT GOT
+eq() {
+	if [ "$1" = "$2" ]; then return 0; fi
+	echo "  expected '$1', got '$2'"
+	return 1
+}
+
+# js FILE EXPR: evaluates a Python expression over the JSON in FILE as d.
+js() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=eval(sys.argv[2]); print(json.dumps(v) if isinstance(v,(dict,list,bool)) or v is None else v)' "$1" "$2"
+}
+
+sql() { sqlite3 "$DB" "$1"; }
+
+finish() {
+	echo "$count checks, $fails failed"
+	[ "$fails" = 0 ]
+	exit $?
+}

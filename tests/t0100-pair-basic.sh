@@ -1,0 +1,89 @@
+#!/bin/bash
+# perfd pair end to end: planted values, the receipt JSON, the stored rows,
+# every output format, verify, and a tampered row caught by verify.
+. "$(dirname "$0")/lib.sh"
+: "${PLANT:?}"
+
+B60="--old 4392,4421,4113 --new 4362,4081,4218 --digest c4759069c154 --valid"
+check "pair runs the B60 vector" run 0 "$PERFD" pair --db "$DB" --json --host lavapipe "$PLANT" "$PLANT" -- $B60
+cp out b60.json
+check "metric chosen as the only TIMING metric" eq run2_ms "$(js b60.json 'd["metric"]')"
+check "pair gains are the posted rows' gains" eq "[0.006831, 0.076906, -0.025529]" "$(js b60.json '[p["gain"] for p in d["pairs"]]')"
+check "gain median is 0.683%, not 5.3%" eq 0.006831 "$(js b60.json 'd["gain"]["median"]')"
+check "verdict unresolved" eq unresolved "$(js b60.json 'd["verdict"]')"
+check "flagged noisy" eq '["noisy"]' "$(js b60.json 'd["flags"]')"
+check "reason names the sign disagreement" has b60.json "pair gains disagree in sign"
+check "old arm figures" eq "4392 4113 4421 0.070128" "$(js b60.json '" ".join(str(d["old"][k]) for k in ("median","min","max","spread"))')"
+check "new arm median" eq 4218 "$(js b60.json 'd["new"]["median"]')"
+check "execution order old,new,new,old,old,new" eq "old,new,new,old,old,new" "$(js b60.json '",".join(p["arm"] for p in d["processes"])')"
+check "pairs 1,1,2,2,3,3" eq "1,1,2,2,3,3" "$(js b60.json '",".join(str(p["pair"]) for p in d["processes"])')"
+check "digests equal, one value" eq 'True [c4759069c154]' "$(js b60.json 'str(d["digests"]["equal"])+" ["+",".join(d["digests"]["values"])+"]"')"
+check "RESULT line kept and parsed" eq "1" "$(js b60.json 'd["processes"][0]["results"][0]["counts"]["passed"]')"
+check "sha256 is the binary's" eq "$(sha256sum "$PLANT" | cut -d' ' -f1)" "$(js b60.json 'd["old"]["sha256"]')"
+check "host stored" eq lavapipe "$(js b60.json 'd["host"]')"
+
+id=$(js b60.json 'd["comparison"]')
+check "six process rows stored in order" eq "old|1 new|1 new|2 old|2 old|3 new|3" "$(sql "select arm||'|'||pair from processes where comparison_id=$id order by seq" | tr '\n' ' ' | sed 's/ $//')"
+check "metric rows stored" eq 6 "$(sql "select count(*) from metrics m join processes p on p.id=m.process_id where p.comparison_id=$id and m.name='run2_ms'")"
+check "stored gain median" eq 0.00683060109289617 "$(sql "select round(gain_median, 17) from comparisons where id=$id")"
+check "verify passes" run 0 "$PERFD" verify --db "$DB" "$id"
+check "verify says the figures match" has out "figures match the rule pairs-median/1"
+
+check "show text" run 0 "$PERFD" show --db "$DB" "$id"
+check "text has the verdict" has out "verdict unresolved"
+check "text has the gain row" has out "-2.553%"
+check "show json equals the pair output" run 0 "$PERFD" show --db "$DB" --json "$id"
+check "json identical" cmp -s out b60.json
+check "show csv" run 0 "$PERFD" show --db "$DB" --format csv "$id"
+check "csv has a header and six rows" eq 7 "$(wc -l <out)"
+check "csv rows in execution order" eq "1,2,3,4,5,6" "$(tail -n +2 out | cut -d, -f2 | paste -sd,)"
+check "csv carries the metric column" has out ",run2_ms"
+check "show md" run 0 "$PERFD" show --db "$DB" --format md "$id"
+check "md table row" has out "| 3 | 4113 | 4218 | -2.553% |"
+check "md verdict" has out "verdict: **unresolved**"
+
+# The three M1 vectors: faster with the seeds' medians.
+for v in "2089,2093,2103 1955,1965,1951 0.064146" "2090,2110,2089 1962,1938,1965 0.061244" "3406,3421,3413 3240,3249,3241 0.050278"; do
+	set -- $v
+	check "M1 vector $3 runs" run 0 "$PERFD" pair --db "$DB" --json "$PLANT" "$PLANT" -- --old "$1" --new "$2"
+	check "M1 vector $3 is faster" eq "faster $3" "$(js out 'd["verdict"]+" "+str(d["gain"]["median"])')"
+done
+
+# Environment and arguments: shared ARGS, then each arm's own.
+check "per-arm args and env" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --env PLANT_BOTH=1 \
+	--old-arg --old --old-arg 200 --new-env PLANT_NEW=yes "$PLANT" "$PLANT" -- --show-env --new 150
+cp out env.json
+eid=$(js env.json 'd["comparison"]')
+check "old arm used its own argument" eq 200 "$(js env.json 'd["pairs"][0]["old"]')"
+"$PERFD" show --db "$DB" --stderr 1 "$eid" >err1
+"$PERFD" show --db "$DB" --stderr 2 "$eid" >err2
+check "old got PERFD_ARM=old" has err1 "env PERFD_ARM=old"
+check "old got PERFD_SEQ=1 PERFD_PAIR=1" eq "2" "$(grep -cE 'env PERFD_(SEQ|PAIR)=1$' err1)"
+check "old got the shared env" has err1 "env PLANT_BOTH=1"
+check "old did not get new's env" eq 0 "$(grep -c PLANT_NEW err1)"
+check "new got its env" has err2 "env PLANT_NEW=yes"
+check "old argv: shared args then arm args" eq "--show-env --new 150 --old 200" "$(grep '^argv\[[1-9]' err1 | cut -d' ' -f2 | paste -sd' ')"
+check "show --output prints stdout" run 0 "$PERFD" show --db "$DB" --output 2 "$eid"
+check "captured stdout" has out "plant: arm new pair 1"
+
+# Warm-ups run first, interleaved, outside the figures.
+check "warmup runs" run 0 "$PERFD" pair --db "$DB" --json --warmup 2 "$PLANT" "$PLANT" -- $B60
+check "ten processes" eq 10 "$(js out 'len(d["processes"])')"
+check "warm-ups first, interleaved" eq "old:0:True,new:0:True,new:0:True,old:0:True,old:1:False" "$(js out '",".join("%s:%d:%s" % (p["arm"], p["pair"], p["warmup"]) for p in d["processes"][:5])')"
+check "figures unchanged by warm-ups" eq 0.006831 "$(js out 'd["gain"]["median"]')"
+
+# Tampering: a stored figure, then a raw row.
+sql "update comparisons set gain_median = 0.0529 where id = $id"
+check "verify catches a changed figure" run 1 "$PERFD" verify --db "$DB" "$id"
+check "verify names the figure" has out "gain.median: stored 0.0529, recomputed 0.00683060109"
+sql "update comparisons set gain_median = 0.00683060109289617 where id = $id"
+check "verify passes again" run 0 "$PERFD" verify --db "$DB" "$id"
+sql "update metrics set value = 4000 where name = 'run2_ms' and process_id = (select id from processes where comparison_id = $id and seq = 1)"
+check "verify catches a changed raw row" run 1 "$PERFD" verify --db "$DB" "$id"
+check "verify names the pair gain" has out "pair 1 gain: stored 0.0068306"
+check "verify of everything fails too" run 1 "$PERFD" verify --db "$DB"
+check "and counts the comparisons" has out "comparisons verified, 1 with differences"
+
+check "list shows comparisons" run 0 "$PERFD" list --db "$DB"
+check "list has the first one" has out "unresolved"
+finish

@@ -1,0 +1,92 @@
+#!/bin/bash
+# Bad input to perfd pair: missing and non-executable programs, bad options,
+# arms that crash, hang, print no metric, another digest, 100 MB, nan, a
+# metric twice, several metrics, junk; each named, stored, never given a gain.
+. "$(dirname "$0")/lib.sh"
+: "${PLANT:?}"
+
+check "missing OLD is refused" run 2 "$PERFD" pair --db "$DB" ./nope "$PLANT"
+check "and named" has err "OLD: program './nope': No such file or directory"
+check "nothing stored for it" eq 0 "$( [ -f "$DB" ] && sql 'select count(*) from comparisons' || echo 0)"
+cp "$PLANT" noexec && chmod -x noexec
+check "non-executable NEW is refused" run 2 "$PERFD" pair --db "$DB" "$PLANT" ./noexec
+check "and named" has err "NEW: program './noexec' is not executable"
+check "a directory is refused" run 2 "$PERFD" pair --db "$DB" "$PLANT" /tmp
+check "and named" has err "is a directory"
+check "one program is a usage error" run 2 "$PERFD" pair --db "$DB" "$PLANT"
+check "and says so" has err "expected OLD and NEW, got 1 program"
+
+check "--pairs 0 refused" run 2 "$PERFD" pair --db "$DB" --pairs 0 "$PLANT" "$PLANT"
+check "and named" has err "--pairs: '0' is not a whole number from 1 to 1000"
+check "--timeout x refused" run 2 "$PERFD" pair --db "$DB" --timeout x "$PLANT" "$PLANT"
+check "and named" has err "--timeout: 'x' is not a number"
+check "--min-effect 200% refused" run 2 "$PERFD" pair --db "$DB" --min-effect 200% "$PLANT" "$PLANT"
+check "--format xml refused" run 2 "$PERFD" pair --db "$DB" --format xml "$PLANT" "$PLANT"
+check "and named" has err "unknown format 'xml'"
+check "--cpus 3-1 refused" run 2 "$PERFD" pair --db "$DB" --cpus 3-1 "$PLANT" "$PLANT"
+check "--env without = refused" run 2 "$PERFD" pair --db "$DB" --env FOO "$PLANT" "$PLANT"
+check "--env PERFD_ARM refused" run 2 "$PERFD" pair --db "$DB" --env PERFD_ARM=x "$PLANT" "$PLANT"
+check "unknown option refused" run 2 "$PERFD" pair --db "$DB" --bogus "$PLANT" "$PLANT"
+check "nothing stored by bad options" eq 0 "$( [ -f "$DB" ] && sql 'select count(*) from comparisons' || echo 0)"
+
+# invalid CASE REASON ARGS...: the comparison is stored, invalid, with no
+# gain, and the reason is named.
+invalid() {
+	what=$1 reason=$2
+	shift 2
+	check "$what: exit 1" run 1 "$PERFD" pair --db "$DB" --json "$@"
+	cp out "$what.json"
+	check "$what: verdict invalid" eq invalid "$(js "$what.json" 'd["verdict"]')"
+	check "$what: no gain" eq "None None" "$(js "$what.json" 'str(d["gain"]["median"])+" "+str(d["pairs"][0]["gain"])')"
+	check "$what: reason" has "$what.json" "$reason"
+	id=$(js "$what.json" 'd["comparison"]')
+	check "$what: stored as invalid" eq invalid "$(sql "select verdict from comparisons where id=$id")"
+	check "$what: verify agrees" run 0 "$PERFD" verify --db "$DB" "$id"
+}
+
+invalid crash "killed by signal 6 (SIGABRT)" "$PLANT" "$PLANT" -- --bad-arm new --mode crash
+invalid exit3 "process 4 (old, pair 2) exited 3" "$PLANT" "$PLANT" -- --bad-arm old --bad-pair 2 --mode exit3
+invalid hang "timed out after" --timeout 0.3 "$PLANT" "$PLANT" -- --bad-arm new --bad-pair 1 --mode hang
+check "hang: the process is marked timed out" eq "true" "$(js hang.json 'd["processes"][1]["timed_out"]')"
+check "hang: others ran normally" eq "true" "$(js hang.json 'd["processes"][0]["valid"]')"
+start=$(date +%s)
+invalid stubborn "timed out after" --pairs 1 --timeout 0.3 "$PLANT" "$PLANT" -- --bad-arm old --mode hang --stubborn
+check "stubborn: SIGKILL after the grace period" eq 9 "$(js stubborn.json 'd["processes"][0]["signal"]')"
+check "stubborn: took about the bound plus 2 s" test $(($(date +%s) - start)) -lt 10
+invalid nometric "printed no metric 'run2_ms'" --metric run2_ms "$PLANT" "$PLANT" -- --bad-arm old --bad-pair 3 --mode nometric
+invalid digest "printed digest 0badd19e57, not c4759069c154" "$PLANT" "$PLANT" -- --digest c4759069c154 --bad-arm new --bad-pair 2 --mode digest
+check "digest: digests not equal" eq false "$(js digest.json 'd["digests"]["equal"]')"
+invalid nodigest "printed no digest while others did" "$PLANT" "$PLANT" -- --digest c4759069c154 --bad-arm new --bad-pair 2 --mode nodigest
+invalid nan "metric 'run2_ms' is nan" "$PLANT" "$PLANT" -- --bad-arm new --mode nan
+invalid twice "metric 'run2_ms' printed twice" "$PLANT" "$PLANT" -- --bad-arm old --bad-pair 1 --mode twice
+invalid novalid "did not print TIMING_RECORD_VALID" "$PLANT" "$PLANT" -- --valid --bad-arm old --bad-pair 2 --mode novalid
+invalid ambiguous "several metrics (decode_us, run2_ms): choose one with --metric" "$PLANT" "$PLANT" -- --also decode_us=5
+check "ambiguous: stopped after the first process" eq 1 "$(js ambiguous.json 'len(d["processes"])')"
+check "ambiguous: --metric resolves it" run 0 "$PERFD" pair --db "$DB" --json --metric decode_us "$PLANT" "$PLANT" -- --also decode_us=5
+check "ambiguous: the chosen metric is used" eq "decode_us unchanged" "$(js out 'd["metric"]+" "+d["verdict"]')"
+
+# 100 MB of output: captured to the bound, counted whole, metric still read.
+check "flood: runs" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 "$PLANT" "$PLANT" -- --bad-arm new --mode flood
+cp out flood.json
+fid=$(js flood.json 'd["comparison"]')
+check "flood: all bytes counted" test "$(js flood.json 'd["processes"][1]["stdout_bytes"]')" -gt 104000000
+check "flood: 1 MiB kept" eq 1048576 "$(sql "select length(o.stdout) from process_output o join processes p on p.id=o.process_id where p.comparison_id=$fid and p.seq=2")"
+check "flood: metric read after the flood" eq 90 "$(js flood.json 'd["pairs"][0]["new"]')"
+check "--capture bounds what is kept" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --capture 20 "$PLANT" "$PLANT"
+cid=$(js out 'd["comparison"]')
+check "capture: 20 bytes kept" eq 20 "$(sql "select max(length(o.stdout)) from process_output o join processes p on p.id=o.process_id where p.comparison_id=$cid")"
+
+# Junk around the protocol: CRLF, NUL bytes, a 2 MB line.
+check "junk: valid" run 0 "$PERFD" pair --db "$DB" --json "$PLANT" "$PLANT" -- --junk
+check "junk: figures read through it" eq "100 90" "$(js out 'str(d["old"]["median"])+" "+str(d["new"]["median"])')"
+check "junk: no junk metric" eq '["run2_ms"]' "$(js out 'list(d["processes"][0]["metrics"].keys())')"
+
+# Children a program leaves behind are killed with its group.
+check "leftovers: runs" run 0 "$PERFD" pair --db "$DB" --pairs 1 "$PLANT" "$PLANT" -- --spawn 2
+sleep 0.2
+check "leftovers: none survive" eq 0 "$(pgrep -f -- "$PLANT -- --spawn|plant --spawn" | wc -l)"
+
+# A program perfd could not exec is stored with its reason.
+printf '#!/nonexistent/interpreter\n' >badinterp && chmod +x badinterp
+invalid spawn "could not start: cannot execute" ./badinterp ./badinterp
+finish
