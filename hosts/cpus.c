@@ -1,0 +1,71 @@
+/* CPU lists as the kernel writes them (cpuset(7) "list format"). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hosts.h"
+
+static int parse_cpu(unsigned *out, const char *s, char **end)
+{
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return err_set(-EINVAL, "expected a CPU number at \"%s\"", s);
+	errno = 0;
+	v = strtoul(s, end, 10);
+	if (errno != 0 || v >= HOST_CPUS_MAX)
+		return err_set(-EINVAL, "CPU number at \"%s\" is not below %d",
+			       s, HOST_CPUS_MAX);
+	*out = (unsigned)v;
+	return 0;
+}
+
+int host_cpus_parse(struct host_cpus *out, const char *text)
+{
+	struct host_cpus set;
+	const char *s = text;
+	char *end;
+	unsigned lo, hi;
+	int rc;
+
+	memset(&set, 0, sizeof(set));
+	while (*s) {
+		rc = parse_cpu(&lo, s, &end);
+		if (rc < 0)
+			return rc;
+		hi = lo;
+		s = end;
+		if (*s == '-') {
+			rc = parse_cpu(&hi, s + 1, &end);
+			if (rc < 0)
+				return rc;
+			if (hi < lo)
+				return err_set(-EINVAL, "range %u-%u runs backwards", lo, hi);
+			s = end;
+		}
+		for (unsigned c = lo; c <= hi; c++) {
+			if (host_cpus_has(&set, c))
+				return err_set(-EINVAL, "CPU %u is listed twice in \"%s\"",
+					       c, text);
+			set.bits[c / 64] |= UINT64_C(1) << (c % 64);
+			set.count++;
+		}
+		if (*s == ',') {
+			s++;
+			if (*s == '\0')
+				return err_set(-EINVAL, "\"%s\" ends with ','", text);
+		} else if (*s != '\0') {
+			return err_set(-EINVAL,
+				       "unexpected \"%s\" (expected a list like 4-7 or 0,2)", s);
+		}
+	}
+	*out = set;
+	return 0;
+}
+
+bool host_cpus_has(const struct host_cpus *cpus, unsigned cpu)
+{
+	if (cpu >= HOST_CPUS_MAX)
+		return false;
+	return cpus->bits[cpu / 64] & (UINT64_C(1) << (cpu % 64));
+}

@@ -1,0 +1,96 @@
+/*
+ * hosts: host profiles, the operator's description of one machine and the
+ * one GPU it must see (docs/hosts.md lists every key).
+ *
+ * A profile is parsed into a fresh struct host_profile and never touches
+ * live state; a caller that reloads parses, checks, then swaps. Parsing
+ * reports every mistake as "file:line: message", all of them, then fails.
+ *
+ * Nothing here talks to a device: matching a profile against what Vulkan
+ * reports is done by the caller with the strings kept here.
+ */
+#ifndef PERFD_HOSTS_H
+#define PERFD_HOSTS_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+
+#define HOST_CPUS_MAX 1024
+
+/* A CPU set as written in a profile ("4-7", "0,2,8-11"); embedded, no heap. */
+struct host_cpus {
+	uint64_t bits[HOST_CPUS_MAX / 64];
+	unsigned count;                 /* 0: no pinning */
+};
+
+/* One kernel-log pattern: a case-insensitive POSIX extended regex. */
+struct host_fault {
+	char *text;                     /* as written in the profile */
+	unsigned line;                  /* where it was written */
+	regex_t re;
+};
+
+struct host_profile {
+	char *path;                     /* the file it came from */
+	char *name;                     /* [host] name */
+	char *description;              /* [host] description, or "" */
+	char *device_match;             /* [device] substring of deviceName */
+	char *expected_driver;          /* [device] substring of driverName or driverInfo */
+	double process_timeout_s;       /* [timing] bound for one process, > 0 */
+	struct host_cpus cpus;          /* [timing] CPU pinning, count 0 for none */
+	char *cpus_text;                /* as written, or "" */
+	double noise;                   /* [timing] spread above which a cell is noisy */
+	double min_effect;              /* [timing] smallest gain worth a verdict */
+	unsigned cooldown_ms;           /* [timing] pause between processes */
+	char *fault_log;                /* [faults] kernel log to watch */
+	struct host_fault *faults;      /* [faults] fault_pattern, in file order */
+	size_t nfaults;
+};
+
+#define HOST_DEFAULT_TIMEOUT_S 60.0
+#define HOST_DEFAULT_NOISE 0.05
+#define HOST_DEFAULT_MIN_EFFECT 0.01
+#define HOST_DEFAULT_COOLDOWN_MS 0
+#define HOST_DEFAULT_FAULT_LOG "/dev/kmsg"
+
+/*
+ * Parses the profile at path into a new object, the caller's to free with
+ * host_profile_free(). On success returns 0. On a mistake in the file,
+ * returns -EINVAL, leaves *out untouched and appends one line per mistake
+ * to errors ("path:line: message\n"), every one in the file. When the file
+ * cannot be read, returns the negative errno with the detail in err_last()
+ * and in errors.
+ */
+int host_profile_load(struct host_profile **out, const char *path,
+		      struct strbuf *errors);
+void host_profile_free(struct host_profile *profile);
+
+/*
+ * Resolves a --host argument: one with a '/' or ending in ".conf" is a path
+ * and is returned as is; a bare NAME is looked up as NAME.conf in the
+ * source tree's hosts/ and then in the installed profiles. Returns 0 and a
+ * path the caller frees in *out, or -ENOENT (detail in err_last()) when a
+ * bare name has no profile, -EINVAL when it is not a valid name.
+ */
+int host_profile_resolve(char **out, const char *arg);
+
+/*
+ * True when line matches one of the profile's fault patterns; the index of
+ * the first pattern that matched goes to *out_index when it is not NULL.
+ */
+bool host_profile_fault_match(const struct host_profile *profile,
+			      const char *line, size_t *out_index);
+
+/*
+ * Parses a CPU list ("", "3", "0,2", "4-7", "0-1,6-7") into *out. Returns 0,
+ * or -EINVAL with a sentence in err_last() naming what was wrong; *out is
+ * untouched on failure.
+ */
+int host_cpus_parse(struct host_cpus *out, const char *text);
+bool host_cpus_has(const struct host_cpus *cpus, unsigned cpu);
+
+#endif

@@ -1,0 +1,48 @@
+/* Finding a profile by bare name. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hosts.h"
+
+/* Set by meson: the source tree's hosts/ and where the profiles install. */
+#ifndef PERFD_HOSTS_DIR
+#error "PERFD_HOSTS_DIR must name the hosts/ source folder"
+#endif
+#ifndef PERFD_HOSTS_INSTALL_DIR
+#define PERFD_HOSTS_INSTALL_DIR PERFD_HOSTS_DIR
+#endif
+
+static bool is_path(const char *arg)
+{
+	size_t len = strlen(arg);
+
+	return strchr(arg, '/') || (len > 5 && strcmp(arg + len - 5, ".conf") == 0);
+}
+
+int host_profile_resolve(char **out, const char *arg)
+{
+	static const char *const dirs[] = { PERFD_HOSTS_DIR, PERFD_HOSTS_INSTALL_DIR };
+	char *path;
+
+	if (is_path(arg)) {
+		*out = xstrdup(arg);
+		return 0;
+	}
+	if (*arg == '\0' || strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789-_") !=
+	    strlen(arg))
+		return err_set(-EINVAL,
+			       "host \"%s\" is neither a path nor a profile name (a-z, 0-9, '-', '_')",
+			       arg);
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		path = xasprintf("%s/%s.conf", dirs[i], arg);
+		if (access(path, R_OK) == 0) {
+			*out = path;
+			return 0;
+		}
+		free(path);
+	}
+	return err_set(-ENOENT, "no host profile \"%s\" in %s or %s", arg,
+		       PERFD_HOSTS_DIR, PERFD_HOSTS_INSTALL_DIR);
+}

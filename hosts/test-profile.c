@@ -1,0 +1,304 @@
+/* Unit tests for host profiles: the shipped files, every kind of mistake
+ * with its line, fault patterns and CPU lists. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hosts.h"
+
+static struct host_profile *load_shipped(const char *name)
+{
+	struct strbuf errors = STRBUF_INIT;
+	struct host_profile *p = NULL;
+	char *path;
+
+	assert_int_equal(host_profile_resolve(&path, name), 0);
+	if (host_profile_load(&p, path, &errors) != 0)
+		fail_msg("%s", errors.buf);
+	assert_non_null(p);
+	assert_string_equal(p->name, name);
+	assert_string_equal(errors.buf, "");
+	strbuf_release(&errors);
+	free(path);
+	return p;
+}
+
+/* Writes text to a fresh temporary file; the caller unlinks and frees. */
+static char *write_temp(const char *text)
+{
+	char *path = xstrdup("/tmp/perfd-test-profile-XXXXXX");
+	int fd = mkstemp(path);
+	size_t len = strlen(text);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+static void test_shipped_profiles(void **state)
+{
+	static const char *const names[] = {
+		"m1", "m1-max", "arc-b60", "gfx1201", "lavapipe", "h200",
+	};
+	struct host_profile *p;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		p = load_shipped(names[i]);
+		assert_true(p->process_timeout_s > 0);
+		assert_true(p->device_match[0] != '\0');
+		assert_true(p->expected_driver[0] != '\0');
+		host_profile_free(p);
+	}
+}
+
+static void test_shipped_values(void **state)
+{
+	struct host_profile *p;
+
+	p = load_shipped("m1-max");
+	assert_true(p->process_timeout_s == 20);
+	assert_string_equal(p->device_match, "Apple M1 Max (G13C");
+	assert_int_equal(p->cpus.count, 8);
+	host_profile_free(p);
+
+	p = load_shipped("m1");
+	assert_string_equal(p->device_match, "Apple M1 (G13G");
+	assert_string_equal(p->expected_driver, "Honeykrisp");
+	assert_int_equal(p->cpus.count, 4);
+	assert_true(host_cpus_has(&p->cpus, 4) && host_cpus_has(&p->cpus, 7));
+	assert_false(host_cpus_has(&p->cpus, 3));
+	host_profile_free(p);
+
+	p = load_shipped("arc-b60");
+	assert_true(p->noise > HOST_DEFAULT_NOISE);
+	assert_string_equal(p->device_match, "Arc(tm) Pro B60");
+	host_profile_free(p);
+
+	p = load_shipped("gfx1201");
+	assert_int_equal(p->nfaults, 4);
+	assert_string_equal(p->faults[0].text, "ring .* timeout");
+	assert_int_equal(p->cpus.count, 0);
+	host_profile_free(p);
+
+	p = load_shipped("lavapipe");
+	assert_string_equal(p->device_match, "llvmpipe");
+	assert_int_equal(p->nfaults, 0);
+	assert_true(p->noise == HOST_DEFAULT_NOISE);
+	assert_true(p->min_effect == HOST_DEFAULT_MIN_EFFECT);
+	assert_string_equal(p->fault_log, "/dev/kmsg");
+	host_profile_free(p);
+}
+
+static void test_fault_match(void **state)
+{
+	struct host_profile *amd = load_shipped("gfx1201");
+	struct host_profile *nv = load_shipped("h200");
+	struct host_profile *xe = load_shipped("arc-b60");
+	size_t i = 99;
+
+	assert_true(host_profile_fault_match(amd,
+		"[   12.3] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout, signaled seq=1",
+		&i));
+	assert_int_equal(i, 0);
+	assert_true(host_profile_fault_match(amd,
+		"amdgpu 0000:03:00.0: amdgpu: MODE1 reset", &i));
+	assert_true(host_profile_fault_match(amd,
+		"amdgpu: [gfxhub] PAGE FAULT (src_id:0 ring:24 vmid:1)", &i));
+	assert_int_equal(i, 3);
+	assert_false(host_profile_fault_match(amd,
+		"[    2.1] amdgpu 0000:03:00.0: amdgpu: SMU is initialized successfully!", NULL));
+
+	assert_true(host_profile_fault_match(nv, "NVRM: Xid (PCI:0000:00:00): 79", &i));
+	assert_true(host_profile_fault_match(nv, "nvrm: xid (PCI:0000:1b:00): 13", NULL));
+	assert_false(host_profile_fault_match(nv, "NVRM: loading NVIDIA UNIX x86_64 Kernel Module", NULL));
+	assert_false(host_profile_fault_match(nv,
+		"[ 12.3] amdgpu 0000:03:00.0: amdgpu: ring gfx_0.0.0 timeout", NULL));
+
+	assert_true(host_profile_fault_match(xe, "xe 0000:03:00.0: [drm] GPU HANG: ecode 12", NULL));
+	assert_false(host_profile_fault_match(xe, "xe 0000:03:00.0: [drm] GuC firmware loaded", NULL));
+
+	host_profile_free(amd);
+	host_profile_free(nv);
+	host_profile_free(xe);
+}
+
+/* Every kind of mistake in one file: all are reported, each with its line. */
+static void test_all_errors_listed(void **state)
+{
+	static const char text[] =
+		"name = early\n"                          /* 1 */
+		"[host]\n"                                /* 2 */
+		"name = x\n"                              /* 3 */
+		"colour = blue\n"                         /* 4 */
+		"[device]\n"                              /* 5 */
+		"device_match = llvmpipe\n"               /* 6 */
+		"noise = 0.05\n"                          /* 7 */
+		"[timing]\n"                              /* 8 */
+		"process_timeout_s = -5\n"                /* 9 */
+		"noise = 0.o5\n"                          /* 10 */
+		"min_effect = 3\n"                        /* 11 */
+		"cpus = 4-2\n"                            /* 12 */
+		"cooldown_ms = soon\n"                    /* 13 */
+		"this line has no equals sign\n"          /* 14 */
+		"[faults]\n"                              /* 15 */
+		"fault_pattern = ring (gfx\n"             /* 16 */
+		"fault_pattern = GPU reset\n"             /* 17 */
+		"[extras]\n"                              /* 18 */
+		"[host]\n"                                /* 19 */
+		"name = y\n";                             /* 20 */
+	static const char *const expected[] = {
+		":1: key \"name\" outside a section",
+		":4: unknown key \"colour\" in [host]",
+		":7: key \"noise\" belongs in [timing], not [device]",
+		":9: process_timeout_s must be positive, not -5",
+		":10: noise \"0.o5\" is not a number",
+		":11: min_effect must be a fraction in [0, 1)",
+		":12: cpus: range 4-2 runs backwards",
+		":13: cooldown_ms \"soon\" is not a whole number",
+		":14: expected \"key = value\" or \"[section]\"",
+		":16: fault_pattern \"ring (gfx\" is not a valid regex",
+		":18: unknown section [extras]",
+		":20: duplicate key \"name\" (first set on line 3)",
+		":5: missing required key \"expected_driver\" in [device]",
+	};
+	struct strbuf errors = STRBUF_INIT;
+	struct host_profile *p = NULL;
+	char *path = write_temp(text);
+	char *want;
+	size_t lines = 0;
+
+	assert_int_equal(host_profile_load(&p, path, &errors), -EINVAL);
+	assert_null(p);
+	for (size_t i = 0; i < ARRAY_SIZE(expected); i++) {
+		want = xasprintf("%s%s", path, expected[i]);
+		if (!strstr(errors.buf, want))
+			fail_msg("missing \"%s\" in:\n%s", want, errors.buf);
+		free(want);
+	}
+	for (const char *s = errors.buf; *s; s++)
+		lines += *s == '\n';
+	assert_int_equal(lines, ARRAY_SIZE(expected));
+	unlink(path);
+	free(path);
+	strbuf_release(&errors);
+}
+
+static void test_missing_section(void **state)
+{
+	struct strbuf errors = STRBUF_INIT;
+	struct host_profile *p = NULL;
+	char *path = write_temp("[host]\nname = x\n");
+	char *want;
+
+	assert_int_equal(host_profile_load(&p, path, &errors), -EINVAL);
+	want = xasprintf("%s:2: missing required key \"device_match\" in [device]", path);
+	assert_non_null(strstr(errors.buf, want));
+	assert_non_null(strstr(errors.buf, "\"expected_driver\""));
+	free(want);
+	unlink(path);
+	free(path);
+	strbuf_release(&errors);
+}
+
+static void test_minimal_defaults(void **state)
+{
+	struct strbuf errors = STRBUF_INIT;
+	struct host_profile *p = NULL;
+	char *path = write_temp(
+		"; comment\n"
+		"  [host]\n"
+		"  name = tiny   ; inline comment\n"
+		"[device]\n"
+		"device_match = llvmpipe\n"
+		"expected_driver = llvmpipe\n");
+
+	assert_int_equal(host_profile_load(&p, path, &errors), 0);
+	assert_string_equal(p->name, "tiny");
+	assert_true(p->process_timeout_s == HOST_DEFAULT_TIMEOUT_S);
+	assert_int_equal(p->cooldown_ms, 0);
+	assert_int_equal(p->cpus.count, 0);
+	assert_false(host_profile_fault_match(p, "anything", NULL));
+	host_profile_free(p);
+	unlink(path);
+	free(path);
+	strbuf_release(&errors);
+}
+
+static void test_unreadable(void **state)
+{
+	struct strbuf errors = STRBUF_INIT;
+	struct host_profile *p = NULL;
+
+	assert_int_equal(host_profile_load(&p, "/nonexistent/x.conf", &errors), -ENOENT);
+	assert_null(p);
+	assert_non_null(strstr(errors.buf, "/nonexistent/x.conf: cannot open"));
+	strbuf_release(&errors);
+}
+
+static void test_cpus(void **state)
+{
+	struct host_cpus c;
+
+	assert_int_equal(host_cpus_parse(&c, ""), 0);
+	assert_int_equal(c.count, 0);
+	assert_int_equal(host_cpus_parse(&c, "0,2"), 0);
+	assert_int_equal(c.count, 2);
+	assert_true(host_cpus_has(&c, 0) && host_cpus_has(&c, 2));
+	assert_false(host_cpus_has(&c, 1));
+	assert_int_equal(host_cpus_parse(&c, "0-1,6-7,64"), 0);
+	assert_int_equal(c.count, 5);
+	assert_true(host_cpus_has(&c, 64));
+
+	c.count = 77;
+	assert_int_equal(host_cpus_parse(&c, "4-"), -EINVAL);
+	assert_int_equal(c.count, 77);
+	assert_int_equal(host_cpus_parse(&c, "1,1"), -EINVAL);
+	assert_int_equal(host_cpus_parse(&c, "1,"), -EINVAL);
+	assert_int_equal(host_cpus_parse(&c, "a"), -EINVAL);
+	assert_int_equal(host_cpus_parse(&c, "0 1"), -EINVAL);
+	assert_int_equal(host_cpus_parse(&c, "4096"), -EINVAL);
+	assert_int_equal(host_cpus_parse(&c, "-3"), -EINVAL);
+}
+
+static void test_resolve(void **state)
+{
+	char *path = NULL;
+
+	assert_int_equal(host_profile_resolve(&path, "h200"), 0);
+	assert_string_equal(path, PERFD_HOSTS_DIR "/h200.conf");
+	free(path);
+	assert_int_equal(host_profile_resolve(&path, "./mine.conf"), 0);
+	assert_string_equal(path, "./mine.conf");
+	free(path);
+	assert_int_equal(host_profile_resolve(&path, "other.conf"), 0);
+	free(path);
+	path = NULL;
+	assert_int_equal(host_profile_resolve(&path, "no-such-host"), -ENOENT);
+	assert_int_equal(host_profile_resolve(&path, "Bad Name"), -EINVAL);
+	assert_null(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shipped_profiles),
+		cmocka_unit_test(test_shipped_values),
+		cmocka_unit_test(test_fault_match),
+		cmocka_unit_test(test_all_errors_listed),
+		cmocka_unit_test(test_missing_section),
+		cmocka_unit_test(test_minimal_defaults),
+		cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_resolve),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
