@@ -1,0 +1,695 @@
+/*
+ * The canary: small fixed kernels run on one device, each checked against
+ * the CPU reference, timed with GPU timestamps, and a planted wrong kernel
+ * that the check must reject. It tells whether a host computes correctly
+ * and measures steadily before anything else is trusted on it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "kernels-internal.h"
+#include "kernels-spirv.h"
+#include "vk-internal.h"
+
+#define COPY_MIB 16             /* times the scale */
+#define COPY_REPS 8
+#define Q4_ROWS 256             /* times the scale */
+#define Q4_COLS 4096
+#define Q4_REPS 100             /* so that --extra-work 1 is one more dispatch */
+#define Q4_TOLERANCE 1e-5       /* of the row's sum of |w x| */
+#define PUSH_SIZE 8
+#define MAX_BINDINGS 4
+#define MAX_GROUPS 65535
+#define FENCE_TIMEOUT_NS (UINT64_C(60) * 1000000000)
+
+struct buffer {
+	VkBuffer buf;
+	VkDeviceMemory mem;
+	VkDeviceSize size;
+	void *map;                      /* host-visible buffers only */
+};
+
+struct pipeline {
+	VkShaderModule module;
+	VkDescriptorSetLayout dsl;
+	VkPipelineLayout layout;
+	VkPipeline pipe;
+	VkDescriptorSet set;
+};
+
+struct gpu {
+	VkInstance instance;
+	VkPhysicalDevice phys;
+	VkPhysicalDeviceMemoryProperties mem;
+	VkDevice dev;
+	VkQueue queue;
+	VkCommandPool pool;
+	VkCommandBuffer cmd;
+	VkFence fence;
+	VkDescriptorPool dpool;
+	VkQueryPool queries;            /* VK_NULL_HANDLE: no timestamps */
+	double period_ns;
+	uint64_t ts_mask;
+	struct buffer staging;
+};
+
+static int vk_fail(VkResult r, const char *what)
+{
+	if (r == VK_TIMEOUT)
+		return err_set(-ETIMEDOUT, "%s: the device did not finish in %llu s",
+			       what, (unsigned long long)(FENCE_TIMEOUT_NS / 1000000000));
+	if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+		return err_set(-ENOMEM, "%s: %s", what, vk_result_str(r));
+	return err_set(-EIO, "%s: %s", what, vk_result_str(r));
+}
+
+static int memory_type(const struct gpu *g, uint32_t bits, VkMemoryPropertyFlags want)
+{
+	for (uint32_t i = 0; i < g->mem.memoryTypeCount; i++)
+		if ((bits & (1u << i)) &&
+		    (g->mem.memoryTypes[i].propertyFlags & want) == want)
+			return (int)i;
+	return -1;
+}
+
+static int buffer_new(struct gpu *g, struct buffer *b, VkDeviceSize size, bool host)
+{
+	VkBufferCreateInfo info = {
+		.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+		.size = size,
+		.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
+			 VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+		.sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+	};
+	VkMemoryPropertyFlags coherent = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+					 VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+	VkMemoryRequirements req;
+	VkMemoryAllocateInfo alloc = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO };
+	VkResult r;
+	int type;
+
+	b->size = size;
+	r = vk.vkCreateBuffer(g->dev, &info, NULL, &b->buf);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkCreateBuffer");
+	vk.vkGetBufferMemoryRequirements(g->dev, b->buf, &req);
+	if (host) {
+		type = memory_type(g, req.memoryTypeBits,
+				   coherent | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+		if (type < 0)
+			type = memory_type(g, req.memoryTypeBits, coherent);
+	} else {
+		type = memory_type(g, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+		if (type < 0)
+			type = memory_type(g, req.memoryTypeBits, 0);
+	}
+	if (type < 0)
+		return err_set(-EIO, "no Vulkan memory type fits a %s buffer",
+			       host ? "host-visible" : "device");
+	alloc.allocationSize = req.size;
+	alloc.memoryTypeIndex = (uint32_t)type;
+	r = vk.vkAllocateMemory(g->dev, &alloc, NULL, &b->mem);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkAllocateMemory");
+	r = vk.vkBindBufferMemory(g->dev, b->buf, b->mem, 0);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkBindBufferMemory");
+	if (host) {
+		r = vk.vkMapMemory(g->dev, b->mem, 0, VK_WHOLE_SIZE, 0, &b->map);
+		if (r != VK_SUCCESS)
+			return vk_fail(r, "vkMapMemory");
+	}
+	return 0;
+}
+
+/* Freeing the memory unmaps it. */
+static void buffer_release(struct gpu *g, struct buffer *b)
+{
+	if (b->buf != VK_NULL_HANDLE)
+		vk.vkDestroyBuffer(g->dev, b->buf, NULL);
+	if (b->mem != VK_NULL_HANDLE)
+		vk.vkFreeMemory(g->dev, b->mem, NULL);
+	memset(b, 0, sizeof(*b));
+}
+
+static int cmd_begin(struct gpu *g)
+{
+	VkCommandBufferBeginInfo begin = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+		.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+	};
+	VkResult r = vk.vkBeginCommandBuffer(g->cmd, &begin);
+
+	return r == VK_SUCCESS ? 0 : vk_fail(r, "vkBeginCommandBuffer");
+}
+
+/* Ends the command buffer, submits it and waits for it. */
+static int cmd_run(struct gpu *g)
+{
+	VkSubmitInfo submit = {
+		.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+		.commandBufferCount = 1,
+		.pCommandBuffers = &g->cmd,
+	};
+	VkResult r;
+
+	r = vk.vkEndCommandBuffer(g->cmd);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkEndCommandBuffer");
+	r = vk.vkQueueSubmit(g->queue, 1, &submit, g->fence);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkQueueSubmit");
+	r = vk.vkWaitForFences(g->dev, 1, &g->fence, VK_TRUE, FENCE_TIMEOUT_NS);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkWaitForFences");
+	r = vk.vkResetFences(g->dev, 1, &g->fence);
+	return r == VK_SUCCESS ? 0 : vk_fail(r, "vkResetFences");
+}
+
+static int copy_buffer(struct gpu *g, VkBuffer dst, VkBuffer src, VkDeviceSize size)
+{
+	VkBufferCopy region = { .size = size };
+	int rc = cmd_begin(g);
+
+	if (rc < 0)
+		return rc;
+	vk.vkCmdCopyBuffer(g->cmd, src, dst, 1, &region);
+	return cmd_run(g);
+}
+
+static int upload(struct gpu *g, struct buffer *dst, const void *data, size_t size)
+{
+	memcpy(g->staging.map, data, size);
+	return copy_buffer(g, dst->buf, g->staging.buf, size);
+}
+
+static int download(struct gpu *g, void *data, struct buffer *src, size_t size)
+{
+	int rc = copy_buffer(g, g->staging.buf, src->buf, size);
+
+	if (rc == 0)
+		memcpy(data, g->staging.map, size);
+	return rc;
+}
+
+/* Fills the buffer with 0xff bytes, so a kernel that writes nothing fails. */
+static int poison(struct gpu *g, struct buffer *b)
+{
+	int rc = cmd_begin(g);
+
+	if (rc < 0)
+		return rc;
+	vk.vkCmdFillBuffer(g->cmd, b->buf, 0, VK_WHOLE_SIZE, 0xffffffffu);
+	return cmd_run(g);
+}
+
+static int pipeline_new(struct gpu *g, struct pipeline *p, const uint32_t *code,
+			size_t size, struct buffer *const bufs[], unsigned nbufs)
+{
+	VkDescriptorSetLayoutBinding bindings[MAX_BINDINGS];
+	VkDescriptorBufferInfo infos[MAX_BINDINGS];
+	VkWriteDescriptorSet writes[MAX_BINDINGS];
+	VkShaderModuleCreateInfo module = {
+		.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+		.codeSize = size,
+		.pCode = code,
+	};
+	VkDescriptorSetLayoutCreateInfo dsl = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+		.bindingCount = nbufs,
+		.pBindings = bindings,
+	};
+	VkPushConstantRange push = {
+		.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+		.size = PUSH_SIZE,
+	};
+	VkPipelineLayoutCreateInfo layout = {
+		.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+		.setLayoutCount = 1,
+		.pSetLayouts = &p->dsl,
+		.pushConstantRangeCount = 1,
+		.pPushConstantRanges = &push,
+	};
+	VkComputePipelineCreateInfo pipe = {
+		.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+		.stage = {
+			.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+			.stage = VK_SHADER_STAGE_COMPUTE_BIT,
+			.pName = "main",
+		},
+	};
+	VkDescriptorSetAllocateInfo set = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+		.descriptorPool = g->dpool,
+		.descriptorSetCount = 1,
+		.pSetLayouts = &p->dsl,
+	};
+	VkResult r;
+
+	if (nbufs > MAX_BINDINGS)
+		return err_set(-EINVAL, "a canary kernel has more than %d buffers", MAX_BINDINGS);
+	for (unsigned i = 0; i < nbufs; i++) {
+		bindings[i] = (VkDescriptorSetLayoutBinding){
+			.binding = i,
+			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+			.descriptorCount = 1,
+			.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+		};
+		infos[i] = (VkDescriptorBufferInfo){ bufs[i]->buf, 0, VK_WHOLE_SIZE };
+		writes[i] = (VkWriteDescriptorSet){
+			.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+			.dstBinding = i,
+			.descriptorCount = 1,
+			.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+			.pBufferInfo = &infos[i],
+		};
+	}
+	r = vk.vkCreateShaderModule(g->dev, &module, NULL, &p->module);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkCreateShaderModule");
+	r = vk.vkCreateDescriptorSetLayout(g->dev, &dsl, NULL, &p->dsl);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkCreateDescriptorSetLayout");
+	r = vk.vkCreatePipelineLayout(g->dev, &layout, NULL, &p->layout);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkCreatePipelineLayout");
+	pipe.stage.module = p->module;
+	pipe.layout = p->layout;
+	r = vk.vkCreateComputePipelines(g->dev, VK_NULL_HANDLE, 1, &pipe, NULL, &p->pipe);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkCreateComputePipelines");
+	r = vk.vkAllocateDescriptorSets(g->dev, &set, &p->set);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkAllocateDescriptorSets");
+	for (unsigned i = 0; i < nbufs; i++)
+		writes[i].dstSet = p->set;
+	vk.vkUpdateDescriptorSets(g->dev, nbufs, writes, 0, NULL);
+	return 0;
+}
+
+/* The descriptor set goes back with the pool. */
+static void pipeline_release(struct gpu *g, struct pipeline *p)
+{
+	if (p->pipe != VK_NULL_HANDLE)
+		vk.vkDestroyPipeline(g->dev, p->pipe, NULL);
+	if (p->layout != VK_NULL_HANDLE)
+		vk.vkDestroyPipelineLayout(g->dev, p->layout, NULL);
+	if (p->dsl != VK_NULL_HANDLE)
+		vk.vkDestroyDescriptorSetLayout(g->dev, p->dsl, NULL);
+	if (p->module != VK_NULL_HANDLE)
+		vk.vkDestroyShaderModule(g->dev, p->module, NULL);
+	memset(p, 0, sizeof(*p));
+}
+
+struct launch {
+	const struct pipeline *pipeline;
+	uint32_t push[PUSH_SIZE / 4];
+	uint32_t groups_x;
+	uint32_t groups_y;
+};
+
+/* One dispatch, then a barrier so the next one starts after it ends. */
+static void record(struct gpu *g, const struct launch *l)
+{
+	VkMemoryBarrier barrier = {
+		.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+		.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
+		.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+	};
+
+	vk.vkCmdBindPipeline(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, l->pipeline->pipe);
+	vk.vkCmdBindDescriptorSets(g->cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+				   l->pipeline->layout, 0, 1, &l->pipeline->set, 0, NULL);
+	vk.vkCmdPushConstants(g->cmd, l->pipeline->layout, VK_SHADER_STAGE_COMPUTE_BIT,
+			      0, PUSH_SIZE, l->push);
+	vk.vkCmdDispatch(g->cmd, l->groups_x, l->groups_y, 1);
+	vk.vkCmdPipelineBarrier(g->cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+				VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+				0, 1, &barrier, 0, NULL, 0, NULL);
+}
+
+/*
+ * Runs reps dispatches in one submission and returns in *ms the time the
+ * device spent between the first and the last: from timestamps when the
+ * queue has them, else the wall time around the submission.
+ */
+static int run_timed(struct gpu *g, const struct launch *l, unsigned reps, double *ms)
+{
+	uint64_t ts[2];
+	int64_t start;
+	VkResult r;
+	int rc;
+
+	rc = cmd_begin(g);
+	if (rc < 0)
+		return rc;
+	if (g->queries != VK_NULL_HANDLE) {
+		vk.vkCmdResetQueryPool(g->cmd, g->queries, 0, 2);
+		vk.vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+				       g->queries, 0);
+	}
+	for (unsigned i = 0; i < reps; i++)
+		record(g, l);
+	if (g->queries != VK_NULL_HANDLE)
+		vk.vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+				       g->queries, 1);
+	start = time_monotonic_ns();
+	rc = cmd_run(g);
+	if (rc < 0)
+		return rc;
+	if (g->queries == VK_NULL_HANDLE) {
+		*ms = (double)(time_monotonic_ns() - start) / 1e6;
+		return 0;
+	}
+	r = vk.vkGetQueryPoolResults(g->dev, g->queries, 0, 2, sizeof(ts), ts,
+				     sizeof(ts[0]),
+				     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkGetQueryPoolResults");
+	*ms = (double)((ts[1] - ts[0]) & g->ts_mask) * g->period_ns / 1e6;
+	return 0;
+}
+
+static int gpu_open(struct gpu *g, unsigned index, struct kernel_canary_result *res)
+{
+	float priority = 1.0f;
+	VkDeviceQueueCreateInfo queue = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+		.queueCount = 1,
+		.pQueuePriorities = &priority,
+	};
+	VkDeviceCreateInfo device = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.queueCreateInfoCount = 1,
+		.pQueueCreateInfos = &queue,
+	};
+	VkCommandPoolCreateInfo pool = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+	};
+	VkCommandBufferAllocateInfo cmd = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+		.commandBufferCount = 1,
+	};
+	VkFenceCreateInfo fence = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+	VkDescriptorPoolSize sizes = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * MAX_BINDINGS };
+	VkDescriptorPoolCreateInfo dpool = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+		.maxSets = 3,
+		.poolSizeCount = 1,
+		.pPoolSizes = &sizes,
+	};
+	VkQueryPoolCreateInfo queries = {
+		.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+		.queryType = VK_QUERY_TYPE_TIMESTAMP,
+		.queryCount = 2,
+	};
+	VkPhysicalDeviceProperties props;
+	VkQueueFamilyProperties *fam = NULL;
+	VkPhysicalDevice *pds = NULL;
+	char version[32];
+	uint32_t n = 0, family = UINT32_MAX, valid_bits = 0;
+	VkResult r;
+	int rc;
+
+	rc = vk_instance_new(&g->instance, version, sizeof(version));
+	if (rc < 0)
+		return rc;
+	r = vk.vkEnumeratePhysicalDevices(g->instance, &n, NULL);
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkEnumeratePhysicalDevices");
+	if (index >= n)
+		return err_set(-ENODEV, "no Vulkan device %u (the loader lists %u)", index, n);
+	pds = xcalloc(n, sizeof(*pds));
+	r = vk.vkEnumeratePhysicalDevices(g->instance, &n, pds);
+	if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+		rc = vk_fail(r, "vkEnumeratePhysicalDevices");
+		goto out;
+	}
+	g->phys = pds[index];
+	vk.vkGetPhysicalDeviceProperties(g->phys, &props);
+	vk.vkGetPhysicalDeviceMemoryProperties(g->phys, &g->mem);
+	snprintf(res->device, sizeof(res->device), "%s", props.deviceName);
+
+	vk.vkGetPhysicalDeviceQueueFamilyProperties(g->phys, &n, NULL);
+	fam = xcalloc(n, sizeof(*fam));
+	vk.vkGetPhysicalDeviceQueueFamilyProperties(g->phys, &n, fam);
+	/* The first compute family that has timestamps, else the first one. */
+	for (uint32_t i = 0; i < n; i++) {
+		if (!(fam[i].queueFlags & VK_QUEUE_COMPUTE_BIT))
+			continue;
+		if (family == UINT32_MAX || (valid_bits == 0 && fam[i].timestampValidBits)) {
+			family = i;
+			valid_bits = fam[i].timestampValidBits;
+		}
+	}
+	if (family == UINT32_MAX) {
+		rc = err_set(-ENODEV, "\"%s\" has no compute queue", props.deviceName);
+		goto out;
+	}
+	queue.queueFamilyIndex = family;
+	r = vk.vkCreateDevice(g->phys, &device, NULL, &g->dev);
+	if (r != VK_SUCCESS) {
+		rc = vk_fail(r, "vkCreateDevice");
+		goto out;
+	}
+	rc = vk_device_load(g->dev);
+	if (rc < 0)
+		goto out;
+	vk.vkGetDeviceQueue(g->dev, family, 0, &g->queue);
+
+	pool.queueFamilyIndex = family;
+	r = vk.vkCreateCommandPool(g->dev, &pool, NULL, &g->pool);
+	if (r == VK_SUCCESS) {
+		cmd.commandPool = g->pool;
+		r = vk.vkAllocateCommandBuffers(g->dev, &cmd, &g->cmd);
+	}
+	if (r == VK_SUCCESS)
+		r = vk.vkCreateFence(g->dev, &fence, NULL, &g->fence);
+	if (r == VK_SUCCESS)
+		r = vk.vkCreateDescriptorPool(g->dev, &dpool, NULL, &g->dpool);
+	if (r == VK_SUCCESS && valid_bits > 0 && props.limits.timestampPeriod > 0)
+		r = vk.vkCreateQueryPool(g->dev, &queries, NULL, &g->queries);
+	if (r != VK_SUCCESS) {
+		rc = vk_fail(r, "setting up the device");
+		goto out;
+	}
+	g->period_ns = props.limits.timestampPeriod;
+	g->ts_mask = valid_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << valid_bits) - 1;
+	res->gpu_timed = g->queries != VK_NULL_HANDLE;
+	rc = 0;
+out:
+	free(fam);
+	free(pds);
+	return rc;
+}
+
+/* Releases whatever gpu_open and the run created; safe on a partial open. */
+static void gpu_close(struct gpu *g)
+{
+	buffer_release(g, &g->staging);
+	if (g->dev != VK_NULL_HANDLE) {
+		if (g->queries != VK_NULL_HANDLE)
+			vk.vkDestroyQueryPool(g->dev, g->queries, NULL);
+		if (g->dpool != VK_NULL_HANDLE)
+			vk.vkDestroyDescriptorPool(g->dev, g->dpool, NULL);
+		if (g->fence != VK_NULL_HANDLE)
+			vk.vkDestroyFence(g->dev, g->fence, NULL);
+		if (g->pool != VK_NULL_HANDLE)
+			vk.vkDestroyCommandPool(g->dev, g->pool, NULL);
+		vk.vkDestroyDevice(g->dev, NULL);
+	}
+	if (g->instance != VK_NULL_HANDLE)
+		vk.vkDestroyInstance(g->instance, NULL);
+	memset(g, 0, sizeof(*g));
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+static void shape_init(struct kernel_shape_result *s, const char *name, const char *metric)
+{
+	memset(s, 0, sizeof(*s));
+	s->name = name;
+	s->metric = metric;
+}
+
+int kernel_canary_run(struct kernel_canary_result *out,
+		      const struct kernel_canary_opts *opts)
+{
+	struct kernel_canary_result res;
+	struct gpu g;
+	struct buffer src = { 0 }, dst = { 0 }, w = { 0 }, s = { 0 }, x = { 0 };
+	struct buffer y = { 0 }, yc = { 0 };
+	struct pipeline copy = { 0 }, q4 = { 0 }, control = { 0 };
+	struct q4_matrix m = { 0 };
+	struct kernel_shape_result *sh;
+	struct launch l;
+	uint64_t prng = CANARY_SEED;
+	uint64_t *host_src = NULL, *host_dst = NULL;
+	float *host_x = NULL, *host_y = NULL;
+	double *ref = NULL, *l1 = NULL;
+	size_t copy_bytes, copy_words, mismatches = 0;
+	unsigned rows, reps;
+	const void *parts[2];
+	size_t lens[2];
+	int rc;
+
+	if (opts->scale < 1 || opts->scale > KERNEL_CANARY_SCALE_MAX)
+		return err_set(-EINVAL, "scale %u is outside 1..%d", opts->scale,
+			       KERNEL_CANARY_SCALE_MAX);
+	if (opts->extra_work_pct > KERNEL_CANARY_EXTRA_MAX)
+		return err_set(-EINVAL, "extra work %u%% is above %d%%", opts->extra_work_pct,
+			       KERNEL_CANARY_EXTRA_MAX);
+	memset(&res, 0, sizeof(res));
+	memset(&g, 0, sizeof(g));
+	shape_init(&res.shapes[KERNEL_SHAPE_COPY], "copy", "copy_ms");
+	shape_init(&res.shapes[KERNEL_SHAPE_Q4_MATVEC], "q4_matvec", "q4_matvec_ms");
+	shape_init(&res.control, "control", "control_ms");
+
+	/* The inputs, from the fixed seed. */
+	copy_bytes = (size_t)COPY_MIB * opts->scale << 20;
+	copy_words = copy_bytes / sizeof(*host_src);
+	host_src = xmalloc(copy_bytes);
+	host_dst = xmalloc(copy_bytes);
+	for (size_t i = 0; i < copy_words; i++)
+		host_src[i] = canary_prng_next(&prng);
+	rows = Q4_ROWS * opts->scale;
+	host_x = xmalloc(Q4_COLS * sizeof(*host_x));
+	host_y = xmalloc(rows * sizeof(*host_y));
+	ref = xmalloc(rows * sizeof(*ref));
+	l1 = xmalloc(rows * sizeof(*l1));
+	q4_matrix_init_random(&m, host_x, rows, Q4_COLS, &prng);
+
+	rc = gpu_open(&g, opts->device_index, &res);
+	if (rc < 0)
+		goto out;
+	if ((rc = buffer_new(&g, &g.staging, copy_bytes, true)) < 0 ||
+	    (rc = buffer_new(&g, &src, copy_bytes, false)) < 0 ||
+	    (rc = buffer_new(&g, &dst, copy_bytes, false)) < 0 ||
+	    (rc = buffer_new(&g, &w, (size_t)rows * Q4_COLS / 2, false)) < 0 ||
+	    (rc = buffer_new(&g, &s, (size_t)rows * Q4_COLS / Q4_BLOCK * sizeof(float), false)) < 0 ||
+	    (rc = buffer_new(&g, &x, Q4_COLS * sizeof(float), false)) < 0 ||
+	    (rc = buffer_new(&g, &y, rows * sizeof(float), false)) < 0 ||
+	    (rc = buffer_new(&g, &yc, rows * sizeof(float), false)) < 0)
+		goto out;
+	if ((rc = upload(&g, &src, host_src, copy_bytes)) < 0 ||
+	    (rc = upload(&g, &w, m.words, w.size)) < 0 ||
+	    (rc = upload(&g, &s, m.scales, s.size)) < 0 ||
+	    (rc = upload(&g, &x, host_x, x.size)) < 0 ||
+	    (rc = poison(&g, &dst)) < 0 || (rc = poison(&g, &y)) < 0 ||
+	    (rc = poison(&g, &yc)) < 0)
+		goto out;
+	if ((rc = pipeline_new(&g, &copy, spirv_copy, spirv_copy_size,
+			       (struct buffer *const[]){ &src, &dst }, 2)) < 0 ||
+	    (rc = pipeline_new(&g, &q4, spirv_q4_matvec, spirv_q4_matvec_size,
+			       (struct buffer *const[]){ &w, &s, &x, &y }, 4)) < 0 ||
+	    (rc = pipeline_new(&g, &control, spirv_q4_matvec_swapped,
+			       spirv_q4_matvec_swapped_size,
+			       (struct buffer *const[]){ &w, &s, &x, &yc }, 4)) < 0)
+		goto out;
+
+	/* Copy: one untimed dispatch to warm up, then the timed ones. */
+	sh = &res.shapes[KERNEL_SHAPE_COPY];
+	l = (struct launch){
+		.pipeline = &copy,
+		.push = { (uint32_t)(copy_bytes / 16) },
+		.groups_x = (uint32_t)min_u32((uint32_t)(copy_bytes / 16 + 255) / 256, MAX_GROUPS),
+		.groups_y = 1,
+	};
+	sh->dispatches = COPY_REPS;
+	if ((rc = run_timed(&g, &l, 1, &sh->ms)) < 0 ||
+	    (rc = run_timed(&g, &l, sh->dispatches, &sh->ms)) < 0 ||
+	    (rc = download(&g, host_dst, &dst, copy_bytes)) < 0)
+		goto out;
+	for (size_t i = 0; i < copy_words; i++)
+		mismatches += host_dst[i] != host_src[i];
+	sh->max_err = (double)mismatches;
+	sh->tolerance = 0;
+	sh->passed = mismatches == 0;
+	snprintf(sh->detail, sizeof(sh->detail), "mib=%zu dispatches=%u mismatched_words=%zu",
+		 copy_bytes >> 20, sh->dispatches, mismatches);
+
+	/* q4 matrix-vector product, same shape; --extra-work adds dispatches. */
+	sh = &res.shapes[KERNEL_SHAPE_Q4_MATVEC];
+	l = (struct launch){
+		.pipeline = &q4,
+		.push = { rows, Q4_COLS },
+		.groups_x = min_u32(rows, MAX_GROUPS),
+		.groups_y = (rows + min_u32(rows, MAX_GROUPS) - 1) / min_u32(rows, MAX_GROUPS),
+	};
+	reps = Q4_REPS + (Q4_REPS * opts->extra_work_pct + 50) / 100;
+	sh->dispatches = reps;
+	if ((rc = run_timed(&g, &l, 1, &sh->ms)) < 0 ||
+	    (rc = run_timed(&g, &l, reps, &sh->ms)) < 0 ||
+	    (rc = download(&g, host_y, &y, y.size)) < 0)
+		goto out;
+	q4_matvec_ref(ref, l1, &m, host_x, false);
+	sh->max_err = q4_max_rel_err(host_y, ref, l1, rows);
+	sh->tolerance = Q4_TOLERANCE;
+	sh->passed = sh->max_err <= sh->tolerance;
+	snprintf(sh->detail, sizeof(sh->detail),
+		 "rows=%u cols=%u dispatches=%u max_rel_err=%.3g tolerance=%.0e",
+		 rows, Q4_COLS, reps, sh->max_err, sh->tolerance);
+
+	parts[0] = host_dst;
+	lens[0] = copy_bytes;
+	parts[1] = host_y;
+	lens[1] = y.size;
+	kernel_hash_parts(res.digest, parts, lens, 2);
+
+	/* The control: nibbles swapped. Checked against the same reference. */
+	sh = &res.control;
+	l.pipeline = &control;
+	sh->dispatches = 1;
+	if ((rc = run_timed(&g, &l, 1, &sh->ms)) < 0 ||
+	    (rc = download(&g, host_y, &yc, yc.size)) < 0)
+		goto out;
+	sh->max_err = q4_max_rel_err(host_y, ref, l1, rows);
+	sh->tolerance = Q4_TOLERANCE;
+	sh->passed = sh->max_err <= sh->tolerance;
+	res.control_caught = !sh->passed;
+	snprintf(sh->detail, sizeof(sh->detail),
+		 "kernel=q4_matvec_nibble_swapped max_rel_err=%.3g tolerance=%.0e",
+		 sh->max_err, sh->tolerance);
+
+	*out = res;
+	rc = 0;
+out:
+	if (g.dev != VK_NULL_HANDLE) {
+		pipeline_release(&g, &copy);
+		pipeline_release(&g, &q4);
+		pipeline_release(&g, &control);
+		buffer_release(&g, &src);
+		buffer_release(&g, &dst);
+		buffer_release(&g, &w);
+		buffer_release(&g, &s);
+		buffer_release(&g, &x);
+		buffer_release(&g, &y);
+		buffer_release(&g, &yc);
+	}
+	gpu_close(&g);
+	q4_matrix_release(&m);
+	free(host_src);
+	free(host_dst);
+	free(host_x);
+	free(host_y);
+	free(ref);
+	free(l1);
+	return rc;
+}
+
+bool kernel_canary_is_ok(const struct kernel_canary_result *res)
+{
+	for (int i = 0; i < KERNEL_SHAPE_COUNT; i++)
+		if (!res->shapes[i].passed)
+			return false;
+	return res->control_caught;
+}
