@@ -1,0 +1,42 @@
+/*
+ * What the device verbs (probe, canary) share: loading a --host profile,
+ * probing Vulkan, and finding the profile's device, each reporting its own
+ * failure once and answering with the verb's exit status.
+ */
+#ifndef PERFD_DAEMON_HOST_CHECK_INTERNAL_H
+#define PERFD_DAEMON_HOST_CHECK_INTERNAL_H
+
+#include "hosts.h"
+#include "kernels.h"
+
+/* Until daemon.h lists them with the other verbs. */
+int cmd_probe(int argc, char **argv);
+int cmd_canary(int argc, char **argv);
+extern const char cmd_probe_usage[];
+extern const char cmd_canary_usage[];
+
+/*
+ * Resolves and loads a --host argument. Returns EXIT_OK and the profile in
+ * *out (the caller's), or EXIT_USAGE after printing every error.
+ */
+int host_check_load(struct host_profile **out, const char *arg);
+
+/*
+ * Probes Vulkan. Returns EXIT_OK and the probe in *out (the caller's), or,
+ * after saying why, EXIT_NODEVICE when there is no loader, driver or device
+ * and EXIT_USAGE when Vulkan fails otherwise.
+ */
+int host_check_probe(struct kernel_probe **out);
+
+/*
+ * The index of the profile's device in the probe, or -1 after printing what
+ * the profile expected and every device and driver that was found.
+ */
+int host_check_find(const struct kernel_probe *probe,
+		    const struct host_profile *profile);
+
+/* True when device index of the probe is the one the profile describes. */
+bool host_check_matches(const struct kernel_probe *probe, unsigned index,
+			const struct host_profile *profile);
+
+#endif

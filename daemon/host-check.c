@@ -1,0 +1,71 @@
+/* Profile loading and device matching for the device verbs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common.h"
+#include "daemon.h"
+#include "host-check-internal.h"
+
+int host_check_load(struct host_profile **out, const char *arg)
+{
+	struct strbuf errors = STRBUF_INIT;
+	char *path = NULL;
+	int rc;
+
+	rc = host_profile_resolve(&path, arg);
+	if (rc < 0) {
+		log_warnx("%s", err_last());
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (host_profile_load(out, path, &errors) < 0) {
+		fputs(errors.buf, stderr);
+		log_warnx("host profile \"%s\" not loaded: %s", path, err_last());
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = EXIT_OK;
+out:
+	strbuf_release(&errors);
+	free(path);
+	return rc;
+}
+
+int host_check_probe(struct kernel_probe **out)
+{
+	int rc = kernel_probe_new(out);
+
+	if (rc == 0)
+		return EXIT_OK;
+	log_warnx("%s", err_last());
+	return rc == -ENODEV || rc == -ENOENT ? EXIT_NODEVICE : EXIT_USAGE;
+}
+
+bool host_check_matches(const struct kernel_probe *probe, unsigned index,
+			const struct host_profile *profile)
+{
+	return index < probe->ndevices &&
+	       kernel_device_matches(&probe->devices[index], profile->device_match,
+				     profile->expected_driver);
+}
+
+int host_check_find(const struct kernel_probe *probe,
+		    const struct host_profile *profile)
+{
+	int index = kernel_probe_find(probe, profile->device_match,
+				      profile->expected_driver);
+
+	if (index >= 0)
+		return index;
+	log_warnx("host \"%s\" (%s) expects a device named like \"%s\" with driver \"%s\"; found:",
+		  profile->name, profile->path, profile->device_match,
+		  profile->expected_driver);
+	for (size_t i = 0; i < probe->ndevices; i++) {
+		const struct kernel_device *d = &probe->devices[i];
+
+		log_warnx("  device %u \"%s\", driver \"%s\" (%s)", d->index, d->name,
+			  d->driver_name, d->driver_info);
+	}
+	return -1;
+}
