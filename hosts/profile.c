@@ -62,8 +62,6 @@ static const struct key {
 
 static const char *const sections[] = { "host", "device", "timing", "faults" };
 
-/* The longest line we accept; inih needs three bytes of room beyond it. */
-#define LINE_MAX_CHARS 1000
 #define COOLDOWN_MAX_MS 600000
 
 struct parse {
@@ -152,9 +150,9 @@ static char *read_line(char *str, int num, void *stream)
 	if (n < 0)
 		return NULL;
 	ps->lineno++;
-	if (n > LINE_MAX_CHARS || n > num - 3) {
-		parse_error(ps, ps->lineno, "line longer than %d characters",
-			    num - 3 < LINE_MAX_CHARS ? num - 3 : LINE_MAX_CHARS);
+	/* inih's buffer holds num bytes: the line, a newline and a NUL. */
+	if (strcspn(ps->buf, "\r\n") > (size_t)num - 3) {
+		parse_error(ps, ps->lineno, "line longer than %d characters", num - 3);
 		s = "";
 	} else {
 		s = check_line(ps, ps->buf);

@@ -232,6 +232,28 @@ static void test_minimal_defaults(void **state)
 	strbuf_release(&errors);
 }
 
+static void test_long_line(void **state)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct strbuf errors = STRBUF_INIT;
+	struct host_profile *p = NULL;
+	char *path, *want;
+
+	strbuf_adds(&text, "[host]\nname = x\ndescription = ");
+	for (int i = 0; i < 300; i++)
+		strbuf_addch(&text, 'a');
+	strbuf_adds(&text, "\n[device]\ndevice_match = a\nexpected_driver = b\n");
+	path = write_temp(text.buf);
+	assert_int_equal(host_profile_load(&p, path, &errors), -EINVAL);
+	want = xasprintf("%s:3: line longer than", path);
+	assert_non_null(strstr(errors.buf, want));
+	free(want);
+	unlink(path);
+	free(path);
+	strbuf_release(&text);
+	strbuf_release(&errors);
+}
+
 static void test_unreadable(void **state)
 {
 	struct strbuf errors = STRBUF_INIT;
@@ -295,6 +317,7 @@ int main(void)
 		cmocka_unit_test(test_all_errors_listed),
 		cmocka_unit_test(test_missing_section),
 		cmocka_unit_test(test_minimal_defaults),
+		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_resolve),
