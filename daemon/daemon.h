@@ -28,11 +28,15 @@ int cmd_pair(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_canary(int argc, char **argv);
 
 extern const char cmd_pair_usage[];
 extern const char cmd_show_usage[];
 extern const char cmd_verify_usage[];
 extern const char cmd_list_usage[];
+extern const char cmd_probe_usage[];
+extern const char cmd_canary_usage[];
 
 /* Options shared by verbs that open the database. */
 struct db_opts {
@@ -50,6 +54,10 @@ int cli_parse_double(double *out, const char *opt, const char *s, double min, do
 /* A fraction, also written as a percentage ("1%" is 0.01). */
 int cli_parse_fraction(double *out, const char *opt, const char *s);
 int cli_parse_id(long long *out, const char *s);
+
+/* Prints the verb's usage to stdout and returns true when argv holds
+ * --help or -h; the verb then returns EXIT_OK. */
+bool cmd_wants_help(int argc, char **argv, const char *usage);
 
 /* Prints "perfd VERB: see 'perfd VERB --help'" and returns EXIT_USAGE. */
 int cli_usage_error(const char *verb);

@@ -9,12 +9,6 @@
 #include "hosts.h"
 #include "kernels.h"
 
-/* Until daemon.h lists them with the other verbs. */
-int cmd_probe(int argc, char **argv);
-int cmd_canary(int argc, char **argv);
-extern const char cmd_probe_usage[];
-extern const char cmd_canary_usage[];
-
 /*
  * Resolves and loads a --host argument. Returns EXIT_OK and the profile in
  * *out (the caller's), or EXIT_USAGE after printing every error.

@@ -24,6 +24,10 @@ static const struct verb verbs[] = {
 	{ "show", cmd_show, "print a stored comparison (text, json, csv or md)", cmd_show_usage },
 	{ "verify", cmd_verify, "recompute stored figures from the raw rows", cmd_verify_usage },
 	{ "list", cmd_list, "list stored comparisons", cmd_list_usage },
+	{ "probe", cmd_probe, "list Vulkan devices; check a host profile's device",
+	  cmd_probe_usage },
+	{ "canary", cmd_canary, "run the canary kernels and print the line protocol",
+	  cmd_canary_usage },
 };
 
 static void usage(FILE *f)
@@ -39,6 +43,19 @@ static void usage(FILE *f)
 	fprintf(f, "\n'perfd VERB --help' describes a verb. Exit status: 0 success, 1 a result\n"
 		"to look at (an invalid comparison, a failed verify), 2 a usage or\n"
 		"environment error, 3 a required device is absent, 130 interrupted.\n");
+}
+
+bool cmd_wants_help(int argc, char **argv, const char *usage)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return true;
+		}
+	}
+	return false;
 }
 
 int cli_usage_error(const char *verb)
