@@ -11,6 +11,7 @@
 #include "builder.h"
 #include "common.h"
 #include "daemon.h"
+#include "host-check-internal.h"
 #include "runners.h"
 
 const char cmd_pair_usage[] =
@@ -37,14 +38,22 @@ const char cmd_pair_usage[] =
 	"  --noise F          arm spread above which the result is flagged noisy\n"
 	"                     (default 0.05)\n"
 	"  --cpus LIST        pin every process to these CPUs (\"2\", \"0-3,6\")\n"
+	"  --host PROFILE     GPU work on the host PROFILE describes (a name in hosts/\n"
+	"                     or a file): refuses to run when its Vulkan device is\n"
+	"                     absent (exit 3) or the host is quarantined; takes the\n"
+	"                     per-process bound, CPUs, noise, minimum effect and\n"
+	"                     cool-down from the profile (options given here win);\n"
+	"                     watches the kernel log for the profile's fault lines;\n"
+	"                     stores the Vulkan fingerprint with the comparison\n"
+	"  --fault-log FILE   the kernel log to watch instead of the profile's\n"
 	"  --env K=V          add to both programs' environment (repeatable)\n"
 	"  --old-arg ARG      append ARG to OLD's arguments, after ARGS (repeatable)\n"
 	"  --new-arg ARG      the same for NEW\n"
 	"  --old-env K=V      add to OLD's environment only (repeatable)\n"
 	"  --new-env K=V      the same for NEW\n"
 	"  --capture BYTES    stdout and stderr bytes kept per process (default 1048576)\n"
-	"  --host NAME        host name stored with the comparison (default: this\n"
-	"                     machine's host name)\n"
+	"  --host-name NAME   host name stored with the comparison (default: the\n"
+	"                     profile's name, else this machine's host name)\n"
 	"  --json             print the receipt as JSON (same as --format json)\n"
 	"  --format F         text (default), json, csv or md\n"
 	"  --progress         print a line per process on stderr even when it is not\n"
@@ -54,14 +63,15 @@ const char cmd_pair_usage[] =
 	"\n"
 	"Exit status: 0 the comparison ran and has a verdict (faster, slower,\n"
 	"unchanged or unresolved); 1 it is invalid (the reasons are printed and\n"
-	"stored); 2 a usage, program or database error (nothing was run);\n"
+	"stored); 2 a usage, program or database error (nothing was run); 3 the\n"
+	"profile's device is absent or the host is quarantined (nothing was run);\n"
 	"130 interrupted (the processes that ran are kept).\n";
 
 enum {
 	OPT_PAIRS = 256, OPT_WARMUP, OPT_METRIC, OPT_TIMEOUT, OPT_CASE, OPT_MIN_EFFECT,
 	OPT_NOISE, OPT_CPUS, OPT_ENV, OPT_OLD_ARG, OPT_NEW_ARG, OPT_OLD_ENV, OPT_NEW_ENV,
 	OPT_CAPTURE, OPT_HOST, OPT_JSON, OPT_FORMAT, OPT_PROGRESS, OPT_QUIET, OPT_DB,
-	OPT_LOCK_TIMEOUT,
+	OPT_LOCK_TIMEOUT, OPT_HOST_NAME, OPT_FAULT_LOG,
 };
 
 static const struct option pair_options[] = {
@@ -80,6 +90,8 @@ static const struct option pair_options[] = {
 	{ "new-env", required_argument, NULL, OPT_NEW_ENV },
 	{ "capture", required_argument, NULL, OPT_CAPTURE },
 	{ "host", required_argument, NULL, OPT_HOST },
+	{ "host-name", required_argument, NULL, OPT_HOST_NAME },
+	{ "fault-log", required_argument, NULL, OPT_FAULT_LOG },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "progress", no_argument, NULL, OPT_PROGRESS },
@@ -182,6 +194,26 @@ static int hash_artifact(struct db *db, int64_t *out_id, char sha[65], const cha
 	return db_artifact_put(db, out_id, &a);
 }
 
+/* True, after saying why, when the host is quarantined. */
+static bool refuse_quarantined(struct db *db, const char *name, const char *db_path)
+{
+	struct db_host h;
+	bool refuse = false;
+
+	if (db_host_load(db, &h, name) < 0)
+		return false;
+	if (h.quarantined) {
+		log_warnx("host \"%s\" is quarantined since %s: GPU fault in comparison %lld, "
+			  "process %d: \"%s\"", name, h.since, (long long)h.comparison_id,
+			  h.seq, h.fault ? h.fault : "");
+		log_warnx("once the machine is checked, lift it with: perfd host clear --db %s %s",
+			  db_path, name);
+		refuse = true;
+	}
+	db_host_release(&h);
+	return refuse;
+}
+
 int cmd_pair(int argc, char **argv)
 {
 	struct runner_pair_opts o;
@@ -195,12 +227,20 @@ int cmd_pair(int argc, char **argv)
 	struct db_comparison c;
 	struct strbuf out = STRBUF_INIT;
 	struct db *db = NULL;
+	struct host_profile *profile = NULL;
+	struct kernel_probe *probe = NULL;
+	struct runner_fault_watch watch = { .fd = -1 };
+	struct db_host host;
+	const char *host_arg = NULL, *fault_log = NULL;
+	bool given_timeout = false, given_noise = false, given_effect = false;
+	char *fingerprint = NULL;
 	int64_t cid = 0;
 	int split = argc, capture = RUNNER_CAPTURE_DEFAULT;
 	int i, opt, r, ret = EXIT_USAGE;
 
 	memset(&o, 0, sizeof(o));
 	memset(&c, 0, sizeof(c));
+	memset(&host, 0, sizeof(host));
 	o.pairs = 3;
 	o.timeout_s = 600;
 	o.min_effect = 0.01;
@@ -231,6 +271,7 @@ int cmd_pair(int argc, char **argv)
 		case OPT_TIMEOUT:
 			if (cli_parse_double(&o.timeout_s, "--timeout", optarg, 0.001, 86400) < 0)
 				goto out;
+			given_timeout = true;
 			break;
 		case OPT_CASE:
 			if (!*optarg || strlen(optarg) > 63) {
@@ -242,10 +283,12 @@ int cmd_pair(int argc, char **argv)
 		case OPT_MIN_EFFECT:
 			if (cli_parse_fraction(&o.min_effect, "--min-effect", optarg) < 0)
 				goto out;
+			given_effect = true;
 			break;
 		case OPT_NOISE:
 			if (cli_parse_fraction(&o.noise, "--noise", optarg) < 0)
 				goto out;
+			given_noise = true;
 			break;
 		case OPT_CPUS: {
 			unsigned char mask[128];
@@ -283,11 +326,17 @@ int cmd_pair(int argc, char **argv)
 				goto out;
 			break;
 		case OPT_HOST:
+			host_arg = optarg;
+			break;
+		case OPT_HOST_NAME:
 			if (!*optarg || strlen(optarg) > 63) {
-				log_warnx("--host: a name of 1 to 63 characters is expected");
+				log_warnx("--host-name: a name of 1 to 63 characters is expected");
 				goto out;
 			}
 			o.host = optarg;
+			break;
+		case OPT_FAULT_LOG:
+			fault_log = optarg;
 			break;
 		case OPT_JSON:
 			format = RUNNER_FORMAT_JSON;
@@ -335,6 +384,35 @@ int cmd_pair(int argc, char **argv)
 		goto out;
 	}
 
+	if (host_arg) {
+		ret = host_check_load(&profile, host_arg);
+		if (ret != EXIT_OK)
+			goto out;
+		ret = host_check_probe(&probe);
+		if (ret != EXIT_OK)
+			goto out;
+		if (host_check_find(probe, profile) < 0) {
+			ret = EXIT_NODEVICE;
+			goto out;
+		}
+		ret = EXIT_USAGE;
+		if (!given_timeout)
+			o.timeout_s = profile->process_timeout_s;
+		if (!given_noise)
+			o.noise = profile->noise;
+		if (!given_effect)
+			o.min_effect = profile->min_effect;
+		if (!o.cpus && *profile->cpus_text)
+			o.cpus = profile->cpus_text;
+		o.cooldown_ms = profile->cooldown_ms;
+		if (!o.host)
+			o.host = profile->name;
+		fingerprint = kernel_probe_json(probe, false);
+	} else {
+		probe = kernel_probe_host_only();
+		fingerprint = kernel_probe_json(probe, false);
+	}
+	o.fingerprint = fingerprint;
 	if (!o.host) {
 		if (gethostname(hostname, sizeof(hostname) - 1) < 0 || !*hostname)
 			snprintf(hostname, sizeof(hostname), "local");
@@ -344,6 +422,10 @@ int cmd_pair(int argc, char **argv)
 	db = cli_db_open(&dbo);
 	if (!db)
 		goto out;
+	if (profile && refuse_quarantined(db, o.host, dbo.path)) {
+		ret = EXIT_NODEVICE;
+		goto out;
+	}
 	r = hash_artifact(db, &o.old_artifact, old_sha, old_path);
 	if (r == 0)
 		r = hash_artifact(db, &o.new_artifact, new_sha, new_path);
@@ -371,6 +453,13 @@ int cmd_pair(int argc, char **argv)
 	o.progress = progress_line;
 	o.progress_ctx = &pr;
 	o.cancel_fd = cancel_fd_open();
+	if (profile) {
+		runner_fault_watch_open(&watch, fault_log ? fault_log : profile->fault_log,
+					profile);
+		if (watch.off_reason)
+			log_warnx("fault watch off: %s; every process is recorded so", watch.off_reason);
+		o.watch = &watch;
+	}
 
 	r = runner_pair_run(db, &cid, &o);
 	if (r < 0 && r != -ECANCELED) {
@@ -391,9 +480,21 @@ int cmd_pair(int argc, char **argv)
 	} else {
 		ret = strcmp(c.summary.verdict, "invalid") ? EXIT_OK : EXIT_RESULT;
 	}
+	if (r == 0 && db_host_load(db, &host, o.host) == 0 && host.quarantined &&
+	    host.comparison_id == cid) {
+		log_warnx("GPU fault during process %d: \"%s\"", host.seq, host.fault);
+		log_warnx("host \"%s\" is quarantined: no GPU work runs on it until "
+			  "'perfd host clear %s' (after the machine has been checked)",
+			  o.host, o.host);
+	}
+	db_host_release(&host);
 out:
 	if (o.cancel_fd >= 0)
 		close(o.cancel_fd);
+	runner_fault_watch_close(&watch);
+	host_profile_free(profile);
+	kernel_probe_free(probe);
+	free(fingerprint);
 	strbuf_release(&out);
 	db_comparison_release(&c);
 	db_close(db);

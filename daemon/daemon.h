@@ -17,7 +17,7 @@ enum {
 	EXIT_OK = 0,
 	EXIT_RESULT = 1,      /* a result to look at: invalid comparison, failed verify */
 	EXIT_USAGE = 2,       /* usage or environment error */
-	EXIT_NODEVICE = 3,    /* a required device is absent */
+	EXIT_NODEVICE = 3,    /* a required device is absent, or the host quarantined */
 	EXIT_INTERRUPTED = 130,
 };
 
@@ -30,6 +30,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_canary(int argc, char **argv);
+int cmd_host(int argc, char **argv);
 
 extern const char cmd_pair_usage[];
 extern const char cmd_show_usage[];
@@ -37,6 +38,7 @@ extern const char cmd_verify_usage[];
 extern const char cmd_list_usage[];
 extern const char cmd_probe_usage[];
 extern const char cmd_canary_usage[];
+extern const char cmd_host_usage[];
 
 /* Options shared by verbs that open the database. */
 struct db_opts {

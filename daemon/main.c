@@ -28,6 +28,7 @@ static const struct verb verbs[] = {
 	  cmd_probe_usage },
 	{ "canary", cmd_canary, "run the canary kernels and print the line protocol",
 	  cmd_canary_usage },
+	{ "host", cmd_host, "list host standings; clear a quarantine", cmd_host_usage },
 };
 
 static void usage(FILE *f)
@@ -42,7 +43,8 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\n'perfd VERB --help' describes a verb. Exit status: 0 success, 1 a result\n"
 		"to look at (an invalid comparison, a failed verify), 2 a usage or\n"
-		"environment error, 3 a required device is absent, 130 interrupted.\n");
+		"environment error, 3 a required device is absent or the host is\n"
+		"quarantined, 130 interrupted.\n");
 }
 
 bool cmd_wants_help(int argc, char **argv, const char *usage)

@@ -92,6 +92,7 @@ struct db_process {
 	int64_t stdout_bytes;    /* all bytes the process wrote, kept or not */
 	int64_t stderr_bytes;
 	char *fault;             /* kernel-log line that marked a fault, NULL for none */
+	char *fault_watch;       /* "on", "off: why", or NULL when none was asked for */
 	bool valid;
 	char *invalid_reason;
 	/* Captured output: loaded only by db_process_output_load. */
@@ -196,5 +197,26 @@ int db_process_finish(struct db *db, const struct db_process *p);
 /* Loads the captured stdout and stderr of the process at seq. */
 int db_process_output_load(struct db *db, struct db_process *out,
 			   int64_t comparison_id, int seq);
+
+/* A host's standing: a GPU fault seen while a process ran quarantines the
+ * host until someone clears it. */
+struct db_host {
+	char name[64];
+	bool quarantined;
+	char *fault;             /* the kernel-log line */
+	char since[32];
+	int64_t comparison_id;
+	int seq;
+	char cleared_at[32];
+};
+void db_host_release(struct db_host *h);
+int db_host_quarantine(struct db *db, const char *name, const char *fault,
+		       int64_t comparison_id, int seq);
+/* -ENOENT when the host has no row. */
+int db_host_load(struct db *db, struct db_host *out, const char *name);
+/* Returns 1 when a quarantine was lifted, 0 when there was none. */
+int db_host_clear(struct db *db, const char *name);
+/* Every host with a row, by name; *out is the caller's (release each). */
+int db_host_list(struct db *db, struct db_host **out, size_t *out_n);
 
 #endif

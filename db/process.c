@@ -42,6 +42,7 @@ void db_process_release(struct db_process *p)
 	}
 	free(p->lines);
 	free(p->fault);
+	free(p->fault_watch);
 	free(p->invalid_reason);
 	free(p->out);
 	free(p->err);
@@ -116,8 +117,8 @@ int db_process_finish(struct db *db, const struct db_process *p)
 		       "UPDATE processes SET state = 'done', ended_at = ?, exit_code = ?,"
 		       " signal = ?, timed_out = ?, spawn_error = ?, wall_ms = ?,"
 		       " user_ms = ?, sys_ms = ?, maxrss_kb = ?, digest = ?,"
-		       " record_valid = ?, stdout_bytes = ?, stderr_bytes = ?, fault = ?"
-		       " WHERE id = ?");
+		       " record_valid = ?, stdout_bytes = ?, stderr_bytes = ?, fault = ?,"
+		       " fault_watch = ? WHERE id = ?");
 	if (r < 0)
 		goto out;
 	db_bind_text(st, 1, p->ended_at);
@@ -134,7 +135,8 @@ int db_process_finish(struct db *db, const struct db_process *p)
 	sqlite3_bind_int64(st, 12, p->stdout_bytes);
 	sqlite3_bind_int64(st, 13, p->stderr_bytes);
 	db_bind_text(st, 14, p->fault);
-	sqlite3_bind_int64(st, 15, p->id);
+	db_bind_text(st, 15, p->fault_watch);
+	sqlite3_bind_int64(st, 16, p->id);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE) {
 		r = db_fail(db, rc, "recording a process's end");
@@ -218,7 +220,7 @@ int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
 		       "SELECT id, seq, arm, pair, warmup, state, started_at, ended_at,"
 		       " exit_code, signal, timed_out, spawn_error, wall_ms, user_ms,"
 		       " sys_ms, maxrss_kb, cpus, digest, record_valid, stdout_bytes,"
-		       " stderr_bytes, fault, valid, invalid_reason"
+		       " stderr_bytes, fault, valid, invalid_reason, fault_watch"
 		       " FROM processes WHERE comparison_id = ? ORDER BY seq");
 	if (r < 0)
 		return r;
@@ -258,6 +260,7 @@ int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
 		p->fault = db_column_strdup(st, 21);
 		p->valid = sqlite3_column_int(st, 22);
 		p->invalid_reason = db_column_strdup(st, 23);
+		p->fault_watch = db_column_strdup(st, 24);
 	}
 	if (rc != SQLITE_DONE) {
 		r = db_fail(db, rc, "loading processes");

@@ -56,7 +56,7 @@ struct kernel_host {
 struct kernel_probe {
 	struct kernel_host host;
 	char loader_version[32];                /* vkEnumerateInstanceVersion */
-	size_t ndevices;                        /* at least 1 */
+	size_t ndevices;                        /* at least 1; 0 from kernel_probe_host_only */
 	struct kernel_device *devices;
 };
 
@@ -69,6 +69,11 @@ struct kernel_probe {
  */
 int kernel_probe_new(struct kernel_probe **out);
 void kernel_probe_free(struct kernel_probe *probe);
+
+/* The host part alone (kernel, CPU, governor) with no device: the
+ * fingerprint of a comparison that uses no GPU. Touches no Vulkan loader;
+ * the caller frees it with kernel_probe_free. */
+struct kernel_probe *kernel_probe_host_only(void);
 
 /*
  * True when the device's name contains device_match and its driver name or

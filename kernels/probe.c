@@ -218,6 +218,14 @@ out:
 	return rc;
 }
 
+struct kernel_probe *kernel_probe_host_only(void)
+{
+	struct kernel_probe *probe = xcalloc(1, sizeof(*probe));
+
+	describe_host(&probe->host);
+	return probe;
+}
+
 void kernel_probe_free(struct kernel_probe *probe)
 {
 	if (!probe)

@@ -387,6 +387,12 @@ flags:
 	    (s.new.set && !(s.new.spread <= c->noise)))
 		add_note(&s.flags, &s.nflags, "noisy");
 out:
+	for (i = 0; i < c->nprocesses; i++) {
+		if (c->processes[i].fault_watch && !strncmp(c->processes[i].fault_watch, "off", 3)) {
+			add_note(&s.flags, &s.nflags, "fault-watch-off");
+			break;
+		}
+	}
 	if (s.metric && !strcmp(s.metric, RUNNER_WALL_METRIC)) {
 		bool printed = false;
 

@@ -166,11 +166,17 @@ static void on_stdout(void *ctx, const char *buf, size_t len)
 	runner_protocol_feed(ctx, buf, len);
 }
 
-static bool cancel_pending(int fd)
+/* Waits up to ms for the cancel descriptor; true when it fired. */
+static bool cancel_wait(int fd, unsigned ms)
 {
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
-	return fd >= 0 && poll(&p, 1, 0) > 0;
+	if (fd < 0) {
+		if (ms)
+			poll(NULL, 0, (int)ms);
+		return false;
+	}
+	return poll(&p, 1, (int)ms) > 0;
 }
 
 /* Moves what the child and the parser saw into the process record. */
@@ -213,7 +219,7 @@ static void fill_record(struct db_process *rec, struct runner_child *child,
  * launcher or the database failed. */
 static int run_one(struct db *db, const struct runner_pair_opts *o, int64_t cid,
 		   const struct slot *s, int seq, int total, bool *out_cancelled,
-		   char ***seen_metrics, size_t *nseen)
+		   bool *out_fault, char ***seen_metrics, size_t *nseen)
 {
 	const struct runner_arm *arm = !strcmp(s->arm, "old") ? &o->old : &o->new;
 	struct db_process rec;
@@ -247,6 +253,8 @@ static int run_one(struct db *db, const struct runner_pair_opts *o, int64_t cid,
 	child.cancel_fd = o->cancel_fd;
 	child.on_stdout = on_stdout;
 	child.ctx = &proto;
+	if (o->watch)
+		runner_fault_watch_mark(o->watch);
 	r = runner_child_run(&child);
 	if (r < 0) {
 		runner_child_release(&child);
@@ -256,6 +264,10 @@ static int run_one(struct db *db, const struct runner_pair_opts *o, int64_t cid,
 	runner_protocol_finish(&proto);
 	memcpy(rec.started_at, child.started_at, sizeof(rec.started_at));
 	fill_record(&rec, &child, &proto);
+	if (o->watch) {
+		rec.fault = runner_fault_watch_check(o->watch);
+		rec.fault_watch = runner_fault_watch_state(o->watch);
+	}
 	*out_cancelled = child.cancelled;
 	runner_child_release(&child);
 	runner_protocol_release(&proto);
@@ -264,6 +276,13 @@ static int run_one(struct db *db, const struct runner_pair_opts *o, int64_t cid,
 	if (r < 0)
 		goto out;
 	rec.state = DB_STATE_DONE;
+	if (rec.fault) {
+		/* The GPU is not to be trusted until someone has looked. */
+		r = db_host_quarantine(db, o->host, rec.fault, cid, seq);
+		if (r < 0)
+			goto out;
+		*out_fault = true;
+	}
 	if (!s->warmup) {
 		for (i = 0; i < rec.nmetrics; i++) {
 			for (j = 0; j < *nseen; j++)
@@ -291,7 +310,7 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	struct slot *slots;
 	char **seen = NULL;
 	size_t nslots, nseen = 0, i;
-	bool cancelled = false;
+	bool cancelled = false, fault = false;
 	int64_t cid;
 	int r;
 
@@ -321,15 +340,15 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 
 	slots = schedule(o->warmup, o->pairs, &nslots);
 	for (i = 0; i < nslots; i++) {
-		if (cancel_pending(o->cancel_fd)) {
+		if (cancel_wait(o->cancel_fd, i ? o->cooldown_ms : 0)) {
 			cancelled = true;
 			break;
 		}
 		r = run_one(db, o, cid, &slots[i], (int)i + 1, (int)nslots, &cancelled,
-			    &seen, &nseen);
+			    &fault, &seen, &nseen);
 		if (r < 0)
 			goto out;
-		if (cancelled)
+		if (cancelled || fault)
 			break;
 		/* Without --metric, two metric names settle it: the comparison
 		 * cannot be summarized, so the rest is not run. */

@@ -56,22 +56,12 @@ static json_t *jfrac(double v)
 
 static void fmt_value(char *buf, size_t len, double v)
 {
-	int decimals;
-
-	if (!isfinite(v)) {
+	if (!isfinite(v))
 		snprintf(buf, len, "-");
-		return;
-	}
-	if (v == floor(v) || fabs(v) >= 1e5) {
+	else if (v == floor(v) || fabs(v) >= 1e6)
 		snprintf(buf, len, "%.0f", v);
-		return;
-	}
-	decimals = 5 - (int)floor(log10(fabs(v)));
-	if (decimals < 1)
-		decimals = 1;
-	if (decimals > 6)
-		decimals = 6;
-	snprintf(buf, len, "%.*f", decimals, v);
+	else
+		snprintf(buf, len, "%.6g", v);
 }
 
 static void fmt_pct(char *buf, size_t len, double frac)
@@ -225,6 +215,8 @@ static json_t *process_json(const struct db_process *p)
 	json_object_set_new(o, "protocol_errors", strs_json(p->protocol_errors, p->nprotocol_errors));
 	json_object_set_new(o, "spawn_error", p->spawn_error ? json_string(p->spawn_error) : json_null());
 	json_object_set_new(o, "fault", p->fault ? json_string(p->fault) : json_null());
+	json_object_set_new(o, "fault_watch", p->fault_watch ? json_string(p->fault_watch) :
+			    json_null());
 	json_object_set_new(o, "cpus", p->cpus ? json_string(p->cpus) : json_null());
 	json_object_set_new(o, "stdout_bytes", json_integer(p->stdout_bytes));
 	json_object_set_new(o, "stderr_bytes", json_integer(p->stderr_bytes));
@@ -238,7 +230,7 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	const struct db_summary *s = &c->summary;
 	json_t *root = json_object(), *pairs = json_array(), *procs = json_array();
 	json_t *gain = json_object(), *dig = json_object(), *vals = json_array();
-	json_t *settings = json_object(), *args;
+	json_t *settings = json_object(), *args, *fp;
 	const char *values[64];
 	size_t nvalues, i;
 	char *text;
@@ -287,7 +279,8 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(root, "settings", settings);
 	args = c->args_json ? json_loads(c->args_json, 0, NULL) : NULL;
 	json_object_set_new(root, "args", args ? args : json_null());
-	json_object_set_new(root, "fingerprint", c->fingerprint ? json_string(c->fingerprint) : json_null());
+	fp = c->fingerprint ? json_loads(c->fingerprint, 0, NULL) : NULL;
+	json_object_set_new(root, "fingerprint", fp ? fp : json_null());
 	for (i = 0; i < c->nprocesses; i++)
 		json_array_append_new(procs, process_json(&c->processes[i]));
 	json_object_set_new(root, "processes", procs);

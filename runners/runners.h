@@ -12,6 +12,8 @@
  * - pair: schedules a comparison (warm-ups, then pairs AB, BA, AB, ...),
  *   records every process before it starts and after it ends, then stores
  *   the rule's summary.
+ * - fault watch: reads the kernel log while each process runs and reports
+ *   the first line that matches the host profile's fault patterns.
  * - receipt: renders a stored comparison as text, JSON, CSV or Markdown.
  *
  * Ownership: strings and arrays a function fills in a struct belong to that
@@ -28,6 +30,7 @@
 
 #include "common.h"
 #include "db.h"
+#include "hosts.h"
 
 /* ---- child ---- */
 
@@ -143,8 +146,9 @@ void runner_result_release(struct runner_result *r);
 /* True when this binary implements the named rule. */
 bool runner_rule_is_known(const char *rule);
 /* Applies the comparison's rule to its process records (c->processes, with
- * c->metric, c->min_effect, c->noise, c->pairs) and fills *out, which the
- * caller releases with db_summary_release. -EINVAL for an unknown rule. */
+ * c->metric_requested, c->min_effect, c->noise, c->pairs, c->state) and
+ * fills *out, which the caller releases with db_summary_release. -EINVAL
+ * for an unknown rule. */
 int runner_rule_apply(struct db_summary *out, const struct db_comparison *c);
 /* The smallest count of agreeing pairs out of n that the one-sided sign test
  * at alpha 1/8 accepts; 0 when no count does (n < 3). */
@@ -160,6 +164,32 @@ int runner_metric_choose(char **out, const struct db_process *procs, size_t n);
 /* Recomputes every stored figure of c and writes one line per mismatch to
  * report. Returns the count of mismatches, or a negative errno. */
 int runner_verify(struct strbuf *report, const struct db_comparison *c, int *out_checked);
+
+/* ---- fault watch ---- */
+
+#define RUNNER_FAULT_READ_MAX (4 * 1024 * 1024)  /* log bytes read per process */
+
+struct runner_fault_watch {
+	const struct host_profile *profile;  /* borrowed: the patterns */
+	char *path;
+	int fd;                      /* -1 when the watch is off */
+	bool is_kmsg;                /* record-per-read /dev/kmsg semantics */
+	char *off_reason;            /* why the log cannot be read, or NULL */
+};
+
+/* Opens the kernel log at path (/dev/kmsg, or a plain file for tests).
+ * Never fails: an unreadable log leaves the watch off with the reason in
+ * off_reason, which every process record then carries. */
+void runner_fault_watch_open(struct runner_fault_watch *w, const char *path,
+			     const struct host_profile *profile);
+/* Skips what the log holds now: called just before a process starts. */
+void runner_fault_watch_mark(struct runner_fault_watch *w);
+/* Reads what was logged since the mark and returns the first line that
+ * matches a fault pattern (the caller frees it), or NULL. */
+char *runner_fault_watch_check(struct runner_fault_watch *w);
+/* "on" or "off: reason", for the process record; the caller frees it. */
+char *runner_fault_watch_state(const struct runner_fault_watch *w);
+void runner_fault_watch_close(struct runner_fault_watch *w);
 
 /* ---- pair ---- */
 
@@ -191,6 +221,8 @@ struct runner_pair_opts {
 	const char *fingerprint;
 	double min_effect;
 	double noise;
+	unsigned cooldown_ms;        /* pause between processes */
+	struct runner_fault_watch *watch; /* NULL: no fault watch */
 	int cancel_fd;
 	/* Called after each process ends, with its stored record. */
 	void (*progress)(void *ctx, const struct db_process *p, int total,
@@ -202,7 +234,9 @@ struct runner_pair_opts {
  * comparison row exists, so the caller can name it even when a later step
  * fails. Returns 0 when the comparison was run to its end and summarized
  * (whatever the verdict), -ECANCELED when cancel_fd fired (the comparison
- * is stored as abandoned with its summary), or a negative errno. */
+ * is stored as abandoned with its summary), or a negative errno. A GPU
+ * fault seen by the watch quarantines o->host in the database and ends the
+ * comparison after that process. */
 int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opts *o);
 
 /* ---- receipt ---- */

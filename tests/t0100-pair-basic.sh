@@ -5,7 +5,7 @@
 : "${PLANT:?}"
 
 B60="--old 4392,4421,4113 --new 4362,4081,4218 --digest c4759069c154 --valid"
-check "pair runs the B60 vector" run 0 "$PERFD" pair --db "$DB" --json --host lavapipe "$PLANT" "$PLANT" -- $B60
+check "pair runs the B60 vector" run 0 "$PERFD" pair --db "$DB" --json --host-name lavapipe "$PLANT" "$PLANT" -- $B60
 cp out b60.json
 check "metric chosen as the only TIMING metric" eq run2_ms "$(js b60.json 'd["metric"]')"
 check "pair gains are the posted rows' gains" eq "[0.006831, 0.076906, -0.025529]" "$(js b60.json '[p["gain"] for p in d["pairs"]]')"

@@ -1,0 +1,123 @@
+/* Host standing: quarantine after a GPU fault, and its clearing. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db-internal.h"
+
+void db_host_release(struct db_host *h)
+{
+	if (!h)
+		return;
+	free(h->fault);
+	h->fault = NULL;
+}
+
+int db_host_quarantine(struct db *db, const char *name, const char *fault,
+		       int64_t comparison_id, int seq)
+{
+	sqlite3_stmt *st = NULL;
+	char now[TIME_ISO_LEN];
+	int rc, r;
+
+	time_now_iso(now);
+	r = db_prepare(db, &st,
+		       "INSERT INTO hosts (name, quarantined, fault, since, comparison_id, seq)"
+		       " VALUES (?1, 1, ?2, ?3, ?4, ?5) ON CONFLICT (name) DO UPDATE SET"
+		       " quarantined = 1, fault = ?2, since = ?3, comparison_id = ?4, seq = ?5,"
+		       " cleared_at = NULL");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, name);
+	db_bind_text(st, 2, fault);
+	db_bind_text(st, 3, now);
+	sqlite3_bind_int64(st, 4, comparison_id);
+	sqlite3_bind_int(st, 5, seq);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		r = db_fail(db, rc, "quarantining the host");
+	sqlite3_finalize(st);
+	return r;
+}
+
+static void fill(struct db_host *h, sqlite3_stmt *st)
+{
+	memset(h, 0, sizeof(*h));
+	db_column_copy(h->name, sizeof(h->name), st, 0);
+	h->quarantined = sqlite3_column_int(st, 1);
+	h->fault = db_column_strdup(st, 2);
+	db_column_copy(h->since, sizeof(h->since), st, 3);
+	h->comparison_id = sqlite3_column_int64(st, 4);
+	h->seq = sqlite3_column_int(st, 5);
+	db_column_copy(h->cleared_at, sizeof(h->cleared_at), st, 6);
+}
+
+#define HOST_COLUMNS "name, quarantined, fault, since, comparison_id, seq, cleared_at"
+
+int db_host_load(struct db *db, struct db_host *out, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	r = db_prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts WHERE name = ?");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		fill(out, st);
+	else if (rc == SQLITE_DONE)
+		r = err_set(-ENOENT, "no host '%s' in '%s'", name, db->path);
+	else
+		r = db_fail(db, rc, "loading a host");
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_host_clear(struct db *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	char now[TIME_ISO_LEN];
+	int rc, r;
+
+	time_now_iso(now);
+	r = db_prepare(db, &st, "UPDATE hosts SET quarantined = 0, cleared_at = ?"
+		       " WHERE name = ? AND quarantined = 1");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, now);
+	db_bind_text(st, 2, name);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		r = db_fail(db, rc, "clearing the host");
+	else
+		r = sqlite3_changes(db->h) > 0;
+	sqlite3_finalize(st);
+	return r;
+}
+
+int db_host_list(struct db *db, struct db_host **out, size_t *out_n)
+{
+	sqlite3_stmt *st = NULL;
+	struct db_host *hosts = NULL;
+	size_t n = 0, i;
+	int rc, r;
+
+	r = db_prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts ORDER BY name");
+	if (r < 0)
+		return r;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		hosts = xrealloc(hosts, (n + 1) * sizeof(*hosts));
+		fill(&hosts[n++], st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		for (i = 0; i < n; i++)
+			db_host_release(&hosts[i]);
+		free(hosts);
+		return db_fail(db, rc, "listing hosts");
+	}
+	*out = hosts;
+	*out_n = n;
+	return 0;
+}

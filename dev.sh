@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Set-up and the two everyday jobs, on a fresh Debian 12 as on a used one:
+#   ./dev.sh demo    install what is missing, build, run the main job
+#   ./dev.sh test    install what is missing, build, run every test
+# Also: ./dev.sh build, ./dev.sh deps. Needs root or sudo only when a
+# Debian package is missing.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+DEPS=(
+	gcc libc6-dev meson ninja-build pkg-config python3
+	libsqlite3-dev sqlite3 libjansson-dev libinih-dev libssl-dev libcmocka-dev
+	libvulkan-dev libvulkan1 mesa-vulkan-drivers glslc
+	procps
+)
+
+deps() {
+	local missing=() p sudo=""
+	for p in "${DEPS[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing+=("$p")
+	done
+	((${#missing[@]})) || return 0
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	echo "dev.sh: installing ${missing[*]}" >&2
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+		"${missing[@]}" >/dev/null
+}
+
+build() {
+	deps
+	if [ ! -f build/build.ninja ]; then
+		meson setup build -Dwerror=true >/dev/null
+	fi
+	ninja -C build >/dev/null
+}
+
+demo() {
+	build
+	local db=${PERFD_DEMO_DB:-perfd-demo.db}
+	echo "perfd demo: two builds of tests/fixtures/work.c, the new one with a mask"
+	echo "where the old one divides; three interleaved pairs, stored in $db"
+	echo
+	set +e
+	build/daemon/perfd pair --db "$db" --case hash-8MiB --pairs 3 --warmup 1 \
+		build/tests/work-old build/tests/work-new
+	local rc=$?
+	set -e
+	echo
+	build/daemon/perfd verify --db "$db" "$(sqlite3 "$db" 'select max(id) from comparisons')"
+	echo
+	echo "The same receipt as JSON: build/daemon/perfd show --db $db --json ID"
+	return $rc
+}
+
+test_all() {
+	build
+	local log=build/meson-logs/testlog.txt rc=0
+	meson test -C build --print-errorlogs || rc=$?
+	# One closing line in the plain form CI reads.
+	python3 - "$log" <<'PY' || true
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+def count(name):
+    m = re.findall(r"^%s:\s+(\d+)" % name, text, re.M)
+    return int(m[-1]) if m else 0
+passed = count("Ok")
+failed = count("Fail") + count("Timeout") + count("Unexpected Pass")
+skipped = count("Skipped")
+print("tests: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
+PY
+	return $rc
+}
+
+case "${1:-}" in
+deps) deps ;;
+build) build ;;
+demo) demo ;;
+test) test_all ;;
+*)
+	echo "usage: ./dev.sh demo|test|build|deps" >&2
+	exit 2
+	;;
+esac
