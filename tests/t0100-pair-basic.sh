@@ -66,6 +66,22 @@ check "old argv: shared args then arm args" eq "--show-env --new 150 --old 200" 
 check "show --output prints stdout" run 0 "$PERFD" show --db "$DB" --output 2 "$eid"
 check "captured stdout" has out "plant: arm new pair 1"
 
+# CPU pinning reaches the child; a CPU that does not exist is a start failure.
+check "--cpus 0" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --cpus 0 "$PLANT" "$PLANT" -- --show-env
+pid=$(js out 'd["comparison"]')
+check "pinning stored" eq 0 "$(js out 'd["processes"][0]["cpus"]')"
+"$PERFD" show --db "$DB" --stderr 1 "$pid" >pin.err
+check "the child runs on CPU 0 alone" has pin.err "affinity 1 cpus, cpu0 1"
+check "--cpus 1000 cannot start" run 1 "$PERFD" pair --db "$DB" --json --pairs 1 --cpus 1000 "$PLANT" "$PLANT"
+check "and says why" has out "could not start: cannot pin to CPUs '1000'"
+
+# A progress line per process, on request (by default on a terminal only).
+check "--progress" run 0 "$PERFD" pair --db "$DB" --progress "$PLANT" "$PLANT"
+check "one line per process" eq 6 "$(grep -c '^perfd: \[[1-6]/6\] ' err)"
+check "naming arm and pair" has err "[3/6] new pair 2"
+check "no progress when not a terminal" run 0 "$PERFD" pair --db "$DB" "$PLANT" "$PLANT"
+check "stderr quiet" eq 0 "$(wc -c <err)"
+
 # Warm-ups run first, interleaved, outside the figures.
 check "warmup runs" run 0 "$PERFD" pair --db "$DB" --json --warmup 2 "$PLANT" "$PLANT" -- $B60
 check "ten processes" eq 10 "$(js out 'len(d["processes"])')"
