@@ -5,6 +5,7 @@
  * per process in milliseconds (CLOCK_MONOTONIC around the whole loop).
  * Exits 1 when PROGRAM cannot start or exits non-zero.
  */
+#define _GNU_SOURCE
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  * just before the spawn and just after the reap. Exits with PROGRAM's exit
  * status (128 + N when killed by signal N), or 127 when it cannot start.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>

@@ -37,7 +37,7 @@ int db_artifact_put(struct db *db, int64_t *out_id, const struct db_artifact *a)
 	*out_id = sqlite3_column_int64(st, 0);
 	sqlite3_step(st);
 out:
-	sqlite3_finalize(st);
+	db_finish(st);
 	return r;
 }
 
@@ -64,7 +64,7 @@ int db_artifact_load(struct db *db, struct db_artifact *out, int64_t id)
 	out->size = sqlite3_column_int64(st, 1);
 	db_column_copy(out->sha256, sizeof(out->sha256), st, 2);
 out:
-	sqlite3_finalize(st);
+	db_finish(st);
 	return r;
 }
 
@@ -145,7 +145,7 @@ int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_compari
 	}
 	*out_id = sqlite3_last_insert_rowid(db->h);
 out:
-	sqlite3_finalize(st);
+	db_finish(st);
 	return r;
 }
 
@@ -182,7 +182,7 @@ static int store_notes(struct db *db, int64_t id, const char *kind, char **texts
 		db_bind_text(st, 4, texts[i]);
 		r = step_done(db, st, "recording the summary");
 	}
-	sqlite3_finalize(st);
+	db_finish(st);
 	return r;
 }
 
@@ -221,7 +221,7 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	r = step_done(db, st, "recording the summary");
 	if (r < 0)
 		goto out;
-	sqlite3_finalize(st);
+	db_finish(st);
 	st = NULL;
 
 	/* A summary replaces any earlier one: finishing is idempotent. */
@@ -232,7 +232,7 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	r = step_done(db, st, "recording the summary");
 	if (r < 0)
 		goto out;
-	sqlite3_finalize(st);
+	db_finish(st);
 	r = db_prepare(db, &st, "DELETE FROM pair_gains WHERE comparison_id = ?1;");
 	if (r < 0)
 		goto out;
@@ -240,7 +240,7 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	r = step_done(db, st, "recording the summary");
 	if (r < 0)
 		goto out;
-	sqlite3_finalize(st);
+	db_finish(st);
 
 	r = store_notes(db, id, "flag", s->flags, s->nflags);
 	if (r < 0)
@@ -260,7 +260,7 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 		if (r < 0)
 			goto out;
 	}
-	sqlite3_finalize(st);
+	db_finish(st);
 
 	r = db_prepare(db, &st, "UPDATE processes SET valid = ?, invalid_reason = ?,"
 		       " state = CASE WHEN state = 'running' THEN 'abandoned' ELSE state END"
@@ -277,7 +277,7 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	}
 	r = db_commit(db);
 out:
-	sqlite3_finalize(st);
+	db_finish(st);
 	if (r < 0)
 		db_rollback(db);
 	return r;
@@ -316,7 +316,7 @@ static int load_notes(struct db *db, struct db_comparison *c)
 	}
 	if (rc != SQLITE_DONE)
 		r = db_fail(db, rc, "loading the summary");
-	sqlite3_finalize(st);
+	db_finish(st);
 	if (r < 0)
 		return r;
 
@@ -332,7 +332,7 @@ static int load_notes(struct db *db, struct db_comparison *c)
 	}
 	if (rc != SQLITE_DONE)
 		r = db_fail(db, rc, "loading the pair gains");
-	sqlite3_finalize(st);
+	db_finish(st);
 	return r;
 }
 
@@ -394,7 +394,7 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 	c.summary.digests_equal = sqlite3_column_int(st, 29);
 	if (c.metric)
 		c.summary.metric = xstrdup(c.metric);
-	sqlite3_finalize(st);
+	db_finish(st);
 	st = NULL;
 
 	r = db_artifact_load(db, &c.old, old_id);
@@ -418,7 +418,7 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 			c.summary.process_reason[i] = xstrdup(c.processes[i].invalid_reason);
 	}
 out:
-	sqlite3_finalize(st);
+	db_finish(st);
 	if (r < 0) {
 		db_comparison_release(&c);
 		return r;
@@ -466,7 +466,7 @@ int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
 	}
 	r = (int)n;
 out:
-	sqlite3_finalize(st);
+	db_finish(st);
 	return r;
 }
 
@@ -484,7 +484,7 @@ int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n)
 		ids = xrealloc(ids, (n + 1) * sizeof(*ids));
 		ids[n++] = sqlite3_column_int64(st, 0);
 	}
-	sqlite3_finalize(st);
+	db_finish(st);
 	if (rc != SQLITE_DONE) {
 		free(ids);
 		return db_fail(db, rc, "listing comparisons");

@@ -7,10 +7,19 @@
 #include "common.h"
 #include "db.h"
 
+struct db_cached {
+	const char *sql;             /* a string literal: its address is the key */
+	sqlite3_stmt *st;
+};
+
 struct db {
 	sqlite3 *h;
 	char *path;
 	int lock_timeout_ms;
+	struct db_cached *cache;     /* prepared once, reused for the handle's life */
+	size_t ncache;
+	int depth;                   /* open db_begin calls; only the outermost commits */
+	bool failed;                 /* a nested write failed: the outermost rolls back */
 };
 
 /* perfd's mark in the SQLite header ("perf"), so a foreign file is refused. */
@@ -28,8 +37,17 @@ extern const size_t db_nmigrations;
 int db_fail(struct db *db, int rc, const char *doing);
 
 int db_exec(struct db *db, const char *sql, const char *doing);
+/* A prepared statement for sql, which must be a string literal: it is
+ * prepared once per handle and reused, since a comparison runs the same few
+ * statements for every process. Hand it back with db_finish, never
+ * sqlite3_finalize. */
 int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql);
-int db_begin(struct db *db);   /* BEGIN IMMEDIATE */
+/* Resets a statement from db_prepare for its next use; NULL does nothing. */
+void db_finish(sqlite3_stmt *st);
+/* BEGIN IMMEDIATE, or joining the transaction already open: every write
+ * function is one transaction, or one part of a caller's
+ * db_transaction_begin ... db_transaction_commit. */
+int db_begin(struct db *db);
 int db_commit(struct db *db);
 void db_rollback(struct db *db);
 

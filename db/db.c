@@ -1,4 +1,5 @@
 /* Opening, migrating and the helpers every db/ file shares. */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -47,25 +48,106 @@ int db_exec(struct db *db, const char *sql, const char *doing)
 
 int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql)
 {
-	int rc = sqlite3_prepare_v2(db->h, sql, -1, out, NULL);
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
 
-	return rc == SQLITE_OK ? 0 : db_fail(db, rc, "preparing a query");
+	for (i = 0; i < db->ncache; i++) {
+		if (db->cache[i].sql == sql) {
+			*out = db->cache[i].st;
+			return 0;
+		}
+	}
+	rc = sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(db, rc, "preparing a query");
+	db->cache = xrealloc(db->cache, (db->ncache + 1) * sizeof(*db->cache));
+	db->cache[db->ncache].sql = sql;
+	db->cache[db->ncache].st = st;
+	db->ncache++;
+	*out = st;
+	return 0;
+}
+
+void db_finish(sqlite3_stmt *st)
+{
+	if (!st)
+		return;
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+static int step_once(struct db *db, const char *sql, const char *doing)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	r = db_prepare(db, &st, sql);
+	if (r < 0)
+		return r;
+	rc = sqlite3_step(st);
+	db_finish(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, doing);
 }
 
 int db_begin(struct db *db)
 {
-	return db_exec(db, "BEGIN IMMEDIATE", "starting a write");
+	int r = 0;
+
+	if (db->depth == 0) {
+		r = step_once(db, "BEGIN IMMEDIATE", "starting a write");
+		if (r < 0)
+			return r;
+		db->failed = false;
+	}
+	db->depth++;
+	return r;
 }
 
 int db_commit(struct db *db)
 {
-	return db_exec(db, "COMMIT", "committing a write");
+	int r;
+
+	assert(db->depth > 0);
+	if (--db->depth > 0)
+		return 0;
+	if (db->failed) {
+		db_rollback(db);
+		return err_set(-EIO, "database '%s': a write in the transaction failed; "
+			       "nothing of it was stored", db->path);
+	}
+	r = step_once(db, "COMMIT", "committing a write");
+	if (r < 0)
+		db_rollback(db);
+	return r;
 }
 
 void db_rollback(struct db *db)
 {
+	if (db->depth > 1) {
+		/* The outermost commit rolls the whole transaction back. */
+		db->depth--;
+		db->failed = true;
+		return;
+	}
+	db->depth = 0;
 	if (!sqlite3_get_autocommit(db->h))
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int db_transaction_begin(struct db *db)
+{
+	return db_begin(db);
+}
+
+int db_transaction_commit(struct db *db)
+{
+	return db_commit(db);
+}
+
+void db_transaction_rollback(struct db *db)
+{
+	db_rollback(db);
 }
 
 void db_bind_text(sqlite3_stmt *st, int i, const char *s)
@@ -207,8 +289,13 @@ out:
 
 void db_close(struct db *db)
 {
+	size_t i;
+
 	if (!db)
 		return;
+	for (i = 0; i < db->ncache; i++)
+		sqlite3_finalize(db->cache[i].st);
+	free(db->cache);
 	sqlite3_close_v2(db->h);
 	free(db->path);
 	free(db);

@@ -30,6 +30,13 @@ struct db;
  * mode. lock_timeout_ms is how long a write waits for another writer. */
 int db_open(struct db **out, const char *path, int lock_timeout_ms);
 void db_close(struct db *db);
+/* Groups the writes between them into one transaction: each write function
+ * then joins it instead of committing alone. A failed write inside makes
+ * the commit roll everything back and fail. */
+int db_transaction_begin(struct db *db);
+int db_transaction_commit(struct db *db);
+void db_transaction_rollback(struct db *db);
+
 /* The schema version stored in the file (after migration, DB_SCHEMA_VERSION). */
 int db_schema_version(struct db *db);
 

@@ -36,7 +36,7 @@ int db_host_quarantine(struct db *db, const char *name, const char *fault,
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE)
 		r = db_fail(db, rc, "quarantining the host");
-	sqlite3_finalize(st);
+	db_finish(st);
 	return r;
 }
 
@@ -70,7 +70,7 @@ int db_host_load(struct db *db, struct db_host *out, const char *name)
 		r = err_set(-ENOENT, "no host '%s' in '%s'", name, db->path);
 	else
 		r = db_fail(db, rc, "loading a host");
-	sqlite3_finalize(st);
+	db_finish(st);
 	return r;
 }
 
@@ -92,7 +92,7 @@ int db_host_clear(struct db *db, const char *name)
 		r = db_fail(db, rc, "clearing the host");
 	else
 		r = sqlite3_changes(db->h) > 0;
-	sqlite3_finalize(st);
+	db_finish(st);
 	return r;
 }
 
@@ -110,7 +110,7 @@ int db_host_list(struct db *db, struct db_host **out, size_t *out_n)
 		hosts = xrealloc(hosts, (n + 1) * sizeof(*hosts));
 		fill(&hosts[n++], st);
 	}
-	sqlite3_finalize(st);
+	db_finish(st);
 	if (rc != SQLITE_DONE) {
 		for (i = 0; i < n; i++)
 			db_host_release(&hosts[i]);

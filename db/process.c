@@ -86,7 +86,7 @@ int db_process_insert(struct db *db, int64_t *out_id, const struct db_process *p
 	}
 	*out_id = sqlite3_last_insert_rowid(db->h);
 out:
-	sqlite3_finalize(st);
+	db_finish(st);
 	return r;
 }
 
@@ -173,24 +173,28 @@ int db_process_finish(struct db *db, const struct db_process *p)
 			goto out;
 	}
 
-	sqlite3_finalize(st);
-	r = db_prepare(db, &st, "INSERT INTO process_output (process_id, stdout, stderr)"
-		       " VALUES (?, ?, ?)");
-	if (r < 0)
-		goto out;
-	sqlite3_bind_int64(st, 1, p->id);
-	sqlite3_bind_blob(st, 2, p->out ? p->out : "", (int)p->out_len, SQLITE_STATIC);
-	sqlite3_bind_blob(st, 3, p->err ? p->err : "", (int)p->err_len, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, rc, "recording a process's output");
-		goto out;
+	db_finish(st);
+	st = NULL;
+	/* A process that printed nothing has no output row. */
+	if (p->out_len || p->err_len) {
+		r = db_prepare(db, &st, "INSERT INTO process_output (process_id, stdout, stderr)"
+			       " VALUES (?, ?, ?)");
+		if (r < 0)
+			goto out;
+		sqlite3_bind_int64(st, 1, p->id);
+		sqlite3_bind_blob(st, 2, p->out ? p->out : "", (int)p->out_len, SQLITE_STATIC);
+		sqlite3_bind_blob(st, 3, p->err ? p->err : "", (int)p->err_len, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_DONE) {
+			r = db_fail(db, rc, "recording a process's output");
+			goto out;
+		}
 	}
 	r = db_commit(db);
 out:
-	sqlite3_finalize(st);
-	sqlite3_finalize(mt);
-	sqlite3_finalize(lt);
+	db_finish(st);
+	db_finish(mt);
+	db_finish(lt);
 	if (r < 0)
 		db_rollback(db);
 	return r;
@@ -266,7 +270,7 @@ int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
 		r = db_fail(db, rc, "loading processes");
 		goto out;
 	}
-	sqlite3_finalize(st);
+	db_finish(st);
 
 	r = db_prepare(db, &st,
 		       "SELECT m.process_id, m.name, m.value FROM metrics m"
@@ -289,7 +293,7 @@ int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
 		r = db_fail(db, rc, "loading metrics");
 		goto out;
 	}
-	sqlite3_finalize(st);
+	db_finish(st);
 
 	r = db_prepare(db, &st,
 		       "SELECT l.process_id, l.kind, l.text FROM process_lines l"
@@ -321,7 +325,7 @@ int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
 	}
 	r = 0;
 out:
-	sqlite3_finalize(st);
+	db_finish(st);
 	if (r < 0) {
 		for (i = 0; i < n; i++)
 			db_process_release(&procs[i]);
@@ -368,6 +372,6 @@ int db_process_output_load(struct db *db, struct db_process *out,
 	       out->err_len);
 	out->err[out->err_len] = '\0';
 out:
-	sqlite3_finalize(st);
+	db_finish(st);
 	return r;
 }

@@ -1,6 +1,10 @@
 /*
- * The fresh-process launcher. The child does setsid, resets signals, sets
- * its descriptors, pins itself when asked and execs; nothing more. The
+ * The fresh-process launcher. The child is started with vfork: it shares our
+ * memory until it execs, so starting it costs no copy of our page tables
+ * (a fork of perfd took longer than the exec of a small program; see
+ * docs/performance.md). The child does setsid, resets signals, sets its
+ * descriptors, pins itself when asked and execs; nothing more, and it
+ * writes no memory it shares with us but its own stack. The
  * parent waits on a pidfd and the pipes with poll, never with sleep loops,
  * and on a time bound sends SIGTERM to the process group, then SIGKILL
  * after the grace period, and always reaps.
@@ -15,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -90,7 +95,7 @@ int runner_cpus_parse(const char *list, unsigned char mask[128])
 	return 0;
 }
 
-static void child_fail(int fd, int stage)
+static __attribute__((noreturn)) void child_fail(int fd, int stage)
 {
 	struct exec_failure f = { stage, errno };
 
@@ -99,8 +104,9 @@ static void child_fail(int fd, int stage)
 }
 
 /* Runs in the child between fork and exec: async-signal-safe calls only. */
-static void child_exec(const struct runner_child *c, int outw, int errw, int failw,
-		       int devnull, const cpu_set_t *cpus)
+static __attribute__((noreturn)) void child_exec(const struct runner_child *c, int outw,
+						       int errw, int failw, int devnull,
+						       const cpu_set_t *cpus)
 {
 	sigset_t none;
 	int sig, keep;
@@ -125,6 +131,19 @@ static void child_exec(const struct runner_child *c, int outw, int errw, int fai
 	execve(c->argv[0], (char *const *)c->argv,
 	       c->env ? (char *const *)c->env : environ);
 	child_fail(keep, STAGE_EXEC);
+}
+
+/* vfork must not return into a frame the child could then clobber: the
+ * child leaves this function only through execve or _exit. */
+static __attribute__((noinline)) pid_t spawn(const struct runner_child *c, int outw,
+					     int errw, int failw, int devnull,
+					     const cpu_set_t *cpus)
+{
+	pid_t pid = vfork();
+
+	if (pid == 0)
+		child_exec(c, outw, errw, failw, devnull, cpus);
+	return pid;
 }
 
 static void capture(struct runner_child *c, struct strbuf *sb, int64_t *total,
@@ -194,6 +213,8 @@ int runner_child_run(struct runner_child *c)
 {
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, failp[2] = { -1, -1 };
 	int devnull = -1, pidfd = -1;
+	sigset_t chld, oldmask;
+	bool restore_mask = false, look_now = false;
 	struct exec_failure failure;
 	unsigned char mask[128];
 	cpu_set_t cpus;
@@ -229,14 +250,11 @@ int runner_child_run(struct runner_child *c)
 
 	time_now_iso(c->started_at);
 	t0 = time_monotonic_ns();
-	pid = fork();
+	pid = spawn(c, outp[1], errp[1], failp[1], devnull, pinned ? &cpus : NULL);
 	if (pid < 0) {
-		r = err_set(-errno, "fork: %s", strerror(errno));
+		r = err_set(-errno, "vfork: %s", strerror(errno));
 		goto out;
 	}
-	if (pid == 0)
-		child_exec(c, outp[1], errp[1], failp[1], devnull,
-			   pinned ? &cpus : NULL);
 	close_fd(&outp[1]);
 	close_fd(&errp[1]);
 	close_fd(&failp[1]);
@@ -248,6 +266,17 @@ int runner_child_run(struct runner_child *c)
 		spawn_failed(c, &failure);
 
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0 && errno == ENOSYS) {
+		/* No pidfd (a kernel before 5.3, or valgrind): SIGCHLD through a
+		 * signalfd, with one look at the child once it is blocked, in case
+		 * it exited before. */
+		sigemptyset(&chld);
+		sigaddset(&chld, SIGCHLD);
+		sigprocmask(SIG_BLOCK, &chld, &oldmask);
+		restore_mask = true;
+		pidfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+		look_now = true;
+	}
 	if (pidfd < 0) {
 		r = err_set(-errno, "pidfd_open: %s", strerror(errno));
 		kill(-pid, SIGKILL);
@@ -293,9 +322,15 @@ int runner_child_run(struct runner_child *c)
 			close_fd(&outp[0]);
 		if (ierr >= 0 && pfd[ierr].revents && !drain(c, errp[0], false))
 			close_fd(&errp[0]);
-		if (ipid >= 0 && pfd[ipid].revents) {
+		if ((ipid >= 0 && pfd[ipid].revents) || look_now) {
+			struct signalfd_siginfo si;
+
+			look_now = false;
 			t1 = time_monotonic_ns();
-			if (wait4(pid, &status, 0, &ru) == pid) {
+			if (restore_mask)
+				while (read(pidfd, &si, sizeof(si)) > 0)
+					;
+			if (wait4(pid, &status, WNOHANG, &ru) == pid) {
 				exited = true;
 				/* Nothing the program left behind may run on into the
 				 * next measurement. */
@@ -348,5 +383,7 @@ out:
 	close_fd(&failp[1]);
 	close_fd(&devnull);
 	close_fd(&pidfd);
+	if (restore_mask)
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return r;
 }

@@ -215,33 +215,32 @@ static void fill_record(struct db_process *rec, struct runner_child *child,
 	proto->nerrors = 0;
 }
 
-/* Runs one process and stores it. Returns 0, or a negative errno when the
- * launcher or the database failed. */
-static int run_one(struct db *db, const struct runner_pair_opts *o, int64_t cid,
-		   const struct slot *s, int seq, int total, bool *out_cancelled,
-		   bool *out_fault, char ***seen_metrics, size_t *nseen)
+/* A process record for slot s at position seq, not yet stored. */
+static void record_init(struct db_process *rec, const struct runner_pair_opts *o,
+			int64_t cid, const struct slot *s, int seq)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->comparison_id = cid;
+	rec->seq = seq;
+	snprintf(rec->arm, sizeof(rec->arm), "%s", s->arm);
+	rec->pair = s->pair;
+	rec->warmup = s->warmup;
+	rec->state = DB_STATE_RUNNING;
+	rec->cpus = o->cpus ? xstrdup(o->cpus) : NULL;
+	time_now_iso(rec->started_at);
+}
+
+/* Runs the process of rec, whose row is stored, and fills in what happened.
+ * Returns 0, or a negative errno when the launcher could not set up. */
+static int run_one(const struct runner_pair_opts *o, const struct slot *s,
+		   struct db_process *rec, bool *out_cancelled)
 {
 	const struct runner_arm *arm = !strcmp(s->arm, "old") ? &o->old : &o->new;
-	struct db_process rec;
+	const char **argv = build_argv(o, arm);
+	char **env = build_env(o, arm, s, rec->seq);
 	struct runner_child child;
 	struct runner_protocol proto;
-	const char **argv = build_argv(o, arm);
-	char **env = build_env(o, arm, s, seq);
-	size_t i, j;
 	int r;
-
-	memset(&rec, 0, sizeof(rec));
-	rec.comparison_id = cid;
-	rec.seq = seq;
-	snprintf(rec.arm, sizeof(rec.arm), "%s", s->arm);
-	rec.pair = s->pair;
-	rec.warmup = s->warmup;
-	rec.state = DB_STATE_RUNNING;
-	rec.cpus = o->cpus ? xstrdup(o->cpus) : NULL;
-	time_now_iso(rec.started_at);
-	r = db_process_insert(db, &rec.id, &rec);
-	if (r < 0)
-		goto out;
 
 	runner_child_init(&child);
 	runner_protocol_init(&proto);
@@ -256,56 +255,72 @@ static int run_one(struct db *db, const struct runner_pair_opts *o, int64_t cid,
 	if (o->watch)
 		runner_fault_watch_mark(o->watch);
 	r = runner_child_run(&child);
-	if (r < 0) {
-		runner_child_release(&child);
-		runner_protocol_release(&proto);
-		goto out;
+	if (r == 0) {
+		runner_protocol_finish(&proto);
+		memcpy(rec->started_at, child.started_at, sizeof(rec->started_at));
+		fill_record(rec, &child, &proto);
+		if (o->watch) {
+			rec->fault = runner_fault_watch_check(o->watch);
+			rec->fault_watch = runner_fault_watch_state(o->watch);
+		}
+		*out_cancelled = child.cancelled;
 	}
-	runner_protocol_finish(&proto);
-	memcpy(rec.started_at, child.started_at, sizeof(rec.started_at));
-	fill_record(&rec, &child, &proto);
-	if (o->watch) {
-		rec.fault = runner_fault_watch_check(o->watch);
-		rec.fault_watch = runner_fault_watch_state(o->watch);
-	}
-	*out_cancelled = child.cancelled;
 	runner_child_release(&child);
 	runner_protocol_release(&proto);
-
-	r = db_process_finish(db, &rec);
-	if (r < 0)
-		goto out;
-	rec.state = DB_STATE_DONE;
-	if (rec.fault) {
-		/* The GPU is not to be trusted until someone has looked. */
-		r = db_host_quarantine(db, o->host, rec.fault, cid, seq);
-		if (r < 0)
-			goto out;
-		*out_fault = true;
-	}
-	if (!s->warmup) {
-		for (i = 0; i < rec.nmetrics; i++) {
-			for (j = 0; j < *nseen; j++)
-				if (!strcmp((*seen_metrics)[j], rec.metrics[i].name))
-					break;
-			if (j == *nseen) {
-				*seen_metrics = xrealloc(*seen_metrics, (*nseen + 1) * sizeof(char *));
-				(*seen_metrics)[(*nseen)++] = xstrdup(rec.metrics[i].name);
-			}
-		}
-	}
-	if (o->progress)
-		o->progress(o->progress_ctx, &rec, total, o->metric);
-out:
-	db_process_release(&rec);
 	free(argv);
 	free_strv(env);
+	return r;
+}
+
+/* Notes the metric names a pair process printed; true once there are two,
+ * which settles that the comparison cannot be summarized without --metric. */
+static bool metrics_ambiguous(const struct db_process *rec, char ***seen, size_t *nseen)
+{
+	size_t i, j;
+
+	for (i = 0; !rec->warmup && i < rec->nmetrics; i++) {
+		for (j = 0; j < *nseen; j++)
+			if (!strcmp((*seen)[j], rec->metrics[i].name))
+				break;
+		if (j == *nseen) {
+			*seen = xrealloc(*seen, (*nseen + 1) * sizeof(char *));
+			(*seen)[(*nseen)++] = xstrdup(rec->metrics[i].name);
+		}
+	}
+	return *nseen > 1;
+}
+
+/* Stores the end of cur and, when there is one, the start of next, in one
+ * transaction: the next process has its row before it starts, and a
+ * comparison pays one commit per process. */
+static int store_step(struct db *db, const struct runner_pair_opts *o,
+		      struct db_process *cur, struct db_process *next)
+{
+	int r;
+
+	r = db_transaction_begin(db);
+	if (r < 0)
+		return r;
+	r = db_process_finish(db, cur);
+	/* The GPU is not to be trusted until someone has looked. */
+	if (r == 0 && cur->fault)
+		r = db_host_quarantine(db, o->host, cur->fault, cur->comparison_id, cur->seq);
+	if (r == 0 && next)
+		r = db_process_insert(db, &next->id, next);
+	if (r < 0) {
+		db_transaction_rollback(db);
+		return r;
+	}
+	r = db_transaction_commit(db);
+	if (r == 0)
+		cur->state = DB_STATE_DONE;
 	return r;
 }
 
 int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opts *o)
 {
 	struct db_comparison c, ins;
+	struct db_process cur, next;
 	struct db_summary summary;
 	struct slot *slots;
 	char **seen = NULL;
@@ -315,6 +330,8 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	int r;
 
 	memset(&c, 0, sizeof(c));
+	memset(&cur, 0, sizeof(cur));
+	memset(&next, 0, sizeof(next));
 	memset(&ins, 0, sizeof(ins));
 	memset(&summary, 0, sizeof(summary));
 	/* ins borrows every string: it is never released. */
@@ -339,21 +356,41 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	*out_id = cid;
 
 	slots = schedule(o->warmup, o->pairs, &nslots);
+	record_init(&cur, o, cid, &slots[0], 1);
+	r = db_process_insert(db, &cur.id, &cur);
+	if (r < 0)
+		goto out;
 	for (i = 0; i < nslots; i++) {
-		if (cancel_wait(o->cancel_fd, i ? o->cooldown_ms : 0)) {
+		bool more;
+
+		r = run_one(o, &slots[i], &cur, &cancelled);
+		if (r < 0)
+			goto out;
+		fault = cur.fault != NULL;
+		/* Without --metric, two metric names settle it: the comparison
+		 * cannot be summarized, so the rest is not run. */
+		more = i + 1 < nslots && !cancelled && !fault &&
+		       !(metrics_ambiguous(&cur, &seen, &nseen) && !o->metric) &&
+		       !cancel_wait(o->cancel_fd, 0);
+		if (more)
+			record_init(&next, o, cid, &slots[i + 1], (int)i + 2);
+		r = store_step(db, o, &cur, more ? &next : NULL);
+		if (r < 0)
+			goto out;
+		if (o->progress)
+			o->progress(o->progress_ctx, &cur, (int)nslots, o->metric);
+		db_process_release(&cur);
+		if (!more) {
+			cancelled = cancelled || (i + 1 < nslots && !fault && cancel_wait(o->cancel_fd, 0));
+			break;
+		}
+		cur = next;
+		memset(&next, 0, sizeof(next));
+		if (o->cooldown_ms && cancel_wait(o->cancel_fd, o->cooldown_ms)) {
+			/* The next row exists and never ran: stored as abandoned. */
 			cancelled = true;
 			break;
 		}
-		r = run_one(db, o, cid, &slots[i], (int)i + 1, (int)nslots, &cancelled,
-			    &fault, &seen, &nseen);
-		if (r < 0)
-			goto out;
-		if (cancelled || fault)
-			break;
-		/* Without --metric, two metric names settle it: the comparison
-		 * cannot be summarized, so the rest is not run. */
-		if (!o->metric && nseen > 1)
-			break;
 	}
 
 	r = db_comparison_load(db, &c, cid);
@@ -367,6 +404,8 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	if (r == 0 && cancelled)
 		r = err_set(-ECANCELED, "comparison %lld interrupted", (long long)cid);
 out:
+	db_process_release(&cur);
+	db_process_release(&next);
 	db_summary_release(&summary);
 	db_comparison_release(&c);
 	for (i = 0; i < nseen; i++)
