@@ -277,6 +277,7 @@ int db_open(struct db **out, const char *path, int lock_timeout_ms)
 	if (r < 0)
 		goto out;
 	r = db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+		    " PRAGMA wal_autocheckpoint = 8192;"
 		    " PRAGMA foreign_keys = ON;", "setting the journal mode");
 out:
 	if (r < 0) {

@@ -95,21 +95,22 @@ int runner_cpus_parse(const char *list, unsigned char mask[128])
 	return 0;
 }
 
-static __attribute__((noreturn)) void child_fail(int fd, int stage)
+/* The child shares our memory until it execs: it says why it could not
+ * start by writing into the parent's record, then exits. */
+static __attribute__((noreturn)) void child_fail(volatile struct exec_failure *f, int stage)
 {
-	struct exec_failure f = { stage, errno };
-
-	(void)!write(fd, &f, sizeof(f));
+	f->err = errno;
+	f->stage = stage;
 	_exit(127);
 }
 
 /* Runs in the child between fork and exec: async-signal-safe calls only. */
 static __attribute__((noreturn)) void child_exec(const struct runner_child *c, int outw,
-						       int errw, int failw, int devnull,
-						       const cpu_set_t *cpus)
+						       int errw, volatile struct exec_failure *f,
+						       int devnull, const cpu_set_t *cpus)
 {
 	sigset_t none;
-	int sig, keep;
+	int sig;
 
 	setsid();
 	for (sig = 1; sig < NSIG; sig++)
@@ -117,33 +118,38 @@ static __attribute__((noreturn)) void child_exec(const struct runner_child *c, i
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (dup2(devnull, 0) < 0 || dup2(outw, 1) < 0 || dup2(errw, 2) < 0)
-		child_fail(failw, STAGE_EXEC);
-	keep = fcntl(failw, F_DUPFD_CLOEXEC, 3);
-	if (keep < 0)
-		_exit(127);
-	if (keep > 3)
-		syscall(SYS_close_range, 3, keep - 1, 0);
-	syscall(SYS_close_range, keep + 1, ~0U, 0);
+		child_fail(f, STAGE_EXEC);
+	syscall(SYS_close_range, 3, ~0U, 0);
 	if (cpus && sched_setaffinity(0, sizeof(*cpus), cpus) < 0)
-		child_fail(keep, STAGE_PIN);
+		child_fail(f, STAGE_PIN);
 	if (c->dir && chdir(c->dir) < 0)
-		child_fail(keep, STAGE_DIR);
+		child_fail(f, STAGE_DIR);
 	execve(c->argv[0], (char *const *)c->argv,
 	       c->env ? (char *const *)c->env : environ);
-	child_fail(keep, STAGE_EXEC);
+	child_fail(f, STAGE_EXEC);
 }
 
 /* vfork must not return into a frame the child could then clobber: the
  * child leaves this function only through execve or _exit. */
 static __attribute__((noinline)) pid_t spawn(const struct runner_child *c, int outw,
-					     int errw, int failw, int devnull,
-					     const cpu_set_t *cpus)
+					     int errw, volatile struct exec_failure *f,
+					     int devnull, const cpu_set_t *cpus)
 {
 	pid_t pid = vfork();
 
 	if (pid == 0)
-		child_exec(c, outw, errw, failw, devnull, cpus);
+		child_exec(c, outw, errw, f, devnull, cpus);
 	return pid;
+}
+
+/* /dev/null for every child's stdin, opened once. */
+static int devnull_fd(void)
+{
+	static int fd = -1;
+
+	if (fd < 0)
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return fd;
 }
 
 static void capture(struct runner_child *c, struct strbuf *sb, int64_t *total,
@@ -158,27 +164,23 @@ static void capture(struct runner_child *c, struct strbuf *sb, int64_t *total,
 		c->on_stdout(c->ctx, buf, n);
 }
 
-/* Reads what is there; returns false at end of file. */
+/* Reads once what poll said is there; returns false at end of file. The
+ * descriptors block: poll said a read will not. */
 static bool drain(struct runner_child *c, int fd, bool is_stdout)
 {
 	char buf[READ_CHUNK];
+	ssize_t n;
 
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-
-		if (n > 0) {
-			if (is_stdout)
-				capture(c, &c->out, &c->out_total, buf, (size_t)n, true);
-			else
-				capture(c, &c->err, &c->err_total, buf, (size_t)n, false);
-			continue;
-		}
-		if (n == 0)
-			return false;
-		if (errno == EINTR)
-			continue;
-		return errno == EAGAIN;
-	}
+	do {
+		n = read(fd, buf, sizeof(buf));
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return false;
+	if (is_stdout)
+		capture(c, &c->out, &c->out_total, buf, (size_t)n, true);
+	else
+		capture(c, &c->err, &c->err_total, buf, (size_t)n, false);
+	return true;
 }
 
 static int ms_until(int64_t deadline_ns)
@@ -211,18 +213,17 @@ static void spawn_failed(struct runner_child *c, const struct exec_failure *f)
 
 int runner_child_run(struct runner_child *c)
 {
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 }, failp[2] = { -1, -1 };
-	int devnull = -1, pidfd = -1;
+	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int devnull = devnull_fd(), pidfd = -1;
 	sigset_t chld, oldmask;
 	bool restore_mask = false, look_now = false;
-	struct exec_failure failure;
+	volatile struct exec_failure failure = { 0, 0 };
 	unsigned char mask[128];
 	cpu_set_t cpus;
 	bool pinned = false, exited = false, termed = false;
 	int64_t t0, t1 = 0, deadline = INT64_MAX;
 	struct rusage ru;
 	pid_t pid;
-	ssize_t n;
 	int r = 0, status = 0;
 
 	if (c->cpus) {
@@ -237,12 +238,10 @@ int runner_child_run(struct runner_child *c)
 				CPU_SET(i, &cpus);
 		pinned = true;
 	}
-	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
-	    pipe2(failp, O_CLOEXEC) < 0) {
+	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
 		r = err_set(-errno, "pipe: %s", strerror(errno));
 		goto out;
 	}
-	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (devnull < 0) {
 		r = err_set(-errno, "/dev/null: %s", strerror(errno));
 		goto out;
@@ -250,20 +249,19 @@ int runner_child_run(struct runner_child *c)
 
 	time_now_iso(c->started_at);
 	t0 = time_monotonic_ns();
-	pid = spawn(c, outp[1], errp[1], failp[1], devnull, pinned ? &cpus : NULL);
+	pid = spawn(c, outp[1], errp[1], &failure, devnull, pinned ? &cpus : NULL);
 	if (pid < 0) {
 		r = err_set(-errno, "vfork: %s", strerror(errno));
 		goto out;
 	}
 	close_fd(&outp[1]);
 	close_fd(&errp[1]);
-	close_fd(&failp[1]);
-	/* The child either execs (the pipe closes empty) or writes why not. */
-	do {
-		n = read(failp[0], &failure, sizeof(failure));
-	} while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(failure))
-		spawn_failed(c, &failure);
+	/* vfork returns once the child has exec'd or given up. */
+	if (failure.stage) {
+		struct exec_failure f = { failure.stage, failure.err };
+
+		spawn_failed(c, &f);
+	}
 
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0 && errno == ENOSYS) {
@@ -283,8 +281,6 @@ int runner_child_run(struct runner_child *c)
 		waitpid(pid, NULL, 0);
 		goto out;
 	}
-	fcntl(outp[0], F_SETFL, O_NONBLOCK);
-	fcntl(errp[0], F_SETFL, O_NONBLOCK);
 	if (c->timeout_s > 0)
 		deadline = t0 + (int64_t)(c->timeout_s * 1e9);
 
@@ -379,9 +375,6 @@ out:
 	close_fd(&outp[1]);
 	close_fd(&errp[0]);
 	close_fd(&errp[1]);
-	close_fd(&failp[0]);
-	close_fd(&failp[1]);
-	close_fd(&devnull);
 	close_fd(&pidfd);
 	if (restore_mask)
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
