@@ -385,16 +385,9 @@ int cmd_pair(int argc, char **argv)
 	}
 
 	if (host_arg) {
-		ret = host_check_load(&profile, host_arg);
+		ret = host_check_device(&profile, &probe, host_arg);
 		if (ret != EXIT_OK)
 			goto out;
-		ret = host_check_probe(&probe);
-		if (ret != EXIT_OK)
-			goto out;
-		if (host_check_find(probe, profile) < 0) {
-			ret = EXIT_NODEVICE;
-			goto out;
-		}
 		ret = EXIT_USAGE;
 		if (!given_timeout)
 			o.timeout_s = profile->process_timeout_s;

@@ -29,6 +29,15 @@ int host_check_probe(struct kernel_probe **out);
 int host_check_find(const struct kernel_probe *probe,
 		    const struct host_profile *profile);
 
+/*
+ * All three for a verb that needs the profile's device: loads the profile
+ * arg names, probes Vulkan and finds the device. Returns EXIT_OK with the
+ * profile and the probe in *out_profile and *out_probe (the caller's), or
+ * the verb's exit status after saying why (nothing is returned then).
+ */
+int host_check_device(struct host_profile **out_profile, struct kernel_probe **out_probe,
+		      const char *arg);
+
 /* True when device index of the probe is the one the profile describes. */
 bool host_check_matches(const struct kernel_probe *probe, unsigned index,
 			const struct host_profile *profile);

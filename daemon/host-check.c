@@ -69,3 +69,25 @@ int host_check_find(const struct kernel_probe *probe,
 	}
 	return -1;
 }
+
+int host_check_device(struct host_profile **out_profile, struct kernel_probe **out_probe,
+		      const char *arg)
+{
+	struct host_profile *profile = NULL;
+	struct kernel_probe *probe = NULL;
+	int rc;
+
+	rc = host_check_load(&profile, arg);
+	if (rc == EXIT_OK)
+		rc = host_check_probe(&probe);
+	if (rc == EXIT_OK && host_check_find(probe, profile) < 0)
+		rc = EXIT_NODEVICE;
+	if (rc != EXIT_OK) {
+		host_profile_free(profile);
+		kernel_probe_free(probe);
+		return rc;
+	}
+	*out_profile = profile;
+	*out_probe = probe;
+	return EXIT_OK;
+}
