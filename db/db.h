@@ -98,6 +98,8 @@ struct db_process {
 	size_t nlines;
 	int64_t stdout_bytes;    /* all bytes the process wrote, kept or not */
 	int64_t stderr_bytes;
+	int64_t stdout_kept;     /* bytes of it stored (the capture bound cuts) */
+	int64_t stderr_kept;
 	char *fault;             /* kernel-log line that marked a fault, NULL for none */
 	char *fault_watch;       /* "on", "off: why", or NULL when none was asked for */
 	bool valid;

@@ -224,8 +224,10 @@ int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
 		       "SELECT id, seq, arm, pair, warmup, state, started_at, ended_at,"
 		       " exit_code, signal, timed_out, spawn_error, wall_ms, user_ms,"
 		       " sys_ms, maxrss_kb, cpus, digest, record_valid, stdout_bytes,"
-		       " stderr_bytes, fault, valid, invalid_reason, fault_watch"
-		       " FROM processes WHERE comparison_id = ? ORDER BY seq");
+		       " stderr_bytes, fault, valid, invalid_reason, fault_watch,"
+		       " coalesce(length(o.stdout), 0), coalesce(length(o.stderr), 0)"
+		       " FROM processes LEFT JOIN process_output o ON o.process_id = id"
+		       " WHERE comparison_id = ? ORDER BY seq");
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, comparison_id);
@@ -265,6 +267,8 @@ int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
 		p->valid = sqlite3_column_int(st, 22);
 		p->invalid_reason = db_column_strdup(st, 23);
 		p->fault_watch = db_column_strdup(st, 24);
+		p->stdout_kept = sqlite3_column_int64(st, 25);
+		p->stderr_kept = sqlite3_column_int64(st, 26);
 	}
 	if (rc != SQLITE_DONE) {
 		r = db_fail(db, rc, "loading processes");

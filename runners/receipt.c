@@ -220,6 +220,11 @@ static json_t *process_json(const struct db_process *p)
 	json_object_set_new(o, "cpus", p->cpus ? json_string(p->cpus) : json_null());
 	json_object_set_new(o, "stdout_bytes", json_integer(p->stdout_bytes));
 	json_object_set_new(o, "stderr_bytes", json_integer(p->stderr_bytes));
+	json_object_set_new(o, "stdout_kept", json_integer(p->stdout_kept));
+	json_object_set_new(o, "stderr_kept", json_integer(p->stderr_kept));
+	json_object_set_new(o, "output_truncated",
+			    json_boolean(p->stdout_bytes > p->stdout_kept ||
+					 p->stderr_bytes > p->stderr_kept));
 	json_object_set_new(o, "started_at", json_string(p->started_at));
 	json_object_set_new(o, "ended_at", *p->ended_at ? json_string(p->ended_at) : json_null());
 	return o;

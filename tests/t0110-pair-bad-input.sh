@@ -71,6 +71,8 @@ cp out flood.json
 fid=$(js flood.json 'd["comparison"]')
 check "flood: all bytes counted" test "$(js flood.json 'd["processes"][1]["stdout_bytes"]')" -gt 104000000
 check "flood: 1 MiB kept" eq 1048576 "$(sql "select length(o.stdout) from process_output o join processes p on p.id=o.process_id where p.comparison_id=$fid and p.seq=2")"
+check "flood: marked as cut" eq "true 1048576" "$(js flood.json 'str(d["processes"][1]["output_truncated"]).lower()+" "+str(d["processes"][1]["stdout_kept"])')"
+check "flood: the other arm is whole" eq false "$(js flood.json 'd["processes"][0]["output_truncated"]')"
 check "flood: metric read after the flood" eq 90 "$(js flood.json 'd["pairs"][0]["new"]')"
 check "--capture bounds what is kept" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --capture 20 "$PLANT" "$PLANT"
 cid=$(js out 'd["comparison"]')
