@@ -1,13 +1,19 @@
 /*
- * builder: what ties a number to a binary. Today: hashing the artifacts a
- * comparison runs (sha256 and size). The git side (fetch, checkout, build
- * recipe, build cache) joins this folder with the agent.
+ * builder: what ties a number to a binary: git (libgit2: a mirror of the
+ * watched repository, fetch, head discovery, commit facts, checkout of a
+ * commit's tree) and the hashing of what a build produced. The only folder
+ * that includes git2.h.
  *
- * Errors: negative errno with a detail in err_last() naming the file.
+ * Errors: negative errno with a detail in err_last() naming the file, the
+ * URL or the ref: -ENOENT for an unknown commit or ref, -EHOSTUNREACH for a
+ * remote that cannot be reached, -EPROTO for a remote that answers but is
+ * not a git repository, -EIO otherwise.
  */
 #ifndef PERFD_BUILDER_H
 #define PERFD_BUILDER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Hashes the file at path: out_hex receives 64 hex digits and a NUL,
@@ -18,5 +24,64 @@ int builder_file_sha256(char out_hex[65], int64_t *out_size, const char *path);
  * in PATH) and checks that it is an executable regular file. *out is an
  * absolute path the caller frees. */
 int builder_program_resolve(char **out, const char *name);
+
+/* ---- git ---- */
+
+#define BUILDER_OID_HEX 41          /* 40 hex digits and a NUL */
+
+struct builder_repo;
+
+/* Opens the bare mirror of url kept at dir, creating it when absent (dir's
+ * parent must exist). url is file://, a local path, http(s):// or ssh://. */
+int builder_repo_open(struct builder_repo **out, const char *dir, const char *url);
+void builder_repo_free(struct builder_repo *r);
+
+/* Fetches branches (refs/heads/* into refs/remotes/origin/*) and, when
+ * pulls is true, pull-request heads (refs/pull/N/head into
+ * refs/remotes/pull/N/head), forced (a force-pushed head replaces the old
+ * one) and pruned (a deleted head disappears). */
+int builder_repo_fetch(struct builder_repo *r, bool pulls);
+
+struct builder_head {
+	char *name;                  /* "main", "feature/x", or "pull/17" */
+	bool is_pull;
+	int pull;                    /* the number, for a pull head */
+	char oid[BUILDER_OID_HEX];
+};
+/* The fetched heads whose branch name matches one of the fnmatch patterns
+ * (e.g. "main", "release/*"), and every pull head when pulls is true, sorted
+ * by name. *out is the caller's: builder_heads_free. */
+int builder_repo_heads(struct builder_repo *r, struct builder_head **out, size_t *out_n,
+		       const char *const *patterns, size_t npatterns, bool pulls);
+void builder_heads_free(struct builder_head *heads, size_t n);
+
+struct builder_commit {
+	char oid[BUILDER_OID_HEX];
+	char tree[BUILDER_OID_HEX];
+	char first_parent[BUILDER_OID_HEX];  /* "" for a root commit */
+	char *subject;               /* first line of the message */
+	char *author;                /* "Name <email>" */
+	int64_t time;                /* committer time, seconds since the epoch */
+};
+/* Facts of a commit named by hex oid or by ref ("origin/main"). */
+int builder_commit_load(struct builder_repo *r, struct builder_commit *out, const char *rev);
+void builder_commit_release(struct builder_commit *c);
+
+/* The merge base of two commits; -ENOENT when they share no history. */
+int builder_merge_base(struct builder_repo *r, char out[BUILDER_OID_HEX], const char *a,
+		       const char *b);
+
+/* Writes the tree of commit oid into dir (created; it must not exist),
+ * without a .git: what a build starts from. */
+int builder_checkout(struct builder_repo *r, const char *oid, const char *dir);
+
+/* ---- artifacts ---- */
+
+/* Expands glob patterns relative to dir into the regular files they match,
+ * sorted, without duplicates; at most max. Each out[i] is a path relative to
+ * dir, the caller's (free each, then out). -ENOENT when a pattern matches
+ * nothing. */
+int builder_glob(char ***out, size_t *out_n, const char *dir, const char *const *patterns,
+		 size_t npatterns, size_t max);
 
 #endif
