@@ -5,9 +5,10 @@
  * that includes git2.h.
  *
  * Errors: negative errno with a detail in err_last() naming the file, the
- * URL or the ref: -ENOENT for an unknown commit or ref, -EHOSTUNREACH for a
- * remote that cannot be reached, -EPROTO for a remote that answers but is
- * not a git repository, -EIO otherwise.
+ * URL or the ref: -ENOENT for an unknown commit or ref (or a local URL that
+ * names nothing), -EHOSTUNREACH for a remote that cannot be reached,
+ * -EPROTO for a remote that answers but is not a git repository, -EACCES
+ * for a remote that wants credentials, -EIO otherwise.
  */
 #ifndef PERFD_BUILDER_H
 #define PERFD_BUILDER_H
@@ -32,14 +33,20 @@ int builder_program_resolve(char **out, const char *name);
 struct builder_repo;
 
 /* Opens the bare mirror of url kept at dir, creating it when absent (dir's
- * parent must exist). url is file://, a local path, http(s):// or ssh://. */
+ * parent must exist), and points its remote "origin" at url (an existing
+ * mirror follows a changed url). url is file://, a local path (kept as a
+ * file:// URL), http(s):// or ssh://. Nothing is fetched. -EPROTO when dir
+ * exists and is not a bare repository. *out is the caller's:
+ * builder_repo_free. A repo is used by one thread at a time. */
 int builder_repo_open(struct builder_repo **out, const char *dir, const char *url);
 void builder_repo_free(struct builder_repo *r);
 
-/* Fetches branches (refs/heads/* into refs/remotes/origin/*) and, when
- * pulls is true, pull-request heads (refs/pull/N/head into
+/* Fetches branches (refs/heads/NAME into refs/remotes/origin/NAME) and,
+ * when pulls is true, pull-request heads (refs/pull/N/head into
  * refs/remotes/pull/N/head), forced (a force-pushed head replaces the old
- * one) and pruned (a deleted head disappears). */
+ * one) and pruned (a deleted head disappears); no tags. -EFBIG when the
+ * remote sends more than the fetch bound (16 GiB). There is no timeout: a
+ * server that stops answering blocks the call. */
 int builder_repo_fetch(struct builder_repo *r, bool pulls);
 
 struct builder_head {
@@ -48,9 +55,10 @@ struct builder_head {
 	int pull;                    /* the number, for a pull head */
 	char oid[BUILDER_OID_HEX];
 };
-/* The fetched heads whose branch name matches one of the fnmatch patterns
- * (e.g. "main", "release/*"), and every pull head when pulls is true, sorted
- * by name. *out is the caller's: builder_heads_free. */
+/* The fetched heads whose branch name matches one of the fnmatch(3)
+ * patterns (flags 0, so "release/<star>" also matches "release/a/b"), and
+ * every fetched pull head when pulls is true, sorted by name (strcmp).
+ * -E2BIG beyond 100000 heads. *out is the caller's: builder_heads_free. */
 int builder_repo_heads(struct builder_repo *r, struct builder_head **out, size_t *out_n,
 		       const char *const *patterns, size_t npatterns, bool pulls);
 void builder_heads_free(struct builder_head *heads, size_t n);
@@ -63,16 +71,23 @@ struct builder_commit {
 	char *author;                /* "Name <email>" */
 	int64_t time;                /* committer time, seconds since the epoch */
 };
-/* Facts of a commit named by hex oid or by ref ("origin/main"). */
+/* Facts of a commit named by hex oid or by ref ("origin/main"); a tag is
+ * peeled. -ENOENT when rev names nothing, -EINVAL when it names something
+ * that is not a commit. subject and author are cut at 1024 bytes; they are
+ * out's, freed by builder_commit_release. */
 int builder_commit_load(struct builder_repo *r, struct builder_commit *out, const char *rev);
 void builder_commit_release(struct builder_commit *c);
 
-/* The merge base of two commits; -ENOENT when they share no history. */
+/* The merge base of two commits (named as for builder_commit_load) into
+ * out; -ENOENT when either is unknown or they share no history. */
 int builder_merge_base(struct builder_repo *r, char out[BUILDER_OID_HEX], const char *a,
 		       const char *b);
 
-/* Writes the tree of commit oid into dir (created; it must not exist),
- * without a .git: what a build starts from. */
+/* Writes the tree of commit oid (or any rev) into dir, without a .git: what
+ * a build starts from. dir is created (its parents too) and must not exist:
+ * -EEXIST otherwise. Executable bits and symbolic links are kept; a
+ * submodule is an empty directory, as in git archive. On failure dir is
+ * removed again. */
 int builder_checkout(struct builder_repo *r, const char *oid, const char *dir);
 
 /* ---- artifacts ---- */

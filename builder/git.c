@@ -1,0 +1,491 @@
+/*
+ * The mirror of a watched repository, through libgit2; see builder.h.
+ *
+ * The mirror is a bare repository whose remote "origin" is the watched URL.
+ * Branches are fetched into refs/remotes/origin/NAME, pull-request heads
+ * into refs/remotes/pull/N/head. The mirror has no index, no work tree and
+ * no local branches of its own; checkout.c writes trees elsewhere.
+ *
+ * A struct builder_repo is used by one thread at a time.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <git2.h>
+
+#include "builder.h"
+#include "common.h"
+#include "git-internal.h"
+
+#define REMOTE_NAME "origin"
+#define ORIGIN_PREFIX "refs/remotes/origin/"
+#define PULL_PREFIX "refs/remotes/pull/"
+#define PULL_SUFFIX "/head"
+
+struct builder_git_limits builder_git_limits = {
+	.fetch_bytes = (size_t)16 << 30,
+	.heads = 100000,
+	.text = 1024,
+	.depth = 256,
+};
+
+static pthread_once_t git_once = PTHREAD_ONCE_INIT;
+static int git_init_result;
+
+static void git_init(void)
+{
+	git_init_result = git_libgit2_init();
+}
+
+const char *builder_git_msg(void)
+{
+	const git_error *e = git_error_last();
+
+	return e && e->message ? e->message : "unknown error";
+}
+
+/* A library error outside the network: the detail names what we did. */
+static int git_fail(int gerr, const char *what, const char *name)
+{
+	int code = gerr == GIT_ENOTFOUND ? -ENOENT : -EIO;
+
+	return err_set(code, "git: %s '%s': %s", what, name, builder_git_msg());
+}
+
+/*
+ * A failed fetch becomes -EHOSTUNREACH, -EPROTO, -ENOENT, -EACCES or -EIO.
+ * libgit2 1.5 reports a refused connection as an OS error and a failed name
+ * lookup as a network error, and uses the network class for protocol
+ * errors too, so the message is what tells them apart.
+ */
+static int fetch_error(int gerr, const char *url, bool too_big)
+{
+	static const char *const unreachable[] = {
+		"failed to connect", "failed to resolve address", "Connection refused",
+		"timed out", "Network is unreachable", "No route to host",
+		"Connection reset",
+	};
+	const git_error *e = git_error_last();
+	const char *msg = builder_git_msg();
+	int klass = e ? e->klass : GIT_ERROR_NONE;
+	size_t i;
+
+	if (too_big)
+		return err_set(-EFBIG, "git: fetch from '%s' sent more than %zu bytes",
+			       url, builder_git_limits.fetch_bytes);
+	if (gerr == GIT_EAUTH)
+		return err_set(-EACCES, "git: '%s' wants credentials: %s", url, msg);
+	if (gerr == GIT_ECERTIFICATE || klass == GIT_ERROR_SSL)
+		return err_set(-EHOSTUNREACH, "git: no trusted connection to '%s': %s",
+			       url, msg);
+	for (i = 0; i < ARRAY_SIZE(unreachable); i++)
+		if (strstr(msg, unreachable[i]))
+			return err_set(-EHOSTUNREACH, "git: cannot reach '%s': %s", url, msg);
+	if (klass == GIT_ERROR_OS && strstr(msg, "failed to resolve path"))
+		return err_set(-ENOENT, "git: no repository at '%s': %s", url, msg);
+	if (klass == GIT_ERROR_REPOSITORY || klass == GIT_ERROR_HTTP ||
+	    klass == GIT_ERROR_NET || klass == GIT_ERROR_SSH)
+		return err_set(-EPROTO, "git: '%s' is not a git repository we can "
+			       "fetch: %s", url, msg);
+	return err_set(-EIO, "git: fetch from '%s': %s", url, msg);
+}
+
+static void add_encoded(struct strbuf *sb, const char *s)
+{
+	const char *p;
+
+	for (p = s; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("/._~-", *p))
+			strbuf_addch(sb, *p);
+		else
+			strbuf_addf(sb, "%%%02X", (unsigned char)*p);
+	}
+}
+
+/*
+ * *out is the URL origin gets for url, the caller's. A plain path becomes a
+ * file:// URL: libgit2 takes a bare path only when it exists, and a file://
+ * URL tells "missing" from "not a repository". Bytes other than unreserved
+ * ones are percent-encoded because libgit2 decodes them. A URL (scheme://
+ * or scp-like host:path) is kept as it is.
+ */
+static int remote_url(char **out, const char *url)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
+	char cwd[PATH_MAX];
+
+	if (strstr(url, "://") || (colon && (!slash || colon < slash))) {
+		*out = xstrdup(url);
+		return 0;
+	}
+	strbuf_adds(&sb, "file://");
+	if (url[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			strbuf_release(&sb);
+			return err_set(-errno, "git: cannot make '%s' absolute: %s", url,
+				       strerror(errno));
+		}
+		add_encoded(&sb, cwd);
+		strbuf_addch(&sb, '/');
+	}
+	add_encoded(&sb, url);
+	*out = strbuf_detach(&sb);
+	return 0;
+}
+
+int builder_repo_open(struct builder_repo **out, const char *dir, const char *url)
+{
+	struct builder_repo *r = NULL;
+	git_repository *repo = NULL;
+	git_remote *remote = NULL;
+	char *fetch_url = NULL;
+	struct stat st;
+	int e, ret = 0;
+
+	pthread_once(&git_once, git_init);
+	if (git_init_result < 0)
+		return err_set(-EIO, "git: cannot initialise libgit2: %s", builder_git_msg());
+	if (!*url)
+		return err_set(-EINVAL, "git: empty repository URL for '%s'", dir);
+	ret = remote_url(&fetch_url, url);
+	if (ret < 0)
+		return ret;
+
+	if (stat(dir, &st) == 0)
+		e = git_repository_open_bare(&repo, dir);
+	else if (errno == ENOENT)
+		e = git_repository_init(&repo, dir, 1);
+	else {
+		ret = err_set(-errno, "git: mirror '%s': %s", dir, strerror(errno));
+		goto out;
+	}
+	if (e < 0) {
+		ret = err_set(e == GIT_ENOTFOUND ? -EPROTO : -EIO,
+			      "git: mirror '%s' is not a bare repository: %s", dir, builder_git_msg());
+		goto out;
+	}
+
+	e = git_remote_lookup(&remote, repo, REMOTE_NAME);
+	if (e == GIT_ENOTFOUND)
+		e = git_remote_create(&remote, repo, REMOTE_NAME, fetch_url);
+	else if (e == 0 && (!git_remote_url(remote) ||
+			    strcmp(git_remote_url(remote), fetch_url) != 0))
+		e = git_remote_set_url(repo, REMOTE_NAME, fetch_url);
+	if (e < 0) {
+		ret = err_set(e == GIT_EINVALIDSPEC ? -EINVAL : -EIO,
+			      "git: remote '%s' of mirror '%s': %s", url, dir, builder_git_msg());
+		goto out;
+	}
+
+	r = xcalloc(1, sizeof(*r));
+	r->repo = repo;
+	r->dir = xstrdup(dir);
+	r->url = fetch_url;
+	repo = NULL;
+	fetch_url = NULL;
+	*out = r;
+out:
+	git_remote_free(remote);
+	git_repository_free(repo);
+	free(fetch_url);
+	return ret;
+}
+
+void builder_repo_free(struct builder_repo *r)
+{
+	if (!r)
+		return;
+	git_repository_free(r->repo);
+	free(r->dir);
+	free(r->url);
+	free(r);
+}
+
+struct fetch_state {
+	bool too_big;
+};
+
+static int fetch_progress(const git_indexer_progress *stats, void *payload)
+{
+	struct fetch_state *fs = payload;
+
+	if (stats->received_bytes > builder_git_limits.fetch_bytes) {
+		fs->too_big = true;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * libgit2 1.5 has no timeout for a server that accepts the connection and
+ * then stops answering: such a fetch blocks until the kernel gives up on
+ * the socket. A caller that needs a bound runs the fetch where it can be
+ * abandoned (a thread of its own or a child process).
+ */
+int builder_repo_fetch(struct builder_repo *r, bool pulls)
+{
+	char heads_spec[] = "+refs/heads/*:" ORIGIN_PREFIX "*";
+	char pulls_spec[] = "+refs/pull/*/head:" PULL_PREFIX "*" PULL_SUFFIX;
+	char *specs[] = { heads_spec, pulls_spec };
+	git_strarray refspecs = { specs, pulls ? 2 : 1 };
+	git_fetch_options opts;
+	struct fetch_state fs = { .too_big = false };
+	git_remote *remote = NULL;
+	int e, ret = 0;
+
+	e = git_remote_lookup(&remote, r->repo, REMOTE_NAME);
+	if (e < 0) {
+		ret = git_fail(e, "remote of mirror", r->dir);
+		goto out;
+	}
+	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
+	opts.callbacks.transfer_progress = fetch_progress;
+	opts.callbacks.payload = &fs;
+	opts.prune = GIT_FETCH_PRUNE;
+	opts.update_fetchhead = 0;
+	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
+	e = git_remote_fetch(remote, &refspecs, &opts, "perfd: fetch");
+	if (e < 0)
+		ret = fetch_error(e, r->url, fs.too_big);
+out:
+	git_remote_free(remote);
+	return ret;
+}
+
+/* Parses "N/head" after PULL_PREFIX; N is a decimal without leading zero. */
+static bool parse_pull(const char *s, int *out)
+{
+	long n = 0;
+	const char *p;
+
+	if (s[0] < '1' || s[0] > '9')
+		return false;
+	for (p = s; *p >= '0' && *p <= '9'; p++) {
+		n = n * 10 + (*p - '0');
+		if (n > INT_MAX)
+			return false;
+	}
+	if (strcmp(p, PULL_SUFFIX) != 0)
+		return false;
+	*out = (int)n;
+	return true;
+}
+
+static bool matches_any(const char *name, const char *const *patterns, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fnmatch(patterns[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+static int head_cmp(const void *a, const void *b)
+{
+	const struct builder_head *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+int builder_repo_heads(struct builder_repo *r, struct builder_head **out, size_t *out_n,
+		       const char *const *patterns, size_t npatterns, bool pulls)
+{
+	git_reference_iterator *it = NULL;
+	struct builder_head *heads = NULL, *h;
+	size_t n = 0, alloc = 0;
+	const char *ref;
+	git_oid oid;
+	int e, pull, ret = 0;
+
+	e = git_reference_iterator_new(&it, r->repo);
+	if (e < 0) {
+		ret = git_fail(e, "references of mirror", r->dir);
+		goto out;
+	}
+	while ((e = git_reference_next_name(&ref, it)) == 0) {
+		const char *name = NULL;
+		bool is_pull = false;
+
+		pull = 0;
+		if (!strncmp(ref, ORIGIN_PREFIX, strlen(ORIGIN_PREFIX))) {
+			name = ref + strlen(ORIGIN_PREFIX);
+			if (!strcmp(name, "HEAD") || !matches_any(name, patterns, npatterns))
+				continue;
+		} else if (pulls && !strncmp(ref, PULL_PREFIX, strlen(PULL_PREFIX))) {
+			if (!parse_pull(ref + strlen(PULL_PREFIX), &pull))
+				continue;
+			is_pull = true;
+		} else {
+			continue;
+		}
+		if (n == builder_git_limits.heads) {
+			ret = err_set(-E2BIG, "git: mirror '%s' has more than %zu matching "
+				      "heads", r->dir, builder_git_limits.heads);
+			goto out;
+		}
+		e = git_reference_name_to_id(&oid, r->repo, ref);
+		if (e < 0) {
+			ret = git_fail(e, "reference", ref);
+			goto out;
+		}
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			heads = xrealloc(heads, alloc * sizeof(*heads));
+		}
+		h = &heads[n++];
+		memset(h, 0, sizeof(*h));
+		h->name = is_pull ? xasprintf("pull/%d", pull) : xstrdup(name);
+		h->is_pull = is_pull;
+		h->pull = pull;
+		git_oid_tostr(h->oid, sizeof(h->oid), &oid);
+	}
+	if (e != GIT_ITEROVER) {
+		ret = git_fail(e, "references of mirror", r->dir);
+		goto out;
+	}
+	if (n)
+		qsort(heads, n, sizeof(*heads), head_cmp);
+	*out = heads;
+	*out_n = n;
+	heads = NULL;
+	n = 0;
+out:
+	builder_heads_free(heads, n);
+	git_reference_iterator_free(it);
+	return ret;
+}
+
+void builder_heads_free(struct builder_head *heads, size_t n)
+{
+	size_t i;
+
+	if (!heads)
+		return;
+	for (i = 0; i < n; i++)
+		free(heads[i].name);
+	free(heads);
+}
+
+int builder_git_commit_lookup(git_commit **out, git_repository *repo, const char *rev)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	int e, ret = 0;
+
+	e = git_revparse_single(&obj, repo, rev);
+	if (e == GIT_ENOTFOUND) {
+		ret = err_set(-ENOENT, "git: unknown commit or ref '%s'", rev);
+		goto out;
+	}
+	if (e == GIT_EAMBIGUOUS || e == GIT_EINVALIDSPEC) {
+		ret = err_set(-EINVAL, "git: '%s' does not name one commit: %s", rev,
+			      builder_git_msg());
+		goto out;
+	}
+	if (e < 0) {
+		ret = git_fail(e, "revision", rev);
+		goto out;
+	}
+	e = git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT);
+	if (e < 0) {
+		ret = err_set(-EINVAL, "git: '%s' names a %s, not a commit", rev,
+			      git_object_type2string(git_object_type(obj)));
+		goto out;
+	}
+	*out = (git_commit *)peeled;
+out:
+	git_object_free(obj);
+	return ret;
+}
+
+/* At most builder_git_limits.text bytes of s up to its first newline, cut
+ * at a UTF-8 character boundary. */
+static char *bounded_line(const char *s)
+{
+	size_t n = strcspn(s, "\n");
+
+	if (n > 0 && s[n - 1] == '\r')
+		n--;
+	if (n > builder_git_limits.text) {
+		n = builder_git_limits.text;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
+			n--;
+	}
+	return xstrndup(s, n);
+}
+
+int builder_commit_load(struct builder_repo *r, struct builder_commit *out, const char *rev)
+{
+	struct builder_commit c;
+	const git_signature *sig;
+	git_commit *commit = NULL;
+	char *author;
+	int ret;
+
+	ret = builder_git_commit_lookup(&commit, r->repo, rev);
+	if (ret < 0)
+		return ret;
+	memset(&c, 0, sizeof(c));
+	git_oid_tostr(c.oid, sizeof(c.oid), git_commit_id(commit));
+	git_oid_tostr(c.tree, sizeof(c.tree), git_commit_tree_id(commit));
+	if (git_commit_parentcount(commit) > 0)
+		git_oid_tostr(c.first_parent, sizeof(c.first_parent),
+			      git_commit_parent_id(commit, 0));
+	c.subject = bounded_line(git_commit_message(commit) ? git_commit_message(commit) : "");
+	sig = git_commit_author(commit);
+	author = xasprintf("%s <%s>", sig->name, sig->email);
+	c.author = bounded_line(author);
+	free(author);
+	c.time = (int64_t)git_commit_time(commit);
+	*out = c;
+	git_commit_free(commit);
+	return 0;
+}
+
+void builder_commit_release(struct builder_commit *c)
+{
+	if (!c)
+		return;
+	free(c->subject);
+	free(c->author);
+	c->subject = NULL;
+	c->author = NULL;
+}
+
+int builder_merge_base(struct builder_repo *r, char out[BUILDER_OID_HEX], const char *a,
+		       const char *b)
+{
+	git_commit *ca = NULL, *cb = NULL;
+	git_oid base;
+	int e, ret;
+
+	ret = builder_git_commit_lookup(&ca, r->repo, a);
+	if (ret < 0)
+		goto out;
+	ret = builder_git_commit_lookup(&cb, r->repo, b);
+	if (ret < 0)
+		goto out;
+	e = git_merge_base(&base, r->repo, git_commit_id(ca), git_commit_id(cb));
+	if (e == GIT_ENOTFOUND) {
+		ret = err_set(-ENOENT, "git: '%s' and '%s' share no history", a, b);
+		goto out;
+	}
+	if (e < 0) {
+		ret = err_set(-EIO, "git: merge base of '%s' and '%s': %s", a, b, builder_git_msg());
+		goto out;
+	}
+	git_oid_tostr(out, BUILDER_OID_HEX, &base);
+out:
+	git_commit_free(ca);
+	git_commit_free(cb);
+	return ret;
+}
