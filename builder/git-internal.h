@@ -14,7 +14,7 @@
 struct builder_repo {
 	git_repository *repo;
 	char *dir;
-	char *url;                   /* as origin has it */
+	char *url;                   /* for messages: origin's, without a password */
 };
 
 /* The commit rev names (hex oid, ref, any revparse syntax; tags peeled),

@@ -110,6 +110,22 @@ static void add_encoded(struct strbuf *sb, const char *s)
 	}
 }
 
+/* url for a message or a log: "scheme://user:secret@host/..." loses
+ * "user:secret@", which may hold a token. */
+static char *url_shown(const char *url)
+{
+	const char *host = strstr(url, "://"), *at, *end;
+
+	if (!host)
+		return xstrdup(url);
+	host += 3;
+	end = host + strcspn(host, "/");
+	at = memchr(host, '@', (size_t)(end - host));
+	if (!at)
+		return xstrdup(url);
+	return xasprintf("%.*s%s", (int)(host - url), url, at + 1);
+}
+
 /*
  * *out is the URL origin gets for url, the caller's. A plain path becomes a
  * file:// URL: libgit2 takes a bare path only when it exists, and a file://
@@ -147,7 +163,7 @@ int builder_repo_open(struct builder_repo **out, const char *dir, const char *ur
 	struct builder_repo *r = NULL;
 	git_repository *repo = NULL;
 	git_remote *remote = NULL;
-	char *fetch_url = NULL;
+	char *fetch_url = NULL, *shown = NULL;
 	struct stat st;
 	int e, ret = 0;
 
@@ -159,6 +175,7 @@ int builder_repo_open(struct builder_repo **out, const char *dir, const char *ur
 	ret = remote_url(&fetch_url, url);
 	if (ret < 0)
 		return ret;
+	shown = url_shown(fetch_url);
 
 	if (stat(dir, &st) == 0)
 		e = git_repository_open_bare(&repo, dir);
@@ -182,21 +199,22 @@ int builder_repo_open(struct builder_repo **out, const char *dir, const char *ur
 		e = git_remote_set_url(repo, REMOTE_NAME, fetch_url);
 	if (e < 0) {
 		ret = err_set(e == GIT_EINVALIDSPEC ? -EINVAL : -EIO,
-			      "git: remote '%s' of mirror '%s': %s", url, dir, builder_git_msg());
+			      "git: remote '%s' of mirror '%s': %s", shown, dir, builder_git_msg());
 		goto out;
 	}
 
 	r = xcalloc(1, sizeof(*r));
 	r->repo = repo;
 	r->dir = xstrdup(dir);
-	r->url = fetch_url;
+	r->url = shown;
 	repo = NULL;
-	fetch_url = NULL;
+	shown = NULL;
 	*out = r;
 out:
 	git_remote_free(remote);
 	git_repository_free(repo);
 	free(fetch_url);
+	free(shown);
 	return ret;
 }
 

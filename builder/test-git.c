@@ -449,6 +449,13 @@ static void test_fetch_errors(void **state)
 	assert_non_null(strstr(err_last(), url));
 	builder_repo_free(r);
 
+	/* a password in the URL stays out of messages */
+	r = mirror("m-secret", "http://perfd:s3cret@127.0.0.1:1/x.git");
+	assert_ret(builder_repo_fetch(r, false), -EHOSTUNREACH);
+	assert_non_null(strstr(err_last(), "'http://127.0.0.1:1/x.git'"));
+	assert_null(strstr(err_last(), "s3cret"));
+	builder_repo_free(r);
+
 	/* a directory that is not a repository answers, wrongly */
 	assert_int_equal(sh("mkdir -p notarepo && echo x >notarepo/x"), 0);
 	u = xasprintf("file://%s/notarepo", tmp);
