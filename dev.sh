@@ -11,6 +11,7 @@ DEPS=(
 	gcc libc6-dev meson ninja-build pkg-config python3
 	libsqlite3-dev sqlite3 libjansson-dev libinih-dev libssl-dev libcmocka-dev
 	libvulkan-dev libvulkan1 mesa-vulkan-drivers glslc
+	libgit2-dev git
 	procps
 )
 
@@ -38,20 +39,11 @@ build() {
 
 demo() {
 	build
-	local db=${PERFD_DEMO_DB:-perfd-demo.db}
-	echo "perfd demo: two builds of tests/fixtures/work.c, the new one with a mask"
-	echo "where the old one divides; three interleaved pairs, stored in $db"
+	echo "perfd demo: the shipped history of a small Vulkan program (a speed-up, a"
+	echo "changed output, a slow-down, a failing contract runner) made into a git"
+	echo "repository, and the agent measuring every step on this machine's Vulkan device"
 	echo
-	set +e
-	build/daemon/perfd pair --db "$db" --case hash-8MiB --pairs 3 --warmup 1 \
-		build/tests/work-old build/tests/work-new
-	local rc=$?
-	set -e
-	echo
-	build/daemon/perfd verify --db "$db" "$(sqlite3 "$db" 'select max(id) from comparisons')"
-	echo
-	echo "The same receipt as JSON: build/daemon/perfd show --db $db --json ID"
-	return $rc
+	build/daemon/perfd demo --once --dir "${PERFD_DEMO_DIR:-perfd-demo}"
 }
 
 test_all() {

@@ -53,6 +53,18 @@ out:
 	return r;
 }
 
+void builder_sha256_hex(char out_hex[65], const void *buf, size_t len)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+
+	if (!EVP_Digest(buf, len, md, &mdlen, EVP_sha256(), NULL))
+		fatalx("sha256 unavailable");
+	for (i = 0; i < mdlen && i < 32; i++)
+		snprintf(out_hex + 2 * i, 3, "%02x", md[i]);
+	out_hex[64] = '\0';
+}
+
 static int check_executable(const char *path, const char *name)
 {
 	struct stat st;

@@ -21,6 +21,9 @@
  * *out_size its size in bytes. */
 int builder_file_sha256(char out_hex[65], int64_t *out_size, const char *path);
 
+/* The sha256 of len bytes at buf, as 64 hex digits and a NUL. */
+void builder_sha256_hex(char out_hex[65], const void *buf, size_t len);
+
 /* Resolves a program name as a shell would (a name without '/' is searched
  * in PATH) and checks that it is an executable regular file. *out is an
  * absolute path the caller frees. */
@@ -89,6 +92,16 @@ int builder_merge_base(struct builder_repo *r, char out[BUILDER_OID_HEX], const 
  * submodule is an empty directory, as in git archive. On failure dir is
  * removed again. */
 int builder_checkout(struct builder_repo *r, const char *oid, const char *dir);
+
+/* Commits the files under src_dir (regular files and directories; the
+ * executable bit kept) as the next commit of branch in the bare repository
+ * at repo_dir (created when absent), with message; the branch's current
+ * head, when it has one, is the parent. The new commit's oid goes to out.
+ * For making a repository from files perfd ships (the demo). */
+int builder_history_commit(char out[BUILDER_OID_HEX], const char *repo_dir,
+			   const char *branch, const char *src_dir, const char *message);
+/* Points branch at commit oid (created or moved). */
+int builder_history_branch(const char *repo_dir, const char *branch, const char *oid);
 
 /* ---- artifacts ---- */
 

@@ -31,6 +31,8 @@ int cmd_list(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_canary(int argc, char **argv);
 int cmd_host(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
 
 extern const char cmd_pair_usage[];
 extern const char cmd_show_usage[];
@@ -39,6 +41,8 @@ extern const char cmd_list_usage[];
 extern const char cmd_probe_usage[];
 extern const char cmd_canary_usage[];
 extern const char cmd_host_usage[];
+extern const char cmd_agent_usage[];
+extern const char cmd_demo_usage[];
 
 /* Options shared by verbs that open the database. */
 struct db_opts {

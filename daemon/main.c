@@ -29,6 +29,10 @@ static const struct verb verbs[] = {
 	{ "canary", cmd_canary, "run the canary kernels and print the line protocol",
 	  cmd_canary_usage },
 	{ "host", cmd_host, "list host standings; clear a quarantine", cmd_host_usage },
+	{ "agent", cmd_agent, "watch a repository: build, run contracts, compare each new head",
+	  cmd_agent_usage },
+	{ "demo", cmd_demo, "measure the demo's history with the agent (the embedded default)",
+	  cmd_demo_usage },
 };
 
 static void usage(FILE *f)

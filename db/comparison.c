@@ -119,8 +119,9 @@ int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_compari
 	r = db_prepare(db, &st,
 		       "INSERT INTO comparisons (created_at, state, rule, case_name,"
 		       " metric_requested, metric, host, fingerprint, old_artifact,"
-		       " new_artifact, pairs, warmup, timeout_s, min_effect, noise, args)"
-		       " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+		       " new_artifact, pairs, warmup, timeout_s, min_effect, noise, args,"
+		       " job_id, base_build, head_build)"
+		       " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, c->created_at);
@@ -138,6 +139,11 @@ int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_compari
 	db_bind_real(st, 13, c->min_effect);
 	db_bind_real(st, 14, c->noise);
 	db_bind_text(st, 15, c->args_json ? c->args_json : "{}");
+	if (c->job_id) {
+		sqlite3_bind_int64(st, 16, c->job_id);
+		sqlite3_bind_int64(st, 17, c->base_build);
+		sqlite3_bind_int64(st, 18, c->head_build);
+	}
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE) {
 		r = db_fail(db, rc, "recording a comparison");
@@ -351,7 +357,8 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 		       " new_artifact, pairs, warmup, timeout_s, min_effect, noise, args,"
 		       " verdict, gain_median, gain_min, gain_max,"
 		       " old_median, old_min, old_max, old_spread,"
-		       " new_median, new_min, new_max, new_spread, digests_equal"
+		       " new_median, new_min, new_max, new_spread, digests_equal,"
+		       " coalesce(job_id, 0), coalesce(base_build, 0), coalesce(head_build, 0)"
 		       " FROM comparisons WHERE id = ?");
 	if (r < 0)
 		return r;
@@ -392,6 +399,9 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 	load_arm(st, 21, &c.summary.old);
 	load_arm(st, 25, &c.summary.new);
 	c.summary.digests_equal = sqlite3_column_int(st, 29);
+	c.job_id = sqlite3_column_int64(st, 30);
+	c.base_build = sqlite3_column_int64(st, 31);
+	c.head_build = sqlite3_column_int64(st, 32);
 	if (c.metric)
 		c.summary.metric = xstrdup(c.metric);
 	db_finish(st);

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2
 
 struct db;
 
@@ -159,6 +159,9 @@ struct db_comparison {
 	double noise;
 	char *args_json;         /* argv and environment of each arm, JSON text */
 	struct db_artifact old, new;
+	int64_t job_id;          /* the agent's job, base and head builds; 0 for perfd pair */
+	int64_t base_build;
+	int64_t head_build;
 	bool has_summary;
 	struct db_summary summary;
 	struct db_process *processes; /* execution order */
@@ -227,5 +230,125 @@ int db_host_load(struct db *db, struct db_host *out, const char *name);
 int db_host_clear(struct db *db, const char *name);
 /* Every host with a row, by name; *out is the caller's (release each). */
 int db_host_list(struct db *db, struct db_host **out, size_t *out_n);
+
+/* ---- the agent's rows ---- */
+
+#define DB_OID_HEX 41
+
+/* The commit a head was last seen at. -ENOENT for a head never seen. */
+int db_head_get(struct db *db, char out_oid[DB_OID_HEX], const char *name);
+int db_head_set(struct db *db, const char *name, const char *oid, bool is_pull);
+/* Forgets every head not among names (deleted upstream); their jobs stay. */
+int db_heads_keep_only(struct db *db, const char *const *names, size_t n);
+
+enum db_job_state { DB_JOB_QUEUED, DB_JOB_RUNNING, DB_JOB_DONE, DB_JOB_FAILED };
+const char *db_job_state_name(enum db_job_state s);
+
+struct db_job {
+	int64_t id;
+	char head[256];
+	char commit[DB_OID_HEX];
+	char base[DB_OID_HEX];   /* "" when the commit has no base */
+	char *subject;
+	enum db_job_state state;
+	char *detail;
+};
+void db_job_release(struct db_job *j);
+/* Queues a job for head at commit unless one exists; returns 1 when queued,
+ * 0 when it was there already. */
+int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *commit,
+	       const char *base, const char *subject);
+/* The oldest job that is queued or was running when the agent stopped;
+ * -ENOENT when there is none. */
+int db_job_next(struct db *db, struct db_job *out);
+int db_job_set_state(struct db *db, int64_t id, enum db_job_state state, const char *detail);
+/* Jobs by state, newest first, at most max; returns the count. */
+int db_job_list(struct db *db, struct db_job *out, size_t max);
+
+enum db_build_state { DB_BUILD_RUNNING, DB_BUILD_DONE, DB_BUILD_FAILED, DB_BUILD_ABANDONED };
+const char *db_build_state_name(enum db_build_state s);
+
+struct db_build_artifact {
+	char *name;              /* relative to the build directory */
+	struct db_artifact artifact;
+};
+
+struct db_build {
+	int64_t id;
+	char host[64];
+	char commit[DB_OID_HEX];
+	char tree[DB_OID_HEX];
+	char recipe_hash[65];
+	enum db_build_state state;
+	char *dir;
+	char started_at[32];
+	char finished_at[32];
+	int exit_code;
+	int signal;
+	bool timed_out;
+	double wall_ms;
+	char *log;               /* bounded; log_bytes counts all of it */
+	size_t log_len;
+	int64_t log_bytes;
+	char *toolchain;
+	char *fingerprint;
+	char *detail;            /* why it failed, in a sentence */
+	struct db_build_artifact *artifacts;
+	size_t nartifacts;
+};
+void db_build_release(struct db_build *b);
+/* The newest build of this tree with this recipe on this host that is not
+ * abandoned (done, failed or running), with its artifacts; -ENOENT when none. */
+int db_build_find(struct db *db, struct db_build *out, const char *host, const char *tree,
+		  const char *recipe_hash);
+int db_build_load(struct db *db, struct db_build *out, int64_t id);
+/* Inserts the build in state running: before its checkout starts. */
+int db_build_insert(struct db *db, int64_t *out_id, const struct db_build *b);
+/* Stores the outcome: state, exit, log, toolchain and artifacts (whose
+ * artifact.id must be set by db_artifact_put). */
+int db_build_finish(struct db *db, const struct db_build *b);
+int db_build_abandon(struct db *db, int64_t id);
+/* Counts of builds by state, for a summary. */
+int db_build_count(struct db *db, enum db_build_state state);
+
+struct db_runner_result {
+	int64_t id;
+	int64_t build_id;
+	char runner[64];
+	int chunk;
+	int chunks;
+	enum db_state state;
+	char *binary_sha256;
+	char started_at[32];
+	char ended_at[32];
+	int exit_code;
+	int signal;
+	bool timed_out;
+	double elapsed_ms;
+	char *spawn_error;
+	char *output;            /* bounded */
+	size_t output_len;
+	struct db_line *lines;
+	size_t nlines;
+};
+void db_runner_result_release(struct db_runner_result *r);
+/* True (1) when a finished result of this runner and chunk exists. */
+int db_runner_result_done(struct db *db, int64_t build_id, const char *runner, int chunk);
+int db_runner_result_insert(struct db *db, int64_t *out_id, const struct db_runner_result *r);
+int db_runner_result_finish(struct db *db, const struct db_runner_result *r);
+/* Every finished result of a build, by runner and chunk; *out is the caller's. */
+int db_runner_results_load(struct db *db, struct db_runner_result **out, size_t *out_n,
+			   int64_t build_id);
+
+/* Marks what a killed agent left running as abandoned: builds, runner
+ * results, and the processes of comparisons; returns how many rows. */
+int db_abandon_running(struct db *db);
+
+/* Ids of the comparisons in a state, ascending; *out is the caller's. */
+int db_comparison_ids_in_state(struct db *db, int64_t **out, size_t *out_n, enum db_state state);
+/* The comparison of a job's case: the newest one, its state in *out_state;
+ * -ENOENT when there is none. */
+int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,
+		      int64_t job_id, const char *case_name);
 
 #endif

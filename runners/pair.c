@@ -348,6 +348,9 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	ins.timeout_s = o->timeout_s;
 	ins.min_effect = o->min_effect;
 	ins.noise = o->noise;
+	ins.job_id = o->job_id;
+	ins.base_build = o->base_build;
+	ins.head_build = o->head_build;
 	ins.args_json = args_json(o);
 	r = db_comparison_insert(db, &cid, &ins);
 	free(ins.args_json);

@@ -210,6 +210,7 @@ struct runner_pair_opts {
 	const char *old_sha256;      /* recorded artifacts */
 	const char *new_sha256;
 	int64_t old_artifact, new_artifact;
+	int64_t job_id, base_build, head_build;  /* the agent's; 0 for perfd pair */
 	int pairs;
 	int warmup;
 	double timeout_s;

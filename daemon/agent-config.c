@@ -1,0 +1,561 @@
+/*
+ * The agent's configuration: an INI file read line by line here rather than
+ * through inih, whose Debian build cuts lines at 200 bytes, shorter than a
+ * build command. Sections: [agent], [repo], and the suite: [build],
+ * [runner NAME] (any number), [case NAME] (any number). Every problem is
+ * reported as file:line: message, all of them, then the load fails; nothing
+ * is half-applied since the result is a fresh struct.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent-internal.h"
+#include "builder.h"
+
+enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_BUILD, SEC_RUNNER, SEC_CASE, SEC_OTHER };
+
+struct parse {
+	const char *name;          /* the file, for messages */
+	unsigned lineno;
+	struct strbuf *errors;
+	int nerrors;
+	enum section sec;
+	bool suite_only;           /* a suite read from the repository */
+	struct agent_config *c;    /* NULL when suite_only */
+	struct agent_suite *s;
+	bool seen_build;
+};
+
+static void perr(struct parse *ps, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void perr(struct parse *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ps->lineno)
+		strbuf_addf(ps->errors, "%s:%u: ", ps->name, ps->lineno);
+	else
+		strbuf_addf(ps->errors, "%s: ", ps->name);
+	va_start(ap, fmt);
+	strbuf_vaddf(ps->errors, fmt, ap);
+	va_end(ap);
+	strbuf_addch(ps->errors, '\n');
+	ps->nerrors++;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+static bool valid_name(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > AGENT_NAME_MAX)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || strchr("_.-", s[i])))
+			return false;
+	return true;
+}
+
+static void set_text(struct parse *ps, char **dst, const char *key, const char *v)
+{
+	if (*dst) {
+		perr(ps, "'%s' is set twice in this section", key);
+		return;
+	}
+	if (!*v) {
+		perr(ps, "'%s' needs a value", key);
+		return;
+	}
+	*dst = xstrdup(v);
+}
+
+static void set_seconds(struct parse *ps, double *dst, const char *key, const char *v)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end == v || *end || !isfinite(d) || d <= 0 || d > 86400 * 7)
+		perr(ps, "'%s': '%s' is not a number of seconds above 0", key, v);
+	else
+		*dst = d;
+}
+
+static void set_int(struct parse *ps, int *dst, const char *key, const char *v, int lo, int hi)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	if (end == v || *end || n < lo || n > hi)
+		perr(ps, "'%s': '%s' is not a whole number from %d to %d", key, v, lo, hi);
+	else
+		*dst = (int)n;
+}
+
+static void set_bool(struct parse *ps, bool *dst, const char *key, const char *v)
+{
+	if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1"))
+		*dst = true;
+	else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0"))
+		*dst = false;
+	else
+		perr(ps, "'%s': '%s' is not true or false", key, v);
+}
+
+/* Splits v at blanks and appends each word to the list. */
+static void add_words(struct parse *ps, char ***list, size_t *n, const char *key, const char *v)
+{
+	char *copy = xstrdup(v), *save = NULL, *w;
+
+	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (*n >= AGENT_ITEMS_MAX) {
+			perr(ps, "'%s': more than %d entries", key, AGENT_ITEMS_MAX);
+			break;
+		}
+		*list = xrealloc(*list, (*n + 1) * sizeof(char *));
+		(*list)[(*n)++] = xstrdup(w);
+	}
+	if (!*n)
+		perr(ps, "'%s' needs a value", key);
+	free(copy);
+}
+
+static void key_agent(struct parse *ps, const char *k, const char *v)
+{
+	struct agent_config *c = ps->c;
+
+	if (!strcmp(k, "database"))
+		set_text(ps, &c->database, k, v);
+	else if (!strcmp(k, "workdir"))
+		set_text(ps, &c->workdir, k, v);
+	else if (!strcmp(k, "host"))
+		set_text(ps, &c->host, k, v);
+	else if (!strcmp(k, "poll_s"))
+		set_seconds(ps, &c->poll_s, k, v);
+	else
+		perr(ps, "unknown key '%s' in [agent] (database, workdir, host, poll_s)", k);
+}
+
+static void key_repo(struct parse *ps, const char *k, const char *v)
+{
+	struct agent_config *c = ps->c;
+
+	if (!strcmp(k, "url")) {
+		set_text(ps, &c->url, k, v);
+	} else if (!strcmp(k, "branches")) {
+		add_words(ps, &c->branches, &c->nbranches, k, v);
+	} else if (!strcmp(k, "pulls")) {
+		set_bool(ps, &c->pulls, k, v);
+	} else if (!strcmp(k, "pull_base")) {
+		set_text(ps, &c->pull_base, k, v);
+	} else if (!strcmp(k, "pull_base_mode")) {
+		if (!strcmp(v, "merge-base"))
+			c->pull_base_mode = AGENT_BASE_MERGE_BASE;
+		else if (!strcmp(v, "head"))
+			c->pull_base_mode = AGENT_BASE_HEAD;
+		else
+			perr(ps, "'pull_base_mode': '%s' is not merge-base or head", v);
+	} else if (!strcmp(k, "default_branch")) {
+		set_text(ps, &c->default_branch, k, v);
+	} else {
+		perr(ps, "unknown key '%s' in [repo] (url, branches, pulls, pull_base, "
+		     "pull_base_mode, default_branch)", k);
+	}
+}
+
+static void key_build(struct parse *ps, const char *k, const char *v)
+{
+	struct agent_suite *s = ps->s;
+
+	if (!strcmp(k, "command")) {
+		set_text(ps, &s->build_command, k, v);
+	} else if (!strcmp(k, "env")) {
+		if (!strchr(v, '=') || *v == '=') {
+			perr(ps, "'env': '%s' is not K=V", v);
+			return;
+		}
+		if (s->nbuild_env >= AGENT_ITEMS_MAX) {
+			perr(ps, "'env': more than %d entries", AGENT_ITEMS_MAX);
+			return;
+		}
+		s->build_env = xrealloc(s->build_env, (s->nbuild_env + 1) * sizeof(char *));
+		s->build_env[s->nbuild_env++] = xstrdup(v);
+	} else if (!strcmp(k, "artifacts")) {
+		add_words(ps, &s->artifacts, &s->nartifacts, k, v);
+	} else if (!strcmp(k, "timeout_s")) {
+		set_seconds(ps, &s->build_timeout_s, k, v);
+	} else if (!strcmp(k, "toolchain")) {
+		set_text(ps, &s->toolchain, k, v);
+	} else {
+		perr(ps, "unknown key '%s' in [build] (command, env, artifacts, timeout_s, "
+		     "toolchain)", k);
+	}
+}
+
+static void key_runner(struct parse *ps, const char *k, const char *v)
+{
+	struct agent_runner *r = &ps->s->runners[ps->s->nrunners - 1];
+
+	if (!strcmp(k, "command"))
+		set_text(ps, &r->command, k, v);
+	else if (!strcmp(k, "timeout_s"))
+		set_seconds(ps, &r->timeout_s, k, v);
+	else if (!strcmp(k, "chunks"))
+		set_int(ps, &r->chunks, k, v, 1, 1000);
+	else
+		perr(ps, "unknown key '%s' in [runner %s] (command, timeout_s, chunks)", k, r->name);
+}
+
+static void key_case(struct parse *ps, const char *k, const char *v)
+{
+	struct agent_case *c = &ps->s->cases[ps->s->ncases - 1];
+
+	if (!strcmp(k, "command")) {
+		char **words = NULL;
+		size_t n = 0, i;
+
+		if (c->program) {
+			perr(ps, "'command' is set twice in this section");
+			return;
+		}
+		add_words(ps, &words, &n, k, v);
+		if (!n)
+			return;
+		c->program = words[0];
+		c->nargs = n - 1;
+		c->args = xcalloc(n, sizeof(char *));
+		for (i = 1; i < n; i++)
+			c->args[i - 1] = words[i];
+		free(words);
+		if (c->program[0] == '/' || strstr(c->program, ".."))
+			perr(ps, "'command': the program '%s' must be a path inside the build",
+			     c->program);
+	} else if (!strcmp(k, "metric")) {
+		set_text(ps, &c->metric, k, v);
+	} else if (!strcmp(k, "pairs")) {
+		set_int(ps, &c->pairs, k, v, 1, 1000);
+	} else if (!strcmp(k, "warmup")) {
+		set_int(ps, &c->warmup, k, v, 0, 100);
+	} else if (!strcmp(k, "timeout_s")) {
+		set_seconds(ps, &c->timeout_s, k, v);
+	} else {
+		perr(ps, "unknown key '%s' in [case %s] (command, metric, pairs, warmup, "
+		     "timeout_s)", k, c->name);
+	}
+}
+
+static void section(struct parse *ps, char *name)
+{
+	char *arg = strchr(name, ' ');
+
+	if (arg) {
+		*arg++ = '\0';
+		arg = trim(arg);
+	}
+	ps->sec = SEC_OTHER;
+	if (!ps->suite_only && !strcmp(name, "agent") && !arg) {
+		ps->sec = SEC_AGENT;
+	} else if (!ps->suite_only && !strcmp(name, "repo") && !arg) {
+		ps->sec = SEC_REPO;
+	} else if (!strcmp(name, "build") && !arg) {
+		if (ps->seen_build)
+			perr(ps, "a second [build] section");
+		ps->seen_build = true;
+		ps->sec = SEC_BUILD;
+	} else if ((!strcmp(name, "runner") || !strcmp(name, "case")) && arg) {
+		struct agent_suite *s = ps->s;
+		bool runner = !strcmp(name, "runner");
+		size_t i, n = runner ? s->nrunners : s->ncases;
+
+		if (!valid_name(arg)) {
+			perr(ps, "[%s %s]: a name of letters, digits, '_', '.' and '-' is expected",
+			     name, arg);
+			return;
+		}
+		if (n >= AGENT_ITEMS_MAX) {
+			perr(ps, "more than %d [%s] sections", AGENT_ITEMS_MAX, name);
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			if (!strcmp(runner ? s->runners[i].name : s->cases[i].name, arg)) {
+				perr(ps, "a second [%s %s] section", name, arg);
+				return;
+			}
+		}
+		if (runner) {
+			s->runners = xrealloc(s->runners, (n + 1) * sizeof(*s->runners));
+			memset(&s->runners[n], 0, sizeof(s->runners[n]));
+			s->runners[n].name = xstrdup(arg);
+			s->runners[n].timeout_s = 600;
+			s->runners[n].chunks = 1;
+			s->nrunners++;
+			ps->sec = SEC_RUNNER;
+		} else {
+			s->cases = xrealloc(s->cases, (n + 1) * sizeof(*s->cases));
+			memset(&s->cases[n], 0, sizeof(s->cases[n]));
+			s->cases[n].name = xstrdup(arg);
+			s->cases[n].pairs = 3;
+			s->cases[n].timeout_s = 600;
+			s->ncases++;
+			ps->sec = SEC_CASE;
+		}
+	} else {
+		perr(ps, ps->suite_only ?
+		     "unknown section [%s%s%s] in a suite ([build], [runner NAME], [case NAME])" :
+		     "unknown section [%s%s%s] ([agent], [repo], [build], [runner NAME], [case NAME])",
+		     name, arg ? " " : "", arg ? arg : "");
+	}
+}
+
+static void line(struct parse *ps, char *text)
+{
+	char *s = trim(text), *eq;
+
+	if (!*s || *s == '#' || *s == ';')
+		return;
+	if (*s == '[') {
+		char *close = strchr(s, ']');
+
+		if (!close || *trim(close + 1)) {
+			perr(ps, "a section header is '[name]' alone on its line");
+			ps->sec = SEC_OTHER;
+			return;
+		}
+		*close = '\0';
+		section(ps, trim(s + 1));
+		return;
+	}
+	eq = strchr(s, '=');
+	if (!eq) {
+		perr(ps, "expected 'key = value'");
+		return;
+	}
+	*eq = '\0';
+	s = trim(s);
+	switch (ps->sec) {
+	case SEC_NONE:
+		perr(ps, "'%s' is outside any section", s);
+		break;
+	case SEC_AGENT:
+		key_agent(ps, s, trim(eq + 1));
+		break;
+	case SEC_REPO:
+		key_repo(ps, s, trim(eq + 1));
+		break;
+	case SEC_BUILD:
+		key_build(ps, s, trim(eq + 1));
+		break;
+	case SEC_RUNNER:
+		key_runner(ps, s, trim(eq + 1));
+		break;
+	case SEC_CASE:
+		key_case(ps, s, trim(eq + 1));
+		break;
+	case SEC_OTHER:
+		break;  /* the section was reported */
+	}
+}
+
+static void parse_text(struct parse *ps, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	char *buf = xmalloc(AGENT_LINE_MAX + 1);
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		ps->lineno++;
+		if (memchr(p, '\0', n)) {
+			perr(ps, "a NUL byte: this is not a text file");
+		} else if (n > AGENT_LINE_MAX) {
+			perr(ps, "a line of more than %d bytes", AGENT_LINE_MAX);
+		} else {
+			memcpy(buf, p, n);
+			buf[n] = '\0';
+			line(ps, buf);
+		}
+		p += n + (nl ? 1 : 0);
+	}
+	free(buf);
+}
+
+/* What a suite needs, said once at its end (line 0 names the file). */
+static void check_suite(struct parse *ps)
+{
+	struct agent_suite *s = ps->s;
+	size_t i;
+
+	ps->lineno = 0;
+	if (!s->build_command)
+		perr(ps, "[build] needs 'command'");
+	if (!s->nartifacts)
+		perr(ps, "[build] needs 'artifacts'");
+	if (!s->build_timeout_s)
+		s->build_timeout_s = 1800;
+	for (i = 0; i < s->nrunners; i++)
+		if (!s->runners[i].command)
+			perr(ps, "[runner %s] needs 'command'", s->runners[i].name);
+	for (i = 0; i < s->ncases; i++)
+		if (!s->cases[i].program)
+			perr(ps, "[case %s] needs 'command'", s->cases[i].name);
+}
+
+static int read_file(char **out, size_t *out_len, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return err_set(-errno, "configuration '%s': %s", path, strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (sb.len + n > 1024 * 1024) {
+			fclose(f);
+			strbuf_release(&sb);
+			return err_set(-EFBIG, "configuration '%s' is over 1 MiB", path);
+		}
+		strbuf_add(&sb, buf, n);
+	}
+	fclose(f);
+	*out_len = sb.len;
+	*out = strbuf_detach(&sb);
+	return 0;
+}
+
+int agent_suite_parse(struct agent_suite *out, const char *text, size_t len,
+		      const char *name, struct strbuf *errors)
+{
+	struct agent_suite s;
+	struct parse ps = { .name = name, .errors = errors, .suite_only = true, .s = &s };
+
+	memset(&s, 0, sizeof(s));
+	parse_text(&ps, text, len);
+	check_suite(&ps);
+	if (ps.nerrors) {
+		agent_suite_release(&s);
+		return err_set(-EINVAL, "%d error%s in '%s'", ps.nerrors,
+			       ps.nerrors == 1 ? "" : "s", name);
+	}
+	*out = s;
+	return 0;
+}
+
+int agent_config_load(struct agent_config **out, const char *path, struct strbuf *errors)
+{
+	struct agent_config *c = xcalloc(1, sizeof(*c));
+	struct parse ps = { .name = path, .errors = errors, .c = c, .s = &c->suite };
+	char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	r = read_file(&text, &len, path);
+	if (r < 0) {
+		agent_config_free(c);
+		return r;
+	}
+	c->path = xstrdup(path);
+	c->poll_s = 60;
+	c->pull_base_mode = AGENT_BASE_MERGE_BASE;
+	parse_text(&ps, text, len);
+	free(text);
+	ps.lineno = 0;
+	if (!c->url)
+		perr(&ps, "[repo] needs 'url'");
+	if (!c->nbranches && !c->pulls)
+		perr(&ps, "[repo] needs 'branches' or 'pulls = true'");
+	if (!c->default_branch)
+		c->default_branch = xstrdup("main");
+	if (!c->pull_base)
+		c->pull_base = xstrdup(c->default_branch);
+	if (!c->database)
+		c->database = xstrdup("perfd.db");
+	if (!c->workdir)
+		c->workdir = xstrdup("perfd-work");
+	check_suite(&ps);
+	if (ps.nerrors) {
+		agent_config_free(c);
+		return err_set(-EINVAL, "%d error%s in '%s'", ps.nerrors,
+			       ps.nerrors == 1 ? "" : "s", path);
+	}
+	*out = c;
+	return 0;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void agent_suite_release(struct agent_suite *s)
+{
+	size_t i;
+
+	free(s->build_command);
+	free_strv(s->build_env, s->nbuild_env);
+	free_strv(s->artifacts, s->nartifacts);
+	free(s->toolchain);
+	for (i = 0; i < s->nrunners; i++) {
+		free(s->runners[i].name);
+		free(s->runners[i].command);
+	}
+	free(s->runners);
+	for (i = 0; i < s->ncases; i++) {
+		free(s->cases[i].name);
+		free(s->cases[i].program);
+		free_strv(s->cases[i].args, s->cases[i].nargs);
+		free(s->cases[i].metric);
+	}
+	free(s->cases);
+	memset(s, 0, sizeof(*s));
+}
+
+void agent_config_free(struct agent_config *c)
+{
+	if (!c)
+		return;
+	free(c->path);
+	free(c->database);
+	free(c->workdir);
+	free(c->host);
+	free(c->url);
+	free_strv(c->branches, c->nbranches);
+	free(c->pull_base);
+	free(c->default_branch);
+	agent_suite_release(&c->suite);
+	free(c);
+}
+
+void agent_suite_recipe_hash(char out[65], const struct agent_suite *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	/* Everything that decides what a build produces, and nothing else:
+	 * runners and cases do not change the build. */
+	strbuf_addf(&sb, "command\n%s\n", s->build_command ? s->build_command : "");
+	for (i = 0; i < s->nbuild_env; i++)
+		strbuf_addf(&sb, "env\n%s\n", s->build_env[i]);
+	for (i = 0; i < s->nartifacts; i++)
+		strbuf_addf(&sb, "artifact\n%s\n", s->artifacts[i]);
+	builder_sha256_hex(out, sb.buf, sb.len);
+	strbuf_release(&sb);
+}

@@ -1,0 +1,99 @@
+/*
+ * The agent: its configuration and its loop. Shared by the files of daemon/
+ * alone (cmd-agent.c, agent.c, agent-config.c, cmd-demo.c).
+ */
+#ifndef PERFD_DAEMON_AGENT_INTERNAL_H
+#define PERFD_DAEMON_AGENT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "common.h"
+
+#define AGENT_NAME_MAX 63
+#define AGENT_LINE_MAX 8192        /* a configuration line */
+#define AGENT_ITEMS_MAX 64         /* runners, cases, patterns, env entries */
+
+struct agent_runner {
+	char *name;
+	char *command;             /* run with /bin/sh -c in the build directory */
+	double timeout_s;
+	int chunks;                /* 1: one process; N: N processes, PERFD_CHUNK=1..N */
+};
+
+struct agent_case {
+	char *name;
+	char *program;             /* an artifact of the build, relative to its directory */
+	char **args;
+	size_t nargs;
+	char *metric;              /* NULL: the rule's default */
+	int pairs;
+	int warmup;
+	double timeout_s;
+};
+
+struct agent_suite {
+	char *build_command;       /* /bin/sh -c in the checkout */
+	char **build_env;          /* "K=V" */
+	size_t nbuild_env;
+	char **artifacts;          /* glob patterns relative to the checkout */
+	size_t nartifacts;
+	double build_timeout_s;
+	char *toolchain;           /* a command whose first line names the toolchain, or NULL */
+	struct agent_runner *runners;
+	size_t nrunners;
+	struct agent_case *cases;
+	size_t ncases;
+};
+
+enum agent_pull_base { AGENT_BASE_MERGE_BASE, AGENT_BASE_HEAD };
+
+struct agent_config {
+	char *path;
+	char *database;
+	char *workdir;
+	char *host;                /* a host profile (name or file), or NULL */
+	double poll_s;
+	char *url;
+	char **branches;           /* fnmatch patterns */
+	size_t nbranches;
+	bool pulls;
+	char *pull_base;           /* the branch pull requests merge into */
+	enum agent_pull_base pull_base_mode;
+	char *default_branch;
+	struct agent_suite suite;
+};
+
+/* Parses the agent configuration at path into a fresh struct. Returns 0, or
+ * -EINVAL with every problem as a "file:line: message" line in errors (or
+ * -errno when the file cannot be read). */
+int agent_config_load(struct agent_config **out, const char *path, struct strbuf *errors);
+void agent_config_free(struct agent_config *c);
+/* Parses a suite alone (the [build], [runner NAME] and [case NAME]
+ * sections) from text; name is for messages. */
+int agent_suite_parse(struct agent_suite *out, const char *text, size_t len,
+		      const char *name, struct strbuf *errors);
+void agent_suite_release(struct agent_suite *s);
+/* The sha256 of everything that decides how a tree is built. */
+void agent_suite_recipe_hash(char out[65], const struct agent_suite *s);
+
+/* ---- the loop ---- */
+
+struct agent;
+
+/* Opens the database, the host (profile, probe, fault watch) and the mirror
+ * of the repository, and marks what a killed agent left running as
+ * abandoned. cancel_fd becomes readable when the agent must stop. Logs its
+ * own failures; returns a daemon EXIT_ status. */
+int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd);
+void agent_free(struct agent *a);
+/* Fetches, and queues a job for every watched head at a new commit. */
+int agent_poll(struct agent *a);
+/* Does every queued job: builds, contract runners, comparisons. Returns 0,
+ * -ECANCELED when stopped, or a negative errno on a database error. */
+int agent_work(struct agent *a);
+/* Prints what the agent has done, a line per job. */
+void agent_summary(struct agent *a, FILE *f);
+
+#endif

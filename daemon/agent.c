@@ -1,0 +1,788 @@
+/*
+ * The agent's loop: watch heads, build each new head commit, run its
+ * contract runners, compare it against its base, with every step a row in
+ * the database before the next begins. A restart after kill -9 finds what
+ * was running marked abandoned and does it again; what was done is found
+ * done and skipped.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent-internal.h"
+#include "builder.h"
+#include "daemon.h"
+#include "db.h"
+#include "host-check-internal.h"
+#include "runners.h"
+
+#define BUILD_LOG_MAX (1024 * 1024)
+#define TOOLCHAIN_TIMEOUT_S 30
+#define ARTIFACTS_MAX 256
+
+struct agent {
+	struct agent_config *cfg;
+	struct db *db;
+	struct builder_repo *repo;
+	struct host_profile *profile;
+	struct kernel_probe *probe;
+	struct runner_fault_watch watch;
+	char *fingerprint;
+	char host[64];
+	char recipe_hash[65];
+	int cancel_fd;
+	int cache_hits;
+	int builds;
+};
+
+static bool cancelled(const struct agent *a)
+{
+	struct pollfd p = { .fd = a->cancel_fd, .events = POLLIN };
+
+	return a->cancel_fd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX], *p;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return err_set(-ENAMETOOLONG, "path '%s' is too long", path);
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return err_set(-errno, "cannot create '%s': %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return err_set(-errno, "cannot create '%s': %s", buf, strerror(errno));
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* Removes a build directory a killed agent left behind. */
+static int rm_rf(const char *path)
+{
+	if (access(path, F_OK) < 0)
+		return 0;
+	if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		return err_set(-errno, "cannot remove '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+/* Comparisons a killed agent left running get their summary now: the rule
+ * makes them invalid ("interrupted"), their processes stay as they were. */
+static int abandon_comparisons(struct agent *a)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	int r;
+
+	r = db_comparison_ids_in_state(a->db, &ids, &n, DB_STATE_RUNNING);
+	for (i = 0; r == 0 && i < n; i++) {
+		struct db_comparison c;
+		struct db_summary s;
+
+		r = db_comparison_load(a->db, &c, ids[i]);
+		if (r < 0)
+			break;
+		c.state = DB_STATE_ABANDONED;
+		r = runner_rule_apply(&s, &c);
+		if (r == 0)
+			r = db_comparison_finish(a->db, c.id, DB_STATE_ABANDONED, &s, c.processes,
+						 c.nprocesses);
+		if (r == 0)
+			log_info("comparison %lld was interrupted: kept as abandoned", (long long)c.id);
+		db_summary_release(&s);
+		db_comparison_release(&c);
+	}
+	free(ids);
+	return r;
+}
+
+int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd)
+{
+	struct agent *a = xcalloc(1, sizeof(*a));
+	char *mirror = NULL;
+	int r, ret = EXIT_USAGE;
+
+	a->cfg = cfg;
+	a->cancel_fd = cancel_fd;
+	a->watch.fd = -1;
+	if (mkdir_p(cfg->workdir) < 0) {
+		log_warnx("%s", err_last());
+		goto out;
+	}
+	r = db_open(&a->db, cfg->database, 10000);
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		goto out;
+	}
+	if (cfg->host) {
+		ret = host_check_device(&a->profile, &a->probe, cfg->host);
+		if (ret != EXIT_OK)
+			goto out;
+		ret = EXIT_USAGE;
+		snprintf(a->host, sizeof(a->host), "%s", a->profile->name);
+		runner_fault_watch_open(&a->watch, a->profile->fault_log, a->profile);
+		if (a->watch.off_reason)
+			log_warnx("fault watch off: %s; every process is recorded so",
+				  a->watch.off_reason);
+	} else {
+		a->probe = kernel_probe_host_only();
+		if (gethostname(a->host, sizeof(a->host) - 1) < 0 || !*a->host)
+			snprintf(a->host, sizeof(a->host), "local");
+	}
+	a->fingerprint = kernel_probe_json(a->probe, false);
+	agent_suite_recipe_hash(a->recipe_hash, &cfg->suite);
+	mirror = xasprintf("%s/mirror.git", cfg->workdir);
+	r = builder_repo_open(&a->repo, mirror, cfg->url);
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		goto out;
+	}
+	r = db_abandon_running(a->db);
+	if (r > 0)
+		log_info("%d build and runner step%s left running by a stopped agent: abandoned, "
+			 "to be done again", r, r == 1 ? "" : "s");
+	if (r >= 0)
+		r = abandon_comparisons(a);
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		goto out;
+	}
+	ret = EXIT_OK;
+out:
+	free(mirror);
+	if (ret != EXIT_OK) {
+		agent_free(a);
+		return ret;
+	}
+	*out = a;
+	return EXIT_OK;
+}
+
+void agent_free(struct agent *a)
+{
+	if (!a)
+		return;
+	runner_fault_watch_close(&a->watch);
+	builder_repo_free(a->repo);
+	host_profile_free(a->profile);
+	kernel_probe_free(a->probe);
+	free(a->fingerprint);
+	db_close(a->db);
+	free(a);
+}
+
+/* ---- watching ---- */
+
+static int head_base(struct agent *a, char out[BUILDER_OID_HEX], const struct builder_head *h,
+		     const struct builder_commit *c)
+{
+	char ref[300];
+	struct builder_commit base;
+	int r;
+
+	if (!h->is_pull) {
+		/* A branch head against its first parent; a root commit has none. */
+		snprintf(out, BUILDER_OID_HEX, "%s", c->first_parent);
+		return 0;
+	}
+	snprintf(ref, sizeof(ref), "origin/%s", a->cfg->pull_base);
+	if (a->cfg->pull_base_mode == AGENT_BASE_MERGE_BASE)
+		return builder_merge_base(a->repo, out, h->oid, ref);
+	r = builder_commit_load(a->repo, &base, ref);
+	if (r < 0)
+		return r;
+	snprintf(out, BUILDER_OID_HEX, "%s", base.oid);
+	builder_commit_release(&base);
+	return 0;
+}
+
+int agent_poll(struct agent *a)
+{
+	struct builder_head *heads = NULL;
+	const char **names = NULL;
+	size_t n = 0, i;
+	int r;
+
+	r = builder_repo_fetch(a->repo, a->cfg->pulls);
+	if (r < 0) {
+		log_warnx("fetch: %s", err_last());
+		return r;
+	}
+	r = builder_repo_heads(a->repo, &heads, &n, (const char *const *)a->cfg->branches,
+			       a->cfg->nbranches, a->cfg->pulls);
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		return r;
+	}
+	names = xcalloc(n + 1, sizeof(*names));
+	for (i = 0; i < n; i++) {
+		char seen[DB_OID_HEX], base[BUILDER_OID_HEX] = "";
+		struct builder_commit c;
+		int64_t job;
+
+		names[i] = heads[i].name;
+		r = db_head_get(a->db, seen, heads[i].name);
+		if (r == 0 && !strcmp(seen, heads[i].oid))
+			continue;
+		if (r < 0 && r != -ENOENT)
+			goto out;
+		r = builder_commit_load(a->repo, &c, heads[i].oid);
+		if (r < 0)
+			goto out;
+		if (head_base(a, base, &heads[i], &c) < 0) {
+			log_warnx("head %s: no base (%s): it is built and checked, not compared",
+				  heads[i].name, err_last());
+			base[0] = '\0';
+		}
+		r = db_job_add(a->db, &job, heads[i].name, heads[i].oid, base, c.subject);
+		if (r == 1)
+			log_info("head %s at %.12s \"%s\": job %lld queued%s%.12s", heads[i].name,
+				 heads[i].oid, c.subject ? c.subject : "", (long long)job,
+				 *base ? ", base " : ", no base", base);
+		builder_commit_release(&c);
+		if (r >= 0)
+			r = db_head_set(a->db, heads[i].name, heads[i].oid, heads[i].is_pull);
+		if (r < 0)
+			goto out;
+	}
+	r = db_heads_keep_only(a->db, names, n);
+out:
+	if (r < 0)
+		log_warnx("%s", err_last());
+	free(names);
+	builder_heads_free(heads, n);
+	return r < 0 ? r : 0;
+}
+
+/* ---- building ---- */
+
+/* Runs a shell command in dir, stdout and stderr together, bounded. */
+static int run_shell(struct runner_child *ch, const char *command, const char *dir,
+		     const char *const *env, double timeout_s, int cancel_fd)
+{
+	const char *argv[4];
+	char *line = xasprintf("exec 2>&1; %s", command);
+	int r;
+
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = line;
+	argv[3] = NULL;
+	ch->argv = argv;
+	ch->env = env;
+	ch->dir = dir;
+	ch->timeout_s = timeout_s;
+	ch->capture_max = BUILD_LOG_MAX;
+	ch->cancel_fd = cancel_fd;
+	r = runner_child_run(ch);
+	free(line);
+	return r;
+}
+
+extern char **environ;
+
+/* Our environment plus the entries given. The strings are borrowed. */
+static const char **env_with(char *const *extra, size_t n)
+{
+	size_t m = 0, i;
+	const char **env;
+
+	while (environ[m])
+		m++;
+	env = xcalloc(m + n + 1, sizeof(char *));
+	for (i = 0; i < m; i++)
+		env[i] = environ[i];
+	for (i = 0; i < n; i++)
+		env[m + i] = extra[i];
+	return env;
+}
+
+static char *child_failure(const struct runner_child *ch, const char *what)
+{
+	if (ch->spawn_error)
+		return xasprintf("%s could not start: %s", what, ch->spawn_error);
+	if (ch->timed_out)
+		return xasprintf("%s timed out after %.0f s", what, ch->wall_ms / 1e3);
+	if (ch->signal)
+		return xasprintf("%s was killed by signal %d", what, ch->signal);
+	if (ch->exit_code)
+		return xasprintf("%s exited %d", what, ch->exit_code);
+	return NULL;
+}
+
+static void toolchain(struct agent *a, struct db_build *b)
+{
+	struct runner_child ch;
+	const char **env = env_with(NULL, 0);
+
+	if (!a->cfg->suite.toolchain)
+		goto out;
+	runner_child_init(&ch);
+	if (run_shell(&ch, a->cfg->suite.toolchain, b->dir, env, TOOLCHAIN_TIMEOUT_S, -1) == 0 &&
+	    !ch.exit_code && ch.out.len)
+		b->toolchain = xstrndup(ch.out.buf, strcspn(ch.out.buf, "\n"));
+	runner_child_release(&ch);
+out:
+	free(env);
+}
+
+static int hash_artifacts(struct agent *a, struct db_build *b)
+{
+	const struct agent_suite *s = &a->cfg->suite;
+	char **names = NULL;
+	size_t n = 0, i;
+	int r;
+
+	r = builder_glob(&names, &n, b->dir, (const char *const *)s->artifacts, s->nartifacts,
+			 ARTIFACTS_MAX);
+	if (r < 0) {
+		b->detail = xasprintf("artifacts: %s", err_last());
+		return 0;
+	}
+	b->artifacts = xcalloc(n + 1, sizeof(*b->artifacts));
+	for (i = 0; i < n && r == 0; i++) {
+		struct db_build_artifact *ba = &b->artifacts[b->nartifacts++];
+
+		ba->name = names[i];
+		names[i] = NULL;
+		ba->artifact.path = xasprintf("%s/%s", b->dir, ba->name);
+		r = builder_file_sha256(ba->artifact.sha256, &ba->artifact.size, ba->artifact.path);
+		if (r == 0)
+			r = db_artifact_put(a->db, &ba->artifact.id, &ba->artifact);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return r;
+}
+
+/* The build of commit on this host with this recipe: found done or failed
+ * (a cache hit), or made now. *out is the caller's. */
+static int ensure_build(struct agent *a, struct db_build *out, const char *commit)
+{
+	struct builder_commit c;
+	struct db_build b;
+	struct runner_child ch;
+	const char **env = NULL;
+	char *why;
+	int r;
+
+	r = builder_commit_load(a->repo, &c, commit);
+	if (r < 0)
+		return r;
+	r = db_build_find(a->db, out, a->host, c.tree, a->recipe_hash);
+	if (r == 0) {
+		a->cache_hits++;
+		log_info("build of %.12s (tree %.12s): cached, build %lld, %s", commit, c.tree,
+			 (long long)out->id, db_build_state_name(out->state));
+		builder_commit_release(&c);
+		return 0;
+	}
+	if (r != -ENOENT) {
+		builder_commit_release(&c);
+		return r;
+	}
+
+	memset(&b, 0, sizeof(b));
+	snprintf(b.host, sizeof(b.host), "%s", a->host);
+	snprintf(b.commit, sizeof(b.commit), "%s", commit);
+	snprintf(b.tree, sizeof(b.tree), "%s", c.tree);
+	snprintf(b.recipe_hash, sizeof(b.recipe_hash), "%s", a->recipe_hash);
+	builder_commit_release(&c);
+	b.dir = xasprintf("%s/builds/%.12s-%.12s", a->cfg->workdir, b.tree, b.recipe_hash);
+	b.fingerprint = a->fingerprint ? xstrdup(a->fingerprint) : NULL;
+	time_now_iso(b.started_at);
+	r = db_build_insert(a->db, &b.id, &b);
+	if (r < 0)
+		goto out;
+	log_info("build %lld of %.12s: started in %s", (long long)b.id, commit, b.dir);
+	a->builds++;
+	r = rm_rf(b.dir);
+	if (r == 0)
+		r = mkdir_p(a->cfg->workdir);
+	if (r == 0) {
+		char *parent = xasprintf("%s/builds", a->cfg->workdir);
+
+		r = mkdir_p(parent);
+		free(parent);
+	}
+	if (r == 0)
+		r = builder_checkout(a->repo, commit, b.dir);
+	if (r < 0) {
+		b.state = DB_BUILD_FAILED;
+		b.detail = xasprintf("checkout: %s", err_last());
+		r = 0;
+		goto finish;
+	}
+	runner_child_init(&ch);
+	env = env_with(a->cfg->suite.build_env, a->cfg->suite.nbuild_env);
+	r = run_shell(&ch, a->cfg->suite.build_command, b.dir, env, a->cfg->suite.build_timeout_s,
+		      a->cancel_fd);
+	if (r < 0) {
+		runner_child_release(&ch);
+		goto out;
+	}
+	b.exit_code = ch.exit_code;
+	b.signal = ch.signal;
+	b.timed_out = ch.timed_out;
+	b.wall_ms = ch.wall_ms;
+	b.log_len = ch.out.len;
+	b.log_bytes = ch.out_total;
+	b.log = strbuf_detach(&ch.out);
+	why = child_failure(&ch, "the build recipe");
+	runner_child_release(&ch);
+	if (why) {
+		b.state = DB_BUILD_FAILED;
+		b.detail = why;
+	} else {
+		r = hash_artifacts(a, &b);
+		if (r < 0)
+			goto out;
+		b.state = b.detail ? DB_BUILD_FAILED : DB_BUILD_DONE;
+		toolchain(a, &b);
+	}
+finish:
+	time_now_iso(b.finished_at);
+	r = db_build_finish(a->db, &b);
+	if (r < 0)
+		goto out;
+	log_info("build %lld of %.12s: %s%s%s (%.1f s)", (long long)b.id, commit,
+		 db_build_state_name(b.state), b.detail ? ": " : "", b.detail ? b.detail : "",
+		 b.wall_ms / 1e3);
+	*out = b;
+	memset(&b, 0, sizeof(b));
+out:
+	free(env);
+	db_build_release(&b);
+	return r;
+}
+
+/* ---- contract runners ---- */
+
+static void on_runner_stdout(void *ctx, const char *buf, size_t len)
+{
+	runner_protocol_feed(ctx, buf, len);
+}
+
+/* The sha256 of the runner's program when its first word names a file of
+ * the build; NULL when it names a command on PATH or a shell builtin. */
+static char *runner_binary_sha(const struct db_build *b, const char *command)
+{
+	char *word = xstrndup(command, strcspn(command, " \t")), *path, hex[65];
+	int64_t size;
+
+	path = xasprintf("%s/%s", b->dir, word);
+	free(word);
+	if (builder_file_sha256(hex, &size, path) < 0) {
+		free(path);
+		return NULL;
+	}
+	free(path);
+	return xstrdup(hex);
+}
+
+static int run_runners(struct agent *a, const struct db_build *b, int *out_failed)
+{
+	const struct agent_suite *s = &a->cfg->suite;
+	size_t i;
+	int chunk, r = 0;
+
+	for (i = 0; i < s->nrunners && r == 0; i++) {
+		const struct agent_runner *run = &s->runners[i];
+
+		for (chunk = 1; chunk <= run->chunks && r == 0; chunk++) {
+			struct db_runner_result res;
+			struct runner_child ch;
+			struct runner_protocol proto;
+			char chunk_env[2][32];
+			char *extra[2] = { chunk_env[0], chunk_env[1] };
+			const char **env;
+
+			r = db_runner_result_done(a->db, b->id, run->name, chunk);
+			if (r < 0)
+				break;
+			if (r == 1) {
+				r = 0;
+				continue;
+			}
+			if (cancelled(a))
+				return -ECANCELED;
+			memset(&res, 0, sizeof(res));
+			res.build_id = b->id;
+			snprintf(res.runner, sizeof(res.runner), "%s", run->name);
+			res.chunk = chunk;
+			res.chunks = run->chunks;
+			res.binary_sha256 = runner_binary_sha(b, run->command);
+			time_now_iso(res.started_at);
+			r = db_runner_result_insert(a->db, &res.id, &res);
+			if (r < 0) {
+				db_runner_result_release(&res);
+				break;
+			}
+			snprintf(chunk_env[0], sizeof(chunk_env[0]), "PERFD_CHUNK=%d", chunk);
+			snprintf(chunk_env[1], sizeof(chunk_env[1]), "PERFD_CHUNKS=%d", run->chunks);
+			env = env_with(extra, 2);
+			runner_child_init(&ch);
+			runner_protocol_init(&proto);
+			ch.on_stdout = on_runner_stdout;
+			ch.ctx = &proto;
+			r = run_shell(&ch, run->command, b->dir, env, run->timeout_s, a->cancel_fd);
+			free(env);
+			if (r == 0) {
+				runner_protocol_finish(&proto);
+				time_now_iso(res.ended_at);
+				res.exit_code = ch.exit_code;
+				res.signal = ch.signal;
+				res.timed_out = ch.timed_out;
+				res.elapsed_ms = ch.wall_ms;
+				res.spawn_error = ch.spawn_error;
+				ch.spawn_error = NULL;
+				res.output_len = ch.out.len;
+				res.output = strbuf_detach(&ch.out);
+				res.lines = proto.lines;
+				res.nlines = proto.nlines;
+				proto.lines = NULL;
+				proto.nlines = 0;
+				if (ch.cancelled)
+					r = -ECANCELED;
+				else
+					r = db_runner_result_finish(a->db, &res);
+				if (r == 0 && (res.exit_code || res.signal || res.timed_out ||
+					       res.spawn_error))
+					(*out_failed)++;
+				if (r == 0)
+					log_info("runner %s%s%.0d of build %lld: %s", run->name,
+						 run->chunks > 1 ? " chunk " : "", run->chunks > 1 ? chunk : 0,
+						 (long long)b->id, res.timed_out ? "timed out" :
+						 res.exit_code || res.signal ? "failed" : "passed");
+			}
+			runner_protocol_release(&proto);
+			runner_child_release(&ch);
+			db_runner_result_release(&res);
+		}
+	}
+	return r;
+}
+
+/* ---- comparisons ---- */
+
+static const struct db_build_artifact *artifact_named(const struct db_build *b, const char *name)
+{
+	size_t i;
+	const char *n = name;
+
+	if (!strncmp(n, "./", 2))
+		n += 2;
+	for (i = 0; i < b->nartifacts; i++)
+		if (!strcmp(b->artifacts[i].name, n))
+			return &b->artifacts[i];
+	return NULL;
+}
+
+static int run_case(struct agent *a, const struct db_job *job, const struct agent_case *k,
+		    const struct db_build *base, const struct db_build *head, char **why)
+{
+	const struct db_build_artifact *old = artifact_named(base, k->program);
+	const struct db_build_artifact *new = artifact_named(head, k->program);
+	struct runner_pair_opts o;
+	enum db_state state;
+	int64_t cid;
+	int r;
+
+	r = db_job_comparison(a->db, &cid, &state, job->id, k->name);
+	if (r == 0 && state == DB_STATE_DONE)
+		return 0;
+	if (r < 0 && r != -ENOENT)
+		return r;
+	if (!old || !new) {
+		*why = xasprintf("case %s: '%s' is not among the artifacts of build %lld",
+				 k->name, k->program, (long long)(!old ? base->id : head->id));
+		return 0;
+	}
+	memset(&o, 0, sizeof(o));
+	o.old.path = old->artifact.path;
+	o.new.path = new->artifact.path;
+	o.args = (const char *const *)k->args;
+	o.nargs = k->nargs;
+	o.old_artifact = old->artifact.id;
+	o.new_artifact = new->artifact.id;
+	o.old_sha256 = old->artifact.sha256;
+	o.new_sha256 = new->artifact.sha256;
+	o.job_id = job->id;
+	o.base_build = base->id;
+	o.head_build = head->id;
+	o.pairs = k->pairs;
+	o.warmup = k->warmup;
+	o.timeout_s = a->profile && a->profile->process_timeout_s < k->timeout_s ?
+		      a->profile->process_timeout_s : k->timeout_s;
+	o.metric = k->metric;
+	o.case_name = k->name;
+	o.host = a->host;
+	o.fingerprint = a->fingerprint;
+	o.min_effect = a->profile ? a->profile->min_effect : 0.01;
+	o.noise = a->profile ? a->profile->noise : 0.05;
+	o.cpus = a->profile && *a->profile->cpus_text ? a->profile->cpus_text : NULL;
+	o.cooldown_ms = a->profile ? a->profile->cooldown_ms : 0;
+	o.watch = a->profile ? &a->watch : NULL;
+	o.cancel_fd = a->cancel_fd;
+	r = runner_pair_run(a->db, &cid, &o);
+	if (r == 0) {
+		struct db_comparison c;
+
+		if (db_comparison_load(a->db, &c, cid) == 0) {
+			log_info("case %s of job %lld: comparison %lld, %s", k->name,
+				 (long long)job->id, (long long)cid, c.summary.verdict);
+			db_comparison_release(&c);
+		}
+	}
+	return r;
+}
+
+/* ---- jobs ---- */
+
+static int do_job(struct agent *a, struct db_job *job)
+{
+	struct db_build head, base;
+	char *why = NULL;
+	int failed_runners = 0;
+	size_t i;
+	int r;
+
+	memset(&head, 0, sizeof(head));
+	memset(&base, 0, sizeof(base));
+	log_info("job %lld: %s at %.12s", (long long)job->id, job->head, job->commit);
+	r = db_job_set_state(a->db, job->id, DB_JOB_RUNNING, NULL);
+	if (r < 0)
+		return r;
+	r = ensure_build(a, &head, job->commit);
+	if (r < 0)
+		goto out;
+	if (head.state != DB_BUILD_DONE) {
+		why = xasprintf("build %lld failed: %s", (long long)head.id,
+				head.detail ? head.detail : "see its log");
+		goto out;
+	}
+	r = run_runners(a, &head, &failed_runners);
+	if (r < 0)
+		goto out;
+	if (*job->base && a->cfg->suite.ncases) {
+		r = ensure_build(a, &base, job->base);
+		if (r < 0)
+			goto out;
+		if (base.state != DB_BUILD_DONE) {
+			why = xasprintf("the base build %lld failed: no comparison", (long long)base.id);
+			goto out;
+		}
+		for (i = 0; i < a->cfg->suite.ncases && !why; i++) {
+			r = run_case(a, job, &a->cfg->suite.cases[i], &base, &head, &why);
+			if (r < 0)
+				goto out;
+		}
+	}
+	if (!why && failed_runners)
+		why = xasprintf("%d contract runner process%s failed", failed_runners,
+				failed_runners == 1 ? "" : "es");
+out:
+	if (r == 0)
+		r = db_job_set_state(a->db, job->id, why ? DB_JOB_FAILED : DB_JOB_DONE, why);
+	if (r == 0)
+		log_info("job %lld: %s%s%s", (long long)job->id, why ? "failed" : "done",
+			 why ? ": " : "", why ? why : "");
+	free(why);
+	db_build_release(&head);
+	db_build_release(&base);
+	return r;
+}
+
+int agent_work(struct agent *a)
+{
+	int r;
+
+	for (;;) {
+		struct db_job job;
+
+		if (cancelled(a))
+			return -ECANCELED;
+		r = db_job_next(a->db, &job);
+		if (r == -ENOENT)
+			return 0;
+		if (r < 0) {
+			log_warnx("%s", err_last());
+			return r;
+		}
+		if (a->profile) {
+			struct db_host h;
+
+			if (db_host_load(a->db, &h, a->host) == 0 && h.quarantined) {
+				log_warnx("host \"%s\" is quarantined (GPU fault: \"%s\"): no GPU work "
+					  "until 'perfd host clear --db %s %s'", a->host,
+					  h.fault ? h.fault : "", a->cfg->database, a->host);
+				db_host_release(&h);
+				db_job_release(&job);
+				return -EPERM;
+			}
+			db_host_release(&h);
+		}
+		r = do_job(a, &job);
+		db_job_release(&job);
+		if (r < 0) {
+			if (r != -ECANCELED)
+				log_warnx("%s", err_last());
+			return r;
+		}
+	}
+}
+
+void agent_summary(struct agent *a, FILE *f)
+{
+	struct db_job jobs[64];
+	int n, i;
+
+	n = db_job_list(a->db, jobs, ARRAY_SIZE(jobs));
+	if (n < 0)
+		return;
+	fprintf(f, "%-5s %-20s %-12s %-8s %s\n", "job", "head", "commit", "state", "comparisons");
+	for (i = n - 1; i >= 0; i--) {
+		struct strbuf cells = STRBUF_INIT;
+		size_t k;
+
+		for (k = 0; k < a->cfg->suite.ncases; k++) {
+			const char *name = a->cfg->suite.cases[k].name;
+			struct db_comparison c;
+			enum db_state st;
+			int64_t cid;
+
+			if (db_job_comparison(a->db, &cid, &st, jobs[i].id, name) < 0 ||
+			    db_comparison_load(a->db, &c, cid) < 0)
+				continue;
+			strbuf_addf(&cells, "%s%s: #%lld %s", cells.len ? "; " : "", name,
+				    (long long)cid, c.summary.verdict);
+			if (c.summary.has_gain)
+				strbuf_addf(&cells, " %.3f%%", c.summary.gain_median * 100);
+			db_comparison_release(&c);
+		}
+		fprintf(f, "%-5lld %-20.20s %-12.12s %-8s %s%s%s\n", (long long)jobs[i].id,
+			jobs[i].head, jobs[i].commit, db_job_state_name(jobs[i].state),
+			cells.len ? cells.buf : "-", jobs[i].detail ? "  " : "",
+			jobs[i].detail ? jobs[i].detail : "");
+		strbuf_release(&cells);
+		db_job_release(&jobs[i]);
+	}
+	fprintf(f, "builds made %d, cache hits %d\n", a->builds, a->cache_hits);
+}

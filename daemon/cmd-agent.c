@@ -1,0 +1,157 @@
+/* perfd agent: the loop that watches a repository and measures each head. */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "agent-internal.h"
+#include "common.h"
+#include "daemon.h"
+
+const char cmd_agent_usage[] =
+	"usage: perfd agent --config FILE [--check] [--once]\n"
+	"\n"
+	"Watches the branch heads (and pull-request heads) of the repository the\n"
+	"configuration names. Each head at a new commit becomes a job: the commit\n"
+	"is built with the configured recipe (a tree already built with the same\n"
+	"recipe on this host is not built again), its contract runners run, and\n"
+	"each timing case is compared against the base's build with perfd pair's\n"
+	"rule. Every step is stored before the next begins: an agent killed at any\n"
+	"point and started again redoes what was running and nothing that was done.\n"
+	"The configuration's keys are in docs/config.md.\n"
+	"\n"
+	"options:\n"
+	"  --config FILE      the agent's configuration (INI)\n"
+	"  --check            check the configuration: print \"configuration OK\" or\n"
+	"                     every error as file:line: message, and exit\n"
+	"  --once             do everything pending, print a summary and exit;\n"
+	"                     without it the agent polls every poll_s seconds, and\n"
+	"                     SIGHUP makes it poll at once\n"
+	"\n"
+	"Exit status: 0 done (with --once) or stopped by SIGINT or SIGTERM; 2 a\n"
+	"configuration, repository or database error; 3 the host profile's device\n"
+	"is absent or the host is quarantined.\n";
+
+static const struct option agent_options[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "check", no_argument, NULL, 'k' },
+	{ "once", no_argument, NULL, '1' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int signal_fd(int a, int b)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, a);
+	if (b)
+		sigaddset(&set, b);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Waits up to ms for a stop (returns true) or a SIGHUP (returns false early). */
+static bool wait_poll(int stop_fd, int hup_fd, int ms)
+{
+	struct pollfd p[2] = { { .fd = stop_fd, .events = POLLIN },
+			       { .fd = hup_fd, .events = POLLIN } };
+	struct signalfd_siginfo si;
+
+	if (poll(p, 2, ms) <= 0)
+		return false;
+	if (p[1].revents) {
+		while (read(hup_fd, &si, sizeof(si)) > 0)
+			;
+		log_info("SIGHUP: polling now");
+	}
+	return p[0].revents != 0;
+}
+
+int cmd_agent(int argc, char **argv)
+{
+	struct agent_config *cfg = NULL;
+	struct agent *a = NULL;
+	struct strbuf errors = STRBUF_INIT;
+	const char *path = NULL;
+	bool check = false, once = false;
+	int opt, r, stop_fd = -1, hup_fd = -1, ret = EXIT_USAGE;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", agent_options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			path = optarg;
+			break;
+		case 'k':
+			check = true;
+			break;
+		case '1':
+			once = true;
+			break;
+		case 'h':
+			fputs(cmd_agent_usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_usage_error("agent");
+		}
+	}
+	if (!path || optind != argc) {
+		log_warnx("agent: expected --config FILE and no other argument");
+		return cli_usage_error("agent");
+	}
+	r = agent_config_load(&cfg, path, &errors);
+	if (r < 0) {
+		fputs(errors.buf, stderr);
+		log_warnx("%s", err_last());
+		goto out;
+	}
+	if (check) {
+		printf("configuration OK\n");
+		ret = EXIT_OK;
+		goto out;
+	}
+	stop_fd = signal_fd(SIGINT, SIGTERM);
+	hup_fd = signal_fd(SIGHUP, 0);
+	ret = agent_open(&a, cfg, stop_fd);
+	if (ret != EXIT_OK)
+		goto out;
+	log_info("agent on host \"%s\": watching %s", cfg->host ? cfg->host : "(no profile)",
+		 cfg->url);
+	for (;;) {
+		agent_poll(a);  /* an unreachable remote is said and the queue still runs */
+		r = agent_work(a);
+		if (r == -ECANCELED) {
+			log_info("stopped");
+			break;
+		}
+		if (r < 0) {
+			ret = r == -EPERM ? EXIT_NODEVICE : EXIT_USAGE;
+			goto out;
+		}
+		if (once) {
+			agent_summary(a, stdout);
+			break;
+		}
+		if (wait_poll(stop_fd, hup_fd, (int)(cfg->poll_s * 1000))) {
+			log_info("stopped");
+			break;
+		}
+	}
+	ret = EXIT_OK;
+out:
+	agent_free(a);
+	agent_config_free(cfg);
+	strbuf_release(&errors);
+	if (stop_fd >= 0)
+		close(stop_fd);
+	if (hup_fd >= 0)
+		close(hup_fd);
+	return ret;
+}

@@ -1,0 +1,184 @@
+/*
+ * perfd demo: the embedded default. The demo's history (kernels/demo/history:
+ * a small Vulkan program whose commits show a speed-up, a changed output, a
+ * slow-down and a failing contract runner) becomes a git repository, and the
+ * agent measures every step of it on this machine's Vulkan device.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent-internal.h"
+#include "builder.h"
+#include "common.h"
+#include "daemon.h"
+
+#ifndef PERFD_DEMO_DIR
+#define PERFD_DEMO_DIR "kernels/demo/history"
+#endif
+
+#define DEMO_STEPS_MAX 64
+
+const char cmd_demo_usage[] =
+	"usage: perfd demo [--once] [--dir DIR] [--host PROFILE]\n"
+	"\n"
+	"Makes a git repository from the demo's history (a small Vulkan compute\n"
+	"program: a base, a real speed-up with equal output, a change of output, a\n"
+	"slow-down and a bug its contract runner catches; kernels/demo/README.md),\n"
+	"with a branch demo/STEP at every step, and runs the agent on it: each step\n"
+	"is built, its contract runner run, and its timing compared against the\n"
+	"step before with the rule pairs-median/1.\n"
+	"\n"
+	"options:\n"
+	"  --once             do it all, print the summary and exit; without it the\n"
+	"                     agent goes on watching the demo repository\n"
+	"  --dir DIR          where the repository, the database (DIR/perfd.db) and\n"
+	"                     the builds go (default ./perfd-demo)\n"
+	"  --host PROFILE     a host profile for the comparisons (default: none, the\n"
+	"                     first Vulkan device, lavapipe where there is no GPU)\n";
+
+static const struct option demo_options[] = {
+	{ "once", no_argument, NULL, '1' },
+	{ "dir", required_argument, NULL, 'd' },
+	{ "host", required_argument, NULL, 'H' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Commits each step of the history once; a repository already made is
+ * left as it is, so a second demo run measures nothing new. */
+static int make_repository(const char *repo)
+{
+	char path[4096], line[1024], prev[BUILDER_OID_HEX] = "";
+	FILE *f;
+	int r = 0, n = 0;
+
+	if (access(repo, F_OK) == 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/steps", PERFD_DEMO_DIR);
+	f = fopen(path, "re");
+	if (!f)
+		return err_set(-errno, "the demo's history '%s': %s", path, strerror(errno));
+	while (r == 0 && fgets(line, sizeof(line), f)) {
+		char *dir, *branch, *subject, *save = NULL, *src, *tag, oid[BUILDER_OID_HEX];
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!*line || *line == '#')
+			continue;
+		dir = strtok_r(line, "\t", &save);
+		branch = strtok_r(NULL, "\t", &save);
+		subject = strtok_r(NULL, "\t", &save);
+		if (!dir || !branch || !subject || ++n > DEMO_STEPS_MAX) {
+			r = err_set(-EINVAL, "%s:%d: expected DIR, BRANCH and subject", path, n);
+			break;
+		}
+		/* A branch seen for the first time starts at the step before. */
+		if (*prev && strcmp(branch, "main")) {
+			char ref[600];
+
+			snprintf(ref, sizeof(ref), "%s/refs/heads/%s", repo, branch);
+			if (access(ref, F_OK) < 0)
+				r = builder_history_branch(repo, branch, prev);
+		}
+		src = xasprintf("%s/%s", PERFD_DEMO_DIR, dir);
+		if (r == 0)
+			r = builder_history_commit(oid, repo, branch, src, subject);
+		free(src);
+		tag = xasprintf("demo/%s", dir);
+		if (r == 0)
+			r = builder_history_branch(repo, tag, oid);
+		free(tag);
+		if (r == 0)
+			memcpy(prev, oid, sizeof(prev));
+	}
+	fclose(f);
+	return r;
+}
+
+static int write_config(const char *path, const char *dir, const char *host)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f)
+		return err_set(-errno, "cannot write '%s': %s", path, strerror(errno));
+	fprintf(f, "# Written by perfd demo.\n"
+		"[agent]\ndatabase = %s/perfd.db\nworkdir = %s/work\n%s%s%s"
+		"[repo]\nurl = %s/repo.git\nbranches = demo/*\n"
+		"[build]\ncommand = glslc shader.comp -o shader.spv && cc -O2 -std=c11 -o demo demo.c"
+		" -lvulkan -lm && cc -O2 -std=c11 -o contract contract.c -lvulkan -lm\n"
+		"artifacts = demo contract shader.spv\ntimeout_s = 300\ntoolchain = cc --version\n"
+		"[runner contract]\ncommand = ./contract\ntimeout_s = 120\n"
+		"[case kernel]\ncommand = ./demo\nmetric = kernel_ms\npairs = 3\ntimeout_s = 120\n",
+		dir, dir, host ? "host = " : "", host ? host : "", host ? "\n" : "", dir);
+	if (fclose(f) != 0)
+		return err_set(-EIO, "cannot write '%s'", path);
+	return 0;
+}
+
+int cmd_demo(int argc, char **argv)
+{
+	const char *dir = "perfd-demo", *host = NULL;
+	char *abs = NULL, *repo = NULL, *conf = NULL;
+	char *agent_argv[5];
+	bool once = false;
+	int opt, ret = EXIT_USAGE, n = 0;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", demo_options, NULL)) != -1) {
+		switch (opt) {
+		case '1':
+			once = true;
+			break;
+		case 'd':
+			dir = optarg;
+			break;
+		case 'H':
+			host = optarg;
+			break;
+		case 'h':
+			fputs(cmd_demo_usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_usage_error("demo");
+		}
+	}
+	if (optind != argc) {
+		log_warnx("demo: unexpected argument '%s'", argv[optind]);
+		return cli_usage_error("demo");
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		log_warn("cannot create '%s'", dir);
+		goto out;
+	}
+	abs = realpath(dir, NULL);
+	if (!abs) {
+		log_warn("'%s'", dir);
+		goto out;
+	}
+	repo = xasprintf("%s/repo.git", abs);
+	conf = xasprintf("%s/agent.conf", abs);
+	if (make_repository(repo) < 0 || write_config(conf, abs, host) < 0) {
+		log_warnx("%s", err_last());
+		goto out;
+	}
+	log_info("demo repository %s, configuration %s", repo, conf);
+	agent_argv[n++] = "agent";
+	agent_argv[n++] = "--config";
+	agent_argv[n++] = conf;
+	if (once)
+		agent_argv[n++] = "--once";
+	agent_argv[n] = NULL;
+	ret = cmd_agent(n, agent_argv);
+	if (ret == EXIT_OK && once)
+		printf("\nreceipts: perfd show --db %s/perfd.db ID (text, --json, --format md); "
+		       "perfd verify --db %s/perfd.db\n", abs, abs);
+out:
+	free(abs);
+	free(repo);
+	free(conf);
+	return ret;
+}

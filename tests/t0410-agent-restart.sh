@@ -1,0 +1,84 @@
+#!/bin/bash
+# kill -9 of the agent at 20 random points, each followed by a restart,
+# then a run to the end: every job, build, runner result and comparison is
+# there exactly once, what was cut short is kept as abandoned, and every
+# comparison verifies.
+. "$(dirname "$0")/lib.sh"
+command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
+command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+
+SRC=$T/src
+git init -q -b main "$SRC"
+prog() {
+	cat >"$SRC/prog.c" <<C
+#include <stdio.h>
+#include <time.h>
+int main(void)
+{
+	struct timespec ts = { 0, $1 * 1000000L };
+	nanosleep(&ts, NULL);
+	printf("TIMING work_ms=%d\nDIGEST 0a\n", $1);
+	return 0;
+}
+C
+}
+printf '#!/bin/sh\nsleep 0.1\necho "RESULT c on \\"cpu\\": passed=1 total=1"\n' >"$SRC/check.sh"
+chmod +x "$SRC/check.sh"
+prog 40 && git -C "$SRC" add -A && git -C "$SRC" commit -qm one
+prog 30 && git -C "$SRC" commit -qam two
+for b in a b; do
+	git -C "$SRC" checkout -q -b "feature/$b" main
+	prog $((20 + ${#b})) && git -C "$SRC" commit -qam "feature $b"
+	echo "$b" >"$SRC/$b.txt" && git -C "$SRC" add "$b.txt" && git -C "$SRC" commit -qm "feature $b notes"
+done
+git -C "$SRC" checkout -q main
+
+cat >agent.conf <<CONF
+[agent]
+database = $DB
+workdir = $T/work
+[repo]
+url = $SRC
+branches = main feature/*
+[build]
+command = cc -O1 -o prog prog.c
+artifacts = prog check.sh
+[runner contract]
+command = ./check.sh
+chunks = 2
+[case work]
+command = ./prog
+pairs = 3
+CONF
+
+start=$(date +%s%N)
+"$PERFD" agent --config agent.conf --once >clean.out 2>clean.err || true
+full_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+echo "# a whole run takes $full_ms ms"
+
+# Each round: a fresh database, a kill -9 at a random point of the run, a
+# restart to the end, and the checks. The points spread over the whole run.
+kills=0
+for i in $(seq 1 20); do
+	rm -rf "$T/work" "$DB" "$DB"-wal "$DB"-shm
+	"$PERFD" agent --config agent.conf --once >run.out 2>run.err &
+	p=$!
+	at=$(awk -v i="$i" -v s="$RANDOM" -v m="$full_ms" 'BEGIN { srand(s); printf "%.3f", (i - 1 + rand()) / 20 * m / 1000 * 0.95 }')
+	sleep "$at"
+	kill -9 "$p" 2>/dev/null && kills=$((kills + 1))
+	wait "$p" 2>/dev/null
+	# What the killed agent started runs in its own session: let it end.
+	sleep 0.3
+	check "round $i (kill at ${at}s): the restart finishes" run 0 "$PERFD" agent --config agent.conf --once
+	check "round $i: every job done once" eq "3 3" "$(sql "select count(*), sum(state = 'done') from jobs" | tr '|' ' ')"
+	check "round $i: one done comparison per job and case" eq "3 3" "$(sql "select count(*), count(distinct job_id || case_name) from comparisons where state = 'done'" | tr '|' ' ')"
+	check "round $i: nothing left running" eq "0 0 0 0" "$(sql "select (select count(*) from comparisons where state = 'running'), (select count(*) from builds where state = 'running'), (select count(*) from runner_results where state = 'running'), (select count(*) from processes where state = 'running')" | tr '|' ' ')"
+	check "round $i: one done build per tree" eq "" "$(sql "select tree_oid from builds where state = 'done' group by tree_oid, recipe_hash having count(*) != 1")"
+	check "round $i: two done runner chunks per job's build, once each" eq "" "$(sql "select b.id from builds b where b.state = 'done' and b.commit_oid in (select commit_oid from jobs) and (select count(*) from runner_results r where r.build_id = b.id and r.state = 'done') != 2")"
+	check "round $i: cut comparisons kept as invalid" eq "" "$(sql "select id from comparisons where state = 'abandoned' and verdict != 'invalid'")"
+	check "round $i: every comparison verifies" run 0 "$PERFD" verify --db "$DB"
+	echo "# round $i: abandoned $(sql "select count(*) from comparisons where state = 'abandoned'") comparisons, $(sql "select count(*) from builds where state = 'abandoned'") builds, $(sql "select count(*) from runner_results where state = 'abandoned'") runner results"
+done
+check "killed in 20 of 20 rounds" eq 20 "$kills"
+finish

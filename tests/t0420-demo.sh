@@ -1,0 +1,26 @@
+#!/bin/bash
+# perfd demo --once end to end on this machine's Vulkan device: the shipped
+# history becomes a repository, every step is built, its runner run, and
+# compared with the step before; each outcome shows as it should.
+. "$(dirname "$0")/lib.sh"
+"$PERFD" probe >/dev/null 2>&1 || { echo "no Vulkan device: skipped"; exit 77; }
+command -v glslc >/dev/null && command -v cc >/dev/null || { echo "glslc or cc missing: skipped"; exit 77; }
+DB=$T/d/perfd.db
+
+check "perfd demo --once" run 0 "$PERFD" demo --once --dir "$T/d"
+cp out demo.out
+check "five jobs, one per step" eq 5 "$(sql "select count(*) from jobs")"
+verdict() { sql "select c.verdict from comparisons c join jobs j on j.id = c.job_id where j.head = 'demo/$1' and c.state = 'done'"; }
+check "the base has no comparison" eq "" "$(verdict 01-base)"
+check "the tree reduction is faster" eq faster "$(verdict 02-tree-reduction)"
+check "the changed output is invalid" eq invalid "$(verdict 03-mean-square)"
+check "because the digests differ (the three new processes)" eq 3 "$(sql "select count(*) from comparison_notes n join comparisons c on c.id = n.comparison_id join jobs j on j.id = c.job_id where j.head = 'demo/03-mean-square' and n.text like '%printed digest%'")"
+check "the shared counter is slower" eq slower "$(verdict 04-shared-counter)"
+check "the vec4 step's runner fails" eq "failed" "$(sql "select state from jobs where head = 'demo/05-vec4-loads'")"
+check "its RESULT line is kept" eq 1 "$(sql "select count(*) from runner_lines where text like 'RESULT ragged%failed=6%'")"
+check "the summary shows them" has demo.out "demo/04-shared-count"
+check "every comparison verifies" run 0 "$PERFD" verify --db "$DB"
+check "a second run builds nothing" run 0 "$PERFD" demo --once --dir "$T/d"
+check "no build, no new job" has out "builds made 0, cache hits 0"
+check "still five jobs" eq 5 "$(sql "select count(*) from jobs")"
+finish
