@@ -160,6 +160,51 @@ check "unreachable remote" run 0 "$PERFD" agent --config unreach.conf --once
 check "named in the log" has err "fetch: "
 check "with its URL" has err "127.0.0.1:1"
 
+# Over smart HTTP on loopback, with a pull-request head compared against
+# its merge base with main.
+if [ -x "$(git --exec-path)/git-http-backend" ]; then
+	mkdir srv && git clone -q --bare "$SRC" srv/repo.git
+	git -C "$SRC" checkout -q -b topic
+	write_prog 30000000 7
+	git -C "$SRC" commit -qam "topic: fewer rounds"
+	CP=$(git -C "$SRC" rev-parse HEAD)
+	git -C "$SRC" checkout -q main
+	git -C "$SRC" push -q "$T/srv/repo.git" "topic:refs/pull/3/head"
+	exec 3< <(exec python3 "$(dirname "$0")/git-http-server.py" --root "$T/srv" \
+		--max-seconds 120 2>"$T/server.log")
+	read -r -t 10 port <&3
+	sed "s|^url = .*|url = http://127.0.0.1:$port/repo.git|; s|^database = .*|database = $T/h.db|; s|^workdir = .*|workdir = $T/hw|; s|^branches = .*|branches = main\npulls = true|" agent.conf >http.conf
+	check "agent over smart HTTP" run 0 "$PERFD" agent --config http.conf --once
+	check "the pull head is a job" eq "pull/3 $CP $C2" "$(sqlite3 "$T/h.db" "select head, commit_oid, base_oid from jobs where head like 'pull/%'" | tr '|' ' ')"
+	check "it was compared" eq 1 "$(sqlite3 "$T/h.db" "select count(*) from comparisons c join jobs j on j.id = c.job_id where j.head = 'pull/3' and c.state = 'done'")"
+	check "libgit2 spoke smart HTTP" has "$T/server.log" "service=git-upload-pack"
+else
+	echo "# no git http-backend: the HTTP part is skipped"
+fi
+
+# Without --once the agent polls; SIGHUP makes it poll now, SIGTERM stops it.
+sed "s|^database = .*|database = $T/loop.db|; s|^workdir = .*|workdir = $T/loopw|; s|^\[agent\]$|[agent]\npoll_s = 3600|" agent.conf >loop.conf
+"$PERFD" agent --config loop.conf >loop.out 2>loop.err &
+agent=$!
+for i in $(seq 100); do
+	[ "$(sqlite3 "$T/loop.db" "select count(*) from jobs where state = 'done'" 2>/dev/null)" = 1 ] && break
+	sleep 0.1
+done
+check "the polling agent did the first job" eq 1 "$(sqlite3 "$T/loop.db" "select count(*) from jobs where state = 'done'")"
+check "and is idle, not exited" kill -0 "$agent"
+write_prog 10000000 7
+git -C "$SRC" commit -qam "a tenth"
+kill -HUP "$agent"
+for i in $(seq 100); do
+	[ "$(sqlite3 "$T/loop.db" "select count(*) from jobs where state = 'done'")" = 2 ] && break
+	sleep 0.1
+done
+check "SIGHUP: the new head was measured" eq 2 "$(sqlite3 "$T/loop.db" "select count(*) from jobs where state = 'done'")"
+check "said so" has loop.err "SIGHUP: polling now"
+kill -TERM "$agent"
+wait "$agent"
+check "SIGTERM: stopped, exit 0" eq 0 $?
+
 # A long history: only the head is built, with its first parent.
 LONG=$T/long
 git init -q -b main "$LONG"
