@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common.h"
+
 /* Hashes the file at path: out_hex receives 64 hex digits and a NUL,
  * *out_size its size in bytes. */
 int builder_file_sha256(char out_hex[65], int64_t *out_size, const char *path);
@@ -80,6 +82,11 @@ struct builder_commit {
  * out's, freed by builder_commit_release. */
 int builder_commit_load(struct builder_repo *r, struct builder_commit *out, const char *rev);
 void builder_commit_release(struct builder_commit *c);
+
+/* Appends the file at path in the tree of commit rev to out: at most max
+ * bytes (-EFBIG beyond), -ENOENT when rev or the file does not exist. */
+int builder_file_read(struct strbuf *out, struct builder_repo *r, const char *rev,
+		      const char *path, size_t max);
 
 /* The merge base of two commits (named as for builder_commit_load) into
  * out; -ENOENT when either is unknown or they share no history. */

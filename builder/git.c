@@ -469,6 +469,47 @@ int builder_commit_load(struct builder_repo *r, struct builder_commit *out, cons
 	return 0;
 }
 
+int builder_file_read(struct strbuf *out, struct builder_repo *r, const char *rev,
+		      const char *path, size_t max)
+{
+	git_commit *commit = NULL;
+	git_tree *tree = NULL;
+	git_tree_entry *entry = NULL;
+	git_blob *blob = NULL;
+	git_object_size_t size;
+	int ret;
+
+	ret = builder_git_commit_lookup(&commit, r->repo, rev);
+	if (ret < 0)
+		return ret;
+	if (git_commit_tree(&tree, commit) < 0) {
+		ret = err_set(-EIO, "tree of '%s': %s", rev, builder_git_msg());
+		goto out;
+	}
+	if (git_tree_entry_bypath(&entry, tree, path) < 0 ||
+	    git_tree_entry_type(entry) != GIT_OBJECT_BLOB) {
+		ret = err_set(-ENOENT, "'%s' has no file '%s'", rev, path);
+		goto out;
+	}
+	if (git_blob_lookup(&blob, r->repo, git_tree_entry_id(entry)) < 0) {
+		ret = err_set(-EIO, "'%s:%s': %s", rev, path, builder_git_msg());
+		goto out;
+	}
+	size = git_blob_rawsize(blob);
+	if (size > max) {
+		ret = err_set(-EFBIG, "'%s:%s' is over %zu bytes", rev, path, max);
+		goto out;
+	}
+	strbuf_add(out, git_blob_rawcontent(blob), (size_t)size);
+	ret = 0;
+out:
+	git_blob_free(blob);
+	git_tree_entry_free(entry);
+	git_tree_free(tree);
+	git_commit_free(commit);
+	return ret;
+}
+
 void builder_commit_release(struct builder_commit *c)
 {
 	if (!c)

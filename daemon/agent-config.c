@@ -170,9 +170,11 @@ static void key_repo(struct parse *ps, const char *k, const char *v)
 			perr(ps, "'pull_base_mode': '%s' is not merge-base or head", v);
 	} else if (!strcmp(k, "default_branch")) {
 		set_text(ps, &c->default_branch, k, v);
+	} else if (!strcmp(k, "suite")) {
+		set_text(ps, &c->suite_file, k, v);
 	} else {
 		perr(ps, "unknown key '%s' in [repo] (url, branches, pulls, pull_base, "
-		     "pull_base_mode, default_branch)", k);
+		     "pull_base_mode, default_branch, suite)", k);
 	}
 }
 
@@ -486,7 +488,13 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 		c->database = xstrdup("perfd.db");
 	if (!c->workdir)
 		c->workdir = xstrdup("perfd-work");
-	check_suite(&ps);
+	if (c->suite_file) {
+		if (ps.seen_build || c->suite.nrunners || c->suite.ncases)
+			perr(&ps, "[repo] 'suite' reads the suite from the default branch: "
+			     "[build], [runner] and [case] cannot be here too");
+	} else {
+		check_suite(&ps);
+	}
 	if (ps.nerrors) {
 		agent_config_free(c);
 		return err_set(-EINVAL, "%d error%s in '%s'", ps.nerrors,
@@ -540,6 +548,7 @@ void agent_config_free(struct agent_config *c)
 	free_strv(c->branches, c->nbranches);
 	free(c->pull_base);
 	free(c->default_branch);
+	free(c->suite_file);
 	agent_suite_release(&c->suite);
 	free(c);
 }

@@ -62,7 +62,8 @@ struct agent_config {
 	char *pull_base;           /* the branch pull requests merge into */
 	enum agent_pull_base pull_base_mode;
 	char *default_branch;
-	struct agent_suite suite;
+	char *suite_file;          /* the suite's file on the default branch, or NULL */
+	struct agent_suite suite;  /* from this file when suite_file is NULL */
 };
 
 /* Parses the agent configuration at path into a fresh struct. Returns 0, or

@@ -26,8 +26,12 @@
 #define TOOLCHAIN_TIMEOUT_S 30
 #define ARTIFACTS_MAX 256
 
+#define SUITE_FILE_MAX (256 * 1024)
+
 struct agent {
 	struct agent_config *cfg;
+	struct agent_suite *suite;   /* cfg's, or repo_suite; NULL until one is read */
+	struct agent_suite repo_suite;
 	struct db *db;
 	struct builder_repo *repo;
 	struct host_profile *profile;
@@ -146,7 +150,10 @@ int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd)
 			snprintf(a->host, sizeof(a->host), "local");
 	}
 	a->fingerprint = kernel_probe_json(a->probe, false);
-	agent_suite_recipe_hash(a->recipe_hash, &cfg->suite);
+	if (!cfg->suite_file) {
+		a->suite = &cfg->suite;
+		agent_suite_recipe_hash(a->recipe_hash, a->suite);
+	}
 	mirror = xasprintf("%s/mirror.git", cfg->workdir);
 	r = builder_repo_open(&a->repo, mirror, cfg->url);
 	if (r < 0) {
@@ -180,6 +187,7 @@ void agent_free(struct agent *a)
 		return;
 	runner_fault_watch_close(&a->watch);
 	builder_repo_free(a->repo);
+	agent_suite_release(&a->repo_suite);
 	host_profile_free(a->profile);
 	kernel_probe_free(a->probe);
 	free(a->fingerprint);
@@ -212,6 +220,41 @@ static int head_base(struct agent *a, char out[BUILDER_OID_HEX], const struct bu
 	return 0;
 }
 
+/* Reads the suite from the default branch as it is now: the operator's,
+ * never the head's under test. A suite that does not parse leaves the one
+ * read before in force (or none), with every error said. */
+static int read_suite(struct agent *a)
+{
+	struct strbuf text = STRBUF_INIT, errors = STRBUF_INIT;
+	struct agent_suite s;
+	char *rev = xasprintf("origin/%s", a->cfg->default_branch);
+	char *name = xasprintf("%s:%s", rev, a->cfg->suite_file);
+	char hash[65];
+	int r;
+
+	r = builder_file_read(&text, a->repo, rev, a->cfg->suite_file, SUITE_FILE_MAX);
+	if (r == 0)
+		r = agent_suite_parse(&s, text.buf, text.len, name, &errors);
+	if (r < 0) {
+		fputs(errors.buf, stderr);
+		log_warnx("suite: %s%s", err_last(), a->suite ? "; the suite read before stays" : "");
+		goto out;
+	}
+	agent_suite_recipe_hash(hash, &s);
+	if (!a->suite || strcmp(hash, a->recipe_hash))
+		log_info("suite from %s, recipe %.12s", name, hash);
+	agent_suite_release(&a->repo_suite);
+	a->repo_suite = s;
+	a->suite = &a->repo_suite;
+	memcpy(a->recipe_hash, hash, sizeof(hash));
+out:
+	strbuf_release(&text);
+	strbuf_release(&errors);
+	free(rev);
+	free(name);
+	return r;
+}
+
 int agent_poll(struct agent *a)
 {
 	struct builder_head *heads = NULL;
@@ -224,6 +267,8 @@ int agent_poll(struct agent *a)
 		log_warnx("fetch: %s", err_last());
 		return r;
 	}
+	if (a->cfg->suite_file)
+		read_suite(a);
 	r = builder_repo_heads(a->repo, &heads, &n, (const char *const *)a->cfg->branches,
 			       a->cfg->nbranches, a->cfg->pulls);
 	if (r < 0) {
@@ -331,10 +376,10 @@ static void toolchain(struct agent *a, struct db_build *b)
 	struct runner_child ch;
 	const char **env = env_with(NULL, 0);
 
-	if (!a->cfg->suite.toolchain)
+	if (!a->suite->toolchain)
 		goto out;
 	runner_child_init(&ch);
-	if (run_shell(&ch, a->cfg->suite.toolchain, b->dir, env, TOOLCHAIN_TIMEOUT_S, -1) == 0 &&
+	if (run_shell(&ch, a->suite->toolchain, b->dir, env, TOOLCHAIN_TIMEOUT_S, -1) == 0 &&
 	    !ch.exit_code && ch.out.len)
 		b->toolchain = xstrndup(ch.out.buf, strcspn(ch.out.buf, "\n"));
 	runner_child_release(&ch);
@@ -344,7 +389,7 @@ out:
 
 static int hash_artifacts(struct agent *a, struct db_build *b)
 {
-	const struct agent_suite *s = &a->cfg->suite;
+	const struct agent_suite *s = a->suite;
 	char **names = NULL;
 	size_t n = 0, i;
 	int r;
@@ -431,8 +476,8 @@ static int ensure_build(struct agent *a, struct db_build *out, const char *commi
 		goto finish;
 	}
 	runner_child_init(&ch);
-	env = env_with(a->cfg->suite.build_env, a->cfg->suite.nbuild_env);
-	r = run_shell(&ch, a->cfg->suite.build_command, b.dir, env, a->cfg->suite.build_timeout_s,
+	env = env_with(a->suite->build_env, a->suite->nbuild_env);
+	r = run_shell(&ch, a->suite->build_command, b.dir, env, a->suite->build_timeout_s,
 		      a->cancel_fd);
 	if (r < 0) {
 		runner_child_release(&ch);
@@ -499,7 +544,7 @@ static char *runner_binary_sha(const struct db_build *b, const char *command)
 
 static int run_runners(struct agent *a, const struct db_build *b, int *out_failed)
 {
-	const struct agent_suite *s = &a->cfg->suite;
+	const struct agent_suite *s = a->suite;
 	size_t i;
 	int chunk, r = 0;
 
@@ -681,7 +726,7 @@ static int do_job(struct agent *a, struct db_job *job)
 	r = run_runners(a, &head, &failed_runners);
 	if (r < 0)
 		goto out;
-	if (*job->base && a->cfg->suite.ncases) {
+	if (*job->base && a->suite->ncases) {
 		r = ensure_build(a, &base, job->base);
 		if (r < 0)
 			goto out;
@@ -689,8 +734,8 @@ static int do_job(struct agent *a, struct db_job *job)
 			why = xasprintf("the base build %lld failed: no comparison", (long long)base.id);
 			goto out;
 		}
-		for (i = 0; i < a->cfg->suite.ncases && !why; i++) {
-			r = run_case(a, job, &a->cfg->suite.cases[i], &base, &head, &why);
+		for (i = 0; i < a->suite->ncases && !why; i++) {
+			r = run_case(a, job, &a->suite->cases[i], &base, &head, &why);
 			if (r < 0)
 				goto out;
 		}
@@ -714,6 +759,9 @@ int agent_work(struct agent *a)
 {
 	int r;
 
+	if (!a->suite)
+		return err_set(-EINVAL, "no suite to build with: '%s' on the default branch "
+			       "could not be read", a->cfg->suite_file);
 	for (;;) {
 		struct db_job job;
 
@@ -762,8 +810,8 @@ void agent_summary(struct agent *a, FILE *f)
 		struct strbuf cells = STRBUF_INIT;
 		size_t k;
 
-		for (k = 0; k < a->cfg->suite.ncases; k++) {
-			const char *name = a->cfg->suite.cases[k].name;
+		for (k = 0; a->suite && k < a->suite->ncases; k++) {
+			const char *name = a->suite->cases[k].name;
 			struct db_comparison c;
 			enum db_state st;
 			int64_t cid;

@@ -132,6 +132,8 @@ int cmd_agent(int argc, char **argv)
 			break;
 		}
 		if (r < 0) {
+			if (r == -EINVAL)
+				log_warnx("%s", err_last());
 			ret = r == -EPERM ? EXIT_NODEVICE : EXIT_USAGE;
 			goto out;
 		}

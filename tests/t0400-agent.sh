@@ -205,6 +205,48 @@ kill -TERM "$agent"
 wait "$agent"
 check "SIGTERM: stopped, exit 0" eq 0 $?
 
+# The suite read from the default branch, never from the head under test.
+SUITE=$T/suiterepo
+git init -q -b main "$SUITE"
+cp "$SRC/prog.c" "$SRC/check.sh" "$SUITE/"
+sed -n '/^\[build\]/,$p' agent.conf >"$SUITE/perfd.ini"
+git -C "$SUITE" add -A && git -C "$SUITE" commit -qm "suite and program"
+git -C "$SUITE" checkout -q -b feature/evil
+sed -i 's/^command = cc -O1 -o prog prog.c$/command = echo pwned >\/tmp\/perfd-evil-$$; cc -O1 -o prog prog.c/' "$SUITE/perfd.ini"
+echo "// evil" >>"$SUITE/prog.c"
+git -C "$SUITE" commit -qam "change the suite"
+git -C "$SUITE" checkout -q main
+cat >suite.conf <<CONF
+[agent]
+database = $T/s.db
+workdir = $T/sw
+[repo]
+url = $SUITE
+branches = main feature/*
+suite = perfd.ini
+CONF
+check "a suite from the default branch" run 0 "$PERFD" agent --config suite.conf --once
+check "said where it came from" has err "suite from origin/main:perfd.ini"
+check "the feature head was built" eq done "$(sqlite3 "$T/s.db" "select state from jobs where head = 'feature/evil'")"
+check "with the default branch's recipe, not the head's" test ! -e "/tmp/perfd-evil-$$"
+printf '[build]\ncommand = cc\nartifacts = prog\n[case x]\npairs = none\n' >"$SUITE/perfd.ini"
+git -C "$SUITE" commit -qam "a broken suite"
+check "a broken suite on the default branch: nothing built" run 2 "$PERFD" agent --config suite.conf --once
+check "its errors named with the branch and line" has err "origin/main:perfd.ini:5: 'pairs': 'none' is not a whole number"
+check "and why nothing ran" has err "no suite to build with"
+check "the queued job waits" eq queued "$(sqlite3 "$T/s.db" "select state from jobs order by id desc limit 1")"
+cat >both.conf <<CONF
+[repo]
+url = $SUITE
+branches = main
+suite = perfd.ini
+[build]
+command = make
+artifacts = x
+CONF
+check "suite and sections together are refused" run 2 "$PERFD" agent --config both.conf --check
+check "and said" has err "'suite' reads the suite from the default branch"
+
 # A long history: only the head is built, with its first parent.
 LONG=$T/long
 git init -q -b main "$LONG"
