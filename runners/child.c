@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -113,6 +114,10 @@ static __attribute__((noreturn)) void child_exec(const struct runner_child *c, i
 	int sig;
 
 	setsid();
+	/* A perfd killed outright (kill -9 of the agent) takes the program it
+	 * was running with it, rather than leave it measuring into nothing or
+	 * writing into a build directory a restarted agent is about to use. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	for (sig = 1; sig < NSIG; sig++)
 		signal(sig, SIG_DFL);
 	sigemptyset(&none);

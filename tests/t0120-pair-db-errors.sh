@@ -75,4 +75,14 @@ check "the processes that ran are kept" eq 3 "$(sql 'select count(*) from proces
 check "no process left running" eq 0 "$(sql "select count(*) from processes where state='running'")"
 check "the receipt was printed" eq abandoned "$(js int.json 'd["state"]')"
 check "it verifies" run 0 "$PERFD" verify --db "$DB" 4
+
+# kill -9 of perfd takes the program it was running with it.
+"$PERFD" pair --db "$DB" --timeout 60 "$PLANT" "$PLANT" -- --mode hang --bad-arm old --sleep-ms 1 >/dev/null 2>&1 &
+p=$!
+for i in $(seq 50); do pgrep -f -- "--mode hang --bad-arm old --sleep-ms 1$" | grep -qv "^$p$" && break; sleep 0.1; done
+check "the hanging program runs" test -n "$(pgrep -f -- "$PLANT --mode hang --bad-arm old --sleep-ms 1")"
+kill -9 $p
+wait $p 2>/dev/null
+sleep 0.3
+check "and dies with perfd" eq "" "$(pgrep -f -- "$PLANT --mode hang --bad-arm old --sleep-ms 1")"
 finish

@@ -154,6 +154,13 @@ check "a hanging runner" run 0 "$PERFD" agent --config hang.conf --once
 check "recorded as timed out" eq 1 "$(sqlite3 "$T/hang.db" "select count(*) from runner_results where timed_out = 1 and state = 'done'")"
 check "the job failed for it" eq 1 "$(sqlite3 "$T/hang.db" "select count(*) from jobs where state = 'failed' and detail like '%contract runner%'")"
 
+# A build that hangs is killed at its bound; the job fails and says why.
+sed 's/^command = cc -O1 -o prog prog.c$/command = sleep 30/; s/^timeout_s = 60$/timeout_s = 1/' agent.conf >bhang.conf
+sed -i "s|^database = .*|database = $T/bh.db|; s|^workdir = .*|workdir = $T/bhw|" bhang.conf
+check "a hanging build" run 0 "$PERFD" agent --config bhang.conf --once
+check "the build timed out" eq "failed 1" "$(sqlite3 "$T/bh.db" "select state, timed_out from builds" | tr '|' ' ')"
+check "the job says so" eq 1 "$(sqlite3 "$T/bh.db" "select count(*) from jobs where state = 'failed' and detail like '%the build recipe timed out%'")"
+
 # An unreachable remote is said; the agent does not crash.
 sed "s|^url = .*|url = http://127.0.0.1:1/nothing.git|; s|^database = .*|database = $T/u.db|; s|^workdir = .*|workdir = $T/uwork|" agent.conf >unreach.conf
 check "unreachable remote" run 0 "$PERFD" agent --config unreach.conf --once
