@@ -4,6 +4,7 @@
  * slow-down and a failing contract runner) becomes a git repository, and the
  * agent measures every step of it on this machine's Vulkan device.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -49,9 +50,52 @@ static const struct option demo_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* Lays the regular files of src over dst (a step holds only the files it
+ * changes). */
+static int overlay(const char *dst, const char *src)
+{
+	struct dirent *e;
+	DIR *d = opendir(src);
+	int r = 0;
+
+	if (!d)
+		return err_set(-errno, "the demo's step '%s': %s", src, strerror(errno));
+	while (r == 0 && (e = readdir(d))) {
+		char *from, *to;
+		struct stat st;
+		FILE *in = NULL, *out = NULL;
+		char buf[65536];
+		size_t n;
+
+		if (e->d_name[0] == '.' && (!e->d_name[1] || !strcmp(e->d_name, "..")))
+			continue;
+		from = xasprintf("%s/%s", src, e->d_name);
+		to = xasprintf("%s/%s", dst, e->d_name);
+		if (stat(from, &st) < 0 || !S_ISREG(st.st_mode)) {
+			r = err_set(-EINVAL, "the demo's step file '%s' is not a regular file", from);
+		} else if (!(in = fopen(from, "re")) || !(out = fopen(to, "we"))) {
+			r = err_set(-errno, "copying '%s': %s", from, strerror(errno));
+		} else {
+			while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+				if (fwrite(buf, 1, n, out) != n)
+					r = err_set(-EIO, "writing '%s'", to);
+			if (fchmod(fileno(out), st.st_mode & 0777) < 0)
+				r = err_set(-errno, "'%s': %s", to, strerror(errno));
+		}
+		if (in)
+			fclose(in);
+		if (out && fclose(out) != 0 && r == 0)
+			r = err_set(-EIO, "writing '%s'", to);
+		free(from);
+		free(to);
+	}
+	closedir(d);
+	return r;
+}
+
 /* Commits each step of the history once; a repository already made is
  * left as it is, so a second demo run measures nothing new. */
-static int make_repository(const char *repo)
+static int make_repository(const char *repo, const char *stage)
 {
 	char path[4096], line[1024], prev[BUILDER_OID_HEX] = "";
 	FILE *f;
@@ -59,6 +103,8 @@ static int make_repository(const char *repo)
 
 	if (access(repo, F_OK) == 0)
 		return 0;
+	if (mkdir(stage, 0755) < 0 && errno != EEXIST)
+		return err_set(-errno, "cannot create '%s': %s", stage, strerror(errno));
 	snprintf(path, sizeof(path), "%s/steps", PERFD_DEMO_DIR);
 	f = fopen(path, "re");
 	if (!f)
@@ -86,7 +132,9 @@ static int make_repository(const char *repo)
 		}
 		src = xasprintf("%s/%s", PERFD_DEMO_DIR, dir);
 		if (r == 0)
-			r = builder_history_commit(oid, repo, branch, src, subject);
+			r = overlay(stage, src);
+		if (r == 0)
+			r = builder_history_commit(oid, repo, branch, stage, subject);
 		free(src);
 		tag = xasprintf("demo/%s", dir);
 		if (r == 0)
@@ -122,7 +170,7 @@ static int write_config(const char *path, const char *dir, const char *host)
 int cmd_demo(int argc, char **argv)
 {
 	const char *dir = "perfd-demo", *host = NULL;
-	char *abs = NULL, *repo = NULL, *conf = NULL;
+	char *abs = NULL, *repo = NULL, *conf = NULL, *stage = NULL;
 	char *agent_argv[5];
 	bool once = false;
 	int opt, ret = EXIT_USAGE, n = 0;
@@ -161,7 +209,8 @@ int cmd_demo(int argc, char **argv)
 	}
 	repo = xasprintf("%s/repo.git", abs);
 	conf = xasprintf("%s/agent.conf", abs);
-	if (make_repository(repo) < 0 || write_config(conf, abs, host) < 0) {
+	stage = xasprintf("%s/stage", abs);
+	if (make_repository(repo, stage) < 0 || write_config(conf, abs, host) < 0) {
 		log_warnx("%s", err_last());
 		goto out;
 	}
@@ -180,5 +229,6 @@ out:
 	free(abs);
 	free(repo);
 	free(conf);
+	free(stage);
 	return ret;
 }

@@ -32,9 +32,12 @@ check "the failing runner sits on a feature branch" eq "feature/vec4-loads" \
 	"$(awk -F'\t' '$1 == "05-vec4-loads" { print $2 }' steps.txt)"
 
 parent=
+mkdir "$T/stage"
 while IFS=$'\t' read -r step _; do
+	# A step holds the files it changes, laid over the step above.
+	cp -R "$HISTORY/$step/." "$T/stage/"
 	mkdir "$T/$step"
-	cp -R "$HISTORY/$step/." "$T/$step/"
+	cp -R "$T/stage/." "$T/$step/"
 	check "$step builds" run 0 sh -c "cd '$T/$step' && $BUILD"
 
 	# The runner, run from elsewhere: it finds shader.spv beside itself.
