@@ -661,31 +661,6 @@ int db_abandon_running(struct db *db)
 	return r < 0 ? r : n;
 }
 
-int db_comparison_ids_in_state(struct db *db, int64_t **out, size_t *out_n, enum db_state state)
-{
-	sqlite3_stmt *st;
-	int64_t *ids = NULL;
-	size_t n = 0;
-	int rc, r;
-
-	r = db_prepare(db, &st, "SELECT id FROM comparisons WHERE state = ? ORDER BY id");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, db_state_name(state));
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ids = xrealloc(ids, (n + 1) * sizeof(*ids));
-		ids[n++] = sqlite3_column_int64(st, 0);
-	}
-	db_finish(st);
-	if (rc != SQLITE_DONE) {
-		free(ids);
-		return db_fail(db, rc, "listing comparisons");
-	}
-	*out = ids;
-	*out_n = n;
-	return 0;
-}
-
 int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,
 		      int64_t job_id, const char *case_name)
 {

@@ -480,16 +480,19 @@ out:
 	return r;
 }
 
-int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n)
+/* The ids of comparisons in one state, or in any when state is NULL. */
+static int ids_query(struct db *db, int64_t **out, size_t *out_n, const char *state)
 {
 	sqlite3_stmt *st = NULL;
 	int64_t *ids = NULL;
 	size_t n = 0;
 	int rc, r;
 
-	r = db_prepare(db, &st, "SELECT id FROM comparisons ORDER BY id");
+	r = db_prepare(db, &st, "SELECT id FROM comparisons WHERE ?1 IS NULL OR state = ?1"
+		       " ORDER BY id");
 	if (r < 0)
 		return r;
+	db_bind_text(st, 1, state);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ids = xrealloc(ids, (n + 1) * sizeof(*ids));
 		ids[n++] = sqlite3_column_int64(st, 0);
@@ -502,4 +505,14 @@ int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n)
 	*out = ids;
 	*out_n = n;
 	return 0;
+}
+
+int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n)
+{
+	return ids_query(db, out, out_n, NULL);
+}
+
+int db_comparison_ids_in_state(struct db *db, int64_t **out, size_t *out_n, enum db_state state)
+{
+	return ids_query(db, out, out_n, db_state_name(state));
 }

@@ -14,8 +14,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "db.h"
-#include "common.h"
+#include "db-internal.h"
 
 static char dir[] = "/tmp/perfd-test-db-XXXXXX";
 
@@ -59,6 +58,35 @@ static void test_newer_schema_refused(void **state)
 	assert_int_equal(db_open(&db, p, 1000), -EPROTONOSUPPORT);
 	assert_null(db);
 	assert_non_null(strstr(err_last(), "schema version 99"));
+	free(p);
+}
+
+/* A file written at schema version 1 opens, is migrated to the newest
+ * version, and keeps its rows. */
+static void test_migration_from_v1(void **state)
+{
+	char *p = path_for("v1.db");
+	struct db *db = NULL;
+	sqlite3 *h;
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_open(p, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, db_migrations[0].sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 1; PRAGMA application_id = 1885696614;"
+				      "INSERT INTO artifacts (path, size, sha256) VALUES ('/x', 1, 'ab');",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_schema_version(db), DB_SCHEMA_VERSION);
+	db_close(db);
+	assert_int_equal(sqlite3_open(p, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(h, "SELECT (SELECT count(*) FROM artifacts),"
+					    " (SELECT count(*) FROM jobs)", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 1);
+	assert_int_equal(sqlite3_column_int(st, 1), 0);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
 	free(p);
 }
 
@@ -194,6 +222,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create_and_reopen),
 		cmocka_unit_test(test_newer_schema_refused),
+		cmocka_unit_test(test_migration_from_v1),
 		cmocka_unit_test(test_foreign_and_corrupt_refused),
 		cmocka_unit_test(test_round_trip),
 	};
