@@ -113,6 +113,8 @@ check "a 304 has no body" eq 0 "$(wc -c <"$T/body")"
 check "another ETag: 200" eq 200 "$(status -H 'If-None-Match: "other"' "$URL/")"
 check "/static/index.html" eq 200 "$(status "$URL/static/index.html")"
 check "an absent static file: 404" eq 404 "$(status "$URL/static/nothing.js")"
+curl -sv -o /dev/null -o /dev/null "$URL/api/v1/hosts" "$URL/" 2>"$T/keep.err"
+check "a connection is kept alive between requests" has "$T/keep.err" "Re-using existing connection"
 check "HEAD answers without a body" eq 200 "$(curl -s -I -o /dev/null -w '%{http_code}' "$URL/api/v1/hosts")"
 
 # ---- comparisons: the receipt, byte for byte ----

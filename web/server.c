@@ -45,6 +45,7 @@ struct web_server {
 /* What is known of a request before MHD routes it. */
 struct request {
 	char *raw;                   /* the target as sent, NULL when over RAW_URI_MAX */
+	bool called;                 /* the first call of on_request is over */
 };
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
@@ -228,10 +229,12 @@ out:
 }
 
 /*
- * Every request is answered on MHD's first call, before any body is read:
- * a method other than GET or HEAD, or a request that announces a body, is
- * 405 (the server only reads), and MHD closes such a connection rather than
- * reading what follows.
+ * A method other than GET or HEAD, or a request that announces a body, is
+ * refused with 405 on MHD's first call, before any body is read, and MHD
+ * closes that connection rather than read what follows (the server only
+ * reads). Any other request is answered on the second call, once MHD knows
+ * the request is complete: an answer queued on the first call would cost
+ * the connection its keep-alive.
  */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version,
@@ -253,6 +256,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	chunked = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
 	if ((length && strcmp(length, "0")) || chunked)
 		return send_error(s, conn, 405, "a request body is not accepted");
+	if (rq && !rq->called) {
+		rq->called = true;
+		return MHD_YES;
+	}
 	if (!rq || !rq->raw)
 		return send_error(s, conn, 400, "the request target is too long");
 	if (web_path_check(rq->raw, url) < 0)
