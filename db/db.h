@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 2
+#define DB_SCHEMA_VERSION 3
 
 struct db;
 
@@ -350,5 +350,121 @@ int db_comparison_ids_in_state(struct db *db, int64_t **out, size_t *out_n, enum
  * -ENOENT when there is none. */
 int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,
 		      int64_t job_id, const char *case_name);
+
+/* ---- reading for the hub (db/web.c) ----
+ * Read-only queries behind perfd serve. Each is bounded by the max its caller
+ * passes, and each filter it offers is served by an index (schema version 3).
+ * Arrays returned through **out are the caller's, released element by
+ * element with the matching _release and then freed. */
+
+/* A host as the hub shows it: every name seen in comparisons, builds or the
+ * hosts table. */
+struct db_host_info {
+	char name[64];
+	char *fingerprint;       /* the newest one stored for the host; NULL when none */
+	char heartbeat[32];      /* time of its newest comparison or build; "" when none */
+	bool quarantined;
+	char *fault;
+	char since[32];
+};
+void db_host_info_release(struct db_host_info *h);
+/* At most max hosts, by name. */
+int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_t max);
+
+struct db_job_comparison {
+	int64_t id;
+	char case_name[64];
+	char verdict[16];        /* "" before the summary */
+	bool has_gain;
+	double gain_median;
+};
+
+struct db_job_info {
+	int64_t id;
+	char head[256];
+	char commit[DB_OID_HEX];
+	char base[DB_OID_HEX];
+	char *subject;
+	char state[16];
+	char *detail;
+	char created_at[32];
+	char started_at[32];     /* "" when not yet */
+	char finished_at[32];
+	struct db_job_comparison *comparisons;  /* by id */
+	size_t ncomparisons;
+};
+void db_job_info_release(struct db_job_info *j);
+/* Jobs with ids below before_id (0: no bound), newest first, each with its
+ * comparisons; fills at most max of out and returns the count. */
+int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t before_id);
+/* One job; -ENOENT for an unknown id. */
+int db_job_info_load(struct db *db, struct db_job_info *out, int64_t id);
+
+/* NULL or 0 fields do not filter. commit is a lower-case hex prefix of the
+ * job's head commit (4 to 40 digits). */
+struct db_comparison_filter {
+	const char *host;
+	const char *case_name;
+	const char *commit;
+	const char *verdict;
+	int64_t before_id;
+};
+
+struct db_comparison_entry {
+	struct db_comparison_row row;
+	int64_t job_id;          /* 0 for perfd pair */
+	char head[256];          /* the job's head and commit; "" without a job */
+	char commit[DB_OID_HEX];
+};
+/* Comparisons matching f, newest first; fills at most max and returns the
+ * count. */
+int db_comparison_find(struct db *db, struct db_comparison_entry *out, size_t max,
+		       const struct db_comparison_filter *f);
+/* Comparisons of host and case (NULL: any), ordered by host, case, old and
+ * new sha256, then id: the rows of the cells that pool them. Fills at most
+ * max and returns the count. */
+int db_comparison_cells(struct db *db, struct db_comparison_entry *out, size_t max,
+			const char *host, const char *case_name);
+
+struct db_timeline_value {
+	int seq;
+	char arm[4];
+	int pair;                /* 0 for a warm-up */
+	bool has_value;          /* false when the process lacks the metric */
+	double value;
+	bool valid;
+};
+
+struct db_timeline_point {
+	int64_t id;
+	char created_at[32];
+	int64_t job_id;
+	char head[256];
+	char commit[DB_OID_HEX];
+	char metric[64];         /* "" before the summary */
+	char verdict[16];
+	bool has_gain;
+	double gain_median;
+	double old_median;       /* NAN when none */
+	double new_median;
+	char *fingerprint;       /* NULL when none */
+	struct db_timeline_value *values;  /* execution order */
+	size_t nvalues;
+};
+void db_timeline_point_release(struct db_timeline_point *p);
+/* The newest max comparisons of host and case, oldest first, each with
+ * every process's value of its metric. */
+int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
+		const char *host, const char *case_name, size_t max);
+
+struct db_count {
+	char key[32];
+	int64_t n;
+};
+enum db_count_kind { DB_COUNT_VERDICTS, DB_COUNT_JOBS, DB_COUNT_BUILDS, DB_COUNT_QUARANTINED };
+/* Rows per verdict ("none" before a summary), job state or build state;
+ * for DB_COUNT_QUARANTINED one row "quarantined". Fills at most max and
+ * returns the count. */
+int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind kind);
 
 #endif

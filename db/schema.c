@@ -173,8 +173,19 @@ static const char schema_v2[] =
 	"ALTER TABLE comparisons ADD COLUMN head_build INTEGER REFERENCES builds (id);"
 	"CREATE INDEX comparisons_job ON comparisons (job_id, case_name);";
 
+/* Version 3: indexes for the hub's filters (db/web.c). An index holds the
+ * rowid after its columns, so comparisons_host serves "host = ? ORDER BY id
+ * DESC" and the existing comparisons_host_case already serves host and case
+ * in id order; verdict and commit filters, and a build's host, get theirs. */
+static const char schema_v3[] =
+	"CREATE INDEX comparisons_host ON comparisons (host);"
+	"CREATE INDEX comparisons_verdict ON comparisons (verdict);"
+	"CREATE INDEX jobs_commit ON jobs (commit_oid);"
+	"CREATE INDEX builds_host ON builds (host);";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
+	{ 3, schema_v3 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);
