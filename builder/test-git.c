@@ -50,7 +50,8 @@ static int sh(const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&cmd, fmt, ap);
 	va_end(ap);
-	strbuf_adds(&cmd, "; }");
+	/* stdin from /dev/null: some git commands read it when it is open. */
+	strbuf_adds(&cmd, "; } </dev/null");
 	st = system(cmd.buf);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		print_error("command failed (status %d): %s\n", st, cmd.buf);
@@ -67,10 +68,11 @@ static char *sh_out(const char *fmt, ...)
 	va_list ap;
 	FILE *f;
 
-	strbuf_addf(&cmd, "cd '%s' && ", tmp);
+	strbuf_addf(&cmd, "cd '%s' && { ", tmp);
 	va_start(ap, fmt);
 	strbuf_vaddf(&cmd, fmt, ap);
 	va_end(ap);
+	strbuf_adds(&cmd, "; } </dev/null");
 	f = popen(cmd.buf, "r");
 	assert_non_null(f);
 	if (!fgets(line, sizeof(line), f))

@@ -40,6 +40,25 @@ static double round6(double v)
 	return round(v * 1e6) / 1e6;
 }
 
+/* A JSON string of text a program or a repository wrote, which need not be
+ * UTF-8: a byte that is not is shown as '?' rather than the key dropped. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s ? s : "");
+	char *copy;
+	size_t i;
+
+	if (j)
+		return j;
+	copy = xstrdup(s);
+	for (i = 0; copy[i]; i++)
+		if ((unsigned char)copy[i] >= 0x80)
+			copy[i] = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
 static json_t *jnum(double v)
 {
 	if (!isfinite(v))
@@ -133,8 +152,8 @@ static json_t *arm_json(const struct db_artifact *a, const struct db_arm_stats *
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "path", json_string(a->path ? a->path : ""));
-	json_object_set_new(o, "sha256", json_string(a->sha256));
+	json_object_set_new(o, "path", jstr(a->path ? a->path : ""));
+	json_object_set_new(o, "sha256", jstr(a->sha256));
 	json_object_set_new(o, "size", json_integer(a->size));
 	json_object_set_new(o, "median", s->set ? jnum(s->median) : json_null());
 	json_object_set_new(o, "min", s->set ? jnum(s->min) : json_null());
@@ -149,7 +168,7 @@ static json_t *strs_json(char **v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, jstr(v[i]));
 	return a;
 }
 
@@ -159,22 +178,22 @@ static json_t *result_json(const struct db_line *l)
 	json_t *o = json_object();
 	size_t i;
 
-	json_object_set_new(o, "kind", json_string(l->kind));
-	json_object_set_new(o, "line", json_string(l->text));
+	json_object_set_new(o, "kind", jstr(l->kind));
+	json_object_set_new(o, "line", jstr(l->text));
 	if (!strcmp(l->kind, "RESULT") && runner_result_parse(&r, l->text) == 0) {
 		json_t *counts = json_object(), *attrs = json_object();
 
-		json_object_set_new(o, "name", json_string(r.name));
-		json_object_set_new(o, "device", r.device ? json_string(r.device) : json_null());
+		json_object_set_new(o, "name", jstr(r.name));
+		json_object_set_new(o, "device", r.device ? jstr(r.device) : json_null());
 		for (i = 0; i < r.nattrs; i++)
-			json_object_set_new(attrs, r.attrs[i].key, json_string(r.attrs[i].value));
+			json_object_set_new(attrs, r.attrs[i].key, jstr(r.attrs[i].value));
 		for (i = 0; i < r.ncounts; i++) {
 			char *end;
 			double v = strtod(r.counts[i].value, &end);
 
 			json_object_set_new(counts, r.counts[i].key,
 					    *end || end == r.counts[i].value ?
-					    json_string(r.counts[i].value) : jnum(v));
+					    jstr(r.counts[i].value) : jnum(v));
 		}
 		json_object_set_new(o, "attrs", attrs);
 		json_object_set_new(o, "counts", counts);
@@ -189,16 +208,16 @@ static json_t *process_json(const struct db_process *p)
 	size_t i;
 
 	json_object_set_new(o, "seq", json_integer(p->seq));
-	json_object_set_new(o, "arm", json_string(p->arm));
+	json_object_set_new(o, "arm", jstr(p->arm));
 	json_object_set_new(o, "pair", json_integer(p->pair));
 	json_object_set_new(o, "warmup", json_boolean(p->warmup));
-	json_object_set_new(o, "state", json_string(db_state_name(p->state)));
+	json_object_set_new(o, "state", jstr(db_state_name(p->state)));
 	json_object_set_new(o, "exit", p->exit_code >= 0 ? json_integer(p->exit_code) : json_null());
 	json_object_set_new(o, "signal", json_integer(p->signal));
 	json_object_set_new(o, "timed_out", json_boolean(p->timed_out));
 	json_object_set_new(o, "valid", json_boolean(p->valid));
 	json_object_set_new(o, "invalid_reason",
-			    p->invalid_reason ? json_string(p->invalid_reason) : json_null());
+			    p->invalid_reason ? jstr(p->invalid_reason) : json_null());
 	json_object_set_new(o, "wall_ms", isfinite(p->wall_ms) ?
 			    json_real(round(p->wall_ms * 1000) / 1000) : json_null());
 	json_object_set_new(o, "user_ms", jnum(round(p->user_ms * 1000) / 1000));
@@ -207,17 +226,17 @@ static json_t *process_json(const struct db_process *p)
 	for (i = 0; i < p->nmetrics; i++)
 		json_object_set_new(m, p->metrics[i].name, jnum(p->metrics[i].value));
 	json_object_set_new(o, "metrics", m);
-	json_object_set_new(o, "digest", p->digest ? json_string(p->digest) : json_null());
+	json_object_set_new(o, "digest", p->digest ? jstr(p->digest) : json_null());
 	json_object_set_new(o, "record_valid", json_boolean(p->record_valid));
 	for (i = 0; i < p->nlines; i++)
 		json_array_append_new(lines, result_json(&p->lines[i]));
 	json_object_set_new(o, "results", lines);
 	json_object_set_new(o, "protocol_errors", strs_json(p->protocol_errors, p->nprotocol_errors));
-	json_object_set_new(o, "spawn_error", p->spawn_error ? json_string(p->spawn_error) : json_null());
-	json_object_set_new(o, "fault", p->fault ? json_string(p->fault) : json_null());
-	json_object_set_new(o, "fault_watch", p->fault_watch ? json_string(p->fault_watch) :
+	json_object_set_new(o, "spawn_error", p->spawn_error ? jstr(p->spawn_error) : json_null());
+	json_object_set_new(o, "fault", p->fault ? jstr(p->fault) : json_null());
+	json_object_set_new(o, "fault_watch", p->fault_watch ? jstr(p->fault_watch) :
 			    json_null());
-	json_object_set_new(o, "cpus", p->cpus ? json_string(p->cpus) : json_null());
+	json_object_set_new(o, "cpus", p->cpus ? jstr(p->cpus) : json_null());
 	json_object_set_new(o, "stdout_bytes", json_integer(p->stdout_bytes));
 	json_object_set_new(o, "stderr_bytes", json_integer(p->stderr_bytes));
 	json_object_set_new(o, "stdout_kept", json_integer(p->stdout_kept));
@@ -225,8 +244,8 @@ static json_t *process_json(const struct db_process *p)
 	json_object_set_new(o, "output_truncated",
 			    json_boolean(p->stdout_bytes > p->stdout_kept ||
 					 p->stderr_bytes > p->stderr_kept));
-	json_object_set_new(o, "started_at", json_string(p->started_at));
-	json_object_set_new(o, "ended_at", *p->ended_at ? json_string(p->ended_at) : json_null());
+	json_object_set_new(o, "started_at", jstr(p->started_at));
+	json_object_set_new(o, "ended_at", *p->ended_at ? jstr(p->ended_at) : json_null());
 	return o;
 }
 
@@ -242,12 +261,12 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	int p;
 
 	json_object_set_new(root, "comparison", json_integer(c->id));
-	json_object_set_new(root, "rule", json_string(c->rule));
-	json_object_set_new(root, "case", json_string(c->case_name));
-	json_object_set_new(root, "metric", c->metric ? json_string(c->metric) : json_null());
-	json_object_set_new(root, "host", json_string(c->host));
-	json_object_set_new(root, "state", json_string(db_state_name(c->state)));
-	json_object_set_new(root, "created_at", json_string(c->created_at));
+	json_object_set_new(root, "rule", jstr(c->rule));
+	json_object_set_new(root, "case", jstr(c->case_name));
+	json_object_set_new(root, "metric", c->metric ? jstr(c->metric) : json_null());
+	json_object_set_new(root, "host", jstr(c->host));
+	json_object_set_new(root, "state", jstr(db_state_name(c->state)));
+	json_object_set_new(root, "created_at", jstr(c->created_at));
 	json_object_set_new(root, "old", arm_json(&c->old, &s->old));
 	json_object_set_new(root, "new", arm_json(&c->new, &s->new));
 	for (p = 1; p <= c->pairs; p++) {
@@ -267,11 +286,11 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(root, "gain", gain);
 	nvalues = digest_values(c, values, ARRAY_SIZE(values));
 	for (i = 0; i < nvalues; i++)
-		json_array_append_new(vals, json_string(values[i]));
+		json_array_append_new(vals, jstr(values[i]));
 	json_object_set_new(dig, "equal", json_boolean(s->digests_equal));
 	json_object_set_new(dig, "values", vals);
 	json_object_set_new(root, "digests", dig);
-	json_object_set_new(root, "verdict", c->has_summary ? json_string(s->verdict) : json_null());
+	json_object_set_new(root, "verdict", c->has_summary ? jstr(s->verdict) : json_null());
 	json_object_set_new(root, "flags", strs_json(s->flags, s->nflags));
 	json_object_set_new(root, "reasons", strs_json(s->reasons, s->nreasons));
 	json_object_set_new(settings, "pairs", json_integer(c->pairs));
@@ -280,7 +299,7 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(settings, "min_effect", jnum(c->min_effect));
 	json_object_set_new(settings, "noise", jnum(c->noise));
 	json_object_set_new(settings, "metric_requested",
-			    c->metric_requested ? json_string(c->metric_requested) : json_null());
+			    c->metric_requested ? jstr(c->metric_requested) : json_null());
 	json_object_set_new(root, "settings", settings);
 	args = c->args_json ? json_loads(c->args_json, 0, NULL) : NULL;
 	json_object_set_new(root, "args", args ? args : json_null());

@@ -83,6 +83,11 @@ check "junk: valid" run 0 "$PERFD" pair --db "$DB" --json "$PLANT" "$PLANT" -- -
 check "junk: figures read through it" eq "100 90" "$(js out 'str(d["old"]["median"])+" "+str(d["new"]["median"])')"
 check "junk: no junk metric" eq '["run2_ms"]' "$(js out 'list(d["processes"][0]["metrics"].keys())')"
 
+# Output that is not UTF-8 stays in the receipt, its bad bytes shown as '?'.
+printf '#!/bin/sh\nprintf "TIMING a_ms=1\\nRESULT x on \\"dev\\377\\376\\": passed=1 total=1\\n"\n' >latin && chmod +x latin
+check "non-UTF-8 output: runs" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 ./latin ./latin
+check "non-UTF-8 output: the RESULT line is kept" eq 'RESULT x on "dev??": passed=1 total=1' "$(js out 'd["processes"][0]["results"][0]["line"]')"
+
 # Children a program leaves behind are killed with its group.
 check "leftovers: runs" run 0 "$PERFD" pair --db "$DB" --pairs 1 "$PLANT" "$PLANT" -- --spawn 2
 sleep 0.2
