@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,11 @@
 #include "builder.h"
 #include "common.h"
 #include "daemon.h"
+#include "web.h"
+
+#ifndef PERFD_WEB_DIR
+#define PERFD_WEB_DIR "web/static"
+#endif
 
 #ifndef PERFD_DEMO_DIR
 #define PERFD_DEMO_DIR "kernels/demo/history"
@@ -25,7 +31,7 @@
 #define DEMO_STEPS_MAX 64
 
 const char cmd_demo_usage[] =
-	"usage: perfd demo [--once] [--dir DIR] [--host PROFILE]\n"
+	"usage: perfd demo [--once] [--dir DIR] [--host PROFILE] [--listen ADDR:PORT]\n"
 	"\n"
 	"Makes a git repository from the demo's history (a small Vulkan compute\n"
 	"program: a base, a real speed-up with equal output, a change of output, a\n"
@@ -34,9 +40,13 @@ const char cmd_demo_usage[] =
 	"is built, its contract runner run, and its timing compared against the\n"
 	"step before with the rule pairs-median/1.\n"
 	"\n"
+	"Without --once, the hub serves the dashboard and the API on the same\n"
+	"database while the agent works, from one process, and both go on (the\n"
+	"agent watching the demo repository) until SIGINT or SIGTERM.\n"
+	"\n"
 	"options:\n"
-	"  --once             do it all, print the summary and exit; without it the\n"
-	"                     agent goes on watching the demo repository\n"
+	"  --once             do it all, print the summary and exit\n"
+	"  --listen ADDR:PORT where the hub listens (default " WEB_LISTEN_DEFAULT ")\n"
 	"  --dir DIR          where the repository, the database (DIR/perfd.db) and\n"
 	"                     the builds go (default ./perfd-demo)\n"
 	"  --host PROFILE     a host profile for the comparisons (default: none, the\n"
@@ -46,6 +56,7 @@ static const struct option demo_options[] = {
 	{ "once", no_argument, NULL, '1' },
 	{ "dir", required_argument, NULL, 'd' },
 	{ "host", required_argument, NULL, 'H' },
+	{ "listen", required_argument, NULL, 'l' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -169,7 +180,9 @@ static int write_config(const char *path, const char *dir, const char *host)
 
 int cmd_demo(int argc, char **argv)
 {
-	const char *dir = "perfd-demo", *host = NULL;
+	const char *dir = "perfd-demo", *host = NULL, *listen = WEB_LISTEN_DEFAULT;
+	struct web_server *srv = NULL;
+	struct db *web_db = NULL;
 	char *abs = NULL, *repo = NULL, *conf = NULL, *stage = NULL;
 	char *agent_argv[5];
 	bool once = false;
@@ -186,6 +199,9 @@ int cmd_demo(int argc, char **argv)
 			break;
 		case 'H':
 			host = optarg;
+			break;
+		case 'l':
+			listen = optarg;
 			break;
 		case 'h':
 			fputs(cmd_demo_usage, stdout);
@@ -215,6 +231,29 @@ int cmd_demo(int argc, char **argv)
 		goto out;
 	}
 	log_info("demo repository %s, configuration %s", repo, conf);
+	if (!once) {
+		char *db_path = xasprintf("%s/perfd.db", abs);
+		sigset_t set;
+		int r;
+
+		/* The hub's thread must not take the signals the agent waits for. */
+		sigemptyset(&set);
+		sigaddset(&set, SIGINT);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGHUP);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		/* The hub reads through a handle of its own; SQLite's WAL lets it
+		 * read while the agent writes through another. */
+		r = db_open(&web_db, db_path, 10000);
+		free(db_path);
+		if (r == 0)
+			r = web_server_start(&srv, web_db, listen, PERFD_WEB_DIR);
+		if (r < 0) {
+			log_warnx("%s", err_last());
+			goto out;
+		}
+		cli_log_url("dashboard", listen, web_server_port(srv));
+	}
 	agent_argv[n++] = "agent";
 	agent_argv[n++] = "--config";
 	agent_argv[n++] = conf;
@@ -226,6 +265,8 @@ int cmd_demo(int argc, char **argv)
 		printf("\nreceipts: perfd show --db %s/perfd.db ID (text, --json, --format md); "
 		       "perfd verify --db %s/perfd.db\n", abs, abs);
 out:
+	web_server_free(srv);
+	db_close(web_db);
 	free(abs);
 	free(repo);
 	free(conf);

@@ -45,15 +45,6 @@ static const struct option serve_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* A URL for the log line: a bracketed address stays as given. */
-static void log_url(const char *listen, int port)
-{
-	const char *colon = strrchr(listen, ':');
-	int hostlen = colon ? (int)(colon - listen) : (int)strlen(listen);
-
-	log_info("serving http://%.*s:%d/", hostlen, listen, port);
-}
-
 int cmd_serve(int argc, char **argv)
 {
 	struct db_opts dbo = DB_OPTS_INIT;
@@ -108,7 +99,7 @@ int cmd_serve(int argc, char **argv)
 		log_warnx("%s", err_last());
 		goto out;
 	}
-	log_url(listen, web_server_port(srv));
+	cli_log_url("serving", listen, web_server_port(srv));
 	pfd.fd = sfd;
 	pfd.events = POLLIN;
 	for (;;) {

@@ -67,6 +67,9 @@ int cli_parse_id(long long *out, const char *s);
  * --help or -h; the verb then returns EXIT_OK. */
 bool cmd_wants_help(int argc, char **argv, const char *usage);
 
+/* Logs "WHAT http://HOST:PORT/" for a listen address and the bound port. */
+void cli_log_url(const char *what, const char *listen, int port);
+
 /* Prints "perfd VERB: see 'perfd VERB --help'" and returns EXIT_USAGE. */
 int cli_usage_error(const char *verb);
 

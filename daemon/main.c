@@ -67,6 +67,14 @@ bool cmd_wants_help(int argc, char **argv, const char *usage)
 	return false;
 }
 
+void cli_log_url(const char *what, const char *listen, int port)
+{
+	const char *colon = strrchr(listen, ':');
+
+	log_info("%s http://%.*s:%d/", what, colon ? (int)(colon - listen) : (int)strlen(listen),
+		 listen, port);
+}
+
 int cli_usage_error(const char *verb)
 {
 	fprintf(stderr, "perfd %s: see 'perfd %s --help'\n", verb, verb);

@@ -34,8 +34,8 @@ int db_fail(struct db *db, int rc, const char *doing)
 		return err_set(-ENOSPC, "database '%s': disk full while %s",
 			       db->path, doing);
 	default:
-		return err_set(-EIO, "database '%s': %s while %s", db->path, msg,
-			       doing);
+		return err_set(-EIO, "database '%s': %s (code %d) while %s", db->path, msg,
+			       db->h ? sqlite3_extended_errcode(db->h) : rc, doing);
 	}
 }
 
