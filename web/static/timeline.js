@@ -41,8 +41,9 @@ function draw(canvas, points, changes, metric) {
 		const x = c.index - 0.5;
 		const note = `fingerprint ${c.from.fingerprint_hash ?? 'none'} \u2192 ${c.to.fingerprint_hash ?? 'none'}: ` +
 			(c.diff.length ? c.diff.slice(0, 4).join('; ') + (c.diff.length > 4 ? `; and ${c.diff.length - 4} more` : '') : 'changed');
-		marks.push({ x, y: lo, note }, { x, y: hi, note }, { x, y: null });
+		marks.push({ x, y: lo, note }, { x, y: hi, note, top: true }, { x, y: null });
 	}
+	const changed = new Set(changes.map((c) => c.index));
 	const pointStyle = (ctx) => (ctx.raw && ctx.raw.valid === false ? 'crossRot' : 'circle');
 	return new Chart(canvas, {
 		type: 'scatter',
@@ -65,7 +66,9 @@ function draw(canvas, points, changes, metric) {
 				{
 					label: 'fingerprint change', type: 'line', yAxisID: 'gain', data: marks, order: 1,
 					borderColor: '#7c3aed', backgroundColor: '#7c3aed', borderWidth: 2, borderDash: [6, 4],
-					pointRadius: 0, pointHitRadius: 8, pointStyle: 'triangle', spanGaps: false,
+					// A triangle at the top end names the line in the legend's colour.
+					pointRadius: (ctx) => (ctx.raw && ctx.raw.top ? 7 : 0), pointHitRadius: 8,
+					pointStyle: 'triangle', rotation: 180, spanGaps: false,
 				},
 			],
 		},
@@ -80,7 +83,12 @@ function draw(canvas, points, changes, metric) {
 						stepSize: 1, autoSkip: true,
 						callback: (v) => {
 							const p = Number.isInteger(v) ? points[v] : null;
-							return p ? [`#${p.id}`, (p.head ?? 'by hand').split('/').pop().slice(0, 24)] : '';
+							if (!p)
+								return '';
+							const lines = [`#${p.id}`, (p.head ?? 'by hand').split('/').pop().slice(0, 24)];
+							if (changed.has(v))
+								lines.push('\u25bc fingerprint changed');
+							return lines;
 						},
 					},
 					title: { display: true, text: 'comparisons, oldest first' },
