@@ -33,6 +33,8 @@ static const struct verb verbs[] = {
 	  cmd_agent_usage },
 	{ "demo", cmd_demo, "measure the demo's history with the agent (the embedded default)",
 	  cmd_demo_usage },
+	{ "serve", cmd_serve, "serve the database over HTTP: JSON API, CSV, /metrics",
+	  cmd_serve_usage },
 };
 
 static void usage(FILE *f)

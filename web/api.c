@@ -1,0 +1,1013 @@
+/*
+ * The JSON API under /api/v1 and /metrics, free of HTTP plumbing: each
+ * endpoint reads checked parameters, asks db/ and renders JSON (every
+ * string through jansson, so a branch named "<script>" stays a JSON string)
+ * or CSV. docs/api.md is the contract.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "runners.h"
+#include "web-internal.h"
+
+#define PAGE_DEFAULT 50
+#define PAGE_MAX 500
+#define HOSTS_MAX 1000
+#define TIMELINE_DEFAULT 200
+#define TIMELINE_MAX 1000
+#define CELLS_ROWS_MAX 10000         /* comparisons pooled per answer */
+#define LOG_MAX (256 * 1024)         /* bytes of a build log in an answer */
+#define ID_MAX 999999999999999999LL
+
+#define TYPE_JSON "application/json"
+#define TYPE_CSV "text/csv; charset=utf-8"
+#define TYPE_METRICS "text/plain; version=0.0.4; charset=utf-8"
+
+/* ---- JSON values ---- */
+
+/* A JSON string from bytes that may not be UTF-8 (a commit subject, a build
+ * log): invalid sequences become U+FFFD rather than making jansson refuse
+ * the whole string. NULL gives null. */
+static json_t *jstrn(const char *s, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+	size_t i = 0;
+
+	if (!s)
+		return json_null();
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		size_t need = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 :
+			      (c & 0xf8) == 0xf0 ? 3 : 9;
+		size_t k;
+
+		for (k = 1; need != 9 && k <= need; k++)
+			if (i + k >= len || ((unsigned char)s[i + k] & 0xc0) != 0x80)
+				break;
+		if (need == 9 || k <= need || (need == 1 && c < 0xc2)) {
+			strbuf_adds(&sb, "\xef\xbf\xbd");
+			i++;
+			continue;
+		}
+		strbuf_add(&sb, s + i, need + 1);
+		i += need + 1;
+	}
+	j = json_stringn(sb.buf, sb.len);
+	strbuf_release(&sb);
+	return j ? j : json_string("\xef\xbf\xbd");
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? jstrn(s, strlen(s)) : json_null();
+}
+
+/* "" means absent. */
+static json_t *jstr_or_null(const char *s)
+{
+	return s && *s ? jstr(s) : json_null();
+}
+
+static json_t *jreal(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A gain or another fraction: six decimals, as the receipt has them. */
+static json_t *jfrac(bool has, double v)
+{
+	return has && isfinite(v) ? json_real(round(v * 1e6) / 1e6) : json_null();
+}
+
+/* A stored fingerprint parsed, and its hash: the first 12 hex digits of the
+ * sha256 of its text, as kernel_fingerprint_hash computes it. */
+static void set_fingerprint(json_t *o, const char *text)
+{
+	char hex[65];
+	json_t *fp;
+
+	if (!text) {
+		json_object_set_new(o, "fingerprint", json_null());
+		json_object_set_new(o, "fingerprint_hash", json_null());
+		return;
+	}
+	fp = json_loads(text, JSON_DECODE_ANY, NULL);
+	json_object_set_new(o, "fingerprint", fp ? fp : jstr(text));
+	builder_sha256_hex(hex, text, strlen(text));
+	hex[12] = '\0';
+	json_object_set_new(o, "fingerprint_hash", json_string(hex));
+}
+
+/* ---- replies ---- */
+
+static void reply_json(struct web_reply *out, int status, json_t *root)
+{
+	char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+
+	out->status = status;
+	out->type = TYPE_JSON;
+	strbuf_reset(&out->body);
+	strbuf_adds(&out->body, text ? text : "null");
+	strbuf_addch(&out->body, '\n');
+	free(text);
+	json_decref(root);
+}
+
+void web_reply_error(struct web_reply *out, int status, const char *msg)
+{
+	json_t *root = json_object();
+
+	json_object_set_new(root, "error", jstr(msg));
+	reply_json(out, status, root);
+}
+
+static void reply_bad(struct web_reply *out)
+{
+	web_reply_error(out, 400, err_last());
+}
+
+/* 404 for an unknown id, else 500; the 500 is logged here, once. */
+static void reply_db_error(struct web_reply *out, int r)
+{
+	if (r == -ENOENT) {
+		web_reply_error(out, 404, err_last());
+		return;
+	}
+	log_warnx("api: %s", err_last());
+	web_reply_error(out, 500, err_last());
+}
+
+/* ---- CSV ---- */
+
+static void csv_field(struct strbuf *out, const char *s, size_t len)
+{
+	size_t i;
+
+	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) &&
+	    !memchr(s, '\r', len)) {
+		strbuf_add(out, s, len);
+		return;
+	}
+	strbuf_addch(out, '"');
+	for (i = 0; i < len; i++) {
+		if (s[i] == '"')
+			strbuf_addch(out, '"');
+		strbuf_addch(out, s[i]);
+	}
+	strbuf_addch(out, '"');
+}
+
+/* One line per object of rows with the columns named; a missing or null
+ * value is an empty field, a nested one its compact JSON. */
+static void reply_csv(struct web_reply *out, const char *const *cols, json_t *rows)
+{
+	size_t i, j;
+	json_t *row;
+
+	out->status = 200;
+	out->type = TYPE_CSV;
+	strbuf_reset(&out->body);
+	for (j = 0; cols[j]; j++) {
+		if (j)
+			strbuf_addch(&out->body, ',');
+		csv_field(&out->body, cols[j], strlen(cols[j]));
+	}
+	strbuf_addch(&out->body, '\n');
+	json_array_foreach(rows, i, row) {
+		for (j = 0; cols[j]; j++) {
+			json_t *v = json_object_get(row, cols[j]);
+			char buf[64];
+			char *text;
+
+			if (j)
+				strbuf_addch(&out->body, ',');
+			if (!v || json_is_null(v))
+				continue;
+			if (json_is_string(v)) {
+				csv_field(&out->body, json_string_value(v), json_string_length(v));
+			} else if (json_is_integer(v)) {
+				strbuf_addf(&out->body, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+			} else if (json_is_real(v)) {
+				snprintf(buf, sizeof(buf), "%.12g", json_real_value(v));
+				strbuf_adds(&out->body, buf);
+			} else if (json_is_boolean(v)) {
+				strbuf_adds(&out->body, json_is_true(v) ? "true" : "false");
+			} else {
+				text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+				if (text)
+					csv_field(&out->body, text, strlen(text));
+				free(text);
+			}
+		}
+		strbuf_addch(&out->body, '\n');
+	}
+	json_decref(rows);
+}
+
+/* Copies the named fields of src into a fresh object, for a flat CSV row. */
+static json_t *pick(json_t *src, const char *const *cols)
+{
+	json_t *o = json_object();
+	size_t i;
+
+	for (i = 0; cols[i]; i++) {
+		json_t *v = json_object_get(src, cols[i]);
+
+		if (v)
+			json_object_set(o, cols[i], v);
+	}
+	return o;
+}
+
+static json_t *jnext(bool more, int64_t last)
+{
+	return more ? json_integer(last) : json_null();
+}
+
+/* ---- /api/v1/hosts ---- */
+
+static const char *const host_cols[] = { "name", "fingerprint_hash", "heartbeat", "quarantined",
+	"fault", "since", NULL };
+
+static void api_hosts(struct web_reply *out, struct db *db, const struct web_params *pa)
+{
+	static const char *const allowed[] = { "format", NULL };
+	struct db_host_info *hosts = NULL;
+	json_t *list;
+	size_t n = 0, i;
+	bool csv;
+	int r;
+
+	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0) {
+		reply_bad(out);
+		return;
+	}
+	r = db_host_infos(db, &hosts, &n, HOSTS_MAX);
+	if (r < 0) {
+		reply_db_error(out, r);
+		return;
+	}
+	list = json_array();
+	for (i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", jstr(hosts[i].name));
+		set_fingerprint(o, hosts[i].fingerprint);
+		json_object_set_new(o, "heartbeat", jstr_or_null(hosts[i].heartbeat));
+		json_object_set_new(o, "quarantined", json_boolean(hosts[i].quarantined));
+		json_object_set_new(o, "fault", jstr(hosts[i].fault));
+		json_object_set_new(o, "since", jstr_or_null(hosts[i].since));
+		json_array_append_new(list, o);
+		db_host_info_release(&hosts[i]);
+	}
+	free(hosts);
+	if (csv) {
+		reply_csv(out, host_cols, list);
+		return;
+	}
+	reply_json(out, 200, json_pack("{s:o}", "hosts", list));
+}
+
+/* ---- /api/v1/jobs ---- */
+
+static const char *const job_cols[] = { "id", "head", "commit", "base", "subject", "state",
+	"detail", "created_at", "started_at", "finished_at", NULL };
+static const char *const job_csv_cols[] = { "id", "head", "commit", "base", "subject", "state",
+	"detail", "created_at", "started_at", "finished_at", "comparison", "case", "verdict",
+	"gain", NULL };
+
+static json_t *job_json(const struct db_job_info *j)
+{
+	json_t *o = json_object(), *cs = json_array();
+	size_t i;
+
+	json_object_set_new(o, "id", json_integer(j->id));
+	json_object_set_new(o, "head", jstr(j->head));
+	json_object_set_new(o, "commit", jstr(j->commit));
+	json_object_set_new(o, "base", jstr_or_null(j->base));
+	json_object_set_new(o, "subject", jstr(j->subject));
+	json_object_set_new(o, "state", jstr(j->state));
+	json_object_set_new(o, "detail", jstr(j->detail));
+	json_object_set_new(o, "created_at", jstr_or_null(j->created_at));
+	json_object_set_new(o, "started_at", jstr_or_null(j->started_at));
+	json_object_set_new(o, "finished_at", jstr_or_null(j->finished_at));
+	for (i = 0; i < j->ncomparisons; i++) {
+		const struct db_job_comparison *c = &j->comparisons[i];
+
+		json_array_append_new(cs, json_pack("{s:I,s:o,s:o,s:o}", "id", (json_int_t)c->id,
+						    "case", jstr(c->case_name),
+						    "verdict", jstr_or_null(c->verdict),
+						    "gain", jfrac(c->has_gain, c->gain_median)));
+	}
+	json_object_set_new(o, "comparisons", cs);
+	return o;
+}
+
+/* One CSV row per job and comparison; a job without one has one row. */
+static json_t *jobs_flat(json_t *jobs)
+{
+	json_t *rows = json_array(), *job, *c;
+	size_t i, k;
+
+	json_array_foreach(jobs, i, job) {
+		json_t *cs = json_object_get(job, "comparisons");
+
+		if (!json_array_size(cs))
+			json_array_append_new(rows, pick(job, job_cols));
+		json_array_foreach(cs, k, c) {
+			json_t *row = pick(job, job_cols);
+
+			json_object_set(row, "comparison", json_object_get(c, "id"));
+			json_object_set(row, "case", json_object_get(c, "case"));
+			json_object_set(row, "verdict", json_object_get(c, "verdict"));
+			json_object_set(row, "gain", json_object_get(c, "gain"));
+			json_array_append_new(rows, row);
+		}
+	}
+	json_decref(jobs);
+	return rows;
+}
+
+static void api_jobs(struct web_reply *out, struct db *db, const struct web_params *pa)
+{
+	static const char *const allowed[] = { "limit", "before", "format", NULL };
+	struct db_job_info *jobs = NULL;
+	int64_t limit, before;
+	json_t *list;
+	bool csv, more;
+	int n, i;
+
+	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0 ||
+	    web_param_int(&limit, pa, "limit", PAGE_DEFAULT, 1, PAGE_MAX) < 0 ||
+	    web_param_int(&before, pa, "before", 0, 1, ID_MAX) < 0) {
+		reply_bad(out);
+		return;
+	}
+	/* One row past the page says whether there is a next one. */
+	jobs = xcalloc((size_t)limit + 1, sizeof(*jobs));
+	n = db_job_infos(db, jobs, (size_t)limit + 1, before);
+	if (n < 0) {
+		free(jobs);
+		reply_db_error(out, n);
+		return;
+	}
+	more = n > limit;
+	list = json_array();
+	for (i = 0; i < n; i++) {
+		if (i < limit)
+			json_array_append_new(list, job_json(&jobs[i]));
+		db_job_info_release(&jobs[i]);
+	}
+	free(jobs);
+	if (csv) {
+		reply_csv(out, job_csv_cols, jobs_flat(list));
+		return;
+	}
+	reply_json(out, 200, json_pack("{s:o,s:o}", "jobs", list, "next",
+				       jnext(more, more ? json_integer_value(json_object_get(
+					       json_array_get(list, (size_t)limit - 1), "id")) : 0)));
+}
+
+/* ---- /api/v1/builds/ID ---- */
+
+static json_t *runner_result_json(const struct db_runner_result *x)
+{
+	json_t *o = json_object(), *lines = json_array();
+	size_t i, k;
+
+	json_object_set_new(o, "id", json_integer(x->id));
+	json_object_set_new(o, "runner", jstr(x->runner));
+	json_object_set_new(o, "chunk", json_integer(x->chunk));
+	json_object_set_new(o, "chunks", json_integer(x->chunks));
+	json_object_set_new(o, "exit", x->exit_code >= 0 ? json_integer(x->exit_code) : json_null());
+	json_object_set_new(o, "signal", json_integer(x->signal));
+	json_object_set_new(o, "timed_out", json_boolean(x->timed_out));
+	json_object_set_new(o, "elapsed_ms", jreal(round(x->elapsed_ms * 1000) / 1000));
+	json_object_set_new(o, "binary_sha256", jstr(x->binary_sha256));
+	json_object_set_new(o, "started_at", jstr_or_null(x->started_at));
+	json_object_set_new(o, "ended_at", jstr_or_null(x->ended_at));
+	json_object_set_new(o, "spawn_error", jstr(x->spawn_error));
+	for (i = 0; i < x->nlines; i++) {
+		struct runner_result res;
+		json_t *l = json_object();
+
+		json_object_set_new(l, "kind", jstr(x->lines[i].kind));
+		json_object_set_new(l, "line", jstr(x->lines[i].text));
+		if (x->lines[i].kind && !strcmp(x->lines[i].kind, "RESULT") &&
+		    runner_result_parse(&res, x->lines[i].text) == 0) {
+			json_t *counts = json_object();
+
+			json_object_set_new(l, "name", jstr(res.name));
+			json_object_set_new(l, "device", jstr(res.device));
+			for (k = 0; k < res.ncounts; k++) {
+				char *end;
+				double v = strtod(res.counts[k].value, &end);
+
+				json_object_set_new(counts, res.counts[k].key,
+						    *end || end == res.counts[k].value ?
+						    jstr(res.counts[k].value) : jreal(v));
+			}
+			json_object_set_new(l, "counts", counts);
+			runner_result_release(&res);
+		}
+		json_array_append_new(lines, l);
+	}
+	json_object_set_new(o, "lines", lines);
+	return o;
+}
+
+static void api_build(struct web_reply *out, struct db *db, int64_t id,
+		      const struct web_params *pa)
+{
+	static const char *const allowed[] = { NULL };
+	struct db_runner_result *res = NULL;
+	struct db_build b;
+	json_t *o, *arts, *rs;
+	size_t nres = 0, i, keep;
+	int r;
+
+	memset(&b, 0, sizeof(b));
+	if (web_params_check(pa, allowed) < 0) {
+		reply_bad(out);
+		return;
+	}
+	r = db_build_load(db, &b, id);
+	if (r == 0)
+		r = db_runner_results_load(db, &res, &nres, id);
+	if (r < 0) {
+		reply_db_error(out, r);
+		goto out;
+	}
+	o = json_object();
+	json_object_set_new(o, "id", json_integer(b.id));
+	json_object_set_new(o, "host", jstr(b.host));
+	json_object_set_new(o, "commit", jstr(b.commit));
+	json_object_set_new(o, "tree", jstr(b.tree));
+	json_object_set_new(o, "recipe_hash", jstr(b.recipe_hash));
+	json_object_set_new(o, "state", json_string(db_build_state_name(b.state)));
+	json_object_set_new(o, "dir", jstr(b.dir));
+	json_object_set_new(o, "started_at", jstr_or_null(b.started_at));
+	json_object_set_new(o, "finished_at", jstr_or_null(b.finished_at));
+	json_object_set_new(o, "exit", b.exit_code >= 0 ? json_integer(b.exit_code) : json_null());
+	json_object_set_new(o, "signal", json_integer(b.signal));
+	json_object_set_new(o, "timed_out", json_boolean(b.timed_out));
+	json_object_set_new(o, "wall_ms", jreal(round(b.wall_ms * 1000) / 1000));
+	json_object_set_new(o, "toolchain", jstr(b.toolchain));
+	set_fingerprint(o, b.fingerprint);
+	json_object_set_new(o, "detail", jstr(b.detail));
+	arts = json_array();
+	for (i = 0; i < b.nartifacts; i++)
+		json_array_append_new(arts, json_pack("{s:o,s:o,s:I,s:s}",
+			"name", jstr(b.artifacts[i].name), "path", jstr(b.artifacts[i].artifact.path),
+			"size", (json_int_t)b.artifacts[i].artifact.size,
+			"sha256", b.artifacts[i].artifact.sha256));
+	json_object_set_new(o, "artifacts", arts);
+	/* The stored log is bounded when it is written; the answer is bounded
+	 * again so one page stays small. log_bytes counts all the build wrote. */
+	keep = b.log_len < LOG_MAX ? b.log_len : LOG_MAX;
+	json_object_set_new(o, "log", jstrn(b.log ? b.log : "", keep));
+	json_object_set_new(o, "log_bytes", json_integer(b.log_bytes));
+	json_object_set_new(o, "log_truncated",
+			    json_boolean(keep < b.log_len || (int64_t)keep < b.log_bytes));
+	rs = json_array();
+	for (i = 0; i < nres; i++)
+		json_array_append_new(rs, runner_result_json(&res[i]));
+	json_object_set_new(o, "runner_results", rs);
+	reply_json(out, 200, o);
+out:
+	for (i = 0; i < nres; i++)
+		db_runner_result_release(&res[i]);
+	free(res);
+	db_build_release(&b);
+}
+
+/* ---- /api/v1/comparisons ---- */
+
+static const char *const verdicts[] = { "faster", "slower", "unchanged", "unresolved",
+	"invalid", NULL };
+
+static const char *const cmp_cols[] = { "id", "created_at", "state", "host", "case", "metric",
+	"verdict", "gain", "old_sha256", "new_sha256", "job", "head", "commit", NULL };
+
+static json_t *entry_json(const struct db_comparison_entry *e)
+{
+	const struct db_comparison_row *c = &e->row;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "id", json_integer(c->id));
+	json_object_set_new(o, "created_at", jstr(c->created_at));
+	json_object_set_new(o, "state", json_string(db_state_name(c->state)));
+	json_object_set_new(o, "host", jstr(c->host));
+	json_object_set_new(o, "case", jstr(c->case_name));
+	json_object_set_new(o, "metric", jstr_or_null(c->metric));
+	json_object_set_new(o, "verdict", jstr_or_null(c->verdict));
+	json_object_set_new(o, "gain", jfrac(c->has_gain, c->gain_median));
+	json_object_set_new(o, "old_sha256", jstr(c->old_sha256));
+	json_object_set_new(o, "new_sha256", jstr(c->new_sha256));
+	json_object_set_new(o, "job", e->job_id ? json_integer(e->job_id) : json_null());
+	json_object_set_new(o, "head", jstr_or_null(e->head));
+	json_object_set_new(o, "commit", jstr_or_null(e->commit));
+	return o;
+}
+
+static int param_verdict(const char **out, const struct web_params *pa)
+{
+	const char *v = web_param_get(pa, "verdict");
+	size_t i;
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	for (i = 0; verdicts[i]; i++) {
+		if (!strcmp(v, verdicts[i])) {
+			*out = verdicts[i];
+			return 0;
+		}
+	}
+	return err_set(-EINVAL, "parameter 'verdict': expected faster, slower, unchanged, "
+		       "unresolved or invalid");
+}
+
+static void api_comparisons(struct web_reply *out, struct db *db, const struct web_params *pa)
+{
+	static const char *const allowed[] = { "host", "case", "commit", "verdict", "limit",
+		"before", "format", NULL };
+	struct db_comparison_filter f;
+	struct db_comparison_entry *rows;
+	int64_t limit, next = 0;
+	json_t *list;
+	bool csv;
+	int n, i;
+
+	memset(&f, 0, sizeof(f));
+	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0 ||
+	    web_param_text(&f.host, pa, "host", false) < 0 ||
+	    web_param_text(&f.case_name, pa, "case", false) < 0 ||
+	    web_param_hex(&f.commit, pa, "commit") < 0 || param_verdict(&f.verdict, pa) < 0 ||
+	    web_param_int(&limit, pa, "limit", PAGE_DEFAULT, 1, PAGE_MAX) < 0 ||
+	    web_param_int(&f.before_id, pa, "before", 0, 1, ID_MAX) < 0) {
+		reply_bad(out);
+		return;
+	}
+	rows = xcalloc((size_t)limit + 1, sizeof(*rows));
+	n = db_comparison_find(db, rows, (size_t)limit + 1, &f);
+	if (n < 0) {
+		free(rows);
+		reply_db_error(out, n);
+		return;
+	}
+	list = json_array();
+	for (i = 0; i < n && i < limit; i++)
+		json_array_append_new(list, entry_json(&rows[i]));
+	if (n > limit)
+		next = rows[limit - 1].row.id;
+	free(rows);
+	if (csv) {
+		reply_csv(out, cmp_cols, list);
+		return;
+	}
+	reply_json(out, 200, json_pack("{s:o,s:o}", "comparisons", list, "next",
+				       jnext(next > 0, next)));
+}
+
+/* ---- /api/v1/comparisons/ID ---- */
+
+static json_t *build_ref(int64_t id)
+{
+	return id ? json_integer(id) : json_null();
+}
+
+static void api_comparison(struct web_reply *out, struct db *db, int64_t id,
+			   const struct web_params *pa)
+{
+	static const char *const allowed[] = { "format", NULL };
+	struct db_comparison c;
+	struct db_job_info j;
+	json_t *root;
+	bool csv;
+	int r;
+
+	memset(&c, 0, sizeof(c));
+	memset(&j, 0, sizeof(j));
+	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0) {
+		reply_bad(out);
+		return;
+	}
+	r = db_comparison_load(db, &c, id);
+	if (r == 0 && c.job_id)
+		r = db_job_info_load(db, &j, c.job_id);
+	if (r < 0) {
+		reply_db_error(out, r);
+		goto out;
+	}
+	out->status = 200;
+	out->type = csv ? TYPE_CSV : TYPE_JSON;
+	strbuf_reset(&out->body);
+	runner_receipt_render(&out->body, &c, csv ? RUNNER_FORMAT_CSV : RUNNER_FORMAT_JSON);
+	if (csv || !c.job_id)
+		goto out;  /* exactly what perfd show prints */
+	/* The agent's comparison: the receipt with its job and builds added,
+	 * dumped with the receipt's own flags. */
+	root = json_loads(out->body.buf, 0, NULL);
+	if (!root) {
+		log_warnx("api: comparison %lld: the receipt is not JSON", (long long)id);
+		web_reply_error(out, 500, "the receipt could not be rendered");
+		goto out;
+	}
+	json_object_set_new(root, "job", json_pack("{s:I,s:o,s:o,s:o}", "id", (json_int_t)j.id,
+						   "head", jstr(j.head), "commit", jstr(j.commit),
+						   "base", jstr_or_null(j.base)));
+	json_object_set_new(root, "builds", json_pack("{s:o,s:o}", "base", build_ref(c.base_build),
+						      "head", build_ref(c.head_build)));
+	reply_json(out, 200, root);
+out:
+	db_job_info_release(&j);
+	db_comparison_release(&c);
+}
+
+static void api_verify(struct web_reply *out, struct db *db, int64_t id,
+		       const struct web_params *pa)
+{
+	static const char *const allowed[] = { NULL };
+	struct strbuf report = STRBUF_INIT;
+	struct db_comparison c;
+	json_t *root, *mism;
+	const char *line;
+	int checked = 0, n, r;
+
+	memset(&c, 0, sizeof(c));
+	if (web_params_check(pa, allowed) < 0) {
+		reply_bad(out);
+		return;
+	}
+	r = db_comparison_load(db, &c, id);
+	if (r < 0) {
+		reply_db_error(out, r);
+		goto out;
+	}
+	n = runner_verify(&report, &c, &checked);
+	root = json_object();
+	mism = json_array();
+	json_object_set_new(root, "comparison", json_integer(id));
+	json_object_set_new(root, "rule", jstr(c.rule));
+	json_object_set_new(root, "checked", json_integer(checked));
+	for (line = report.buf; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0))
+		json_array_append_new(mism, jstrn(line, strcspn(line, "\n")));
+	json_object_set_new(root, "mismatches", mism);
+	json_object_set_new(root, "ok", json_boolean(n == 0));
+	/* A comparison that cannot be verified (no summary, unknown rule) is
+	 * not ok, and says why. */
+	json_object_set_new(root, "error", n < 0 ? jstr(err_last()) : json_null());
+	reply_json(out, 200, root);
+out:
+	strbuf_release(&report);
+	db_comparison_release(&c);
+}
+
+/* ---- /api/v1/timeline ---- */
+
+static const char *const timeline_cols[] = { "id", "created_at", "job", "head", "commit",
+	"verdict", "gain", "old_median", "new_median", "fingerprint_hash", "seq", "arm", "pair",
+	"value", "valid", NULL };
+
+static void api_timeline(struct web_reply *out, struct db *db, const struct web_params *pa)
+{
+	static const char *const allowed[] = { "host", "case", "limit", "format", NULL };
+	struct db_timeline_point *pts = NULL;
+	const char *host, *case_name;
+	json_t *list, *rows;
+	int64_t limit;
+	size_t n = 0, i, k;
+	bool csv;
+	int r;
+
+	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0 ||
+	    web_param_text(&host, pa, "host", true) < 0 ||
+	    web_param_text(&case_name, pa, "case", true) < 0 ||
+	    web_param_int(&limit, pa, "limit", TIMELINE_DEFAULT, 1, TIMELINE_MAX) < 0) {
+		reply_bad(out);
+		return;
+	}
+	r = db_timeline(db, &pts, &n, host, case_name, (size_t)limit);
+	if (r < 0) {
+		reply_db_error(out, r);
+		return;
+	}
+	list = json_array();
+	rows = json_array();
+	for (i = 0; i < n; i++) {
+		const struct db_timeline_point *p = &pts[i];
+		json_t *o = json_object(), *vals = json_array();
+
+		json_object_set_new(o, "id", json_integer(p->id));
+		json_object_set_new(o, "created_at", jstr(p->created_at));
+		json_object_set_new(o, "job", p->job_id ? json_integer(p->job_id) : json_null());
+		json_object_set_new(o, "head", jstr_or_null(p->head));
+		json_object_set_new(o, "commit", jstr_or_null(p->commit));
+		json_object_set_new(o, "metric", jstr_or_null(p->metric));
+		json_object_set_new(o, "verdict", jstr_or_null(p->verdict));
+		json_object_set_new(o, "gain", jfrac(p->has_gain, p->gain_median));
+		json_object_set_new(o, "old_median", jreal(p->old_median));
+		json_object_set_new(o, "new_median", jreal(p->new_median));
+		set_fingerprint(o, p->fingerprint);
+		for (k = 0; k < p->nvalues; k++) {
+			const struct db_timeline_value *v = &p->values[k];
+			json_t *row;
+
+			json_array_append_new(vals, json_pack("{s:i,s:s,s:i,s:o,s:b}", "seq", v->seq,
+				"arm", v->arm, "pair", v->pair,
+				"value", v->has_value ? jreal(v->value) : json_null(),
+				"valid", v->valid));
+			if (!csv)
+				continue;
+			row = pick(o, timeline_cols);
+			json_object_update(row, json_array_get(vals, k));
+			json_array_append_new(rows, row);
+		}
+		json_object_set_new(o, "values", vals);
+		json_array_append_new(list, o);
+		db_timeline_point_release(&pts[i]);
+	}
+	free(pts);
+	if (csv) {
+		json_decref(list);
+		reply_csv(out, timeline_cols, rows);
+		return;
+	}
+	json_decref(rows);
+	reply_json(out, 200, json_pack("{s:o,s:o,s:o}", "host", jstr(host), "case",
+				       jstr(case_name), "points", list));
+}
+
+/* ---- /api/v1/cells ---- */
+
+static const char *const cell_cols[] = { "host", "case", "old_sha256", "new_sha256",
+	"gain_median", "comparison", "verdict", "gain", NULL };
+
+static bool same_cell(const struct db_comparison_row *a, const struct db_comparison_row *b)
+{
+	return !strcmp(a->host, b->host) && !strcmp(a->case_name, b->case_name) &&
+	       !strcmp(a->old_sha256, b->old_sha256) && !strcmp(a->new_sha256, b->new_sha256);
+}
+
+/*
+ * A cell's figure is the median of its comparisons' gain medians, over the
+ * comparisons that have a gain and are not invalid; each comparison is
+ * listed whatever its verdict.
+ */
+static json_t *cell_json(const struct db_comparison_entry *e, size_t n)
+{
+	json_t *o = json_object(), *cs = json_array();
+	double *gains = xcalloc(n, sizeof(*gains));
+	size_t i, ng = 0;
+
+	json_object_set_new(o, "host", jstr(e[0].row.host));
+	json_object_set_new(o, "case", jstr(e[0].row.case_name));
+	json_object_set_new(o, "old_sha256", jstr(e[0].row.old_sha256));
+	json_object_set_new(o, "new_sha256", jstr(e[0].row.new_sha256));
+	for (i = 0; i < n; i++) {
+		const struct db_comparison_row *c = &e[i].row;
+
+		json_array_append_new(cs, json_pack("{s:I,s:o,s:o}", "id", (json_int_t)c->id,
+						    "verdict", jstr_or_null(c->verdict),
+						    "gain", jfrac(c->has_gain, c->gain_median)));
+		if (c->has_gain && isfinite(c->gain_median) && strcmp(c->verdict, "invalid"))
+			gains[ng++] = c->gain_median;
+	}
+	json_object_set_new(o, "comparisons", cs);
+	json_object_set_new(o, "gain_median", jfrac(ng > 0, ng ? runner_median(gains, ng) : NAN));
+	json_object_set_new(o, "pooled", json_integer((json_int_t)ng));
+	free(gains);
+	return o;
+}
+
+static json_t *cells_flat(json_t *cells)
+{
+	json_t *rows = json_array(), *cell, *c;
+	size_t i, k;
+
+	json_array_foreach(cells, i, cell) {
+		json_array_foreach(json_object_get(cell, "comparisons"), k, c) {
+			json_t *row = pick(cell, cell_cols);
+
+			json_object_set(row, "comparison", json_object_get(c, "id"));
+			json_object_set(row, "verdict", json_object_get(c, "verdict"));
+			json_object_set(row, "gain", json_object_get(c, "gain"));
+			json_array_append_new(rows, row);
+		}
+	}
+	json_decref(cells);
+	return rows;
+}
+
+static void api_cells(struct web_reply *out, struct db *db, const struct web_params *pa)
+{
+	static const char *const allowed[] = { "host", "case", "format", NULL };
+	struct db_comparison_entry *rows;
+	const char *host, *case_name;
+	json_t *list;
+	bool csv;
+	int n, i, start;
+
+	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0 ||
+	    web_param_text(&host, pa, "host", false) < 0 ||
+	    web_param_text(&case_name, pa, "case", false) < 0) {
+		reply_bad(out);
+		return;
+	}
+	rows = xcalloc(CELLS_ROWS_MAX + 1, sizeof(*rows));
+	n = db_comparison_cells(db, rows, CELLS_ROWS_MAX + 1, host, case_name);
+	if (n < 0) {
+		free(rows);
+		reply_db_error(out, n);
+		return;
+	}
+	if (n > CELLS_ROWS_MAX) {
+		free(rows);
+		web_reply_error(out, 400, "more than 10000 comparisons match: name a host and a case");
+		return;
+	}
+	list = json_array();
+	for (start = 0, i = 1; i <= n; i++) {
+		if (i < n && same_cell(&rows[start].row, &rows[i].row))
+			continue;
+		json_array_append_new(list, cell_json(&rows[start], (size_t)(i - start)));
+		start = i;
+	}
+	free(rows);
+	if (csv) {
+		reply_csv(out, cell_cols, cells_flat(list));
+		return;
+	}
+	reply_json(out, 200, json_pack("{s:o}", "cells", list));
+}
+
+/* ---- /metrics ---- */
+
+void web_counters_add(struct web_counters *c, int code)
+{
+	size_t i;
+
+	for (i = 0; i < c->n; i++) {
+		if (c->codes[i] == code) {
+			c->counts[i]++;
+			return;
+		}
+	}
+	if (c->n < WEB_CODES_MAX) {
+		c->codes[c->n] = code;
+		c->counts[c->n++] = 1;
+	}
+}
+
+static int metric_family(struct strbuf *sb, struct db *db, enum db_count_kind kind,
+			 const char *name, const char *label, const char *help)
+{
+	struct db_count counts[16];
+	int n, i;
+
+	n = db_count(db, counts, ARRAY_SIZE(counts), kind);
+	if (n < 0)
+		return n;
+	strbuf_addf(sb, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+	for (i = 0; i < n; i++) {
+		if (label)
+			strbuf_addf(sb, "%s{%s=\"%s\"} %lld\n", name, label, counts[i].key,
+				    (long long)counts[i].n);
+		else
+			strbuf_addf(sb, "%s %lld\n", name, (long long)counts[i].n);
+	}
+	return 0;
+}
+
+static void api_metrics(struct web_reply *out, struct db *db, const struct web_counters *ctr,
+			const struct web_params *pa)
+{
+	static const char *const allowed[] = { NULL };
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	int r;
+
+	if (web_params_check(pa, allowed) < 0) {
+		reply_bad(out);
+		return;
+	}
+	/* Label values are perfd's own words (verdicts, states), never a
+	 * client's or a repository's, so they need no escaping. */
+	r = metric_family(&sb, db, DB_COUNT_VERDICTS, "perfd_comparisons_total", "verdict",
+			  "stored comparisons by verdict (none: no summary yet)");
+	if (r == 0)
+		r = metric_family(&sb, db, DB_COUNT_JOBS, "perfd_jobs", "state", "jobs by state");
+	if (r == 0)
+		r = metric_family(&sb, db, DB_COUNT_BUILDS, "perfd_builds", "state",
+				  "builds by state");
+	if (r == 0)
+		r = metric_family(&sb, db, DB_COUNT_QUARANTINED, "perfd_hosts_quarantined", NULL,
+				  "hosts in quarantine");
+	if (r < 0) {
+		strbuf_release(&sb);
+		reply_db_error(out, r);
+		return;
+	}
+	strbuf_adds(&sb, "# HELP perfd_http_requests_total answers sent since the server started,"
+		    " by status code\n# TYPE perfd_http_requests_total counter\n");
+	for (i = 0; i < ctr->n; i++)
+		strbuf_addf(&sb, "perfd_http_requests_total{code=\"%d\"} %llu\n", ctr->codes[i],
+			    (unsigned long long)ctr->counts[i]);
+	out->status = 200;
+	out->type = TYPE_METRICS;
+	strbuf_release(&out->body);
+	out->body = sb;
+}
+
+/* ---- routing ---- */
+
+/* A path segment as an id: -EINVAL for anything but a positive number. */
+static int parse_id(int64_t *out, const char *s, size_t len)
+{
+	int64_t v = 0;
+	size_t i;
+
+	if (!len || len > 18)
+		goto bad;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			goto bad;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v <= 0)
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	return err_set(-EINVAL, "'%.*s' is not an id (a positive whole number)",
+		       (int)(len > 40 ? 40 : len), s);
+}
+
+void web_api_answer(struct web_reply *out, struct db *db, const struct web_counters *counters,
+		    const char *path, const struct web_params *params)
+{
+	const char *rest;
+	size_t idlen;
+	int64_t id;
+
+	if (!strcmp(path, "/metrics")) {
+		api_metrics(out, db, counters, params);
+		return;
+	}
+	if (!strcmp(path, "/api/v1/hosts")) {
+		api_hosts(out, db, params);
+		return;
+	}
+	if (!strcmp(path, "/api/v1/jobs")) {
+		api_jobs(out, db, params);
+		return;
+	}
+	if (!strcmp(path, "/api/v1/comparisons")) {
+		api_comparisons(out, db, params);
+		return;
+	}
+	if (!strcmp(path, "/api/v1/timeline")) {
+		api_timeline(out, db, params);
+		return;
+	}
+	if (!strcmp(path, "/api/v1/cells")) {
+		api_cells(out, db, params);
+		return;
+	}
+	if (!strncmp(path, "/api/v1/builds/", 15)) {
+		rest = path + 15;
+		idlen = strlen(rest);
+		if (parse_id(&id, rest, idlen) < 0) {
+			reply_bad(out);
+			return;
+		}
+		api_build(out, db, id, params);
+		return;
+	}
+	if (!strncmp(path, "/api/v1/comparisons/", 20)) {
+		rest = path + 20;
+		idlen = strcspn(rest, "/");
+		if (strcmp(rest + idlen, "") && strcmp(rest + idlen, "/verify")) {
+			web_reply_error(out, 404, "no such endpoint");
+			return;
+		}
+		if (parse_id(&id, rest, idlen) < 0) {
+			reply_bad(out);
+			return;
+		}
+		if (rest[idlen])
+			api_verify(out, db, id, params);
+		else
+			api_comparison(out, db, id, params);
+		return;
+	}
+	web_reply_error(out, 404, "no such endpoint");
+}

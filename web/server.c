@@ -1,0 +1,405 @@
+/*
+ * The HTTP server: libmicrohttpd setup, the checks every request passes
+ * before it is routed, and static files.
+ *
+ * One internal polling thread (MHD_USE_INTERNAL_POLLING_THREAD with epoll
+ * or poll, whichever MHD finds) answers every connection. The API reads
+ * SQLite through one handle opened with SQLITE_OPEN_NOMUTEX, which is safe
+ * only from one thread at a time: with one answering thread that handle
+ * needs neither a mutex nor a handle per request (which would lose the
+ * prepared-statement cache and re-check the schema on every request). Every
+ * answer is a bounded, indexed read, so one thread keeps up; a pool of
+ * threads with a handle each is the step if measurements ever say
+ * otherwise.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "web-internal.h"
+#include "web.h"
+
+#define RAW_URI_MAX 4096             /* bytes of the request target kept for checks */
+#define REQUEST_MEMORY (32 * 1024)   /* MHD's buffer per connection: bounds the
+				      * request line and headers */
+#define STATIC_FILE_MAX (64 * 1024 * 1024)
+
+struct web_server {
+	struct MHD_Daemon *mhd;
+	struct db *db;               /* borrowed; used by the MHD thread alone */
+	char *static_root;           /* realpath of the static directory */
+	int port;
+	struct web_counters counters;
+};
+
+/* What is known of a request before MHD routes it. */
+struct request {
+	char *raw;                   /* the target as sent, NULL when over RAW_URI_MAX */
+	bool called;                 /* the first call of on_request is over */
+};
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct request *rq = xcalloc(1, sizeof(*rq));
+
+	if (strlen(uri) <= RAW_URI_MAX)
+		rq->raw = xstrdup(uri);
+	return rq;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct request *rq = *con_cls;
+
+	if (!rq)
+		return;
+	free(rq->raw);
+	free(rq);
+	*con_cls = NULL;
+}
+
+struct param_walk {
+	struct web_params params;
+	bool bad;                    /* the detail is in err_last() */
+};
+
+static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind, const char *key,
+				 const char *value)
+{
+	struct param_walk *w = cls;
+
+	if (web_params_add(&w->params, key, value) < 0) {
+		w->bad = true;
+		return MHD_NO;  /* the first bad parameter stops the walk */
+	}
+	return MHD_YES;
+}
+
+static enum MHD_Result send_reply(struct web_server *s, struct MHD_Connection *conn,
+				  struct web_reply *rp, bool is_api)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	resp = MHD_create_response_from_buffer(rp->body.len, rp->body.buf,
+					       MHD_RESPMEM_MUST_COPY);
+	if (!resp)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type", rp->type);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	if (is_api)
+		MHD_add_response_header(resp, "Cache-Control", "no-store");
+	if (rp->status == 405)
+		MHD_add_response_header(resp, "Allow", "GET, HEAD");
+	ret = MHD_queue_response(conn, (unsigned)rp->status, resp);
+	MHD_destroy_response(resp);
+	web_counters_add(&s->counters, rp->status);
+	return ret;
+}
+
+static enum MHD_Result send_error(struct web_server *s, struct MHD_Connection *conn, int status,
+				  const char *msg)
+{
+	struct web_reply rp = { .status = status, .body = STRBUF_INIT };
+	enum MHD_Result ret;
+
+	web_reply_error(&rp, status, msg);
+	ret = send_reply(s, conn, &rp, true);
+	strbuf_release(&rp.body);
+	return ret;
+}
+
+static const char *content_type(const char *name)
+{
+	static const struct { const char *ext, *type; } types[] = {
+		{ ".html", "text/html; charset=utf-8" }, { ".js", "text/javascript; charset=utf-8" },
+		{ ".mjs", "text/javascript; charset=utf-8" }, { ".css", "text/css; charset=utf-8" },
+		{ ".json", "application/json" }, { ".svg", "image/svg+xml" },
+		{ ".png", "image/png" }, { ".ico", "image/x-icon" },
+		{ ".txt", "text/plain; charset=utf-8" }, { ".map", "application/json" },
+	};
+	size_t n = strlen(name), i;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		size_t e = strlen(types[i].ext);
+
+		if (n > e && !strcmp(name + n - e, types[i].ext))
+			return types[i].type;
+	}
+	return "application/octet-stream";
+}
+
+/* Whether the If-None-Match header names etag (or is "*"). */
+static bool etag_matches(const char *header, const char *etag)
+{
+	const char *p;
+	size_t n = strlen(etag);
+
+	if (!header)
+		return false;
+	if (!strcmp(header, "*"))
+		return true;
+	for (p = strstr(header, etag); p; p = strstr(p + 1, etag)) {
+		bool start = p == header || p[-1] == ' ' || p[-1] == ',' || p[-1] == '/';
+		bool end = p[n] == '\0' || p[n] == ',' || p[n] == ' ';
+
+		if (start && end)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A file under the static root. The name was checked by web_static_name;
+ * realpath then resolves any symlink and the result must still lie under
+ * the root, and O_NOFOLLOW refuses a link swapped in since.
+ */
+static enum MHD_Result serve_static(struct web_server *s, struct MHD_Connection *conn,
+				    const char *name)
+{
+	struct MHD_Response *resp = NULL;
+	char *joined = xasprintf("%s/%s", s->static_root, name);
+	char real[PATH_MAX], etag[64];
+	size_t rootlen = strlen(s->static_root);
+	enum MHD_Result ret;
+	struct stat stb;
+	int fd = -1;
+
+	if (!realpath(joined, real) || strncmp(real, s->static_root, rootlen) ||
+	    real[rootlen] != '/') {
+		ret = send_error(s, conn, 404, "no such file");
+		goto out;
+	}
+	fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || fstat(fd, &stb) < 0 || !S_ISREG(stb.st_mode) ||
+	    stb.st_size > STATIC_FILE_MAX) {
+		ret = send_error(s, conn, 404, "no such file");
+		goto out;
+	}
+	snprintf(etag, sizeof(etag), "\"%llx-%llx.%lx\"", (unsigned long long)stb.st_size,
+		 (unsigned long long)stb.st_mtim.tv_sec, (unsigned long)stb.st_mtim.tv_nsec);
+	if (etag_matches(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "If-None-Match"),
+			 etag)) {
+		resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+		if (!resp) {
+			ret = MHD_NO;
+			goto out;
+		}
+		MHD_add_response_header(resp, "ETag", etag);
+		MHD_add_response_header(resp, "Cache-Control", "max-age=300");
+		MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+		ret = MHD_queue_response(conn, MHD_HTTP_NOT_MODIFIED, resp);
+		web_counters_add(&s->counters, MHD_HTTP_NOT_MODIFIED);
+		goto out;
+	}
+	/* MHD owns fd from here, and closes it with the response. */
+	resp = MHD_create_response_from_fd((uint64_t)stb.st_size, fd);
+	if (!resp) {
+		ret = MHD_NO;
+		goto out;
+	}
+	fd = -1;
+	MHD_add_response_header(resp, "Content-Type", content_type(real));
+	MHD_add_response_header(resp, "ETag", etag);
+	MHD_add_response_header(resp, "Cache-Control", "max-age=300");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	if (strstr(content_type(real), "text/html"))
+		MHD_add_response_header(resp, "Content-Security-Policy",
+					"default-src 'self'; object-src 'none'; base-uri 'none'");
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	web_counters_add(&s->counters, MHD_HTTP_OK);
+out:
+	if (resp)
+		MHD_destroy_response(resp);
+	if (fd >= 0)
+		close(fd);
+	free(joined);
+	return ret;
+}
+
+/*
+ * A method other than GET or HEAD, or a request that announces a body, is
+ * refused with 405 on MHD's first call, before any body is read, and MHD
+ * closes that connection rather than read what follows (the server only
+ * reads). Any other request is answered on the second call, once MHD knows
+ * the request is complete: an answer queued on the first call would cost
+ * the connection its keep-alive.
+ */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version,
+				  const char *upload_data, size_t *upload_data_size, void **con_cls)
+{
+	struct web_server *s = cls;
+	struct request *rq = *con_cls;
+	struct param_walk walk = { .params = { .n = 0 }, .bad = false };
+	struct web_reply rp = { .status = 500, .body = STRBUF_INIT };
+	const char *length, *chunked;
+	char name[WEB_PATH_MAX + 1];
+	enum MHD_Result ret;
+
+	if (*upload_data_size)
+		return MHD_NO;  /* a body after the answer: drop the connection */
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return send_error(s, conn, 405, "this server only reads: use GET or HEAD");
+	length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+	chunked = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
+	if ((length && strcmp(length, "0")) || chunked)
+		return send_error(s, conn, 405, "a request body is not accepted");
+	if (rq && !rq->called) {
+		rq->called = true;
+		return MHD_YES;
+	}
+	if (!rq || !rq->raw)
+		return send_error(s, conn, 400, "the request target is too long");
+	if (web_path_check(rq->raw, url) < 0)
+		return send_error(s, conn, 400, err_last());
+	if (web_static_name(name, sizeof(name), url) == 0)
+		return serve_static(s, conn, name);
+	if (strcmp(url, "/metrics") && strncmp(url, "/api/", 5))
+		return send_error(s, conn, 404, "no such page");
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_param, &walk);
+	if (walk.bad) {
+		ret = send_error(s, conn, 400, err_last());
+		goto out;
+	}
+	web_api_answer(&rp, s->db, &s->counters, url, &walk.params);
+	ret = send_reply(s, conn, &rp, true);
+out:
+	strbuf_release(&rp.body);
+	web_params_release(&walk.params);
+	return ret;
+}
+
+/* "A.B.C.D:PORT" or "[V6]:PORT" into ss; -EINVAL naming what is wrong. */
+static int parse_listen(struct sockaddr_storage *ss, socklen_t *len, const char *listen)
+{
+	char host[64];
+	const char *colon, *port;
+	size_t hlen;
+	char *end;
+	long p;
+
+	memset(ss, 0, sizeof(*ss));
+	if (listen[0] == '[') {
+		colon = strstr(listen, "]:");
+		if (!colon)
+			goto bad;
+		hlen = (size_t)(colon - listen - 1);
+		if (hlen >= sizeof(host))
+			goto bad;
+		memcpy(host, listen + 1, hlen);
+		port = colon + 2;
+	} else {
+		colon = strrchr(listen, ':');
+		if (!colon)
+			goto bad;
+		hlen = (size_t)(colon - listen);
+		if (hlen >= sizeof(host))
+			goto bad;
+		memcpy(host, listen, hlen);
+		port = colon + 1;
+	}
+	host[hlen] = '\0';
+	errno = 0;
+	p = strtol(port, &end, 10);
+	if (!*port || *end || errno || p < 0 || p > 65535)
+		goto bad;
+	if (listen[0] == '[') {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons((uint16_t)p);
+		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
+			goto bad;
+		*len = sizeof(*a);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons((uint16_t)p);
+		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
+			goto bad;
+		*len = sizeof(*a);
+	}
+	return 0;
+bad:
+	return err_set(-EINVAL, "--listen '%s': expected ADDRESS:PORT with a numeric address "
+		       "(127.0.0.1:8080, [::1]:8080) and a port from 0 to 65535", listen);
+}
+
+int web_server_start(struct web_server **out, struct db *db, const char *listen,
+		     const char *static_dir)
+{
+	struct web_server *s = xcalloc(1, sizeof(*s));
+	struct sockaddr_storage ss;
+	const union MHD_DaemonInfo *info;
+	char real[PATH_MAX];
+	struct stat stb;
+	socklen_t sslen = 0;
+	unsigned flags;
+	int r;
+
+	s->db = db;
+	r = parse_listen(&ss, &sslen, listen);
+	if (r < 0)
+		goto out;
+	if (!realpath(static_dir, real) || stat(real, &stb) < 0 || !S_ISDIR(stb.st_mode)) {
+		r = err_set(-EINVAL, "static directory '%s' is not a directory", static_dir);
+		goto out;
+	}
+	s->static_root = xstrdup(real);
+	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	errno = 0;
+	s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)WEB_CONNECTIONS_MAX,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_CONNECTIONS_PER_IP,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)WEB_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQUEST_MEMORY,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+		MHD_OPTION_END);
+	if (!s->mhd) {
+		r = err_set(errno ? -errno : -EADDRINUSE, "cannot listen on %s: %s", listen,
+			    errno ? strerror(errno) : "the server did not start");
+		goto out;
+	}
+	info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = info ? info->port : 0;
+	r = 0;
+out:
+	if (r < 0) {
+		web_server_free(s);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+int web_server_port(const struct web_server *s)
+{
+	return s->port;
+}
+
+void web_server_free(struct web_server *s)
+{
+	if (!s)
+		return;
+	if (s->mhd)
+		MHD_stop_daemon(s->mhd);
+	free(s->static_root);
+	free(s);
+}

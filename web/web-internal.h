@@ -1,0 +1,90 @@
+/* Shared by the files of web/ and their unit tests alone. */
+#ifndef PERFD_WEB_INTERNAL_H
+#define PERFD_WEB_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common.h"
+#include "db.h"
+
+/* ---- params.c: what a client sends, checked before anything reads it ---- */
+
+#define WEB_PATH_MAX 1024            /* bytes of a request path */
+#define WEB_PARAMS_MAX 16            /* query parameters per request */
+#define WEB_PARAM_NAME_MAX 32
+#define WEB_PARAM_VALUE_MAX 256
+
+struct web_param {
+	char *key;
+	char *value;
+};
+
+/* The query parameters of one request; web_params_release frees the copies. */
+struct web_params {
+	struct web_param v[WEB_PARAMS_MAX];
+	size_t n;
+};
+void web_params_release(struct web_params *p);
+/* Copies one parameter (a NULL value counts as ""). -EINVAL, with a detail
+ * naming the parameter, for a name or value over its bound, a name given
+ * twice, or one parameter too many. */
+int web_params_add(struct web_params *p, const char *key, const char *value);
+/* -EINVAL naming the first parameter whose name is not in allowed
+ * (NULL-terminated). */
+int web_params_check(const struct web_params *p, const char *const *allowed);
+/* The value, borrowed from p; NULL when absent. */
+const char *web_param_get(const struct web_params *p, const char *key);
+/* A whole number from min to max; dflt when absent. -EINVAL otherwise. */
+int web_param_int(int64_t *out, const struct web_params *p, const char *key, int64_t dflt,
+		  int64_t min, int64_t max);
+/* A text filter (non-empty, no control characters); NULL when absent and
+ * not required. -EINVAL otherwise. */
+int web_param_text(const char **out, const struct web_params *p, const char *key,
+		   bool required);
+/* A lower-case hexadecimal prefix of 4 to 40 digits; NULL when absent. */
+int web_param_hex(const char **out, const struct web_params *p, const char *key);
+/* "json" (the default) or "csv": sets *csv. */
+int web_param_format(bool *csv, const struct web_params *p);
+
+/*
+ * Checks a request path before it is routed. raw is the target as sent
+ * (percent-encoded, query included), path the decoded path. -EINVAL unless
+ * the path starts with '/', is at most WEB_PATH_MAX bytes of printable ASCII
+ * without a backslash, has no "." or ".." segment and no percent-encoding
+ * at all in raw's path part: no perfd path needs one, so %2e%2e, %2f, %5c
+ * and %00 never reach the router.
+ */
+int web_path_check(const char *raw, const char *path);
+/* Maps a checked path to a file under the static root: "/" to "index.html",
+ * "/static/REL" to REL when each segment of REL is letters, digits, '.',
+ * '_' or '-' and starts with none of '.'. -ENOENT for any other path. */
+int web_static_name(char *out, size_t outlen, const char *path);
+
+/* ---- api.c: the JSON API, free of HTTP plumbing ---- */
+
+struct web_reply {
+	int status;
+	const char *type;            /* static: the Content-Type */
+	struct strbuf body;
+};
+
+#define WEB_CODES_MAX 16
+/* Answers counted by status code, for /metrics. */
+struct web_counters {
+	int codes[WEB_CODES_MAX];
+	uint64_t counts[WEB_CODES_MAX];
+	size_t n;
+};
+void web_counters_add(struct web_counters *c, int code);
+
+/* Answers path (under /api/v1/, or /metrics) into out, whose body the
+ * caller releases. Never fails: a database error is a 500 with its detail,
+ * which is also logged. */
+void web_api_answer(struct web_reply *out, struct db *db, const struct web_counters *counters,
+		    const char *path, const struct web_params *params);
+/* A JSON error answer: {"error": msg}. */
+void web_reply_error(struct web_reply *out, int status, const char *msg);
+
+#endif
