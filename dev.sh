@@ -13,7 +13,10 @@ DEPS=(
 	libvulkan-dev libvulkan1 mesa-vulkan-drivers glslc
 	libgit2-dev git
 	procps
-	nodejs npm chromium fonts-dejavu-core
+	nodejs chromium fonts-dejavu-core
+	# Debian's npm, unless npm is there already: NodeSource's nodejs carries
+	# its own and conflicts with Debian's package.
+	$(command -v npm >/dev/null || echo npm)
 )
 
 deps() {
