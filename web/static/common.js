@@ -82,9 +82,8 @@ export function num(v) {
 	return String(Number(v.toPrecision(6)));
 }
 
-// A hash cell: the first n digits shown, the whole hash in the title and
-// copied by a selection (the full text is in the element, the rest hidden
-// by CSS would lose it, so the short form is a separate node).
+// A hash in monospace: whole, or its first n digits with the whole hash in
+// the tooltip.
 export function hash(full, n) {
 	if (!full)
 		return h('span', { class: 'muted' }, 'none');
