@@ -13,6 +13,10 @@ DEPS=(
 	libvulkan-dev libvulkan1 mesa-vulkan-drivers glslc
 	libgit2-dev git
 	procps
+	nodejs chromium fonts-dejavu-core
+	# Debian's npm, unless npm is there already: NodeSource's nodejs carries
+	# its own and conflicts with Debian's package.
+	$(command -v npm >/dev/null || echo npm)
 )
 
 deps() {
@@ -29,8 +33,21 @@ deps() {
 		"${missing[@]}" >/dev/null
 }
 
+# The dashboard's npm packages (Chart.js, and playwright-core for the
+# browser tests), installed exactly as package-lock.json pins them; Chart.js
+# is then served from web/static/vendor/, which git ignores.
+npm_deps() {
+	if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+		npm ci --no-audit --no-fund >/dev/null
+		touch node_modules
+	fi
+	mkdir -p web/static/vendor
+	cp node_modules/chart.js/dist/chart.umd.js web/static/vendor/chart.umd.js
+}
+
 build() {
 	deps
+	npm_deps
 	if [ ! -f build/build.ninja ]; then
 		meson setup build -Dwerror=true >/dev/null
 	fi

@@ -1,0 +1,249 @@
+// The dashboard in a real browser: Debian's chromium driven by
+// playwright-core against a running perfd serve. Opens every page, checks
+// what it shows against the API's own answers, follows table cells to
+// receipts, tampers with a stored gain and sees the recompute button say
+// so, and keeps a screenshot of each page.
+//
+// Environment: BASE (http://127.0.0.1:PORT), DB (the database the server
+// reads, for sqlite3), SHOTS (a directory for screenshots), CHROMIUM (the
+// browser, default /usr/bin/chromium), PROFILE (a fresh user-data-dir),
+// HOSTILE, HOSTILE_CASE, HOSTILE_HEAD (the markup the database holds as a
+// host name, a case name and a subject, and a branch name).
+// Prints "ok - ..." or "not ok - ..." per check, like the shell tests, and
+// exits 1 when any failed.
+import { execFileSync } from 'node:child_process';
+import { chromium } from 'playwright-core';
+
+const BASE = process.env.BASE;
+const DB = process.env.DB;
+const SHOTS = process.env.SHOTS;
+const HOSTILE = process.env.HOSTILE;
+const HOSTILE_CASE = process.env.HOSTILE_CASE;
+const HOSTILE_HEAD = process.env.HOSTILE_HEAD;
+let failed = 0;
+
+function check(desc, cond, detail) {
+	if (cond) {
+		console.log(`ok - ${desc}`);
+	} else {
+		failed++;
+		console.log(`not ok - ${desc}`);
+		if (detail !== undefined)
+			console.log(`  # ${typeof detail === 'string' ? detail : JSON.stringify(detail)}`.slice(0, 2000));
+	}
+}
+
+async function api(path) {
+	const res = await fetch(BASE + '/api/v1' + path);
+	if (!res.ok)
+		throw new Error(`${path}: ${res.status} ${await res.text()}`);
+	return res.json();
+}
+
+function sql(stmt) {
+	return execFileSync('sqlite3', [DB, stmt], { encoding: 'utf8' }).trim();
+}
+
+const browser = await chromium.launchPersistentContext(process.env.PROFILE, {
+	executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+	headless: true,
+	args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+		'--disable-background-networking', '--disable-component-update', '--disable-sync'],
+	viewport: { width: 1400, height: 900 },
+});
+const page = browser.pages()[0] || await browser.newPage();
+const dialogs = [];
+const pageErrors = [];
+page.on('dialog', (d) => {
+	dialogs.push(d.message());
+	d.dismiss().catch(() => {});
+});
+page.on('pageerror', (e) => pageErrors.push(e.message));
+page.on('console', (m) => {
+	if (m.type() === 'error' && !/favicon/.test(m.location().url || ''))
+		pageErrors.push('console: ' + m.text());
+});
+
+// Opens a page and waits until its script says it is drawn (or failed).
+async function open(path, shot) {
+	await page.goto(BASE + path);
+	await page.waitForSelector('body[data-state="ready"], body[data-state="error"]', { timeout: 15000 });
+	const st = await page.evaluate(() => document.body.dataset.state);
+	const err = await page.evaluate(() => document.getElementById('error')?.textContent || '');
+	check(`${path} drew without an error`, st === 'ready', err);
+	if (shot)
+		await page.screenshot({ path: `${SHOTS}/${shot}.png`, fullPage: true });
+}
+
+const texts = (sel) => page.$$eval(sel, (els) => els.map((e) => e.textContent));
+
+try {
+	// ---- overview ----
+	const hosts = (await api('/hosts')).hosts;
+	const jobs = (await api('/jobs?limit=30')).jobs;
+	await open('/', 'overview');
+	const hostCells = await texts('table.hosts tbody tr td:first-child');
+	check('overview lists every host the API has', JSON.stringify(hostCells.slice().sort()) ===
+		JSON.stringify(hosts.map((x) => x.name).sort()), { page: hostCells, api: hosts.map((x) => x.name) });
+	check('the hostile host name shows as literal text', hostCells.includes(HOSTILE), hostCells);
+	check('the hostile branch name and subject show as literal text',
+		(await texts('table.jobs tbody tr td:nth-child(2)')).includes(HOSTILE_HEAD) &&
+		(await texts('table.jobs tbody tr td:nth-child(4)')).includes(HOSTILE_CASE));
+	check('the hostile case name shows as literal text', (await texts('table.comparisons tbody tr td:nth-child(4)')).includes(HOSTILE_CASE));
+	check('no element was made from them', await page.evaluate(() =>
+		[...document.querySelectorAll('script')].every((s) => !s.textContent.includes('alert')) &&
+		document.querySelectorAll('main img').length === 0));
+	const jobRows = await page.$$eval('table.jobs tbody tr', (r) => r.length);
+	check('overview lists the jobs', jobRows === jobs.length && jobs.length > 0, { page: jobRows, api: jobs.length });
+	const heads = await texts('table.jobs tbody tr td:nth-child(2)');
+	check('with their heads', JSON.stringify(heads) === JSON.stringify(jobs.map((j) => j.head)), heads);
+	const verdictLinks = await page.$$eval('table.jobs a[href*="comparison.html"]', (a) => a.length);
+	const apiVerdicts = jobs.reduce((n, j) => n + j.comparisons.length, 0);
+	check('one verdict link per comparison of a job', verdictLinks === apiVerdicts, { page: verdictLinks, api: apiVerdicts });
+	const device = hosts[0].fingerprint && hosts[0].fingerprint.devices && hosts[0].fingerprint.devices[0];
+	if (device) {
+		check('a host\'s device name is shown', (await page.textContent('table.hosts')).includes(device.name));
+	}
+
+	// ---- following a verdict cell to its receipt ----
+	const first = jobs.find((j) => j.comparisons.length);
+	const cid = first.comparisons[0].id;
+	await Promise.all([
+		page.waitForURL(/comparison\.html\?id=/),
+		page.click(`table.jobs a[href="/static/comparison.html?id=${cid}"] .verdict`),
+	]);
+	await page.waitForSelector('body[data-state="ready"], body[data-state="error"]');
+	check('the verdict cell leads to its receipt', page.url().endsWith(`/static/comparison.html?id=${cid}`), page.url());
+	const receipt = await api(`/comparisons/${cid}`);
+	const procRows = await page.$$eval('#process-table tbody tr', (r) => r.length);
+	check('the receipt shows every process', procRows === receipt.processes.length && procRows > 0,
+		{ page: procRows, api: receipt.processes.length });
+	const seqs = (await texts('#process-table tbody tr td:first-child')).map(Number);
+	check('in execution order', JSON.stringify(seqs) === JSON.stringify(receipt.processes.map((p) => p.seq).sort((a, b) => a - b)), seqs);
+	const arms = await texts('#process-table tbody tr td:nth-child(2)');
+	check('with each process\'s arm', JSON.stringify(arms) === JSON.stringify(receipt.processes.map((p) => p.arm)), arms);
+	const pairRows = await page.$$eval('table.pairs tbody tr', (r) => r.length);
+	check('the pair table has every pair', pairRows === receipt.pairs.length, { page: pairRows, api: receipt.pairs.length });
+	const gainText = await page.textContent('#gain-median');
+	check('the gain is a percentage with three decimals', gainText === (receipt.gain.median * 100).toFixed(3) + '%', gainText);
+	check('the rule\'s name and version', (await page.textContent('#rule-name')) + '/' + (await page.textContent('#rule-version')) === receipt.rule);
+	const body = await page.textContent('main');
+	check('both binaries\' hashes', body.includes(receipt.old.sha256) && body.includes(receipt.new.sha256));
+	check('the job\'s commit and base', body.includes(receipt.job.commit) && body.includes(receipt.job.base));
+	check('links to both builds', await page.$(`a[href="/static/build.html?id=${receipt.builds.base}"]`) !== null &&
+		await page.$(`a[href="/static/build.html?id=${receipt.builds.head}"]`) !== null);
+	const csvHref = await page.getAttribute('#csv-link', 'href');
+	const csv = await (await fetch(BASE + csvHref)).text();
+	check('the CSV link gives a row per process', csv.trim().split('\n').length === receipt.processes.length + 1, csv.slice(0, 300));
+	const jsonHref = await page.getAttribute('#json-link', 'href');
+	check('the JSON link gives the receipt', (await (await fetch(BASE + jsonHref)).json()).comparison === cid);
+	await page.click('#fingerprint summary');
+	await page.screenshot({ path: `${SHOTS}/receipt.png`, fullPage: true });
+
+	// ---- recompute: ok, then a tampered gain is a mismatch ----
+	await page.click('#recompute');
+	await page.waitForSelector('#verify-result[data-state="ok"], #verify-result[data-state="mismatch"], #verify-result[data-state="error"]');
+	check('recompute says ok on the stored rows', await page.$('#verify-ok') !== null, await page.textContent('#verify-result'));
+	await page.screenshot({ path: `${SHOTS}/receipt-verify-ok.png` });
+	sql(`UPDATE comparisons SET gain_median = gain_median + 0.0123 WHERE id = ${cid}`);
+	await page.reload();
+	await page.waitForSelector('body[data-state="ready"]');
+	await page.click('#recompute');
+	await page.waitForSelector('#verify-result[data-state="ok"], #verify-result[data-state="mismatch"], #verify-result[data-state="error"]');
+	const mism = await texts('#verify-bad li.mismatch');
+	const apiMism = (await api(`/comparisons/${cid}/verify`)).mismatches;
+	check('after tampering, recompute shows the mismatch', mism.length > 0 && JSON.stringify(mism) === JSON.stringify(apiMism),
+		{ page: mism, api: apiMism });
+	check('naming the gain', mism.some((m) => /gain/i.test(m)), mism);
+	await page.screenshot({ path: `${SHOTS}/receipt-verify-mismatch.png` });
+
+	// ---- timeline ----
+	const host = receipt.host, kase = receipt.case;
+	const tl = await api(`/timeline?host=${encodeURIComponent(host)}&case=${encodeURIComponent(kase)}&limit=1000`);
+	await open(`/static/timeline.html?host=${encodeURIComponent(host)}&case=${encodeURIComponent(kase)}`, 'timeline');
+	const drawn = await page.evaluate(() => {
+		const ch = Chart.getChart(document.getElementById('chart'));
+		return ch.data.datasets.map((d, i) => ({ label: d.label, n: d.data.length, drawn: ch.getDatasetMeta(i).data.length,
+			real: d.data.filter((p) => p.y !== null).length }));
+	});
+	let procs = 0;
+	for (const p of tl.points) {
+		const r = await api(`/comparisons/${p.id}`);
+		procs += r.processes.filter((x) => !x.warmup).length;
+	}
+	const raw = drawn.filter((d) => /^(old|new) values/.test(d.label));
+	const rawN = raw.reduce((n, d) => n + d.n, 0);
+	check('the chart has the old and the new values', raw.length === 2, drawn);
+	check('one raw point per process in the API', rawN === procs && procs > 0, { chart: rawN, api: procs });
+	check('and Chart.js made an element for each', raw.every((d) => d.drawn === d.n), drawn);
+	const med = drawn.find((d) => /^gain median/.test(d.label));
+	check('one gain median per comparison', med && med.n === tl.points.length && med.drawn === med.n, { drawn, points: tl.points.length });
+	const hashes = tl.points.slice().sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id))
+		.map((p) => p.fingerprint_hash);
+	const nchanges = hashes.filter((x, i) => i > 0 && x !== hashes[i - 1]).length;
+	const mark = drawn.find((d) => d.label === 'fingerprint change');
+	check('the stored fingerprints change in this timeline', nchanges > 0, hashes);
+	check('a fingerprint-change marker for each change', mark && mark.real === 2 * nchanges, { mark, nchanges });
+	const changeRows = await page.$$eval('table.changes tbody tr', (r) => r.length);
+	check('and a row naming each', changeRows === nchanges, changeRows);
+	check('the row says what changed', (await page.textContent('table.changes')).includes('kernel_release'));
+
+	// ---- build page ----
+	const jobFailed = jobs.find((j) => j.state === 'failed' && j.comparisons.length);
+	const headBuild = (await api(`/comparisons/${jobFailed.comparisons[0].id}`)).builds.head;
+	const build = await api(`/builds/${headBuild}`);
+	await open(`/static/build.html?id=${headBuild}`, 'build');
+	const log = await page.textContent('#build-log');
+	check('the build log is shown as stored, as text', log === build.log && build.log.length > 0, { page: log.slice(0, 200), api: build.log.slice(0, 200) });
+	check('markup in the log stayed text', await page.$('#build-log *') === null);
+	const shown = (await texts('pre.runner-lines')).join('\n').split('\n');
+	const lines = build.runner_results.flatMap((x) => x.lines.map((l) => l.line));
+	check('every RESULT and SUMMARY line verbatim', lines.length > 0 && lines.every((l) => shown.includes(l)),
+		{ page: shown, api: lines });
+	check('a RESULT line is among them', lines.some((l) => l.startsWith('RESULT ')));
+	const bodyB = await page.textContent('main');
+	check('each runner binary\'s sha256', build.runner_results.every((x) => x.binary_sha256 && bodyB.includes(x.binary_sha256)));
+	check('each artifact\'s sha256', build.artifacts.length > 0 && build.artifacts.every((a) => bodyB.includes(a.sha256)));
+
+	// ---- head table ----
+	const hj = jobs.find((j) => j.comparisons.length);
+	const cmpOfCommit = (await api(`/comparisons?commit=${hj.commit}&limit=500`)).comparisons;
+	await open(`/static/head.html?job=${hj.id}`, 'head');
+	const headRows = await page.$$eval('#head-table tbody tr', (r) => r.length);
+	check('the head table has a row per comparison of its commit', headRows === cmpOfCommit.length && headRows > 0,
+		{ page: headRows, api: cmpOfCommit.length });
+	const cellLinks = await page.$$eval('#head-table tbody td', (tds) => tds.map((td) => td.querySelector('a')?.getAttribute('href') || null));
+	check('every cell links to its receipt', cellLinks.every((x) => x && /^\/static\/comparison\.html\?id=\d+$/.test(x)), cellLinks);
+	const gainCell = await page.textContent('#head-table tbody tr td:nth-child(5)');
+	const r0 = await api(`/comparisons/${cmpOfCommit.slice().sort((a, b) => a.host.localeCompare(b.host) || a.case.localeCompare(b.case) || a.id - b.id)[0].id}`);
+	check('its gain cell is the receipt\'s, with three decimals', gainCell === (r0.gain.median === null ? 'n/a' : (r0.gain.median * 100).toFixed(3) + '%'), gainCell);
+	const range = await page.textContent('#head-table tbody tr td:nth-child(3)');
+	check('the base run shows its median and range', range.includes('(') && range.includes(' to '), range);
+	await Promise.all([page.waitForURL(/comparison\.html/), page.click('#head-table tbody tr td:nth-child(5) a')]);
+	await page.waitForSelector('body[data-state="ready"]');
+	check('a head-table cell leads to a receipt', /comparison\.html\?id=\d+$/.test(page.url()), page.url());
+
+	// ---- the hostile strings everywhere they appear ----
+	const hostileJob = jobs.find((j) => j.head === HOSTILE_HEAD);
+	await open(`/static/head.html?job=${hostileJob.id}`, 'head-hostile');
+	check('a hostile branch name is text in the head table\'s title', (await page.textContent('#title')).includes(HOSTILE_HEAD));
+	const hostileCmp = (await api(`/comparisons?host=${encodeURIComponent(HOSTILE)}`)).comparisons[0];
+	await open(`/static/comparison.html?id=${hostileCmp.id}`, 'receipt-hostile');
+	check('the hostile host is text on its receipt', (await page.textContent('#title')).includes(HOSTILE));
+	check('its case name is text there too', (await page.textContent('#title')).includes(HOSTILE_CASE));
+	check('and made no element', await page.$('main img') === null);
+	await open(`/static/timeline.html?host=${encodeURIComponent(HOSTILE)}&case=${encodeURIComponent(hostileCmp.case)}`, 'timeline-hostile');
+	check('the hostile timeline title is text', (await page.textContent('#title')).includes(HOSTILE));
+
+	// ---- bad input: an unknown id is said, not a blank page ----
+	await page.goto(BASE + '/static/comparison.html?id=999999');
+	await page.waitForSelector('body[data-state]:not([data-state="loading"])');
+	check('an unknown receipt says 404', /404/.test(await page.textContent('#error')), await page.textContent('#error'));
+} catch (e) {
+	check('the browser test ran to its end', false, e.stack || String(e));
+}
+
+check('no dialog opened', dialogs.length === 0, dialogs);
+check('no script error on any page', pageErrors.filter((e) => !/404/.test(e)).length === 0, pageErrors);
+await browser.close();
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,204 @@
+// Shared by every page: fetching the API, building elements whose text is
+// always a text node (never markup), and the formats of figures.
+//
+// Nothing from the API is ever given to innerHTML: h() turns every string
+// child into a text node, and attributes are set one by one.
+
+export const API = '/api/v1';
+
+// h('td', {class: 'hash'}, 'abc', childNode, ...): an element. Strings and
+// numbers become text nodes; null and undefined are skipped; arrays are
+// flattened. Attribute values are set with setAttribute, never parsed.
+export function h(tag, attrs, ...children) {
+	const e = document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs || {})) {
+		if (v === null || v === undefined || v === false)
+			continue;
+		if (k === 'onclick')
+			e.addEventListener('click', v);
+		else
+			e.setAttribute(k, v === true ? '' : String(v));
+	}
+	append(e, children);
+	return e;
+}
+
+function append(e, children) {
+	for (const c of children) {
+		if (c === null || c === undefined)
+			continue;
+		if (Array.isArray(c))
+			append(e, c);
+		else if (c instanceof Node)
+			e.appendChild(c);
+		else
+			e.appendChild(document.createTextNode(String(c)));
+	}
+}
+
+// A link to one of the dashboard's pages; params are encoded here.
+export function pageURL(page, params) {
+	const q = new URLSearchParams(params).toString();
+	return '/static/' + page + (q ? '?' + q : '');
+}
+
+export function link(page, params, ...children) {
+	return h('a', { href: pageURL(page, params) }, ...children);
+}
+
+// The page's own query parameter, or null.
+export function param(name) {
+	return new URLSearchParams(location.search).get(name);
+}
+
+// GET an API path; resolves to the parsed JSON, or throws an Error whose
+// message is the API's own {"error": ...} text with the status.
+export async function getJSON(path) {
+	const res = await fetch(API + path, { headers: { Accept: 'application/json' } });
+	let body = null;
+	try {
+		body = await res.json();
+	} catch (e) {
+		body = null;
+	}
+	if (!res.ok) {
+		const why = body && typeof body.error === 'string' ? body.error : res.statusText;
+		throw new Error(`${res.status}: ${why} (${API}${path})`);
+	}
+	return body;
+}
+
+// A gain (a fraction) as a percentage with three decimals; null is "n/a".
+export function pct(g) {
+	if (g === null || g === undefined || !Number.isFinite(g))
+		return 'n/a';
+	return (g * 100).toFixed(3) + '%';
+}
+
+// A measured value: as stored, up to 6 significant digits.
+export function num(v) {
+	if (v === null || v === undefined || !Number.isFinite(v))
+		return 'n/a';
+	return String(Number(v.toPrecision(6)));
+}
+
+// A hash in monospace: whole, or its first n digits with the whole hash in
+// the tooltip.
+export function hash(full, n) {
+	if (!full)
+		return h('span', { class: 'muted' }, 'none');
+	if (!n || full.length <= n)
+		return h('code', { class: 'hash' }, full);
+	return h('code', { class: 'hash', title: full }, full.slice(0, n));
+}
+
+// UTC time as "2026-11-04 10:00:00Z"; the stored text in the title.
+export function when(t) {
+	if (!t)
+		return h('span', { class: 'muted' }, 'never');
+	const m = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)/.exec(t);
+	return h('time', { datetime: t, title: t }, m ? `${m[1]} ${m[2]}Z` : t);
+}
+
+const VERDICT_MARK = {
+	faster: '\u25b2',      // up triangle
+	slower: '\u25bc',      // down triangle
+	unchanged: '=',
+	unresolved: '?',
+	invalid: '\u2717',     // ballot x
+};
+
+// A verdict as text with a mark, coloured by class; the words carry the
+// meaning, the colour only helps.
+export function verdict(v) {
+	if (!v)
+		return h('span', { class: 'verdict v-none' }, 'no verdict');
+	const known = Object.hasOwn(VERDICT_MARK, v);
+	return h('span', { class: 'verdict ' + (known ? 'v-' + v : 'v-none') },
+		(known ? VERDICT_MARK[v] + ' ' : '') + v);
+}
+
+// A job state in the same manner.
+export function state(s) {
+	const cls = s === 'done' ? 's-done' : s === 'failed' ? 's-failed' : 's-other';
+	return h('span', { class: 'state ' + cls }, s || 'unknown');
+}
+
+// A table: headers is a list of strings (or [text, class]); rows a list of
+// arrays of cells (each a node, a string or [content, class]).
+export function table(headers, rows, cls) {
+	const cellOf = (tag, c) => {
+		if (Array.isArray(c) && c.length === 2 && typeof c[1] === 'string' && c[1].startsWith('.'))
+			return h(tag, { class: c[1].slice(1) }, c[0]);
+		return h(tag, {}, c);
+	};
+	return h('table', { class: cls || null },
+		h('thead', {}, h('tr', {}, headers.map((x) => cellOf('th', x)))),
+		h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c) => cellOf('td', c))))));
+}
+
+// A definition list of facts: pairs of [name, value].
+export function facts(pairs) {
+	return h('table', { class: 'facts' },
+		h('tbody', {}, pairs.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v)))));
+}
+
+// Replaces the contents of the element with id by children.
+export function fill(id, ...children) {
+	const e = document.getElementById(id);
+	e.replaceChildren();
+	append(e, children);
+	return e;
+}
+
+// Shows a failure in the page's #error box (and leaves the rest alone).
+export function fail(err) {
+	const box = document.getElementById('error');
+	box.hidden = false;
+	box.replaceChildren(document.createTextNode(String(err && err.message ? err.message : err)));
+	document.body.dataset.state = 'error';
+}
+
+// Marks the page as drawn, for tests and for people: data-state="ready".
+export function ready() {
+	if (document.body.dataset.state !== 'error')
+		document.body.dataset.state = 'ready';
+}
+
+// The device and driver named by a fingerprint; "no Vulkan device" when
+// the fingerprint is the host part alone.
+export function deviceOf(fp) {
+	if (!fp || typeof fp !== 'object')
+		return { device: null, driver: null, kernel: null };
+	const d = Array.isArray(fp.devices) && fp.devices.length ? fp.devices[0] : null;
+	const kernel = fp.host && fp.host.kernel_release ? fp.host.kernel_release : null;
+	if (!d)
+		return { device: null, driver: null, kernel };
+	const drv = [d.driver_name, d.driver_info].filter((x) => x).join(' ');
+	return { device: d.name || null, driver: drv || null, kernel };
+}
+
+// The leaves of a JSON value as "path": value, for naming what changed
+// between two fingerprints.
+export function flatten(v, prefix, out) {
+	out = out || {};
+	if (v !== null && typeof v === 'object') {
+		for (const [k, x] of Object.entries(v))
+			flatten(x, prefix ? `${prefix}${Array.isArray(v) ? `[${k}]` : '.' + k}` : k, out);
+	} else {
+		out[prefix || '(value)'] = v;
+	}
+	return out;
+}
+
+// The differences between two fingerprints, as lines "path: a -> b".
+export function fingerprintDiff(a, b) {
+	const fa = flatten(a, ''), fb = flatten(b, '');
+	const keys = [...new Set([...Object.keys(fa), ...Object.keys(fb)])].sort();
+	const out = [];
+	for (const k of keys) {
+		if (fa[k] !== fb[k])
+			out.push(`${k}: ${JSON.stringify(fa[k] ?? null)} \u2192 ${JSON.stringify(fb[k] ?? null)}`);
+	}
+	return out;
+}

@@ -1,0 +1,87 @@
+// The overview: hosts and their standing, the latest heads with their
+// verdicts, and the latest comparisons (including those made by hand with
+// perfd pair, which belong to no head).
+import { getJSON, h, link, pct, hash, when, verdict, state, table, fill, fail, ready, deviceOf } from './common.js';
+
+function hostRows(hosts, casesByHost) {
+	return hosts.map((x) => {
+		const d = deviceOf(x.fingerprint);
+		const standing = x.quarantined
+			? h('span', { class: 'quarantined' }, 'quarantined', x.since ? ' since ' : '',
+				x.since ? when(x.since) : null, x.fault ? ': ' : '', x.fault ? h('code', {}, x.fault) : null)
+			: h('span', {}, 'in service');
+		const cases = [...(casesByHost.get(x.name) || [])].sort();
+		return [
+			h('strong', {}, x.name),
+			d.device ?? h('span', { class: 'muted' }, 'no Vulkan device in its fingerprint'),
+			d.driver ?? h('span', { class: 'muted' }, '\u2014'),
+			d.kernel ?? h('span', { class: 'muted' }, '\u2014'),
+			hash(x.fingerprint_hash),
+			when(x.heartbeat),
+			standing,
+			cases.length
+				? cases.map((c, i) => [i ? ', ' : '', link('timeline.html', { host: x.name, case: c }, c)])
+				: h('span', { class: 'muted' }, 'none'),
+		];
+	});
+}
+
+function comparisonCell(c) {
+	return h('div', {}, h('span', { class: 'muted' }, c.case + ': '),
+		link('comparison.html', { id: c.id }, verdict(c.verdict)), ' ',
+		h('span', { class: 'num' }, pct(c.gain)), ' ',
+		h('span', { class: 'muted' }, '#' + c.id));
+}
+
+function jobRows(jobs) {
+	return jobs.map((j) => [
+		[String(j.id), '.num'],
+		link('head.html', { job: j.id }, j.head),
+		hash(j.commit, 12),
+		j.subject ?? '',
+		[state(j.state), j.detail ? h('div', { class: 'muted' }, j.detail) : null],
+		j.comparisons.length ? j.comparisons.map(comparisonCell) : h('span', { class: 'muted' }, 'no comparison'),
+		link('head.html', { job: j.id }, 'table'),
+	]);
+}
+
+function comparisonRows(list) {
+	return list.map((c) => [
+		link('comparison.html', { id: c.id }, '#' + c.id),
+		when(c.created_at),
+		c.host,
+		link('timeline.html', { host: c.host, case: c.case }, c.case),
+		c.metric ?? '',
+		link('comparison.html', { id: c.id }, verdict(c.verdict)),
+		[pct(c.gain), '.num'],
+		c.head ? (c.job ? link('head.html', { job: c.job }, c.head) : c.head) : h('span', { class: 'muted' }, 'by hand'),
+		hash(c.commit, 12),
+	]);
+}
+
+async function main() {
+	const [hosts, jobs, cmps] = await Promise.all([
+		getJSON('/hosts'), getJSON('/jobs?limit=30'), getJSON('/comparisons?limit=100'),
+	]);
+	const casesByHost = new Map();
+	for (const c of cmps.comparisons) {
+		if (!casesByHost.has(c.host))
+			casesByHost.set(c.host, new Set());
+		casesByHost.get(c.host).add(c.case);
+	}
+	fill('hosts', hosts.hosts.length
+		? table(['Host', 'Device', 'Driver', 'Kernel', 'Fingerprint', 'Last heartbeat', 'Standing', 'Timelines'],
+			hostRows(hosts.hosts, casesByHost), 'hosts')
+		: h('p', { class: 'muted' }, 'No host has reported yet.'));
+	fill('jobs', jobs.jobs.length
+		? table([['Job', '.num'], 'Head', 'Commit', 'Subject', 'State', 'Verdicts (case: verdict, gain median)', 'Head table'],
+			jobRows(jobs.jobs), 'jobs')
+		: h('p', { class: 'muted' }, 'No head has been measured yet.'),
+		jobs.next ? h('p', { class: 'note' }, 'Older jobs: ', h('a', { href: '/api/v1/jobs?before=' + jobs.next }, 'in the API')) : null);
+	fill('comparisons', cmps.comparisons.length
+		? table(['Receipt', 'Created', 'Host', 'Case (timeline)', 'Metric', 'Verdict', ['Gain, median', '.num'], 'Head', 'Commit'],
+			comparisonRows(cmps.comparisons), 'comparisons')
+		: h('p', { class: 'muted' }, 'No comparison is stored yet.'));
+}
+
+main().catch(fail).finally(ready);
