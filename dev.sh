@@ -58,9 +58,11 @@ demo() {
 	build
 	echo "perfd demo: the shipped history of a small Vulkan program (a speed-up, a"
 	echo "changed output, a slow-down, a failing contract runner) made into a git"
-	echo "repository, and the agent measuring every step on this machine's Vulkan device"
+	echo "repository; the agent measures every step on this machine's Vulkan device"
+	echo "while the dashboard serves the results on 127.0.0.1. Ctrl-C stops both."
 	echo
-	build/daemon/perfd demo --once --dir "${PERFD_DEMO_DIR:-perfd-demo}"
+	exec build/daemon/perfd demo --dir "${PERFD_DEMO_DIR:-perfd-demo}" \
+		--listen "${PERFD_DEMO_LISTEN:-127.0.0.1:8080}"
 }
 
 test_all() {

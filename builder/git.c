@@ -177,11 +177,25 @@ int builder_repo_open(struct builder_repo **out, const char *dir, const char *ur
 		return ret;
 	shown = url_shown(fetch_url);
 
-	if (stat(dir, &st) == 0)
+	if (stat(dir, &st) == 0) {
 		e = git_repository_open_bare(&repo, dir);
-	else if (errno == ENOENT)
-		e = git_repository_init(&repo, dir, 1);
-	else {
+	} else if (errno == ENOENT) {
+		/* Made beside it and renamed into place, so that a perfd killed
+		 * while it is being made leaves no half-made mirror behind. */
+		char *tmp = xasprintf("%s.new-%ld", dir, (long)getpid());
+
+		e = git_repository_init(&repo, tmp, 1);
+		git_repository_free(repo);
+		repo = NULL;
+		if (e == 0 && rename(tmp, dir) < 0 && errno != EEXIST && errno != ENOTEMPTY) {
+			ret = err_set(-errno, "git: mirror '%s': %s", dir, strerror(errno));
+			free(tmp);
+			goto out;
+		}
+		free(tmp);
+		if (e == 0)
+			e = git_repository_open_bare(&repo, dir);
+	} else {
 		ret = err_set(-errno, "git: mirror '%s': %s", dir, strerror(errno));
 		goto out;
 	}
