@@ -102,6 +102,7 @@ void db_comparison_release(struct db_comparison *c)
 	free(c->host);
 	free(c->fingerprint);
 	free(c->args_json);
+	free(c->job_head);
 	db_artifact_release(&c->old);
 	db_artifact_release(&c->new);
 	db_summary_release(&c->summary);
@@ -352,14 +353,15 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 
 	memset(&c, 0, sizeof(c));
 	r = db_prepare(db, &st,
-		       "SELECT created_at, finished_at, state, rule, case_name,"
-		       " metric_requested, metric, host, fingerprint, old_artifact,"
-		       " new_artifact, pairs, warmup, timeout_s, min_effect, noise, args,"
-		       " verdict, gain_median, gain_min, gain_max,"
-		       " old_median, old_min, old_max, old_spread,"
-		       " new_median, new_min, new_max, new_spread, digests_equal,"
-		       " coalesce(job_id, 0), coalesce(base_build, 0), coalesce(head_build, 0)"
-		       " FROM comparisons WHERE id = ?");
+		       "SELECT c.created_at, c.finished_at, c.state, c.rule, c.case_name,"
+		       " c.metric_requested, c.metric, c.host, c.fingerprint, c.old_artifact,"
+		       " c.new_artifact, c.pairs, c.warmup, c.timeout_s, c.min_effect, c.noise,"
+		       " c.args, c.verdict, c.gain_median, c.gain_min, c.gain_max,"
+		       " c.old_median, c.old_min, c.old_max, c.old_spread,"
+		       " c.new_median, c.new_min, c.new_max, c.new_spread, c.digests_equal,"
+		       " coalesce(c.job_id, 0), coalesce(c.base_build, 0), coalesce(c.head_build, 0),"
+		       " j.head, j.commit_oid, j.base_oid"
+		       " FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id WHERE c.id = ?");
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, id);
@@ -402,6 +404,9 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 	c.job_id = sqlite3_column_int64(st, 30);
 	c.base_build = sqlite3_column_int64(st, 31);
 	c.head_build = sqlite3_column_int64(st, 32);
+	c.job_head = db_column_strdup(st, 33);
+	db_column_copy(c.job_commit, sizeof(c.job_commit), st, 34);
+	db_column_copy(c.job_base, sizeof(c.job_base), st, 35);
 	if (c.metric)
 		c.summary.metric = xstrdup(c.metric);
 	db_finish(st);

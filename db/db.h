@@ -162,6 +162,9 @@ struct db_comparison {
 	int64_t job_id;          /* the agent's job, base and head builds; 0 for perfd pair */
 	int64_t base_build;
 	int64_t head_build;
+	char *job_head;          /* the job's head, commit and base, when job_id */
+	char job_commit[41];
+	char job_base[41];
 	bool has_summary;
 	struct db_summary summary;
 	struct db_process *processes; /* execution order */
@@ -397,8 +400,6 @@ void db_job_info_release(struct db_job_info *j);
 /* Jobs with ids below before_id (0: no bound), newest first, each with its
  * comparisons; fills at most max of out and returns the count. */
 int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t before_id);
-/* One job; -ENOENT for an unknown id. */
-int db_job_info_load(struct db *db, struct db_job_info *out, int64_t id);
 
 /* NULL or 0 fields do not filter. commit is a lower-case hex prefix of the
  * job's head commit (4 to 40 digits). */

@@ -193,35 +193,6 @@ int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t bef
 	return (int)n;
 }
 
-int db_job_info_load(struct db *db, struct db_job_info *out, int64_t id)
-{
-	struct db_job_info j;
-	sqlite3_stmt *st = NULL;
-	int rc, r;
-
-	r = db_prepare(db, &st, "SELECT " JOB_INFO_COLUMNS " FROM jobs WHERE id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		job_info_fill(&j, st);
-	else if (rc == SQLITE_DONE)
-		r = err_set(-ENOENT, "no job %lld in '%s'", (long long)id, db->path);
-	else
-		r = db_fail(db, rc, "loading a job");
-	db_finish(st);
-	if (r < 0)
-		return r;
-	r = job_comparisons(db, &j);
-	if (r < 0) {
-		db_job_info_release(&j);
-		return r;
-	}
-	*out = j;
-	return 0;
-}
-
 /* ---- comparisons ---- */
 
 #define ENTRY_COLUMNS "c.id, c.created_at, c.state, c.host, c.case_name," \

@@ -303,6 +303,15 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(root, "settings", settings);
 	args = c->args_json ? json_loads(c->args_json, 0, NULL) : NULL;
 	json_object_set_new(root, "args", args ? args : json_null());
+	if (c->job_id) {
+		/* The agent's comparison: the job it was run for and its builds. */
+		json_object_set_new(root, "job", json_pack("{s:I,s:o,s:o,s:o}", "id",
+			(json_int_t)c->job_id, "head", jstr(c->job_head), "commit",
+			jstr(c->job_commit), "base", *c->job_base ? jstr(c->job_base) : json_null()));
+		json_object_set_new(root, "builds", json_pack("{s:o,s:o}",
+			"base", c->base_build ? json_integer(c->base_build) : json_null(),
+			"head", c->head_build ? json_integer(c->head_build) : json_null()));
+	}
 	fp = c->fingerprint ? json_loads(c->fingerprint, 0, NULL) : NULL;
 	json_object_set_new(root, "fingerprint", fp ? fp : json_null());
 	for (i = 0; i < c->nprocesses; i++)

@@ -109,7 +109,9 @@ static void set_fingerprint(json_t *o, const char *text)
 
 static void reply_json(struct web_reply *out, int status, json_t *root)
 {
-	char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+	/* Compact: indentation was a third of a timeline's bytes and of the time
+	 * to write it (docs/performance.md). Receipts keep perfd show's form. */
+	char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(12));
 
 	out->status = status;
 	out->type = TYPE_JSON;
@@ -579,30 +581,20 @@ static void api_comparisons(struct web_reply *out, struct db *db, const struct w
 
 /* ---- /api/v1/comparisons/ID ---- */
 
-static json_t *build_ref(int64_t id)
-{
-	return id ? json_integer(id) : json_null();
-}
-
 static void api_comparison(struct web_reply *out, struct db *db, int64_t id,
 			   const struct web_params *pa)
 {
 	static const char *const allowed[] = { "format", NULL };
 	struct db_comparison c;
-	struct db_job_info j;
-	json_t *root;
 	bool csv;
 	int r;
 
 	memset(&c, 0, sizeof(c));
-	memset(&j, 0, sizeof(j));
 	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0) {
 		reply_bad(out);
 		return;
 	}
 	r = db_comparison_load(db, &c, id);
-	if (r == 0 && c.job_id)
-		r = db_job_info_load(db, &j, c.job_id);
 	if (r < 0) {
 		reply_db_error(out, r);
 		goto out;
@@ -610,25 +602,10 @@ static void api_comparison(struct web_reply *out, struct db *db, int64_t id,
 	out->status = 200;
 	out->type = csv ? TYPE_CSV : TYPE_JSON;
 	strbuf_reset(&out->body);
+	/* Exactly what perfd show prints: the receipt names the job and builds
+	 * of an agent's comparison itself. */
 	runner_receipt_render(&out->body, &c, csv ? RUNNER_FORMAT_CSV : RUNNER_FORMAT_JSON);
-	if (csv || !c.job_id)
-		goto out;  /* exactly what perfd show prints */
-	/* The agent's comparison: the receipt with its job and builds added,
-	 * dumped with the receipt's own flags. */
-	root = json_loads(out->body.buf, 0, NULL);
-	if (!root) {
-		log_warnx("api: comparison %lld: the receipt is not JSON", (long long)id);
-		web_reply_error(out, 500, "the receipt could not be rendered");
-		goto out;
-	}
-	json_object_set_new(root, "job", json_pack("{s:I,s:o,s:o,s:o}", "id", (json_int_t)j.id,
-						   "head", jstr(j.head), "commit", jstr(j.commit),
-						   "base", jstr_or_null(j.base)));
-	json_object_set_new(root, "builds", json_pack("{s:o,s:o}", "base", build_ref(c.base_build),
-						      "head", build_ref(c.head_build)));
-	reply_json(out, 200, root);
 out:
-	db_job_info_release(&j);
 	db_comparison_release(&c);
 }
 
