@@ -13,7 +13,7 @@
 #             receipt   GET /api/v1/comparisons/ID, ID random over 1..max(id)
 #             timeline  GET /api/v1/timeline?host=H&case=C&limit=100, H and
 #                       C random among those of the database
-#             timeline (default limit, 200 points), the same
+#             timeline (default limit, 100 points), the same
 #   rate      wrk -t2 -c16 -d RATE_S on loopback:
 #             receipt   as above, random ids
 #             list      GET /api/v1/comparisons (50 newest)
@@ -219,9 +219,9 @@ verdict() {
 }
 echo "target receipt p99 < 20 ms: $(verdict "$p99_receipt < 20") ($p99_receipt ms)"
 echo "target timeline p99 < 20 ms, limit=100: $(verdict "$p99_timeline100 < 20") ($p99_timeline100 ms)"
-echo "target timeline p99 < 20 ms, default limit (200): $(verdict "$p99_timeline < 20") ($p99_timeline ms)"
+echo "target timeline p99 < 20 ms, default limit: $(verdict "$p99_timeline < 20") ($p99_timeline ms)"
 echo "target rate >= half the bare handler's, receipt: $(verdict "$r_receipt >= 0.5") ($r_receipt)"
 echo "target rate >= half the bare handler's, list: $(verdict "$r_list >= 0.5") ($r_list)"
 echo "target RSS < 64 MiB: $(verdict "$hwm < 65536") (VmHWM $(calc "$hwm / 1024" "%.1f") MiB)"
-echo "hub: receipt p99 $p99_receipt ms, timeline p99 $p99_timeline100 ms (limit 100) and $p99_timeline ms (200)," \
+echo "hub: receipt p99 $p99_receipt ms, timeline p99 $p99_timeline100 ms (limit 100) and $p99_timeline ms (default limit)," \
 	"rate receipt $rate_receipt/s list $rate_list/s bare $rate_bare/s, VmHWM $(calc "$hwm / 1024" "%.1f") MiB"

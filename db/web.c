@@ -335,34 +335,48 @@ void db_timeline_point_release(struct db_timeline_point *p)
 	p->nvalues = 0;
 }
 
-/* A process's value as the rule reads it: the metric's row, or its wall
- * time when the metric is wall_ms and it ran to its end. */
-static int timeline_values(struct db *db, struct db_timeline_point *pt)
+/* Every process value of the points, in one statement: a process's value
+ * as the rule reads it, the metric's row, or its wall time when the metric
+ * is wall_ms and it ran to its end. pts is sorted by id, as are the rows. */
+static int timeline_values(struct db *db, struct db_timeline_point *pts, size_t n,
+			   const char *host, const char *case_name, size_t max)
 {
 	sqlite3_stmt *st = NULL;
+	size_t at = 0;
 	int rc, r;
 
-	r = db_prepare(db, &st, "SELECT p.seq, p.arm, p.pair, coalesce(p.valid, 0),"
-		       " coalesce(m.value, CASE WHEN ?2 = 'wall_ms' AND p.state = 'done'"
+	r = db_prepare(db, &st, "SELECT p.comparison_id, p.seq, p.arm, p.pair, coalesce(p.valid, 0),"
+		       " coalesce(m.value, CASE WHEN c.metric = 'wall_ms' AND p.state = 'done'"
 		       "  AND p.spawn_error IS NULL THEN p.wall_ms END)"
-		       " FROM processes p LEFT JOIN metrics m ON m.process_id = p.id AND m.name = ?2"
-		       " WHERE p.comparison_id = ?1 ORDER BY p.seq");
+		       " FROM comparisons c JOIN processes p ON p.comparison_id = c.id"
+		       " LEFT JOIN metrics m ON m.process_id = p.id AND m.name = c.metric"
+		       " WHERE c.id IN (SELECT id FROM comparisons WHERE host = ?1 AND"
+		       "  case_name = ?2 ORDER BY id DESC LIMIT ?3)"
+		       " ORDER BY p.comparison_id, p.seq");
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, pt->id);
-	db_bind_text(st, 2, pt->metric);
+	db_bind_text(st, 1, host);
+	db_bind_text(st, 2, case_name);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t cid = sqlite3_column_int64(st, 0);
+		struct db_timeline_point *pt;
 		struct db_timeline_value *v;
 
+		while (at < n && pts[at].id < cid)
+			at++;
+		if (at == n || pts[at].id != cid)
+			continue;  /* a comparison stored since the points were read */
+		pt = &pts[at];
 		pt->values = xrealloc(pt->values, (pt->nvalues + 1) * sizeof(*pt->values));
 		v = &pt->values[pt->nvalues++];
 		memset(v, 0, sizeof(*v));
-		v->seq = sqlite3_column_int(st, 0);
-		db_column_copy(v->arm, sizeof(v->arm), st, 1);
-		v->pair = sqlite3_column_int(st, 2);
-		v->valid = sqlite3_column_int(st, 3);
-		v->has_value = sqlite3_column_type(st, 4) != SQLITE_NULL;
-		v->value = db_column_real(st, 4);
+		v->seq = sqlite3_column_int(st, 1);
+		db_column_copy(v->arm, sizeof(v->arm), st, 2);
+		v->pair = sqlite3_column_int(st, 3);
+		v->valid = sqlite3_column_int(st, 4);
+		v->has_value = sqlite3_column_type(st, 5) != SQLITE_NULL;
+		v->value = db_column_real(st, 5);
 	}
 	if (rc != SQLITE_DONE)
 		r = db_fail(db, rc, "loading a timeline's values");
@@ -413,11 +427,9 @@ int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
 		r = db_fail(db, rc, "loading a timeline");
 		goto fail;
 	}
-	for (i = 0; i < n; i++) {
-		r = timeline_values(db, &pts[i]);
-		if (r < 0)
-			goto fail;
-	}
+	r = timeline_values(db, pts, n, host, case_name, max);
+	if (r < 0)
+		goto fail;
 	*out = pts;
 	*out_n = n;
 	return 0;

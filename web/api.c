@@ -19,7 +19,7 @@
 #define PAGE_DEFAULT 50
 #define PAGE_MAX 500
 #define HOSTS_MAX 1000
-#define TIMELINE_DEFAULT 200
+#define TIMELINE_DEFAULT 100
 #define TIMELINE_MAX 1000
 #define CELLS_ROWS_MAX 10000         /* comparisons pooled per answer */
 #define LOG_MAX (256 * 1024)         /* bytes of a build log in an answer */
@@ -88,21 +88,47 @@ static json_t *jfrac(bool has, double v)
 
 /* A stored fingerprint parsed, and its hash: the first 12 hex digits of the
  * sha256 of its text, as kernel_fingerprint_hash computes it. */
-static void set_fingerprint(json_t *o, const char *text)
-{
-	char hex[65];
-	json_t *fp;
+/* The last fingerprint parsed and hashed: the points of a timeline mostly
+ * share one, so it is read once per change rather than once per point. */
+struct fp_memo {
+	char *text;
+	json_t *json;
+	char hash[65];
+};
 
+static void fp_memo_release(struct fp_memo *m)
+{
+	free(m->text);
+	json_decref(m->json);
+	memset(m, 0, sizeof(*m));
+}
+
+static void set_fingerprint_memo(json_t *o, const char *text, struct fp_memo *m)
+{
 	if (!text) {
 		json_object_set_new(o, "fingerprint", json_null());
 		json_object_set_new(o, "fingerprint_hash", json_null());
 		return;
 	}
-	fp = json_loads(text, JSON_DECODE_ANY, NULL);
-	json_object_set_new(o, "fingerprint", fp ? fp : jstr(text));
-	builder_sha256_hex(hex, text, strlen(text));
-	hex[12] = '\0';
-	json_object_set_new(o, "fingerprint_hash", json_string(hex));
+	if (!m->text || strcmp(m->text, text)) {
+		json_t *fp = json_loads(text, JSON_DECODE_ANY, NULL);
+
+		fp_memo_release(m);
+		m->text = xstrdup(text);
+		m->json = fp ? fp : jstr(text);
+		builder_sha256_hex(m->hash, text, strlen(text));
+		m->hash[12] = '\0';
+	}
+	json_object_set(o, "fingerprint", m->json);
+	json_object_set_new(o, "fingerprint_hash", json_string(m->hash));
+}
+
+static void set_fingerprint(json_t *o, const char *text)
+{
+	struct fp_memo m = { 0 };
+
+	set_fingerprint_memo(o, text, &m);
+	fp_memo_release(&m);
 }
 
 /* ---- replies ---- */
@@ -658,6 +684,7 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 {
 	static const char *const allowed[] = { "host", "case", "limit", "format", NULL };
 	struct db_timeline_point *pts = NULL;
+	struct fp_memo memo = { 0 };
 	const char *host, *case_name;
 	json_t *list, *rows;
 	int64_t limit;
@@ -682,6 +709,7 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 	for (i = 0; i < n; i++) {
 		const struct db_timeline_point *p = &pts[i];
 		json_t *o = json_object(), *vals = json_array();
+		json_t *arms[2] = { json_string("old"), json_string("new") };
 
 		json_object_set_new(o, "id", json_integer(p->id));
 		json_object_set_new(o, "created_at", jstr(p->created_at));
@@ -693,15 +721,20 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 		json_object_set_new(o, "gain", jfrac(p->has_gain, p->gain_median));
 		json_object_set_new(o, "old_median", jreal(p->old_median));
 		json_object_set_new(o, "new_median", jreal(p->new_median));
-		set_fingerprint(o, p->fingerprint);
+		set_fingerprint_memo(o, p->fingerprint, &memo);
 		for (k = 0; k < p->nvalues; k++) {
 			const struct db_timeline_value *v = &p->values[k];
-			json_t *row;
+			json_t *row, *val = json_object();
 
-			json_array_append_new(vals, json_pack("{s:i,s:s,s:i,s:o,s:b}", "seq", v->seq,
-				"arm", v->arm, "pair", v->pair,
-				"value", v->has_value ? jreal(v->value) : json_null(),
-				"valid", v->valid));
+			/* Built directly: json_pack's format parsing per value was a
+			 * good part of a timeline's time. */
+			json_object_set_new_nocheck(val, "seq", json_integer(v->seq));
+			json_object_set_nocheck(val, "arm", arms[strcmp(v->arm, "old") != 0]);
+			json_object_set_new_nocheck(val, "pair", json_integer(v->pair));
+			json_object_set_new_nocheck(val, "value", v->has_value ? jreal(v->value) :
+						    json_null());
+			json_object_set_new_nocheck(val, "valid", json_boolean(v->valid));
+			json_array_append_new(vals, val);
 			if (!csv)
 				continue;
 			row = pick(o, timeline_cols);
@@ -710,9 +743,12 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 		}
 		json_object_set_new(o, "values", vals);
 		json_array_append_new(list, o);
+		json_decref(arms[0]);
+		json_decref(arms[1]);
 		db_timeline_point_release(&pts[i]);
 	}
 	free(pts);
+	fp_memo_release(&memo);
 	if (csv) {
 		json_decref(list);
 		reply_csv(out, timeline_cols, rows);
