@@ -7,14 +7,6 @@
 
 #include "db-internal.h"
 
-static int step_done(struct db *db, sqlite3_stmt *st, const char *doing)
-{
-	int rc = sqlite3_step(st);
-
-	db_finish(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, doing);
-}
-
 /* ---- heads ---- */
 
 int db_head_get(struct db *db, char out_oid[DB_OID_HEX], const char *name)
@@ -52,7 +44,7 @@ int db_head_set(struct db *db, const char *name, const char *oid, bool is_pull)
 	db_bind_text(st, 2, oid);
 	sqlite3_bind_int(st, 3, is_pull);
 	db_bind_text(st, 4, now);
-	return step_done(db, st, "recording a head");
+	return db_step(db, st, "recording a head");
 }
 
 int db_heads_keep_only(struct db *db, const char *const *names, size_t n)
@@ -71,7 +63,7 @@ int db_heads_keep_only(struct db *db, const char *const *names, size_t n)
 		if (r < 0)
 			break;
 		db_bind_text(st, 1, names[i]);
-		r = step_done(db, st, "forgetting heads");
+		r = db_step(db, st, "forgetting heads");
 	}
 	if (r == 0)
 		r = db_exec(db, "DELETE FROM heads WHERE name NOT IN (SELECT name FROM keep_heads)",
@@ -212,7 +204,7 @@ int db_job_set_state(struct db *db, int64_t id, enum db_job_state state, const c
 	db_bind_text(st, 2, detail);
 	db_bind_text(st, 3, now);
 	sqlite3_bind_int64(st, 4, id);
-	return step_done(db, st, "recording a job's state");
+	return db_step(db, st, "recording a job's state");
 }
 
 /* ---- builds ---- */
@@ -371,7 +363,7 @@ int db_build_load(struct db *db, struct db_build *out, int64_t id)
 int db_build_insert(struct db *db, int64_t *out_id, const struct db_build *b)
 {
 	sqlite3_stmt *st;
-	int rc, r;
+	int r;
 
 	r = db_prepare(db, &st, "INSERT INTO builds (host, commit_oid, tree_oid, recipe_hash,"
 		       " state, dir, started_at, fingerprint) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)");
@@ -384,13 +376,7 @@ int db_build_insert(struct db *db, int64_t *out_id, const struct db_build *b)
 	db_bind_text(st, 5, b->dir);
 	db_bind_text(st, 6, b->started_at);
 	db_bind_text(st, 7, b->fingerprint);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		*out_id = sqlite3_last_insert_rowid(db->h);
-	else
-		r = db_fail(db, rc, "recording a build");
-	db_finish(st);
-	return r;
+	return db_step_insert(db, st, out_id, "recording a build");
 }
 
 int db_build_finish(struct db *db, const struct db_build *b)
@@ -418,7 +404,7 @@ int db_build_finish(struct db *db, const struct db_build *b)
 	db_bind_text(st, 9, b->toolchain);
 	db_bind_text(st, 10, b->detail);
 	sqlite3_bind_int64(st, 11, b->id);
-	r = step_done(db, st, "recording a build's end");
+	r = db_step(db, st, "recording a build's end");
 	for (i = 0; r == 0 && i < b->nartifacts; i++) {
 		r = db_prepare(db, &st, "INSERT OR REPLACE INTO build_artifacts (build_id, name,"
 			       " artifact_id) VALUES (?, ?, ?)");
@@ -427,7 +413,7 @@ int db_build_finish(struct db *db, const struct db_build *b)
 		sqlite3_bind_int64(st, 1, b->id);
 		db_bind_text(st, 2, b->artifacts[i].name);
 		sqlite3_bind_int64(st, 3, b->artifacts[i].artifact.id);
-		r = step_done(db, st, "recording a build's artifacts");
+		r = db_step(db, st, "recording a build's artifacts");
 	}
 out:
 	if (r < 0) {
@@ -446,7 +432,7 @@ int db_build_abandon(struct db *db, int64_t id)
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, id);
-	return step_done(db, st, "abandoning a build");
+	return db_step(db, st, "abandoning a build");
 }
 
 int db_build_count(struct db *db, enum db_build_state state)
@@ -504,7 +490,7 @@ int db_runner_result_done(struct db *db, int64_t build_id, const char *runner, i
 int db_runner_result_insert(struct db *db, int64_t *out_id, const struct db_runner_result *r)
 {
 	sqlite3_stmt *st;
-	int rc, ret;
+	int ret;
 
 	ret = db_prepare(db, &st, "INSERT INTO runner_results (build_id, runner, chunk, chunks,"
 			 " state, binary_sha256, started_at) VALUES (?, ?, ?, ?, 'running', ?, ?)");
@@ -516,13 +502,7 @@ int db_runner_result_insert(struct db *db, int64_t *out_id, const struct db_runn
 	sqlite3_bind_int(st, 4, r->chunks);
 	db_bind_text(st, 5, r->binary_sha256);
 	db_bind_text(st, 6, r->started_at);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		*out_id = sqlite3_last_insert_rowid(db->h);
-	else
-		ret = db_fail(db, rc, "recording a runner's start");
-	db_finish(st);
-	return ret;
+	return db_step_insert(db, st, out_id, "recording a runner's start");
 }
 
 int db_runner_result_finish(struct db *db, const struct db_runner_result *r)
@@ -547,7 +527,7 @@ int db_runner_result_finish(struct db *db, const struct db_runner_result *r)
 	db_bind_text(st, 6, r->spawn_error);
 	sqlite3_bind_blob(st, 7, r->output ? r->output : "", (int)r->output_len, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 8, r->id);
-	ret = step_done(db, st, "recording a runner's end");
+	ret = db_step(db, st, "recording a runner's end");
 	for (i = 0; ret == 0 && i < r->nlines; i++) {
 		ret = db_prepare(db, &st, "INSERT INTO runner_lines (result_id, idx, kind, text)"
 				 " VALUES (?, ?, ?, ?)");
@@ -557,7 +537,7 @@ int db_runner_result_finish(struct db *db, const struct db_runner_result *r)
 		sqlite3_bind_int(st, 2, (int)i);
 		db_bind_text(st, 3, r->lines[i].kind);
 		db_bind_text(st, 4, r->lines[i].text);
-		ret = step_done(db, st, "recording a runner's lines");
+		ret = db_step(db, st, "recording a runner's lines");
 	}
 out:
 	if (ret < 0) {

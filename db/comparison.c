@@ -164,14 +164,6 @@ static void bind_arm(sqlite3_stmt *st, int i, const struct db_arm_stats *a)
 	db_bind_real(st, i + 3, a->set ? a->spread : NAN);
 }
 
-static int step_done(struct db *db, sqlite3_stmt *st, const char *doing)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, doing);
-}
-
 static int store_notes(struct db *db, int64_t id, const char *kind, char **texts, size_t n)
 {
 	sqlite3_stmt *st = NULL;
@@ -187,7 +179,7 @@ static int store_notes(struct db *db, int64_t id, const char *kind, char **texts
 		db_bind_text(st, 2, kind);
 		sqlite3_bind_int(st, 3, (int)i);
 		db_bind_text(st, 4, texts[i]);
-		r = step_done(db, st, "recording the summary");
+		r = db_step(db, st, "recording the summary");
 	}
 	db_finish(st);
 	return r;
@@ -225,7 +217,7 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	sqlite3_bind_int(st, 15, s->digests_equal);
 	db_bind_text(st, 16, s->metric);
 	sqlite3_bind_int64(st, 17, id);
-	r = step_done(db, st, "recording the summary");
+	r = db_step(db, st, "recording the summary");
 	if (r < 0)
 		goto out;
 	db_finish(st);
@@ -236,7 +228,7 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	if (r < 0)
 		goto out;
 	sqlite3_bind_int64(st, 1, id);
-	r = step_done(db, st, "recording the summary");
+	r = db_step(db, st, "recording the summary");
 	if (r < 0)
 		goto out;
 	db_finish(st);
@@ -244,7 +236,7 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	if (r < 0)
 		goto out;
 	sqlite3_bind_int64(st, 1, id);
-	r = step_done(db, st, "recording the summary");
+	r = db_step(db, st, "recording the summary");
 	if (r < 0)
 		goto out;
 	db_finish(st);
@@ -263,7 +255,7 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 		sqlite3_bind_int64(st, 1, id);
 		sqlite3_bind_int(st, 2, (int)i + 1);
 		db_bind_real(st, 3, s->pair_gains[i]);
-		r = step_done(db, st, "recording the pair gains");
+		r = db_step(db, st, "recording the pair gains");
 		if (r < 0)
 			goto out;
 	}
@@ -278,7 +270,7 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 		sqlite3_bind_int(st, 1, s->process_valid[i]);
 		db_bind_text(st, 2, s->process_reason[i]);
 		sqlite3_bind_int64(st, 3, procs[i].id);
-		r = step_done(db, st, "recording process validity");
+		r = db_step(db, st, "recording process validity");
 		if (r < 0)
 			goto out;
 	}

@@ -44,6 +44,11 @@ int db_exec(struct db *db, const char *sql, const char *doing);
 int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql);
 /* Resets a statement from db_prepare for its next use; NULL does nothing. */
 void db_finish(sqlite3_stmt *st);
+/* Steps a statement that returns no row and resets it: 0 or the error,
+ * with doing in its detail. */
+int db_step(struct db *db, sqlite3_stmt *st, const char *doing);
+/* The same for an INSERT, with the new row's id in *out_id. */
+int db_step_insert(struct db *db, sqlite3_stmt *st, int64_t *out_id, const char *doing);
 /* BEGIN IMMEDIATE, or joining the transaction already open: every write
  * function is one transaction, or one part of a caller's
  * db_transaction_begin ... db_transaction_commit. */

@@ -77,6 +77,24 @@ void db_finish(sqlite3_stmt *st)
 	sqlite3_clear_bindings(st);
 }
 
+int db_step(struct db *db, sqlite3_stmt *st, const char *doing)
+{
+	int rc = sqlite3_step(st);
+
+	db_finish(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, doing);
+}
+
+int db_step_insert(struct db *db, sqlite3_stmt *st, int64_t *out_id, const char *doing)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_DONE)
+		*out_id = sqlite3_last_insert_rowid(db->h);
+	db_finish(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, doing);
+}
+
 static int step_once(struct db *db, const char *sql, const char *doing)
 {
 	sqlite3_stmt *st;
