@@ -371,6 +371,22 @@ struct db_host_info {
 	char since[32];
 };
 void db_host_info_release(struct db_host_info *h);
+
+/* A watched head as the agent last saw it, with its newest job. */
+struct db_head_info {
+	char name[256];
+	char oid[DB_OID_HEX];
+	bool is_pull;
+	char seen_at[32];
+	int64_t job_id;          /* 0 when no job has its commit */
+	char job_state[12];
+	char *job_detail;
+	char *subject;
+};
+void db_head_info_release(struct db_head_info *h);
+/* The heads the agent watches now, by name; at most max; *out is the
+ * caller's (release each, then free). */
+int db_head_infos(struct db *db, struct db_head_info **out, size_t *out_n, size_t max);
 /* At most max hosts, by name. */
 int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_t max);
 

@@ -193,6 +193,59 @@ int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t bef
 	return (int)n;
 }
 
+/* ---- heads ---- */
+
+void db_head_info_release(struct db_head_info *h)
+{
+	if (!h)
+		return;
+	free(h->job_detail);
+	free(h->subject);
+	h->job_detail = h->subject = NULL;
+}
+
+int db_head_infos(struct db *db, struct db_head_info **out, size_t *out_n, size_t max)
+{
+	struct db_head_info *heads = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t n = 0, i;
+	int rc, r;
+
+	r = db_prepare(db, &st, "SELECT h.name, h.oid, h.is_pull, h.seen_at, coalesce(j.id, 0),"
+		       " coalesce(j.state, ''), j.detail, j.subject FROM heads h"
+		       " LEFT JOIN jobs j ON j.id = (SELECT max(id) FROM jobs"
+		       "  WHERE head = h.name AND commit_oid = h.oid)"
+		       " ORDER BY h.name LIMIT ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_head_info *h;
+
+		heads = xrealloc(heads, (n + 1) * sizeof(*heads));
+		h = &heads[n++];
+		memset(h, 0, sizeof(*h));
+		db_column_copy(h->name, sizeof(h->name), st, 0);
+		db_column_copy(h->oid, sizeof(h->oid), st, 1);
+		h->is_pull = sqlite3_column_int(st, 2);
+		db_column_copy(h->seen_at, sizeof(h->seen_at), st, 3);
+		h->job_id = sqlite3_column_int64(st, 4);
+		db_column_copy(h->job_state, sizeof(h->job_state), st, 5);
+		h->job_detail = db_column_strdup(st, 6);
+		h->subject = db_column_strdup(st, 7);
+	}
+	db_finish(st);
+	if (rc != SQLITE_DONE) {
+		for (i = 0; i < n; i++)
+			db_head_info_release(&heads[i]);
+		free(heads);
+		return db_fail(db, rc, "listing heads");
+	}
+	*out = heads;
+	*out_n = n;
+	return 0;
+}
+
 /* ---- comparisons ---- */
 
 #define ENTRY_COLUMNS "c.id, c.created_at, c.state, c.host, c.case_name," \

@@ -19,6 +19,7 @@
 #define PAGE_DEFAULT 50
 #define PAGE_MAX 500
 #define HOSTS_MAX 1000
+#define HEADS_MAX 10000
 #define TIMELINE_DEFAULT 100
 #define TIMELINE_MAX 1000
 #define CELLS_ROWS_MAX 10000         /* comparisons pooled per answer */
@@ -301,6 +302,53 @@ static void api_hosts(struct web_reply *out, struct db *db, const struct web_par
 		return;
 	}
 	reply_json(out, 200, json_pack("{s:o}", "hosts", list));
+}
+
+/* ---- /api/v1/heads ---- */
+
+static const char *const head_cols[] = { "name", "commit", "pull", "seen_at", "job",
+	"job_state", "job_detail", "subject", NULL };
+
+static void api_heads(struct web_reply *out, struct db *db, const struct web_params *pa)
+{
+	static const char *const allowed[] = { "format", NULL };
+	struct db_head_info *heads = NULL;
+	json_t *list;
+	size_t n = 0, i;
+	bool csv;
+	int r;
+
+	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0) {
+		reply_bad(out);
+		return;
+	}
+	r = db_head_infos(db, &heads, &n, HEADS_MAX);
+	if (r < 0) {
+		reply_db_error(out, r);
+		return;
+	}
+	list = json_array();
+	for (i = 0; i < n; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", jstr(heads[i].name));
+		json_object_set_new(o, "commit", jstr(heads[i].oid));
+		json_object_set_new(o, "pull", json_boolean(heads[i].is_pull));
+		json_object_set_new(o, "seen_at", jstr(heads[i].seen_at));
+		json_object_set_new(o, "job", heads[i].job_id ? json_integer(heads[i].job_id) :
+				    json_null());
+		json_object_set_new(o, "job_state", jstr_or_null(heads[i].job_state));
+		json_object_set_new(o, "job_detail", jstr_or_null(heads[i].job_detail));
+		json_object_set_new(o, "subject", jstr_or_null(heads[i].subject));
+		json_array_append_new(list, o);
+		db_head_info_release(&heads[i]);
+	}
+	free(heads);
+	if (csv) {
+		reply_csv(out, head_cols, list);
+		return;
+	}
+	reply_json(out, 200, json_pack("{s:o}", "heads", list));
 }
 
 /* ---- /api/v1/jobs ---- */
@@ -977,6 +1025,10 @@ void web_api_answer(struct web_reply *out, struct db *db, const struct web_count
 	}
 	if (!strcmp(path, "/api/v1/hosts")) {
 		api_hosts(out, db, params);
+		return;
+	}
+	if (!strcmp(path, "/api/v1/heads")) {
+		api_heads(out, db, params);
 		return;
 	}
 	if (!strcmp(path, "/api/v1/jobs")) {
