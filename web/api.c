@@ -734,6 +734,7 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 	struct db_timeline_point *pts = NULL;
 	struct fp_memo memo = { 0 };
 	const char *host, *case_name;
+	bool changed;
 	json_t *list, *rows;
 	int64_t limit;
 	size_t n = 0, i, k;
@@ -769,7 +770,12 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 		json_object_set_new(o, "gain", jfrac(p->has_gain, p->gain_median));
 		json_object_set_new(o, "old_median", jreal(p->old_median));
 		json_object_set_new(o, "new_median", jreal(p->new_median));
+		/* The whole fingerprint only where it changes: the hash says
+		 * which, and the text was most of a point's bytes. */
+		changed = !memo.text || !p->fingerprint || strcmp(memo.text, p->fingerprint);
 		set_fingerprint_memo(o, p->fingerprint, &memo);
+		if (!changed)
+			json_object_set_new(o, "fingerprint", json_null());
 		for (k = 0; k < p->nvalues; k++) {
 			const struct db_timeline_value *v = &p->values[k];
 			json_t *row, *val = json_object();

@@ -6,12 +6,17 @@ import { API, getJSON, h, link, param, pct, num, hash, when, verdict, table, fil
 
 const OFFSET = 0.14;   // old values drawn left of their comparison, new right
 
+// The API sends a point's whole fingerprint only where it differs from the
+// point before (its hash always): carry the last one forward.
 function changesOf(points) {
 	const out = [];
+	let last = points.length ? points[0].fingerprint : null;
 	for (let i = 1; i < points.length; i++) {
 		const a = points[i - 1], b = points[i];
 		if (a.fingerprint_hash !== b.fingerprint_hash)
-			out.push({ index: i, from: a, to: b, diff: fingerprintDiff(a.fingerprint, b.fingerprint) });
+			out.push({ index: i, from: a, to: b, diff: fingerprintDiff(last, b.fingerprint) });
+		if (b.fingerprint !== null)
+			last = b.fingerprint;
 	}
 	return out;
 }
