@@ -13,6 +13,9 @@
 
 struct builder_repo {
 	git_repository *repo;
+	git_remote *remote;          /* origin, looked up once: libgit2 1.5 leaks a
+				      * little at every lookup, which a daemon that
+				      * fetches every minute would feel */
 	char *dir;
 	char *url;                   /* for messages: origin's, without a password */
 };

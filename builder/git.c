@@ -209,8 +209,14 @@ int builder_repo_open(struct builder_repo **out, const char *dir, const char *ur
 	if (e == GIT_ENOTFOUND)
 		e = git_remote_create(&remote, repo, REMOTE_NAME, fetch_url);
 	else if (e == 0 && (!git_remote_url(remote) ||
-			    strcmp(git_remote_url(remote), fetch_url) != 0))
+			    strcmp(git_remote_url(remote), fetch_url) != 0)) {
+		/* The loaded remote keeps the old URL: look it up again. */
 		e = git_remote_set_url(repo, REMOTE_NAME, fetch_url);
+		git_remote_free(remote);
+		remote = NULL;
+		if (e == 0)
+			e = git_remote_lookup(&remote, repo, REMOTE_NAME);
+	}
 	if (e < 0) {
 		ret = err_set(e == GIT_EINVALIDSPEC ? -EINVAL : -EIO,
 			      "git: remote '%s' of mirror '%s': %s", shown, dir, builder_git_msg());
@@ -219,9 +225,11 @@ int builder_repo_open(struct builder_repo **out, const char *dir, const char *ur
 
 	r = xcalloc(1, sizeof(*r));
 	r->repo = repo;
+	r->remote = remote;
 	r->dir = xstrdup(dir);
 	r->url = shown;
 	repo = NULL;
+	remote = NULL;
 	shown = NULL;
 	*out = r;
 out:
@@ -236,6 +244,7 @@ void builder_repo_free(struct builder_repo *r)
 {
 	if (!r)
 		return;
+	git_remote_free(r->remote);
 	git_repository_free(r->repo);
 	free(r->dir);
 	free(r->url);
@@ -271,25 +280,17 @@ int builder_repo_fetch(struct builder_repo *r, bool pulls)
 	git_strarray refspecs = { specs, pulls ? 2 : 1 };
 	git_fetch_options opts;
 	struct fetch_state fs = { .too_big = false };
-	git_remote *remote = NULL;
 	int e, ret = 0;
 
-	e = git_remote_lookup(&remote, r->repo, REMOTE_NAME);
-	if (e < 0) {
-		ret = git_fail(e, "remote of mirror", r->dir);
-		goto out;
-	}
 	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
 	opts.callbacks.transfer_progress = fetch_progress;
 	opts.callbacks.payload = &fs;
 	opts.prune = GIT_FETCH_PRUNE;
 	opts.update_fetchhead = 0;
 	opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
-	e = git_remote_fetch(remote, &refspecs, &opts, "perfd: fetch");
+	e = git_remote_fetch(r->remote, &refspecs, &opts, "perfd: fetch");
 	if (e < 0)
 		ret = fetch_error(e, r->url, fs.too_big);
-out:
-	git_remote_free(remote);
 	return ret;
 }
 
