@@ -34,6 +34,7 @@ int cmd_host(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
+int cmd_comment(int argc, char **argv);
 
 extern const char cmd_pair_usage[];
 extern const char cmd_show_usage[];
@@ -45,6 +46,7 @@ extern const char cmd_host_usage[];
 extern const char cmd_agent_usage[];
 extern const char cmd_demo_usage[];
 extern const char cmd_serve_usage[];
+extern const char cmd_comment_usage[];
 
 /* Options shared by verbs that open the database. */
 struct db_opts {

@@ -35,6 +35,8 @@ static const struct verb verbs[] = {
 	  cmd_demo_usage },
 	{ "serve", cmd_serve, "serve the database over HTTP: JSON API, CSV, /metrics",
 	  cmd_serve_usage },
+	{ "comment", cmd_comment, "print a pull request's comment (--dry-run; posting is not built)",
+	  cmd_comment_usage },
 };
 
 static void usage(FILE *f)

@@ -484,4 +484,12 @@ enum db_count_kind { DB_COUNT_VERDICTS, DB_COUNT_JOBS, DB_COUNT_BUILDS, DB_COUNT
  * returns the count. */
 int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind kind);
 
+/* ---- reading for a pull request's comment (db/comment.c) ---- */
+
+/* The comparisons that describe commit: per job whose commit is commit and
+ * per host and case, the newest done one; ordered by host, case, old and new
+ * sha256, then id, so that the replications of one cell are adjacent. Fills
+ * at most max ids of out and returns the count. */
+int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char *commit);
+
 #endif

@@ -16,6 +16,7 @@
 #ifndef PERFD_WEB_H
 #define PERFD_WEB_H
 
+#include "common.h"
 #include "db.h"
 
 #define WEB_LISTEN_DEFAULT "127.0.0.1:8080"
@@ -36,5 +37,20 @@ int web_server_start(struct web_server **out, struct db *db, const char *listen,
 int web_server_port(const struct web_server *s);
 /* Stops answering, waits for the server's thread and frees s. */
 void web_server_free(struct web_server *s);
+
+/* ---- a pull request's comment (web/comment.c, docs/comment.md) ---- */
+
+#define WEB_COMMENT_ROWS_MAX 1000    /* comparisons one comment describes */
+
+/* Appends to out the Markdown comment for head_commit (40 lower-case hex
+ * digits): a hidden marker line, the head and base commits, one table row per
+ * host and case (replications pooled) with every cell linking to its receipt
+ * under hub_url, and each host's contract runner lines. Everything comes
+ * from stored rows of jobs at head_commit and nothing is computed but the
+ * pooled median. -EINVAL for a malformed commit or hub_url (http:// or
+ * https://, nothing to escape); a database error as db returns it. On
+ * failure out is left as it was. */
+int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit,
+		       const char *hub_url);
 
 #endif

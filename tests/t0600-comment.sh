@@ -1,0 +1,73 @@
+#!/bin/bash
+# perfd comment --dry-run on a real demo run: the Markdown for a head commit
+# equals what tests/fixtures/comment-golden.py derives from the stored rows,
+# replications pool into one cell, strings from a repository or a runner are
+# escaped, and what is not built yet is refused with a clear message.
+. "$(dirname "$0")/lib.sh"
+"$PERFD" probe >/dev/null 2>&1 || { echo "no Vulkan device: skipped"; exit 77; }
+command -v glslc >/dev/null && command -v cc >/dev/null || { echo "glslc or cc missing: skipped"; exit 77; }
+DB=$T/d/perfd.db
+HUB=http://127.0.0.1:8080
+GOLDEN="python3 $(dirname "$0")/fixtures/comment-golden.py"
+
+check "perfd demo --once" run 0 "$PERFD" demo --once --dir "$T/d"
+HEAD=$(sql "select commit_oid from jobs where head = 'demo/02-tree-reduction'")
+BASE=$(sql "select base_oid from jobs where head = 'demo/02-tree-reduction'")
+CID=$(sql "select c.id from comparisons c join jobs j on j.id = c.job_id where j.head = 'demo/02-tree-reduction' and c.state = 'done'")
+BUILD=$(sql "select head_build from comparisons where id = $CID")
+comment() { run 0 "$PERFD" comment --pr 7 --dry-run --commit "$HEAD" --db "$DB" --hub "$HUB/"; }
+# rows: the table's body rows; cols: the cells of each, split at unescaped pipes.
+rows() { grep -c '^| \[' "$1"; }
+cols() { grep '^| \[' "$1" | sed 's/\\|//g' | awk -F'|' '{ print NF - 2 }' | sort -u | tr '\n' ' '; }
+
+check "the comment of the tree reduction" comment
+cp out c1.md
+check "equals the one derived from the stored rows" diff -u <($GOLDEN "$DB" "$HEAD" "$HUB") c1.md
+check "the marker is the first line" eq "<!-- perfd:comment -->" "$(head -n 1 c1.md)"
+check "it names the head and the base" has c1.md "Head commit \`$HEAD\` (demo/02-tree-reduction) against base \`$BASE\`."
+check "the rule links to docs/rule.md" has c1.md "[pairs-median/1](docs/rule.md)"
+check "one row" eq 1 "$(rows c1.md)"
+check "of nine cells" eq "9 " "$(cols c1.md)"
+check "every cell links to the receipt" eq 9 "$(grep '^| \[' c1.md | grep -o "($HUB/static/comparison.html?id=$CID)" | wc -l)"
+gain=$(sql "select printf('%.3f%%', gain_median * 100) from comparisons where id = $CID")
+check "the gain is the stored one" has c1.md "[$gain]($HUB/static/comparison.html?id=$CID)"
+check "the verdict is the stored one" has c1.md "[$(sql "select verdict from comparisons where id = $CID")]("
+check "the runner's binary hash is the stored one" has c1.md "binary sha256 \`$(sql "select binary_sha256 from runner_results where build_id = $BUILD")\`"
+check "made from the head" has c1.md "Build $BUILD, made from commit \`$HEAD\`."
+sql "select l.text from runner_lines l join runner_results r on r.id = l.result_id where r.build_id = $BUILD order by l.idx" >lines.want
+check "its RESULT and SUMMARY lines, verbatim" eq "$(cat lines.want)" "$(grep -E '^(RESULT|SUMMARY) ' c1.md)"
+check "a commit with no comparison says so" run 0 "$PERFD" comment --pr 7 --dry-run --commit "$BASE" --db "$DB"
+check "  (no comparison of it is done yet)" has out "no comparison of it is done yet"
+check "  (and has no table)" eq 0 "$(rows out)"
+
+# A replication: the same commit as a pull head, its comparison a copy of the
+# branch's with another gain, and hostile names from the repository and runner.
+EVIL='<script>alert(1)</script>|x'
+sql "update jobs set head = '$EVIL' where head = 'demo/02-tree-reduction'"
+sql "update comparisons set case_name = 'ker|nel \`<b>' where id = $CID"
+sql "update runner_lines set text = text || ' | \`\`\`</pre>' where idx = 0 and result_id = (select id from runner_results where build_id = $BUILD)"
+sql "insert into jobs (head, commit_oid, base_oid, subject, state, created_at) select 'pull/7/head', commit_oid, base_oid, subject, state, created_at from jobs where commit_oid = '$HEAD'"
+sql "create temp table t as select * from comparisons where id = $CID; update t set id = (select max(id) + 1 from comparisons), job_id = (select id from jobs where head = 'pull/7/head'), gain_median = gain_median / 2; insert into comparisons select * from t"
+CID2=$(sql "select max(id) from comparisons")
+check "the pooled comment" comment
+cp out c2.md
+check "equals the one derived from the stored rows" diff -u <($GOLDEN "$DB" "$HEAD" "$HUB") c2.md
+check "still one row" eq 1 "$(rows c2.md)"
+check "still of nine cells" eq "9 " "$(cols c2.md)"
+pooled=$(sql "select printf('%.3f%%', avg(gain_median) * 100) from comparisons where id in ($CID, $CID2)")
+g2=$(sql "select printf('%.3f%%', gain_median * 100) from comparisons where id = $CID2")
+check "the cell pools both runs, each linked" has c2.md " $pooled, median of 2 runs: [$gain]($HUB/static/comparison.html?id=$CID), [$g2]($HUB/static/comparison.html?id=$CID2) |"
+check "both heads are named, escaped" has c2.md "(&lt;script&gt;alert(1)&lt;/script&gt;\\|x, pull/7/head)"
+check "no raw HTML from a name" eq 0 "$(grep -c '<script>\|<b>' c2.md)"
+check "the case is escaped" has c2.md "[ker\\|nel \\\`&lt;b&gt;]("
+check "the runner line stays verbatim inside a longer fence" has c2.md "| \`\`\`</pre>"
+check "  (the fence is four backticks)" eq 2 "$(grep -cx '````' c2.md)"
+
+check "without --commit it fails" run 2 "$PERFD" comment --pr 7 --dry-run --db "$DB"
+check "  saying why" has err "the pull request's head cannot be looked up yet: give --commit"
+check "without --dry-run it fails" run 2 "$PERFD" comment --pr 7 --commit "$HEAD" --db "$DB"
+check "  saying why" has err "posting to a pull request is not available yet; use --dry-run"
+check "a bad hub URL fails" run 2 "$PERFD" comment --pr 7 --dry-run --commit "$HEAD" --db "$DB" --hub 'http://x/)<a>'
+check "an absent database fails without creating one" run 2 "$PERFD" comment --pr 7 --dry-run --commit "$HEAD" --db "$T/none.db"
+check "  (none created)" test ! -e "$T/none.db"
+finish

@@ -1,0 +1,446 @@
+/*
+ * The Markdown comment for one head commit of a pull request
+ * (docs/comment.md). Every figure in it was stored by the rule; this file
+ * only lays stored rows out, links each cell to its receipt and escapes
+ * whatever came from a repository or a runner, so that a branch name or a
+ * RESULT line can neither break the table nor inject HTML.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runners.h"
+#include "web.h"
+
+/* Escapes s for Markdown text and table cells: the characters that open
+ * emphasis, code, links or HTML, the pipe that ends a cell, and the # and @
+ * that GitHub turns into references and mentions. A line break would end
+ * the table row, so it becomes a blank. */
+static void md_text(struct strbuf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<':
+			strbuf_adds(out, "&lt;");
+			break;
+		case '>':
+			strbuf_adds(out, "&gt;");
+			break;
+		case '&':
+			strbuf_adds(out, "&amp;");
+			break;
+		case '\n':
+		case '\r':
+			strbuf_addch(out, ' ');
+			break;
+		case '|': case '`': case '*': case '_': case '[': case ']': case '\\':
+		case '~': case '#': case '@':
+			strbuf_addch(out, '\\');
+			strbuf_addch(out, *s);
+			break;
+		default:
+			strbuf_addch(out, *s);
+		}
+	}
+}
+
+/* A hub URL goes into link targets unescaped, so it may hold only what a
+ * plain http(s) URL needs. */
+static bool is_hub_url(const char *url)
+{
+	const char *p;
+
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+		return false;
+	for (p = url; *p; p++) {
+		if (*p <= ' ' || *p >= 0x7f || strchr("<>()[]|`\"'\\", *p))
+			return false;
+	}
+	return true;
+}
+
+struct comment {
+	struct strbuf *out;
+	const char *hub;         /* without a trailing slash */
+	size_t hub_len;
+};
+
+static void link_open(struct comment *cm)
+{
+	strbuf_addch(cm->out, '[');
+}
+
+static void link_close(struct comment *cm, int64_t id)
+{
+	strbuf_addf(cm->out, "](%.*s/static/comparison.html?id=%lld)", (int)cm->hub_len, cm->hub,
+		    (long long)id);
+}
+
+/* A whole cell that is one link to comparison id. */
+static void cell_link(struct comment *cm, int64_t id, const char *text)
+{
+	strbuf_adds(cm->out, " ");
+	link_open(cm);
+	md_text(cm->out, text);
+	link_close(cm, id);
+	strbuf_adds(cm->out, " |");
+}
+
+static void fmt_value(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (v == floor(v) || fabs(v) >= 1e6)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.6g", v);
+}
+
+static void fmt_pct(char *buf, size_t len, bool has, double frac)
+{
+	if (!has || !isfinite(frac))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.3f%%", frac * 100.0);
+}
+
+/* The unit a metric's name ends with (docs/protocol.md), or "". */
+static const char *metric_unit(const char *metric)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	const char *us;
+	size_t i;
+
+	if (!metric || !(us = strrchr(metric, '_')))
+		return "";
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		if (!strcmp(us + 1, units[i]))
+			return units[i];
+	}
+	return "";
+}
+
+static void arm_text(char *buf, size_t len, const struct db_arm_stats *a, const char *unit)
+{
+	char m[32], lo[32], hi[32];
+
+	if (!a->set) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	fmt_value(m, sizeof(m), a->median);
+	fmt_value(lo, sizeof(lo), a->min);
+	fmt_value(hi, sizeof(hi), a->max);
+	snprintf(buf, len, "%s%s%s (%s to %s)", m, *unit ? " " : "", unit, lo, hi);
+}
+
+static const char *digests_text(const struct db_comparison *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nprocesses; i++) {
+		if (c->processes[i].digest)
+			return c->summary.digests_equal ? "yes" : "no";
+	}
+	return "none printed";
+}
+
+static bool same_cell(const struct db_comparison *a, const struct db_comparison *b)
+{
+	return !strcmp(a->host, b->host) && !strcmp(a->case_name, b->case_name) &&
+	       !strcmp(a->old.sha256, b->old.sha256) && !strcmp(a->new.sha256, b->new.sha256);
+}
+
+static bool counts_in_pool(const struct db_comparison *c)
+{
+	return c->has_summary && c->summary.has_gain && isfinite(c->summary.gain_median) &&
+	       strcmp(c->summary.verdict, "invalid");
+}
+
+/*
+ * One table row for the n comparisons of a cell (n >= 1). The gain is the
+ * median of the runs' gain medians (as /api/v1/cells pools them) followed by
+ * each run's, and the verdict lists each run's; the other cells are the
+ * newest run's.
+ */
+static void render_row(struct comment *cm, const struct db_comparison *cs, size_t n)
+{
+	const struct db_comparison *c = &cs[n - 1];
+	const struct db_summary *s = &c->summary;
+	const char *unit = metric_unit(c->metric);
+	struct strbuf flags = STRBUF_INIT;
+	char buf[128];
+	double *gains;
+	size_t i, ng = 0;
+
+	strbuf_adds(cm->out, "|");
+	cell_link(cm, c->id, c->host);
+	cell_link(cm, c->id, c->case_name);
+	arm_text(buf, sizeof(buf), &s->old, unit);
+	cell_link(cm, c->id, buf);
+	arm_text(buf, sizeof(buf), &s->new, unit);
+	cell_link(cm, c->id, buf);
+	if (n == 1) {
+		fmt_pct(buf, sizeof(buf), s->has_gain, s->gain_median);
+		cell_link(cm, c->id, buf);
+	} else {
+		gains = xcalloc(n, sizeof(*gains));
+		for (i = 0; i < n; i++) {
+			if (counts_in_pool(&cs[i]))
+				gains[ng++] = cs[i].summary.gain_median;
+		}
+		fmt_pct(buf, sizeof(buf), ng > 0, ng ? runner_median(gains, ng) : NAN);
+		free(gains);
+		strbuf_addf(cm->out, " %s, median of %zu runs:", buf, ng);
+		for (i = 0; i < n; i++) {
+			fmt_pct(buf, sizeof(buf), cs[i].summary.has_gain, cs[i].summary.gain_median);
+			strbuf_adds(cm->out, i ? ", " : " ");
+			link_open(cm);
+			md_text(cm->out, buf);
+			link_close(cm, cs[i].id);
+		}
+		strbuf_adds(cm->out, " |");
+	}
+	snprintf(buf, sizeof(buf), "%d", c->pairs);
+	cell_link(cm, c->id, buf);
+	cell_link(cm, c->id, digests_text(c));
+	if (n == 1) {
+		cell_link(cm, c->id, c->has_summary ? s->verdict : db_state_name(c->state));
+	} else {
+		for (i = 0; i < n; i++) {
+			strbuf_adds(cm->out, i ? ", " : " ");
+			link_open(cm);
+			md_text(cm->out, cs[i].has_summary ? cs[i].summary.verdict :
+				db_state_name(cs[i].state));
+			link_close(cm, cs[i].id);
+		}
+		strbuf_adds(cm->out, " |");
+	}
+	for (i = 0; i < s->nflags; i++)
+		strbuf_addf(&flags, "%s%s", i ? ", " : "", s->flags[i]);
+	cell_link(cm, c->id, s->nflags ? flags.buf : "none");
+	strbuf_adds(cm->out, "\n");
+	strbuf_release(&flags);
+}
+
+/* A fence longer than any run of backticks in the lines, so that no line
+ * can close it. */
+static size_t fence_len(const struct db_runner_result *rs, size_t n)
+{
+	size_t best = 3, run, i, k;
+	const char *p;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < rs[i].nlines; k++) {
+			for (run = 0, p = rs[i].lines[k].text; *p; p++) {
+				run = *p == '`' ? run + 1 : 0;
+				if (run + 1 > best)
+					best = run + 1;
+			}
+		}
+	}
+	return best;
+}
+
+static void render_outcome(struct strbuf *out, const struct db_runner_result *r)
+{
+	if (r->spawn_error) {
+		strbuf_adds(out, "could not start: ");
+		md_text(out, r->spawn_error);
+	} else if (r->timed_out) {
+		strbuf_adds(out, "timed out");
+	} else if (r->signal) {
+		strbuf_addf(out, "killed by signal %d", r->signal);
+	} else {
+		strbuf_addf(out, "exited %d", r->exit_code);
+	}
+}
+
+/* The contract runners of one head build: each runner's outcome and binary
+ * hash, then its RESULT and SUMMARY lines verbatim in a fenced block. */
+static int render_build(struct comment *cm, struct db *db, const char *host, int64_t build_id)
+{
+	struct strbuf *out = cm->out;
+	struct db_runner_result *rs = NULL;
+	struct db_build b;
+	size_t n = 0, i, k, fl;
+	int r;
+
+	memset(&b, 0, sizeof(b));
+	r = db_build_load(db, &b, build_id);
+	if (r < 0)
+		goto out;
+	r = db_runner_results_load(db, &rs, &n, build_id);
+	if (r < 0)
+		goto out;
+	strbuf_adds(out, "\n#### Contract runners on ");
+	md_text(out, host);
+	strbuf_addf(out, "\n\nBuild %lld, made from commit `%s`", (long long)b.id, b.commit);
+	if (n == 0) {
+		strbuf_adds(out, ": no contract runner result is stored.\n");
+		goto out;
+	}
+	strbuf_adds(out, ".\n");
+	fl = fence_len(rs, n);
+	for (i = 0; i < n; i++) {
+		strbuf_adds(out, "\n- ");
+		md_text(out, rs[i].runner);
+		if (rs[i].chunks > 1)
+			strbuf_addf(out, " (chunk %d of %d)", rs[i].chunk, rs[i].chunks);
+		strbuf_adds(out, ": ");
+		render_outcome(out, &rs[i]);
+		strbuf_adds(out, ", binary sha256 ");
+		if (rs[i].binary_sha256)
+			strbuf_addf(out, "`%s`", rs[i].binary_sha256);
+		else
+			strbuf_adds(out, "unknown");
+		strbuf_adds(out, "\n");
+		if (rs[i].nlines == 0)
+			continue;
+		strbuf_addf(out, "\n%.*s\n", (int)fl, "````````````````````````````````"
+			    "````````````````````````````````");
+		for (k = 0; k < rs[i].nlines; k++) {
+			const char *p;
+
+			/* Verbatim, except that a line break cannot end the line. */
+			for (p = rs[i].lines[k].text; *p; p++)
+				strbuf_addch(out, *p == '\n' || *p == '\r' ? ' ' : *p);
+			strbuf_addch(out, '\n');
+		}
+		strbuf_addf(out, "%.*s\n", (int)fl, "````````````````````````````````"
+			    "````````````````````````````````");
+	}
+out:
+	for (i = 0; i < n; i++)
+		db_runner_result_release(&rs[i]);
+	free(rs);
+	db_build_release(&b);
+	return r;
+}
+
+/* Appends s to list (a ", "-joined set of escaped items) unless it is
+ * there already; "" is not added. */
+static void set_add(struct strbuf *list, const char *s, bool code)
+{
+	struct strbuf item = STRBUF_INIT;
+	const char *p;
+	bool seen = false;
+
+	if (!*s)
+		return;
+	if (code)
+		strbuf_addf(&item, "`%s`", s);
+	else
+		md_text(&item, s);
+	for (p = list->buf; !seen && (p = strstr(p, item.buf)); p++)
+		seen = (p == list->buf || !strncmp(p - 2, ", ", 2)) &&
+		       (p[item.len] == '\0' || !strncmp(p + item.len, ", ", 2));
+	if (!seen) {
+		if (list->len)
+			strbuf_adds(list, ", ");
+		strbuf_add(list, item.buf, item.len);
+	}
+	strbuf_release(&item);
+}
+
+static void render_table(struct comment *cm, const struct db_comparison *cs, size_t n,
+			 const struct strbuf *heads, const struct strbuf *bases,
+			 const struct strbuf *rules)
+{
+	struct strbuf *body = cm->out;
+	size_t i, start;
+
+	strbuf_addf(body, "Head commit `%s` (", cs[0].job_commit);
+	strbuf_add(body, heads->buf, heads->len);
+	strbuf_adds(body, ") against base ");
+	strbuf_add(body, bases->buf, bases->len);
+	strbuf_adds(body, ". Figures by the rule [");
+	strbuf_add(body, rules->buf, rules->len);
+	strbuf_adds(body, "](docs/rule.md), from stored rows; every cell links to its receipt.\n\n"
+		    "| host | case | base median (min to max) | head median (min to max) |"
+		    " gain, median | pairs | digests equal | verdict | flags |\n"
+		    "|---|---|---:|---:|---:|---:|---|---|---|\n");
+	for (start = 0, i = 1; i <= n; i++) {
+		if (i < n && same_cell(&cs[start], &cs[i]))
+			continue;
+		render_row(cm, &cs[start], i - start);
+		start = i;
+	}
+}
+
+int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit,
+		       const char *hub_url)
+{
+	struct strbuf body = STRBUF_INIT, heads = STRBUF_INIT, bases = STRBUF_INIT;
+	struct strbuf rules = STRBUF_INIT;
+	struct comment cm = { .out = &body, .hub = hub_url };
+	struct db_comparison *cs = NULL;
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	int r;
+
+	if (strlen(head_commit) != 40 || strspn(head_commit, "0123456789abcdef") != 40)
+		return err_set(-EINVAL, "'%s' is not a full commit id (40 lower-case hex digits)",
+			       head_commit);
+	if (!is_hub_url(hub_url))
+		return err_set(-EINVAL, "hub URL '%s': expected http:// or https:// and no blanks,"
+			       " quotes, brackets or parentheses", hub_url);
+	cm.hub_len = strlen(hub_url);
+	while (cm.hub_len > 0 && hub_url[cm.hub_len - 1] == '/')
+		cm.hub_len--;
+
+	ids = xcalloc(WEB_COMMENT_ROWS_MAX, sizeof(*ids));
+	r = db_commit_comparison_ids(db, ids, WEB_COMMENT_ROWS_MAX, head_commit);
+	if (r < 0)
+		goto out;
+	cs = xcalloc((size_t)r + 1, sizeof(*cs));
+	for (n = 0; n < (size_t)r; n++) {
+		int lr = db_comparison_load(db, &cs[n], ids[n]);
+
+		if (lr < 0) {
+			r = lr;
+			goto out;
+		}
+		/* The query's contract, checked: a comment never mixes heads. */
+		assert(!strcmp(cs[n].job_commit, head_commit));
+		set_add(&heads, cs[n].job_head ? cs[n].job_head : "", false);
+		set_add(&bases, cs[n].job_base, true);
+		set_add(&rules, cs[n].rule, false);
+	}
+
+	strbuf_addf(&body, "<!-- perfd:comment -->\n### perfd: `%s`\n\n", head_commit);
+	if (n == 0)
+		strbuf_addf(&body, "Head commit `%s`: no comparison of it is done yet.\n",
+			    head_commit);
+	else
+		render_table(&cm, cs, n, &heads, &bases, &rules);
+	/* Each host's head builds, in the table's order, once each. */
+	for (i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < i; k++) {
+			if (cs[k].head_build == cs[i].head_build && !strcmp(cs[k].host, cs[i].host))
+				break;
+		}
+		if (k < i || cs[i].head_build <= 0)
+			continue;
+		r = render_build(&cm, db, cs[i].host, cs[i].head_build);
+		if (r < 0)
+			goto out;
+	}
+	strbuf_add(out, body.buf, body.len);
+	r = 0;
+out:
+	for (i = 0; i < n; i++)
+		db_comparison_release(&cs[i]);
+	free(cs);
+	free(ids);
+	strbuf_release(&body);
+	strbuf_release(&heads);
+	strbuf_release(&bases);
+	strbuf_release(&rules);
+	return r;
+}
