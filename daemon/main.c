@@ -33,7 +33,7 @@ static const struct verb verbs[] = {
 	  cmd_agent_usage },
 	{ "demo", cmd_demo, "measure the demo's history with the agent (the embedded default)",
 	  cmd_demo_usage },
-	{ "serve", cmd_serve, "serve the database over HTTP: JSON API, CSV, /metrics",
+	{ "serve", cmd_serve, "serve the database over HTTP: dashboard, JSON API, CSV, /metrics",
 	  cmd_serve_usage },
 	{ "comment", cmd_comment, "print a pull request's comment (--dry-run; posting is not built)",
 	  cmd_comment_usage },
