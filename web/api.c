@@ -88,9 +88,9 @@ static json_t *jfrac(bool has, double v)
 }
 
 /* A stored fingerprint parsed, and its hash: the first 12 hex digits of the
- * sha256 of its text, as kernel_fingerprint_hash computes it. */
-/* The last fingerprint parsed and hashed: the points of a timeline mostly
- * share one, so it is read once per change rather than once per point. */
+ * sha256 of its text, as kernel_fingerprint_hash computes it. The memo keeps
+ * the last one: the points of a timeline mostly share one, so it is read
+ * once per change rather than once per point. */
 struct fp_memo {
 	char *text;
 	json_t *json;
@@ -104,6 +104,22 @@ static void fp_memo_release(struct fp_memo *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* Makes m describe text (not NULL); true when it was another one. */
+static bool fp_memo_update(struct fp_memo *m, const char *text)
+{
+	json_t *fp;
+
+	if (m->text && !strcmp(m->text, text))
+		return false;
+	fp = json_loads(text, JSON_DECODE_ANY, NULL);
+	fp_memo_release(m);
+	m->text = xstrdup(text);
+	m->json = fp ? fp : jstr(text);
+	builder_sha256_hex(m->hash, text, strlen(text));
+	m->hash[12] = '\0';
+	return true;
+}
+
 static void set_fingerprint_memo(json_t *o, const char *text, struct fp_memo *m)
 {
 	if (!text) {
@@ -111,15 +127,7 @@ static void set_fingerprint_memo(json_t *o, const char *text, struct fp_memo *m)
 		json_object_set_new(o, "fingerprint_hash", json_null());
 		return;
 	}
-	if (!m->text || strcmp(m->text, text)) {
-		json_t *fp = json_loads(text, JSON_DECODE_ANY, NULL);
-
-		fp_memo_release(m);
-		m->text = xstrdup(text);
-		m->json = fp ? fp : jstr(text);
-		builder_sha256_hex(m->hash, text, strlen(text));
-		m->hash[12] = '\0';
-	}
+	fp_memo_update(m, text);
 	json_object_set(o, "fingerprint", m->json);
 	json_object_set_new(o, "fingerprint_hash", json_string(m->hash));
 }
@@ -147,6 +155,32 @@ static void reply_json(struct web_reply *out, int status, json_t *root)
 	strbuf_addch(&out->body, '\n');
 	free(text);
 	json_decref(root);
+}
+
+/* Appends v (stolen) as compact JSON. */
+static void put_json(struct strbuf *sb, json_t *v)
+{
+	char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(12));
+
+	strbuf_adds(sb, text ? text : "null");
+	free(text);
+	json_decref(v);
+}
+
+/* Appends a real as jansson writes it (12 significant digits, ".0" on an
+ * integral value), or null. */
+static void put_real(struct strbuf *sb, double v)
+{
+	char buf[64];
+
+	if (!isfinite(v)) {
+		strbuf_adds(sb, "null");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.12g", v);
+	strbuf_adds(sb, buf);
+	if (!strpbrk(buf, ".e"))
+		strbuf_adds(sb, ".0");
 }
 
 void web_reply_error(struct web_reply *out, int status, const char *msg)
@@ -728,13 +762,76 @@ static const char *const timeline_cols[] = { "id", "created_at", "job", "head", 
 	"verdict", "gain", "old_median", "new_median", "fingerprint_hash", "seq", "arm", "pair",
 	"value", "valid", NULL };
 
+/* The timeline as JSON, written straight into the reply: a page holds
+ * thousands of values, and building a jansson object for each was most of
+ * its time (docs/performance.md). The same shape as the CSV path's objects. */
+static void timeline_write(struct strbuf *sb, const char *host, const char *case_name,
+			   const struct db_timeline_point *pts, size_t n)
+{
+	struct fp_memo memo = { 0 };
+	size_t i, k;
+
+	strbuf_adds(sb, "{\"host\":");
+	put_json(sb, jstr(host));
+	strbuf_adds(sb, ",\"case\":");
+	put_json(sb, jstr(case_name));
+	strbuf_adds(sb, ",\"points\":[");
+	for (i = 0; i < n; i++) {
+		const struct db_timeline_point *p = &pts[i];
+
+		strbuf_addf(sb, "%s{\"id\":%lld,\"created_at\":", i ? "," : "", (long long)p->id);
+		put_json(sb, jstr(p->created_at));
+		if (p->job_id)
+			strbuf_addf(sb, ",\"job\":%lld", (long long)p->job_id);
+		else
+			strbuf_adds(sb, ",\"job\":null");
+		strbuf_adds(sb, ",\"head\":");
+		put_json(sb, jstr_or_null(p->head));
+		strbuf_adds(sb, ",\"commit\":");
+		put_json(sb, jstr_or_null(p->commit));
+		strbuf_adds(sb, ",\"metric\":");
+		put_json(sb, jstr_or_null(p->metric));
+		strbuf_adds(sb, ",\"verdict\":");
+		put_json(sb, jstr_or_null(p->verdict));
+		strbuf_adds(sb, ",\"gain\":");
+		put_real(sb, p->has_gain ? round(p->gain_median * 1e6) / 1e6 : NAN);
+		strbuf_adds(sb, ",\"old_median\":");
+		put_real(sb, p->old_median);
+		strbuf_adds(sb, ",\"new_median\":");
+		put_real(sb, p->new_median);
+		/* The whole fingerprint only where it changes: the hash says which. */
+		if (!p->fingerprint) {
+			strbuf_adds(sb, ",\"fingerprint\":null,\"fingerprint_hash\":null");
+			fp_memo_release(&memo);  /* the next one is a change */
+		} else {
+			strbuf_adds(sb, ",\"fingerprint\":");
+			if (fp_memo_update(&memo, p->fingerprint))
+				put_json(sb, json_incref(memo.json));
+			else
+				strbuf_adds(sb, "null");
+			strbuf_addf(sb, ",\"fingerprint_hash\":\"%s\"", memo.hash);
+		}
+		strbuf_adds(sb, ",\"values\":[");
+		for (k = 0; k < p->nvalues; k++) {
+			const struct db_timeline_value *v = &p->values[k];
+
+			strbuf_addf(sb, "%s{\"seq\":%d,\"arm\":\"%s\",\"pair\":%d,\"value\":",
+				    k ? "," : "", v->seq, strcmp(v->arm, "old") ? "new" : "old", v->pair);
+			put_real(sb, v->has_value ? v->value : NAN);
+			strbuf_addf(sb, ",\"valid\":%s}", v->valid ? "true" : "false");
+		}
+		strbuf_adds(sb, "]}");
+	}
+	strbuf_adds(sb, "]}\n");
+	fp_memo_release(&memo);
+}
+
 static void api_timeline(struct web_reply *out, struct db *db, const struct web_params *pa)
 {
 	static const char *const allowed[] = { "host", "case", "limit", "format", NULL };
 	struct db_timeline_point *pts = NULL;
 	struct fp_memo memo = { 0 };
 	const char *host, *case_name;
-	bool changed;
 	json_t *list, *rows;
 	int64_t limit;
 	size_t n = 0, i, k;
@@ -751,6 +848,16 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 	r = db_timeline(db, &pts, &n, host, case_name, (size_t)limit);
 	if (r < 0) {
 		reply_db_error(out, r);
+		return;
+	}
+	if (!csv) {
+		out->status = 200;
+		out->type = TYPE_JSON;
+		strbuf_reset(&out->body);
+		timeline_write(&out->body, host, case_name, pts, n);
+		for (i = 0; i < n; i++)
+			db_timeline_point_release(&pts[i]);
+		free(pts);
 		return;
 	}
 	list = json_array();
@@ -770,12 +877,7 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 		json_object_set_new(o, "gain", jfrac(p->has_gain, p->gain_median));
 		json_object_set_new(o, "old_median", jreal(p->old_median));
 		json_object_set_new(o, "new_median", jreal(p->new_median));
-		/* The whole fingerprint only where it changes: the hash says
-		 * which, and the text was most of a point's bytes. */
-		changed = !memo.text || !p->fingerprint || strcmp(memo.text, p->fingerprint);
 		set_fingerprint_memo(o, p->fingerprint, &memo);
-		if (!changed)
-			json_object_set_new(o, "fingerprint", json_null());
 		for (k = 0; k < p->nvalues; k++) {
 			const struct db_timeline_value *v = &p->values[k];
 			json_t *row, *val = json_object();
@@ -789,8 +891,6 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 						    json_null());
 			json_object_set_new_nocheck(val, "valid", json_boolean(v->valid));
 			json_array_append_new(vals, val);
-			if (!csv)
-				continue;
 			row = pick(o, timeline_cols);
 			json_object_update(row, json_array_get(vals, k));
 			json_array_append_new(rows, row);
@@ -803,14 +903,8 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 	}
 	free(pts);
 	fp_memo_release(&memo);
-	if (csv) {
-		json_decref(list);
-		reply_csv(out, timeline_cols, rows);
-		return;
-	}
-	json_decref(rows);
-	reply_json(out, 200, json_pack("{s:o,s:o,s:o}", "host", jstr(host), "case",
-				       jstr(case_name), "points", list));
+	json_decref(list);
+	reply_csv(out, timeline_cols, rows);
 }
 
 /* ---- /api/v1/cells ---- */
