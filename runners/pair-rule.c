@@ -94,7 +94,7 @@ static void add_note(char ***list, size_t *n, const char *fmt, ...)
 
 /* The metric value of a process: a printed TIMING metric, or for wall_ms
  * the launcher's wall time when the program printed no such metric. */
-static bool metric_value(const struct db_process *p, const char *metric, double *out)
+bool runner_metric_value(const struct db_process *p, const char *metric, double *out)
 {
 	if (db_process_metric(p, metric, out))
 		return true;
@@ -177,7 +177,7 @@ static char *process_problem(const struct db_process *p, const char *metric,
 		return xasprintf("malformed output: %s", p->protocol_errors[0]);
 	if (!metric)
 		return NULL;
-	if (!metric_value(p, metric, &v))
+	if (!runner_metric_value(p, metric, &v))
 		return xasprintf("printed no metric '%s'", metric);
 	if (!isfinite(v))
 		return xasprintf("metric '%s' is not a finite number", metric);
@@ -312,8 +312,8 @@ int runner_rule_apply(struct db_summary *out, const struct db_comparison *c)
 			invalid = true;
 			continue;
 		}
-		if (invalid || !metric_value(old_of[i], s.metric, &o) ||
-		    !metric_value(new_of[i], s.metric, &n))
+		if (invalid || !runner_metric_value(old_of[i], s.metric, &o) ||
+		    !runner_metric_value(new_of[i], s.metric, &n))
 			continue;
 		if (o == 0) {
 			add_note(&s.reasons, &s.nreasons, "pair %zu: the old metric is 0, "

@@ -109,14 +109,7 @@ static double process_value(const struct db_comparison *c, const struct db_proce
 {
 	double v;
 
-	if (!p || !c->metric)
-		return NAN;
-	if (db_process_metric(p, c->metric, &v))
-		return v;
-	if (!strcmp(c->metric, RUNNER_WALL_METRIC) && p->state == DB_STATE_DONE &&
-	    !p->spawn_error)
-		return p->wall_ms;
-	return NAN;
+	return p && c->metric && runner_metric_value(p, c->metric, &v) ? v : NAN;
 }
 
 static const char *short_hash(const char *h)

@@ -156,6 +156,10 @@ int runner_sign_threshold(int n);
 /* Median of v (sorted in place); the mean of the two middle values for an
  * even count. */
 double runner_median(double *v, size_t n);
+/* The value of metric for one process as the rule reads it: the printed
+ * TIMING metric, or for wall_ms the launcher's wall time when the program
+ * printed no such metric and ran to its end. False when there is none. */
+bool runner_metric_value(const struct db_process *p, const char *metric, double *out);
 /* Chooses the metric as the rule's default does: the one TIMING metric the
  * pair processes printed, else wall_ms when they printed none. Returns 0
  * with *out set (caller frees), or -EDOM when several were printed, with

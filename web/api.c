@@ -832,7 +832,7 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 	struct db_timeline_point *pts = NULL;
 	struct fp_memo memo = { 0 };
 	const char *host, *case_name;
-	json_t *list, *rows;
+	json_t *rows;
 	int64_t limit;
 	size_t n = 0, i, k;
 	bool csv;
@@ -860,7 +860,6 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 		free(pts);
 		return;
 	}
-	list = json_array();
 	rows = json_array();
 	for (i = 0; i < n; i++) {
 		const struct db_timeline_point *p = &pts[i];
@@ -896,14 +895,13 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 			json_array_append_new(rows, row);
 		}
 		json_object_set_new(o, "values", vals);
-		json_array_append_new(list, o);
+		json_decref(o);  /* the CSV rows hold what they need of it */
 		json_decref(arms[0]);
 		json_decref(arms[1]);
 		db_timeline_point_release(&pts[i]);
 	}
 	free(pts);
 	fp_memo_release(&memo);
-	json_decref(list);
 	reply_csv(out, timeline_cols, rows);
 }
 
