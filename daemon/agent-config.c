@@ -15,7 +15,8 @@
 #include "agent-internal.h"
 #include "builder.h"
 
-enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_BUILD, SEC_RUNNER, SEC_CASE, SEC_OTHER };
+enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_GITHUB, SEC_BUILD, SEC_RUNNER, SEC_CASE,
+	SEC_OTHER };
 
 struct parse {
 	const char *name;          /* the file, for messages */
@@ -178,6 +179,49 @@ static void key_repo(struct parse *ps, const char *k, const char *v)
 	}
 }
 
+static bool is_http_url(const char *v)
+{
+	return (!strncmp(v, "http://", 7) && v[7]) || (!strncmp(v, "https://", 8) && v[8]);
+}
+
+static void key_github(struct parse *ps, const char *k, const char *v)
+{
+	struct agent_github *g = &ps->c->github;
+
+	if (!strcmp(k, "api")) {
+		set_text(ps, &g->api, k, v);
+		if (!is_http_url(v))
+			perr(ps, "'api': '%s' is not an http:// or https:// URL", v);
+	} else if (!strcmp(k, "repo")) {
+		set_text(ps, &g->repo, k, v);
+		if (!strchr(v, '/') || strchr(v, '/') != strrchr(v, '/'))
+			perr(ps, "'repo': '%s' is not OWNER/NAME", v);
+	} else if (!strcmp(k, "token_file")) {
+		set_text(ps, &g->token_file, k, v);
+	} else if (!strcmp(k, "allow")) {
+		add_words(ps, &g->allow, &g->nallow, k, v);
+	} else if (!strcmp(k, "hub_url")) {
+		set_text(ps, &g->hub_url, k, v);
+		if (!is_http_url(v))
+			perr(ps, "'hub_url': '%s' is not an http:// or https:// URL", v);
+	} else if (!strcmp(k, "comment")) {
+		set_bool(ps, &g->comment, k, v);
+	} else if (!strcmp(k, "statuses")) {
+		set_bool(ps, &g->statuses, k, v);
+	} else if (!strcmp(k, "timeout_s")) {
+		set_seconds(ps, &g->timeout_s, k, v);
+	} else if (!strcmp(k, "max_wait_s")) {
+		set_seconds(ps, &g->max_wait_s, k, v);
+	} else if (!strcmp(k, "backoff_s")) {
+		set_seconds(ps, &g->backoff_s, k, v);
+	} else if (!strcmp(k, "retries")) {
+		set_int(ps, &g->retries, k, v, 0, 10);
+	} else {
+		perr(ps, "unknown key '%s' in [github] (api, repo, token_file, allow, hub_url, "
+		     "comment, statuses, timeout_s, max_wait_s, retries, backoff_s)", k);
+	}
+}
+
 static void key_build(struct parse *ps, const char *k, const char *v)
 {
 	struct agent_suite *s = ps->s;
@@ -272,6 +316,11 @@ static void section(struct parse *ps, char *name)
 		ps->sec = SEC_AGENT;
 	} else if (!ps->suite_only && !strcmp(name, "repo") && !arg) {
 		ps->sec = SEC_REPO;
+	} else if (!ps->suite_only && !strcmp(name, "github") && !arg) {
+		if (ps->c->github.on)
+			perr(ps, "a second [github] section");
+		ps->c->github.on = true;
+		ps->sec = SEC_GITHUB;
 	} else if (!strcmp(name, "build") && !arg) {
 		if (ps->seen_build)
 			perr(ps, "a second [build] section");
@@ -317,7 +366,8 @@ static void section(struct parse *ps, char *name)
 	} else {
 		perr(ps, ps->suite_only ?
 		     "unknown section [%s%s%s] in a suite ([build], [runner NAME], [case NAME])" :
-		     "unknown section [%s%s%s] ([agent], [repo], [build], [runner NAME], [case NAME])",
+		     "unknown section [%s%s%s] ([agent], [repo], [github], [build], [runner NAME],"
+		     " [case NAME])",
 		     name, arg ? " " : "", arg ? arg : "");
 	}
 }
@@ -356,6 +406,9 @@ static void line(struct parse *ps, char *text)
 		break;
 	case SEC_REPO:
 		key_repo(ps, s, trim(eq + 1));
+		break;
+	case SEC_GITHUB:
+		key_github(ps, s, trim(eq + 1));
 		break;
 	case SEC_BUILD:
 		key_build(ps, s, trim(eq + 1));
@@ -473,6 +526,12 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 	c->path = xstrdup(path);
 	c->poll_s = 60;
 	c->pull_base_mode = AGENT_BASE_MERGE_BASE;
+	c->github.comment = true;
+	c->github.statuses = true;
+	c->github.timeout_s = 30;
+	c->github.max_wait_s = 300;
+	c->github.retries = 3;
+	c->github.backoff_s = 1;
 	parse_text(&ps, text, len);
 	free(text);
 	ps.lineno = 0;
@@ -488,6 +547,24 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 		c->database = xstrdup("perfd.db");
 	if (!c->workdir)
 		c->workdir = xstrdup("perfd-work");
+	if (c->github.on) {
+		struct agent_github *g = &c->github;
+
+		if (!g->repo)
+			perr(&ps, "[github] needs 'repo' (OWNER/NAME)");
+		if (!g->token_file)
+			perr(&ps, "[github] needs 'token_file' (a file holding the token alone)");
+		if (c->pulls && !g->nallow)
+			perr(&ps, "[github] needs 'allow' with 'pulls = true': the logins whose "
+			     "pull requests are built at once and who may approve others' with "
+			     "/perfd run");
+		if (!g->api)
+			g->api = xstrdup("https://api.github.com");
+		if (!g->hub_url)
+			g->hub_url = xstrdup("http://127.0.0.1:8080");
+		while (strlen(g->hub_url) > 8 && g->hub_url[strlen(g->hub_url) - 1] == '/')
+			g->hub_url[strlen(g->hub_url) - 1] = '\0';
+	}
 	if (c->suite_file) {
 		if (ps.seen_build || c->suite.nrunners || c->suite.ncases)
 			perr(&ps, "[repo] 'suite' reads the suite from the default branch: "
@@ -550,6 +627,11 @@ void agent_config_free(struct agent_config *c)
 	free(c->default_branch);
 	free(c->suite_file);
 	agent_suite_release(&c->suite);
+	free(c->github.api);
+	free(c->github.repo);
+	free(c->github.token_file);
+	free_strv(c->github.allow, c->github.nallow);
+	free(c->github.hub_url);
 	free(c);
 }
 

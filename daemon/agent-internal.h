@@ -49,6 +49,23 @@ struct agent_suite {
 
 enum agent_pull_base { AGENT_BASE_MERGE_BASE, AGENT_BASE_HEAD };
 
+/* [github]: the pull requests' host (docs/github.md). */
+struct agent_github {
+	bool on;                   /* the section is there */
+	char *api;                 /* the API's base URL */
+	char *repo;                /* OWNER/NAME */
+	char *token_file;
+	char **allow;              /* logins whose pull requests are built at once */
+	size_t nallow;
+	char *hub_url;             /* where links in comments and statuses point */
+	bool comment;              /* post the comment */
+	bool statuses;             /* set commit statuses */
+	double timeout_s;
+	double max_wait_s;
+	int retries;
+	double backoff_s;
+};
+
 struct agent_config {
 	char *path;
 	char *database;
@@ -64,6 +81,7 @@ struct agent_config {
 	char *default_branch;
 	char *suite_file;          /* the suite's file on the default branch, or NULL */
 	struct agent_suite suite;  /* from this file when suite_file is NULL */
+	struct agent_github github;
 };
 
 /* Parses the agent configuration at path into a fresh struct. Returns 0, or
@@ -78,6 +96,11 @@ int agent_suite_parse(struct agent_suite *out, const char *text, size_t len,
 void agent_suite_release(struct agent_suite *s);
 /* The sha256 of everything that decides how a tree is built. */
 void agent_suite_recipe_hash(char out[65], const struct agent_suite *s);
+
+struct gh_client;
+/* The client of g, with its token read from its file and kept nowhere but
+ * in the client. Logs its own failure. */
+int agent_github_client(struct gh_client **out, const struct agent_github *g, int cancel_fd);
 
 /* ---- the loop ---- */
 

@@ -21,6 +21,7 @@
 #include "db.h"
 #include "host-check-internal.h"
 #include "runners.h"
+#include "web.h"
 
 #define BUILD_LOG_MAX (1024 * 1024)
 #define TOOLCHAIN_TIMEOUT_S 30
@@ -37,6 +38,7 @@ struct agent {
 	struct host_profile *profile;
 	struct kernel_probe *probe;
 	struct runner_fault_watch watch;
+	struct gh_client *gh;        /* NULL without [github] */
 	char *fingerprint;
 	char host[64];
 	char recipe_hash[65];
@@ -116,6 +118,191 @@ static int abandon_comparisons(struct agent *a)
 	return r;
 }
 
+/* ---- the pull requests' host ---- */
+
+int agent_github_client(struct gh_client **out, const struct agent_github *g, int cancel_fd)
+{
+	struct gh_options o = GH_OPTIONS_INIT;
+	char *token = NULL;
+	bool loose = false;
+	int r;
+
+	r = gh_token_read(&token, g->token_file, &loose);
+	if (r < 0) {
+		log_warnx("[github] %s", err_last());
+		return r;
+	}
+	if (loose)
+		log_warnx("[github] token file '%s' can be read by others than its owner: "
+			  "chmod 600 it", g->token_file);
+	o.api = g->api;
+	o.repo = g->repo;
+	o.token = token;
+	o.timeout_s = g->timeout_s;
+	o.max_wait_s = g->max_wait_s;
+	o.retries = g->retries;
+	o.backoff_s = g->backoff_s;
+	o.cancel_fd = cancel_fd;
+	r = gh_client_new(out, &o);
+	explicit_bzero(token, strlen(token));
+	free(token);
+	if (r < 0)
+		log_warnx("[github] %s", err_last());
+	return r;
+}
+
+/* A refused token stops the agent; an API out of reach is said and asked
+ * again at each poll. */
+static int github_open(struct agent *a)
+{
+	const char *login;
+	int r;
+
+	if (agent_github_client(&a->gh, &a->cfg->github, a->cancel_fd) < 0)
+		return EXIT_USAGE;
+	r = gh_login(a->gh, &login);
+	if (r == -EACCES) {
+		log_warnx("[github] %s", err_last());
+		return EXIT_USAGE;
+	}
+	if (r < 0)
+		log_warnx("[github] %s; going on: the API is asked again at each poll", err_last());
+	else
+		log_info("[github] %s at %s, as %s", a->cfg->github.repo, a->cfg->github.api, login);
+	return EXIT_OK;
+}
+
+/* Sets this host's status of commit, once per state and description. */
+static void set_status(struct agent *a, const char *commit, const char *state, const char *desc)
+{
+	const char *hub = a->cfg->github.hub_url;
+	char *context, *url;
+	bool posted = false;
+
+	if (!a->gh || !a->cfg->github.statuses)
+		return;
+	context = xasprintf("perfd/%s", a->host);
+	url = xasprintf("%s/static/head.html?commit=%s", hub, commit);
+	if (web_commit_status_post(a->gh, a->db, commit, context, state, desc, url, &posted) < 0)
+		log_warnx("status %s of %.12s: %s", context, commit, err_last());
+	else if (posted)
+		log_info("status %s of %.12s: %s, \"%s\"", context, commit, state, desc);
+	free(context);
+	free(url);
+}
+
+/* A job's status: pending until it ends; failure when it failed or a case
+ * is slower; success otherwise, with the verdicts counted. */
+static void job_status(struct agent *a, const struct db_job *job)
+{
+	struct strbuf desc = STRBUF_INIT, slow = STRBUF_INIT;
+	int faster = 0, slower = 0, same = 0, other = 0;
+	size_t k;
+
+	if (job->state == DB_JOB_QUEUED || job->state == DB_JOB_RUNNING) {
+		set_status(a, job->commit, "pending", job->state == DB_JOB_QUEUED ? "queued" :
+			   "running");
+		return;
+	}
+	if (job->state == DB_JOB_FAILED) {
+		set_status(a, job->commit, "failure", job->detail ? job->detail : "failed");
+		return;
+	}
+	for (k = 0; a->suite && k < a->suite->ncases; k++) {
+		const char *name = a->suite->cases[k].name;
+		struct db_comparison c;
+		enum db_state st;
+		int64_t cid;
+
+		if (db_job_comparison(a->db, &cid, &st, job->id, name) < 0 ||
+		    db_comparison_load(a->db, &c, cid) < 0)
+			continue;
+		if (!strcmp(c.summary.verdict, "faster")) {
+			faster++;
+		} else if (!strcmp(c.summary.verdict, "unchanged")) {
+			same++;
+		} else if (!strcmp(c.summary.verdict, "slower")) {
+			if (!slower++)
+				strbuf_addf(&slow, "%s %+.3f%%", name, c.summary.gain_median * 100);
+		} else {
+			other++;
+		}
+		db_comparison_release(&c);
+	}
+	if (slower)
+		strbuf_addf(&desc, "slower: %s (%d of %d cases)", slow.buf, slower,
+			    faster + slower + same + other);
+	else if (faster + same + other)
+		strbuf_addf(&desc, "%d faster, %d unchanged, %d unresolved or invalid", faster, same,
+			    other);
+	else
+		strbuf_addf(&desc, "built and checked%s", *job->base ? "" : "; no base to compare");
+	set_status(a, job->commit, slower ? "failure" : "success", desc.buf);
+	strbuf_release(&desc);
+	strbuf_release(&slow);
+}
+
+/* Brings pull request p's statuses and comment up to date with the rows of
+ * its head commit: nothing is sent where nothing changed. */
+static void publish_pull(struct agent *a, const struct gh_pull *p)
+{
+	char head[32];
+	struct db_job job;
+	enum web_post what;
+	int r;
+
+	snprintf(head, sizeof(head), "pull/%d", p->number);
+	r = db_job_get(a->db, &job, head, p->head_sha);
+	if (r < 0)
+		return;     /* nothing of this head yet */
+	job_status(a, &job);
+	db_job_release(&job);
+	if (!a->cfg->github.comment)
+		return;
+	r = web_pull_comment_post(a->gh, a->db, p->number, p->head_sha, a->cfg->github.hub_url,
+				  &what);
+	if (r < 0)
+		log_warnx("comment on pull request %d: %s", p->number, err_last());
+	else if (what != WEB_POST_UNCHANGED)
+		log_info("comment on pull request %d for %.12s: %s", p->number, p->head_sha,
+			 web_post_name(what));
+}
+
+/* Whether pull head h may be queued now: its pull request is open at that
+ * very commit, and its author is allowed or a maintainer approved it. */
+static bool pull_allowed(struct agent *a, const struct builder_head *h,
+			 const struct gh_pull *open, size_t nopen)
+{
+	const struct agent_github *g = &a->cfg->github;
+	const struct gh_pull *p = NULL;
+	enum web_trust trust;
+	char *approver = NULL;
+	size_t i;
+
+	for (i = 0; i < nopen && !p; i++) {
+		if (open[i].number == h->pull)
+			p = &open[i];
+	}
+	if (!p)
+		return false;   /* closed: its ref stays on the host, it is not built */
+	if (strcmp(p->head_sha, h->oid))
+		return false;   /* moved since the fetch: the next poll sees the new head */
+	if (web_pull_trust(a->gh, a->db, p, (const char *const *)g->allow, g->nallow, &trust,
+			   &approver) < 0) {
+		log_warnx("pull request %d: %s; not built until its author can be checked",
+			  p->number, err_last());
+		return false;
+	}
+	if (trust == WEB_TRUST_APPROVED)
+		log_info("pull request %d at %.12s: approved by %s", p->number, p->head_sha,
+			 approver);
+	free(approver);
+	if (trust != WEB_TRUST_WAITING)
+		return true;
+	set_status(a, p->head_sha, "pending", "waiting for a maintainer's /perfd run");
+	return false;
+}
+
 int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd)
 {
 	struct agent *a = xcalloc(1, sizeof(*a));
@@ -160,6 +347,8 @@ int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd)
 		log_warnx("%s", err_last());
 		goto out;
 	}
+	if (cfg->github.on && github_open(a) != EXIT_OK)
+		goto out;
 	r = db_abandon_running(a->db);
 	if (r > 0)
 		log_info("%d build and runner step%s left running by a stopped agent: abandoned, "
@@ -186,6 +375,7 @@ void agent_free(struct agent *a)
 	if (!a)
 		return;
 	runner_fault_watch_close(&a->watch);
+	gh_client_free(a->gh);
 	builder_repo_free(a->repo);
 	agent_suite_release(&a->repo_suite);
 	host_profile_free(a->profile);
@@ -258,8 +448,10 @@ out:
 int agent_poll(struct agent *a)
 {
 	struct builder_head *heads = NULL;
+	struct gh_pull *open = NULL;
 	const char **names = NULL;
-	size_t n = 0, i;
+	size_t n = 0, nopen = 0, i;
+	bool pulls_known = false;
 	int r;
 
 	r = builder_repo_fetch(a->repo, a->cfg->pulls);
@@ -275,6 +467,14 @@ int agent_poll(struct agent *a)
 		log_warnx("%s", err_last());
 		return r;
 	}
+	/* With [github], a pull head is built only when its pull request is
+	 * open and trusted: without the list, none is. */
+	if (a->gh && a->cfg->pulls) {
+		if (gh_pulls_open(a->gh, &open, &nopen) < 0)
+			log_warnx("pull requests: %s; pull heads wait for the next poll", err_last());
+		else
+			pulls_known = true;
+	}
 	names = xcalloc(n + 1, sizeof(*names));
 	for (i = 0; i < n; i++) {
 		char seen[DB_OID_HEX], base[BUILDER_OID_HEX] = "";
@@ -287,6 +487,9 @@ int agent_poll(struct agent *a)
 			continue;
 		if (r < 0 && r != -ENOENT)
 			goto out;
+		if (a->gh && heads[i].is_pull &&
+		    (!pulls_known || !pull_allowed(a, &heads[i], open, nopen)))
+			continue;
 		r = builder_commit_load(a->repo, &c, heads[i].oid);
 		if (r < 0)
 			goto out;
@@ -305,11 +508,16 @@ int agent_poll(struct agent *a)
 			r = db_head_set(a->db, heads[i].name, heads[i].oid, heads[i].is_pull);
 		if (r < 0)
 			goto out;
+		if (a->gh)
+			set_status(a, heads[i].oid, "pending", "queued");
 	}
 	r = db_heads_keep_only(a->db, names, n);
+	for (i = 0; r == 0 && i < nopen; i++)
+		publish_pull(a, &open[i]);
 out:
 	if (r < 0)
 		log_warnx("%s", err_last());
+	free(open);
 	free(names);
 	builder_heads_free(heads, n);
 	return r < 0 ? r : 0;
@@ -755,6 +963,29 @@ out:
 	return r;
 }
 
+/* Says a finished job on the pull requests' host: its commit's status,
+ * and for a pull head the comment of the pull request's head as it is now
+ * (which may have moved on: the comment then describes the new head). */
+static void job_done(struct agent *a, const char *head, const char *commit)
+{
+	struct db_job job;
+	struct gh_pull p;
+	int pr;
+
+	if (db_job_get(a->db, &job, head, commit) == 0) {
+		job_status(a, &job);
+		db_job_release(&job);
+	}
+	if (sscanf(head, "pull/%d", &pr) != 1 || !a->cfg->github.comment)
+		return;
+	if (gh_pull_get(a->gh, &p, pr) < 0) {
+		log_warnx("pull request %d: %s", pr, err_last());
+		return;
+	}
+	if (p.open)
+		publish_pull(a, &p);
+}
+
 int agent_work(struct agent *a)
 {
 	int r;
@@ -787,7 +1018,11 @@ int agent_work(struct agent *a)
 			}
 			db_host_release(&h);
 		}
+		if (a->gh)
+			set_status(a, job.commit, "pending", "running");
 		r = do_job(a, &job);
+		if (r == 0 && a->gh)
+			job_done(a, job.head, job.commit);
 		db_job_release(&job);
 		if (r < 0) {
 			if (r != -ECANCELED)

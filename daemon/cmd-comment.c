@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "agent-internal.h"
 #include "common.h"
 #include "daemon.h"
 #include "web.h"
@@ -13,28 +14,34 @@
 #define HUB_DEFAULT "http://" WEB_LISTEN_DEFAULT
 
 const char cmd_comment_usage[] =
-	"usage: perfd comment --pr N --dry-run --commit SHA [--db FILE] [--hub URL]\n"
+	"usage: perfd comment --pr N [--config FILE] [--dry-run] [--commit SHA]\n"
+	"                     [--db FILE] [--hub URL]\n"
 	"\n"
-	"Prints the Markdown comment for pull request N's head commit: a row per\n"
+	"Makes pull request N's perfd comment describe its head commit: a row per\n"
 	"host and case with every cell linking to its receipt on the hub, each\n"
-	"host's contract runner lines, the base and head commits and the rule.\n"
-	"It is rendered from stored rows only (docs/comment.md).\n"
-	"\n"
-	"Not built yet: perfd has no client for the pull request's host, so it\n"
-	"cannot look up the pull request's head (give it with --commit) nor post\n"
-	"the comment (only --dry-run, which prints it, is available).\n"
+	"host's contract runner lines, the base and head commits and the rule. It\n"
+	"is rendered from stored rows only (docs/comment.md) and posted through\n"
+	"the [github] section of the agent's configuration (docs/github.md): the\n"
+	"comment perfd made before is edited, or one is made; nothing is sent\n"
+	"when the comment says this already.\n"
 	"\n"
 	"options:\n"
 	"  --pr N          the pull request's number\n"
-	"  --dry-run       print the comment instead of posting it (required for now)\n"
-	"  --commit SHA    the head commit, 40 hex digits (required for now)\n"
-	"  --db FILE       database file (default ./perfd.db)\n"
-	"  --hub URL       the hub the links point to (default " HUB_DEFAULT ")\n"
+	"  --config FILE   the agent's configuration: its [github] section and its\n"
+	"                  database\n"
+	"  --dry-run       print the comment instead of posting it\n"
+	"  --commit SHA    the head commit, 40 hex digits (default: the pull\n"
+	"                  request's head, asked of the API; required without\n"
+	"                  --config)\n"
+	"  --db FILE       database file (default: the configuration's, or\n"
+	"                  ./perfd.db)\n"
+	"  --hub URL       the hub the links point to (default: the configuration's\n"
+	"                  hub_url, or " HUB_DEFAULT ")\n"
 	"\n"
-	"Exit status 2: a usage or database error, or a request for what is not\n"
-	"built yet.\n";
+	"Exit status 2: a usage, configuration, database or API error (a refused\n"
+	"token, a pull request that is not there, a commit that is not its head).\n";
 
-enum { OPT_DB = 256, OPT_PR, OPT_DRY_RUN, OPT_COMMIT, OPT_HUB };
+enum { OPT_DB = 256, OPT_PR, OPT_DRY_RUN, OPT_COMMIT, OPT_HUB, OPT_CONFIG };
 
 static const struct option comment_options[] = {
 	{ "db", required_argument, NULL, OPT_DB },
@@ -42,6 +49,7 @@ static const struct option comment_options[] = {
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "commit", required_argument, NULL, OPT_COMMIT },
 	{ "hub", required_argument, NULL, OPT_HUB },
+	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -49,11 +57,15 @@ static const struct option comment_options[] = {
 int cmd_comment(int argc, char **argv)
 {
 	struct db_opts dbo = DB_OPTS_INIT;
-	const char *hub = HUB_DEFAULT, *commit_arg = NULL;
-	struct strbuf md = STRBUF_INIT;
+	const char *hub = NULL, *commit_arg = NULL, *config = NULL;
+	struct strbuf md = STRBUF_INIT, errors = STRBUF_INIT;
+	struct agent_config *cfg = NULL;
+	struct gh_client *gh = NULL;
 	struct db *db = NULL;
+	struct gh_pull pull;
+	enum web_post what;
 	char commit[41];
-	bool dry_run = false;
+	bool dry_run = false, db_given = false;
 	int opt, pr = 0, r, ret = EXIT_USAGE;
 	size_t i;
 
@@ -62,6 +74,7 @@ int cmd_comment(int argc, char **argv)
 		switch (opt) {
 		case OPT_DB:
 			dbo.path = optarg;
+			db_given = true;
 			break;
 		case OPT_PR:
 			if (cli_parse_int(&pr, "--pr", optarg, 1, 2147483647) < 0)
@@ -75,6 +88,9 @@ int cmd_comment(int argc, char **argv)
 			break;
 		case OPT_HUB:
 			hub = optarg;
+			break;
+		case OPT_CONFIG:
+			config = optarg;
 			break;
 		case 'h':
 			fputs(cmd_comment_usage, stdout);
@@ -91,38 +107,94 @@ int cmd_comment(int argc, char **argv)
 		log_warnx("comment: --pr N is required");
 		return cli_usage_error("comment");
 	}
-	if (!dry_run) {
-		log_warnx("comment: posting to a pull request is not available yet; use --dry-run");
-		return EXIT_USAGE;
+	if (!config && !dry_run) {
+		log_warnx("comment: posting needs --config FILE with a [github] section; "
+			  "--dry-run prints the comment instead");
+		return cli_usage_error("comment");
 	}
-	if (!commit_arg) {
-		log_warnx("comment: the pull request's head cannot be looked up yet: give --commit");
-		return EXIT_USAGE;
+	if (!config && !commit_arg) {
+		log_warnx("comment: without --config the pull request's head cannot be asked "
+			  "for: give --commit");
+		return cli_usage_error("comment");
 	}
-	if (strlen(commit_arg) != 40 || strspn(commit_arg, "0123456789abcdefABCDEF") != 40) {
+	if (commit_arg &&
+	    (strlen(commit_arg) != 40 || strspn(commit_arg, "0123456789abcdefABCDEF") != 40)) {
 		log_warnx("comment: --commit '%s' is not a full commit id (40 hex digits)",
 			  commit_arg);
 		return EXIT_USAGE;
 	}
-	for (i = 0; i <= 40; i++)
-		commit[i] = (char)tolower((unsigned char)commit_arg[i]);
+	if (config) {
+		r = agent_config_load(&cfg, config, &errors);
+		if (r < 0) {
+			fputs(errors.buf, stderr);
+			log_warnx("comment: %s", err_last());
+			goto out;
+		}
+		if (!cfg->github.on) {
+			log_warnx("comment: '%s' has no [github] section", config);
+			goto out;
+		}
+		if (!db_given)
+			dbo.path = cfg->database;
+		if (!hub)
+			hub = cfg->github.hub_url;
+		if (agent_github_client(&gh, &cfg->github, -1) < 0)
+			goto out;
+	}
+	if (!hub)
+		hub = HUB_DEFAULT;
+	if (commit_arg) {
+		for (i = 0; i <= 40; i++)
+			commit[i] = (char)tolower((unsigned char)commit_arg[i]);
+	}
+	if (gh) {
+		r = gh_pull_get(gh, &pull, pr);
+		if (r < 0) {
+			log_warnx("comment: %s", err_last());
+			goto out;
+		}
+		if (!commit_arg) {
+			memcpy(commit, pull.head_sha, sizeof(commit));
+		} else if (strcmp(commit, pull.head_sha) && !dry_run) {
+			log_warnx("comment: pull request %d's head is %s, not %s: its comment "
+				  "describes its head alone", pr, pull.head_sha, commit);
+			goto out;
+		}
+		if (!pull.open && !dry_run) {
+			log_warnx("comment: pull request %d is closed", pr);
+			goto out;
+		}
+	}
 	/* Reading only: a mistyped path must not leave a new, empty database. */
 	if (access(dbo.path, F_OK) < 0) {
 		log_warn("comment: database '%s'", dbo.path);
-		return EXIT_USAGE;
+		goto out;
 	}
 	db = cli_db_open(&dbo);
 	if (!db)
 		goto out;
-	r = web_comment_render(&md, db, commit, hub);
+	if (dry_run) {
+		r = web_comment_render(&md, db, commit, hub);
+		if (r < 0) {
+			log_warnx("comment: pull request %d: %s", pr, err_last());
+			goto out;
+		}
+		fwrite(md.buf, 1, md.len, stdout);
+		ret = EXIT_OK;
+		goto out;
+	}
+	r = web_pull_comment_post(gh, db, pr, commit, hub, &what);
 	if (r < 0) {
 		log_warnx("comment: pull request %d: %s", pr, err_last());
 		goto out;
 	}
-	fwrite(md.buf, 1, md.len, stdout);
+	printf("pull request %d, head %s: comment %s\n", pr, commit, web_post_name(what));
 	ret = EXIT_OK;
 out:
 	strbuf_release(&md);
+	strbuf_release(&errors);
 	db_close(db);
+	gh_client_free(gh);
+	agent_config_free(cfg);
 	return ret;
 }

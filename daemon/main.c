@@ -35,7 +35,7 @@ static const struct verb verbs[] = {
 	  cmd_demo_usage },
 	{ "serve", cmd_serve, "serve the database over HTTP: dashboard, JSON API, CSV, /metrics",
 	  cmd_serve_usage },
-	{ "comment", cmd_comment, "print a pull request's comment (--dry-run; posting is not built)",
+	{ "comment", cmd_comment, "post or edit a pull request's comment, or print it (--dry-run)",
 	  cmd_comment_usage },
 };
 

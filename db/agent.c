@@ -169,6 +169,28 @@ int db_job_next(struct db *db, struct db_job *out)
 	return r;
 }
 
+int db_job_get(struct db *db, struct db_job *out, const char *head, const char *commit)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs"
+		       " WHERE head = ?1 AND commit_oid = ?2");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, head);
+	db_bind_text(st, 2, commit);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		job_fill(out, st);
+	else if (rc == SQLITE_DONE)
+		r = -ENOENT;
+	else
+		r = db_fail(db, rc, "reading a job");
+	db_finish(st);
+	return r;
+}
+
 int db_job_list(struct db *db, struct db_job *out, size_t max)
 {
 	sqlite3_stmt *st;

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 3
+#define DB_SCHEMA_VERSION 4
 
 struct db;
 
@@ -267,6 +267,8 @@ int db_job_next(struct db *db, struct db_job *out);
 int db_job_set_state(struct db *db, int64_t id, enum db_job_state state, const char *detail);
 /* Jobs by state, newest first, at most max; returns the count. */
 int db_job_list(struct db *db, struct db_job *out, size_t max);
+/* The job of head at commit; -ENOENT when none. */
+int db_job_get(struct db *db, struct db_job *out, const char *head, const char *commit);
 
 enum db_build_state { DB_BUILD_RUNNING, DB_BUILD_DONE, DB_BUILD_FAILED, DB_BUILD_ABANDONED };
 const char *db_build_state_name(enum db_build_state s);
@@ -491,5 +493,36 @@ int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind
  * sha256, then id, so that the replications of one cell are adjacent. Fills
  * at most max ids of out and returns the count. */
 int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char *commit);
+
+/* ---- what perfd said on a pull request's host (db/pulls.c) ----
+ * repo is "owner/name". These rows only remember what was posted, so that
+ * nothing is posted twice and a restart does not post again. */
+
+/* perfd's comment on one pull request. */
+struct db_pull_comment {
+	int64_t comment_id;      /* 0: none known */
+	char commit[DB_OID_HEX]; /* the head commit the posted body describes */
+	char body_sha256[65];    /* of the body posted; "" when none */
+	int recreated;           /* times it was found deleted and posted again */
+	bool muted;              /* deleted again after a recreation: perfd stays off */
+};
+/* -ENOENT when perfd never commented there. */
+int db_pull_comment_get(struct db *db, struct db_pull_comment *out, const char *repo, int pr);
+int db_pull_comment_put(struct db *db, const char *repo, int pr, const struct db_pull_comment *c);
+
+/* The last state and description perfd set for commit and context: 0, or
+ * -ENOENT when none. state holds at most 15 characters. */
+int db_commit_status_get(struct db *db, char state[16], char **description, const char *repo,
+			 const char *commit, const char *context);
+int db_commit_status_put(struct db *db, const char *repo, const char *commit, const char *context,
+			 const char *state, const char *description, const char *target_url);
+
+/* A maintainer's "/perfd run" for one head commit of a pull request. */
+int db_pull_approval_get(struct db *db, char **approver, const char *repo, int pr,
+			 const char *commit);
+int db_pull_approval_add(struct db *db, const char *repo, int pr, const char *commit,
+			 const char *approver, int64_t comment_id);
+/* The newest comment id that approved a head of the pull request; 0 when none. */
+int db_pull_approval_last(struct db *db, int64_t *out, const char *repo, int pr);
 
 #endif

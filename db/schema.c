@@ -183,9 +183,42 @@ static const char schema_v3[] =
 	"CREATE INDEX jobs_commit ON jobs (commit_oid);"
 	"CREATE INDEX builds_host ON builds (host);";
 
+/* Version 4: what perfd said on a pull request's host (web/pulls.c): its
+ * comment per pull request, the commit statuses it set, and the heads of
+ * pull requests a maintainer approved with "/perfd run". */
+static const char schema_v4[] =
+	"CREATE TABLE pull_comments ("
+	"  repo TEXT NOT NULL,"
+	"  pr INTEGER NOT NULL,"
+	"  comment_id INTEGER,"
+	"  commit_oid TEXT,"
+	"  body_sha256 TEXT,"
+	"  recreated INTEGER NOT NULL DEFAULT 0,"
+	"  muted INTEGER NOT NULL DEFAULT 0,"
+	"  posted_at TEXT NOT NULL,"
+	"  PRIMARY KEY (repo, pr)) WITHOUT ROWID;"
+	"CREATE TABLE commit_statuses ("
+	"  repo TEXT NOT NULL,"
+	"  commit_oid TEXT NOT NULL,"
+	"  context TEXT NOT NULL,"
+	"  state TEXT NOT NULL,"
+	"  description TEXT NOT NULL,"
+	"  target_url TEXT,"
+	"  posted_at TEXT NOT NULL,"
+	"  PRIMARY KEY (repo, commit_oid, context)) WITHOUT ROWID;"
+	"CREATE TABLE pull_approvals ("
+	"  repo TEXT NOT NULL,"
+	"  pr INTEGER NOT NULL,"
+	"  commit_oid TEXT NOT NULL,"
+	"  approver TEXT NOT NULL,"
+	"  comment_id INTEGER NOT NULL,"
+	"  approved_at TEXT NOT NULL,"
+	"  PRIMARY KEY (repo, pr, commit_oid)) WITHOUT ROWID;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
 	{ 3, schema_v3 },
+	{ 4, schema_v4 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -2,7 +2,7 @@
 # perfd comment --dry-run on a real demo run: the Markdown for a head commit
 # equals what tests/fixtures/comment-golden.py derives from the stored rows,
 # replications pool into one cell, strings from a repository or a runner are
-# escaped, and what is not built yet is refused with a clear message.
+# escaped, and a request it cannot carry out is refused with a clear message.
 . "$(dirname "$0")/lib.sh"
 "$PERFD" probe >/dev/null 2>&1 || { echo "no Vulkan device: skipped"; exit 77; }
 command -v glslc >/dev/null && command -v cc >/dev/null || { echo "glslc or cc missing: skipped"; exit 77; }
@@ -64,9 +64,9 @@ check "the runner line stays verbatim inside a longer fence" has c2.md "| \`\`\`
 check "  (the fence is four backticks)" eq 2 "$(grep -cx '````' c2.md)"
 
 check "without --commit it fails" run 2 "$PERFD" comment --pr 7 --dry-run --db "$DB"
-check "  saying why" has err "the pull request's head cannot be looked up yet: give --commit"
+check "  saying why" has err "without --config the pull request's head cannot be asked for: give --commit"
 check "without --dry-run it fails" run 2 "$PERFD" comment --pr 7 --commit "$HEAD" --db "$DB"
-check "  saying why" has err "posting to a pull request is not available yet; use --dry-run"
+check "  saying why" has err "posting needs --config FILE with a [github] section"
 check "a bad hub URL fails" run 2 "$PERFD" comment --pr 7 --dry-run --commit "$HEAD" --db "$DB" --hub 'http://x/)<a>'
 check "an absent database fails without creating one" run 2 "$PERFD" comment --pr 7 --dry-run --commit "$HEAD" --db "$T/none.db"
 check "  (none created)" test ! -e "$T/none.db"

@@ -411,7 +411,7 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 		set_add(&rules, cs[n].rule, false);
 	}
 
-	strbuf_addf(&body, "<!-- perfd:comment -->\n### perfd: `%s`\n\n", head_commit);
+	strbuf_addf(&body, WEB_COMMENT_MARKER "\n### perfd: `%s`\n\n", head_commit);
 	if (n == 0)
 		strbuf_addf(&body, "Head commit `%s`: no comparison of it is done yet.\n",
 			    head_commit);

@@ -53,4 +53,110 @@ void web_server_free(struct web_server *s);
 int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit,
 		       const char *hub_url);
 
+/* ---- the pull requests' host: a GitHub REST client (web/github.c) ----
+ * GitHub, GitHub Enterprise, Gitea and Forgejo answer these calls alike
+ * (docs/github.md). Errors: -EACCES a refused token or a missing
+ * permission; -ENOENT no such pull request or comment; -EAGAIN rate limited
+ * for longer than max_wait_s, or (creating a comment) an outcome that is
+ * unknown; -EIO a 5xx or a transport failure after every retry; -EPROTO a
+ * reply that is not the JSON expected; -EFBIG a reply over GH_REPLY_MAX;
+ * -ECANCELED cancel_fd became readable during a wait. */
+
+#define GH_REPLY_MAX (8 << 20)       /* bytes of one reply */
+#define GH_PAGES_MAX 30              /* pages of one list, 100 items each */
+#define GH_TOKEN_MAX 1024
+#define GH_LOGIN_MAX 39
+#define GH_COMMENT_MAX 65536         /* characters of a comment body kept */
+
+struct gh_options {
+	const char *api;             /* the API's base URL */
+	const char *repo;            /* "OWNER/NAME" */
+	const char *token;           /* copied into the one header that carries it */
+	double timeout_s;            /* each request's bound */
+	double max_wait_s;           /* the longest rate-limit wait accepted */
+	int retries;                 /* tries after the first, for 5xx and lost connections */
+	double backoff_s;            /* the first retry's delay, doubled for each next */
+	int cancel_fd;               /* readable: waits end with -ECANCELED; -1: none */
+};
+#define GH_API_DEFAULT "https://api.github.com"
+#define GH_OPTIONS_INIT { .api = GH_API_DEFAULT, .timeout_s = 30, .max_wait_s = 300, \
+			  .retries = 3, .backoff_s = 1, .cancel_fd = -1 }
+
+struct gh_client;
+
+/* Reads a token alone on the first line of the file at path; *out is the
+ * caller's. *loose_mode (when not NULL) says whether others than the owner
+ * may read the file. The detail of an error never holds the token. */
+int gh_token_read(char **out, const char *path, bool *loose_mode);
+/* -EINVAL for a malformed API URL or repository. Sends nothing. */
+int gh_client_new(struct gh_client **out, const struct gh_options *o);
+void gh_client_free(struct gh_client *c);
+const char *gh_client_repo(const struct gh_client *c);
+
+struct gh_pull {
+	int number;
+	bool open;
+	char author[GH_LOGIN_MAX + 1];
+	char head_ref[256];
+	char head_sha[41];
+	char base_ref[256];
+	char base_sha[41];           /* "" when the reply had none */
+};
+/* Every open pull request (at most GH_PAGES_MAX pages); *out is the caller's. */
+int gh_pulls_open(struct gh_client *c, struct gh_pull **out, size_t *out_n);
+int gh_pull_get(struct gh_client *c, struct gh_pull *out, int number);
+
+struct gh_comment {
+	int64_t id;
+	char author[GH_LOGIN_MAX + 1];
+	char *body;                  /* at most GH_COMMENT_MAX bytes */
+};
+/* A pull request's comments, oldest first; free with gh_comments_free. */
+int gh_comments_list(struct gh_client *c, struct gh_comment **out, size_t *out_n, int pr);
+void gh_comments_free(struct gh_comment *v, size_t n);
+/* Sent once and never again by itself: -EAGAIN when it may have been made. */
+int gh_comment_create(struct gh_client *c, int64_t *out_id, int pr, const char *body);
+int gh_comment_edit(struct gh_client *c, int64_t id, const char *body);
+/* state: pending, success, failure or error; description at most 140 characters. */
+int gh_status_set(struct gh_client *c, const char *sha, const char *state, const char *context,
+		  const char *description, const char *target_url);
+/* The token's own login (GET /user, asked once). */
+int gh_login(struct gh_client *c, const char **out);
+
+/* ---- posting to pull requests (web/pulls.c, docs/github.md) ---- */
+
+#define WEB_COMMENT_MARKER "<!-- perfd:comment -->"
+#define WEB_STATUS_DESCRIPTION_MAX 140
+
+enum web_post { WEB_POST_UNCHANGED, WEB_POST_CREATED, WEB_POST_EDITED, WEB_POST_RECREATED,
+		WEB_POST_MUTED };
+const char *web_post_name(enum web_post p);
+
+/* Renders the comment for commit (web_comment_render) and makes pull
+ * request pr's perfd comment say it: nothing when the body posted last is
+ * the same; an edit of the comment perfd made (remembered in db, or found
+ * by its marker among the token's own comments); a new comment otherwise.
+ * A create whose outcome is unknown is followed by a look for the marker
+ * before it is sent again, so a retry never makes a second comment. A
+ * comment found deleted is made again once; deleted after that, perfd
+ * stays off the pull request (WEB_POST_MUTED). */
+int web_pull_comment_post(struct gh_client *gh, struct db *db, int pr, const char *commit,
+			  const char *hub_url, enum web_post *out);
+
+/* Sets commit's status for context unless db says it is set so already;
+ * *posted (may be NULL) says whether it was sent. */
+int web_commit_status_post(struct gh_client *gh, struct db *db, const char *commit,
+			   const char *context, const char *state, const char *description,
+			   const char *target_url, bool *posted);
+
+enum web_trust { WEB_TRUST_AUTHOR, WEB_TRUST_APPROVED, WEB_TRUST_WAITING };
+/* Whether pull request p's head may be built: its author is on the allow
+ * list (logins, any case), or a listed maintainer approved this head with
+ * a comment "/perfd run" (or "/perfd run SHA", SHA a prefix of the head, 7
+ * to 40 hex digits) newer than the last approval used. An approval binds
+ * the head it was first seen with and is stored in db. *approver (the
+ * caller's to free) is set for WEB_TRUST_APPROVED. */
+int web_pull_trust(struct gh_client *gh, struct db *db, const struct gh_pull *p,
+		   const char *const *allow, size_t nallow, enum web_trust *out, char **approver);
+
 #endif

@@ -1,0 +1,302 @@
+#!/bin/bash
+# Pull-request comments, commit statuses and the trust rule, against a local
+# server on loopback that answers GitHub's REST endpoints with their
+# documented JSON and records every request (tests/fake-github.py): the
+# agent's first update creates one comment and the next edits it; a head
+# that moves is described alone; an author off the allow list is not built
+# until a listed maintainer's "/perfd run"; rate limits are waited out, 502s
+# retried, a create answered 502 after it was done does not make a second
+# comment; a deleted comment is made again once; a refused token, a reply
+# that is not JSON and a deleted pull request are said clearly; the token
+# is never written anywhere.
+. "$(dirname "$0")/lib.sh"
+command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
+command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
+command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+FAKE="$(cd "$(dirname "$0")" && pwd)/fake-github.py"
+GOLDEN="python3 $(cd "$(dirname "$0")" && pwd)/fixtures/comment-golden.py"
+TOKEN=ghp_perfdTestToken0123456789abcdef
+HUB=http://hub.example:8080
+CONTEXT="perfd/$(hostname)"
+
+# ---- a repository with pull heads ----
+SRC=$T/src
+git init -q -b main "$SRC"
+write_prog() {
+	cat >"$SRC/prog.c" <<C
+#include <stdio.h>
+#include <time.h>
+int main(void)
+{
+	struct timespec a, b;
+	volatile unsigned long x = 0;
+	unsigned long i;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < $1UL; i++)
+		x += i * i;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("TIMING work_ms=%.3f\n", (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
+	return 0;
+}
+C
+}
+# The contract runner prints its whole environment into the stored output:
+# the token must not be in it.
+cat >"$SRC/check.sh" <<'SH'
+#!/bin/sh
+env
+echo "RESULT contract on \"cpu\": passed=1 total=1"
+SH
+chmod +x "$SRC/check.sh"
+write_prog 8000000
+git -C "$SRC" add -A && git -C "$SRC" commit -qm "base"
+C1=$(git -C "$SRC" rev-parse HEAD)
+commit_on() { # BRANCH ROUNDS SUBJECT: a commit on BRANCH (made from main)
+	git -C "$SRC" checkout -q -B "$1" main
+	write_prog "$2"
+	git -C "$SRC" commit -qam "$3"
+	git -C "$SRC" rev-parse HEAD
+}
+C2=$(commit_on alice-1 4000000 "half the rounds")
+C3=$(commit_on mallory-1 8000001 "one more round")
+git -C "$SRC" checkout -q main
+git -C "$SRC" update-ref refs/pull/5/head "$C2"
+git -C "$SRC" update-ref refs/pull/6/head "$C3"
+
+# ---- the server ----
+python3 "$FAKE" --repo acme/engine --token "$TOKEN" --log "$T/gh.log" --max-seconds 600 \
+	>"$T/fake.out" 2>"$T/fake.err" &
+fake=$!
+trap 'kill $fake 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
+PORT=$(head -n 1 "$T/fake.out")
+API=http://127.0.0.1:$PORT
+ctl() { curl -sf -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "$API/_fake/$2"; }
+state() { ctl GET state >"$T/state.json"; js "$T/state.json" "$1"; }
+requests() { ctl GET requests >"$T/req.json"; js "$T/req.json" "$1"; }
+posted() { # PR: the body of perfd's comment there, byte for byte
+	ctl GET state >"$T/state.json"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.stdout.write([c["body"] for c in d["comments"] if c["pr"] == int(sys.argv[2]) and c["user"]["login"] == "perfd-bot"][0])' "$T/state.json" "$1"
+}
+pull() { # NUMBER AUTHOR SHA
+	ctl POST pulls "[{\"number\": $1, \"author\": \"$2\", \"head_sha\": \"$3\", \"head_ref\": \"b$1\", \"base_ref\": \"main\", \"base_sha\": \"$C1\"}]" >/dev/null
+}
+say() { # PR AUTHOR BODY: a person's comment
+	ctl POST comments "{\"pr\": $1, \"author\": \"$2\", \"body\": \"$3\"}" >/dev/null
+}
+fault() { ctl POST faults "$1" >/dev/null; }
+check "the server is up" test -n "$PORT"
+pull 5 alice "$C2"
+pull 6 mallory "$C3"
+
+printf '%s\n' "$TOKEN" >token
+chmod 600 token
+cat >agent.conf <<CONF
+[agent]
+database = $DB
+workdir = $T/work
+
+[repo]
+url = file://$SRC
+pulls = true
+branches = main
+
+[github]
+api = $API
+repo = acme/engine
+token_file = $T/token
+allow = alice Bob
+hub_url = $HUB/
+backoff_s = 0.2
+max_wait_s = 5
+
+[build]
+command = cc -O1 -o prog prog.c
+artifacts = prog check.sh
+timeout_s = 60
+
+[runner contract]
+command = ./check.sh
+timeout_s = 10
+
+[case work]
+command = ./prog
+pairs = 3
+CONF
+check "--check accepts [github]" run 0 "$PERFD" agent --config agent.conf --check
+
+# ---- the first update creates one comment ----
+check "agent --once" run 0 "$PERFD" agent --config agent.conf --once
+cp err agent1.err
+check "alice's pull request is built and compared" eq done "$(sql "select state from jobs where head = 'pull/5' and commit_oid = '$C2'")"
+check "mallory's is not built" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6'")"
+check "  nor its head recorded as seen" eq 0 "$(sql "select count(*) from heads where name = 'pull/6'")"
+check "one comment on pull request 5" eq 1 "$(state "len([c for c in d['comments'] if c['pr'] == 5])")"
+check "  by the token's login" eq perfd-bot "$(state "[c for c in d['comments'] if c['pr'] == 5][0]['user']['login']")"
+posted 5 >posted1.md
+check "  its body is the comment derived from the stored rows" diff -u <($GOLDEN "$DB" "$C2" "$HUB") posted1.md
+check "  which names the head" has posted1.md "### perfd: \`$C2\`"
+check "none on pull request 6" eq 0 "$(state "len([c for c in d['comments'] if c['pr'] == 6])")"
+verdict=$(sql "select c.verdict from comparisons c join jobs j on j.id = c.job_id where j.commit_oid = '$C2'")
+want_state=success; [ "$verdict" = slower ] && want_state=failure
+check "pull 5's head has its status ($verdict)" eq "$want_state" "$(state "[s['state'] for s in d['statuses'] if s['sha'] == '$C2' and s['context'] == '$CONTEXT'][-1]")"
+check "  linking to the hub's head table" eq "$HUB/static/head.html?commit=$C2" "$(state "[s['target_url'] for s in d['statuses'] if s['sha'] == '$C2' and s['context'] == '$CONTEXT'][-1]")"
+check "pull 6's head is pending, waiting for a maintainer" eq "pending waiting for a maintainer's /perfd run" "$(state "' '.join([s['state'] + ' ' + s['description'] for s in d['statuses'] if s['sha'] == '$C3'][:1])")"
+check "the agent said so" has agent1.err "status $CONTEXT of ${C3:0:12}: pending, \"waiting for a maintainer's /perfd run\""
+check "every request carried the token" eq "[]" "$(requests "[r['path'] for r in d if r['auth'] != 'ok']")"
+check "and a User-Agent" eq "[]" "$(requests "[r['path'] for r in d if not r['user_agent'].startswith('perfd/')]")"
+POSTS="len([r for r in d if r['method'] == 'POST' and r['path'] == '/repos/acme/engine/issues/5/comments'])"
+PATCHES="len([r for r in d if r['method'] == 'PATCH'])"
+check "one POST of a comment" eq 1 "$(requests "$POSTS")"
+
+# Nothing new: nothing is sent.
+ctl POST reset-requests >/dev/null
+check "agent --once again" run 0 "$PERFD" agent --config agent.conf --once
+check "  sends no comment and no status" eq "[]" "$(requests "[r['method'] + ' ' + r['path'] for r in d if r['method'] != 'GET']")"
+
+# ---- the head moves: the second update edits the comment ----
+C4=$(commit_on alice-2 2000000 "a quarter of the rounds")
+git -C "$SRC" checkout -q main
+git -C "$SRC" update-ref refs/pull/5/head "$C4"
+pull 5 alice "$C4"
+check "agent --once on the moved head" run 0 "$PERFD" agent --config agent.conf --once
+check "still one comment on pull request 5" eq 1 "$(state "len([c for c in d['comments'] if c['pr'] == 5])")"
+# Edited twice: when the new head is queued (its results not in yet, so the
+# old head's table goes) and when they are in.
+check "  edited, not posted again" eq "0 2" "$(requests "$POSTS") $(requests "$PATCHES")"
+posted 5 >posted2.md
+check "  it describes the new head" diff -u <($GOLDEN "$DB" "$C4" "$HUB") posted2.md
+check "  and never the old one" eq 0 "$(grep -c "$C2" posted2.md)"
+
+# A head that moved while its results were coming in: the job of C4 is
+# done, but the pull request is at C5 by now. The comment names C5 and
+# holds nothing of C4.
+C5=$(commit_on alice-3 3000000 "three eighths")
+git -C "$SRC" checkout -q main
+pull 5 alice "$C5"
+check "perfd comment for the pull request's head as the API gives it" run 0 "$PERFD" comment --pr 5 --config agent.conf
+check "  says it edited the comment" has out "pull request 5, head $C5: comment edited"
+posted 5 >posted3.md
+check "  which names the new head, with nothing done yet" has posted3.md "Head commit \`$C5\`: no comparison of it is done yet."
+check "  and nothing of the old head" eq 0 "$(grep -c "$C4" posted3.md)"
+check "a commit other than the head is refused" run 2 "$PERFD" comment --pr 5 --config agent.conf --commit "$C4"
+check "  naming the head" has err "pull request 5's head is $C5, not $C4"
+git -C "$SRC" update-ref refs/pull/5/head "$C5"
+
+# ---- trust: /perfd run ----
+say 6 mallory "/perfd run"
+say 6 carol "/perfd run"
+check "agent --once after a non-listed user's /perfd run" run 0 "$PERFD" agent --config agent.conf --once
+check "  mallory's pull request is still not built" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6'")"
+say 6 bob "Looks fine.
+/perfd run"
+check "agent --once after a command not on the first line" run 0 "$PERFD" agent --config agent.conf --once
+check "  still not built" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6'")"
+say 6 bob "/perfd run"
+check "agent --once after a listed maintainer's /perfd run (any case)" run 0 "$PERFD" agent --config agent.conf --once
+check "  it is built" eq done "$(sql "select state from jobs where head = 'pull/6' and commit_oid = '$C3'")"
+check "  the approval is stored, with who gave it" eq bob "$(sql "select approver from pull_approvals where pr = 6 and commit_oid = '$C3'")"
+check "  the agent said who approved" has err "pull request 6 at ${C3:0:12}: approved by bob"
+check "  and its comment is posted" eq 1 "$(state "len([c for c in d['comments'] if c['pr'] == 6 and c['user']['login'] == 'perfd-bot'])")"
+C6=$(commit_on mallory-2 8000002 "and another")
+git -C "$SRC" checkout -q main
+git -C "$SRC" update-ref refs/pull/6/head "$C6"
+pull 6 mallory "$C6"
+check "agent --once after mallory pushes again" run 0 "$PERFD" agent --config agent.conf --once
+check "  the approval was for the old head: the new one waits" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6' and commit_oid = '$C6'")"
+say 6 bob "/perfd run ${C3:0:10}"
+check "agent --once after an approval naming the old head" run 0 "$PERFD" agent --config agent.conf --once
+check "  still waits" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6' and commit_oid = '$C6'")"
+say 6 alice "/perfd run ${C6:0:7}"
+check "agent --once after an approval naming the new head" run 0 "$PERFD" agent --config agent.conf --once
+check "  it is built" eq done "$(sql "select state from jobs where head = 'pull/6' and commit_oid = '$C6'")"
+
+# ---- rate limits, 5xx, a create whose reply was lost ----
+ctl POST reset-requests >/dev/null
+fault '[{"method": "PATCH", "path": "/issues/comments/", "status": 403, "headers": {"Retry-After": "1"}, "body": "{\"message\": \"You have exceeded a secondary rate limit.\"}"}]'
+check "a 403 with Retry-After is waited out" run 0 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub2.example
+check "  (edited)" has out "comment edited"
+check "  the second PATCH came a second or more after the first" eq true "$(requests "[r['t'] for r in d if r['method'] == 'PATCH'][1] - [r['t'] for r in d if r['method'] == 'PATCH'][0] >= 1.0")"
+ctl POST reset-requests >/dev/null
+fault '[{"method": "PATCH", "path": "/issues/comments/", "status": 502, "body": "<html>Bad gateway</html>", "content_type": "text/html"}]'
+check "a 502 is retried" run 0 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub3.example
+check "  two PATCHes" eq 2 "$(requests "$PATCHES")"
+ctl POST reset-requests >/dev/null
+fault '[{"method": "GET", "path": "/pulls/6$", "status": 429, "headers": {"Retry-After": "3600"}}]'
+check "a rate limit longer than max_wait_s is not waited for" run 2 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub4.example
+check "  saying so" has err "rate limited (429"
+check "  and how long it was asked to wait" has err "asked to wait 3600 s; perfd waits at most 5 s"
+ctl POST reset-requests >/dev/null
+fault '[{"method": "GET", "path": "/pulls/6$", "status": 502, "times": 10}]'
+check "a 502 that lasts fails after the retries" run 2 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub4.example
+check "  saying so" has err "after 4 tries"
+check "  four tries, no more" eq 4 "$(requests "len(d)")"
+ctl DELETE faults >/dev/null
+
+# perfd's comment on 6 is deleted by someone: made again, once, and a create
+# answered 502 after it was carried out is found, not sent again.
+cid=$(state "[c['id'] for c in d['comments'] if c['pr'] == 6 and c['user']['login'] == 'perfd-bot'][0]")
+ctl DELETE "comments/$cid" >/dev/null
+ctl POST reset-requests >/dev/null
+fault '[{"method": "POST", "path": "/issues/6/comments$", "status": 502, "apply": true}]'
+check "a deleted comment is made again" run 0 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub5.example
+check "  (said)" has out "comment made again"
+check "  one POST, answered 502 after it was done" eq 1 "$(requests "len([r for r in d if r['method'] == 'POST'])")"
+check "  one comment by perfd, not two" eq 1 "$(state "len([c for c in d['comments'] if c['pr'] == 6 and c['user']['login'] == 'perfd-bot'])")"
+check "  its id remembered" eq "$(state "[c['id'] for c in d['comments'] if c['pr'] == 6 and c['user']['login'] == 'perfd-bot'][0]")" "$(sql "select comment_id from pull_comments where pr = 6")"
+cid=$(state "[c['id'] for c in d['comments'] if c['pr'] == 6 and c['user']['login'] == 'perfd-bot'][0]")
+ctl DELETE "comments/$cid" >/dev/null
+check "deleted again: perfd stays off" run 0 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub6.example
+check "  (said)" has out "deleted twice: perfd stays off this pull request"
+check "  no comment by perfd" eq 0 "$(state "len([c for c in d['comments'] if c['pr'] == 6 and c['user']['login'] == 'perfd-bot'])")"
+
+# A create whose connection drops before any answer, not carried out: looked
+# for, not found, sent again.
+cid=$(state "[c['id'] for c in d['comments'] if c['pr'] == 5 and c['user']['login'] == 'perfd-bot'][0]")
+ctl DELETE "comments/$cid" >/dev/null
+ctl POST reset-requests >/dev/null
+fault '[{"method": "POST", "path": "/issues/5/comments$", "drop": true}]'
+check "a create dropped unanswered is sent again" run 0 "$PERFD" comment --pr 5 --config agent.conf --hub http://hub7.example
+check "  two POSTs" eq 2 "$(requests "len([r for r in d if r['method'] == 'POST'])")"
+check "  one comment by perfd" eq 1 "$(state "len([c for c in d['comments'] if c['pr'] == 5 and c['user']['login'] == 'perfd-bot'])")"
+
+# ---- bad replies and bad tokens ----
+fault '[{"method": "GET", "path": "/pulls/5$", "status": 200, "body": "<html>a proxy page</html>", "content_type": "text/html"}]'
+check "a reply that is not JSON fails" run 2 "$PERFD" comment --pr 5 --config agent.conf --dry-run
+check "  saying so" has err "the reply is not JSON (text/html"
+fault '[{"method": "GET", "path": "/pulls/5$", "status": 200, "body": "{\"number\": 5, \"head\": {}}"}]'
+check "JSON of another shape fails" run 2 "$PERFD" comment --pr 5 --config agent.conf --dry-run
+check "  naming the field" has err "user.login is missing or not a string"
+ctl DELETE pulls/5 >/dev/null
+check "a deleted pull request fails" run 2 "$PERFD" comment --pr 5 --config agent.conf
+check "  saying so" has err "not found (404"
+
+printf 'ghp_expired\n' >token
+ctl POST reset-requests >/dev/null
+check "a refused token stops the agent" run 2 "$PERFD" agent --config agent.conf --once
+check "  saying so" has err "the token was refused (401: Bad credentials)"
+check "  after one request, not retried" eq 1 "$(requests "len(d)")"
+check "a refused token fails perfd comment" run 2 "$PERFD" comment --pr 6 --config agent.conf --dry-run
+printf 'ghp with blank\n' >token
+check "a token file with a blank is refused" run 2 "$PERFD" comment --pr 6 --config agent.conf --dry-run
+check "  naming the byte, not the token" has err "byte 4 is a blank"
+check "  (the token is not in the message)" eq 0 "$(grep -c 'ghp with' err)"
+chmod 644 token
+printf '%s\n' "$TOKEN" >token
+check "a token file others may read is used, with a warning" run 0 "$PERFD" comment --pr 6 --config agent.conf --dry-run
+check "  the warning" has err "can be read by others than its owner"
+printf '[github]\nrepo = acme\ntoken_file = %s\ncolour = blue\n[repo]\nurl = x\npulls = true\n' "$T/token" >bad.conf
+check "a bad [github] section is refused" run 2 "$PERFD" agent --config bad.conf --check
+check "  the repository" has err "bad.conf:2: 'repo': 'acme' is not OWNER/NAME"
+check "  the unknown key" has err "bad.conf:4: unknown key 'colour' in [github]"
+check "  the missing allow list" has err "[github] needs 'allow' with 'pulls = true'"
+
+# ---- the token is written nowhere ----
+check "not in the database" eq 0 "$(grep -c "$TOKEN" "$DB")"
+check "not in the request log" eq 0 "$(grep -c "$TOKEN" "$T/gh.log")"
+check "not in the agent's messages" eq 0 "$(cat agent1.err err | grep -c "$TOKEN")"
+check "not in the builds' directories" eq 0 "$(grep -rl "$TOKEN" "$T/work" | wc -l)"
+check "not in a runner's environment" eq 0 "$(sql "select count(*) from runner_results where instr(output, '$TOKEN') > 0")"
+check "  (whose environment is stored)" test "$(sql "select count(*) from runner_results where instr(output, 'PATH=') > 0")" -gt 0
+finish

@@ -1,0 +1,840 @@
+/*
+ * A client of the GitHub REST API (and of those that answer the same calls:
+ * GitHub Enterprise, Gitea, Forgejo), on libcurl: the only file that
+ * includes curl.h. docs/github.md describes what it asks and how it waits.
+ *
+ * Every request is bounded: its time, the reply's size, the pages of a
+ * list, the waits a rate limit asks for. A token is sent in one header to
+ * the configured base URL only: redirects are not followed and a list's
+ * next page must lie under the same base. Nothing here logs; errors come
+ * back as a negative errno with a detail that never holds the token.
+ */
+#include <ctype.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "web.h"
+
+#define GH_URL_MAX 2048
+#define GH_MESSAGE_MAX 200          /* characters of an error reply quoted in a detail */
+#define GH_RATE_WAITS_MAX 3         /* rate-limit waits for one request */
+
+struct gh_client {
+	CURL *curl;
+	char *api;                  /* no trailing slash */
+	char *repo;
+	char *auth;                 /* "Authorization: Bearer ..." */
+	struct gh_options o;
+	char login[GH_LOGIN_MAX + 1];
+	time_t limited_until;       /* a reply said the quota is spent until then */
+};
+
+/* What one reply said, besides its body. */
+struct gh_reply {
+	long status;
+	struct strbuf body;
+	bool too_big;
+	double retry_after;         /* seconds; < 0 when not sent */
+	long remaining;             /* X-RateLimit-Remaining; -1 when not sent */
+	time_t reset;               /* X-RateLimit-Reset; 0 when not sent */
+	char next[GH_URL_MAX];      /* the Link header's rel="next", "" when none */
+	char content_type[128];
+};
+
+enum { GH_IDEMPOTENT = 0, GH_ONCE = 1 };
+
+/* ---- the token ---- */
+
+int gh_token_read(char **out, const char *path, bool *loose_mode)
+{
+	char buf[GH_TOKEN_MAX + 2];
+	struct stat st;
+	ssize_t n;
+	size_t len, i;
+	int fd;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return err_set(-errno, "token file '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(-EINVAL, "token file '%s': not a regular file", path);
+	}
+	if (loose_mode)
+		*loose_mode = (st.st_mode & 077) != 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return err_set(-errno, "token file '%s': %s", path, strerror(errno));
+	len = (size_t)n;
+	while (len > 0 && isspace((unsigned char)buf[len - 1]))
+		len--;
+	if (len == 0)
+		return err_set(-EINVAL, "token file '%s' is empty", path);
+	if (len > GH_TOKEN_MAX)
+		return err_set(-EINVAL, "token file '%s' holds more than %d bytes: not a token",
+			       path, GH_TOKEN_MAX);
+	/* The token goes into a header line: printable, no blanks. Which byte
+	 * is wrong is said, never the token. */
+	for (i = 0; i < len; i++) {
+		if (buf[i] <= ' ' || buf[i] >= 0x7f) {
+			explicit_bzero(buf, sizeof(buf));
+			return err_set(-EINVAL, "token file '%s': byte %zu is a blank, a control or a"
+				       " non-ASCII character; expected the token alone on one line",
+				       path, i + 1);
+		}
+	}
+	*out = xstrndup(buf, len);
+	explicit_bzero(buf, sizeof(buf));
+	return 0;
+}
+
+/* ---- the client ---- */
+
+static bool valid_repo(const char *s)
+{
+	const char *slash = strchr(s, '/');
+	size_t i;
+
+	if (!slash || slash == s || !slash[1] || strchr(slash + 1, '/') || strlen(s) > 200)
+		return false;
+	for (i = 0; s[i]; i++) {
+		if (!isalnum((unsigned char)s[i]) && !strchr("-_./", s[i]))
+			return false;
+	}
+	return strcmp(slash + 1, ".") && strcmp(slash + 1, "..");
+}
+
+static bool valid_api(const char *s)
+{
+	const char *p;
+
+	if (strncmp(s, "http://", 7) && strncmp(s, "https://", 8))
+		return false;
+	if (strlen(s) > 512)
+		return false;
+	for (p = s; *p; p++) {
+		if (*p <= ' ' || *p >= 0x7f || strchr("?#@\"<>\\", *p))
+			return false;
+	}
+	return true;
+}
+
+int gh_client_new(struct gh_client **out, const struct gh_options *o)
+{
+	static bool curl_ready;
+	struct gh_client *c;
+	size_t len;
+
+	*out = NULL;
+	if (!o->api || !valid_api(o->api))
+		return err_set(-EINVAL, "API URL '%s': expected http:// or https:// with no query, "
+			       "credentials or blanks", o->api ? o->api : "");
+	if (!o->repo || !valid_repo(o->repo))
+		return err_set(-EINVAL, "repository '%s': expected OWNER/NAME",
+			       o->repo ? o->repo : "");
+	if (!o->token || !*o->token)
+		return err_set(-EINVAL, "no token");
+	if (!curl_ready) {
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+			return err_set(-ENOMEM, "libcurl could not be set up");
+		curl_ready = true;
+	}
+	c = xcalloc(1, sizeof(*c));
+	c->o = *o;
+	c->curl = curl_easy_init();
+	if (!c->curl) {
+		free(c);
+		return err_set(-ENOMEM, "libcurl could not be set up");
+	}
+	len = strlen(o->api);
+	while (len > 0 && o->api[len - 1] == '/')
+		len--;
+	c->api = xstrndup(o->api, len);
+	c->repo = xstrdup(o->repo);
+	c->auth = xasprintf("Authorization: Bearer %s", o->token);
+	c->o.api = c->api;
+	c->o.repo = c->repo;
+	c->o.token = NULL;          /* kept only inside auth */
+	*out = c;
+	return 0;
+}
+
+void gh_client_free(struct gh_client *c)
+{
+	if (!c)
+		return;
+	curl_easy_cleanup(c->curl);
+	explicit_bzero(c->auth, strlen(c->auth));
+	free(c->auth);
+	free(c->api);
+	free(c->repo);
+	free(c);
+}
+
+const char *gh_client_repo(const struct gh_client *c)
+{
+	return c->repo;
+}
+
+/* ---- one request ---- */
+
+static size_t on_body(char *data, size_t size, size_t n, void *ctx)
+{
+	struct gh_reply *r = ctx;
+
+	if (r->body.len + n > GH_REPLY_MAX) {
+		r->too_big = true;
+		return 0;               /* curl stops with CURLE_WRITE_ERROR */
+	}
+	strbuf_add(&r->body, data, n);
+	return n;
+}
+
+/* "name: value" when line's header is name (any case), else NULL. */
+static const char *header_value(const char *line, size_t len, const char *name)
+{
+	size_t nl = strlen(name);
+
+	if (len <= nl || strncasecmp(line, name, nl) || line[nl] != ':')
+		return NULL;
+	line += nl + 1;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	return line;
+}
+
+/* The rel="next" target of a Link header, copied into out. */
+static void link_next(char out[GH_URL_MAX], const char *v, size_t len)
+{
+	const char *end = v + len, *p = v;
+
+	while (p < end) {
+		const char *lt = memchr(p, '<', (size_t)(end - p)), *gt, *stop;
+
+		if (!lt)
+			return;
+		gt = memchr(lt, '>', (size_t)(end - lt));
+		if (!gt)
+			return;
+		stop = memchr(gt, ',', (size_t)(end - gt));
+		if (!stop)
+			stop = end;
+		if (memmem(gt, (size_t)(stop - gt), "rel=\"next\"", 10) &&
+		    (size_t)(gt - lt - 1) < GH_URL_MAX) {
+			memcpy(out, lt + 1, (size_t)(gt - lt - 1));
+			out[gt - lt - 1] = '\0';
+			return;
+		}
+		p = stop + 1;
+	}
+}
+
+static size_t on_header(char *data, size_t size, size_t n, void *ctx)
+{
+	struct gh_reply *r = ctx;
+	size_t len = n;
+	char line[GH_URL_MAX + 64];
+	const char *v;
+
+	/* A new status line starts a new reply (after a 100 Continue). */
+	if (n >= 5 && !strncmp(data, "HTTP/", 5)) {
+		r->retry_after = -1;
+		r->remaining = -1;
+		r->reset = 0;
+		r->next[0] = '\0';
+		r->content_type[0] = '\0';
+		return n;
+	}
+	while (len > 0 && (data[len - 1] == '\r' || data[len - 1] == '\n'))
+		len--;
+	if (len >= sizeof(line))
+		return n;           /* no header perfd reads is that long */
+	memcpy(line, data, len);
+	line[len] = '\0';
+	if ((v = header_value(line, len, "retry-after"))) {
+		char *end;
+		double s = strtod(v, &end);
+
+		if (end != v && !*end && s >= 0)
+			r->retry_after = s;
+		else if (curl_getdate(v, NULL) > 0)
+			r->retry_after = fmax(0, (double)(curl_getdate(v, NULL) - time(NULL)));
+	} else if ((v = header_value(line, len, "x-ratelimit-remaining"))) {
+		r->remaining = strtol(v, NULL, 10);
+	} else if ((v = header_value(line, len, "x-ratelimit-reset"))) {
+		r->reset = (time_t)strtoll(v, NULL, 10);
+	} else if ((v = header_value(line, len, "link"))) {
+		link_next(r->next, v, strlen(v));
+	} else if ((v = header_value(line, len, "content-type"))) {
+		snprintf(r->content_type, sizeof(r->content_type), "%s", v);
+	}
+	return n;
+}
+
+/* Sleeps s seconds, or until the cancel descriptor is readable. */
+static int wait_s(const struct gh_client *c, double s)
+{
+	struct pollfd p = { .fd = c->o.cancel_fd, .events = POLLIN };
+	int64_t end = time_monotonic_ns() + (int64_t)(s * 1e9);
+
+	for (;;) {
+		int64_t left = end - time_monotonic_ns();
+		int r;
+
+		if (left <= 0)
+			return 0;
+		r = poll(&p, c->o.cancel_fd >= 0 ? 1 : 0, (int)(left / 1000000) + 1);
+		if (r > 0)
+			return err_set(-ECANCELED, "stopped while waiting for the API");
+	}
+}
+
+/* The message field of an error reply, printable and bounded, or a note on
+ * what the reply was when it is not JSON. */
+static void reply_message(char *out, size_t outlen, const struct gh_reply *r)
+{
+	json_t *j = json_loadb(r->body.buf, r->body.len, 0, NULL);
+	const char *m = j ? json_string_value(json_object_get(j, "message")) : NULL;
+	size_t i, k = 0;
+
+	if (!m) {
+		snprintf(out, outlen, "%s", r->body.len ? "a reply that is not JSON" : "an empty reply");
+		json_decref(j);
+		return;
+	}
+	for (i = 0; m[i] && k + 1 < outlen && i < GH_MESSAGE_MAX; i++)
+		out[k++] = (unsigned char)m[i] < ' ' || m[i] == 0x7f ? ' ' : m[i];
+	out[k] = '\0';
+	json_decref(j);
+}
+
+static bool is_json(const struct gh_reply *r)
+{
+	return !strncasecmp(r->content_type, "application/json", 16) ||
+	       !strncasecmp(r->content_type, "application/vnd.github", 22);
+}
+
+static CURLcode perform(struct gh_client *c, struct gh_reply *rep, const char *method,
+			const char *url, const char *body)
+{
+	struct curl_slist *h = NULL;
+	char ua[64];
+	CURLcode e;
+
+	strbuf_reset(&rep->body);
+	rep->too_big = false;
+	rep->status = 0;
+	rep->retry_after = -1;
+	rep->remaining = -1;
+	rep->reset = 0;
+	rep->next[0] = '\0';
+	rep->content_type[0] = '\0';
+
+	snprintf(ua, sizeof(ua), "User-Agent: perfd/%s", PERFD_VERSION);
+	h = curl_slist_append(h, "Accept: application/vnd.github+json");
+	h = curl_slist_append(h, "X-GitHub-Api-Version: 2022-11-28");
+	h = curl_slist_append(h, ua);
+	h = curl_slist_append(h, c->auth);
+	if (body)
+		h = curl_slist_append(h, "Content-Type: application/json");
+	if (!h)
+		return CURLE_OUT_OF_MEMORY;
+
+	curl_easy_reset(c->curl);
+	curl_easy_setopt(c->curl, CURLOPT_URL, url);
+	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
+	if (body) {
+		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+	} else if (!strcmp(method, "GET")) {
+		curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
+	}
+	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)(c->o.timeout_s * 1000));
+	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
+			 (long)(fmin(c->o.timeout_s, 10) * 1000));
+	curl_easy_setopt(c->curl, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)GH_REPLY_MAX);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, rep);
+	curl_easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(c->curl, CURLOPT_HEADERDATA, rep);
+	e = curl_easy_perform(c->curl);
+	if (e == CURLE_OK)
+		curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &rep->status);
+	curl_slist_free_all(h);
+	return e;
+}
+
+/*
+ * Sends one request, waiting out rate limits and retrying 5xx replies and
+ * transport failures with doubling delays. With GH_ONCE a request that
+ * may have been carried out (a 5xx, a lost connection) is not sent again:
+ * -EAGAIN tells the caller the outcome is unknown. On success *out holds
+ * the parsed JSON reply (NULL for 204), the caller's to json_decref.
+ */
+static int request(struct gh_client *c, json_t **out, struct gh_reply *rep, const char *method,
+		   const char *url, const char *body, int flags)
+{
+	const char *path = url + strlen(c->api);
+	double delay = c->o.backoff_s;
+	int tries = 0, waits = 0;
+	char msg[GH_MESSAGE_MAX + 1];
+
+	*out = NULL;
+	for (;;) {
+		CURLcode e;
+		time_t now = time(NULL);
+		bool retry = false;
+		int r;
+
+		if (c->limited_until > now) {
+			double s = (double)(c->limited_until - now) + 1;
+
+			if (s > c->o.max_wait_s)
+				return err_set(-EAGAIN, "%s %s: the API's quota is spent for %.0f s more, "
+					       "longer than the %.0f s perfd waits", method, path, s,
+					       c->o.max_wait_s);
+			r = wait_s(c, s);
+			if (r < 0)
+				return r;
+		}
+		tries++;
+		e = perform(c, rep, method, url, body);
+		if (rep->remaining == 0 && rep->reset > 0)
+			c->limited_until = rep->reset;
+		else
+			c->limited_until = 0;
+		if (e != CURLE_OK) {
+			if (rep->too_big || e == CURLE_FILESIZE_EXCEEDED)
+				return err_set(-EFBIG, "%s %s: the reply is over %d MiB", method, path,
+					       GH_REPLY_MAX >> 20);
+			if (e == CURLE_UNSUPPORTED_PROTOCOL || e == CURLE_URL_MALFORMAT ||
+			    e == CURLE_OUT_OF_MEMORY)
+				return err_set(-EINVAL, "%s %s: %s", method, url, curl_easy_strerror(e));
+			if (flags & GH_ONCE && e != CURLE_COULDNT_CONNECT &&
+			    e != CURLE_COULDNT_RESOLVE_HOST)
+				return err_set(-EAGAIN, "%s %s: %s; whether it was done is unknown",
+					       method, path, curl_easy_strerror(e));
+			snprintf(msg, sizeof(msg), "%s", curl_easy_strerror(e));
+			retry = true;
+		} else if (rep->status >= 200 && rep->status < 300) {
+			json_error_t je;
+
+			if (rep->status == 204 || !rep->body.len)
+				return 0;
+			if (!is_json(rep))
+				return err_set(-EPROTO, "%s %s: the reply is not JSON (%s, %zu bytes)",
+					       method, path, *rep->content_type ? rep->content_type :
+					       "no Content-Type", rep->body.len);
+			*out = json_loadb(rep->body.buf, rep->body.len, 0, &je);
+			if (!*out)
+				return err_set(-EPROTO, "%s %s: the reply is not JSON (line %d: %s)",
+					       method, path, je.line, je.text);
+			return 0;
+		} else {
+			long s = rep->status;
+			double wait = -1;
+
+			reply_message(msg, sizeof(msg), rep);
+			if ((s == 403 || s == 429) && rep->retry_after >= 0)
+				wait = rep->retry_after;
+			else if ((s == 403 || s == 429) && rep->remaining == 0 && rep->reset > 0)
+				wait = fmax(0, (double)(rep->reset - time(NULL))) + 1;
+			if (wait >= 0) {
+				if (++waits > GH_RATE_WAITS_MAX || wait > c->o.max_wait_s)
+					return err_set(-EAGAIN, "%s %s: rate limited (%ld: %s), asked to "
+						       "wait %.0f s; perfd waits at most %.0f s, %d times",
+						       method, path, s, msg, wait, c->o.max_wait_s,
+						       GH_RATE_WAITS_MAX);
+				r = wait_s(c, wait);
+				if (r < 0)
+					return r;
+				c->limited_until = 0;
+				continue;
+			}
+			if (s == 401)
+				return err_set(-EACCES, "%s %s: the token was refused (401: %s); check "
+					       "the token file, or make a new token", method, path, msg);
+			if (s == 403)
+				return err_set(-EACCES, "%s %s: forbidden (403: %s); the token may lack "
+					       "a permission", method, path, msg);
+			if (s == 404 || s == 410)
+				return err_set(-ENOENT, "%s %s: not found (%ld: %s)", method, path, s,
+					       msg);
+			if (s == 422)
+				return err_set(-EINVAL, "%s %s: refused (422: %s)", method, path, msg);
+			if (s >= 300 && s < 400)
+				return err_set(-EPROTO, "%s %s: answered %ld (a redirect); perfd does "
+					       "not follow it: check the API URL and the repository's "
+					       "name", method, path, s);
+			if (s < 500)
+				return err_set(-EPROTO, "%s %s: answered %ld: %s", method, path, s, msg);
+			if (flags & GH_ONCE)
+				return err_set(-EAGAIN, "%s %s: answered %ld: %s; whether it was done "
+					       "is unknown", method, path, s, msg);
+			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " (%ld)", s);
+			retry = true;
+		}
+		if (!retry || tries > c->o.retries)
+			return err_set(-EIO, "%s %s: %s, after %d tries", method, path, msg, tries);
+		r = wait_s(c, delay);
+		if (r < 0)
+			return r;
+		delay *= 2;
+	}
+}
+
+static char *repo_url(const struct gh_client *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static char *repo_url(const struct gh_client *c, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	strbuf_addf(&sb, "%s/repos/%s", c->api, c->repo);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return strbuf_detach(&sb);
+}
+
+/* Walks a list's pages: calls each(ctx, item) for every element. */
+static int list_pages(struct gh_client *c, char *url, int (*each)(void *, json_t *), void *ctx)
+{
+	struct gh_reply rep = { .body = STRBUF_INIT };
+	int pages = 0, r = 0;
+
+	while (url) {
+		json_t *j;
+		size_t i;
+
+		if (++pages > GH_PAGES_MAX) {
+			r = err_set(-E2BIG, "GET %s: more than %d pages", url + strlen(c->api),
+				    GH_PAGES_MAX);
+			break;
+		}
+		r = request(c, &j, &rep, "GET", url, NULL, GH_IDEMPOTENT);
+		if (r < 0)
+			break;
+		if (!json_is_array(j)) {
+			r = err_set(-EPROTO, "GET %s: expected a JSON array", url + strlen(c->api));
+			json_decref(j);
+			break;
+		}
+		for (i = 0; r == 0 && i < json_array_size(j); i++)
+			r = each(ctx, json_array_get(j, i));
+		json_decref(j);
+		if (r < 0)
+			break;
+		free(url);
+		url = NULL;
+		if (*rep.next) {
+			/* The token goes to the configured base alone. */
+			if (strncmp(rep.next, c->api, strlen(c->api)) ||
+			    rep.next[strlen(c->api)] != '/') {
+				r = err_set(-EPROTO, "a list's next page is not under the API URL %s",
+					    c->api);
+				break;
+			}
+			url = xstrdup(rep.next);
+		}
+	}
+	free(url);
+	strbuf_release(&rep.body);
+	return r;
+}
+
+/* ---- reading replies ---- */
+
+static int copy_string(char *out, size_t outlen, json_t *obj, const char *path, bool required)
+{
+	char key[64];
+	const char *p = path, *dot;
+	json_t *v = obj;
+
+	while (v && (dot = strchr(p, '.'))) {
+		snprintf(key, sizeof(key), "%.*s", (int)(dot - p), p);
+		v = json_object_get(v, key);
+		p = dot + 1;
+	}
+	v = v ? json_object_get(v, p) : NULL;
+	if (!json_is_string(v)) {
+		*out = '\0';
+		return required ? err_set(-EPROTO, "%s is missing or not a string", path) : 0;
+	}
+	if (json_string_length(v) >= outlen)
+		return err_set(-EPROTO, "%s is longer than %zu bytes", path, outlen - 1);
+	memcpy(out, json_string_value(v), json_string_length(v) + 1);
+	return 0;
+}
+
+static bool is_sha(const char *s)
+{
+	return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
+}
+
+static int pull_from_json(struct gh_pull *p, json_t *j)
+{
+	json_t *num = json_object_get(j, "number");
+	char state[16];
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	if (!json_is_integer(num) || json_integer_value(num) < 1 ||
+	    json_integer_value(num) > 2147483647)
+		return err_set(-EPROTO, "number is missing or not a positive integer");
+	p->number = (int)json_integer_value(num);
+	if ((r = copy_string(p->author, sizeof(p->author), j, "user.login", true)) < 0 ||
+	    (r = copy_string(p->head_ref, sizeof(p->head_ref), j, "head.ref", true)) < 0 ||
+	    (r = copy_string(p->head_sha, sizeof(p->head_sha), j, "head.sha", true)) < 0 ||
+	    (r = copy_string(p->base_ref, sizeof(p->base_ref), j, "base.ref", true)) < 0 ||
+	    (r = copy_string(p->base_sha, sizeof(p->base_sha), j, "base.sha", false)) < 0 ||
+	    (r = copy_string(state, sizeof(state), j, "state", true)) < 0)
+		return r;
+	if (!is_sha(p->head_sha))
+		return err_set(-EPROTO, "head.sha '%s' is not 40 lower-case hex digits", p->head_sha);
+	p->open = !strcmp(state, "open");
+	return 0;
+}
+
+struct pull_list {
+	struct gh_pull *v;
+	size_t n, alloc;
+};
+
+static int each_pull(void *ctx, json_t *j)
+{
+	struct pull_list *l = ctx;
+	int r;
+
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 32;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+	}
+	r = pull_from_json(&l->v[l->n], j);
+	if (r < 0)
+		return err_set(r, "the list of pull requests: item %zu: %s", l->n + 1, err_last());
+	l->n++;
+	return 0;
+}
+
+int gh_pulls_open(struct gh_client *c, struct gh_pull **out, size_t *out_n)
+{
+	struct pull_list l = { 0 };
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = list_pages(c, repo_url(c, "/pulls?state=open&per_page=100"), each_pull, &l);
+	if (r < 0) {
+		free(l.v);
+		return r;
+	}
+	*out = l.v;
+	*out_n = l.n;
+	return 0;
+}
+
+int gh_pull_get(struct gh_client *c, struct gh_pull *out, int number)
+{
+	struct gh_reply rep = { .body = STRBUF_INIT };
+	char *url = repo_url(c, "/pulls/%d", number);
+	json_t *j = NULL;
+	int r;
+
+	r = request(c, &j, &rep, "GET", url, NULL, GH_IDEMPOTENT);
+	if (r == 0 && !json_is_object(j))
+		r = err_set(-EPROTO, "GET /pulls/%d: expected a JSON object", number);
+	if (r == 0 && (r = pull_from_json(out, j)) < 0)
+		err_set(r, "pull request %d: %s", number, err_last());
+	json_decref(j);
+	free(url);
+	strbuf_release(&rep.body);
+	return r;
+}
+
+struct comment_list {
+	struct gh_comment *v;
+	size_t n, alloc;
+};
+
+static int comment_from_json(struct gh_comment *cm, json_t *j)
+{
+	json_t *id = json_object_get(j, "id"), *body = json_object_get(j, "body");
+	int r;
+
+	memset(cm, 0, sizeof(*cm));
+	if (!json_is_integer(id) || json_integer_value(id) < 1)
+		return err_set(-EPROTO, "id is missing or not a positive integer");
+	cm->id = json_integer_value(id);
+	r = copy_string(cm->author, sizeof(cm->author), j, "user.login", true);
+	if (r < 0)
+		return r;
+	/* A comment body is at most 65536 characters on GitHub; more is cut. */
+	if (json_is_string(body))
+		cm->body = xstrndup(json_string_value(body), GH_COMMENT_MAX);
+	else
+		cm->body = xstrdup("");
+	return 0;
+}
+
+static int each_comment(void *ctx, json_t *j)
+{
+	struct comment_list *l = ctx;
+	int r;
+
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 32;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+	}
+	r = comment_from_json(&l->v[l->n], j);
+	if (r < 0)
+		return err_set(r, "the list of comments: item %zu: %s", l->n + 1, err_last());
+	l->n++;
+	return 0;
+}
+
+void gh_comments_free(struct gh_comment *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].body);
+	free(v);
+}
+
+int gh_comments_list(struct gh_client *c, struct gh_comment **out, size_t *out_n, int pr)
+{
+	struct comment_list l = { 0 };
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = list_pages(c, repo_url(c, "/issues/%d/comments?per_page=100", pr), each_comment, &l);
+	if (r < 0) {
+		gh_comments_free(l.v, l.n);
+		return r;
+	}
+	*out = l.v;
+	*out_n = l.n;
+	return 0;
+}
+
+/* {"body": body} as JSON text, which the caller frees. */
+static char *body_json(const char *body)
+{
+	json_t *o = json_pack("{s:s}", "body", body);
+	char *s;
+
+	if (!o)
+		fatalx("jansson: cannot encode a comment (is it UTF-8?)");
+	s = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!s)
+		fatalx("jansson: out of memory");
+	return s;
+}
+
+int gh_comment_create(struct gh_client *c, int64_t *out_id, int pr, const char *body)
+{
+	struct gh_reply rep = { .body = STRBUF_INIT };
+	char *url = repo_url(c, "/issues/%d/comments", pr), *text = body_json(body);
+	struct gh_comment cm = { 0 };
+	json_t *j = NULL;
+	int r;
+
+	r = request(c, &j, &rep, "POST", url, text, GH_ONCE);
+	if (r == 0 && (!json_is_object(j) || comment_from_json(&cm, j) < 0))
+		r = err_set(-EAGAIN, "POST /issues/%d/comments: the reply names no comment; "
+			    "whether it was made is unknown", pr);
+	*out_id = cm.id;
+	free(cm.body);
+	json_decref(j);
+	free(text);
+	free(url);
+	strbuf_release(&rep.body);
+	return r;
+}
+
+int gh_comment_edit(struct gh_client *c, int64_t id, const char *body)
+{
+	struct gh_reply rep = { .body = STRBUF_INIT };
+	char *url = repo_url(c, "/issues/comments/%lld", (long long)id), *text = body_json(body);
+	json_t *j = NULL;
+	int r;
+
+	/* The same body sent twice leaves the same comment: safe to retry. */
+	r = request(c, &j, &rep, "PATCH", url, text, GH_IDEMPOTENT);
+	json_decref(j);
+	free(text);
+	free(url);
+	strbuf_release(&rep.body);
+	return r;
+}
+
+int gh_status_set(struct gh_client *c, const char *sha, const char *state, const char *context,
+		  const char *description, const char *target_url)
+{
+	struct gh_reply rep = { .body = STRBUF_INIT };
+	char *url, *text;
+	json_t *o, *j = NULL;
+	int r;
+
+	if (!is_sha(sha))
+		return err_set(-EINVAL, "'%s' is not a full commit id", sha);
+	o = json_pack("{s:s, s:s, s:s}", "state", state, "context", context, "description",
+		      description);
+	if (!o)
+		fatalx("jansson: cannot encode a status");
+	if (target_url)
+		json_object_set_new(o, "target_url", json_string(target_url));
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!text)
+		fatalx("jansson: out of memory");
+	url = repo_url(c, "/statuses/%s", sha);
+	/* A status set twice is the same status: safe to retry. */
+	r = request(c, &j, &rep, "POST", url, text, GH_IDEMPOTENT);
+	json_decref(j);
+	free(text);
+	free(url);
+	strbuf_release(&rep.body);
+	return r;
+}
+
+int gh_login(struct gh_client *c, const char **out)
+{
+	struct gh_reply rep = { .body = STRBUF_INIT };
+	char *url;
+	json_t *j = NULL;
+	int r;
+
+	if (*c->login) {
+		*out = c->login;
+		return 0;
+	}
+	url = xasprintf("%s/user", c->api);
+	r = request(c, &j, &rep, "GET", url, NULL, GH_IDEMPOTENT);
+	if (r == 0 && (r = copy_string(c->login, sizeof(c->login), j, "login", true)) < 0)
+		err_set(r, "GET /user: %s", err_last());
+	json_decref(j);
+	free(url);
+	strbuf_release(&rep.body);
+	*out = c->login;
+	return r;
+}

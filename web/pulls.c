@@ -1,0 +1,254 @@
+/*
+ * Posting to pull requests: perfd's one comment per pull request, edited in
+ * place; commit statuses; the trust rule for pull requests from authors off
+ * the allow list. What was posted is remembered in the database, so a
+ * restart or a second poll posts nothing that is already there.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "builder.h"
+#include "web.h"
+
+const char *web_post_name(enum web_post p)
+{
+	switch (p) {
+	case WEB_POST_UNCHANGED:
+		return "unchanged";
+	case WEB_POST_CREATED:
+		return "created";
+	case WEB_POST_EDITED:
+		return "edited";
+	case WEB_POST_RECREATED:
+		return "made again";
+	case WEB_POST_MUTED:
+		return "deleted twice: perfd stays off this pull request";
+	}
+	return "?";
+}
+
+/* perfd's own comment among a pull request's: the newest one by the
+ * token's login that starts with the marker. 0 when none. */
+static int find_own(struct gh_client *gh, int64_t *out, int pr)
+{
+	struct gh_comment *cs = NULL;
+	const char *login;
+	size_t n = 0, i;
+	int r;
+
+	*out = 0;
+	r = gh_login(gh, &login);
+	if (r == 0)
+		r = gh_comments_list(gh, &cs, &n, pr);
+	for (i = 0; r == 0 && i < n; i++) {
+		if (!strcasecmp(cs[i].author, login) &&
+		    !strncmp(cs[i].body, WEB_COMMENT_MARKER, strlen(WEB_COMMENT_MARKER)))
+			*out = cs[i].id;
+	}
+	gh_comments_free(cs, n);
+	return r;
+}
+
+/* Creates the comment; when the create's outcome is unknown, looks for it
+ * before sending it again, at most retries more times. */
+static int create_once(struct gh_client *gh, int64_t *out, int pr, const char *body)
+{
+	int tries = 0, r;
+
+	for (;;) {
+		r = gh_comment_create(gh, out, pr, body);
+		if (r != -EAGAIN || ++tries > 3)
+			return r;
+		r = find_own(gh, out, pr);
+		if (r < 0)
+			return r;
+		if (*out)
+			return 0;       /* the create was done after all */
+	}
+}
+
+int web_pull_comment_post(struct gh_client *gh, struct db *db, int pr, const char *commit,
+			  const char *hub_url, enum web_post *out)
+{
+	const char *repo = gh_client_repo(gh);
+	struct strbuf md = STRBUF_INIT;
+	struct db_pull_comment pc;
+	char sha[65];
+	int r;
+
+	*out = WEB_POST_UNCHANGED;
+	r = web_comment_render(&md, db, commit, hub_url);
+	if (r < 0)
+		goto out;
+	builder_sha256_hex(sha, md.buf, md.len);
+	r = db_pull_comment_get(db, &pc, repo, pr);
+	if (r == -ENOENT)
+		r = 0;
+	if (r < 0)
+		goto out;
+	if (pc.muted || (pc.comment_id && !strcmp(pc.body_sha256, sha)))
+		goto out;       /* nothing new to say, or told to stay off */
+	if (!pc.comment_id) {
+		r = find_own(gh, &pc.comment_id, pr);
+		if (r < 0)
+			goto out;
+	}
+	if (pc.comment_id) {
+		r = gh_comment_edit(gh, pc.comment_id, md.buf);
+		if (r == 0) {
+			*out = WEB_POST_EDITED;
+		} else if (r == -ENOENT) {
+			/* Deleted by someone: made again once, never after that. */
+			pc.comment_id = 0;
+			if (pc.recreated >= 1) {
+				pc.muted = true;
+				*out = WEB_POST_MUTED;
+				r = db_pull_comment_put(db, repo, pr, &pc);
+				goto out;
+			}
+			pc.recreated++;
+			*out = WEB_POST_RECREATED;
+		} else {
+			goto out;
+		}
+	}
+	if (!pc.comment_id) {
+		r = create_once(gh, &pc.comment_id, pr, md.buf);
+		if (r < 0)
+			goto out;
+		if (*out != WEB_POST_RECREATED)
+			*out = WEB_POST_CREATED;
+	}
+	snprintf(pc.commit, sizeof(pc.commit), "%s", commit);
+	memcpy(pc.body_sha256, sha, sizeof(sha));
+	r = db_pull_comment_put(db, repo, pr, &pc);
+out:
+	strbuf_release(&md);
+	return r;
+}
+
+int web_commit_status_post(struct gh_client *gh, struct db *db, const char *commit,
+			   const char *context, const char *state, const char *description,
+			   const char *target_url, bool *posted)
+{
+	const char *repo = gh_client_repo(gh);
+	char was[16], *was_desc = NULL, desc[WEB_STATUS_DESCRIPTION_MAX + 1];
+	int r;
+
+	if (posted)
+		*posted = false;
+	/* GitHub refuses a longer description: cut at a character's start. */
+	snprintf(desc, sizeof(desc), "%s", description);
+	if (strlen(description) > WEB_STATUS_DESCRIPTION_MAX) {
+		size_t k = WEB_STATUS_DESCRIPTION_MAX;
+
+		while (k > 0 && ((unsigned char)desc[k] & 0xc0) == 0x80)
+			k--;
+		desc[k] = '\0';
+	}
+	r = db_commit_status_get(db, was, &was_desc, repo, commit, context);
+	if (r == 0 && !strcmp(was, state) && !strcmp(was_desc ? was_desc : "", desc)) {
+		free(was_desc);
+		return 0;
+	}
+	free(was_desc);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	r = gh_status_set(gh, commit, state, context, desc, target_url);
+	if (r == 0)
+		r = db_commit_status_put(db, repo, commit, context, state, desc, target_url);
+	if (r == 0 && posted)
+		*posted = true;
+	return r;
+}
+
+static bool allowed(const char *login, const char *const *allow, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcasecmp(login, allow[i]))
+			return true;
+	}
+	return false;
+}
+
+/* Whether body's first line is "/perfd run" (then *sha = "") or
+ * "/perfd run SHA" (7 to 40 hex digits, lower-cased into sha). */
+static bool run_command(const char *body, char sha[41])
+{
+	const char *p = body, *q;
+	size_t n;
+
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	if (strncmp(p, "/perfd run", 10))
+		return false;
+	p += 10;
+	*sha = '\0';
+	if (!*p || *p == '\n' || *p == '\r')
+		return true;
+	if (*p != ' ' && *p != '\t')
+		return false;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p || *p == '\n' || *p == '\r')
+		return true;
+	n = strspn(p, "0123456789abcdefABCDEF");
+	q = p + n;
+	if (n < 7 || n > 40 || (*q && !isspace((unsigned char)*q)))
+		return false;
+	for (n = 0; p < q; p++, n++)
+		sha[n] = (char)tolower((unsigned char)*p);
+	sha[n] = '\0';
+	return true;
+}
+
+int web_pull_trust(struct gh_client *gh, struct db *db, const struct gh_pull *p,
+		   const char *const *allow, size_t nallow, enum web_trust *out, char **approver)
+{
+	const char *repo = gh_client_repo(gh);
+	struct gh_comment *cs = NULL;
+	int64_t last = 0;
+	size_t n = 0, i;
+	int r;
+
+	*approver = NULL;
+	*out = WEB_TRUST_WAITING;
+	if (allowed(p->author, allow, nallow)) {
+		*out = WEB_TRUST_AUTHOR;
+		return 0;
+	}
+	r = db_pull_approval_get(db, approver, repo, p->number, p->head_sha);
+	if (r == 0) {
+		*out = WEB_TRUST_APPROVED;
+		return 0;
+	}
+	if (r != -ENOENT)
+		return r;
+	r = db_pull_approval_last(db, &last, repo, p->number);
+	if (r == 0)
+		r = gh_comments_list(gh, &cs, &n, p->number);
+	for (i = 0; r == 0 && i < n; i++) {
+		char sha[41];
+
+		/* Each command approves one head: the ones used before are spent. */
+		if (cs[i].id <= last || !allowed(cs[i].author, allow, nallow) ||
+		    !run_command(cs[i].body, sha))
+			continue;
+		if (*sha && strncmp(p->head_sha, sha, strlen(sha)))
+			continue;   /* approves another head, not this one */
+		r = db_pull_approval_add(db, repo, p->number, p->head_sha, cs[i].author, cs[i].id);
+		if (r == 0) {
+			*approver = xstrdup(cs[i].author);
+			*out = WEB_TRUST_APPROVED;
+		}
+		break;
+	}
+	gh_comments_free(cs, n);
+	return r;
+}
