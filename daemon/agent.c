@@ -253,12 +253,22 @@ static void publish_pull(struct agent *a, const struct gh_pull *p)
 
 	snprintf(head, sizeof(head), "pull/%d", p->number);
 	r = db_job_get(a->db, &job, head, p->head_sha);
-	if (r < 0)
-		return;     /* nothing of this head yet */
-	job_status(a, &job);
-	db_job_release(&job);
+	if (r == 0) {
+		job_status(a, &job);
+		db_job_release(&job);
+	}
 	if (!a->cfg->github.comment)
 		return;
+	if (r < 0) {
+		struct db_pull_comment pc;
+
+		/* Nothing of this head yet (it waits for approval, or for the
+		 * next fetch): a comment about an older head is made to name
+		 * this one instead, and none is started. */
+		if (db_pull_comment_get(a->db, &pc, a->cfg->github.repo, p->number) < 0 ||
+		    !pc.comment_id || !strcmp(pc.commit, p->head_sha))
+			return;
+	}
 	r = web_pull_comment_post(a->gh, a->db, p->number, p->head_sha, a->cfg->github.hub_url,
 				  &what);
 	if (r < 0)

@@ -83,7 +83,8 @@ pull() { # NUMBER AUTHOR SHA
 	ctl POST pulls "[{\"number\": $1, \"author\": \"$2\", \"head_sha\": \"$3\", \"head_ref\": \"b$1\", \"base_ref\": \"main\", \"base_sha\": \"$C1\"}]" >/dev/null
 }
 say() { # PR AUTHOR BODY: a person's comment
-	ctl POST comments "{\"pr\": $1, \"author\": \"$2\", \"body\": \"$3\"}" >/dev/null
+	ctl POST comments "$(python3 -c 'import json, sys; print(json.dumps({"pr": int(sys.argv[1]), "author": sys.argv[2], "body": sys.argv[3]}))' "$@")" >/dev/null ||
+		echo "  the server refused the comment: $*"
 }
 fault() { ctl POST faults "$1" >/dev/null; }
 check "the server is up" test -n "$PORT"
@@ -191,6 +192,7 @@ check "agent --once after a non-listed user's /perfd run" run 0 "$PERFD" agent -
 check "  mallory's pull request is still not built" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6'")"
 say 6 bob "Looks fine.
 /perfd run"
+check "  (that comment is there)" eq 1 "$(state "len([c for c in d['comments'] if c['pr'] == 6 and c['body'].startswith('Looks fine.\\n/perfd run')])")"
 check "agent --once after a command not on the first line" run 0 "$PERFD" agent --config agent.conf --once
 check "  still not built" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6'")"
 say 6 bob "/perfd run"
@@ -205,6 +207,9 @@ git -C "$SRC" update-ref refs/pull/6/head "$C6"
 pull 6 mallory "$C6"
 check "agent --once after mallory pushes again" run 0 "$PERFD" agent --config agent.conf --once
 check "  the approval was for the old head: the new one waits" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6' and commit_oid = '$C6'")"
+posted 6 >posted6.md
+check "  the comment now names the waiting head" has posted6.md "Head commit \`$C6\`: no comparison of it is done yet."
+check "  and holds nothing of the old one" eq 0 "$(grep -c "$C3" posted6.md)"
 say 6 bob "/perfd run ${C3:0:10}"
 check "agent --once after an approval naming the old head" run 0 "$PERFD" agent --config agent.conf --once
 check "  still waits" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6' and commit_oid = '$C6'")"
@@ -260,6 +265,21 @@ fault '[{"method": "POST", "path": "/issues/5/comments$", "drop": true}]'
 check "a create dropped unanswered is sent again" run 0 "$PERFD" comment --pr 5 --config agent.conf --hub http://hub7.example
 check "  two POSTs" eq 2 "$(requests "len([r for r in d if r['method'] == 'POST'])")"
 check "  one comment by perfd" eq 1 "$(state "len([c for c in d['comments'] if c['pr'] == 5 and c['user']['login'] == 'perfd-bot'])")"
+
+# A database that lost the comment's row finds the comment by its marker
+# among the token's own comments, on the second page of 100, and edits it;
+# a copy of the marker by someone else is left alone.
+for i in $(seq 120); do say 5 carol "comment $i"; done
+say 5 mallory "<!-- perfd:comment -->
+not perfd's"
+sql "delete from pull_comments where pr = 5"
+ctl POST reset-requests >/dev/null
+check "a lost row: the comment is found by its marker" run 0 "$PERFD" comment --pr 5 --config agent.conf --hub http://hub8.example
+check "  and edited" has out "comment edited"
+check "  the comments were read to their second page" eq 2 "$(requests "max([int(r['query'].get('page', 1)) for r in d if r['path'].endswith('/issues/5/comments')])")"
+check "  no POST" eq 0 "$(requests "len([r for r in d if r['method'] == 'POST'])")"
+check "  the PATCH went to perfd's own comment" eq "$(state "[c['id'] for c in d['comments'] if c['pr'] == 5 and c['user']['login'] == 'perfd-bot'][0]")" "$(requests "[r['path'].rsplit('/', 1)[1] for r in d if r['method'] == 'PATCH'][0]")"
+check "  mallory's copy is as it was" eq "not perfd's" "$(state "[c['body'] for c in d['comments'] if c['user']['login'] == 'mallory' and c['pr'] == 5][0].splitlines()[1]")"
 
 # ---- bad replies and bad tokens ----
 fault '[{"method": "GET", "path": "/pulls/5$", "status": 200, "body": "<html>a proxy page</html>", "content_type": "text/html"}]'

@@ -48,6 +48,7 @@ struct gh_reply {
 	long remaining;             /* X-RateLimit-Remaining; -1 when not sent */
 	time_t reset;               /* X-RateLimit-Reset; 0 when not sent */
 	char next[GH_URL_MAX];      /* the Link header's rel="next", "" when none */
+	bool next_too_long;         /* a next page's URL longer than next */
 	char content_type[128];
 };
 
@@ -188,6 +189,13 @@ const char *gh_client_repo(const struct gh_client *c)
 	return c->repo;
 }
 
+static int wait_s(const struct gh_client *c, double s);
+
+int gh_client_backoff(struct gh_client *c, int attempt)
+{
+	return wait_s(c, c->o.backoff_s * (double)(1 << (attempt < 10 ? attempt : 10)));
+}
+
 /* ---- one request ---- */
 
 static size_t on_body(char *data, size_t size, size_t n, void *ctx)
@@ -215,9 +223,11 @@ static const char *header_value(const char *line, size_t len, const char *name)
 	return line;
 }
 
-/* The rel="next" target of a Link header, copied into out. */
-static void link_next(char out[GH_URL_MAX], const char *v, size_t len)
+/* The rel="next" target of a Link header (v, len bytes, not terminated),
+ * copied into r->next. */
+static void link_next(struct gh_reply *r, const char *v, size_t len)
 {
+	char *out = r->next;
 	const char *end = v + len, *p = v;
 
 	while (p < end) {
@@ -231,8 +241,11 @@ static void link_next(char out[GH_URL_MAX], const char *v, size_t len)
 		stop = memchr(gt, ',', (size_t)(end - gt));
 		if (!stop)
 			stop = end;
-		if (memmem(gt, (size_t)(stop - gt), "rel=\"next\"", 10) &&
-		    (size_t)(gt - lt - 1) < GH_URL_MAX) {
+		if (memmem(gt, (size_t)(stop - gt), "rel=\"next\"", 10)) {
+			if ((size_t)(gt - lt - 1) >= GH_URL_MAX) {
+				r->next_too_long = true;
+				return;
+			}
 			memcpy(out, lt + 1, (size_t)(gt - lt - 1));
 			out[gt - lt - 1] = '\0';
 			return;
@@ -254,11 +267,17 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 		r->remaining = -1;
 		r->reset = 0;
 		r->next[0] = '\0';
+		r->next_too_long = false;
 		r->content_type[0] = '\0';
 		return n;
 	}
 	while (len > 0 && (data[len - 1] == '\r' || data[len - 1] == '\n'))
 		len--;
+	/* Read in place: a Link header may be longer than any other. */
+	if (len > 5 && !strncasecmp(data, "link:", 5)) {
+		link_next(r, data + 5, len - 5);
+		return n;
+	}
 	if (len >= sizeof(line))
 		return n;           /* no header perfd reads is that long */
 	memcpy(line, data, len);
@@ -275,8 +294,6 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 		r->remaining = strtol(v, NULL, 10);
 	} else if ((v = header_value(line, len, "x-ratelimit-reset"))) {
 		r->reset = (time_t)strtoll(v, NULL, 10);
-	} else if ((v = header_value(line, len, "link"))) {
-		link_next(r->next, v, strlen(v));
 	} else if ((v = header_value(line, len, "content-type"))) {
 		snprintf(r->content_type, sizeof(r->content_type), "%s", v);
 	}
@@ -340,6 +357,7 @@ static CURLcode perform(struct gh_client *c, struct gh_reply *rep, const char *m
 	rep->remaining = -1;
 	rep->reset = 0;
 	rep->next[0] = '\0';
+	rep->next_too_long = false;
 	rep->content_type[0] = '\0';
 
 	snprintf(ua, sizeof(ua), "User-Agent: perfd/%s", PERFD_VERSION);
@@ -543,6 +561,10 @@ static int list_pages(struct gh_client *c, char *url, int (*each)(void *, json_t
 			break;
 		free(url);
 		url = NULL;
+		if (rep.next_too_long) {
+			r = err_set(-EPROTO, "a list's next page has a URL over %d bytes", GH_URL_MAX);
+			break;
+		}
 		if (*rep.next) {
 			/* The token goes to the configured base alone. */
 			if (strncmp(rep.next, c->api, strlen(c->api)) ||

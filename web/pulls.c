@@ -63,7 +63,9 @@ static int create_once(struct gh_client *gh, int64_t *out, int pr, const char *b
 		r = gh_comment_create(gh, out, pr, body);
 		if (r != -EAGAIN || ++tries > 3)
 			return r;
-		r = find_own(gh, out, pr);
+		r = gh_client_backoff(gh, tries - 1);
+		if (r == 0)
+			r = find_own(gh, out, pr);
 		if (r < 0)
 			return r;
 		if (*out)

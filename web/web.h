@@ -92,6 +92,8 @@ int gh_token_read(char **out, const char *path, bool *loose_mode);
 int gh_client_new(struct gh_client **out, const struct gh_options *o);
 void gh_client_free(struct gh_client *c);
 const char *gh_client_repo(const struct gh_client *c);
+/* Waits the retry delay for attempt (0: backoff_s, then doubling). */
+int gh_client_backoff(struct gh_client *c, int attempt);
 
 struct gh_pull {
 	int number;
