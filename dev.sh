@@ -11,7 +11,7 @@ DEPS=(
 	gcc libc6-dev meson ninja-build pkg-config python3
 	libsqlite3-dev sqlite3 libjansson-dev libinih-dev libssl-dev libcmocka-dev
 	libvulkan-dev libvulkan1 mesa-vulkan-drivers glslc
-	libgit2-dev git libmicrohttpd-dev libcurl4-openssl-dev
+	libgit2-dev git libmicrohttpd-dev libcurl4-openssl-dev curl
 	procps
 	nodejs chromium fonts-dejavu-core
 	# Debian's npm, unless npm is there already: NodeSource's nodejs carries

@@ -149,30 +149,35 @@ static void job_fill(struct db_job *j, sqlite3_stmt *st)
 	j->detail = db_column_strdup(st, 6);
 }
 
-int db_job_next(struct db *db, struct db_job *out)
+/* The one job a prepared statement selects, or -ENOENT. */
+static int job_one(struct db *db, sqlite3_stmt *st, struct db_job *out, const char *doing)
 {
-	sqlite3_stmt *st;
-	int rc, r;
+	int rc = sqlite3_step(st), r = 0;
 
-	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs"
-		       " WHERE state IN ('queued', 'running') ORDER BY id LIMIT 1");
-	if (r < 0)
-		return r;
-	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		job_fill(out, st);
 	else if (rc == SQLITE_DONE)
 		r = -ENOENT;
 	else
-		r = db_fail(db, rc, "reading the queue");
+		r = db_fail(db, rc, doing);
 	db_finish(st);
 	return r;
+}
+
+int db_job_next(struct db *db, struct db_job *out)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs"
+		       " WHERE state IN ('queued', 'running') ORDER BY id LIMIT 1");
+	return r < 0 ? r : job_one(db, st, out, "reading the queue");
 }
 
 int db_job_get(struct db *db, struct db_job *out, const char *head, const char *commit)
 {
 	sqlite3_stmt *st;
-	int rc, r;
+	int r;
 
 	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs"
 		       " WHERE head = ?1 AND commit_oid = ?2");
@@ -180,15 +185,7 @@ int db_job_get(struct db *db, struct db_job *out, const char *head, const char *
 		return r;
 	db_bind_text(st, 1, head);
 	db_bind_text(st, 2, commit);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		job_fill(out, st);
-	else if (rc == SQLITE_DONE)
-		r = -ENOENT;
-	else
-		r = db_fail(db, rc, "reading a job");
-	db_finish(st);
-	return r;
+	return job_one(db, st, out, "reading a job");
 }
 
 int db_job_list(struct db *db, struct db_job *out, size_t max)

@@ -58,6 +58,47 @@ js() {
 
 sql() { sqlite3 "$DB" "$1"; }
 
+# work_prog FILE ROUNDS DIGEST: the C source of a program whose work is a
+# loop of ROUNDS rounds; it prints its time as TIMING work_ms and DIGEST.
+work_prog() {
+	cat >"$1" <<C
+#include <stdio.h>
+#include <time.h>
+int main(void)
+{
+	struct timespec a, b;
+	volatile unsigned long x = 0;
+	unsigned long i;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (i = 0; i < $2UL; i++)
+		x += i * i;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("TIMING work_ms=%.3f\n", (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
+	printf("DIGEST %016lx\n", $3UL);
+	return 0;
+}
+C
+}
+
+# work_suite: the agent's suite that builds prog.c into prog, runs check.sh
+# as the contract runner and compares prog as the case "work".
+work_suite() {
+	cat <<'CONF'
+[build]
+command = cc -O1 -o prog prog.c
+artifacts = prog check.sh
+timeout_s = 60
+
+[runner contract]
+command = ./check.sh
+timeout_s = 10
+
+[case work]
+command = ./prog
+pairs = 3
+CONF
+}
+
 finish() {
 	echo "$count checks, $fails failed"
 	[ "$fails" = 0 ]

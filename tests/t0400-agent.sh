@@ -12,25 +12,7 @@ export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT
 SRC=$T/src
 git init -q -b main "$SRC"
 # A program whose work is a loop of N rounds; the timing case compares it.
-write_prog() {
-	cat >"$SRC/prog.c" <<C
-#include <stdio.h>
-#include <time.h>
-int main(void)
-{
-	struct timespec a, b;
-	volatile unsigned long x = 0;
-	unsigned long i;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	for (i = 0; i < $1UL; i++)
-		x += i * i;
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	printf("TIMING work_ms=%.3f\n", (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
-	printf("DIGEST %016lx\n", $2UL);
-	return 0;
-}
-C
-}
+write_prog() { work_prog "$SRC/prog.c" "$1" "$2"; }
 cat >"$SRC/check.sh" <<'SH'
 #!/bin/sh
 echo "RESULT contract on \"cpu\": passed=2 total=2"

@@ -60,18 +60,7 @@ workdir = $T/work
 url = file://$SRC
 branches = feature/*
 
-[build]
-command = cc -O1 -o prog prog.c
-artifacts = prog check.sh
-timeout_s = 60
-
-[runner contract]
-command = ./check.sh
-timeout_s = 10
-
-[case work]
-command = ./prog
-pairs = 3
+$(work_suite)
 CONF
 	check "agent --once" run 0 "$PERFD" agent --config agent.conf --once
 	job=$(sql "select id from jobs where commit_oid = '$CH'")

@@ -610,8 +610,9 @@ static bool is_sha(const char *s)
 	return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
 }
 
-static int pull_from_json(struct gh_pull *p, json_t *j)
+static int pull_from_json(void *item, json_t *j)
 {
+	struct gh_pull *p = item;
 	json_t *num = json_object_get(j, "number");
 	char state[16];
 	int r;
@@ -634,35 +635,39 @@ static int pull_from_json(struct gh_pull *p, json_t *j)
 	return 0;
 }
 
-struct pull_list {
-	struct gh_pull *v;
-	size_t n, alloc;
+/* A list read page by page: items of size bytes, each filled by from_json. */
+struct item_list {
+	void *v;
+	size_t n, alloc, size;
+	int (*from_json)(void *item, json_t *j);
+	const char *what;
 };
 
-static int each_pull(void *ctx, json_t *j)
+static int each_item(void *ctx, json_t *j)
 {
-	struct pull_list *l = ctx;
+	struct item_list *l = ctx;
 	int r;
 
 	if (l->n == l->alloc) {
 		l->alloc = l->alloc ? 2 * l->alloc : 32;
-		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+		l->v = xrealloc(l->v, l->alloc * l->size);
 	}
-	r = pull_from_json(&l->v[l->n], j);
+	r = l->from_json((char *)l->v + l->n * l->size, j);
 	if (r < 0)
-		return err_set(r, "the list of pull requests: item %zu: %s", l->n + 1, err_last());
+		return err_set(r, "the list of %s: item %zu: %s", l->what, l->n + 1, err_last());
 	l->n++;
 	return 0;
 }
 
 int gh_pulls_open(struct gh_client *c, struct gh_pull **out, size_t *out_n)
 {
-	struct pull_list l = { 0 };
+	struct item_list l = { .size = sizeof(struct gh_pull), .from_json = pull_from_json,
+			       .what = "pull requests" };
 	int r;
 
 	*out = NULL;
 	*out_n = 0;
-	r = list_pages(c, repo_url(c, "/pulls?state=open&per_page=100"), each_pull, &l);
+	r = list_pages(c, repo_url(c, "/pulls?state=open&per_page=100"), each_item, &l);
 	if (r < 0) {
 		free(l.v);
 		return r;
@@ -690,13 +695,9 @@ int gh_pull_get(struct gh_client *c, struct gh_pull *out, int number)
 	return r;
 }
 
-struct comment_list {
-	struct gh_comment *v;
-	size_t n, alloc;
-};
-
-static int comment_from_json(struct gh_comment *cm, json_t *j)
+static int comment_from_json(void *item, json_t *j)
 {
+	struct gh_comment *cm = item;
 	json_t *id = json_object_get(j, "id"), *body = json_object_get(j, "body");
 	int r;
 
@@ -715,22 +716,6 @@ static int comment_from_json(struct gh_comment *cm, json_t *j)
 	return 0;
 }
 
-static int each_comment(void *ctx, json_t *j)
-{
-	struct comment_list *l = ctx;
-	int r;
-
-	if (l->n == l->alloc) {
-		l->alloc = l->alloc ? 2 * l->alloc : 32;
-		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
-	}
-	r = comment_from_json(&l->v[l->n], j);
-	if (r < 0)
-		return err_set(r, "the list of comments: item %zu: %s", l->n + 1, err_last());
-	l->n++;
-	return 0;
-}
-
 void gh_comments_free(struct gh_comment *v, size_t n)
 {
 	size_t i;
@@ -742,12 +727,13 @@ void gh_comments_free(struct gh_comment *v, size_t n)
 
 int gh_comments_list(struct gh_client *c, struct gh_comment **out, size_t *out_n, int pr)
 {
-	struct comment_list l = { 0 };
+	struct item_list l = { .size = sizeof(struct gh_comment), .from_json = comment_from_json,
+			       .what = "comments" };
 	int r;
 
 	*out = NULL;
 	*out_n = 0;
-	r = list_pages(c, repo_url(c, "/issues/%d/comments?per_page=100", pr), each_comment, &l);
+	r = list_pages(c, repo_url(c, "/issues/%d/comments?per_page=100", pr), each_item, &l);
 	if (r < 0) {
 		gh_comments_free(l.v, l.n);
 		return r;
