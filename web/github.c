@@ -254,6 +254,16 @@ static void link_next(struct gh_reply *r, const char *v, size_t len)
 	}
 }
 
+static void reply_headers_forget(struct gh_reply *r)
+{
+	r->retry_after = -1;
+	r->remaining = -1;
+	r->reset = 0;
+	r->next[0] = '\0';
+	r->next_too_long = false;
+	r->content_type[0] = '\0';
+}
+
 static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 {
 	struct gh_reply *r = ctx;
@@ -263,12 +273,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 
 	/* A new status line starts a new reply (after a 100 Continue). */
 	if (n >= 5 && !strncmp(data, "HTTP/", 5)) {
-		r->retry_after = -1;
-		r->remaining = -1;
-		r->reset = 0;
-		r->next[0] = '\0';
-		r->next_too_long = false;
-		r->content_type[0] = '\0';
+		reply_headers_forget(r);
 		return n;
 	}
 	while (len > 0 && (data[len - 1] == '\r' || data[len - 1] == '\n'))
@@ -353,12 +358,7 @@ static CURLcode perform(struct gh_client *c, struct gh_reply *rep, const char *m
 	strbuf_reset(&rep->body);
 	rep->too_big = false;
 	rep->status = 0;
-	rep->retry_after = -1;
-	rep->remaining = -1;
-	rep->reset = 0;
-	rep->next[0] = '\0';
-	rep->next_too_long = false;
-	rep->content_type[0] = '\0';
+	reply_headers_forget(rep);
 
 	snprintf(ua, sizeof(ua), "User-Agent: perfd/%s", PERFD_VERSION);
 	h = curl_slist_append(h, "Accept: application/vnd.github+json");
