@@ -23,6 +23,9 @@
 #ifndef PERFD_WEB_DIR
 #define PERFD_WEB_DIR "web/static"
 #endif
+#ifndef PERFD_DOCS_DIR
+#define PERFD_DOCS_DIR "docs"
+#endif
 
 #ifndef PERFD_DEMO_DIR
 #define PERFD_DEMO_DIR "kernels/demo/history"
@@ -247,7 +250,7 @@ int cmd_demo(int argc, char **argv)
 		r = db_open(&web_db, db_path, 10000);
 		free(db_path);
 		if (r == 0)
-			r = web_server_start(&srv, web_db, listen, PERFD_WEB_DIR);
+			r = web_server_start(&srv, web_db, listen, PERFD_WEB_DIR, PERFD_DOCS_DIR);
 		if (r < 0) {
 			log_warnx("%s", err_last());
 			goto out;

@@ -16,13 +16,17 @@
 #ifndef PERFD_WEB_DIR
 #define PERFD_WEB_DIR "web/static"
 #endif
+#ifndef PERFD_DOCS_DIR
+#define PERFD_DOCS_DIR "docs"
+#endif
 
 const char cmd_serve_usage[] =
 	"usage: perfd serve [options]\n"
 	"\n"
 	"Serves the database over HTTP: the JSON API under /api/v1 (CSV with\n"
-	"?format=csv), /metrics in Prometheus text format, and the static files\n"
-	"at / and /static/. It only reads: any method but GET and HEAD, and any\n"
+	"?format=csv), /metrics in Prometheus text format, the static files at /\n"
+	"and /static/, and perfd's documents at /docs/NAME.md (the rule, which\n"
+	"pull-request comments link to). It only reads: any method but GET and HEAD, and any\n"
 	"request body, is refused. docs/api.md describes every endpoint.\n"
 	"The first line it logs is \"serving http://ADDRESS:PORT/\".\n"
 	"\n"
@@ -31,16 +35,18 @@ const char cmd_serve_usage[] =
 	"  --listen ADDR:PORT numeric address and port (default " WEB_LISTEN_DEFAULT ");\n"
 	"                     port 0 picks a free one; [::1]:PORT for IPv6\n"
 	"  --static DIR       the static files (default " PERFD_WEB_DIR ")\n"
+	"  --docs DIR         the documents (default " PERFD_DOCS_DIR ")\n"
 	"\n"
 	"SIGINT or SIGTERM stops it; it then exits 0. Exit status 2: a usage,\n"
 	"address or database error.\n";
 
-enum { OPT_DB = 256, OPT_LISTEN, OPT_STATIC };
+enum { OPT_DB = 256, OPT_LISTEN, OPT_STATIC, OPT_DOCS };
 
 static const struct option serve_options[] = {
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "static", required_argument, NULL, OPT_STATIC },
+	{ "docs", required_argument, NULL, OPT_DOCS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -49,6 +55,7 @@ int cmd_serve(int argc, char **argv)
 {
 	struct db_opts dbo = DB_OPTS_INIT;
 	const char *listen = WEB_LISTEN_DEFAULT, *static_dir = PERFD_WEB_DIR;
+	const char *docs_dir = PERFD_DOCS_DIR;
 	struct web_server *srv = NULL;
 	struct signalfd_siginfo si;
 	struct pollfd pfd;
@@ -67,6 +74,9 @@ int cmd_serve(int argc, char **argv)
 			break;
 		case OPT_STATIC:
 			static_dir = optarg;
+			break;
+		case OPT_DOCS:
+			docs_dir = optarg;
 			break;
 		case 'h':
 			fputs(cmd_serve_usage, stdout);
@@ -94,7 +104,7 @@ int cmd_serve(int argc, char **argv)
 	db = cli_db_open(&dbo);
 	if (!db)
 		goto out;
-	r = web_server_start(&srv, db, listen, static_dir);
+	r = web_server_start(&srv, db, listen, static_dir, docs_dir);
 	if (r < 0) {
 		log_warnx("%s", err_last());
 		goto out;

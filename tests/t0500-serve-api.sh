@@ -102,6 +102,14 @@ check "a 304 has no body" eq 0 "$(wc -c <"$T/body")"
 check "another ETag: 200" eq 200 "$(status -H 'If-None-Match: "other"' "$URL/")"
 check "/static/index.html" eq 200 "$(status "$URL/static/index.html")"
 check "an absent static file: 404" eq 404 "$(status "$URL/static/nothing.js")"
+DOCS="$(cd "$(dirname "$0")/.." && pwd)/docs"
+check "/docs/rule.md, which comments link to" eq 200 "$(status "$URL/docs/rule.md")"
+check "  as text/plain" eq "text/plain; charset=utf-8" "$(hdr Content-Type)"
+check "  the document itself" cmp "$T/body" "$DOCS/rule.md"
+check "an absent document: 404" eq 404 "$(status "$URL/docs/nothing.md")"
+check "a document that is not Markdown: 404" eq 404 "$(status "$URL/docs/rule")"
+check "a way out of /docs/: 400" eq 400 "$(status "$URL/docs/../README.md")"
+check "a nested path under /docs/: 404" eq 404 "$(status "$URL/docs/a/rule.md")"
 curl -sv -o /dev/null -o /dev/null "$URL/api/v1/hosts" "$URL/" 2>"$T/keep.err"
 check "a connection is kept alive between requests" has "$T/keep.err" "Re-using existing connection"
 check "HEAD answers without a body" eq 200 "$(curl -s -I -o /dev/null -w '%{http_code}' "$URL/api/v1/hosts")"
@@ -261,7 +269,9 @@ echo "inside" >www/ok.txt
 echo "<p>sub</p>" >www/sub/page.html
 ln -s /etc/passwd www/evil
 ln -s ok.txt www/alias.txt
-"$PERFD" serve --db "$DB" --listen 127.0.0.1:0 --static "$T/www" 2>"$T/serve2.err" &
+ln -s /etc/passwd www/evil.md
+ln -s ok.txt www/ok.md
+"$PERFD" serve --db "$DB" --listen 127.0.0.1:0 --static "$T/www" --docs "$T/www" 2>"$T/serve2.err" &
 srv2=$!
 for i in $(seq 100); do
 	grep -q "serving http://" "$T/serve2.err" && break
@@ -283,6 +293,8 @@ for p in "/static/../../etc/passwd" "/../../etc/passwd" "/%2e%2e/%2e%2e/etc/pass
 	check "and no file contents" eq 0 "$(grep -c 'root:' "$T/body")"
 done
 check "the default root's index is not under this one" eq 404 "$(status "$URL2/static/index.html")"
+check "a link out of --docs is refused" eq 404 "$(status "$URL2/docs/evil.md")"
+check "  (the same link inside it is served)" eq 200 "$(status "$URL2/docs/ok.md")"
 kill -TERM "$srv2"
 wait "$srv2"
 check "second server stopped" eq 0 $?
@@ -307,6 +319,8 @@ check "a malformed --listen" run 2 "$PERFD" serve --db "$DB" --listen localhost
 check "is named" has err "--listen 'localhost'"
 check "a missing --static directory" run 2 "$PERFD" serve --db "$DB" --listen 127.0.0.1:0 --static "$T/none"
 check "is named" has err "static directory"
+check "a missing --docs directory" run 2 "$PERFD" serve --db "$DB" --listen 127.0.0.1:0 --docs "$T/none"
+check "is named" has err "documents' directory '$T/none' is not a directory"
 kill -TERM "$srv"
 wait "$srv"
 check "SIGTERM: exit 0" eq 0 $?

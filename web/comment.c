@@ -359,7 +359,9 @@ static void render_table(struct comment *cm, const struct db_comparison *cs, siz
 	strbuf_add(body, bases->buf, bases->len);
 	strbuf_adds(body, ". Figures by the rule [");
 	strbuf_add(body, rules->buf, rules->len);
-	strbuf_adds(body, "](docs/rule.md), from stored rows; every cell links to its receipt.\n\n"
+	strbuf_adds(body, "](");
+	strbuf_add(body, cm->hub, cm->hub_len);
+	strbuf_adds(body, "/docs/rule.md), from stored rows; every cell links to its receipt.\n\n"
 		    "| host | case | base median (min to max) | head median (min to max) |"
 		    " gain, median | pairs | digests equal | verdict | flags |\n"
 		    "|---|---|---:|---:|---:|---:|---|---|---|\n");

@@ -195,3 +195,19 @@ int web_static_name(char *out, size_t outlen, const char *path)
 	memcpy(out, rel, n + 1);
 	return 0;
 }
+
+int web_doc_name(char *out, size_t outlen, const char *path)
+{
+	const char *rel;
+	size_t n;
+
+	if (strncmp(path, "/docs/", 6))
+		return -ENOENT;
+	rel = path + 6;
+	n = strlen(rel);
+	if (n <= 3 || n >= outlen || strcmp(rel + n - 3, ".md") || rel[0] == '.' ||
+	    strspn(rel, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") < n)
+		return -ENOENT;
+	memcpy(out, rel, n + 1);
+	return 0;
+}

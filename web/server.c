@@ -38,6 +38,7 @@ struct web_server {
 	struct MHD_Daemon *mhd;
 	struct db *db;               /* borrowed; used by the MHD thread alone */
 	char *static_root;           /* realpath of the static directory */
+	char *docs_root;             /* realpath of the documents' directory, or NULL */
 	int port;
 	struct web_counters counters;
 };
@@ -128,6 +129,7 @@ static const char *content_type(const char *name)
 		{ ".json", "application/json" }, { ".svg", "image/svg+xml" },
 		{ ".png", "image/png" }, { ".ico", "image/x-icon" },
 		{ ".txt", "text/plain; charset=utf-8" }, { ".map", "application/json" },
+		{ ".md", "text/plain; charset=utf-8" },
 	};
 	size_t n = strlen(name), i;
 
@@ -161,22 +163,23 @@ static bool etag_matches(const char *header, const char *etag)
 }
 
 /*
- * A file under the static root. The name was checked by web_static_name;
- * realpath then resolves any symlink and the result must still lie under
- * the root, and O_NOFOLLOW refuses a link swapped in since.
+ * A file under root (the static or the documents' directory). The name was
+ * checked by web_static_name or web_doc_name; realpath then resolves any
+ * symlink and the result must still lie under the root, and O_NOFOLLOW
+ * refuses a link swapped in since.
  */
-static enum MHD_Result serve_static(struct web_server *s, struct MHD_Connection *conn,
-				    const char *name)
+static enum MHD_Result serve_file(struct web_server *s, struct MHD_Connection *conn,
+				  const char *root, const char *name)
 {
 	struct MHD_Response *resp = NULL;
-	char *joined = xasprintf("%s/%s", s->static_root, name);
+	char *joined = xasprintf("%s/%s", root, name);
 	char real[PATH_MAX], etag[64];
-	size_t rootlen = strlen(s->static_root);
+	size_t rootlen = strlen(root);
 	enum MHD_Result ret;
 	struct stat stb;
 	int fd = -1;
 
-	if (!realpath(joined, real) || strncmp(real, s->static_root, rootlen) ||
+	if (!realpath(joined, real) || strncmp(real, root, rootlen) ||
 	    real[rootlen] != '/') {
 		ret = send_error(s, conn, 404, "no such file");
 		goto out;
@@ -265,7 +268,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (web_path_check(rq->raw, url) < 0)
 		return send_error(s, conn, 400, err_last());
 	if (web_static_name(name, sizeof(name), url) == 0)
-		return serve_static(s, conn, name);
+		return serve_file(s, conn, s->static_root, name);
+	if (s->docs_root && web_doc_name(name, sizeof(name), url) == 0)
+		return serve_file(s, conn, s->docs_root, name);
 	if (strcmp(url, "/metrics") && strncmp(url, "/api/", 5))
 		return send_error(s, conn, 404, "no such page");
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_param, &walk);
@@ -339,7 +344,7 @@ bad:
 }
 
 int web_server_start(struct web_server **out, struct db *db, const char *listen,
-		     const char *static_dir)
+		     const char *static_dir, const char *docs_dir)
 {
 	struct web_server *s = xcalloc(1, sizeof(*s));
 	struct sockaddr_storage ss;
@@ -359,6 +364,14 @@ int web_server_start(struct web_server **out, struct db *db, const char *listen,
 		goto out;
 	}
 	s->static_root = xstrdup(real);
+	if (docs_dir) {
+		if (!realpath(docs_dir, real) || stat(real, &stb) < 0 || !S_ISDIR(stb.st_mode)) {
+			r = err_set(-EINVAL, "documents' directory '%s' is not a directory",
+				    docs_dir);
+			goto out;
+		}
+		s->docs_root = xstrdup(real);
+	}
 	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
@@ -401,5 +414,6 @@ void web_server_free(struct web_server *s)
 	if (s->mhd)
 		MHD_stop_daemon(s->mhd);
 	free(s->static_root);
+	free(s->docs_root);
 	free(s);
 }

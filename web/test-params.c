@@ -69,6 +69,15 @@ static void test_static_name(void **state)
 	assert_int_equal(web_static_name(out, sizeof(out), "/index.html"), -ENOENT);
 	assert_int_equal(web_static_name(out, sizeof(out), "/api/v1/jobs"), -ENOENT);
 	assert_int_equal(web_static_name(out, 8, "/static/long-name.js"), -ENOENT);
+	assert_int_equal(web_doc_name(out, sizeof(out), "/docs/rule.md"), 0);
+	assert_string_equal(out, "rule.md");
+	assert_int_equal(web_doc_name(out, sizeof(out), "/docs/.md"), -ENOENT);
+	assert_int_equal(web_doc_name(out, sizeof(out), "/docs/.hidden.md"), -ENOENT);
+	assert_int_equal(web_doc_name(out, sizeof(out), "/docs/rule.txt"), -ENOENT);
+	assert_int_equal(web_doc_name(out, sizeof(out), "/docs/a/rule.md"), -ENOENT);
+	assert_int_equal(web_doc_name(out, sizeof(out), "/docs/"), -ENOENT);
+	assert_int_equal(web_doc_name(out, sizeof(out), "/static/rule.md"), -ENOENT);
+	assert_int_equal(web_doc_name(out, 7, "/docs/rule.md"), -ENOENT);
 }
 
 static void test_params_add(void **state)

@@ -61,6 +61,10 @@ int web_path_check(const char *raw, const char *path);
  * "/static/REL" to REL when each segment of REL is letters, digits, '.',
  * '_' or '-' and starts with none of '.'. -ENOENT for any other path. */
 int web_static_name(char *out, size_t outlen, const char *path);
+/* Maps "/docs/NAME.md" (NAME of letters, digits, '.', '_' or '-', not
+ * starting with '.') to NAME.md, a document of the docs directory. -ENOENT
+ * for any other path. */
+int web_doc_name(char *out, size_t outlen, const char *path);
 
 /* ---- api.c: the JSON API, free of HTTP plumbing ---- */
 

@@ -10,7 +10,7 @@
  * web_server_start and web_server_free.
  *
  * Ownership: the server borrows db, which must outlive it; it copies
- * listen and static_dir. web_server_free(NULL) does nothing.
+ * listen, static_dir and docs_dir. web_server_free(NULL) does nothing.
  * Errors: negative errno with a detail in err_last().
  */
 #ifndef PERFD_WEB_H
@@ -28,11 +28,12 @@ struct web_server;
 
 /* Starts answering on listen ("ADDRESS:PORT", a numeric IPv4 address or a
  * bracketed IPv6 one; port 0 picks a free port) with the files of
- * static_dir. -EINVAL for a malformed listen address or a static_dir that is
- * not a directory, -EADDRINUSE (or another errno) when the address cannot
- * be bound. */
+ * static_dir, and the Markdown documents of docs_dir under /docs/ (NULL:
+ * none), which the pull-request comment links to. -EINVAL for a malformed
+ * listen address or a directory that is not one, -EADDRINUSE (or another
+ * errno) when the address cannot be bound. */
 int web_server_start(struct web_server **out, struct db *db, const char *listen,
-		     const char *static_dir);
+		     const char *static_dir, const char *docs_dir);
 /* The port bound (the chosen one when listen asked for port 0). */
 int web_server_port(const struct web_server *s);
 /* Stops answering, waits for the server's thread and frees s. */

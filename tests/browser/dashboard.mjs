@@ -127,6 +127,8 @@ try {
 	const gainText = await page.textContent('#gain-median');
 	check('the gain is a percentage with three decimals', gainText === (receipt.gain.median * 100).toFixed(3) + '%', gainText);
 	check('the rule\'s name and version', (await page.textContent('#rule-name')) + '/' + (await page.textContent('#rule-version')) === receipt.rule);
+	check('the rule links to its document on the hub', (await page.getAttribute('#rule-doc', 'href')) === '/docs/rule.md'
+		&& (await (await page.request.get(BASE + '/docs/rule.md')).text()).startsWith('# '));
 	const body = await page.textContent('main');
 	check('both binaries\' hashes', body.includes(receipt.old.sha256) && body.includes(receipt.new.sha256));
 	check('the job\'s commit and base', body.includes(receipt.job.commit) && body.includes(receipt.job.base));
