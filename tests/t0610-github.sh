@@ -196,6 +196,19 @@ check "a 403 with Retry-After is waited out" run 0 "$PERFD" comment --pr 6 --con
 check "  (edited)" has out "comment edited"
 check "  the second PATCH came a second or more after the first" eq true "$(requests "[r['t'] for r in d if r['method'] == 'PATCH'][1] - [r['t'] for r in d if r['method'] == 'PATCH'][0] >= 1.0")"
 ctl POST reset-requests >/dev/null
+reset=$(( $(date +%s) + 2 ))
+fault '[{"method": "PATCH", "path": "/issues/comments/", "status": 403, "headers": {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "'$reset'"}, "body": "{\"message\": \"API rate limit exceeded\"}"}]'
+check "a 403 with X-RateLimit-Remaining: 0 waits for X-RateLimit-Reset" run 0 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub2a.example
+check "  the second PATCH came after the reset" eq true "$(requests "[r['t'] for r in d if r['method'] == 'PATCH'][1] >= $reset")"
+# A reply that succeeds but says the quota is spent: the next request waits
+# for the reset rather than be refused.
+ctl POST reset-requests >/dev/null
+reset=$(( $(date +%s) + 2 ))
+curl -sf -H "Authorization: Bearer $TOKEN" "$API/repos/acme/engine/pulls/6" >pull6.json
+fault "$(python3 -c 'import json, sys; print(json.dumps([{"method": "GET", "path": "/pulls/6$", "status": 200, "body": open(sys.argv[1]).read(), "headers": {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": sys.argv[2]}}]))' pull6.json "$reset")"
+check "a spent quota delays the next request" run 0 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub2b.example
+check "  until the reset" eq true "$(requests "[r['t'] for r in d if r['method'] == 'PATCH'][0] >= $reset")"
+ctl POST reset-requests >/dev/null
 fault '[{"method": "PATCH", "path": "/issues/comments/", "status": 502, "body": "<html>Bad gateway</html>", "content_type": "text/html"}]'
 check "a 502 is retried" run 0 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub3.example
 check "  two PATCHes" eq 2 "$(requests "$PATCHES")"
