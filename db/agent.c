@@ -188,6 +188,31 @@ int db_job_get(struct db *db, struct db_job *out, const char *head, const char *
 	return job_one(db, st, out, "reading a job");
 }
 
+int db_commit_jobs(struct db *db, struct db_job *out, size_t max, const char *commit)
+{
+	sqlite3_stmt *st;
+	size_t n = 0;
+	int rc = SQLITE_DONE, r;
+
+	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs WHERE commit_oid = ?1"
+		       " ORDER BY id LIMIT ?2");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, commit);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		job_fill(&out[n++], st);
+	if (n < max && rc != SQLITE_DONE)
+		r = db_fail(db, rc, "listing a commit's jobs");
+	db_finish(st);
+	if (r < 0) {
+		while (n > 0)
+			db_job_release(&out[--n]);
+		return r;
+	}
+	return (int)n;
+}
+
 int db_job_list(struct db *db, struct db_job *out, size_t max)
 {
 	sqlite3_stmt *st;

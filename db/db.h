@@ -267,6 +267,9 @@ int db_job_next(struct db *db, struct db_job *out);
 int db_job_set_state(struct db *db, int64_t id, enum db_job_state state, const char *detail);
 /* Jobs by state, newest first, at most max; returns the count. */
 int db_job_list(struct db *db, struct db_job *out, size_t max);
+/* The jobs whose head is at commit, oldest first; fills at most max and
+ * returns the count (release each). */
+int db_commit_jobs(struct db *db, struct db_job *out, size_t max, const char *commit);
 /* The job of head at commit; -ENOENT when none. */
 int db_job_get(struct db *db, struct db_job *out, const char *head, const char *commit);
 

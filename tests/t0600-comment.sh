@@ -36,6 +36,16 @@ check "the runner's binary hash is the stored one" has c1.md "binary sha256 \`$(
 check "made from the head" has c1.md "Build $BUILD, made from commit \`$HEAD\`."
 sql "select l.text from runner_lines l join runner_results r on r.id = l.result_id where r.build_id = $BUILD order by l.idx" >lines.want
 check "its RESULT and SUMMARY lines, verbatim" eq "$(cat lines.want)" "$(grep -E '^(RESULT|SUMMARY) ' c1.md)"
+# Step 05 is faster but its contract runner fails: the job failed, and the
+# comment says so beside its table.
+H5=$(sql "select commit_oid from jobs where head = 'demo/05-vec4-loads'")
+J5=$(sql "select id from jobs where head = 'demo/05-vec4-loads'")
+check "the comment of the failing step" run 0 "$PERFD" comment --pr 8 --dry-run --commit "$H5" --db "$DB" --hub "$HUB"
+cp out c5.md
+check "equals the one derived from the stored rows" diff -u <($GOLDEN "$DB" "$H5" "$HUB") c5.md
+check "it has its table" eq 1 "$(rows c5.md)"
+check "and says the job failed, and why" has c5.md "- [job $J5]($HUB/static/head.html?job=$J5) (demo/05-vec4-loads): failed, $(sql "select detail from jobs where id = $J5")"
+check "the runner's failure is in its lines" has c5.md "failed=6"
 check "a commit with no comparison says so" run 0 "$PERFD" comment --pr 7 --dry-run --commit "$BASE" --db "$DB"
 check "  (no comparison of it is done yet)" has out "no comparison of it is done yet"
 check "  (and has no table)" eq 0 "$(rows out)"

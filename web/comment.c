@@ -373,6 +373,38 @@ static void render_table(struct comment *cm, const struct db_comparison *cs, siz
 	}
 }
 
+/* The commit's jobs that are not done (queued, running, failed), so that a
+ * failed build or runner is said rather than shown as no result yet. */
+static int render_jobs(struct comment *cm, struct db *db, const char *commit)
+{
+	struct db_job jobs[WEB_COMMENT_JOBS_MAX];
+	bool title = false;
+	int n, i;
+
+	n = db_commit_jobs(db, jobs, ARRAY_SIZE(jobs), commit);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		if (jobs[i].state != DB_JOB_DONE) {
+			if (!title)
+				strbuf_adds(cm->out, "\nJobs of this commit that are not done:\n\n");
+			title = true;
+			strbuf_addf(cm->out, "- [job %lld](%.*s/static/head.html?job=%lld) (",
+				    (long long)jobs[i].id, (int)cm->hub_len, cm->hub,
+				    (long long)jobs[i].id);
+			md_text(cm->out, jobs[i].head);
+			strbuf_addf(cm->out, "): %s", db_job_state_name(jobs[i].state));
+			if (jobs[i].detail) {
+				strbuf_adds(cm->out, ", ");
+				md_text(cm->out, jobs[i].detail);
+			}
+			strbuf_addch(cm->out, '\n');
+		}
+		db_job_release(&jobs[i]);
+	}
+	return 0;
+}
+
 int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit,
 		       const char *hub_url)
 {
@@ -419,6 +451,9 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 			    head_commit);
 	else
 		render_table(&cm, cs, n, &heads, &bases, &rules);
+	r = render_jobs(&cm, db, head_commit);
+	if (r < 0)
+		goto out;
 	/* Each host's head builds, in the table's order, once each. */
 	for (i = 0; i < n; i++) {
 		size_t k;

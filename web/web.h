@@ -42,6 +42,7 @@ void web_server_free(struct web_server *s);
 /* ---- a pull request's comment (web/comment.c, docs/comment.md) ---- */
 
 #define WEB_COMMENT_ROWS_MAX 1000    /* comparisons one comment describes */
+#define WEB_COMMENT_JOBS_MAX 64      /* jobs of the commit it lists */
 
 /* Appends to out the Markdown comment for head_commit (40 lower-case hex
  * digits): a hidden marker line, the head and base commits, one table row per
