@@ -217,6 +217,12 @@ fault '[{"method": "GET", "path": "/pulls/6$", "status": 429, "headers": {"Retry
 check "a rate limit longer than max_wait_s is not waited for" run 2 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub4.example
 check "  saying so" has err "rate limited (429"
 check "  and how long it was asked to wait" has err "asked to wait 3600 s; perfd waits at most 5 s"
+fault '[{"method": "GET", "path": "/pulls/6$", "status": 403, "body": "{\"message\": \"You have exceeded a secondary rate limit.\"}"}]'
+check "a 403 naming a rate limit, with no time, asks for a minute" run 2 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub4.example
+check "  (over max_wait_s here: said, not waited)" has err "asked to wait 60 s; perfd waits at most 5 s"
+fault '[{"method": "GET", "path": "/pulls/6$", "status": 403, "body": "{\"message\": \"Resource not accessible by integration\"}"}]'
+check "a 403 that is no rate limit fails at once" run 2 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub4.example
+check "  naming a permission" has err "forbidden (403: Resource not accessible by integration); the token may lack a permission"
 ctl POST reset-requests >/dev/null
 fault '[{"method": "GET", "path": "/pulls/6$", "status": 502, "times": 10}]'
 check "a 502 that lasts fails after the retries" run 2 "$PERFD" comment --pr 6 --config agent.conf --hub http://hub4.example

@@ -28,6 +28,7 @@
 #define GH_URL_MAX 2048
 #define GH_MESSAGE_MAX 200          /* characters of an error reply quoted in a detail */
 #define GH_RATE_WAITS_MAX 3         /* rate-limit waits for one request */
+#define GH_RATE_WAIT_DEFAULT_S 60   /* a rate limit that names no time: GitHub's advice */
 
 struct gh_client {
 	CURL *curl;
@@ -474,6 +475,8 @@ static int request(struct gh_client *c, json_t **out, struct gh_reply *rep, cons
 				wait = rep->retry_after;
 			else if ((s == 403 || s == 429) && rep->remaining == 0 && rep->reset > 0)
 				wait = fmax(0, (double)(rep->reset - time(NULL))) + 1;
+			else if (s == 429 || (s == 403 && strcasestr(msg, "rate limit")))
+				wait = GH_RATE_WAIT_DEFAULT_S;  /* a secondary limit says no time */
 			if (wait >= 0) {
 				if (++waits > GH_RATE_WAITS_MAX || wait > c->o.max_wait_s)
 					return err_set(-EAGAIN, "%s %s: rate limited (%ld: %s), asked to "
