@@ -1,7 +1,8 @@
 /*
  * A client of the GitHub REST API (and of those that answer the same calls:
  * GitHub Enterprise, Gitea, Forgejo), on libcurl: the only file that
- * includes curl.h. docs/github.md describes what it asks and how it waits.
+ * includes curl.h. libcurl is opened at run time, when the first client is
+ * made, not linked (web/dl.c says why). docs/github.md describes what it asks and how it waits.
  *
  * Every request is bounded: its time, the reply's size, the pages of a
  * list, the waits a rate limit asks for. A token is sent in one header to
@@ -23,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "web-internal.h"
 #include "web.h"
 
 #define GH_URL_MAX 2048
@@ -54,6 +56,46 @@ struct gh_reply {
 };
 
 enum { GH_IDEMPOTENT = 0, GH_ONCE = 1 };
+
+/* libcurl, opened at the first client (web/dl.c). */
+static struct {
+	CURLcode (*global_init)(long flags);
+	CURL *(*easy_init)(void);
+	void (*easy_cleanup)(CURL *h);
+	void (*easy_reset)(CURL *h);
+	CURLcode (*easy_setopt)(CURL *h, CURLoption opt, ...);
+	CURLcode (*easy_perform)(CURL *h);
+	CURLcode (*easy_getinfo)(CURL *h, CURLINFO info, ...);
+	const char *(*easy_strerror)(CURLcode e);
+	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
+	void (*slist_free_all)(struct curl_slist *l);
+	time_t (*getdate)(const char *s, const time_t *unused);
+} lc;
+
+static int curl_open(void)
+{
+	static void *lib;
+	static const struct web_dl_symbol syms[] = {
+		{ "curl_global_init", (void **)&lc.global_init },
+		{ "curl_easy_init", (void **)&lc.easy_init },
+		{ "curl_easy_cleanup", (void **)&lc.easy_cleanup },
+		{ "curl_easy_reset", (void **)&lc.easy_reset },
+		{ "curl_easy_setopt", (void **)&lc.easy_setopt },
+		{ "curl_easy_perform", (void **)&lc.easy_perform },
+		{ "curl_easy_getinfo", (void **)&lc.easy_getinfo },
+		{ "curl_easy_strerror", (void **)&lc.easy_strerror },
+		{ "curl_slist_append", (void **)&lc.slist_append },
+		{ "curl_slist_free_all", (void **)&lc.slist_free_all },
+		{ "curl_getdate", (void **)&lc.getdate },
+	};
+	bool fresh = !lib;
+	int r;
+
+	r = web_dl_open(&lib, "libcurl.so.4", "libcurl4", syms, ARRAY_SIZE(syms));
+	if (r == 0 && fresh && lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		r = err_set(-ENOMEM, "libcurl could not be set up");
+	return r;
+}
 
 /* ---- the token ---- */
 
@@ -135,9 +177,9 @@ static bool valid_api(const char *s)
 
 int gh_client_new(struct gh_client **out, const struct gh_options *o)
 {
-	static bool curl_ready;
 	struct gh_client *c;
 	size_t len;
+	int r;
 
 	*out = NULL;
 	if (!o->api || !valid_api(o->api))
@@ -148,14 +190,12 @@ int gh_client_new(struct gh_client **out, const struct gh_options *o)
 			       o->repo ? o->repo : "");
 	if (!o->token || !*o->token)
 		return err_set(-EINVAL, "no token");
-	if (!curl_ready) {
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-			return err_set(-ENOMEM, "libcurl could not be set up");
-		curl_ready = true;
-	}
+	r = curl_open();
+	if (r < 0)
+		return r;
 	c = xcalloc(1, sizeof(*c));
 	c->o = *o;
-	c->curl = curl_easy_init();
+	c->curl = lc.easy_init();
 	if (!c->curl) {
 		free(c);
 		return err_set(-ENOMEM, "libcurl could not be set up");
@@ -177,7 +217,7 @@ void gh_client_free(struct gh_client *c)
 {
 	if (!c)
 		return;
-	curl_easy_cleanup(c->curl);
+	lc.easy_cleanup(c->curl);
 	explicit_bzero(c->auth, strlen(c->auth));
 	free(c->auth);
 	free(c->api);
@@ -294,8 +334,8 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 
 		if (end != v && !*end && s >= 0)
 			r->retry_after = s;
-		else if (curl_getdate(v, NULL) > 0)
-			r->retry_after = fmax(0, (double)(curl_getdate(v, NULL) - time(NULL)));
+		else if (lc.getdate(v, NULL) > 0)
+			r->retry_after = fmax(0, (double)(lc.getdate(v, NULL) - time(NULL)));
 	} else if ((v = header_value(line, len, "x-ratelimit-remaining"))) {
 		r->remaining = strtol(v, NULL, 10);
 	} else if ((v = header_value(line, len, "x-ratelimit-reset"))) {
@@ -362,41 +402,41 @@ static CURLcode perform(struct gh_client *c, struct gh_reply *rep, const char *m
 	reply_headers_forget(rep);
 
 	snprintf(ua, sizeof(ua), "User-Agent: perfd/%s", PERFD_VERSION);
-	h = curl_slist_append(h, "Accept: application/vnd.github+json");
-	h = curl_slist_append(h, "X-GitHub-Api-Version: 2022-11-28");
-	h = curl_slist_append(h, ua);
-	h = curl_slist_append(h, c->auth);
+	h = lc.slist_append(h, "Accept: application/vnd.github+json");
+	h = lc.slist_append(h, "X-GitHub-Api-Version: 2022-11-28");
+	h = lc.slist_append(h, ua);
+	h = lc.slist_append(h, c->auth);
 	if (body)
-		h = curl_slist_append(h, "Content-Type: application/json");
+		h = lc.slist_append(h, "Content-Type: application/json");
 	if (!h)
 		return CURLE_OUT_OF_MEMORY;
 
-	curl_easy_reset(c->curl);
-	curl_easy_setopt(c->curl, CURLOPT_URL, url);
-	curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
+	lc.easy_reset(c->curl);
+	lc.easy_setopt(c->curl, CURLOPT_URL, url);
+	lc.easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	lc.easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
+	lc.easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+	lc.easy_setopt(c->curl, CURLOPT_HTTPHEADER, h);
+	lc.easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
 	if (body) {
-		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
+		lc.easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+		lc.easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
 	} else if (!strcmp(method, "GET")) {
-		curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
+		lc.easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
 	}
-	curl_easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)(c->o.timeout_s * 1000));
-	curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
+	lc.easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)(c->o.timeout_s * 1000));
+	lc.easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
 			 (long)(fmin(c->o.timeout_s, 10) * 1000));
-	curl_easy_setopt(c->curl, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)GH_REPLY_MAX);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, rep);
-	curl_easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c->curl, CURLOPT_HEADERDATA, rep);
-	e = curl_easy_perform(c->curl);
+	lc.easy_setopt(c->curl, CURLOPT_ACCEPT_ENCODING, "");
+	lc.easy_setopt(c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)GH_REPLY_MAX);
+	lc.easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
+	lc.easy_setopt(c->curl, CURLOPT_WRITEDATA, rep);
+	lc.easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
+	lc.easy_setopt(c->curl, CURLOPT_HEADERDATA, rep);
+	e = lc.easy_perform(c->curl);
 	if (e == CURLE_OK)
-		curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &rep->status);
-	curl_slist_free_all(h);
+		lc.easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &rep->status);
+	lc.slist_free_all(h);
 	return e;
 }
 
@@ -445,12 +485,12 @@ static int request(struct gh_client *c, json_t **out, struct gh_reply *rep, cons
 					       GH_REPLY_MAX >> 20);
 			if (e == CURLE_UNSUPPORTED_PROTOCOL || e == CURLE_URL_MALFORMAT ||
 			    e == CURLE_OUT_OF_MEMORY)
-				return err_set(-EINVAL, "%s %s: %s", method, url, curl_easy_strerror(e));
+				return err_set(-EINVAL, "%s %s: %s", method, url, lc.easy_strerror(e));
 			if (flags & GH_ONCE && e != CURLE_COULDNT_CONNECT &&
 			    e != CURLE_COULDNT_RESOLVE_HOST)
 				return err_set(-EAGAIN, "%s %s: %s; whether it was done is unknown",
-					       method, path, curl_easy_strerror(e));
-			snprintf(msg, sizeof(msg), "%s", curl_easy_strerror(e));
+					       method, path, lc.easy_strerror(e));
+			snprintf(msg, sizeof(msg), "%s", lc.easy_strerror(e));
 			retry = true;
 		} else if (rep->status >= 200 && rep->status < 300) {
 			json_error_t je;

@@ -34,6 +34,40 @@
 				      * request line and headers */
 #define STATIC_FILE_MAX (64 * 1024 * 1024)
 
+/* libmicrohttpd, opened when the first server starts (web/dl.c). */
+static struct {
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_create_response_from_buffer) *create_response_from_buffer;
+	__typeof__(MHD_create_response_from_fd) *create_response_from_fd;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
+	__typeof__(MHD_get_connection_values) *get_connection_values;
+} lm;
+
+static int mhd_open(void)
+{
+	static void *lib;
+	static const struct web_dl_symbol syms[] = {
+		{ "MHD_start_daemon", (void **)&lm.start_daemon },
+		{ "MHD_stop_daemon", (void **)&lm.stop_daemon },
+		{ "MHD_get_daemon_info", (void **)&lm.get_daemon_info },
+		{ "MHD_create_response_from_buffer", (void **)&lm.create_response_from_buffer },
+		{ "MHD_create_response_from_fd", (void **)&lm.create_response_from_fd },
+		{ "MHD_add_response_header", (void **)&lm.add_response_header },
+		{ "MHD_queue_response", (void **)&lm.queue_response },
+		{ "MHD_destroy_response", (void **)&lm.destroy_response },
+		{ "MHD_lookup_connection_value", (void **)&lm.lookup_connection_value },
+		{ "MHD_get_connection_values", (void **)&lm.get_connection_values },
+	};
+
+	return web_dl_open(&lib, "libmicrohttpd.so.12", "libmicrohttpd12", syms,
+			   ARRAY_SIZE(syms));
+}
+
 struct web_server {
 	struct MHD_Daemon *mhd;
 	struct db *db;               /* borrowed; used by the MHD thread alone */
@@ -93,18 +127,18 @@ static enum MHD_Result send_reply(struct web_server *s, struct MHD_Connection *c
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
 
-	resp = MHD_create_response_from_buffer(rp->body.len, rp->body.buf,
+	resp = lm.create_response_from_buffer(rp->body.len, rp->body.buf,
 					       MHD_RESPMEM_MUST_COPY);
 	if (!resp)
 		return MHD_NO;
-	MHD_add_response_header(resp, "Content-Type", rp->type);
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	lm.add_response_header(resp, "Content-Type", rp->type);
+	lm.add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (is_api)
-		MHD_add_response_header(resp, "Cache-Control", "no-store");
+		lm.add_response_header(resp, "Cache-Control", "no-store");
 	if (rp->status == 405)
-		MHD_add_response_header(resp, "Allow", "GET, HEAD");
-	ret = MHD_queue_response(conn, (unsigned)rp->status, resp);
-	MHD_destroy_response(resp);
+		lm.add_response_header(resp, "Allow", "GET, HEAD");
+	ret = lm.queue_response(conn, (unsigned)rp->status, resp);
+	lm.destroy_response(resp);
 	web_counters_add(&s->counters, rp->status);
 	return ret;
 }
@@ -192,39 +226,39 @@ static enum MHD_Result serve_file(struct web_server *s, struct MHD_Connection *c
 	}
 	snprintf(etag, sizeof(etag), "\"%llx-%llx.%lx\"", (unsigned long long)stb.st_size,
 		 (unsigned long long)stb.st_mtim.tv_sec, (unsigned long)stb.st_mtim.tv_nsec);
-	if (etag_matches(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "If-None-Match"),
+	if (etag_matches(lm.lookup_connection_value(conn, MHD_HEADER_KIND, "If-None-Match"),
 			 etag)) {
-		resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+		resp = lm.create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
 		if (!resp) {
 			ret = MHD_NO;
 			goto out;
 		}
-		MHD_add_response_header(resp, "ETag", etag);
-		MHD_add_response_header(resp, "Cache-Control", "max-age=300");
-		MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
-		ret = MHD_queue_response(conn, MHD_HTTP_NOT_MODIFIED, resp);
+		lm.add_response_header(resp, "ETag", etag);
+		lm.add_response_header(resp, "Cache-Control", "max-age=300");
+		lm.add_response_header(resp, "X-Content-Type-Options", "nosniff");
+		ret = lm.queue_response(conn, MHD_HTTP_NOT_MODIFIED, resp);
 		web_counters_add(&s->counters, MHD_HTTP_NOT_MODIFIED);
 		goto out;
 	}
 	/* MHD owns fd from here, and closes it with the response. */
-	resp = MHD_create_response_from_fd((uint64_t)stb.st_size, fd);
+	resp = lm.create_response_from_fd((uint64_t)stb.st_size, fd);
 	if (!resp) {
 		ret = MHD_NO;
 		goto out;
 	}
 	fd = -1;
-	MHD_add_response_header(resp, "Content-Type", content_type(real));
-	MHD_add_response_header(resp, "ETag", etag);
-	MHD_add_response_header(resp, "Cache-Control", "max-age=300");
-	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	lm.add_response_header(resp, "Content-Type", content_type(real));
+	lm.add_response_header(resp, "ETag", etag);
+	lm.add_response_header(resp, "Cache-Control", "max-age=300");
+	lm.add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	if (strstr(content_type(real), "text/html"))
-		MHD_add_response_header(resp, "Content-Security-Policy",
+		lm.add_response_header(resp, "Content-Security-Policy",
 					"default-src 'self'; object-src 'none'; base-uri 'none'");
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	ret = lm.queue_response(conn, MHD_HTTP_OK, resp);
 	web_counters_add(&s->counters, MHD_HTTP_OK);
 out:
 	if (resp)
-		MHD_destroy_response(resp);
+		lm.destroy_response(resp);
 	if (fd >= 0)
 		close(fd);
 	free(joined);
@@ -255,8 +289,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_NO;  /* a body after the answer: drop the connection */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return send_error(s, conn, 405, "this server only reads: use GET or HEAD");
-	length = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-	chunked = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
+	length = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+	chunked = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
 	if ((length && strcmp(length, "0")) || chunked)
 		return send_error(s, conn, 405, "a request body is not accepted");
 	if (rq && !rq->called) {
@@ -273,7 +307,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return serve_file(s, conn, s->docs_root, name);
 	if (strcmp(url, "/metrics") && strncmp(url, "/api/", 5))
 		return send_error(s, conn, 404, "no such page");
-	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_param, &walk);
+	lm.get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_param, &walk);
 	if (walk.bad) {
 		ret = send_error(s, conn, 400, err_last());
 		goto out;
@@ -356,6 +390,9 @@ int web_server_start(struct web_server **out, struct db *db, const char *listen,
 	int r;
 
 	s->db = db;
+	r = mhd_open();
+	if (r < 0)
+		goto out;
 	r = parse_listen(&ss, &sslen, listen);
 	if (r < 0)
 		goto out;
@@ -376,7 +413,7 @@ int web_server_start(struct web_server **out, struct db *db, const char *listen,
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	errno = 0;
-	s->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, s,
+	s->mhd = lm.start_daemon(flags, 0, NULL, NULL, on_request, s,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)WEB_CONNECTIONS_MAX,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_CONNECTIONS_PER_IP,
@@ -390,7 +427,7 @@ int web_server_start(struct web_server **out, struct db *db, const char *listen,
 			    errno ? strerror(errno) : "the server did not start");
 		goto out;
 	}
-	info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+	info = lm.get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
 	s->port = info ? info->port : 0;
 	r = 0;
 out:
@@ -412,7 +449,7 @@ void web_server_free(struct web_server *s)
 	if (!s)
 		return;
 	if (s->mhd)
-		MHD_stop_daemon(s->mhd);
+		lm.stop_daemon(s->mhd);
 	free(s->static_root);
 	free(s->docs_root);
 	free(s);

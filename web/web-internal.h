@@ -91,4 +91,16 @@ void web_api_answer(struct web_reply *out, struct db *db, const struct web_count
 /* A JSON error answer: {"error": msg}. */
 void web_reply_error(struct web_reply *out, int status, const char *msg);
 
+/* ---- libraries opened when first needed (web/dl.c) ---- */
+
+struct web_dl_symbol {
+	const char *name;
+	void **slot;             /* where the function's address goes */
+};
+/* Opens soname into *lib (nothing when *lib is set already) and fills each
+ * symbol's slot; -ENOENT naming the library and the Debian package to
+ * install, or the symbol missing. */
+int web_dl_open(void **lib, const char *soname, const char *package,
+		const struct web_dl_symbol *syms, size_t n);
+
 #endif

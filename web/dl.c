@@ -1,0 +1,36 @@
+/*
+ * Opening a shared library when it is first needed. libcurl and
+ * libmicrohttpd, with the 30-odd libraries they bring (GnuTLS, Kerberos,
+ * LDAP, ...), are opened only by the verbs that speak HTTP, so that every
+ * other verb, perfd pair first, starts without loading them.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+
+#include "web-internal.h"
+
+int web_dl_open(void **lib, const char *soname, const char *package,
+		const struct web_dl_symbol *syms, size_t n)
+{
+	void *h;
+	size_t i;
+
+	if (*lib)
+		return 0;
+	h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return err_set(-ENOENT, "cannot open %s (%s); install it (Debian: %s)", soname,
+			       dlerror(), package);
+	for (i = 0; i < n; i++) {
+		void *f = dlsym(h, syms[i].name);
+
+		if (!f) {
+			dlclose(h);
+			return err_set(-ENOENT, "%s has no %s: a version perfd cannot use", soname,
+				       syms[i].name);
+		}
+		*syms[i].slot = f;
+	}
+	*lib = h;
+	return 0;
+}
