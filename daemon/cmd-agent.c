@@ -12,6 +12,7 @@
 #include "agent-internal.h"
 #include "common.h"
 #include "daemon.h"
+#include "web.h"
 
 const char cmd_agent_usage[] =
 	"usage: perfd agent --config FILE [--check] [--once]\n"
@@ -27,7 +28,8 @@ const char cmd_agent_usage[] =
 	"\n"
 	"options:\n"
 	"  --config FILE      the agent's configuration (INI)\n"
-	"  --check            check the configuration: print \"configuration OK\" or\n"
+	"  --check            check the configuration (and read [github]'s token\n"
+	"                     file, sending nothing): print \"configuration OK\" or\n"
 	"                     every error as file:line: message, and exit\n"
 	"  --once             do everything pending, print a summary and exit;\n"
 	"                     without it the agent polls every poll_s seconds, and\n"
@@ -113,6 +115,14 @@ int cmd_agent(int argc, char **argv)
 		goto out;
 	}
 	if (check) {
+		/* The token file is read as the agent would read it; nothing is sent. */
+		if (cfg->github.on) {
+			struct gh_client *gh = NULL;
+
+			if (agent_github_client(&gh, &cfg->github, -1) < 0)
+				goto out;
+			gh_client_free(gh);
+		}
 		printf("configuration OK\n");
 		ret = EXIT_OK;
 		goto out;

@@ -98,6 +98,10 @@ max_wait_s = 5
 $(work_suite)
 CONF
 check "--check accepts [github]" run 0 "$PERFD" agent --config agent.conf --check
+check "  and sends nothing" eq 0 "$(requests "len(d)")"
+sed "s|^token_file = .*|token_file = $T/no-token|" agent.conf >missing-token.conf
+check "--check reads the token file" run 2 "$PERFD" agent --config missing-token.conf --check
+check "  naming it" has err "token file '$T/no-token': No such file or directory"
 
 # ---- the first update creates one comment ----
 check "agent --once" run 0 "$PERFD" agent --config agent.conf --once
