@@ -172,8 +172,11 @@ static int github_open(struct agent *a)
 	return EXIT_OK;
 }
 
-/* Sets this host's status of commit, once per state and description. */
-static void set_status(struct agent *a, const char *commit, const char *state, const char *desc)
+/* Sets this host's status of commit, once per state and description,
+ * linking to the hub's page of job (its state, why it failed, its table),
+ * or of the commit when it has no job yet. */
+static void set_status(struct agent *a, const char *commit, int64_t job, const char *state,
+		       const char *desc)
 {
 	const char *hub = a->cfg->github.hub_url;
 	char *context, *url;
@@ -182,7 +185,8 @@ static void set_status(struct agent *a, const char *commit, const char *state, c
 	if (!a->gh || !a->cfg->github.statuses)
 		return;
 	context = xasprintf("perfd/%s", a->host);
-	url = xasprintf("%s/static/head.html?commit=%s", hub, commit);
+	url = job > 0 ? xasprintf("%s/static/head.html?job=%lld", hub, (long long)job) :
+			xasprintf("%s/static/head.html?commit=%s", hub, commit);
 	if (web_commit_status_post(a->gh, a->db, commit, context, state, desc, url, &posted) < 0)
 		log_warnx("status %s of %.12s: %s", context, commit, err_last());
 	else if (posted)
@@ -200,12 +204,12 @@ static void job_status(struct agent *a, const struct db_job *job)
 	size_t k;
 
 	if (job->state == DB_JOB_QUEUED || job->state == DB_JOB_RUNNING) {
-		set_status(a, job->commit, "pending", job->state == DB_JOB_QUEUED ? "queued" :
+		set_status(a, job->commit, job->id, "pending", job->state == DB_JOB_QUEUED ? "queued" :
 			   "running");
 		return;
 	}
 	if (job->state == DB_JOB_FAILED) {
-		set_status(a, job->commit, "failure", job->detail ? job->detail : "failed");
+		set_status(a, job->commit, job->id, "failure", job->detail ? job->detail : "failed");
 		return;
 	}
 	for (k = 0; a->suite && k < a->suite->ncases; k++) {
@@ -237,7 +241,7 @@ static void job_status(struct agent *a, const struct db_job *job)
 			    other);
 	else
 		strbuf_addf(&desc, "built and checked%s", *job->base ? "" : "; no base to compare");
-	set_status(a, job->commit, slower ? "failure" : "success", desc.buf);
+	set_status(a, job->commit, job->id, slower ? "failure" : "success", desc.buf);
 	strbuf_release(&desc);
 	strbuf_release(&slow);
 }
@@ -309,7 +313,7 @@ static bool pull_allowed(struct agent *a, const struct builder_head *h,
 	free(approver);
 	if (trust != WEB_TRUST_WAITING)
 		return true;
-	set_status(a, p->head_sha, "pending", "waiting for a maintainer's /perfd run");
+	set_status(a, p->head_sha, 0, "pending", "waiting for a maintainer's /perfd run");
 	return false;
 }
 
@@ -518,8 +522,14 @@ int agent_poll(struct agent *a)
 			r = db_head_set(a->db, heads[i].name, heads[i].oid, heads[i].is_pull);
 		if (r < 0)
 			goto out;
-		if (a->gh)
-			set_status(a, heads[i].oid, "pending", "queued");
+		if (a->gh) {
+			struct db_job queued;
+
+			if (db_job_get(a->db, &queued, heads[i].name, heads[i].oid) == 0) {
+				job_status(a, &queued);
+				db_job_release(&queued);
+			}
+		}
 	}
 	r = db_heads_keep_only(a->db, names, n);
 	for (i = 0; r == 0 && i < nopen; i++)
@@ -1029,7 +1039,7 @@ int agent_work(struct agent *a)
 			db_host_release(&h);
 		}
 		if (a->gh)
-			set_status(a, job.commit, "pending", "running");
+			set_status(a, job.commit, job.id, "pending", "running");
 		r = do_job(a, &job);
 		if (r == 0 && a->gh)
 			job_done(a, job.head, job.commit);

@@ -118,7 +118,7 @@ check "none on pull request 6" eq 0 "$(state "len([c for c in d['comments'] if c
 verdict=$(sql "select c.verdict from comparisons c join jobs j on j.id = c.job_id where j.commit_oid = '$C2'")
 want_state=success; [ "$verdict" = slower ] && want_state=failure
 check "pull 5's head has its status ($verdict)" eq "$want_state" "$(state "[s['state'] for s in d['statuses'] if s['sha'] == '$C2' and s['context'] == '$CONTEXT'][-1]")"
-check "  linking to the hub's head table" eq "$HUB/static/head.html?commit=$C2" "$(state "[s['target_url'] for s in d['statuses'] if s['sha'] == '$C2' and s['context'] == '$CONTEXT'][-1]")"
+check "  linking to the hub's page of its job" eq "$HUB/static/head.html?job=$(sql "select id from jobs where head = 'pull/5' and commit_oid = '$C2'")" "$(state "[s['target_url'] for s in d['statuses'] if s['sha'] == '$C2' and s['context'] == '$CONTEXT'][-1]")"
 check "pull 6's head is pending, waiting for a maintainer" eq "pending waiting for a maintainer's /perfd run" "$(state "' '.join([s['state'] + ' ' + s['description'] for s in d['statuses'] if s['sha'] == '$C3'][:1])")"
 check "the agent said so" has agent1.err "status $CONTEXT of ${C3:0:12}: pending, \"waiting for a maintainer's /perfd run\""
 check "every request carried the token" eq "[]" "$(requests "[r['path'] for r in d if r['auth'] != 'ok']")"
