@@ -174,7 +174,7 @@ int cmd_comment(int argc, char **argv)
 	if (!db)
 		goto out;
 	if (dry_run) {
-		r = web_comment_render(&md, db, commit, hub);
+		r = web_comment_render(&md, db, commit, hub, WEB_COMMENT_BYTES_MAX);
 		if (r < 0) {
 			log_warnx("comment: pull request %d: %s", pr, err_last());
 			goto out;

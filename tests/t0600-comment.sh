@@ -73,6 +73,29 @@ check "the case is escaped" has c2.md "[ker\\|nel \\\`&lt;b&gt;]("
 check "the runner line stays verbatim inside a longer fence" has c2.md "| \`\`\`</pre>"
 check "  (the fence is four backticks)" eq 2 "$(grep -cx '````' c2.md)"
 
+# A comment over GitHub's 65,536 characters is cut to fit: runner lines of
+# 200 KB and 300 rows leave the comment under 65,536 bytes, the lines and
+# the rows that do not fit left to the hub, every fence closed.
+sql "with recursive k(i) as (select 1 union all select i + 1 from k where i < 60) insert into runner_lines select result_id, 1000 + i, kind, text || ' ' || printf('%.3000c', 'x') from runner_lines, k where result_id = (select id from runner_results where build_id = $BUILD order by id limit 1) and idx = 0"
+check "a comment whose runner lines are too long" run 0 "$PERFD" comment --pr 7 --dry-run --commit "$HEAD" --db "$DB" --hub "$HUB"
+cp out c3.md
+check "  stays under 65,536 bytes ($(wc -c <c3.md))" test "$(wc -c <c3.md)" -le 65536
+check "  keeps its table" eq 1 "$(rows c3.md)"
+check "  leaves the lines to the build's page on the hub" has c3.md "Build $BUILD: [its runners' lines are on the hub]($HUB/static/build.html?id=$BUILD)."
+check "  says it was cut, and where the rest is" has c3.md "Cut to stay under 65536 bytes: everything about this commit is at $HUB/static/head.html?commit=$HEAD"
+check "  no fence is left open" eq 0 "$(( $(grep -cx '````*' c3.md) % 2 ))"
+{
+	echo "create temp table t as select * from comparisons where id = $CID;"
+	for i in $(seq 300); do
+		echo "update t set id = (select max(id) + 1 from comparisons), case_name = 'case-$i'; insert into comparisons select * from t;"
+	done
+} | sqlite3 "$DB"
+check "a comment of 300 rows" run 0 "$PERFD" comment --pr 7 --dry-run --commit "$HEAD" --db "$DB" --hub "$HUB"
+cp out c4.md
+check "  stays under 65,536 bytes ($(wc -c <c4.md))" test "$(wc -c <c4.md)" -le 65536
+check "  keeps as many rows as fit ($(rows c4.md))" test "$(rows c4.md)" -gt 50
+check "  says where the table goes on" grep -q "^The table goes on for the comparisons from [0-9]* on, on the hub.$" c4.md
+check "  and that it was cut" has c4.md "Cut to stay under 65536 bytes"
 check "without --commit it fails" run 2 "$PERFD" comment --pr 7 --dry-run --db "$DB"
 check "  saying why" has err "without --config the pull request's head cannot be asked for: give --commit"
 check "without --dry-run it fails" run 2 "$PERFD" comment --pr 7 --commit "$HEAD" --db "$DB"

@@ -66,7 +66,24 @@ struct comment {
 	struct strbuf *out;
 	const char *hub;         /* without a trailing slash */
 	size_t hub_len;
+	size_t max;              /* bytes the body may hold; 0: no bound */
+	bool cut;                /* something was left to the hub */
 };
+
+/* Room kept for the closing note when a body is cut. */
+#define COMMENT_RESERVE 1024
+
+/* Whether what was appended since mark keeps the body within its bound,
+ * with room for the closing note; if not, it is taken back. */
+static bool fits(struct comment *cm, size_t mark)
+{
+	if (!cm->max || cm->out->len + COMMENT_RESERVE <= cm->max)
+		return true;
+	cm->out->len = mark;
+	cm->out->buf[mark] = '\0';
+	cm->cut = true;
+	return false;
+}
 
 static void link_open(struct comment *cm)
 {
@@ -366,9 +383,16 @@ static void render_table(struct comment *cm, const struct db_comparison *cs, siz
 		    " gain, median | pairs | digests equal | verdict | flags |\n"
 		    "|---|---|---:|---:|---:|---:|---|---|---|\n");
 	for (start = 0, i = 1; i <= n; i++) {
+		size_t mark = body->len;
+
 		if (i < n && same_cell(&cs[start], &cs[i]))
 			continue;
 		render_row(cm, &cs[start], i - start);
+		if (!fits(cm, mark)) {
+			strbuf_addf(body, "\nThe table goes on for the comparisons from %lld on, on the "
+				    "hub.\n", (long long)cs[start].id);
+			return;
+		}
 		start = i;
 	}
 }
@@ -385,6 +409,8 @@ static int render_jobs(struct comment *cm, struct db *db, const char *commit)
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++) {
+		size_t mark = cm->out->len;
+
 		if (jobs[i].state != DB_JOB_DONE) {
 			if (!title)
 				strbuf_adds(cm->out, "\nJobs of this commit that are not done:\n\n");
@@ -399,6 +425,7 @@ static int render_jobs(struct comment *cm, struct db *db, const char *commit)
 				md_text(cm->out, jobs[i].detail);
 			}
 			strbuf_addch(cm->out, '\n');
+			fits(cm, mark);
 		}
 		db_job_release(&jobs[i]);
 	}
@@ -406,14 +433,14 @@ static int render_jobs(struct comment *cm, struct db *db, const char *commit)
 }
 
 int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit,
-		       const char *hub_url)
+		       const char *hub_url, size_t max)
 {
 	struct strbuf body = STRBUF_INIT, heads = STRBUF_INIT, bases = STRBUF_INIT;
 	struct strbuf rules = STRBUF_INIT;
-	struct comment cm = { .out = &body, .hub = hub_url };
+	struct comment cm = { .out = &body, .hub = hub_url, .max = max };
 	struct db_comparison *cs = NULL;
 	int64_t *ids = NULL;
-	size_t n = 0, i;
+	size_t n = 0, i, mark;
 	int r;
 
 	if (strlen(head_commit) != 40 || strspn(head_commit, "0123456789abcdef") != 40)
@@ -464,10 +491,26 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 		}
 		if (k < i || cs[i].head_build <= 0)
 			continue;
+		mark = body.len;
 		r = render_build(&cm, db, cs[i].host, cs[i].head_build);
 		if (r < 0)
 			goto out;
+		if (fits(&cm, mark))
+			continue;
+		/* Too long with its lines: the build is named, and its lines are
+		 * on the hub's page of it. */
+		strbuf_adds(&body, "\n#### Contract runners on ");
+		md_text(&body, cs[i].host);
+		strbuf_addf(&body, "\n\nBuild %lld: [its runners' lines are on the hub]"
+			    "(%.*s/static/build.html?id=%lld).\n", (long long)cs[i].head_build,
+			    (int)cm.hub_len, cm.hub, (long long)cs[i].head_build);
+		if (!fits(&cm, mark))
+			break;
 	}
+	if (cm.cut)
+		strbuf_addf(&body, "\nCut to stay under %zu bytes: everything about this commit is "
+			    "at %.*s/static/head.html?commit=%s\n", cm.max, (int)cm.hub_len, cm.hub,
+			    head_commit);
 	strbuf_add(out, body.buf, body.len);
 	r = 0;
 out:

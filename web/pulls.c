@@ -83,7 +83,7 @@ int web_pull_comment_post(struct gh_client *gh, struct db *db, int pr, const cha
 	int r;
 
 	*out = WEB_POST_UNCHANGED;
-	r = web_comment_render(&md, db, commit, hub_url);
+	r = web_comment_render(&md, db, commit, hub_url, WEB_COMMENT_BYTES_MAX);
 	if (r < 0)
 		goto out;
 	builder_sha256_hex(sha, md.buf, md.len);

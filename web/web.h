@@ -47,13 +47,16 @@ void web_server_free(struct web_server *s);
 /* Appends to out the Markdown comment for head_commit (40 lower-case hex
  * digits): a hidden marker line, the head and base commits, one table row per
  * host and case (replications pooled) with every cell linking to its receipt
- * under hub_url, and each host's contract runner lines. Everything comes
- * from stored rows of jobs at head_commit and nothing is computed but the
- * pooled median. -EINVAL for a malformed commit or hub_url (http:// or
- * https://, nothing to escape); a database error as db returns it. On
- * failure out is left as it was. */
+ * under hub_url, the commit's jobs that are not done, and each host's
+ * contract runner lines. Everything comes from stored rows of jobs at
+ * head_commit and nothing is computed but the pooled median. With max
+ * (bytes; 0: no bound) the body stays under it: rows, jobs and runner lines
+ * that do not fit are left to the hub, and a closing line links there.
+ * -EINVAL for a malformed commit or hub_url (http:// or https://, nothing to
+ * escape); a database error as db returns it. On failure out is left as it
+ * was. */
 int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit,
-		       const char *hub_url);
+		       const char *hub_url, size_t max);
 
 /* ---- the pull requests' host: a GitHub REST client (web/github.c) ----
  * GitHub, GitHub Enterprise, Gitea and Forgejo answer these calls alike
@@ -130,6 +133,7 @@ int gh_login(struct gh_client *c, const char **out);
 /* ---- posting to pull requests (web/pulls.c, docs/github.md) ---- */
 
 #define WEB_COMMENT_MARKER "<!-- perfd:comment -->"
+#define WEB_COMMENT_BYTES_MAX 65536  /* GitHub takes 65,536 characters; bytes bound them */
 #define WEB_STATUS_DESCRIPTION_MAX 140
 
 enum web_post { WEB_POST_UNCHANGED, WEB_POST_CREATED, WEB_POST_EDITED, WEB_POST_RECREATED,
