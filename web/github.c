@@ -822,15 +822,15 @@ int gh_comment_create(struct gh_client *c, int64_t *out_id, int pr, const char *
 	return r;
 }
 
-int gh_comment_edit(struct gh_client *c, int64_t id, const char *body)
+/* Sends a request that is safe to repeat and whose reply is not needed;
+ * frees url and text. */
+static int send_idempotent(struct gh_client *c, const char *method, char *url, char *text)
 {
 	struct gh_reply rep = { .body = STRBUF_INIT };
-	char *url = repo_url(c, "/issues/comments/%lld", (long long)id), *text = body_json(body);
 	json_t *j = NULL;
 	int r;
 
-	/* The same body sent twice leaves the same comment: safe to retry. */
-	r = request(c, &j, &rep, "PATCH", url, text, GH_IDEMPOTENT);
+	r = request(c, &j, &rep, method, url, text, GH_IDEMPOTENT);
 	json_decref(j);
 	free(text);
 	free(url);
@@ -838,13 +838,18 @@ int gh_comment_edit(struct gh_client *c, int64_t id, const char *body)
 	return r;
 }
 
+int gh_comment_edit(struct gh_client *c, int64_t id, const char *body)
+{
+	/* The same body sent twice leaves the same comment: safe to retry. */
+	return send_idempotent(c, "PATCH", repo_url(c, "/issues/comments/%lld", (long long)id),
+			       body_json(body));
+}
+
 int gh_status_set(struct gh_client *c, const char *sha, const char *state, const char *context,
 		  const char *description, const char *target_url)
 {
-	struct gh_reply rep = { .body = STRBUF_INIT };
-	char *url, *text;
-	json_t *o, *j = NULL;
-	int r;
+	char *text;
+	json_t *o;
 
 	if (!is_sha(sha))
 		return err_set(-EINVAL, "'%s' is not a full commit id", sha);
@@ -858,14 +863,8 @@ int gh_status_set(struct gh_client *c, const char *sha, const char *state, const
 	json_decref(o);
 	if (!text)
 		fatalx("jansson: out of memory");
-	url = repo_url(c, "/statuses/%s", sha);
 	/* A status set twice is the same status: safe to retry. */
-	r = request(c, &j, &rep, "POST", url, text, GH_IDEMPOTENT);
-	json_decref(j);
-	free(text);
-	free(url);
-	strbuf_release(&rep.body);
-	return r;
+	return send_idempotent(c, "POST", repo_url(c, "/statuses/%s", sha), text);
 }
 
 int gh_login(struct gh_client *c, const char **out)
