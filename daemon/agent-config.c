@@ -198,6 +198,11 @@ static void key_github(struct parse *ps, const char *k, const char *v)
 			perr(ps, "'repo': '%s' is not OWNER/NAME", v);
 	} else if (!strcmp(k, "token_file")) {
 		set_text(ps, &g->token_file, k, v);
+	} else if (!strcmp(k, "login")) {
+		set_text(ps, &g->login, k, v);
+		if (strlen(v) > 39 + 5 || strspn(v, "abcdefghijklmnopqrstuvwxyz"
+						 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-[]") < strlen(v))
+			perr(ps, "'login': '%s' is not a GitHub login", v);
 	} else if (!strcmp(k, "allow")) {
 		add_words(ps, &g->allow, &g->nallow, k, v);
 	} else if (!strcmp(k, "hub_url")) {
@@ -217,7 +222,7 @@ static void key_github(struct parse *ps, const char *k, const char *v)
 	} else if (!strcmp(k, "retries")) {
 		set_int(ps, &g->retries, k, v, 0, 10);
 	} else {
-		perr(ps, "unknown key '%s' in [github] (api, repo, token_file, allow, hub_url, "
+		perr(ps, "unknown key '%s' in [github] (api, repo, token_file, login, allow, hub_url, "
 		     "comment, statuses, timeout_s, max_wait_s, retries, backoff_s)", k);
 	}
 }
@@ -630,6 +635,7 @@ void agent_config_free(struct agent_config *c)
 	free(c->github.api);
 	free(c->github.repo);
 	free(c->github.token_file);
+	free(c->github.login);
 	free_strv(c->github.allow, c->github.nallow);
 	free(c->github.hub_url);
 	free(c);

@@ -55,6 +55,7 @@ struct agent_github {
 	char *api;                 /* the API's base URL */
 	char *repo;                /* OWNER/NAME */
 	char *token_file;
+	char *login;               /* the token's login, or NULL: asked of the API */
 	char **allow;              /* logins whose pull requests are built at once */
 	size_t nallow;
 	char *hub_url;             /* where links in comments and statuses point */

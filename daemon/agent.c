@@ -148,11 +148,14 @@ int agent_github_client(struct gh_client **out, const struct agent_github *g, in
 	free(token);
 	if (r < 0)
 		log_warnx("[github] %s", err_last());
+	else if (g->login)
+		gh_client_set_login(*out, g->login);
 	return r;
 }
 
-/* A refused token stops the agent; an API out of reach is said and asked
- * again at each poll. */
+/* A refused token stops the agent; an API out of reach, or a token that
+ * may not ask its own login (a GitHub App's: set [github] login), is said
+ * and asked again at each poll. */
 static int github_open(struct agent *a)
 {
 	const char *login;
@@ -161,7 +164,7 @@ static int github_open(struct agent *a)
 	if (agent_github_client(&a->gh, &a->cfg->github, a->cancel_fd) < 0)
 		return EXIT_USAGE;
 	r = gh_login(a->gh, &login);
-	if (r == -EACCES) {
+	if (r == -EKEYREJECTED) {
 		log_warnx("[github] %s", err_last());
 		return EXIT_USAGE;
 	}

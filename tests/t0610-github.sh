@@ -278,13 +278,29 @@ check "  no POST" eq 0 "$(requests "len([r for r in d if r['method'] == 'POST'])
 check "  the PATCH went to perfd's own comment" eq "$(state "[c['id'] for c in d['comments'] if c['pr'] == 5 and c['user']['login'] == 'perfd-bot'][0]")" "$(requests "[r['path'].rsplit('/', 1)[1] for r in d if r['method'] == 'PATCH'][0]")"
 check "  mallory's copy is as it was" eq "not perfd's" "$(state "[c['body'] for c in d['comments'] if c['user']['login'] == 'mallory' and c['pr'] == 5][0].splitlines()[1]")"
 
+# A GitHub App's installation token may not ask GET /user (403): the agent
+# goes on; with [github] login set it asks nothing and finds its comment by
+# that login. A login longer than any fails no list.
+fault '[{"method": "GET", "path": "^/repos/acme/engine/user$|^/user$", "status": 403, "times": 1, "body": "{\"message\": \"Resource not accessible by integration\"}"}]'
+check "a token that may not ask its login does not stop the agent" run 0 "$PERFD" agent --config agent.conf --once
+check "  (said)" has err "GET /user: forbidden (403: Resource not accessible by integration)"
+ctl DELETE faults >/dev/null
+sed 's/^allow = alice Bob$/allow = alice Bob\nlogin = perfd-bot/' agent.conf >app.conf
+say 5 "$(printf 'u%.0s' $(seq 80))" "a comment by a login longer than any"
+sql "delete from pull_comments where pr = 5"
+ctl POST reset-requests >/dev/null
+check "with login set" run 0 "$PERFD" comment --pr 5 --config app.conf --hub http://hub9.example
+check "  GET /user is not asked" eq 0 "$(requests "len([r for r in d if r['path'] == '/user'])")"
+check "  the comment is found by that login and edited" has out "comment edited"
+check "  no POST" eq 0 "$(requests "len([r for r in d if r['method'] == 'POST'])")"
+
 # ---- bad replies and bad tokens ----
 fault '[{"method": "GET", "path": "/pulls/5$", "status": 200, "body": "<html>a proxy page</html>", "content_type": "text/html"}]'
 check "a reply that is not JSON fails" run 2 "$PERFD" comment --pr 5 --config agent.conf --dry-run
 check "  saying so" has err "the reply is not JSON (text/html"
 fault '[{"method": "GET", "path": "/pulls/5$", "status": 200, "body": "{\"number\": 5, \"head\": {}}"}]'
 check "JSON of another shape fails" run 2 "$PERFD" comment --pr 5 --config agent.conf --dry-run
-check "  naming the field" has err "user.login is missing or not a string"
+check "  naming the field" has err "head.ref is missing or not a string"
 ctl DELETE pulls/5 >/dev/null
 check "a deleted pull request fails" run 2 "$PERFD" comment --pr 5 --config agent.conf
 check "  saying so" has err "not found (404"

@@ -530,7 +530,7 @@ static int request(struct gh_client *c, json_t **out, struct gh_reply *rep, cons
 				continue;
 			}
 			if (s == 401)
-				return err_set(-EACCES, "%s %s: the token was refused (401: %s); check "
+				return err_set(-EKEYREJECTED, "%s %s: the token was refused (401: %s); check "
 					       "the token file, or make a new token", method, path, msg);
 			if (s == 403)
 				return err_set(-EACCES, "%s %s: forbidden (403: %s); the token may lack "
@@ -648,6 +648,14 @@ static int copy_string(char *out, size_t outlen, json_t *obj, const char *path, 
 	return 0;
 }
 
+/* A user's login: "" when it is missing or longer than any login, so that it
+ * matches no allow list and no own login, and never fails a whole list. */
+static void copy_login(char out[GH_LOGIN_MAX + 1], json_t *obj)
+{
+	if (copy_string(out, GH_LOGIN_MAX + 1, obj, "user.login", false) < 0)
+		*out = '\0';
+}
+
 static bool is_sha(const char *s)
 {
 	return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
@@ -665,8 +673,8 @@ static int pull_from_json(void *item, json_t *j)
 	    json_integer_value(num) > 2147483647)
 		return err_set(-EPROTO, "number is missing or not a positive integer");
 	p->number = (int)json_integer_value(num);
-	if ((r = copy_string(p->author, sizeof(p->author), j, "user.login", true)) < 0 ||
-	    (r = copy_string(p->head_ref, sizeof(p->head_ref), j, "head.ref", true)) < 0 ||
+	copy_login(p->author, j);
+	if ((r = copy_string(p->head_ref, sizeof(p->head_ref), j, "head.ref", true)) < 0 ||
 	    (r = copy_string(p->head_sha, sizeof(p->head_sha), j, "head.sha", true)) < 0 ||
 	    (r = copy_string(p->base_ref, sizeof(p->base_ref), j, "base.ref", true)) < 0 ||
 	    (r = copy_string(p->base_sha, sizeof(p->base_sha), j, "base.sha", false)) < 0 ||
@@ -742,15 +750,12 @@ static int comment_from_json(void *item, json_t *j)
 {
 	struct gh_comment *cm = item;
 	json_t *id = json_object_get(j, "id"), *body = json_object_get(j, "body");
-	int r;
 
 	memset(cm, 0, sizeof(*cm));
 	if (!json_is_integer(id) || json_integer_value(id) < 1)
 		return err_set(-EPROTO, "id is missing or not a positive integer");
 	cm->id = json_integer_value(id);
-	r = copy_string(cm->author, sizeof(cm->author), j, "user.login", true);
-	if (r < 0)
-		return r;
+	copy_login(cm->author, j);
 	/* A comment body is at most 65536 characters on GitHub; more is cut. */
 	if (json_is_string(body))
 		cm->body = xstrndup(json_string_value(body), GH_COMMENT_MAX);
@@ -865,6 +870,11 @@ int gh_status_set(struct gh_client *c, const char *sha, const char *state, const
 		fatalx("jansson: out of memory");
 	/* A status set twice is the same status: safe to retry. */
 	return send_idempotent(c, "POST", repo_url(c, "/statuses/%s", sha), text);
+}
+
+void gh_client_set_login(struct gh_client *c, const char *login)
+{
+	snprintf(c->login, sizeof(c->login), "%s", login);
 }
 
 int gh_login(struct gh_client *c, const char **out)

@@ -60,8 +60,8 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 
 /* ---- the pull requests' host: a GitHub REST client (web/github.c) ----
  * GitHub, GitHub Enterprise, Gitea and Forgejo answer these calls alike
- * (docs/github.md). Errors: -EACCES a refused token or a missing
- * permission; -ENOENT no such pull request or comment; -EAGAIN rate limited
+ * (docs/github.md). Errors: -EKEYREJECTED a refused token (401); -EACCES a
+ * missing permission (403); -ENOENT no such pull request or comment; -EAGAIN rate limited
  * for longer than max_wait_s, or (creating a comment) an outcome that is
  * unknown; -EIO a 5xx or a transport failure after every retry; -EPROTO a
  * reply that is not the JSON expected; -EFBIG a reply over GH_REPLY_MAX;
@@ -70,7 +70,7 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 #define GH_REPLY_MAX (8 << 20)       /* bytes of one reply */
 #define GH_PAGES_MAX 30              /* pages of one list, 100 items each */
 #define GH_TOKEN_MAX 1024
-#define GH_LOGIN_MAX 39
+#define GH_LOGIN_MAX 64             /* a longer login is read as none */
 #define GH_COMMENT_MAX 65536         /* characters of a comment body kept */
 
 struct gh_options {
@@ -127,8 +127,10 @@ int gh_comment_edit(struct gh_client *c, int64_t id, const char *body);
 /* state: pending, success, failure or error; description at most 140 characters. */
 int gh_status_set(struct gh_client *c, const char *sha, const char *state, const char *context,
 		  const char *description, const char *target_url);
-/* The token's own login (GET /user, asked once). */
+/* The token's own login: the one set, or GET /user asked once (a GitHub
+ * App's installation token may not ask it: set it, "NAME[bot]"). */
 int gh_login(struct gh_client *c, const char **out);
+void gh_client_set_login(struct gh_client *c, const char *login);
 
 /* ---- posting to pull requests (web/pulls.c, docs/github.md) ---- */
 
