@@ -98,10 +98,10 @@ void agent_suite_release(struct agent_suite *s);
 /* The sha256 of everything that decides how a tree is built. */
 void agent_suite_recipe_hash(char out[65], const struct agent_suite *s);
 
-struct gh_client;
+struct web_gh_client;
 /* The client of g, with its token read from its file and kept nowhere but
  * in the client. Logs its own failure. */
-int agent_github_client(struct gh_client **out, const struct agent_github *g, int cancel_fd);
+int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd);
 
 /* ---- the loop ---- */
 

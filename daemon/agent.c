@@ -38,7 +38,7 @@ struct agent {
 	struct host_profile *profile;
 	struct kernel_probe *probe;
 	struct runner_fault_watch watch;
-	struct gh_client *gh;        /* NULL without [github] */
+	struct web_gh_client *gh;        /* NULL without [github] */
 	char *fingerprint;
 	char host[64];
 	char recipe_hash[65];
@@ -120,14 +120,14 @@ static int abandon_comparisons(struct agent *a)
 
 /* ---- the pull requests' host ---- */
 
-int agent_github_client(struct gh_client **out, const struct agent_github *g, int cancel_fd)
+int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd)
 {
-	struct gh_options o = GH_OPTIONS_INIT;
+	struct web_gh_options o = WEB_GH_OPTIONS_INIT;
 	char *token = NULL;
 	bool loose = false;
 	int r;
 
-	r = gh_token_read(&token, g->token_file, &loose);
+	r = web_gh_token_read(&token, g->token_file, &loose);
 	if (r < 0) {
 		log_warnx("[github] %s", err_last());
 		return r;
@@ -143,13 +143,13 @@ int agent_github_client(struct gh_client **out, const struct agent_github *g, in
 	o.retries = g->retries;
 	o.backoff_s = g->backoff_s;
 	o.cancel_fd = cancel_fd;
-	r = gh_client_new(out, &o);
+	r = web_gh_client_new(out, &o);
 	explicit_bzero(token, strlen(token));
 	free(token);
 	if (r < 0)
 		log_warnx("[github] %s", err_last());
 	else if (g->login)
-		gh_client_set_login(*out, g->login);
+		web_gh_client_set_login(*out, g->login);
 	return r;
 }
 
@@ -163,7 +163,7 @@ static int github_open(struct agent *a)
 
 	if (agent_github_client(&a->gh, &a->cfg->github, a->cancel_fd) < 0)
 		return EXIT_USAGE;
-	r = gh_login(a->gh, &login);
+	r = web_gh_login(a->gh, &login);
 	if (r == -EKEYREJECTED) {
 		log_warnx("[github] %s", err_last());
 		return EXIT_USAGE;
@@ -171,7 +171,8 @@ static int github_open(struct agent *a)
 	if (r < 0)
 		log_warnx("[github] %s; going on: the API is asked again at each poll", err_last());
 	else
-		log_info("[github] %s at %s, as %s", a->cfg->github.repo, a->cfg->github.api, login);
+		log_info("[github] %s at %s, as %s", a->cfg->github.repo, a->cfg->github.api,
+			 login);
 	return EXIT_OK;
 }
 
@@ -190,7 +191,7 @@ static void set_status(struct agent *a, const char *commit, int64_t job, const c
 	context = xasprintf("perfd/%s", a->host);
 	url = job > 0 ? xasprintf("%s/static/head.html?job=%lld", hub, (long long)job) :
 			xasprintf("%s/static/head.html?commit=%s", hub, commit);
-	if (web_commit_status_post(a->gh, a->db, commit, context, state, desc, url, &posted) < 0)
+	if (web_commit_status_post(&posted, a->gh, a->db, commit, context, state, desc, url) < 0)
 		log_warnx("status %s of %.12s: %s", context, commit, err_last());
 	else if (posted)
 		log_info("status %s of %.12s: %s, \"%s\"", context, commit, state, desc);
@@ -207,12 +208,13 @@ static void job_status(struct agent *a, const struct db_job *job)
 	size_t k;
 
 	if (job->state == DB_JOB_QUEUED || job->state == DB_JOB_RUNNING) {
-		set_status(a, job->commit, job->id, "pending", job->state == DB_JOB_QUEUED ? "queued" :
-			   "running");
+		set_status(a, job->commit, job->id, "pending",
+			   job->state == DB_JOB_QUEUED ? "queued" : "running");
 		return;
 	}
 	if (job->state == DB_JOB_FAILED) {
-		set_status(a, job->commit, job->id, "failure", job->detail ? job->detail : "failed");
+		set_status(a, job->commit, job->id, "failure",
+			   job->detail ? job->detail : "failed");
 		return;
 	}
 	for (k = 0; a->suite && k < a->suite->ncases; k++) {
@@ -240,8 +242,8 @@ static void job_status(struct agent *a, const struct db_job *job)
 		strbuf_addf(&desc, "slower: %s (%d of %d cases)", slow.buf, slower,
 			    faster + slower + same + other);
 	else if (faster + same + other)
-		strbuf_addf(&desc, "%d faster, %d unchanged, %d unresolved or invalid", faster, same,
-			    other);
+		strbuf_addf(&desc, "%d faster, %d unchanged, %d unresolved or invalid", faster,
+			    same, other);
 	else
 		strbuf_addf(&desc, "built and checked%s", *job->base ? "" : "; no base to compare");
 	set_status(a, job->commit, job->id, slower ? "failure" : "success", desc.buf);
@@ -251,7 +253,7 @@ static void job_status(struct agent *a, const struct db_job *job)
 
 /* Brings pull request p's statuses and comment up to date with the rows of
  * its head commit: nothing is sent where nothing changed. */
-static void publish_pull(struct agent *a, const struct gh_pull *p)
+static void publish_pull(struct agent *a, const struct web_gh_pull *p)
 {
 	char head[32];
 	struct db_job job;
@@ -276,8 +278,8 @@ static void publish_pull(struct agent *a, const struct gh_pull *p)
 		    !pc.comment_id || !strcmp(pc.commit, p->head_sha))
 			return;
 	}
-	r = web_pull_comment_post(a->gh, a->db, p->number, p->head_sha, a->cfg->github.hub_url,
-				  &what);
+	r = web_pull_comment_post(&what, a->gh, a->db, p->number, p->head_sha,
+				  a->cfg->github.hub_url);
 	if (r < 0)
 		log_warnx("comment on pull request %d: %s", p->number, err_last());
 	else if (what != WEB_POST_UNCHANGED)
@@ -288,10 +290,10 @@ static void publish_pull(struct agent *a, const struct gh_pull *p)
 /* Whether pull head h may be queued now: its pull request is open at that
  * very commit, and its author is allowed or a maintainer approved it. */
 static bool pull_allowed(struct agent *a, const struct builder_head *h,
-			 const struct gh_pull *open, size_t nopen)
+			 const struct web_gh_pull *open, size_t nopen)
 {
 	const struct agent_github *g = &a->cfg->github;
-	const struct gh_pull *p = NULL;
+	const struct web_gh_pull *p = NULL;
 	enum web_trust trust;
 	char *approver = NULL;
 	size_t i;
@@ -304,8 +306,8 @@ static bool pull_allowed(struct agent *a, const struct builder_head *h,
 		return false;   /* closed: its ref stays on the host, it is not built */
 	if (strcmp(p->head_sha, h->oid))
 		return false;   /* moved since the fetch: the next poll sees the new head */
-	if (web_pull_trust(a->gh, a->db, p, (const char *const *)g->allow, g->nallow, &trust,
-			   &approver) < 0) {
+	if (web_pull_trust(&trust, &approver, a->gh, a->db, p, (const char *const *)g->allow,
+			   g->nallow) < 0) {
 		log_warnx("pull request %d: %s; not built until its author can be checked",
 			  p->number, err_last());
 		return false;
@@ -392,7 +394,7 @@ void agent_free(struct agent *a)
 	if (!a)
 		return;
 	runner_fault_watch_close(&a->watch);
-	gh_client_free(a->gh);
+	web_gh_client_free(a->gh);
 	builder_repo_free(a->repo);
 	agent_suite_release(&a->repo_suite);
 	host_profile_free(a->profile);
@@ -465,7 +467,7 @@ out:
 int agent_poll(struct agent *a)
 {
 	struct builder_head *heads = NULL;
-	struct gh_pull *open = NULL;
+	struct web_gh_pull *open = NULL;
 	const char **names = NULL;
 	size_t n = 0, nopen = 0, i;
 	bool pulls_known = false;
@@ -487,8 +489,9 @@ int agent_poll(struct agent *a)
 	/* With [github], a pull head is built only when its pull request is
 	 * open and trusted: without the list, none is. */
 	if (a->gh && a->cfg->pulls) {
-		if (gh_pulls_open(a->gh, &open, &nopen) < 0)
-			log_warnx("pull requests: %s; pull heads wait for the next poll", err_last());
+		if (web_gh_pulls_open(a->gh, &open, &nopen) < 0)
+			log_warnx("pull requests: %s; pull heads wait for the next poll",
+				  err_last());
 		else
 			pulls_known = true;
 	}
@@ -992,7 +995,7 @@ out:
 static void job_done(struct agent *a, const char *head, const char *commit)
 {
 	struct db_job job;
-	struct gh_pull p;
+	struct web_gh_pull p;
 	int pr;
 
 	if (db_job_get(a->db, &job, head, commit) == 0) {
@@ -1001,7 +1004,7 @@ static void job_done(struct agent *a, const char *head, const char *commit)
 	}
 	if (sscanf(head, "pull/%d", &pr) != 1 || !a->cfg->github.comment)
 		return;
-	if (gh_pull_get(a->gh, &p, pr) < 0) {
+	if (web_gh_pull_get(a->gh, &p, pr) < 0) {
 		log_warnx("pull request %d: %s", pr, err_last());
 		return;
 	}

@@ -117,11 +117,11 @@ int cmd_agent(int argc, char **argv)
 	if (check) {
 		/* The token file is read as the agent would read it; nothing is sent. */
 		if (cfg->github.on) {
-			struct gh_client *gh = NULL;
+			struct web_gh_client *gh = NULL;
 
 			if (agent_github_client(&gh, &cfg->github, -1) < 0)
 				goto out;
-			gh_client_free(gh);
+			web_gh_client_free(gh);
 		}
 		printf("configuration OK\n");
 		ret = EXIT_OK;

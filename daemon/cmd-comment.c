@@ -60,9 +60,9 @@ int cmd_comment(int argc, char **argv)
 	const char *hub = NULL, *commit_arg = NULL, *config = NULL;
 	struct strbuf md = STRBUF_INIT, errors = STRBUF_INIT;
 	struct agent_config *cfg = NULL;
-	struct gh_client *gh = NULL;
+	struct web_gh_client *gh = NULL;
 	struct db *db = NULL;
-	struct gh_pull pull;
+	struct web_gh_pull pull;
 	enum web_post what;
 	char commit[41];
 	bool dry_run = false, db_given = false;
@@ -148,7 +148,7 @@ int cmd_comment(int argc, char **argv)
 			commit[i] = (char)tolower((unsigned char)commit_arg[i]);
 	}
 	if (gh) {
-		r = gh_pull_get(gh, &pull, pr);
+		r = web_gh_pull_get(gh, &pull, pr);
 		if (r < 0) {
 			log_warnx("comment: %s", err_last());
 			goto out;
@@ -183,7 +183,7 @@ int cmd_comment(int argc, char **argv)
 		ret = EXIT_OK;
 		goto out;
 	}
-	r = web_pull_comment_post(gh, db, pr, commit, hub, &what);
+	r = web_pull_comment_post(&what, gh, db, pr, commit, hub);
 	if (r < 0) {
 		log_warnx("comment: pull request %d: %s", pr, err_last());
 		goto out;
@@ -194,7 +194,7 @@ out:
 	strbuf_release(&md);
 	strbuf_release(&errors);
 	db_close(db);
-	gh_client_free(gh);
+	web_gh_client_free(gh);
 	agent_config_free(cfg);
 	return ret;
 }

@@ -389,8 +389,8 @@ static void render_table(struct comment *cm, const struct db_comparison *cs, siz
 			continue;
 		render_row(cm, &cs[start], i - start);
 		if (!fits(cm, mark)) {
-			strbuf_addf(body, "\nThe table goes on for the comparisons from %lld on, on the "
-				    "hub.\n", (long long)cs[start].id);
+			strbuf_addf(body, "\nThe table goes on for the comparisons from %lld on, "
+				    "on the hub.\n", (long long)cs[start].id);
 			return;
 		}
 		start = i;
@@ -413,7 +413,8 @@ static int render_jobs(struct comment *cm, struct db *db, const char *commit)
 
 		if (jobs[i].state != DB_JOB_DONE) {
 			if (!title)
-				strbuf_adds(cm->out, "\nJobs of this commit that are not done:\n\n");
+				strbuf_adds(cm->out,
+					    "\nJobs of this commit that are not done:\n\n");
 			title = true;
 			strbuf_addf(cm->out, "- [job %lld](%.*s/static/head.html?job=%lld) (",
 				    (long long)jobs[i].id, (int)cm->hub_len, cm->hub,

@@ -27,35 +27,35 @@
 #include "web-internal.h"
 #include "web.h"
 
-#define GH_URL_MAX 2048
-#define GH_MESSAGE_MAX 200          /* characters of an error reply quoted in a detail */
-#define GH_RATE_WAITS_MAX 3         /* rate-limit waits for one request */
-#define GH_RATE_WAIT_DEFAULT_S 60   /* a rate limit that names no time: GitHub's advice */
+#define WEB_GH_URL_MAX 2048
+#define WEB_GH_MESSAGE_MAX 200          /* characters of an error reply quoted in a detail */
+#define WEB_GH_RATE_WAITS_MAX 3         /* rate-limit waits for one request */
+#define WEB_GH_RATE_WAIT_DEFAULT_S 60   /* a rate limit that names no time: GitHub's advice */
 
-struct gh_client {
+struct web_gh_client {
 	CURL *curl;
 	char *api;                  /* no trailing slash */
 	char *repo;
 	char *auth;                 /* "Authorization: Bearer ..." */
-	struct gh_options o;
-	char login[GH_LOGIN_MAX + 1];
+	struct web_gh_options o;
+	char login[WEB_GH_LOGIN_MAX + 1];
 	time_t limited_until;       /* a reply said the quota is spent until then */
 };
 
 /* What one reply said, besides its body. */
-struct gh_reply {
+struct web_gh_reply {
 	long status;
 	struct strbuf body;
 	bool too_big;
 	double retry_after;         /* seconds; < 0 when not sent */
 	long remaining;             /* X-RateLimit-Remaining; -1 when not sent */
 	time_t reset;               /* X-RateLimit-Reset; 0 when not sent */
-	char next[GH_URL_MAX];      /* the Link header's rel="next", "" when none */
+	char next[WEB_GH_URL_MAX];      /* the Link header's rel="next", "" when none */
 	bool next_too_long;         /* a next page's URL longer than next */
 	char content_type[128];
 };
 
-enum { GH_IDEMPOTENT = 0, GH_ONCE = 1 };
+enum { WEB_GH_IDEMPOTENT = 0, WEB_GH_ONCE = 1 };
 
 /* libcurl, opened at the first client (web/dl.c). */
 static struct {
@@ -99,9 +99,9 @@ static int curl_open(void)
 
 /* ---- the token ---- */
 
-int gh_token_read(char **out, const char *path, bool *loose_mode)
+int web_gh_token_read(char **out, const char *path, bool *loose_mode)
 {
-	char buf[GH_TOKEN_MAX + 2];
+	char buf[WEB_GH_TOKEN_MAX + 2];
 	struct stat st;
 	ssize_t n;
 	size_t len, i;
@@ -126,17 +126,17 @@ int gh_token_read(char **out, const char *path, bool *loose_mode)
 		len--;
 	if (len == 0)
 		return err_set(-EINVAL, "token file '%s' is empty", path);
-	if (len > GH_TOKEN_MAX)
+	if (len > WEB_GH_TOKEN_MAX)
 		return err_set(-EINVAL, "token file '%s' holds more than %d bytes: not a token",
-			       path, GH_TOKEN_MAX);
+			       path, WEB_GH_TOKEN_MAX);
 	/* The token goes into a header line: printable, no blanks. Which byte
 	 * is wrong is said, never the token. */
 	for (i = 0; i < len; i++) {
 		if (buf[i] <= ' ' || buf[i] >= 0x7f) {
 			explicit_bzero(buf, sizeof(buf));
-			return err_set(-EINVAL, "token file '%s': byte %zu is a blank, a control or a"
-				       " non-ASCII character; expected the token alone on one line",
-				       path, i + 1);
+			return err_set(-EINVAL, "token file '%s': byte %zu is a blank, a control "
+				       "or a non-ASCII character; expected the token alone on one "
+				       "line", path, i + 1);
 		}
 	}
 	*out = xstrndup(buf, len);
@@ -175,9 +175,9 @@ static bool valid_api(const char *s)
 	return true;
 }
 
-int gh_client_new(struct gh_client **out, const struct gh_options *o)
+int web_gh_client_new(struct web_gh_client **out, const struct web_gh_options *o)
 {
-	struct gh_client *c;
+	struct web_gh_client *c;
 	size_t len;
 	int r;
 
@@ -213,7 +213,7 @@ int gh_client_new(struct gh_client **out, const struct gh_options *o)
 	return 0;
 }
 
-void gh_client_free(struct gh_client *c)
+void web_gh_client_free(struct web_gh_client *c)
 {
 	if (!c)
 		return;
@@ -225,14 +225,14 @@ void gh_client_free(struct gh_client *c)
 	free(c);
 }
 
-const char *gh_client_repo(const struct gh_client *c)
+const char *web_gh_client_repo(const struct web_gh_client *c)
 {
 	return c->repo;
 }
 
-static int wait_s(const struct gh_client *c, double s);
+static int wait_s(const struct web_gh_client *c, double s);
 
-int gh_client_backoff(struct gh_client *c, int attempt)
+int web_gh_client_backoff(struct web_gh_client *c, int attempt)
 {
 	return wait_s(c, c->o.backoff_s * (double)(1 << (attempt < 10 ? attempt : 10)));
 }
@@ -241,9 +241,9 @@ int gh_client_backoff(struct gh_client *c, int attempt)
 
 static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 {
-	struct gh_reply *r = ctx;
+	struct web_gh_reply *r = ctx;
 
-	if (r->body.len + n > GH_REPLY_MAX) {
+	if (r->body.len + n > WEB_GH_REPLY_MAX) {
 		r->too_big = true;
 		return 0;               /* curl stops with CURLE_WRITE_ERROR */
 	}
@@ -266,7 +266,7 @@ static const char *header_value(const char *line, size_t len, const char *name)
 
 /* The rel="next" target of a Link header (v, len bytes, not terminated),
  * copied into r->next. */
-static void link_next(struct gh_reply *r, const char *v, size_t len)
+static void link_next(struct web_gh_reply *r, const char *v, size_t len)
 {
 	char *out = r->next;
 	const char *end = v + len, *p = v;
@@ -283,7 +283,7 @@ static void link_next(struct gh_reply *r, const char *v, size_t len)
 		if (!stop)
 			stop = end;
 		if (memmem(gt, (size_t)(stop - gt), "rel=\"next\"", 10)) {
-			if ((size_t)(gt - lt - 1) >= GH_URL_MAX) {
+			if ((size_t)(gt - lt - 1) >= WEB_GH_URL_MAX) {
 				r->next_too_long = true;
 				return;
 			}
@@ -295,7 +295,7 @@ static void link_next(struct gh_reply *r, const char *v, size_t len)
 	}
 }
 
-static void reply_headers_forget(struct gh_reply *r)
+static void reply_headers_forget(struct web_gh_reply *r)
 {
 	r->retry_after = -1;
 	r->remaining = -1;
@@ -307,9 +307,9 @@ static void reply_headers_forget(struct gh_reply *r)
 
 static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 {
-	struct gh_reply *r = ctx;
+	struct web_gh_reply *r = ctx;
 	size_t len = n;
-	char line[GH_URL_MAX + 64];
+	char line[WEB_GH_URL_MAX + 64];
 	const char *v;
 
 	/* A new status line starts a new reply (after a 100 Continue). */
@@ -347,7 +347,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 }
 
 /* Sleeps s seconds, or until the cancel descriptor is readable. */
-static int wait_s(const struct gh_client *c, double s)
+static int wait_s(const struct web_gh_client *c, double s)
 {
 	struct pollfd p = { .fd = c->o.cancel_fd, .events = POLLIN };
 	int64_t end = time_monotonic_ns() + (int64_t)(s * 1e9);
@@ -366,30 +366,31 @@ static int wait_s(const struct gh_client *c, double s)
 
 /* The message field of an error reply, printable and bounded, or a note on
  * what the reply was when it is not JSON. */
-static void reply_message(char *out, size_t outlen, const struct gh_reply *r)
+static void reply_message(char *out, size_t outlen, const struct web_gh_reply *r)
 {
 	json_t *j = json_loadb(r->body.buf, r->body.len, 0, NULL);
 	const char *m = j ? json_string_value(json_object_get(j, "message")) : NULL;
 	size_t i, k = 0;
 
 	if (!m) {
-		snprintf(out, outlen, "%s", r->body.len ? "a reply that is not JSON" : "an empty reply");
+		snprintf(out, outlen, "%s",
+			 r->body.len ? "a reply that is not JSON" : "an empty reply");
 		json_decref(j);
 		return;
 	}
-	for (i = 0; m[i] && k + 1 < outlen && i < GH_MESSAGE_MAX; i++)
+	for (i = 0; m[i] && k + 1 < outlen && i < WEB_GH_MESSAGE_MAX; i++)
 		out[k++] = (unsigned char)m[i] < ' ' || m[i] == 0x7f ? ' ' : m[i];
 	out[k] = '\0';
 	json_decref(j);
 }
 
-static bool is_json(const struct gh_reply *r)
+static bool is_json(const struct web_gh_reply *r)
 {
 	return !strncasecmp(r->content_type, "application/json", 16) ||
 	       !strncasecmp(r->content_type, "application/vnd.github", 22);
 }
 
-static CURLcode perform(struct gh_client *c, struct gh_reply *rep, const char *method,
+static CURLcode perform(struct web_gh_client *c, struct web_gh_reply *rep, const char *method,
 			const char *url, const char *body)
 {
 	struct curl_slist *h = NULL;
@@ -428,7 +429,7 @@ static CURLcode perform(struct gh_client *c, struct gh_reply *rep, const char *m
 	lc.easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
 			 (long)(fmin(c->o.timeout_s, 10) * 1000));
 	lc.easy_setopt(c->curl, CURLOPT_ACCEPT_ENCODING, "");
-	lc.easy_setopt(c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)GH_REPLY_MAX);
+	lc.easy_setopt(c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)WEB_GH_REPLY_MAX);
 	lc.easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
 	lc.easy_setopt(c->curl, CURLOPT_WRITEDATA, rep);
 	lc.easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
@@ -440,119 +441,135 @@ static CURLcode perform(struct gh_client *c, struct gh_reply *rep, const char *m
 	return e;
 }
 
+/* What a failed exchange asks for next: the error itself (returned, < 0),
+ * a wait of *wait seconds (a rate limit), or a retry after the back-off.
+ * msg gets what to say of it when it is retried until no try is left. */
+enum { NEXT_WAIT = 1, NEXT_RETRY = 2 };
+
+static int judge(const struct web_gh_reply *rep, CURLcode e, const char *method,
+		 const char *path, int flags, double *wait, char *msg, size_t msglen)
+{
+	long s = rep->status;
+
+	if (e != CURLE_OK) {
+		if (rep->too_big || e == CURLE_FILESIZE_EXCEEDED)
+			return err_set(-EFBIG, "%s %s: the reply is over %d MiB", method, path,
+				       WEB_GH_REPLY_MAX >> 20);
+		if (e == CURLE_UNSUPPORTED_PROTOCOL || e == CURLE_URL_MALFORMAT ||
+		    e == CURLE_OUT_OF_MEMORY)
+			return err_set(-EINVAL, "%s %s: %s", method, path, lc.easy_strerror(e));
+		/* Nothing was sent when no connection was made: safe to send. */
+		if (flags & WEB_GH_ONCE && e != CURLE_COULDNT_CONNECT &&
+		    e != CURLE_COULDNT_RESOLVE_HOST)
+			return err_set(-EAGAIN, "%s %s: %s; whether it was done is unknown", method,
+				       path, lc.easy_strerror(e));
+		snprintf(msg, msglen, "%s", lc.easy_strerror(e));
+		return NEXT_RETRY;
+	}
+	reply_message(msg, msglen, rep);
+	if (s == 403 || s == 429) {
+		if (rep->retry_after >= 0)
+			*wait = rep->retry_after;
+		else if (rep->remaining == 0 && rep->reset > 0)
+			*wait = fmax(0, (double)(rep->reset - time(NULL))) + 1;
+		else if (s == 429 || strcasestr(msg, "rate limit"))
+			*wait = WEB_GH_RATE_WAIT_DEFAULT_S;  /* a secondary limit names no time */
+		else
+			return err_set(-EACCES, "%s %s: forbidden (403: %s); the token may lack a "
+				       "permission", method, path, msg);
+		return NEXT_WAIT;
+	}
+	if (s == 401)
+		return err_set(-EKEYREJECTED, "%s %s: the token was refused (401: %s); check the "
+			       "token file, or make a new token", method, path, msg);
+	if (s == 404 || s == 410)
+		return err_set(-ENOENT, "%s %s: not found (%ld: %s)", method, path, s, msg);
+	if (s == 422)
+		return err_set(-EINVAL, "%s %s: refused (422: %s)", method, path, msg);
+	if (s >= 300 && s < 400)
+		return err_set(-EPROTO, "%s %s: answered %ld (a redirect); perfd does not follow "
+			       "it: check the API URL and the repository's name", method, path, s);
+	if (s < 500)
+		return err_set(-EPROTO, "%s %s: answered %ld: %s", method, path, s, msg);
+	if (flags & WEB_GH_ONCE)
+		return err_set(-EAGAIN, "%s %s: answered %ld: %s; whether it was done is unknown",
+			       method, path, s, msg);
+	snprintf(msg + strlen(msg), msglen - strlen(msg), " (%ld)", s);
+	return NEXT_RETRY;
+}
+
+/* A 2xx reply's JSON into *out (NULL for an empty reply). */
+static int parse_reply(json_t **out, const struct web_gh_reply *rep, const char *method,
+		       const char *path)
+{
+	json_error_t je;
+
+	if (rep->status == 204 || !rep->body.len)
+		return 0;
+	if (!is_json(rep))
+		return err_set(-EPROTO, "%s %s: the reply is not JSON (%s, %zu bytes)", method,
+			       path, *rep->content_type ? rep->content_type : "no Content-Type",
+			       rep->body.len);
+	*out = json_loadb(rep->body.buf, rep->body.len, 0, &je);
+	if (!*out)
+		return err_set(-EPROTO, "%s %s: the reply is not JSON (line %d: %s)", method, path,
+			       je.line, je.text);
+	return 0;
+}
+
 /*
  * Sends one request, waiting out rate limits and retrying 5xx replies and
- * transport failures with doubling delays. With GH_ONCE a request that
+ * transport failures with doubling delays. With WEB_GH_ONCE a request that
  * may have been carried out (a 5xx, a lost connection) is not sent again:
  * -EAGAIN tells the caller the outcome is unknown. On success *out holds
- * the parsed JSON reply (NULL for 204), the caller's to json_decref.
+ * the parsed JSON reply (NULL for an empty one), the caller's to json_decref.
  */
-static int request(struct gh_client *c, json_t **out, struct gh_reply *rep, const char *method,
-		   const char *url, const char *body, int flags)
+static int request(struct web_gh_client *c, json_t **out, struct web_gh_reply *rep,
+		   const char *method, const char *url, const char *body, int flags)
 {
 	const char *path = url + strlen(c->api);
 	double delay = c->o.backoff_s;
 	int tries = 0, waits = 0;
-	char msg[GH_MESSAGE_MAX + 1];
+	char msg[WEB_GH_MESSAGE_MAX + 16];
 
 	*out = NULL;
 	for (;;) {
-		CURLcode e;
 		time_t now = time(NULL);
-		bool retry = false;
+		double wait = 0;
+		CURLcode e;
 		int r;
 
 		if (c->limited_until > now) {
-			double s = (double)(c->limited_until - now) + 1;
-
-			if (s > c->o.max_wait_s)
-				return err_set(-EAGAIN, "%s %s: the API's quota is spent for %.0f s more, "
-					       "longer than the %.0f s perfd waits", method, path, s,
-					       c->o.max_wait_s);
-			r = wait_s(c, s);
+			wait = (double)(c->limited_until - now) + 1;
+			if (wait > c->o.max_wait_s)
+				return err_set(-EAGAIN, "%s %s: the API's quota is spent for "
+					       "%.0f s more, longer than the %.0f s perfd waits",
+					       method, path, wait, c->o.max_wait_s);
+			r = wait_s(c, wait);
 			if (r < 0)
 				return r;
 		}
 		tries++;
 		e = perform(c, rep, method, url, body);
-		if (rep->remaining == 0 && rep->reset > 0)
-			c->limited_until = rep->reset;
-		else
+		c->limited_until = rep->remaining == 0 && rep->reset > 0 ? rep->reset : 0;
+		if (e == CURLE_OK && rep->status >= 200 && rep->status < 300)
+			return parse_reply(out, rep, method, path);
+		r = judge(rep, e, method, path, flags, &wait, msg, sizeof(msg));
+		if (r < 0)
+			return r;
+		if (r == NEXT_WAIT) {
+			if (++waits > WEB_GH_RATE_WAITS_MAX || wait > c->o.max_wait_s)
+				return err_set(-EAGAIN, "%s %s: rate limited (%ld: %s), asked to "
+					       "wait %.0f s; perfd waits at most %.0f s, %d times",
+					       method, path, rep->status, msg, wait,
+					       c->o.max_wait_s, WEB_GH_RATE_WAITS_MAX);
 			c->limited_until = 0;
-		if (e != CURLE_OK) {
-			if (rep->too_big || e == CURLE_FILESIZE_EXCEEDED)
-				return err_set(-EFBIG, "%s %s: the reply is over %d MiB", method, path,
-					       GH_REPLY_MAX >> 20);
-			if (e == CURLE_UNSUPPORTED_PROTOCOL || e == CURLE_URL_MALFORMAT ||
-			    e == CURLE_OUT_OF_MEMORY)
-				return err_set(-EINVAL, "%s %s: %s", method, url, lc.easy_strerror(e));
-			if (flags & GH_ONCE && e != CURLE_COULDNT_CONNECT &&
-			    e != CURLE_COULDNT_RESOLVE_HOST)
-				return err_set(-EAGAIN, "%s %s: %s; whether it was done is unknown",
-					       method, path, lc.easy_strerror(e));
-			snprintf(msg, sizeof(msg), "%s", lc.easy_strerror(e));
-			retry = true;
-		} else if (rep->status >= 200 && rep->status < 300) {
-			json_error_t je;
-
-			if (rep->status == 204 || !rep->body.len)
-				return 0;
-			if (!is_json(rep))
-				return err_set(-EPROTO, "%s %s: the reply is not JSON (%s, %zu bytes)",
-					       method, path, *rep->content_type ? rep->content_type :
-					       "no Content-Type", rep->body.len);
-			*out = json_loadb(rep->body.buf, rep->body.len, 0, &je);
-			if (!*out)
-				return err_set(-EPROTO, "%s %s: the reply is not JSON (line %d: %s)",
-					       method, path, je.line, je.text);
-			return 0;
-		} else {
-			long s = rep->status;
-			double wait = -1;
-
-			reply_message(msg, sizeof(msg), rep);
-			if ((s == 403 || s == 429) && rep->retry_after >= 0)
-				wait = rep->retry_after;
-			else if ((s == 403 || s == 429) && rep->remaining == 0 && rep->reset > 0)
-				wait = fmax(0, (double)(rep->reset - time(NULL))) + 1;
-			else if (s == 429 || (s == 403 && strcasestr(msg, "rate limit")))
-				wait = GH_RATE_WAIT_DEFAULT_S;  /* a secondary limit says no time */
-			if (wait >= 0) {
-				if (++waits > GH_RATE_WAITS_MAX || wait > c->o.max_wait_s)
-					return err_set(-EAGAIN, "%s %s: rate limited (%ld: %s), asked to "
-						       "wait %.0f s; perfd waits at most %.0f s, %d times",
-						       method, path, s, msg, wait, c->o.max_wait_s,
-						       GH_RATE_WAITS_MAX);
-				r = wait_s(c, wait);
-				if (r < 0)
-					return r;
-				c->limited_until = 0;
-				continue;
-			}
-			if (s == 401)
-				return err_set(-EKEYREJECTED, "%s %s: the token was refused (401: %s); check "
-					       "the token file, or make a new token", method, path, msg);
-			if (s == 403)
-				return err_set(-EACCES, "%s %s: forbidden (403: %s); the token may lack "
-					       "a permission", method, path, msg);
-			if (s == 404 || s == 410)
-				return err_set(-ENOENT, "%s %s: not found (%ld: %s)", method, path, s,
-					       msg);
-			if (s == 422)
-				return err_set(-EINVAL, "%s %s: refused (422: %s)", method, path, msg);
-			if (s >= 300 && s < 400)
-				return err_set(-EPROTO, "%s %s: answered %ld (a redirect); perfd does "
-					       "not follow it: check the API URL and the repository's "
-					       "name", method, path, s);
-			if (s < 500)
-				return err_set(-EPROTO, "%s %s: answered %ld: %s", method, path, s, msg);
-			if (flags & GH_ONCE)
-				return err_set(-EAGAIN, "%s %s: answered %ld: %s; whether it was done "
-					       "is unknown", method, path, s, msg);
-			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " (%ld)", s);
-			retry = true;
+			r = wait_s(c, wait);
+			if (r < 0)
+				return r;
+			continue;
 		}
-		if (!retry || tries > c->o.retries)
+		if (tries > c->o.retries)
 			return err_set(-EIO, "%s %s: %s, after %d tries", method, path, msg, tries);
 		r = wait_s(c, delay);
 		if (r < 0)
@@ -561,8 +578,8 @@ static int request(struct gh_client *c, json_t **out, struct gh_reply *rep, cons
 	}
 }
 
-static char *repo_url(const struct gh_client *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static char *repo_url(const struct gh_client *c, const char *fmt, ...)
+static char *repo_url(const struct web_gh_client *c, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static char *repo_url(const struct web_gh_client *c, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
@@ -575,21 +592,21 @@ static char *repo_url(const struct gh_client *c, const char *fmt, ...)
 }
 
 /* Walks a list's pages: calls each(ctx, item) for every element. */
-static int list_pages(struct gh_client *c, char *url, int (*each)(void *, json_t *), void *ctx)
+static int list_pages(struct web_gh_client *c, char *url, int (*each)(void *, json_t *), void *ctx)
 {
-	struct gh_reply rep = { .body = STRBUF_INIT };
+	struct web_gh_reply rep = { .body = STRBUF_INIT };
 	int pages = 0, r = 0;
 
 	while (url) {
 		json_t *j;
 		size_t i;
 
-		if (++pages > GH_PAGES_MAX) {
+		if (++pages > WEB_GH_PAGES_MAX) {
 			r = err_set(-E2BIG, "GET %s: more than %d pages", url + strlen(c->api),
-				    GH_PAGES_MAX);
+				    WEB_GH_PAGES_MAX);
 			break;
 		}
-		r = request(c, &j, &rep, "GET", url, NULL, GH_IDEMPOTENT);
+		r = request(c, &j, &rep, "GET", url, NULL, WEB_GH_IDEMPOTENT);
 		if (r < 0)
 			break;
 		if (!json_is_array(j)) {
@@ -605,15 +622,16 @@ static int list_pages(struct gh_client *c, char *url, int (*each)(void *, json_t
 		free(url);
 		url = NULL;
 		if (rep.next_too_long) {
-			r = err_set(-EPROTO, "a list's next page has a URL over %d bytes", GH_URL_MAX);
+			r = err_set(-EPROTO, "a list's next page has a URL over %d bytes",
+				    WEB_GH_URL_MAX);
 			break;
 		}
 		if (*rep.next) {
 			/* The token goes to the configured base alone. */
 			if (strncmp(rep.next, c->api, strlen(c->api)) ||
 			    rep.next[strlen(c->api)] != '/') {
-				r = err_set(-EPROTO, "a list's next page is not under the API URL %s",
-					    c->api);
+				r = err_set(-EPROTO, "a list's next page is not under the API "
+					    "URL %s", c->api);
 				break;
 			}
 			url = xstrdup(rep.next);
@@ -650,9 +668,9 @@ static int copy_string(char *out, size_t outlen, json_t *obj, const char *path, 
 
 /* A user's login: "" when it is missing or longer than any login, so that it
  * matches no allow list and no own login, and never fails a whole list. */
-static void copy_login(char out[GH_LOGIN_MAX + 1], json_t *obj)
+static void copy_login(char out[WEB_GH_LOGIN_MAX + 1], json_t *obj)
 {
-	if (copy_string(out, GH_LOGIN_MAX + 1, obj, "user.login", false) < 0)
+	if (copy_string(out, WEB_GH_LOGIN_MAX + 1, obj, "user.login", false) < 0)
 		*out = '\0';
 }
 
@@ -663,7 +681,7 @@ static bool is_sha(const char *s)
 
 static int pull_from_json(void *item, json_t *j)
 {
-	struct gh_pull *p = item;
+	struct web_gh_pull *p = item;
 	json_t *num = json_object_get(j, "number");
 	char state[16];
 	int r;
@@ -681,7 +699,8 @@ static int pull_from_json(void *item, json_t *j)
 	    (r = copy_string(state, sizeof(state), j, "state", true)) < 0)
 		return r;
 	if (!is_sha(p->head_sha))
-		return err_set(-EPROTO, "head.sha '%s' is not 40 lower-case hex digits", p->head_sha);
+		return err_set(-EPROTO, "head.sha '%s' is not 40 lower-case hex digits",
+			       p->head_sha);
 	p->open = !strcmp(state, "open");
 	return 0;
 }
@@ -710,9 +729,9 @@ static int each_item(void *ctx, json_t *j)
 	return 0;
 }
 
-int gh_pulls_open(struct gh_client *c, struct gh_pull **out, size_t *out_n)
+int web_gh_pulls_open(struct web_gh_client *c, struct web_gh_pull **out, size_t *out_n)
 {
-	struct item_list l = { .size = sizeof(struct gh_pull), .from_json = pull_from_json,
+	struct item_list l = { .size = sizeof(struct web_gh_pull), .from_json = pull_from_json,
 			       .what = "pull requests" };
 	int r;
 
@@ -728,14 +747,14 @@ int gh_pulls_open(struct gh_client *c, struct gh_pull **out, size_t *out_n)
 	return 0;
 }
 
-int gh_pull_get(struct gh_client *c, struct gh_pull *out, int number)
+int web_gh_pull_get(struct web_gh_client *c, struct web_gh_pull *out, int number)
 {
-	struct gh_reply rep = { .body = STRBUF_INIT };
+	struct web_gh_reply rep = { .body = STRBUF_INIT };
 	char *url = repo_url(c, "/pulls/%d", number);
 	json_t *j = NULL;
 	int r;
 
-	r = request(c, &j, &rep, "GET", url, NULL, GH_IDEMPOTENT);
+	r = request(c, &j, &rep, "GET", url, NULL, WEB_GH_IDEMPOTENT);
 	if (r == 0 && !json_is_object(j))
 		r = err_set(-EPROTO, "GET /pulls/%d: expected a JSON object", number);
 	if (r == 0 && (r = pull_from_json(out, j)) < 0)
@@ -748,7 +767,7 @@ int gh_pull_get(struct gh_client *c, struct gh_pull *out, int number)
 
 static int comment_from_json(void *item, json_t *j)
 {
-	struct gh_comment *cm = item;
+	struct web_gh_comment *cm = item;
 	json_t *id = json_object_get(j, "id"), *body = json_object_get(j, "body");
 
 	memset(cm, 0, sizeof(*cm));
@@ -758,13 +777,13 @@ static int comment_from_json(void *item, json_t *j)
 	copy_login(cm->author, j);
 	/* A comment body is at most 65536 characters on GitHub; more is cut. */
 	if (json_is_string(body))
-		cm->body = xstrndup(json_string_value(body), GH_COMMENT_MAX);
+		cm->body = xstrndup(json_string_value(body), WEB_GH_COMMENT_MAX);
 	else
 		cm->body = xstrdup("");
 	return 0;
 }
 
-void gh_comments_free(struct gh_comment *v, size_t n)
+void web_gh_comments_free(struct web_gh_comment *v, size_t n)
 {
 	size_t i;
 
@@ -773,17 +792,18 @@ void gh_comments_free(struct gh_comment *v, size_t n)
 	free(v);
 }
 
-int gh_comments_list(struct gh_client *c, struct gh_comment **out, size_t *out_n, int pr)
+int web_gh_comments_list(struct web_gh_client *c, struct web_gh_comment **out, size_t *out_n,
+			 int pr)
 {
-	struct item_list l = { .size = sizeof(struct gh_comment), .from_json = comment_from_json,
-			       .what = "comments" };
+	struct item_list l = { .size = sizeof(struct web_gh_comment),
+			       .from_json = comment_from_json, .what = "comments" };
 	int r;
 
 	*out = NULL;
 	*out_n = 0;
 	r = list_pages(c, repo_url(c, "/issues/%d/comments?per_page=100", pr), each_item, &l);
 	if (r < 0) {
-		gh_comments_free(l.v, l.n);
+		web_gh_comments_free(l.v, l.n);
 		return r;
 	}
 	*out = l.v;
@@ -806,15 +826,15 @@ static char *body_json(const char *body)
 	return s;
 }
 
-int gh_comment_create(struct gh_client *c, int64_t *out_id, int pr, const char *body)
+int web_gh_comment_create(struct web_gh_client *c, int64_t *out_id, int pr, const char *body)
 {
-	struct gh_reply rep = { .body = STRBUF_INIT };
+	struct web_gh_reply rep = { .body = STRBUF_INIT };
 	char *url = repo_url(c, "/issues/%d/comments", pr), *text = body_json(body);
-	struct gh_comment cm = { 0 };
+	struct web_gh_comment cm = { 0 };
 	json_t *j = NULL;
 	int r;
 
-	r = request(c, &j, &rep, "POST", url, text, GH_ONCE);
+	r = request(c, &j, &rep, "POST", url, text, WEB_GH_ONCE);
 	if (r == 0 && (!json_is_object(j) || comment_from_json(&cm, j) < 0))
 		r = err_set(-EAGAIN, "POST /issues/%d/comments: the reply names no comment; "
 			    "whether it was made is unknown", pr);
@@ -829,13 +849,13 @@ int gh_comment_create(struct gh_client *c, int64_t *out_id, int pr, const char *
 
 /* Sends a request that is safe to repeat and whose reply is not needed;
  * frees url and text. */
-static int send_idempotent(struct gh_client *c, const char *method, char *url, char *text)
+static int send_idempotent(struct web_gh_client *c, const char *method, char *url, char *text)
 {
-	struct gh_reply rep = { .body = STRBUF_INIT };
+	struct web_gh_reply rep = { .body = STRBUF_INIT };
 	json_t *j = NULL;
 	int r;
 
-	r = request(c, &j, &rep, method, url, text, GH_IDEMPOTENT);
+	r = request(c, &j, &rep, method, url, text, WEB_GH_IDEMPOTENT);
 	json_decref(j);
 	free(text);
 	free(url);
@@ -843,15 +863,15 @@ static int send_idempotent(struct gh_client *c, const char *method, char *url, c
 	return r;
 }
 
-int gh_comment_edit(struct gh_client *c, int64_t id, const char *body)
+int web_gh_comment_edit(struct web_gh_client *c, int64_t id, const char *body)
 {
 	/* The same body sent twice leaves the same comment: safe to retry. */
 	return send_idempotent(c, "PATCH", repo_url(c, "/issues/comments/%lld", (long long)id),
 			       body_json(body));
 }
 
-int gh_status_set(struct gh_client *c, const char *sha, const char *state, const char *context,
-		  const char *description, const char *target_url)
+int web_gh_status_set(struct web_gh_client *c, const char *sha, const char *state,
+		      const char *context, const char *description, const char *target_url)
 {
 	char *text;
 	json_t *o;
@@ -872,14 +892,14 @@ int gh_status_set(struct gh_client *c, const char *sha, const char *state, const
 	return send_idempotent(c, "POST", repo_url(c, "/statuses/%s", sha), text);
 }
 
-void gh_client_set_login(struct gh_client *c, const char *login)
+void web_gh_client_set_login(struct web_gh_client *c, const char *login)
 {
 	snprintf(c->login, sizeof(c->login), "%s", login);
 }
 
-int gh_login(struct gh_client *c, const char **out)
+int web_gh_login(struct web_gh_client *c, const char **out)
 {
-	struct gh_reply rep = { .body = STRBUF_INIT };
+	struct web_gh_reply rep = { .body = STRBUF_INIT };
 	char *url;
 	json_t *j = NULL;
 	int r;
@@ -889,7 +909,7 @@ int gh_login(struct gh_client *c, const char **out)
 		return 0;
 	}
 	url = xasprintf("%s/user", c->api);
-	r = request(c, &j, &rep, "GET", url, NULL, GH_IDEMPOTENT);
+	r = request(c, &j, &rep, "GET", url, NULL, WEB_GH_IDEMPOTENT);
 	if (r == 0 && (r = copy_string(c->login, sizeof(c->login), j, "login", true)) < 0)
 		err_set(r, "GET /user: %s", err_last());
 	json_decref(j);

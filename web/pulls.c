@@ -33,37 +33,37 @@ const char *web_post_name(enum web_post p)
 
 /* perfd's own comment among a pull request's: the newest one by the
  * token's login that starts with the marker. 0 when none. */
-static int find_own(struct gh_client *gh, int64_t *out, int pr)
+static int find_own(struct web_gh_client *gh, int64_t *out, int pr)
 {
-	struct gh_comment *cs = NULL;
+	struct web_gh_comment *cs = NULL;
 	const char *login;
 	size_t n = 0, i;
 	int r;
 
 	*out = 0;
-	r = gh_login(gh, &login);
+	r = web_gh_login(gh, &login);
 	if (r == 0)
-		r = gh_comments_list(gh, &cs, &n, pr);
+		r = web_gh_comments_list(gh, &cs, &n, pr);
 	for (i = 0; r == 0 && i < n; i++) {
 		if (!strcasecmp(cs[i].author, login) &&
 		    !strncmp(cs[i].body, WEB_COMMENT_MARKER, strlen(WEB_COMMENT_MARKER)))
 			*out = cs[i].id;
 	}
-	gh_comments_free(cs, n);
+	web_gh_comments_free(cs, n);
 	return r;
 }
 
 /* Creates the comment; when the create's outcome is unknown, looks for it
  * before sending it again, at most retries more times. */
-static int create_once(struct gh_client *gh, int64_t *out, int pr, const char *body)
+static int create_once(struct web_gh_client *gh, int64_t *out, int pr, const char *body)
 {
 	int tries = 0, r;
 
 	for (;;) {
-		r = gh_comment_create(gh, out, pr, body);
+		r = web_gh_comment_create(gh, out, pr, body);
 		if (r != -EAGAIN || ++tries > 3)
 			return r;
-		r = gh_client_backoff(gh, tries - 1);
+		r = web_gh_client_backoff(gh, tries - 1);
 		if (r == 0)
 			r = find_own(gh, out, pr);
 		if (r < 0)
@@ -73,10 +73,10 @@ static int create_once(struct gh_client *gh, int64_t *out, int pr, const char *b
 	}
 }
 
-int web_pull_comment_post(struct gh_client *gh, struct db *db, int pr, const char *commit,
-			  const char *hub_url, enum web_post *out)
+int web_pull_comment_post(enum web_post *out, struct web_gh_client *gh, struct db *db, int pr,
+			  const char *commit, const char *hub_url)
 {
-	const char *repo = gh_client_repo(gh);
+	const char *repo = web_gh_client_repo(gh);
 	struct strbuf md = STRBUF_INIT;
 	struct db_pull_comment pc;
 	char sha[65];
@@ -100,7 +100,7 @@ int web_pull_comment_post(struct gh_client *gh, struct db *db, int pr, const cha
 			goto out;
 	}
 	if (pc.comment_id) {
-		r = gh_comment_edit(gh, pc.comment_id, md.buf);
+		r = web_gh_comment_edit(gh, pc.comment_id, md.buf);
 		if (r == 0) {
 			*out = WEB_POST_EDITED;
 		} else if (r == -ENOENT) {
@@ -133,11 +133,11 @@ out:
 	return r;
 }
 
-int web_commit_status_post(struct gh_client *gh, struct db *db, const char *commit,
-			   const char *context, const char *state, const char *description,
-			   const char *target_url, bool *posted)
+int web_commit_status_post(bool *posted, struct web_gh_client *gh, struct db *db,
+			   const char *commit, const char *context, const char *state,
+			   const char *description, const char *target_url)
 {
-	const char *repo = gh_client_repo(gh);
+	const char *repo = web_gh_client_repo(gh);
 	char was[16], *was_desc = NULL, desc[WEB_STATUS_DESCRIPTION_MAX + 1];
 	int r;
 
@@ -160,7 +160,7 @@ int web_commit_status_post(struct gh_client *gh, struct db *db, const char *comm
 	free(was_desc);
 	if (r < 0 && r != -ENOENT)
 		return r;
-	r = gh_status_set(gh, commit, state, context, desc, target_url);
+	r = web_gh_status_set(gh, commit, state, context, desc, target_url);
 	if (r == 0)
 		r = db_commit_status_put(db, repo, commit, context, state, desc, target_url);
 	if (r == 0 && posted)
@@ -210,11 +210,12 @@ static bool run_command(const char *body, char sha[41])
 	return true;
 }
 
-int web_pull_trust(struct gh_client *gh, struct db *db, const struct gh_pull *p,
-		   const char *const *allow, size_t nallow, enum web_trust *out, char **approver)
+int web_pull_trust(enum web_trust *out, char **approver, struct web_gh_client *gh,
+		   struct db *db, const struct web_gh_pull *p, const char *const *allow,
+		   size_t nallow)
 {
-	const char *repo = gh_client_repo(gh);
-	struct gh_comment *cs = NULL;
+	const char *repo = web_gh_client_repo(gh);
+	struct web_gh_comment *cs = NULL;
 	int64_t last = 0;
 	size_t n = 0, i;
 	int r;
@@ -234,7 +235,7 @@ int web_pull_trust(struct gh_client *gh, struct db *db, const struct gh_pull *p,
 		return r;
 	r = db_pull_approval_last(db, &last, repo, p->number);
 	if (r == 0)
-		r = gh_comments_list(gh, &cs, &n, p->number);
+		r = web_gh_comments_list(gh, &cs, &n, p->number);
 	for (i = 0; r == 0 && i < n; i++) {
 		char sha[41];
 
@@ -251,6 +252,6 @@ int web_pull_trust(struct gh_client *gh, struct db *db, const struct gh_pull *p,
 		}
 		break;
 	}
-	gh_comments_free(cs, n);
+	web_gh_comments_free(cs, n);
 	return r;
 }

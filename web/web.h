@@ -64,16 +64,16 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
  * missing permission (403); -ENOENT no such pull request or comment; -EAGAIN rate limited
  * for longer than max_wait_s, or (creating a comment) an outcome that is
  * unknown; -EIO a 5xx or a transport failure after every retry; -EPROTO a
- * reply that is not the JSON expected; -EFBIG a reply over GH_REPLY_MAX;
+ * reply that is not the JSON expected; -EFBIG a reply over WEB_GH_REPLY_MAX;
  * -ECANCELED cancel_fd became readable during a wait. */
 
-#define GH_REPLY_MAX (8 << 20)       /* bytes of one reply */
-#define GH_PAGES_MAX 30              /* pages of one list, 100 items each */
-#define GH_TOKEN_MAX 1024
-#define GH_LOGIN_MAX 64             /* a longer login is read as none */
-#define GH_COMMENT_MAX 65536         /* characters of a comment body kept */
+#define WEB_GH_REPLY_MAX (8 << 20)       /* bytes of one reply */
+#define WEB_GH_PAGES_MAX 30              /* pages of one list, 100 items each */
+#define WEB_GH_TOKEN_MAX 1024
+#define WEB_GH_LOGIN_MAX 64             /* a longer login is read as none */
+#define WEB_GH_COMMENT_MAX 65536         /* characters of a comment body kept */
 
-struct gh_options {
+struct web_gh_options {
 	const char *api;             /* the API's base URL */
 	const char *repo;            /* "OWNER/NAME" */
 	const char *token;           /* copied into the one header that carries it */
@@ -83,54 +83,55 @@ struct gh_options {
 	double backoff_s;            /* the first retry's delay, doubled for each next */
 	int cancel_fd;               /* readable: waits end with -ECANCELED; -1: none */
 };
-#define GH_API_DEFAULT "https://api.github.com"
-#define GH_OPTIONS_INIT { .api = GH_API_DEFAULT, .timeout_s = 30, .max_wait_s = 300, \
+#define WEB_GH_API_DEFAULT "https://api.github.com"
+#define WEB_GH_OPTIONS_INIT { .api = WEB_GH_API_DEFAULT, .timeout_s = 30, .max_wait_s = 300, \
 			  .retries = 3, .backoff_s = 1, .cancel_fd = -1 }
 
-struct gh_client;
+struct web_gh_client;
 
 /* Reads a token alone on the first line of the file at path; *out is the
  * caller's. *loose_mode (when not NULL) says whether others than the owner
  * may read the file. The detail of an error never holds the token. */
-int gh_token_read(char **out, const char *path, bool *loose_mode);
+int web_gh_token_read(char **out, const char *path, bool *loose_mode);
 /* -EINVAL for a malformed API URL or repository. Sends nothing. */
-int gh_client_new(struct gh_client **out, const struct gh_options *o);
-void gh_client_free(struct gh_client *c);
-const char *gh_client_repo(const struct gh_client *c);
+int web_gh_client_new(struct web_gh_client **out, const struct web_gh_options *o);
+void web_gh_client_free(struct web_gh_client *c);
+const char *web_gh_client_repo(const struct web_gh_client *c);
 /* Waits the retry delay for attempt (0: backoff_s, then doubling). */
-int gh_client_backoff(struct gh_client *c, int attempt);
+int web_gh_client_backoff(struct web_gh_client *c, int attempt);
 
-struct gh_pull {
+struct web_gh_pull {
 	int number;
 	bool open;
-	char author[GH_LOGIN_MAX + 1];
+	char author[WEB_GH_LOGIN_MAX + 1];
 	char head_ref[256];
 	char head_sha[41];
 	char base_ref[256];
 	char base_sha[41];           /* "" when the reply had none */
 };
-/* Every open pull request (at most GH_PAGES_MAX pages); *out is the caller's. */
-int gh_pulls_open(struct gh_client *c, struct gh_pull **out, size_t *out_n);
-int gh_pull_get(struct gh_client *c, struct gh_pull *out, int number);
+/* Every open pull request (at most WEB_GH_PAGES_MAX pages); *out is the caller's. */
+int web_gh_pulls_open(struct web_gh_client *c, struct web_gh_pull **out, size_t *out_n);
+int web_gh_pull_get(struct web_gh_client *c, struct web_gh_pull *out, int number);
 
-struct gh_comment {
+struct web_gh_comment {
 	int64_t id;
-	char author[GH_LOGIN_MAX + 1];
-	char *body;                  /* at most GH_COMMENT_MAX bytes */
+	char author[WEB_GH_LOGIN_MAX + 1];
+	char *body;                  /* at most WEB_GH_COMMENT_MAX bytes */
 };
-/* A pull request's comments, oldest first; free with gh_comments_free. */
-int gh_comments_list(struct gh_client *c, struct gh_comment **out, size_t *out_n, int pr);
-void gh_comments_free(struct gh_comment *v, size_t n);
+/* A pull request's comments, oldest first; free with web_gh_comments_free. */
+int web_gh_comments_list(struct web_gh_client *c, struct web_gh_comment **out, size_t *out_n,
+			 int pr);
+void web_gh_comments_free(struct web_gh_comment *v, size_t n);
 /* Sent once and never again by itself: -EAGAIN when it may have been made. */
-int gh_comment_create(struct gh_client *c, int64_t *out_id, int pr, const char *body);
-int gh_comment_edit(struct gh_client *c, int64_t id, const char *body);
+int web_gh_comment_create(struct web_gh_client *c, int64_t *out_id, int pr, const char *body);
+int web_gh_comment_edit(struct web_gh_client *c, int64_t id, const char *body);
 /* state: pending, success, failure or error; description at most 140 characters. */
-int gh_status_set(struct gh_client *c, const char *sha, const char *state, const char *context,
-		  const char *description, const char *target_url);
+int web_gh_status_set(struct web_gh_client *c, const char *sha, const char *state,
+		      const char *context, const char *description, const char *target_url);
 /* The token's own login: the one set, or GET /user asked once (a GitHub
  * App's installation token may not ask it: set it, "NAME[bot]"). */
-int gh_login(struct gh_client *c, const char **out);
-void gh_client_set_login(struct gh_client *c, const char *login);
+int web_gh_login(struct web_gh_client *c, const char **out);
+void web_gh_client_set_login(struct web_gh_client *c, const char *login);
 
 /* ---- posting to pull requests (web/pulls.c, docs/github.md) ---- */
 
@@ -150,14 +151,14 @@ const char *web_post_name(enum web_post p);
  * before it is sent again, so a retry never makes a second comment. A
  * comment found deleted is made again once; deleted after that, perfd
  * stays off the pull request (WEB_POST_MUTED). */
-int web_pull_comment_post(struct gh_client *gh, struct db *db, int pr, const char *commit,
-			  const char *hub_url, enum web_post *out);
+int web_pull_comment_post(enum web_post *out, struct web_gh_client *gh, struct db *db, int pr,
+			  const char *commit, const char *hub_url);
 
 /* Sets commit's status for context unless db says it is set so already;
  * *posted (may be NULL) says whether it was sent. */
-int web_commit_status_post(struct gh_client *gh, struct db *db, const char *commit,
-			   const char *context, const char *state, const char *description,
-			   const char *target_url, bool *posted);
+int web_commit_status_post(bool *posted, struct web_gh_client *gh, struct db *db,
+			   const char *commit, const char *context, const char *state,
+			   const char *description, const char *target_url);
 
 enum web_trust { WEB_TRUST_AUTHOR, WEB_TRUST_APPROVED, WEB_TRUST_WAITING };
 /* Whether pull request p's head may be built: its author is on the allow
@@ -166,7 +167,8 @@ enum web_trust { WEB_TRUST_AUTHOR, WEB_TRUST_APPROVED, WEB_TRUST_WAITING };
  * to 40 hex digits) newer than the last approval used. An approval binds
  * the head it was first seen with and is stored in db. *approver (the
  * caller's to free) is set for WEB_TRUST_APPROVED. */
-int web_pull_trust(struct gh_client *gh, struct db *db, const struct gh_pull *p,
-		   const char *const *allow, size_t nallow, enum web_trust *out, char **approver);
+int web_pull_trust(enum web_trust *out, char **approver, struct web_gh_client *gh,
+		   struct db *db, const struct web_gh_pull *p, const char *const *allow,
+		   size_t nallow);
 
 #endif
