@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "builder.h"
+#include "web-internal.h"
 #include "web.h"
 
 const char *web_post_name(enum web_post p)
@@ -179,9 +180,7 @@ static bool allowed(const char *login, const char *const *allow, size_t n)
 	return false;
 }
 
-/* Whether body's first line is "/perfd run" (then *sha = "") or
- * "/perfd run SHA" (7 to 40 hex digits, lower-cased into sha). */
-static bool run_command(const char *body, char sha[41])
+bool web_run_command(char sha[41], const char *body)
 {
 	const char *p = body, *q;
 	size_t n;
@@ -241,7 +240,7 @@ int web_pull_trust(enum web_trust *out, char **approver, struct web_gh_client *g
 
 		/* Each command approves one head: the ones used before are spent. */
 		if (cs[i].id <= last || !allowed(cs[i].author, allow, nallow) ||
-		    !run_command(cs[i].body, sha))
+		    !web_run_command(sha, cs[i].body))
 			continue;
 		if (*sha && strncmp(p->head_sha, sha, strlen(sha)))
 			continue;   /* approves another head, not this one */

@@ -91,6 +91,12 @@ void web_api_answer(struct web_reply *out, struct db *db, const struct web_count
 /* A JSON error answer: {"error": msg}. */
 void web_reply_error(struct web_reply *out, int status, const char *msg);
 
+/* Whether a comment's body starts, on its first line, with "/perfd run"
+ * (then *sha is "") or "/perfd run SHA" (SHA 7 to 40 hex digits, copied
+ * lower-cased into sha); blanks before the command are skipped and
+ * anything after it on the line makes it no command. */
+bool web_run_command(char sha[41], const char *body);
+
 /* ---- libraries opened when first needed (web/dl.c) ---- */
 
 struct web_dl_symbol {
