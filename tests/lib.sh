@@ -3,6 +3,10 @@
 # binary ($PERFD) on fixture programs against a real SQLite file.
 set -u
 : "${PERFD:?PERFD must name the perfd binary}"
+# Absolute before the cd below, so that a test also runs by hand from
+# anywhere: PERFD=build/daemon/perfd bash tests/tNNNN-....sh
+TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
+case $PERFD in /*) ;; *) PERFD=$(cd "$(dirname "$PERFD")" && pwd)/$(basename "$PERFD") ;; esac
 T=$(mktemp -d /tmp/perfd-test.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 99

@@ -27,7 +27,7 @@ mkdir srv && git clone -q --bare work srv/repo.git || exit 99
 git -C srv/repo.git update-ref refs/pull/12/head feature/y || exit 99
 rev() { git -C srv/repo.git rev-parse "$1"; }
 
-exec 3< <(exec python3 "$(dirname "$0")/git-http-server.py" --root "$T/srv" \
+exec 3< <(exec python3 "$TESTS_DIR/git-http-server.py" --root "$T/srv" \
 	--max-seconds 120 2>"$T/server.log")
 srv=$!
 trap 'kill $srv 2>/dev/null; rm -rf "$T"' EXIT
@@ -70,5 +70,5 @@ kill "$srv"
 wait "$srv" 2>/dev/null
 check "the server stopped on SIGTERM" eq 1 "$(kill -0 "$srv" 2>/dev/null || echo 1)"
 check "the server stops by itself after --max-seconds" run 0 \
-	timeout 20 python3 "$(dirname "$0")/git-http-server.py" --root "$T/srv" --max-seconds 1
+	timeout 20 python3 "$TESTS_DIR/git-http-server.py" --root "$T/srv" --max-seconds 1
 finish

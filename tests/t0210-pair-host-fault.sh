@@ -4,7 +4,7 @@
 # invalidates the process and quarantines the host until it is cleared.
 . "$(dirname "$0")/lib.sh"
 : "${PLANT:?}"
-HOSTS=$(cd "$(dirname "$0")/../hosts" && pwd)
+HOSTS=$(cd "$TESTS_DIR/../hosts" && pwd)
 
 if ! "$PERFD" probe --host "$HOSTS/lavapipe.conf" >/dev/null 2>&1; then
 	echo "no lavapipe Vulkan device: skipped"

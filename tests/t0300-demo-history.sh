@@ -4,8 +4,8 @@
 # edge-case bug it is there to catch; and perfd pair against the step's
 # parent gives the verdict the step is there to show. Runs on whatever
 # Vulkan device is present (lavapipe where there is no GPU).
-HISTORY=$(cd "$(dirname "$0")/../kernels/demo/history" && pwd) || exit 99
 . "$(dirname "$0")/lib.sh"
+HISTORY=$(cd "$TESTS_DIR/../kernels/demo/history" && pwd) || exit 99
 
 command -v glslc >/dev/null && command -v cc >/dev/null || exit 77
 "$PERFD" probe >/dev/null 2>&1 || exit 77

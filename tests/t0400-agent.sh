@@ -159,7 +159,7 @@ if [ -x "$(git --exec-path)/git-http-backend" ]; then
 	CP=$(git -C "$SRC" rev-parse HEAD)
 	git -C "$SRC" checkout -q main
 	git -C "$SRC" push -q "$T/srv/repo.git" "topic:refs/pull/3/head"
-	exec 3< <(exec python3 "$(dirname "$0")/git-http-server.py" --root "$T/srv" \
+	exec 3< <(exec python3 "$TESTS_DIR/git-http-server.py" --root "$T/srv" \
 		--max-seconds 120 2>"$T/server.log")
 	read -r -t 10 port <&3
 	sed "s|^url = .*|url = http://127.0.0.1:$port/repo.git|; s|^database = .*|database = $T/h.db|; s|^workdir = .*|workdir = $T/hw|; s|^branches = .*|branches = main\npulls = true|" agent.conf >http.conf

@@ -5,7 +5,7 @@
 # against the API, a receipt recomputed before and after a stored gain is
 # tampered with. Screenshots go to build/meson-logs/screenshots/.
 . "$(dirname "$0")/lib.sh"
-SRC=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$(cd "$TESTS_DIR/.." && pwd)
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 "$PERFD" probe >/dev/null 2>&1 || { echo "no Vulkan device: skipped"; exit 77; }
 command -v glslc >/dev/null && command -v cc >/dev/null || { echo "glslc or cc missing: skipped"; exit 77; }

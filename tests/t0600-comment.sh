@@ -8,7 +8,7 @@
 command -v glslc >/dev/null && command -v cc >/dev/null || { echo "glslc or cc missing: skipped"; exit 77; }
 DB=$T/d/perfd.db
 HUB=http://127.0.0.1:8080
-GOLDEN="python3 $(dirname "$0")/fixtures/comment-golden.py"
+GOLDEN="python3 $TESTS_DIR/fixtures/comment-golden.py"
 
 check "perfd demo --once" run 0 "$PERFD" demo --once --dir "$T/d"
 HEAD=$(sql "select commit_oid from jobs where head = 'demo/02-tree-reduction'")

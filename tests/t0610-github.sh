@@ -14,8 +14,8 @@ command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
 command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
 command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
-FAKE="$(cd "$(dirname "$0")" && pwd)/fake-github.py"
-GOLDEN="python3 $(cd "$(dirname "$0")" && pwd)/fixtures/comment-golden.py"
+FAKE="$TESTS_DIR/fake-github.py"
+GOLDEN="python3 $TESTS_DIR/fixtures/comment-golden.py"
 TOKEN=ghp_perfdTestToken0123456789abcdef
 HUB=http://hub.example:8080
 CONTEXT="perfd/$(uname -n)"
