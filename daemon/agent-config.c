@@ -14,6 +14,7 @@
 
 #include "agent-internal.h"
 #include "builder.h"
+#include "web.h"
 
 enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_GITHUB, SEC_BUILD, SEC_RUNNER, SEC_CASE,
 	SEC_OTHER };
@@ -209,6 +210,11 @@ static void key_github(struct parse *ps, const char *k, const char *v)
 		set_text(ps, &g->hub_url, k, v);
 		if (!is_http_url(v))
 			perr(ps, "'hub_url': '%s' is not an http:// or https:// URL", v);
+	} else if (!strcmp(k, "comment_key")) {
+		set_text(ps, &g->comment_key, k, v);
+		if (!web_comment_key_is_valid(v))
+			perr(ps, "'comment_key': '%s' is not at most 63 letters, digits, '.', '_' "
+			     "or '-'", v);
 	} else if (!strcmp(k, "comment")) {
 		set_bool(ps, &g->comment, k, v);
 	} else if (!strcmp(k, "statuses")) {
@@ -223,7 +229,7 @@ static void key_github(struct parse *ps, const char *k, const char *v)
 		set_int(ps, &g->retries, k, v, 0, 10);
 	} else {
 		perr(ps, "unknown key '%s' in [github] (api, repo, token_file, login, allow, hub_url, "
-		     "comment, statuses, timeout_s, max_wait_s, retries, backoff_s)", k);
+		     "comment, comment_key, statuses, timeout_s, max_wait_s, retries, backoff_s)", k);
 	}
 }
 
@@ -638,6 +644,7 @@ void agent_config_free(struct agent_config *c)
 	free(c->github.login);
 	free_strv(c->github.allow, c->github.nallow);
 	free(c->github.hub_url);
+	free(c->github.comment_key);
 	free(c);
 }
 

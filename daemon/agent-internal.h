@@ -59,6 +59,7 @@ struct agent_github {
 	char **allow;              /* logins whose pull requests are built at once */
 	size_t nallow;
 	char *hub_url;             /* where links in comments and statuses point */
+	char *comment_key;         /* tells this agent's comment from others', or NULL */
 	bool comment;              /* post the comment */
 	bool statuses;             /* set commit statuses */
 	double timeout_s;

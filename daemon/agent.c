@@ -39,6 +39,7 @@ struct agent {
 	struct kernel_probe *probe;
 	struct runner_fault_watch watch;
 	struct web_gh_client *gh;        /* NULL without [github] */
+	struct web_pulls pulls;          /* gh, db and [github]'s hub_url and comment_key */
 	char *fingerprint;
 	char host[64];
 	char recipe_hash[65];
@@ -163,6 +164,10 @@ static int github_open(struct agent *a)
 
 	if (agent_github_client(&a->gh, &a->cfg->github, a->cancel_fd) < 0)
 		return EXIT_USAGE;
+	a->pulls.gh = a->gh;
+	a->pulls.db = a->db;
+	a->pulls.hub_url = a->cfg->github.hub_url;
+	a->pulls.key = a->cfg->github.comment_key;
 	r = web_gh_login(a->gh, &login);
 	if (r == -EKEYREJECTED) {
 		log_warnx("[github] %s", err_last());
@@ -191,7 +196,7 @@ static void set_status(struct agent *a, const char *commit, int64_t job, const c
 	context = xasprintf("perfd/%s", a->host);
 	url = job > 0 ? xasprintf("%s/static/head.html?job=%lld", hub, (long long)job) :
 			xasprintf("%s/static/head.html?commit=%s", hub, commit);
-	if (web_commit_status_post(&posted, a->gh, a->db, commit, context, state, desc, url) < 0)
+	if (web_commit_status_post(&posted, &a->pulls, commit, context, state, desc, url) < 0)
 		log_warnx("status %s of %.12s: %s", context, commit, err_last());
 	else if (posted)
 		log_info("status %s of %.12s: %s, \"%s\"", context, commit, state, desc);
@@ -274,12 +279,12 @@ static void publish_pull(struct agent *a, const struct web_gh_pull *p)
 		/* Nothing of this head yet (it waits for approval, or for the
 		 * next fetch): a comment about an older head is made to name
 		 * this one instead, and none is started. */
-		if (db_pull_comment_get(a->db, &pc, a->cfg->github.repo, p->number) < 0 ||
+		if (db_pull_comment_get(a->db, &pc, a->cfg->github.repo, p->number,
+					a->cfg->github.comment_key ? a->cfg->github.comment_key : "") < 0 ||
 		    !pc.comment_id || !strcmp(pc.commit, p->head_sha))
 			return;
 	}
-	r = web_pull_comment_post(&what, a->gh, a->db, p->number, p->head_sha,
-				  a->cfg->github.hub_url);
+	r = web_pull_comment_post(&what, &a->pulls, p->number, p->head_sha);
 	if (r < 0)
 		log_warnx("comment on pull request %d: %s", p->number, err_last());
 	else if (what != WEB_POST_UNCHANGED)
@@ -306,7 +311,7 @@ static bool pull_allowed(struct agent *a, const struct builder_head *h,
 		return false;   /* closed: its ref stays on the host, it is not built */
 	if (strcmp(p->head_sha, h->oid))
 		return false;   /* moved since the fetch: the next poll sees the new head */
-	if (web_pull_trust(&trust, &approver, a->gh, a->db, p, (const char *const *)g->allow,
+	if (web_pull_trust(&trust, &approver, &a->pulls, p, (const char *const *)g->allow,
 			   g->nallow) < 0) {
 		log_warnx("pull request %d: %s; not built until its author can be checked",
 			  p->number, err_last());

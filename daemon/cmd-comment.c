@@ -63,6 +63,7 @@ int cmd_comment(int argc, char **argv)
 	struct web_gh_client *gh = NULL;
 	struct db *db = NULL;
 	struct web_gh_pull pull;
+	struct web_pulls pulls;
 	enum web_post what;
 	char commit[41];
 	bool dry_run = false, db_given = false;
@@ -174,7 +175,8 @@ int cmd_comment(int argc, char **argv)
 	if (!db)
 		goto out;
 	if (dry_run) {
-		r = web_comment_render(&md, db, commit, hub, WEB_COMMENT_BYTES_MAX);
+		r = web_comment_render(&md, db, commit, hub, cfg ? cfg->github.comment_key : NULL,
+				       WEB_COMMENT_BYTES_MAX);
 		if (r < 0) {
 			log_warnx("comment: pull request %d: %s", pr, err_last());
 			goto out;
@@ -183,7 +185,11 @@ int cmd_comment(int argc, char **argv)
 		ret = EXIT_OK;
 		goto out;
 	}
-	r = web_pull_comment_post(&what, gh, db, pr, commit, hub);
+	pulls.gh = gh;
+	pulls.db = db;
+	pulls.hub_url = hub;
+	pulls.key = cfg->github.comment_key;
+	r = web_pull_comment_post(&what, &pulls, pr, commit);
 	if (r < 0) {
 		log_warnx("comment: pull request %d: %s", pr, err_last());
 		goto out;

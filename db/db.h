@@ -509,9 +509,13 @@ struct db_pull_comment {
 	int recreated;           /* times it was found deleted and posted again */
 	bool muted;              /* deleted again after a recreation: perfd stays off */
 };
-/* -ENOENT when perfd never commented there. */
-int db_pull_comment_get(struct db *db, struct db_pull_comment *out, const char *repo, int pr);
-int db_pull_comment_put(struct db *db, const char *repo, int pr, const struct db_pull_comment *c);
+/* key tells apart the comments of agents that do not share a database
+ * ("" for the one comment of a shared one). -ENOENT when perfd never
+ * commented there. */
+int db_pull_comment_get(struct db *db, struct db_pull_comment *out, const char *repo, int pr,
+			const char *key);
+int db_pull_comment_put(struct db *db, const char *repo, int pr, const char *key,
+			const struct db_pull_comment *c);
 
 /* The last state and description perfd set for commit and context: 0, or
  * -ENOENT when none. state holds at most 15 characters. */

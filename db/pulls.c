@@ -10,18 +10,20 @@
 
 #include "db-internal.h"
 
-int db_pull_comment_get(struct db *db, struct db_pull_comment *out, const char *repo, int pr)
+int db_pull_comment_get(struct db *db, struct db_pull_comment *out, const char *repo, int pr,
+			const char *key)
 {
 	sqlite3_stmt *st;
 	int rc, r;
 
 	memset(out, 0, sizeof(*out));
 	r = db_prepare(db, &st, "SELECT comment_id, commit_oid, body_sha256, recreated, muted"
-		       " FROM pull_comments WHERE repo = ?1 AND pr = ?2");
+		       " FROM pull_comments WHERE repo = ?1 AND pr = ?2 AND comment_key = ?3");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, repo);
 	sqlite3_bind_int(st, 2, pr);
+	db_bind_text(st, 3, key);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		out->comment_id = sqlite3_column_int64(st, 0);
@@ -38,7 +40,8 @@ int db_pull_comment_get(struct db *db, struct db_pull_comment *out, const char *
 	return r;
 }
 
-int db_pull_comment_put(struct db *db, const char *repo, int pr, const struct db_pull_comment *c)
+int db_pull_comment_put(struct db *db, const char *repo, int pr, const char *key,
+			const struct db_pull_comment *c)
 {
 	char now[TIME_ISO_LEN];
 	sqlite3_stmt *st;
@@ -46,8 +49,8 @@ int db_pull_comment_put(struct db *db, const char *repo, int pr, const struct db
 
 	time_now_iso(now);
 	r = db_prepare(db, &st, "INSERT OR REPLACE INTO pull_comments (repo, pr, comment_id,"
-		       " commit_oid, body_sha256, recreated, muted, posted_at)"
-		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+		       " commit_oid, body_sha256, recreated, muted, posted_at, comment_key)"
+		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, repo);
@@ -59,6 +62,7 @@ int db_pull_comment_put(struct db *db, const char *repo, int pr, const struct db
 	sqlite3_bind_int(st, 6, c->recreated);
 	sqlite3_bind_int(st, 7, c->muted);
 	db_bind_text(st, 8, now);
+	db_bind_text(st, 9, key);
 	return db_step(db, st, "recording a pull request's comment");
 }
 

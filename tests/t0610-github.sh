@@ -294,6 +294,19 @@ check "  GET /user is not asked" eq 0 "$(requests "len([r for r in d if r['path'
 check "  the comment is found by that login and edited" has out "comment edited"
 check "  no POST" eq 0 "$(requests "len([r for r in d if r['method'] == 'POST'])")"
 
+# An agent with a database of its own keeps a comment of its own, by its
+# comment_key, and never edits the other's.
+cp "$DB" "$T/other.db"
+sed -e "s|^database = .*|database = $T/other.db|" -e 's/^allow = alice Bob$/allow = alice Bob\ncomment_key = gfx1201/' agent.conf >keyed.conf
+unkeyed=$(posted 5 | sha256sum)
+check "a keyed comment" run 0 "$PERFD" comment --pr 5 --config keyed.conf
+check "  is made beside the other" has out "comment created"
+check "  two comments by perfd now" eq 2 "$(state "len([c for c in d['comments'] if c['pr'] == 5 and c['user']['login'] == 'perfd-bot'])")"
+check "  the new one starts with its key's marker" eq 1 "$(state "len([c for c in d['comments'] if c['pr'] == 5 and c['body'].startswith('<!-- perfd:comment gfx1201 -->\\n')])")"
+check "edited again by its key" run 0 "$PERFD" comment --pr 5 --config keyed.conf --hub http://hub10.example
+check "  (edited)" has out "comment edited"
+check "  the unkeyed comment is as it was" eq "$unkeyed" "$(posted 5 | sha256sum)"
+
 # ---- bad replies and bad tokens ----
 fault '[{"method": "GET", "path": "/pulls/5$", "status": 200, "body": "<html>a proxy page</html>", "content_type": "text/html"}]'
 check "a reply that is not JSON fails" run 2 "$PERFD" comment --pr 5 --config agent.conf --dry-run

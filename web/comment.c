@@ -434,7 +434,7 @@ static int render_jobs(struct comment *cm, struct db *db, const char *commit)
 }
 
 int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit,
-		       const char *hub_url, size_t max)
+		       const char *hub_url, const char *key, size_t max)
 {
 	struct strbuf body = STRBUF_INIT, heads = STRBUF_INIT, bases = STRBUF_INIT;
 	struct strbuf rules = STRBUF_INIT;
@@ -473,7 +473,11 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 		set_add(&rules, cs[n].rule, false);
 	}
 
-	strbuf_addf(&body, WEB_COMMENT_MARKER "\n### perfd: `%s`\n\n", head_commit);
+	if (key && !web_comment_key_is_valid(key))
+		return err_set(-EINVAL, "comment key '%s': expected at most 63 letters, digits, "
+			       "'.', '_' or '-'", key);
+	web_comment_marker(&body, key);
+	strbuf_addf(&body, "\n### perfd: `%s`\n\n", head_commit);
 	if (n == 0)
 		strbuf_addf(&body, "Head commit `%s`: no comparison of it is done yet.\n",
 			    head_commit);

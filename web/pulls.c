@@ -32,41 +32,63 @@ const char *web_post_name(enum web_post p)
 	return "?";
 }
 
-/* perfd's own comment among a pull request's: the newest one by the
- * token's login that starts with the marker. 0 when none. */
-static int find_own(struct web_gh_client *gh, int64_t *out, int pr)
+void web_comment_marker(struct strbuf *out, const char *key)
 {
+	if (key && *key)
+		strbuf_addf(out, "<!-- perfd:comment %s -->", key);
+	else
+		strbuf_adds(out, "<!-- perfd:comment -->");
+}
+
+bool web_comment_key_is_valid(const char *key)
+{
+	size_t n = strlen(key);
+
+	return n <= 63 && strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "0123456789._-") == n;
+}
+
+/* perfd's own comment among a pull request's: the newest one by the
+ * token's login whose first line is this key's marker. 0 when none. */
+static int find_own(const struct web_pulls *ps, int64_t *out, int pr)
+{
+	struct strbuf marker = STRBUF_INIT;
 	struct web_gh_comment *cs = NULL;
 	const char *login;
 	size_t n = 0, i;
 	int r;
 
 	*out = 0;
-	r = web_gh_login(gh, &login);
+	web_comment_marker(&marker, ps->key);
+	r = web_gh_login(ps->gh, &login);
 	if (r == 0)
-		r = web_gh_comments_list(gh, &cs, &n, pr);
+		r = web_gh_comments_list(ps->gh, &cs, &n, pr);
 	for (i = 0; r == 0 && i < n; i++) {
+		const char *after = cs[i].body + marker.len;
+
 		if (!strcasecmp(cs[i].author, login) &&
-		    !strncmp(cs[i].body, WEB_COMMENT_MARKER, strlen(WEB_COMMENT_MARKER)))
+		    !strncmp(cs[i].body, marker.buf, marker.len) &&
+		    (*after == '\n' || *after == '\r' || !*after))
 			*out = cs[i].id;
 	}
 	web_gh_comments_free(cs, n);
+	strbuf_release(&marker);
 	return r;
 }
 
 /* Creates the comment; when the create's outcome is unknown, looks for it
  * before sending it again, at most retries more times. */
-static int create_once(struct web_gh_client *gh, int64_t *out, int pr, const char *body)
+static int create_once(const struct web_pulls *ps, int64_t *out, int pr, const char *body)
 {
 	int tries = 0, r;
 
 	for (;;) {
-		r = web_gh_comment_create(gh, out, pr, body);
+		r = web_gh_comment_create(ps->gh, out, pr, body);
 		if (r != -EAGAIN || ++tries > 3)
 			return r;
-		r = web_gh_client_backoff(gh, tries - 1);
+		r = web_gh_client_backoff(ps->gh, tries - 1);
 		if (r == 0)
-			r = find_own(gh, out, pr);
+			r = find_own(ps, out, pr);
 		if (r < 0)
 			return r;
 		if (*out)
@@ -74,21 +96,23 @@ static int create_once(struct web_gh_client *gh, int64_t *out, int pr, const cha
 	}
 }
 
-int web_pull_comment_post(enum web_post *out, struct web_gh_client *gh, struct db *db, int pr,
-			  const char *commit, const char *hub_url)
+int web_pull_comment_post(enum web_post *out, const struct web_pulls *ps, int pr,
+			  const char *commit)
 {
-	const char *repo = web_gh_client_repo(gh);
+	const char *repo = web_gh_client_repo(ps->gh), *key = ps->key ? ps->key : "";
+	struct web_gh_client *gh = ps->gh;
+	struct db *db = ps->db;
 	struct strbuf md = STRBUF_INIT;
 	struct db_pull_comment pc;
 	char sha[65];
 	int r;
 
 	*out = WEB_POST_UNCHANGED;
-	r = web_comment_render(&md, db, commit, hub_url, WEB_COMMENT_BYTES_MAX);
+	r = web_comment_render(&md, db, commit, ps->hub_url, key, WEB_COMMENT_BYTES_MAX);
 	if (r < 0)
 		goto out;
 	builder_sha256_hex(sha, md.buf, md.len);
-	r = db_pull_comment_get(db, &pc, repo, pr);
+	r = db_pull_comment_get(db, &pc, repo, pr, key);
 	if (r == -ENOENT)
 		r = 0;
 	if (r < 0)
@@ -96,7 +120,7 @@ int web_pull_comment_post(enum web_post *out, struct web_gh_client *gh, struct d
 	if (pc.muted || (pc.comment_id && !strcmp(pc.body_sha256, sha)))
 		goto out;       /* nothing new to say, or told to stay off */
 	if (!pc.comment_id) {
-		r = find_own(gh, &pc.comment_id, pr);
+		r = find_own(ps, &pc.comment_id, pr);
 		if (r < 0)
 			goto out;
 	}
@@ -110,7 +134,7 @@ int web_pull_comment_post(enum web_post *out, struct web_gh_client *gh, struct d
 			if (pc.recreated >= 1) {
 				pc.muted = true;
 				*out = WEB_POST_MUTED;
-				r = db_pull_comment_put(db, repo, pr, &pc);
+				r = db_pull_comment_put(db, repo, pr, key, &pc);
 				goto out;
 			}
 			pc.recreated++;
@@ -120,7 +144,7 @@ int web_pull_comment_post(enum web_post *out, struct web_gh_client *gh, struct d
 		}
 	}
 	if (!pc.comment_id) {
-		r = create_once(gh, &pc.comment_id, pr, md.buf);
+		r = create_once(ps, &pc.comment_id, pr, md.buf);
 		if (r < 0)
 			goto out;
 		if (*out != WEB_POST_RECREATED)
@@ -128,17 +152,19 @@ int web_pull_comment_post(enum web_post *out, struct web_gh_client *gh, struct d
 	}
 	snprintf(pc.commit, sizeof(pc.commit), "%s", commit);
 	memcpy(pc.body_sha256, sha, sizeof(sha));
-	r = db_pull_comment_put(db, repo, pr, &pc);
+	r = db_pull_comment_put(db, repo, pr, key, &pc);
 out:
 	strbuf_release(&md);
 	return r;
 }
 
-int web_commit_status_post(bool *posted, struct web_gh_client *gh, struct db *db,
-			   const char *commit, const char *context, const char *state,
-			   const char *description, const char *target_url)
+int web_commit_status_post(bool *posted, const struct web_pulls *ps, const char *commit,
+			   const char *context, const char *state, const char *description,
+			   const char *target_url)
 {
-	const char *repo = web_gh_client_repo(gh);
+	const char *repo = web_gh_client_repo(ps->gh);
+	struct web_gh_client *gh = ps->gh;
+	struct db *db = ps->db;
 	char was[16], *was_desc = NULL, desc[WEB_STATUS_DESCRIPTION_MAX + 1];
 	int r;
 
@@ -209,11 +235,12 @@ bool web_run_command(char sha[41], const char *body)
 	return true;
 }
 
-int web_pull_trust(enum web_trust *out, char **approver, struct web_gh_client *gh,
-		   struct db *db, const struct web_gh_pull *p, const char *const *allow,
-		   size_t nallow)
+int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls *ps,
+		   const struct web_gh_pull *p, const char *const *allow, size_t nallow)
 {
-	const char *repo = web_gh_client_repo(gh);
+	const char *repo = web_gh_client_repo(ps->gh);
+	struct web_gh_client *gh = ps->gh;
+	struct db *db = ps->db;
 	struct web_gh_comment *cs = NULL;
 	int64_t last = 0;
 	size_t n = 0, i;

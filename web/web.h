@@ -56,7 +56,12 @@ void web_server_free(struct web_server *s);
  * escape); a database error as db returns it. On failure out is left as it
  * was. */
 int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit,
-		       const char *hub_url, size_t max);
+		       const char *hub_url, const char *key, size_t max);
+/* The hidden first line by which perfd finds its comment: "<!-- perfd:comment
+ * -->", or "<!-- perfd:comment KEY -->" for a key (NULL or "": none). */
+void web_comment_marker(struct strbuf *out, const char *key);
+/* A key is at most 63 letters, digits, '.', '_' or '-'. */
+bool web_comment_key_is_valid(const char *key);
 
 /* ---- the pull requests' host: a GitHub REST client (web/github.c) ----
  * GitHub, GitHub Enterprise, Gitea and Forgejo answer these calls alike
@@ -135,9 +140,16 @@ void web_gh_client_set_login(struct web_gh_client *c, const char *login);
 
 /* ---- posting to pull requests (web/pulls.c, docs/github.md) ---- */
 
-#define WEB_COMMENT_MARKER "<!-- perfd:comment -->"
 #define WEB_COMMENT_BYTES_MAX 65536  /* GitHub takes 65,536 characters; bytes bound them */
 #define WEB_STATUS_DESCRIPTION_MAX 140
+
+/* What posting needs; all borrowed. */
+struct web_pulls {
+	struct web_gh_client *gh;
+	struct db *db;
+	const char *hub_url;         /* where the comment's and statuses' links point */
+	const char *key;             /* the comment's key: NULL or "" for none */
+};
 
 enum web_post { WEB_POST_UNCHANGED, WEB_POST_CREATED, WEB_POST_EDITED, WEB_POST_RECREATED,
 		WEB_POST_MUTED };
@@ -146,19 +158,21 @@ const char *web_post_name(enum web_post p);
 /* Renders the comment for commit (web_comment_render) and makes pull
  * request pr's perfd comment say it: nothing when the body posted last is
  * the same; an edit of the comment perfd made (remembered in db, or found
- * by its marker among the token's own comments); a new comment otherwise.
+ * by its key's marker among the token's own comments); a new comment
+ * otherwise. Agents that do not share a database need keys of their own,
+ * or each edits the others' comment.
  * A create whose outcome is unknown is followed by a look for the marker
  * before it is sent again, so a retry never makes a second comment. A
  * comment found deleted is made again once; deleted after that, perfd
  * stays off the pull request (WEB_POST_MUTED). */
-int web_pull_comment_post(enum web_post *out, struct web_gh_client *gh, struct db *db, int pr,
-			  const char *commit, const char *hub_url);
+int web_pull_comment_post(enum web_post *out, const struct web_pulls *ps, int pr,
+			  const char *commit);
 
 /* Sets commit's status for context unless db says it is set so already;
  * *posted (may be NULL) says whether it was sent. */
-int web_commit_status_post(bool *posted, struct web_gh_client *gh, struct db *db,
-			   const char *commit, const char *context, const char *state,
-			   const char *description, const char *target_url);
+int web_commit_status_post(bool *posted, const struct web_pulls *ps, const char *commit,
+			   const char *context, const char *state, const char *description,
+			   const char *target_url);
 
 enum web_trust { WEB_TRUST_AUTHOR, WEB_TRUST_APPROVED, WEB_TRUST_WAITING };
 /* Whether pull request p's head may be built: its author is on the allow
@@ -167,8 +181,7 @@ enum web_trust { WEB_TRUST_AUTHOR, WEB_TRUST_APPROVED, WEB_TRUST_WAITING };
  * to 40 hex digits) newer than the last approval used. An approval binds
  * the head it was first seen with and is stored in db. *approver (the
  * caller's to free) is set for WEB_TRUST_APPROVED. */
-int web_pull_trust(enum web_trust *out, char **approver, struct web_gh_client *gh,
-		   struct db *db, const struct web_gh_pull *p, const char *const *allow,
-		   size_t nallow);
+int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls *ps,
+		   const struct web_gh_pull *p, const char *const *allow, size_t nallow);
 
 #endif
