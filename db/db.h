@@ -531,5 +531,9 @@ int db_pull_approval_add(struct db *db, const char *repo, int pr, const char *co
 			 const char *approver, int64_t comment_id);
 /* The newest comment id that approved a head of the pull request; 0 when none. */
 int db_pull_approval_last(struct db *db, int64_t *out, const char *repo, int pr);
+/* When perfd first saw commit as the head of the pull request (seconds
+ * since the epoch): now, the first time it is asked. */
+int db_pull_head_first_seen(struct db *db, int64_t *out, const char *repo, int pr,
+			    const char *commit);
 
 #endif

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "db-internal.h"
 
@@ -179,6 +180,39 @@ int db_pull_approval_last(struct db *db, int64_t *out, const char *repo, int pr)
 		*out = sqlite3_column_int64(st, 0);
 	else
 		r = db_fail(db, rc, "reading approvals");
+	db_finish(st);
+	return r;
+}
+
+int db_pull_head_first_seen(struct db *db, int64_t *out, const char *repo, int pr,
+			    const char *commit)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	r = db_prepare(db, &st, "INSERT OR IGNORE INTO pull_heads_seen (repo, pr, commit_oid,"
+		       " first_seen) VALUES (?1, ?2, ?3, ?4)");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, repo);
+	sqlite3_bind_int(st, 2, pr);
+	db_bind_text(st, 3, commit);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL));
+	r = db_step(db, st, "recording a pull request's head");
+	if (r < 0)
+		return r;
+	r = db_prepare(db, &st, "SELECT first_seen FROM pull_heads_seen"
+		       " WHERE repo = ?1 AND pr = ?2 AND commit_oid = ?3");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, repo);
+	sqlite3_bind_int(st, 2, pr);
+	db_bind_text(st, 3, commit);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	else
+		r = db_fail(db, rc, "reading a pull request's head");
 	db_finish(st);
 	return r;
 }

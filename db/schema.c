@@ -184,8 +184,9 @@ static const char schema_v3[] =
 	"CREATE INDEX builds_host ON builds (host);";
 
 /* Version 4: what perfd said on a pull request's host (web/pulls.c): its
- * comment per pull request, the commit statuses it set, and the heads of
- * pull requests a maintainer approved with "/perfd run". */
+ * comment per pull request, the commit statuses it set, the heads of pull
+ * requests a maintainer approved with "/perfd run", and when perfd first
+ * saw each head that waits for approval. */
 static const char schema_v4[] =
 	"CREATE TABLE pull_comments ("
 	"  repo TEXT NOT NULL,"
@@ -214,6 +215,12 @@ static const char schema_v4[] =
 	"  approver TEXT NOT NULL,"
 	"  comment_id INTEGER NOT NULL,"
 	"  approved_at TEXT NOT NULL,"
+	"  PRIMARY KEY (repo, pr, commit_oid)) WITHOUT ROWID;"
+	"CREATE TABLE pull_heads_seen ("
+	"  repo TEXT NOT NULL,"
+	"  pr INTEGER NOT NULL,"
+	"  commit_oid TEXT NOT NULL,"
+	"  first_seen INTEGER NOT NULL,"
 	"  PRIMARY KEY (repo, pr, commit_oid)) WITHOUT ROWID;";
 
 const struct db_migration db_migrations[] = {

@@ -192,6 +192,20 @@ check "  still waits" eq 0 "$(sql "select count(*) from jobs where head = 'pull/
 say 6 alice "/perfd run ${C6:0:7}"
 check "agent --once after an approval naming the new head" run 0 "$PERFD" agent --config agent.conf --once
 check "  it is built" eq done "$(sql "select state from jobs where head = 'pull/6' and commit_oid = '$C6'")"
+# A bare "/perfd run" made before a push that perfd sees after it: the
+# maintainer may have meant the head before, so the pushed one waits.
+say 6 bob "/perfd run"
+sleep 1.2
+C7=$(commit_on mallory-3 8000003 "pushed after the review")
+git -C "$SRC" checkout -q main
+git -C "$SRC" update-ref refs/pull/6/head "$C7"
+pull 6 mallory "$C7"
+check "agent --once after a push that follows a bare /perfd run" run 0 "$PERFD" agent --config agent.conf --once
+check "  the pushed head waits" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6' and commit_oid = '$C7'")"
+sleep 1
+say 6 bob "/perfd run"
+check "agent --once after a bare /perfd run made after perfd saw the head" run 0 "$PERFD" agent --config agent.conf --once
+check "  it is built" eq done "$(sql "select state from jobs where head = 'pull/6' and commit_oid = '$C7'")"
 
 # ---- rate limits, 5xx, a create whose reply was lost ----
 ctl POST reset-requests >/dev/null

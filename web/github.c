@@ -765,6 +765,22 @@ int web_gh_pull_get(struct web_gh_client *c, struct web_gh_pull *out, int number
 	return r;
 }
 
+/* "2026-11-30T01:02:03Z" as seconds since the epoch; 0 for anything else. */
+static int64_t iso_time(const char *s)
+{
+	struct tm tm;
+	const char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!s || !(end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm)))
+		return 0;
+	if (*end == '.')
+		end += 1 + strspn(end + 1, "0123456789");
+	if (strcmp(end, "Z") && strcmp(end, "+00:00"))
+		return 0;
+	return (int64_t)timegm(&tm);
+}
+
 static int comment_from_json(void *item, json_t *j)
 {
 	struct web_gh_comment *cm = item;
@@ -775,6 +791,7 @@ static int comment_from_json(void *item, json_t *j)
 		return err_set(-EPROTO, "id is missing or not a positive integer");
 	cm->id = json_integer_value(id);
 	copy_login(cm->author, j);
+	cm->created = iso_time(json_string_value(json_object_get(j, "created_at")));
 	/* A comment body is at most 65536 characters on GitHub; more is cut. */
 	if (json_is_string(body))
 		cm->body = xstrndup(json_string_value(body), WEB_GH_COMMENT_MAX);

@@ -242,7 +242,7 @@ int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls 
 	struct web_gh_client *gh = ps->gh;
 	struct db *db = ps->db;
 	struct web_gh_comment *cs = NULL;
-	int64_t last = 0;
+	int64_t last = 0, seen = 0;
 	size_t n = 0, i;
 	int r;
 
@@ -261,6 +261,8 @@ int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls 
 		return r;
 	r = db_pull_approval_last(db, &last, repo, p->number);
 	if (r == 0)
+		r = db_pull_head_first_seen(db, &seen, repo, p->number, p->head_sha);
+	if (r == 0)
 		r = web_gh_comments_list(gh, &cs, &n, p->number);
 	for (i = 0; r == 0 && i < n; i++) {
 		char sha[41];
@@ -271,6 +273,11 @@ int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls 
 			continue;
 		if (*sha && strncmp(p->head_sha, sha, strlen(sha)))
 			continue;   /* approves another head, not this one */
+		/* A bare command older than this head (as perfd first saw it)
+		 * may have been meant for the head before: a push between a
+		 * review and perfd's poll is not approved with it. */
+		if (!*sha && cs[i].created < seen)
+			continue;
 		r = db_pull_approval_add(db, repo, p->number, p->head_sha, cs[i].author, cs[i].id);
 		if (r == 0) {
 			*approver = xstrdup(cs[i].author);

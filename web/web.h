@@ -120,6 +120,7 @@ int web_gh_pull_get(struct web_gh_client *c, struct web_gh_pull *out, int number
 
 struct web_gh_comment {
 	int64_t id;
+	int64_t created;             /* seconds since the epoch; 0 when not given */
 	char author[WEB_GH_LOGIN_MAX + 1];
 	char *body;                  /* at most WEB_GH_COMMENT_MAX bytes */
 };
@@ -177,9 +178,10 @@ int web_commit_status_post(bool *posted, const struct web_pulls *ps, const char 
 enum web_trust { WEB_TRUST_AUTHOR, WEB_TRUST_APPROVED, WEB_TRUST_WAITING };
 /* Whether pull request p's head may be built: its author is on the allow
  * list (logins, any case), or a listed maintainer approved this head with
- * a comment "/perfd run" (or "/perfd run SHA", SHA a prefix of the head, 7
- * to 40 hex digits) newer than the last approval used. An approval binds
- * the head it was first seen with and is stored in db. *approver (the
+ * a comment "/perfd run SHA" (SHA a prefix of the head, 7 to 40 hex
+ * digits), or "/perfd run" made no earlier than perfd first saw this head;
+ * in both cases newer than the last approval used. An approval binds the
+ * head and is stored in db. *approver (the
  * caller's to free) is set for WEB_TRUST_APPROVED. */
 int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls *ps,
 		   const struct web_gh_pull *p, const char *const *allow, size_t nallow);
