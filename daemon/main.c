@@ -47,7 +47,8 @@ static void usage(FILE *f)
 		"perfd runs fresh processes of two programs in interleaved pairs, stores\n"
 		"every process's record in SQLite and derives each figure with one fixed,\n"
 		"versioned rule that anyone can recompute. As an agent it watches a git\n"
-		"repository, builds each new head and compares it against its base.\n\nverbs:\n");
+		"repository, builds each new head and compares it against its base, and\n"
+		"keeps a comment and a status per host on each pull request.\n\nverbs:\n");
 	for (i = 0; i < ARRAY_SIZE(verbs); i++)
 		fprintf(f, "  %-8s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\n'perfd VERB --help' describes a verb. Exit status: 0 success, 1 a result\n"
