@@ -40,6 +40,7 @@ struct agent {
 	struct runner_fault_watch watch;
 	struct web_gh_client *gh;        /* NULL without [github] */
 	struct web_pulls pulls;          /* gh, db and [github]'s hub_url and comment_key */
+	struct strbuf waiting;           /* the last poll's pull heads left unbuilt, a line each */
 	char *fingerprint;
 	char host[64];
 	char recipe_hash[65];
@@ -324,6 +325,8 @@ static bool pull_allowed(struct agent *a, const struct builder_head *h,
 	if (trust != WEB_TRUST_WAITING)
 		return true;
 	set_status(a, p->head_sha, 0, "pending", "waiting for a maintainer's /perfd run");
+	strbuf_addf(&a->waiting, "pull/%d at %.12s by %s: waiting for a maintainer's /perfd run\n",
+		    p->number, p->head_sha, *p->author ? p->author : "(unknown)");
 	return false;
 }
 
@@ -335,6 +338,7 @@ int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd)
 
 	a->cfg = cfg;
 	a->cancel_fd = cancel_fd;
+	strbuf_init(&a->waiting);
 	a->watch.fd = -1;
 	if (mkdir_p(cfg->workdir) < 0) {
 		log_warnx("%s", err_last());
@@ -400,6 +404,7 @@ void agent_free(struct agent *a)
 		return;
 	runner_fault_watch_close(&a->watch);
 	web_gh_client_free(a->gh);
+	strbuf_release(&a->waiting);
 	builder_repo_free(a->repo);
 	agent_suite_release(&a->repo_suite);
 	host_profile_free(a->profile);
@@ -493,6 +498,7 @@ int agent_poll(struct agent *a)
 	}
 	/* With [github], a pull head is built only when its pull request is
 	 * open and trusted: without the list, none is. */
+	strbuf_reset(&a->waiting);
 	if (a->gh && a->cfg->pulls) {
 		if (web_gh_pulls_open(a->gh, &open, &nopen) < 0)
 			log_warnx("pull requests: %s; pull heads wait for the next poll",
@@ -1098,5 +1104,6 @@ void agent_summary(struct agent *a, FILE *f)
 		strbuf_release(&cells);
 		db_job_release(&jobs[i]);
 	}
+	fputs(a->waiting.buf, f);
 	fprintf(f, "builds made %d, cache hits %d\n", a->builds, a->cache_hits);
 }

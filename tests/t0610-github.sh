@@ -106,6 +106,7 @@ check "  naming it" has err "token file '$T/no-token': No such file or directory
 # ---- the first update creates one comment ----
 check "agent --once" run 0 "$PERFD" agent --config agent.conf --once
 cp err agent1.err
+check "its summary names the pull request left waiting" has out "pull/6 at ${C3:0:12} by mallory: waiting for a maintainer's /perfd run"
 check "alice's pull request is built and compared" eq done "$(sql "select state from jobs where head = 'pull/5' and commit_oid = '$C2'")"
 check "mallory's is not built" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6'")"
 check "  nor its head recorded as seen" eq 0 "$(sql "select count(*) from heads where name = 'pull/6'")"
