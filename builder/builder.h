@@ -53,6 +53,11 @@ void builder_repo_free(struct builder_repo *r);
  * remote sends more than the fetch bound (16 GiB). There is no timeout: a
  * server that stops answering blocks the call. */
 int builder_repo_fetch(struct builder_repo *r, bool pulls);
+/* Credentials for the fetches over http(s) that follow: given only to a
+ * server at origin's own scheme, host and port, once per fetch (refused,
+ * the fetch fails with -EACCES). Copies are kept, and zeroed when replaced
+ * or freed; they appear in no message. -EINVAL when origin is not http(s). */
+int builder_repo_set_credentials(struct builder_repo *r, const char *user, const char *password);
 
 struct builder_head {
 	char *name;                  /* "main", "feature/x", or "pull/17" */

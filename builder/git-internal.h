@@ -18,6 +18,9 @@ struct builder_repo {
 				      * fetches every minute would feel */
 	char *dir;
 	char *url;                   /* for messages: origin's, without a password */
+	char *origin;                /* "scheme://host[:port]" of origin, for credentials */
+	char *cred_user;             /* credentials for http(s) fetches, or NULL */
+	char *cred_password;
 };
 
 /* The commit rev names (hex oid, ref, any revparse syntax; tags peeled),

@@ -126,6 +126,23 @@ static char *url_shown(const char *url)
 	return xasprintf("%.*s%s", (int)(host - url), url, at + 1);
 }
 
+/* "scheme://host[:port]" of an http(s) URL, without user or password; NULL
+ * for any other URL. */
+static char *url_origin(const char *url)
+{
+	const char *host, *end, *at;
+
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+		return NULL;
+	host = strstr(url, "://") + 3;
+	end = host + strcspn(host, "/?#");
+	at = memchr(host, '@', (size_t)(end - host));
+	if (at)
+		host = at + 1;
+	return xasprintf("%.*s%.*s", (int)(strstr(url, "://") + 3 - url), url,
+			 (int)(end - host), host);
+}
+
 /*
  * *out is the URL origin gets for url, the caller's. A plain path becomes a
  * file:// URL: libgit2 takes a bare path only when it exists, and a file://
@@ -228,6 +245,7 @@ int builder_repo_open(struct builder_repo **out, const char *dir, const char *ur
 	r->remote = remote;
 	r->dir = xstrdup(dir);
 	r->url = shown;
+	r->origin = url_origin(fetch_url);
 	repo = NULL;
 	remote = NULL;
 	shown = NULL;
@@ -240,20 +258,64 @@ out:
 	return ret;
 }
 
+static void forget_credentials(struct builder_repo *r)
+{
+	if (r->cred_password)
+		explicit_bzero(r->cred_password, strlen(r->cred_password));
+	free(r->cred_user);
+	free(r->cred_password);
+	r->cred_user = r->cred_password = NULL;
+}
+
 void builder_repo_free(struct builder_repo *r)
 {
 	if (!r)
 		return;
+	forget_credentials(r);
 	git_remote_free(r->remote);
 	git_repository_free(r->repo);
 	free(r->dir);
 	free(r->url);
+	free(r->origin);
 	free(r);
+}
+
+int builder_repo_set_credentials(struct builder_repo *r, const char *user, const char *password)
+{
+	if (!r->origin)
+		return err_set(-EINVAL, "git: credentials are for http(s) remotes, not '%s'",
+			       r->url);
+	forget_credentials(r);
+	r->cred_user = xstrdup(user);
+	r->cred_password = xstrdup(password);
+	return 0;
 }
 
 struct fetch_state {
 	bool too_big;
+	const struct builder_repo *r;
+	int asked;                   /* times the server asked for credentials */
 };
+
+/* The credentials, for origin's server alone and once: a second request
+ * means they were refused. */
+static int on_credentials(git_credential **out, const char *url, const char *user_from_url,
+			  unsigned int allowed, void *payload)
+{
+	struct fetch_state *fs = payload;
+	const struct builder_repo *r = fs->r;
+	char *origin = url ? url_origin(url) : NULL;
+	bool same = origin && !strcmp(origin, r->origin);
+
+	free(origin);
+	if (!r->cred_user || !same || !(allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT))
+		return GIT_PASSTHROUGH;
+	if (fs->asked++) {
+		git_error_set_str(GIT_ERROR_NET, "the credentials given were refused");
+		return GIT_EAUTH;
+	}
+	return git_credential_userpass_plaintext_new(out, r->cred_user, r->cred_password);
+}
 
 static int fetch_progress(const git_indexer_progress *stats, void *payload)
 {
@@ -279,11 +341,12 @@ int builder_repo_fetch(struct builder_repo *r, bool pulls)
 	char *specs[] = { heads_spec, pulls_spec };
 	git_strarray refspecs = { specs, pulls ? 2 : 1 };
 	git_fetch_options opts;
-	struct fetch_state fs = { .too_big = false };
+	struct fetch_state fs = { .too_big = false, .r = r };
 	int e, ret = 0;
 
 	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
 	opts.callbacks.transfer_progress = fetch_progress;
+	opts.callbacks.credentials = on_credentials;
 	opts.callbacks.payload = &fs;
 	opts.prune = GIT_FETCH_PRUNE;
 	opts.update_fetchhead = 0;

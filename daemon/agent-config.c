@@ -219,6 +219,8 @@ static void key_github(struct parse *ps, const char *k, const char *v)
 		set_bool(ps, &g->comment, k, v);
 	} else if (!strcmp(k, "statuses")) {
 		set_bool(ps, &g->statuses, k, v);
+	} else if (!strcmp(k, "fetch_token")) {
+		set_bool(ps, &g->fetch_token, k, v);
 	} else if (!strcmp(k, "timeout_s")) {
 		set_seconds(ps, &g->timeout_s, k, v);
 	} else if (!strcmp(k, "max_wait_s")) {
@@ -229,7 +231,8 @@ static void key_github(struct parse *ps, const char *k, const char *v)
 		set_int(ps, &g->retries, k, v, 0, 10);
 	} else {
 		perr(ps, "unknown key '%s' in [github] (api, repo, token_file, login, allow, hub_url, "
-		     "comment, comment_key, statuses, timeout_s, max_wait_s, retries, backoff_s)", k);
+		     "comment, comment_key, statuses, fetch_token, timeout_s, max_wait_s, retries, "
+		     "backoff_s)", k);
 	}
 }
 
@@ -569,6 +572,10 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 			perr(&ps, "[github] needs 'allow' with 'pulls = true': the logins whose "
 			     "pull requests are built at once and who may approve others' with "
 			     "/perfd run");
+		if (g->fetch_token && c->url && strncmp(c->url, "https://", 8) &&
+		    strncmp(c->url, "http://", 7))
+			perr(&ps, "[github] 'fetch_token' is for an http(s) [repo] url, not '%s'",
+			     c->url);
 		if (!g->api)
 			g->api = xstrdup("https://api.github.com");
 		if (!g->hub_url)

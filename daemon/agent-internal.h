@@ -62,6 +62,7 @@ struct agent_github {
 	char *comment_key;         /* tells this agent's comment from others', or NULL */
 	bool comment;              /* post the comment */
 	bool statuses;             /* set commit statuses */
+	bool fetch_token;          /* fetch [repo] url over http(s) with the token */
 	double timeout_s;
 	double max_wait_s;
 	int retries;
@@ -101,8 +102,10 @@ void agent_suite_recipe_hash(char out[65], const struct agent_suite *s);
 
 struct web_gh_client;
 /* The client of g, with its token read from its file and kept nowhere but
- * in the client. Logs its own failure. */
-int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd);
+ * in the client; with token_out, a copy of the token too (the caller's, to
+ * zero and free). Logs its own failure. */
+int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd,
+			char **token_out);
 
 /* ---- the loop ---- */
 

@@ -122,7 +122,8 @@ static int abandon_comparisons(struct agent *a)
 
 /* ---- the pull requests' host ---- */
 
-int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd)
+int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd,
+			char **token_out)
 {
 	struct web_gh_options o = WEB_GH_OPTIONS_INIT;
 	char *token = NULL;
@@ -146,8 +147,14 @@ int agent_github_client(struct web_gh_client **out, const struct agent_github *g
 	o.backoff_s = g->backoff_s;
 	o.cancel_fd = cancel_fd;
 	r = web_gh_client_new(out, &o);
-	explicit_bzero(token, strlen(token));
-	free(token);
+	if (r == 0 && token_out) {
+		*token_out = token;
+		token = NULL;
+	}
+	if (token) {
+		explicit_bzero(token, strlen(token));
+		free(token);
+	}
 	if (r < 0)
 		log_warnx("[github] %s", err_last());
 	else if (g->login)
@@ -161,10 +168,22 @@ int agent_github_client(struct web_gh_client **out, const struct agent_github *g
 static int github_open(struct agent *a)
 {
 	const char *login;
+	char *token = NULL;
 	int r;
 
-	if (agent_github_client(&a->gh, &a->cfg->github, a->cancel_fd) < 0)
+	if (agent_github_client(&a->gh, &a->cfg->github, a->cancel_fd,
+				a->cfg->github.fetch_token ? &token : NULL) < 0)
 		return EXIT_USAGE;
+	if (token) {
+		/* Only to the remote's own server, and only over http(s). */
+		r = builder_repo_set_credentials(a->repo, "x-access-token", token);
+		explicit_bzero(token, strlen(token));
+		free(token);
+		if (r < 0) {
+			log_warnx("[github] fetch_token: %s", err_last());
+			return EXIT_USAGE;
+		}
+	}
 	a->pulls.gh = a->gh;
 	a->pulls.db = a->db;
 	a->pulls.hub_url = a->cfg->github.hub_url;

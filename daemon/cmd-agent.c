@@ -119,7 +119,7 @@ int cmd_agent(int argc, char **argv)
 		if (cfg->github.on) {
 			struct web_gh_client *gh = NULL;
 
-			if (agent_github_client(&gh, &cfg->github, -1) < 0)
+			if (agent_github_client(&gh, &cfg->github, -1, NULL) < 0)
 				goto out;
 			web_gh_client_free(gh);
 		}

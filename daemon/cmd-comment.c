@@ -139,7 +139,7 @@ int cmd_comment(int argc, char **argv)
 			dbo.path = cfg->database;
 		if (!hub)
 			hub = cfg->github.hub_url;
-		if (agent_github_client(&gh, &cfg->github, -1) < 0)
+		if (agent_github_client(&gh, &cfg->github, -1, NULL) < 0)
 			goto out;
 	}
 	if (!hub)

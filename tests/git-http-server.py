@@ -4,9 +4,11 @@
 Serves every repository under --root (GIT_HTTP_EXPORT_ALL) on an ephemeral
 port, printed alone on the first line of stdout. Exits by itself after
 --max-seconds, or on SIGTERM/SIGINT, so a test that dies leaves nothing
-running. Requests are logged to stderr.
+running. Requests are logged to stderr. With --auth USER:PASSWORD every
+request needs those Basic credentials, as a private repository's does.
 """
 import argparse
+import base64
 import http.server
 import os
 import signal
@@ -32,6 +34,7 @@ def read_chunked(rfile):
 
 class Handler(http.server.BaseHTTPRequestHandler):
     root = None
+    auth = None
 
     def do_GET(self):
         self.cgi()
@@ -40,6 +43,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.cgi()
 
     def cgi(self):
+        if self.auth and self.headers.get("Authorization") != self.auth:
+            # Basic authentication, as a private repository's host asks it.
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="git"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         url = urllib.parse.urlsplit(self.path)
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
             body = read_chunked(self.rfile)
@@ -98,6 +108,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--root", required=True)
     ap.add_argument("--max-seconds", type=int, default=120)
+    ap.add_argument("--auth", metavar="USER:PASSWORD",
+                    help="answer 401 to any request without these Basic credentials")
     args = ap.parse_args()
 
     def stop(signum, frame):
@@ -108,6 +120,8 @@ def main():
     signal.signal(signal.SIGALRM, stop)
     signal.alarm(args.max_seconds)
     Handler.root = os.path.abspath(args.root)
+    if args.auth:
+        Handler.auth = "Basic " + base64.b64encode(args.auth.encode()).decode()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     print(server.server_address[1], flush=True)
     server.serve_forever()

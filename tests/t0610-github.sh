@@ -353,6 +353,32 @@ check "  the repository" has err "bad.conf:2: 'repo': 'acme' is not OWNER/NAME"
 check "  the unknown key" has err "bad.conf:4: unknown key 'colour' in [github]"
 check "  the missing allow list" has err "[github] needs 'allow' with 'pulls = true'"
 
+# ---- a private repository, fetched with the token ----
+mkdir -p "$T/srv"
+git clone -q --mirror "$SRC" "$T/srv/src.git"
+exec 4< <(exec python3 "$TESTS_DIR/git-http-server.py" --root "$T/srv" \
+	--auth "x-access-token:$TOKEN" --max-seconds 300 2>"$T/git-http.err")
+read -r GPORT <&4
+sed -e "s|^url = .*|url = http://127.0.0.1:$GPORT/src.git|" -e "s|^database = .*|database = $T/private.db|" \
+	-e "s|^workdir = .*|workdir = $T/private-work|" -e "s|^pulls = true|pulls = false|" \
+	-e "s|^allow = .*||" agent.conf >private.conf
+check "a private repository without fetch_token" run 0 "$PERFD" agent --config private.conf --once
+check "  cannot be fetched, and says why" has err "wants credentials"
+check "  nothing is built" eq 0 "$(sqlite3 "$T/private.db" "select count(*) from jobs")"
+sed 's/^repo = acme\/engine$/repo = acme\/engine\nfetch_token = true/' private.conf >private-token.conf
+check "with fetch_token = true" run 0 "$PERFD" agent --config private-token.conf --once
+check "  main is fetched and built" eq done "$(sqlite3 "$T/private.db" "select state from jobs where head = 'main'")"
+# A token the git server refuses (with login set, the API is not asked).
+printf 'ghp_wrong\n' >wrong-token
+chmod 600 wrong-token
+sed -e "s|^token_file = .*|token_file = $T/wrong-token\nlogin = perfd-bot|" private-token.conf >private-wrong.conf
+check "a refused token" run 0 "$PERFD" agent --config private-wrong.conf --once
+check "  fails the fetch once, saying so" has err "the credentials given were refused"
+printf '[agent]\n[repo]\nurl = file:///x\nbranches = main\n[github]\nrepo = a/b\ntoken_file = %s\nfetch_token = true\n' "$T/token" >local-token.conf
+check "fetch_token with a file:// url is refused" run 2 "$PERFD" agent --config local-token.conf --check
+check "  naming it" has err "'fetch_token' is for an http(s) [repo] url, not 'file:///x'"
+check "the token is not in the git server's log" eq 0 "$(grep -c "$TOKEN" "$T/git-http.err")"
+
 # ---- the token is written nowhere ----
 check "not in the database" eq 0 "$(grep -c "$TOKEN" "$DB")"
 check "not in the request log" eq 0 "$(grep -c "$TOKEN" "$T/gh.log")"
