@@ -65,6 +65,15 @@ posted() { # PR: the body of perfd's comment there, byte for byte
 pull() { # NUMBER AUTHOR SHA
 	ctl POST pulls "[{\"number\": $1, \"author\": \"$2\", \"head_sha\": \"$3\", \"head_ref\": \"b$1\", \"base_ref\": \"main\", \"base_sha\": \"$C1\"}]" >/dev/null
 }
+push() { # PR AUTHOR BRANCH ROUNDS SUBJECT: a new head for the pull request,
+	# in git and on the server; prints its commit
+	local c
+	c=$(commit_on "$3" "$4" "$5")
+	git -C "$SRC" checkout -q main
+	git -C "$SRC" update-ref "refs/pull/$1/head" "$c"
+	pull "$1" "$2" "$c"
+	echo "$c"
+}
 say() { # PR AUTHOR BODY: a person's comment
 	ctl POST comments "$(python3 -c 'import json, sys; print(json.dumps({"pr": int(sys.argv[1]), "author": sys.argv[2], "body": sys.argv[3]}))' "$@")" >/dev/null ||
 		echo "  the server refused the comment: $*"
@@ -134,10 +143,7 @@ check "agent --once again" run 0 "$PERFD" agent --config agent.conf --once
 check "  sends no comment and no status" eq "[]" "$(requests "[r['method'] + ' ' + r['path'] for r in d if r['method'] != 'GET']")"
 
 # ---- the head moves: the second update edits the comment ----
-C4=$(commit_on alice-2 2000000 "a quarter of the rounds")
-git -C "$SRC" checkout -q main
-git -C "$SRC" update-ref refs/pull/5/head "$C4"
-pull 5 alice "$C4"
+C4=$(push 5 alice alice-2 2000000 "a quarter of the rounds")
 check "agent --once on the moved head" run 0 "$PERFD" agent --config agent.conf --once
 check "still one comment on pull request 5" eq 1 "$(state "len([c for c in d['comments'] if c['pr'] == 5])")"
 # Edited twice: when the new head is queued (its results not in yet, so the
@@ -178,10 +184,7 @@ check "  it is built" eq done "$(sql "select state from jobs where head = 'pull/
 check "  the approval is stored, with who gave it" eq bob "$(sql "select approver from pull_approvals where pr = 6 and commit_oid = '$C3'")"
 check "  the agent said who approved" has err "pull request 6 at ${C3:0:12}: approved by bob"
 check "  and its comment is posted" eq 1 "$(state "len([c for c in d['comments'] if c['pr'] == 6 and c['user']['login'] == 'perfd-bot'])")"
-C6=$(commit_on mallory-2 8000002 "and another")
-git -C "$SRC" checkout -q main
-git -C "$SRC" update-ref refs/pull/6/head "$C6"
-pull 6 mallory "$C6"
+C6=$(push 6 mallory mallory-2 8000002 "and another")
 check "agent --once after mallory pushes again" run 0 "$PERFD" agent --config agent.conf --once
 check "  the approval was for the old head: the new one waits" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6' and commit_oid = '$C6'")"
 posted 6 >posted6.md
@@ -197,10 +200,7 @@ check "  it is built" eq done "$(sql "select state from jobs where head = 'pull/
 # maintainer may have meant the head before, so the pushed one waits.
 say 6 bob "/perfd run"
 sleep 1.2
-C7=$(commit_on mallory-3 8000003 "pushed after the review")
-git -C "$SRC" checkout -q main
-git -C "$SRC" update-ref refs/pull/6/head "$C7"
-pull 6 mallory "$C7"
+C7=$(push 6 mallory mallory-3 8000003 "pushed after the review")
 check "agent --once after a push that follows a bare /perfd run" run 0 "$PERFD" agent --config agent.conf --once
 check "  the pushed head waits" eq 0 "$(sql "select count(*) from jobs where head = 'pull/6' and commit_oid = '$C7'")"
 sleep 1
