@@ -22,7 +22,8 @@ state and inject failures:
   DELETE /_fake/comments/ID     delete a comment
   POST   /_fake/faults          [{"method", "path" (regex), "status",
                                   "headers", "body", "content_type", "times",
-                                  "apply", "delay", "drop"}...]  append rules
+                                  "apply", "delay", "drop", "repeat"}...]
+                                  append rules
   GET    /_fake/faults          the rules with times left
   DELETE /_fake/faults          drop every rule
   GET    /_fake/state           {"pulls", "comments", "statuses"}
@@ -33,7 +34,8 @@ A fault rule answers the first API request whose method and path (re.search,
 without the query) match, instead of the real answer; with "apply": true the
 real request is carried out on the state first and its answer thrown away.
 "delay" waits that many seconds before answering; "drop": true closes the
-connection without any answer.
+connection without any answer; "repeat": N sends the body N times over (a
+reply larger than a control request may be).
 
 Exits by itself after --max-seconds, or on SIGTERM/SIGINT, so a test that
 dies leaves nothing running.
@@ -292,6 +294,11 @@ class State:
             body = item.get("body")
             if body is not None and not isinstance(body, str):
                 raise BadInput("body must be a string")
+            repeat = item.get("repeat", 1)
+            if not isinstance(repeat, int) or not 1 <= repeat <= 1 << 16:
+                raise BadInput("repeat must be an integer from 1 to 65536")
+            if body is not None:
+                body *= repeat
             ctype = item.get("content_type", JSON_TYPE)
             times = item.get("times", 1)
             if not isinstance(times, int) or times < 1:

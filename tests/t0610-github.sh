@@ -329,6 +329,19 @@ check "  saying so" has err "the reply is not JSON (text/html"
 fault '[{"method": "GET", "path": "/pulls/5$", "status": 200, "body": "{\"number\": 5, \"head\": {}}"}]'
 check "JSON of another shape fails" run 2 "$PERFD" comment --pr 5 --config agent.conf --dry-run
 check "  naming the field" has err "head.ref is missing or not a string"
+fault '[{"method": "GET", "path": "/pulls/5$", "status": 200, "body": "'"$(printf 'x%.0s' $(seq 1024))"'", "repeat": 9216}]'
+check "a reply over 8 MiB fails" run 2 "$PERFD" comment --pr 5 --config agent.conf --dry-run
+check "  saying so" has err "GET /repos/acme/engine/pulls/5: the reply is over 8 MiB"
+fault '[{"method": "GET", "path": "/pulls/5$", "status": 301, "headers": {"Location": "http://elsewhere.example/repos/acme/engine/pulls/5"}}]'
+check "a redirect is not followed" run 2 "$PERFD" comment --pr 5 --config agent.conf --dry-run
+check "  saying so" has err "answered 301 (a redirect); perfd does not follow it"
+ctl POST reset-requests >/dev/null
+# The next page named by another host name (the same server here, so that
+# a request sent there would be seen): not asked, the token stays home.
+fault '[{"method": "GET", "path": "/pulls$", "status": 200, "body": "[]", "headers": {"Link": "<http://localhost:'"$PORT"'/repos/acme/engine/pulls?page=2>; rel=\"next\""}}]'
+check "a list whose next page is under another URL" run 0 "$PERFD" agent --config agent.conf --once
+check "  is refused, and pull heads wait" has err "a list's next page is not under the API URL $API"
+check "  the next page is not asked for" eq 1 "$(requests "len([r for r in d if r['path'] == '/repos/acme/engine/pulls'])")"
 ctl DELETE pulls/5 >/dev/null
 check "a deleted pull request fails" run 2 "$PERFD" comment --pr 5 --config agent.conf
 check "  saying so" has err "not found (404"
@@ -347,11 +360,13 @@ chmod 644 token
 printf '%s\n' "$TOKEN" >token
 check "a token file others may read is used, with a warning" run 0 "$PERFD" comment --pr 6 --config agent.conf --dry-run
 check "  the warning" has err "can be read by others than its owner"
-printf '[github]\nrepo = acme\ntoken_file = %s\ncolour = blue\n[repo]\nurl = x\npulls = true\n' "$T/token" >bad.conf
+printf '[github]\nrepo = acme\ntoken_file = %s\ncolour = blue\ncomment_key = a/b\nlogin = two words\n[repo]\nurl = x\npulls = true\n' "$T/token" >bad.conf
 check "a bad [github] section is refused" run 2 "$PERFD" agent --config bad.conf --check
 check "  the repository" has err "bad.conf:2: 'repo': 'acme' is not OWNER/NAME"
 check "  the unknown key" has err "bad.conf:4: unknown key 'colour' in [github]"
 check "  the missing allow list" has err "[github] needs 'allow' with 'pulls = true'"
+check "  the comment key" has err "bad.conf:5: 'comment_key': 'a/b' is not at most 63 letters, digits, '.', '_' or '-'"
+check "  the login" has err "bad.conf:6: 'login': 'two words' is not a GitHub login"
 
 # ---- a private repository, fetched with the token ----
 mkdir -p "$T/srv"
