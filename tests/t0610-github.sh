@@ -342,6 +342,15 @@ fault '[{"method": "GET", "path": "/pulls$", "status": 200, "body": "[]", "heade
 check "a list whose next page is under another URL" run 0 "$PERFD" agent --config agent.conf --once
 check "  is refused, and pull heads wait" has err "a list's next page is not under the API URL $API"
 check "  the next page is not asked for" eq 1 "$(requests "len([r for r in d if r['path'] == '/repos/acme/engine/pulls'])")"
+# A list longer than 30 pages of 100 is not read to its end.
+pull 9 alice "$C1"
+python3 -c 'import json, sys, urllib.request
+for i in range(3001):
+	urllib.request.urlopen(urllib.request.Request(sys.argv[1] + "/_fake/comments", json.dumps({"pr": 9, "author": "carol", "body": "c%d" % i}).encode(), {"Content-Type": "application/json"}))' "$API"
+ctl POST reset-requests >/dev/null
+check "a list of more than 30 pages fails" run 2 "$PERFD" comment --pr 9 --config agent.conf
+check "  saying so" has err "/issues/9/comments?per_page=100&page=31: more than 30 pages"
+check "  after 30 requests" eq 30 "$(requests "len([r for r in d if r['path'].endswith('/issues/9/comments')])")"
 ctl DELETE pulls/5 >/dev/null
 check "a deleted pull request fails" run 2 "$PERFD" comment --pr 5 --config agent.conf
 check "  saying so" has err "not found (404"
