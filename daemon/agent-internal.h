@@ -117,6 +117,8 @@ struct agent;
  * own failures; returns a daemon EXIT_ status. */
 int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd);
 void agent_free(struct agent *a);
+/* The host name its rows carry: the profile's, else this machine's. */
+const char *agent_host(const struct agent *a);
 /* Fetches, and queues a job for every watched head at a new commit. */
 int agent_poll(struct agent *a);
 /* Does every queued job: builds, contract runners, comparisons. Returns 0,

@@ -417,6 +417,11 @@ out:
 	return EXIT_OK;
 }
 
+const char *agent_host(const struct agent *a)
+{
+	return a->host;
+}
+
 void agent_free(struct agent *a)
 {
 	if (!a)
@@ -1063,16 +1068,23 @@ int agent_work(struct agent *a)
 		}
 		if (a->profile) {
 			struct db_host h;
+			bool quarantined;
 
-			if (db_host_load(a->db, &h, a->host) == 0 && h.quarantined) {
-				log_warnx("host \"%s\" is quarantined (GPU fault: \"%s\"): no GPU work "
-					  "until 'perfd host clear --db %s %s'", a->host,
-					  h.fault ? h.fault : "", a->cfg->database, a->host);
+			/* -ENOENT: a host with no row (a fresh database) is not
+			 * quarantined. */
+			if (db_host_load(a->db, &h, a->host) == 0) {
+				quarantined = h.quarantined;
+				if (quarantined)
+					log_warnx("host \"%s\" is quarantined (GPU fault: \"%s\"): "
+						  "no GPU work until 'perfd host clear --db %s %s'",
+						  a->host, h.fault ? h.fault : "", a->cfg->database,
+						  a->host);
 				db_host_release(&h);
-				db_job_release(&job);
-				return -EPERM;
+				if (quarantined) {
+					db_job_release(&job);
+					return -EPERM;
+				}
 			}
-			db_host_release(&h);
 		}
 		if (a->gh)
 			set_status(a, job.commit, job.id, "pending", "running");

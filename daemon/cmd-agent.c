@@ -132,8 +132,8 @@ int cmd_agent(int argc, char **argv)
 	ret = agent_open(&a, cfg, stop_fd);
 	if (ret != EXIT_OK)
 		goto out;
-	log_info("agent on host \"%s\": watching %s", cfg->host ? cfg->host : "(no profile)",
-		 cfg->url);
+	log_info("agent on host \"%s\"%s: watching %s", agent_host(a),
+		 cfg->host ? "" : " (no profile)", cfg->url);
 	for (;;) {
 		agent_poll(a);  /* an unreachable remote is said and the queue still runs */
 		r = agent_work(a);

@@ -59,6 +59,7 @@ int db_host_load(struct db *db, struct db_host *out, const char *name)
 	sqlite3_stmt *st = NULL;
 	int rc, r;
 
+	memset(out, 0, sizeof(*out));
 	r = db_prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts WHERE name = ?");
 	if (r < 0)
 		return r;

@@ -23,4 +23,13 @@ check "every comparison verifies" run 0 "$PERFD" verify --db "$DB"
 check "a second run builds nothing" run 0 "$PERFD" demo --once --dir "$T/d"
 check "no build, no new job" has out "builds made 0, cache hits 0"
 check "still five jobs" eq 5 "$(sql "select count(*) from jobs")"
+
+# With a host profile, on a fresh database: the host has no row yet, and
+# the agent must take that as "not quarantined", not crash on it.
+DB=$T/h/perfd.db
+check "perfd demo --once --host lavapipe, fresh" run 0 "$PERFD" demo --once --dir "$T/h" --host lavapipe
+check "all five jobs ended" eq 0 "$(sql "select count(*) from jobs where state not in ('done', 'failed')")"
+check "four comparisons on host lavapipe" eq 4 "$(sql "select count(*) from comparisons where host = 'lavapipe' and state = 'done'")"
+check "the agent names the profile's host" has err 'agent on host "lavapipe"'
+check "and they verify" run 0 "$PERFD" verify --db "$DB"
 finish
