@@ -640,20 +640,41 @@ static char *child_failure(const struct runner_child *ch, const char *what)
 	return NULL;
 }
 
-static void toolchain(struct agent *a, struct db_build *b)
+/* The toolchain's first line into b->toolchain (none when it fails);
+ * -ECANCELED when the agent's stop cut it short. */
+static int toolchain(struct agent *a, struct db_build *b)
 {
 	struct runner_child ch;
-	const char **env = env_with(NULL, 0);
+	const char **env;
+	int r = 0;
 
 	if (!a->suite->toolchain)
-		goto out;
+		return 0;
+	env = env_with(NULL, 0);
 	runner_child_init(&ch);
-	if (run_shell(&ch, a->suite->toolchain, b->dir, env, TOOLCHAIN_TIMEOUT_S, -1) == 0 &&
-	    !ch.exit_code && ch.out.len)
-		b->toolchain = xstrndup(ch.out.buf, strcspn(ch.out.buf, "\n"));
+	if (run_shell(&ch, a->suite->toolchain, b->dir, env, TOOLCHAIN_TIMEOUT_S,
+		      a->cancel_fd) == 0) {
+		if (ch.cancelled)
+			r = -ECANCELED;
+		else if (!ch.exit_code && ch.out.len)
+			b->toolchain = xstrndup(ch.out.buf, strcspn(ch.out.buf, "\n"));
+	}
 	runner_child_release(&ch);
-out:
 	free(env);
+	return r;
+}
+
+/* A build cut short by the agent's stop is no outcome of its commit: its
+ * row is abandoned, and the next start builds the tree again. Returns
+ * -ECANCELED, or the database's error. */
+static int abandon_build(struct agent *a, int64_t id)
+{
+	int r = db_build_abandon(a->db, id);
+
+	if (r < 0)
+		return r;
+	log_info("build %lld: stopped, abandoned; built again at the next start", (long long)id);
+	return -ECANCELED;
 }
 
 static int hash_artifacts(struct agent *a, struct db_build *b)
@@ -748,6 +769,8 @@ static int ensure_build(struct agent *a, struct db_build *out, const char *commi
 	env = env_with(a->suite->build_env, a->suite->nbuild_env);
 	r = run_shell(&ch, a->suite->build_command, b.dir, env, a->suite->build_timeout_s,
 		      a->cancel_fd);
+	if (r == 0 && ch.cancelled)
+		r = abandon_build(a, b.id);
 	if (r < 0) {
 		runner_child_release(&ch);
 		goto out;
@@ -766,10 +789,11 @@ static int ensure_build(struct agent *a, struct db_build *out, const char *commi
 		b.detail = why;
 	} else {
 		r = hash_artifacts(a, &b);
+		if (r == 0 && toolchain(a, &b) == -ECANCELED)
+			r = abandon_build(a, b.id);
 		if (r < 0)
 			goto out;
 		b.state = b.detail ? DB_BUILD_FAILED : DB_BUILD_DONE;
-		toolchain(a, &b);
 	}
 finish:
 	time_now_iso(b.finished_at);

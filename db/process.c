@@ -118,7 +118,8 @@ int db_process_finish(struct db *db, const struct db_process *p)
 		       " signal = ?, timed_out = ?, spawn_error = ?, wall_ms = ?,"
 		       " user_ms = ?, sys_ms = ?, maxrss_kb = ?, digest = ?,"
 		       " record_valid = ?, stdout_bytes = ?, stderr_bytes = ?, fault = ?,"
-		       " fault_watch = ? WHERE id = ?");
+		       " fault_watch = ?, started_at = COALESCE(NULLIF(?17, ''), started_at)"
+		       " WHERE id = ?16");
 	if (r < 0)
 		goto out;
 	db_bind_text(st, 1, p->ended_at);
@@ -137,6 +138,9 @@ int db_process_finish(struct db *db, const struct db_process *p)
 	db_bind_text(st, 14, p->fault);
 	db_bind_text(st, 15, p->fault_watch);
 	sqlite3_bind_int64(st, 16, p->id);
+	/* The row was made before the process started (a cool-down may lie
+	 * between): its start is the launcher's. */
+	db_bind_text(st, 17, p->started_at);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE) {
 		r = db_fail(db, rc, "recording a process's end");

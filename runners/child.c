@@ -34,6 +34,10 @@ extern char **environ;
 /* After the child exits, how long we keep reading pipes that something it
  * left behind still holds open. */
 #define DRAIN_MS 1000
+/* A child that died of SIGTERM or SIGINT that we did not send: how long we
+ * wait for our own stop to arrive. A service manager signals every process
+ * of the service in turn, and the child's may land first. */
+#define STOP_SETTLE_MS 1000
 
 enum { STAGE_PIN = 1, STAGE_DIR, STAGE_EXEC };
 
@@ -202,6 +206,26 @@ static void close_fd(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
+}
+
+/* True when cancel_fd fires within ms. */
+static bool cancel_seen(int cancel_fd, int ms)
+{
+	struct pollfd p = { .fd = cancel_fd, .events = POLLIN };
+	int n;
+
+	if (cancel_fd < 0)
+		return false;
+	do {
+		n = poll(&p, 1, ms);
+	} while (n < 0 && errno == EINTR);
+	return n > 0;
+}
+
+static bool stop_signalled(const struct runner_child *c)
+{
+	return c->signal == SIGTERM || c->signal == SIGINT ||
+	       c->exit_code == 128 + SIGTERM || c->exit_code == 128 + SIGINT;
 }
 
 static void spawn_failed(struct runner_child *c, const struct exec_failure *f)
@@ -375,6 +399,12 @@ int runner_child_run(struct runner_child *c)
 		c->exit_code = -1;
 		c->signal = WTERMSIG(status);
 	}
+	/* A failure while we are being stopped is our stop's doing, not the
+	 * program's: a service manager's SIGTERM to the whole service may reach
+	 * the child before it reaches us, so a child ended by a stop signal
+	 * (or a shell's 128 + it) waits a moment for ours. A success stands. */
+	if (!c->cancelled && !c->timed_out && (c->signal || c->exit_code))
+		c->cancelled = cancel_seen(c->cancel_fd, stop_signalled(c) ? STOP_SETTLE_MS : 0);
 out:
 	close_fd(&outp[0]);
 	close_fd(&outp[1]);

@@ -54,7 +54,7 @@ struct runner_child {
 	int exit_code;               /* -1 when killed or never started */
 	int signal;
 	bool timed_out;
-	bool cancelled;
+	bool cancelled;              /* cut short by our stop (cancel_fd), not its own doing */
 	char *spawn_error;           /* why the program could not start, or NULL */
 	double wall_ms;
 	double user_ms;

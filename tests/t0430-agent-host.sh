@@ -1,0 +1,156 @@
+#!/bin/bash
+# perfd agent with a host profile, each time on a fresh database: the
+# shipped lavapipe profile; a profile of our own with CPU pinning, a
+# cool-down, a fault watch on a log file and a fault that quarantines the
+# host; and a stop (SIGTERM) in the middle of a build, by the agent's own
+# signal and by a service manager's signal to the whole service, after which
+# the next start builds the commit again instead of calling it failed.
+. "$(dirname "$0")/lib.sh"
+command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
+command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
+"$PERFD" probe --host lavapipe >/dev/null 2>&1 || { echo "no lavapipe Vulkan device: skipped"; exit 77; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+
+SRC=$T/src
+git init -q -b main "$SRC"
+work_prog "$SRC/prog.c" 2000000 7
+cat >"$SRC/check.sh" <<'SH'
+#!/bin/sh
+echo "RESULT contract on \"cpu\": passed=1 total=1"
+SH
+# The second case writes a GPU fault line into the watched log during the
+# head's second pair, when asked to by the file $T/fault-on.
+cat >"$SRC/fault.sh" <<SH
+#!/bin/sh
+if [ -f "$T/fault-on" ] && [ "\$PERFD_ARM" = new ] && [ "\$PERFD_PAIR" = 2 ]; then
+	echo "[ 4242.000001] i915 0000:00:02.0: [drm] GPU HANG: ecode 12:1:85dffffb" >>"$T/kmsg"
+fi
+echo "TIMING t_ms=1"
+SH
+chmod +x "$SRC/check.sh" "$SRC/fault.sh"
+git -C "$SRC" add -A && git -C "$SRC" commit -qm base
+work_prog "$SRC/prog.c" 1000000 7
+git -C "$SRC" commit -qam "half the rounds"
+
+# conf DB PROFILE BUILD_COMMAND: an agent configuration.
+conf() {
+	cat <<CONF
+[agent]
+database = $1
+workdir = $T/work-$(basename "$1" .db)
+host = $2
+
+[repo]
+url = file://$SRC
+branches = main
+
+[build]
+command = $3
+artifacts = prog check.sh fault.sh
+timeout_s = 60
+
+[runner contract]
+command = ./check.sh
+timeout_s = 10
+
+[case work]
+command = ./prog
+pairs = 2
+
+[case fault]
+command = ./fault.sh
+pairs = 3
+CONF
+}
+
+# ---- the shipped profile, on a fresh database ----
+DB=$T/lavapipe.db
+conf "$DB" lavapipe "cc -O1 -o prog prog.c" >lavapipe.conf
+check "agent with host = lavapipe, fresh database" run 0 "$PERFD" agent --config lavapipe.conf --once
+check "the start names the host" has err 'agent on host "lavapipe"'
+check "the head's job done" eq "done" "$(sql "select group_concat(state, ' ') from jobs")"
+check "two comparisons on lavapipe" eq 2 "$(sql "select count(*) from comparisons where host = 'lavapipe' and state = 'done'")"
+check "the fault watch was on" eq 0 "$(sql "select count(*) from processes where fault_watch is not 'on'")"
+check "the profile's fingerprint is stored" eq 2 "$(sql "select count(*) from comparisons where fingerprint like '%llvmpipe%'")"
+check "they verify" run 0 "$PERFD" verify --db "$DB"
+
+# ---- a profile of our own: pinning, cool-down, fault watch, quarantine ----
+cat >own.conf <<CONF
+[host]
+name = own
+[device]
+device_match = llvmpipe
+expected_driver = llvmpipe
+[timing]
+process_timeout_s = 20
+cpus = 0
+cooldown_ms = 150
+noise = 0.2
+min_effect = 0.02
+[faults]
+fault_log = $T/kmsg
+fault_pattern = GPU HANG
+CONF
+: >kmsg
+DB=$T/own.db
+conf "$DB" "$T/own.conf" "cc -O1 -o prog prog.c" >own-agent.conf
+check "agent with our profile, fresh database" run 0 "$PERFD" agent --config own-agent.conf --once
+check "every process pinned to CPU 0" eq "0" "$(sql "select group_concat(distinct cpus) from processes")"
+check "the profile's thresholds are stored" eq "0.2 0.02" "$(sql "select distinct noise || ' ' || min_effect from comparisons")"
+check "the fault watch was on" eq 0 "$(sql "select count(*) from processes where fault_watch is not 'on'")"
+# The cool-down is a pause between one process's end and the next one's
+# start; the timestamps are the stored ones.
+gap=$(sql "select min((julianday(b.started_at) - julianday(a.ended_at)) * 86400000) from processes a join processes b on b.comparison_id = a.comparison_id and b.seq = a.seq + 1")
+check "processes at least 150 ms apart (min gap ${gap} ms)" python3 -c "import sys; sys.exit(not float('$gap') >= 149)"
+
+# The same host faults on a new head: the process is invalid, the host
+# quarantined, and the next start refuses GPU work until it is cleared.
+touch "$T/fault-on"
+git -C "$SRC" commit -q --allow-empty -m "a head that faults"
+check "a fault during a comparison" run 0 "$PERFD" agent --config own-agent.conf --once
+check "the process with the fault is kept" eq 1 "$(sql "select count(*) from processes where fault like '%GPU HANG%'")"
+check "its comparison is invalid" eq invalid "$(sql "select c.verdict from comparisons c join processes p on p.comparison_id = c.id where p.fault is not null")"
+check "the host is quarantined" eq 1 "$(sql "select quarantined from hosts where name = 'own'")"
+rm -f "$T/fault-on"
+git -C "$SRC" commit -q --allow-empty -m "a head after the fault"
+check "the next start refuses GPU work" run 3 "$PERFD" agent --config own-agent.conf --once
+check "naming the fault and the way out" has err "host \"own\" is quarantined (GPU fault"
+check "and the command that clears it" has err "perfd host clear --db $DB own"
+check "perfd host clear" run 0 "$PERFD" host clear --db "$DB" own
+check "then the queue runs" run 0 "$PERFD" agent --config own-agent.conf --once
+check "every job ended" eq 0 "$(sql "select count(*) from jobs where state not in ('done', 'failed')")"
+check "they verify" run 0 "$PERFD" verify --db "$DB"
+
+# ---- a stop in the middle of a build ----
+# The recipe says its process group, then waits on a file that the test
+# removes before the restart; the recipe is the same text either way, so
+# the restart builds the same tree with the same recipe.
+stop_round() { # NAME HOW
+	DB=$T/stop-$1.db
+	touch "$T/hold"
+	rm -f "$T/recipe.pgid"
+	conf "$DB" lavapipe "echo \$\$ >$T/recipe.pgid; while [ -f $T/hold ]; do sleep 0.05; done; cc -O1 -o prog prog.c" >stop-$1.conf
+	"$PERFD" agent --config stop-$1.conf --once >stop-$1.out 2>stop-$1.err &
+	p=$!
+	for _ in $(seq 200); do [ -s "$T/recipe.pgid" ] && break; sleep 0.05; done
+	check "$1: the build started" test -s "$T/recipe.pgid"
+	case $2 in
+	agent) kill -TERM "$p" ;;
+	# A service manager's stop: every process of the service gets SIGTERM,
+	# here the recipe's first, the worst order for the agent.
+	group) kill -TERM -- "-$(cat "$T/recipe.pgid")"; sleep 0.02; kill -TERM "$p" ;;
+	esac
+	wait "$p"
+	rc=$?
+	check "$1: the agent stopped with exit 0 (got $rc)" eq 0 "$rc"
+	check "$1: the build is abandoned, not failed" eq abandoned "$(sql "select state from builds where id = 1")"
+	check "$1: no failed job" eq 0 "$(sql "select count(*) from jobs where state = 'failed'")"
+	check "$1: the stop is said" has stop-$1.err "build 1: stopped, abandoned"
+	rm -f "$T/hold"
+	check "$1: the next start" run 0 "$PERFD" agent --config stop-$1.conf --once
+	check "$1: builds the commit again" eq "abandoned done" "$(sql "select group_concat(state, ' ') from (select state from builds where commit_oid = (select commit_oid from builds where id = 1) order by id)")"
+	check "$1: the job done" eq "done" "$(sql "select group_concat(state, ' ') from jobs")"
+}
+stop_round agent agent
+stop_round group group
+finish
