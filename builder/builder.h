@@ -45,13 +45,16 @@ struct builder_repo;
  * builder_repo_free. A repo is used by one thread at a time. */
 int builder_repo_open(struct builder_repo **out, const char *dir, const char *url);
 void builder_repo_free(struct builder_repo *r);
+/* The remote's URL for messages: without a password; borrowed from r. */
+const char *builder_repo_url(const struct builder_repo *r);
 
 /* Fetches branches (refs/heads/NAME into refs/remotes/origin/NAME) and,
  * when pulls is true, pull-request heads (refs/pull/N/head into
  * refs/remotes/pull/N/head), forced (a force-pushed head replaces the old
  * one) and pruned (a deleted head disappears); no tags. -EFBIG when the
  * remote sends more than the fetch bound (16 GiB). There is no timeout: a
- * server that stops answering blocks the call. */
+ * server that stops answering blocks the call, so the agent runs it in a
+ * child process (perfd fetch) that it can bound and stop. */
 int builder_repo_fetch(struct builder_repo *r, bool pulls);
 /* Credentials for the fetches over http(s) that follow: given only to a
  * server at origin's own scheme, host and port, once per fetch (refused,

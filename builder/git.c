@@ -280,6 +280,11 @@ void builder_repo_free(struct builder_repo *r)
 	free(r);
 }
 
+const char *builder_repo_url(const struct builder_repo *r)
+{
+	return r->url;
+}
+
 int builder_repo_set_credentials(struct builder_repo *r, const char *user, const char *password)
 {
 	if (!r->origin)

@@ -174,9 +174,11 @@ static void key_repo(struct parse *ps, const char *k, const char *v)
 		set_text(ps, &c->default_branch, k, v);
 	} else if (!strcmp(k, "suite")) {
 		set_text(ps, &c->suite_file, k, v);
+	} else if (!strcmp(k, "timeout_s")) {
+		set_seconds(ps, &c->fetch_timeout_s, k, v);
 	} else {
 		perr(ps, "unknown key '%s' in [repo] (url, branches, pulls, pull_base, "
-		     "pull_base_mode, default_branch, suite)", k);
+		     "pull_base_mode, default_branch, suite, timeout_s)", k);
 	}
 }
 
@@ -539,6 +541,7 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 	}
 	c->path = xstrdup(path);
 	c->poll_s = 60;
+	c->fetch_timeout_s = AGENT_FETCH_TIMEOUT_S;
 	c->pull_base_mode = AGENT_BASE_MERGE_BASE;
 	c->github.comment = true;
 	c->github.statuses = true;

@@ -14,6 +14,9 @@
 #define AGENT_NAME_MAX 63
 #define AGENT_LINE_MAX 8192        /* a configuration line */
 #define AGENT_ITEMS_MAX 64         /* runners, cases, patterns, env entries */
+#define AGENT_FETCH_TIMEOUT_S 600.0
+/* How the agent hands the fetch token to its fetch process (perfd fetch). */
+#define AGENT_FETCH_TOKEN_ENV "PERFD_FETCH_TOKEN"
 
 struct agent_runner {
 	char *name;
@@ -83,6 +86,7 @@ struct agent_config {
 	enum agent_pull_base pull_base_mode;
 	char *default_branch;
 	char *suite_file;          /* the suite's file on the default branch, or NULL */
+	double fetch_timeout_s;    /* [repo] timeout_s: the bound on one fetch */
 	struct agent_suite suite;  /* from this file when suite_file is NULL */
 	struct agent_github github;
 };

@@ -28,6 +28,7 @@
 #define ARTIFACTS_MAX 256
 
 #define SUITE_FILE_MAX (256 * 1024)
+#define FETCH_OUTPUT_MAX 4096
 
 struct agent {
 	struct agent_config *cfg;
@@ -42,6 +43,8 @@ struct agent {
 	struct web_pulls pulls;          /* gh, db and [github]'s hub_url and comment_key */
 	struct strbuf waiting;           /* the last poll's pull heads left unbuilt, a line each */
 	char *fingerprint;
+	char *mirror;                    /* WORKDIR/mirror.git */
+	char *fetch_token;               /* [github] fetch_token's token, or NULL */
 	char host[64];
 	char recipe_hash[65];
 	int cancel_fd;
@@ -174,16 +177,9 @@ static int github_open(struct agent *a)
 	if (agent_github_client(&a->gh, &a->cfg->github, a->cancel_fd,
 				a->cfg->github.fetch_token ? &token : NULL) < 0)
 		return EXIT_USAGE;
-	if (token) {
-		/* Only to the remote's own server, and only over http(s). */
-		r = builder_repo_set_credentials(a->repo, "x-access-token", token);
-		explicit_bzero(token, strlen(token));
-		free(token);
-		if (r < 0) {
-			log_warnx("[github] fetch_token: %s", err_last());
-			return EXIT_USAGE;
-		}
-	}
+	/* For the fetch process alone, which gives it only to the remote's own
+	 * server over http(s) (the configuration checked the url). */
+	a->fetch_token = token;
 	a->pulls.gh = a->gh;
 	a->pulls.db = a->db;
 	a->pulls.hub_url = a->cfg->github.hub_url;
@@ -352,7 +348,6 @@ static bool pull_allowed(struct agent *a, const struct builder_head *h,
 int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd)
 {
 	struct agent *a = xcalloc(1, sizeof(*a));
-	char *mirror = NULL;
 	int r, ret = EXIT_USAGE;
 
 	a->cfg = cfg;
@@ -388,8 +383,8 @@ int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd)
 		a->suite = &cfg->suite;
 		agent_suite_recipe_hash(a->recipe_hash, a->suite);
 	}
-	mirror = xasprintf("%s/mirror.git", cfg->workdir);
-	r = builder_repo_open(&a->repo, mirror, cfg->url);
+	a->mirror = xasprintf("%s/mirror.git", cfg->workdir);
+	r = builder_repo_open(&a->repo, a->mirror, cfg->url);
 	if (r < 0) {
 		log_warnx("%s", err_last());
 		goto out;
@@ -408,7 +403,6 @@ int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd)
 	}
 	ret = EXIT_OK;
 out:
-	free(mirror);
 	if (ret != EXIT_OK) {
 		agent_free(a);
 		return ret;
@@ -430,12 +424,35 @@ void agent_free(struct agent *a)
 	web_gh_client_free(a->gh);
 	strbuf_release(&a->waiting);
 	builder_repo_free(a->repo);
+	free(a->mirror);
+	if (a->fetch_token) {
+		explicit_bzero(a->fetch_token, strlen(a->fetch_token));
+		free(a->fetch_token);
+	}
 	agent_suite_release(&a->repo_suite);
 	host_profile_free(a->profile);
 	kernel_probe_free(a->probe);
 	free(a->fingerprint);
 	db_close(a->db);
 	free(a);
+}
+
+extern char **environ;
+
+/* Our environment plus the entries given. The strings are borrowed. */
+static const char **env_with(char *const *extra, size_t n)
+{
+	size_t m = 0, i;
+	const char **env;
+
+	while (environ[m])
+		m++;
+	env = xcalloc(m + n + 1, sizeof(char *));
+	for (i = 0; i < m; i++)
+		env[i] = environ[i];
+	for (i = 0; i < n; i++)
+		env[m + i] = extra[i];
+	return env;
 }
 
 /* ---- watching ---- */
@@ -498,6 +515,53 @@ out:
 	return r;
 }
 
+/* Runs perfd fetch in a child process, bounded by [repo] timeout_s and
+ * stopped with the agent: libgit2 1.5 has no bound on a server that
+ * accepts the connection and never answers. Returns 0, -ECANCELED, or the
+ * fetch's error with its message. */
+static int fetch(struct agent *a)
+{
+	const char *argv[] = { "/proc/self/exe", "fetch", "--dir", a->mirror, "--url",
+			       a->cfg->url, a->cfg->pulls ? "--pulls" : NULL, NULL };
+	char *token_env = NULL;
+	const char **env;
+	struct runner_child ch;
+	int r;
+
+	if (a->fetch_token)
+		token_env = xasprintf("%s=%s", AGENT_FETCH_TOKEN_ENV, a->fetch_token);
+	env = env_with(token_env ? &token_env : NULL, token_env ? 1 : 0);
+	runner_child_init(&ch);
+	ch.argv = argv;
+	ch.env = env;
+	ch.timeout_s = a->cfg->fetch_timeout_s;
+	ch.capture_max = FETCH_OUTPUT_MAX;
+	ch.cancel_fd = a->cancel_fd;
+	r = runner_child_run(&ch);
+	if (r < 0)
+		r = err_set(r, "git: fetch from '%s': %s", builder_repo_url(a->repo), err_last());
+	else if (ch.cancelled)
+		r = -ECANCELED;
+	else if (ch.timed_out)
+		r = err_set(-ETIMEDOUT, "git: fetch from '%s' did not end within %g s ([repo] "
+			    "timeout_s); stopped, tried again at the next poll",
+			    builder_repo_url(a->repo), a->cfg->fetch_timeout_s);
+	else if (ch.spawn_error)
+		r = err_set(-EIO, "git: fetch: %s", ch.spawn_error);
+	else if (ch.signal)
+		r = err_set(-EIO, "git: fetch from '%s': the fetch process was killed by signal %d",
+			    builder_repo_url(a->repo), ch.signal);
+	else if (ch.exit_code)
+		r = err_set(-ch.exit_code, "%.*s", (int)strcspn(ch.out.buf, "\n"), ch.out.buf);
+	runner_child_release(&ch);
+	free(env);
+	if (token_env) {
+		explicit_bzero(token_env, strlen(token_env));
+		free(token_env);
+	}
+	return r;
+}
+
 int agent_poll(struct agent *a)
 {
 	struct builder_head *heads = NULL;
@@ -507,7 +571,9 @@ int agent_poll(struct agent *a)
 	bool pulls_known = false;
 	int r;
 
-	r = builder_repo_fetch(a->repo, a->cfg->pulls);
+	r = fetch(a);
+	if (r == -ECANCELED)
+		return r;
 	if (r < 0) {
 		log_warnx("fetch: %s", err_last());
 		return r;
@@ -607,24 +673,6 @@ static int run_shell(struct runner_child *ch, const char *command, const char *d
 	r = runner_child_run(ch);
 	free(line);
 	return r;
-}
-
-extern char **environ;
-
-/* Our environment plus the entries given. The strings are borrowed. */
-static const char **env_with(char *const *extra, size_t n)
-{
-	size_t m = 0, i;
-	const char **env;
-
-	while (environ[m])
-		m++;
-	env = xcalloc(m + n + 1, sizeof(char *));
-	for (i = 0; i < m; i++)
-		env[i] = environ[i];
-	for (i = 0; i < n; i++)
-		env[m + i] = extra[i];
-	return env;
 }
 
 static char *child_failure(const struct runner_child *ch, const char *what)

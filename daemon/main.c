@@ -37,6 +37,8 @@ static const struct verb verbs[] = {
 	  cmd_serve_usage },
 	{ "comment", cmd_comment, "post or edit a pull request's comment, or print it (--dry-run)",
 	  cmd_comment_usage },
+	{ "fetch", cmd_fetch, "fetch a repository into the agent's mirror (the agent runs it, bounded)",
+	  cmd_fetch_usage },
 };
 
 static void usage(FILE *f)

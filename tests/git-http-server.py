@@ -6,6 +6,7 @@ port, printed alone on the first line of stdout. Exits by itself after
 --max-seconds, or on SIGTERM/SIGINT, so a test that dies leaves nothing
 running. Requests are logged to stderr. With --auth USER:PASSWORD every
 request needs those Basic credentials, as a private repository's does.
+With --silent it reads each request and never answers, as a hung server.
 """
 import argparse
 import base64
@@ -14,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import urllib.parse
 
 MAX_BODY = 64 << 20
@@ -35,6 +37,9 @@ def read_chunked(rfile):
 class Handler(http.server.BaseHTTPRequestHandler):
     root = None
     auth = None
+    silent = False
+    # Set by nothing: a silent answer waits on it until the server exits.
+    never = threading.Event()
 
     def do_GET(self):
         self.cgi()
@@ -43,6 +48,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.cgi()
 
     def cgi(self):
+        if self.silent:
+            self.log_message("silent: %s %s", self.command, self.path)
+            self.never.wait()
+            return
         if self.auth and self.headers.get("Authorization") != self.auth:
             # Basic authentication, as a private repository's host asks it.
             self.send_response(401)
@@ -110,6 +119,8 @@ def main():
     ap.add_argument("--max-seconds", type=int, default=120)
     ap.add_argument("--auth", metavar="USER:PASSWORD",
                     help="answer 401 to any request without these Basic credentials")
+    ap.add_argument("--silent", action="store_true",
+                    help="read each request and never answer")
     args = ap.parse_args()
 
     def stop(signum, frame):
@@ -120,6 +131,7 @@ def main():
     signal.signal(signal.SIGALRM, stop)
     signal.alarm(args.max_seconds)
     Handler.root = os.path.abspath(args.root)
+    Handler.silent = args.silent
     if args.auth:
         Handler.auth = "Basic " + base64.b64encode(args.auth.encode()).decode()
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)

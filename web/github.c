@@ -239,6 +239,18 @@ int web_gh_client_backoff(struct web_gh_client *c, int attempt)
 
 /* ---- one request ---- */
 
+/* libcurl calls this at least once a second during a request: a stop
+ * (cancel_fd readable) aborts the request in hand instead of waiting out
+ * its timeout. */
+static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	const struct web_gh_client *c = ctx;
+	struct pollfd p = { .fd = c->o.cancel_fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
 static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 {
 	struct web_gh_reply *r = ctx;
@@ -434,6 +446,11 @@ static CURLcode perform(struct web_gh_client *c, struct web_gh_reply *rep, const
 	lc.easy_setopt(c->curl, CURLOPT_WRITEDATA, rep);
 	lc.easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
 	lc.easy_setopt(c->curl, CURLOPT_HEADERDATA, rep);
+	if (c->o.cancel_fd >= 0) {
+		lc.easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+		lc.easy_setopt(c->curl, CURLOPT_XFERINFODATA, c);
+		lc.easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
+	}
 	e = lc.easy_perform(c->curl);
 	if (e == CURLE_OK)
 		lc.easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &rep->status);
@@ -452,6 +469,8 @@ static int judge(const struct web_gh_reply *rep, CURLcode e, const char *method,
 	long s = rep->status;
 
 	if (e != CURLE_OK) {
+		if (e == CURLE_ABORTED_BY_CALLBACK)
+			return err_set(-ECANCELED, "%s %s: stopped", method, path);
 		if (rep->too_big || e == CURLE_FILESIZE_EXCEEDED)
 			return err_set(-EFBIG, "%s %s: the reply is over %d MiB", method, path,
 				       WEB_GH_REPLY_MAX >> 20);
