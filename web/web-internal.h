@@ -107,7 +107,8 @@ struct web_dl_symbol {
 };
 /* Opens soname into *lib (nothing when *lib is set already) and fills each
  * symbol's slot; -ENOENT naming the library and the Debian package to
- * install, or the symbol missing. */
+ * install, or the symbol missing. *lib is in/out, so it is not zeroed; on
+ * failure it stays NULL and no slot is left set. */
 int web_dl_open(void **lib, const char *soname, const char *package,
 		const struct web_dl_symbol *syms, size_t n);
 
