@@ -24,6 +24,8 @@ int builder_file_sha256(char out_hex[65], int64_t *out_size, const char *path)
 	int fd, r = 0;
 	unsigned i;
 
+	out_hex[0] = '\0';
+	*out_size = 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
@@ -88,6 +90,7 @@ int builder_program_resolve(char **out, const char *name)
 	char *dirs, *dir, *save = NULL;
 	int r;
 
+	*out = NULL;
 	if (!*name)
 		return err_set(-EINVAL, "empty program name");
 	if (strchr(name, '/')) {

@@ -9,6 +9,11 @@
  * names nothing), -EHOSTUNREACH for a remote that cannot be reached,
  * -EPROTO for a remote that answers but is not a git repository, -EACCES
  * for a remote that wants credentials, -EIO otherwise.
+ *
+ * Outputs are zeroed on entry (NULL, 0, ""), before anything can fail, so
+ * that on every path they may be released with their _free or _release.
+ * builder_file_read is the exception: it appends to a strbuf the caller
+ * owns and leaves it as it was on failure.
  */
 #ifndef PERFD_BUILDER_H
 #define PERFD_BUILDER_H
@@ -92,7 +97,8 @@ int builder_commit_load(struct builder_repo *r, struct builder_commit *out, cons
 void builder_commit_release(struct builder_commit *c);
 
 /* Appends the file at path in the tree of commit rev to out: at most max
- * bytes (-EFBIG beyond), -ENOENT when rev or the file does not exist. */
+ * bytes (-EFBIG beyond), -ENOENT when rev or the file does not exist. out
+ * is the caller's, appended to and not reset. */
 int builder_file_read(struct strbuf *out, struct builder_repo *r, const char *rev,
 		      const char *path, size_t max);
 

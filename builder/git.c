@@ -156,6 +156,7 @@ static int remote_url(char **out, const char *url)
 	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
 	char cwd[PATH_MAX];
 
+	*out = NULL;
 	if (strstr(url, "://") || (colon && (!slash || colon < slash))) {
 		*out = xstrdup(url);
 		return 0;
@@ -184,6 +185,7 @@ int builder_repo_open(struct builder_repo **out, const char *dir, const char *ur
 	struct stat st;
 	int e, ret = 0;
 
+	*out = NULL;
 	pthread_once(&git_once, git_init);
 	if (git_init_result < 0)
 		return err_set(-EIO, "git: cannot initialise libgit2: %s", builder_git_msg());
@@ -408,6 +410,8 @@ int builder_repo_heads(struct builder_repo *r, struct builder_head **out, size_t
 	git_oid oid;
 	int e, pull, ret = 0;
 
+	*out = NULL;
+	*out_n = 0;
 	e = git_reference_iterator_new(&it, r->repo);
 	if (e < 0) {
 		ret = git_fail(e, "references of mirror", r->dir);
@@ -482,6 +486,7 @@ int builder_git_commit_lookup(git_commit **out, git_repository *repo, const char
 	git_object *obj = NULL, *peeled = NULL;
 	int e, ret = 0;
 
+	*out = NULL;
 	e = git_revparse_single(&obj, repo, rev);
 	if (e == GIT_ENOTFOUND) {
 		ret = err_set(-ENOENT, "git: unknown commit or ref '%s'", rev);
@@ -532,6 +537,7 @@ int builder_commit_load(struct builder_repo *r, struct builder_commit *out, cons
 	char *author;
 	int ret;
 
+	memset(out, 0, sizeof(*out));
 	ret = builder_git_commit_lookup(&commit, r->repo, rev);
 	if (ret < 0)
 		return ret;
@@ -610,6 +616,7 @@ int builder_merge_base(struct builder_repo *r, char out[BUILDER_OID_HEX], const 
 	git_oid base;
 	int e, ret;
 
+	out[0] = '\0';
 	ret = builder_git_commit_lookup(&ca, r->repo, a);
 	if (ret < 0)
 		goto out;

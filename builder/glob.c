@@ -56,6 +56,8 @@ int builder_glob(char ***out, size_t *out_n, const char *dir, const char *const 
 	struct stat st;
 	int e, ret = 0;
 
+	*out = NULL;
+	*out_n = 0;
 	while (dlen > 0 && dir[dlen - 1] == '/')
 		dlen--;
 	edir = escape_dir(dir, dlen);

@@ -58,6 +58,7 @@ static int write_tree(git_oid *out, git_repository *repo, const char *dir)
 	size_t n = 0, i;
 	int r = 0;
 
+	memset(out, 0, sizeof(*out));
 	if (!d)
 		return err_set(-errno, "cannot read '%s': %s", dir, strerror(errno));
 	while ((e = readdir(d))) {
@@ -110,6 +111,7 @@ out:
 
 static int open_or_init(git_repository **out, const char *repo_dir)
 {
+	*out = NULL;
 	git_libgit2_init();
 	if (git_repository_open_bare(out, repo_dir) == 0)
 		return 0;
@@ -129,6 +131,7 @@ int builder_history_commit(char out[BUILDER_OID_HEX], const char *repo_dir,
 	char ref[300];
 	int r;
 
+	out[0] = '\0';
 	snprintf(ref, sizeof(ref), "refs/heads/%s", branch);
 	r = open_or_init(&repo, repo_dir);
 	if (r < 0)

@@ -327,10 +327,15 @@ static void test_commit_facts(void **state)
 	assert_string_equal(c.author, "Ada L");
 	builder_commit_release(&c);
 
+	/* A failed load leaves c zeroed, whatever it held: safe to release. */
+	memset(&c, 0xA5, sizeof(c));
 	assert_ret(builder_commit_load(r, &c, "0123456789abcdef0123456789abcdef01234567"),
 			 -ENOENT);
 	assert_non_null(strstr(err_last(), "0123456789abcdef0123456789abcdef01234567"));
 	assert_null(c.subject);
+	assert_null(c.author);
+	assert_string_equal(c.oid, "");
+	builder_commit_release(&c);
 	assert_ret(builder_commit_load(r, &c, "origin/nope"), -ENOENT);
 	tree = src_rev("main^{tree}");
 	assert_ret(builder_commit_load(r, &c, tree), -EINVAL);
@@ -350,8 +355,10 @@ static void test_merge_base(void **state)
 	assert_rev(base, "src", "main^");
 	assert_ret(builder_merge_base(r, base, "origin/feature/x", "origin/main"), 0);
 	assert_rev(base, "src", "main");
+	memset(base, 0xA5, sizeof(base));
 	assert_ret(builder_merge_base(r, base, "origin/main", "origin/lonely"), -ENOENT);
 	assert_non_null(strstr(err_last(), "origin/lonely"));
+	assert_string_equal(base, "");
 	assert_ret(builder_merge_base(r, base, "origin/main", "origin/nope"), -ENOENT);
 	builder_repo_free(r);
 }
@@ -537,8 +544,8 @@ static void test_glob(void **state)
 	free(out);
 	free(slash);
 
-	out = NULL;
-	n = 0;
+	memset(&out, 0xA5, sizeof(out));
+	memset(&n, 0xA5, sizeof(n));
 	assert_ret(builder_glob(&out, &n, dir, none, 2, 10), -ENOENT);
 	assert_non_null(strstr(err_last(), "'*.none'"));
 	assert_null(out);
@@ -550,6 +557,20 @@ static void test_glob(void **state)
 	assert_non_null(strstr(err_last(), "more than 2"));
 	assert_null(out);
 	free(dir);
+}
+
+/* A program that cannot be resolved leaves *out NULL, whatever it held. */
+static void test_program_resolve_missing(void **state)
+{
+	char *p;
+
+	memset(&p, 0xA5, sizeof(p));
+	assert_ret(builder_program_resolve(&p, "perfd-no-such-program"), -ENOENT);
+	assert_null(p);
+	memset(&p, 0xA5, sizeof(p));
+	assert_ret(builder_program_resolve(&p, ""), -EINVAL);
+	assert_null(p);
+	free(p);
 }
 
 /* ---- over HTTP, driven by tests/t0150-git-http.sh ---- */
@@ -621,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_fetch_errors),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_glob),
+		cmocka_unit_test(test_program_resolve_missing),
 	};
 	const struct CMUnitTest http[] = {
 		cmocka_unit_test(test_http_fetch),

@@ -46,7 +46,9 @@ int err_set(int code, const char *fmt, ...) PRINTF_LIKE(2, 3);
 const char *err_last(void);
 void err_clear(void);
 
-/* strbuf.c: buf is always NUL-terminated and never NULL after init. */
+/* strbuf.c: buf is always NUL-terminated and never NULL after init.
+ * strbuf_release accepts NULL and a zeroed strbuf (a struct memset to 0 by
+ * a loader), and leaves an initialised empty one. */
 struct strbuf {
 	char *buf;
 	size_t len;

@@ -16,6 +16,8 @@ void strbuf_init(struct strbuf *sb)
 
 void strbuf_release(struct strbuf *sb)
 {
+	if (!sb)
+		return;
 	if (sb->alloc)
 		free(sb->buf);
 	strbuf_init(sb);

@@ -492,6 +492,8 @@ static int read_file(char **out, size_t *out_len, const char *path)
 	FILE *f = fopen(path, "re");
 	size_t n;
 
+	*out = NULL;
+	*out_len = 0;
 	if (!f)
 		return err_set(-errno, "configuration '%s': %s", path, strerror(errno));
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
@@ -514,6 +516,7 @@ int agent_suite_parse(struct agent_suite *out, const char *text, size_t len,
 	struct agent_suite s;
 	struct parse ps = { .name = name, .errors = errors, .suite_only = true, .s = &s };
 
+	memset(out, 0, sizeof(*out));
 	memset(&s, 0, sizeof(s));
 	parse_text(&ps, text, len);
 	check_suite(&ps);
@@ -534,6 +537,7 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 	size_t len = 0;
 	int r;
 
+	*out = NULL;
 	r = read_file(&text, &len, path);
 	if (r < 0) {
 		agent_config_free(c);

@@ -93,7 +93,8 @@ struct agent_config {
 
 /* Parses the agent configuration at path into a fresh struct. Returns 0, or
  * -EINVAL with every problem as a "file:line: message" line in errors (or
- * -errno when the file cannot be read). */
+ * -errno when the file cannot be read). *out is NULL on every failure, and
+ * *out of agent_suite_parse zeroed: both may be released on every path. */
 int agent_config_load(struct agent_config **out, const char *path, struct strbuf *errors);
 void agent_config_free(struct agent_config *c);
 /* Parses a suite alone (the [build], [runner NAME] and [case NAME]
@@ -107,7 +108,7 @@ void agent_suite_recipe_hash(char out[65], const struct agent_suite *s);
 struct web_gh_client;
 /* The client of g, with its token read from its file and kept nowhere but
  * in the client; with token_out, a copy of the token too (the caller's, to
- * zero and free). Logs its own failure. */
+ * zero and free). Logs its own failure; *out and *token_out are NULL then. */
 int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd,
 			char **token_out);
 
@@ -118,7 +119,8 @@ struct agent;
 /* Opens the database, the host (profile, probe, fault watch) and the mirror
  * of the repository, and marks what a killed agent left running as
  * abandoned. cancel_fd becomes readable when the agent must stop. Logs its
- * own failures; returns a daemon EXIT_ status. */
+ * own failures; returns a daemon EXIT_ status, with *out NULL unless
+ * EXIT_OK. */
 int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd);
 void agent_free(struct agent *a);
 /* The host name its rows carry: the profile's, else this machine's. */

@@ -133,6 +133,9 @@ int agent_github_client(struct web_gh_client **out, const struct agent_github *g
 	bool loose = false;
 	int r;
 
+	*out = NULL;
+	if (token_out)
+		*token_out = NULL;
 	r = web_gh_token_read(&token, g->token_file, &loose);
 	if (r < 0) {
 		log_warnx("[github] %s", err_last());
@@ -350,6 +353,7 @@ int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd)
 	struct agent *a = xcalloc(1, sizeof(*a));
 	int r, ret = EXIT_USAGE;
 
+	*out = NULL;
 	a->cfg = cfg;
 	a->cancel_fd = cancel_fd;
 	strbuf_init(&a->waiting);
@@ -464,6 +468,7 @@ static int head_base(struct agent *a, char out[BUILDER_OID_HEX], const struct bu
 	struct builder_commit base;
 	int r;
 
+	out[0] = '\0';
 	if (!h->is_pull) {
 		/* A branch head against its first parent; a root commit has none. */
 		snprintf(out, BUILDER_OID_HEX, "%s", c->first_parent);
@@ -766,6 +771,7 @@ static int ensure_build(struct agent *a, struct db_build *out, const char *commi
 	char *why;
 	int r;
 
+	memset(out, 0, sizeof(*out));
 	r = builder_commit_load(a->repo, &c, commit);
 	if (r < 0)
 		return r;

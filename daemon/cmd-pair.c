@@ -185,6 +185,7 @@ static int hash_artifact(struct db *db, int64_t *out_id, char sha[65], const cha
 	struct db_artifact a;
 	int r;
 
+	sha[0] = '\0';
 	memset(&a, 0, sizeof(a));
 	r = builder_file_sha256(a.sha256, &a.size, path);
 	if (r < 0)

@@ -11,7 +11,8 @@
 
 /*
  * Resolves and loads a --host argument. Returns EXIT_OK and the profile in
- * *out (the caller's), or EXIT_USAGE after printing every error.
+ * *out (the caller's), or EXIT_USAGE after printing every error. Like the
+ * two below, it sets its outputs to NULL on entry: NULL on every failure.
  */
 int host_check_load(struct host_profile **out, const char *arg);
 
@@ -33,7 +34,7 @@ int host_check_find(const struct kernel_probe *probe,
  * All three for a verb that needs the profile's device: loads the profile
  * arg names, probes Vulkan and finds the device. Returns EXIT_OK with the
  * profile and the probe in *out_profile and *out_probe (the caller's), or
- * the verb's exit status after saying why (nothing is returned then).
+ * the verb's exit status after saying why (both are NULL then).
  */
 int host_check_device(struct host_profile **out_profile, struct kernel_probe **out_probe,
 		      const char *arg);

@@ -13,6 +13,7 @@ int host_check_load(struct host_profile **out, const char *arg)
 	char *path = NULL;
 	int rc;
 
+	*out = NULL;
 	rc = host_profile_resolve(&path, arg);
 	if (rc < 0) {
 		log_warnx("%s", err_last());
@@ -77,6 +78,8 @@ int host_check_device(struct host_profile **out_profile, struct kernel_probe **o
 	struct kernel_probe *probe = NULL;
 	int rc;
 
+	*out_profile = NULL;
+	*out_probe = NULL;
 	rc = host_check_load(&profile, arg);
 	if (rc == EXIT_OK)
 		rc = host_check_probe(&probe);

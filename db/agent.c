@@ -14,6 +14,7 @@ int db_head_get(struct db *db, char out_oid[DB_OID_HEX], const char *name)
 	sqlite3_stmt *st;
 	int rc, r;
 
+	out_oid[0] = '\0';
 	r = db_prepare(db, &st, "SELECT oid FROM heads WHERE name = ?");
 	if (r < 0)
 		return r;
@@ -169,6 +170,7 @@ int db_job_next(struct db *db, struct db_job *out)
 	sqlite3_stmt *st;
 	int r;
 
+	memset(out, 0, sizeof(*out));
 	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs"
 		       " WHERE state IN ('queued', 'running') ORDER BY id LIMIT 1");
 	return r < 0 ? r : job_one(db, st, out, "reading the queue");
@@ -179,6 +181,7 @@ int db_job_get(struct db *db, struct db_job *out, const char *head, const char *
 	sqlite3_stmt *st;
 	int r;
 
+	memset(out, 0, sizeof(*out));
 	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs"
 		       " WHERE head = ?1 AND commit_oid = ?2");
 	if (r < 0)
@@ -228,7 +231,13 @@ int db_job_list(struct db *db, struct db_job *out, size_t max)
 	if (n < max && rc != SQLITE_DONE)
 		r = db_fail(db, rc, "listing jobs");
 	db_finish(st);
-	return r < 0 ? r : (int)n;
+	if (r < 0) {
+		/* No count reaches the caller, so it releases none of them. */
+		while (n > 0)
+			db_job_release(&out[--n]);
+		return r;
+	}
+	return (int)n;
 }
 
 int db_job_set_state(struct db *db, int64_t id, enum db_job_state state, const char *detail)
@@ -378,6 +387,7 @@ int db_build_find(struct db *db, struct db_build *out, const char *host, const c
 	sqlite3_stmt *st;
 	int r;
 
+	memset(out, 0, sizeof(*out));
 	r = db_prepare(db, &st, "SELECT " BUILD_COLUMNS " FROM builds WHERE host = ? AND"
 		       " tree_oid = ? AND recipe_hash = ? AND state != 'abandoned'"
 		       " ORDER BY id DESC LIMIT 1");
@@ -394,6 +404,7 @@ int db_build_load(struct db *db, struct db_build *out, int64_t id)
 	sqlite3_stmt *st;
 	int r;
 
+	memset(out, 0, sizeof(*out));
 	r = db_prepare(db, &st, "SELECT " BUILD_COLUMNS " FROM builds WHERE id = ?");
 	if (r < 0)
 		return r;
@@ -599,6 +610,8 @@ int db_runner_results_load(struct db *db, struct db_runner_result **out, size_t 
 	size_t n = 0, i;
 	int rc, r;
 
+	*out = NULL;
+	*out_n = 0;
 	r = db_prepare(db, &st, "SELECT id, runner, chunk, chunks, binary_sha256, started_at,"
 		       " coalesce(ended_at, ''), coalesce(exit_code, -1), coalesce(signal, 0),"
 		       " coalesce(timed_out, 0), elapsed_ms, spawn_error FROM runner_results"

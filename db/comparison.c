@@ -46,6 +46,7 @@ int db_artifact_load(struct db *db, struct db_artifact *out, int64_t id)
 	sqlite3_stmt *st = NULL;
 	int rc, r;
 
+	memset(out, 0, sizeof(*out));
 	r = db_prepare(db, &st, "SELECT path, size, sha256 FROM artifacts WHERE id = ?");
 	if (r < 0)
 		return r;
@@ -343,6 +344,7 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 	size_t i;
 	int rc, r;
 
+	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
 	r = db_prepare(db, &st,
 		       "SELECT c.created_at, c.finished_at, c.state, c.rule, c.case_name,"
@@ -485,6 +487,8 @@ static int ids_query(struct db *db, int64_t **out, size_t *out_n, const char *st
 	size_t n = 0;
 	int rc, r;
 
+	*out = NULL;
+	*out_n = 0;
 	r = db_prepare(db, &st, "SELECT id FROM comparisons WHERE ?1 IS NULL OR state = ?1"
 		       " ORDER BY id");
 	if (r < 0)

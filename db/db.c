@@ -52,6 +52,7 @@ int db_prepare(struct db *db, sqlite3_stmt **out, const char *sql)
 	size_t i;
 	int rc;
 
+	*out = NULL;
 	for (i = 0; i < db->ncache; i++) {
 		if (db->cache[i].sql == sql) {
 			*out = db->cache[i].st;
@@ -281,6 +282,7 @@ int db_open(struct db **out, const char *path, int lock_timeout_ms)
 	struct db *db = xcalloc(1, sizeof(*db));
 	int rc, r;
 
+	*out = NULL;
 	db->path = xstrdup(path);
 	db->lock_timeout_ms = lock_timeout_ms;
 	rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |

@@ -4,16 +4,24 @@
  * structs below.
  *
  * Ownership: structs filled by db_*_load are the caller's and are released
- * with the matching _free (which accepts NULL). Strings inside them belong
- * to the struct. Structs passed in (const) are borrowed for the call only.
+ * with the matching _release (which accepts NULL and a zeroed struct).
+ * Strings inside them belong to the struct. Structs passed in (const) are
+ * borrowed for the call only.
  *
  * Errors: every function that can fail returns 0 (or a count) on success and
  * a negative errno on failure with a detail in err_last(): -ENOENT for an
  * unknown id, -EBUSY for a lock held past the lock timeout, -EPROTO for a
  * file that is not a perfd database or is corrupt, -EPROTONOSUPPORT for a
  * schema newer than this binary knows, -EIO for anything else SQLite says.
- * On failure *out is left untouched and no partial row is stored: every
- * write is one transaction.
+ * On failure no partial row is stored: every write is one transaction.
+ *
+ * Outputs: a function that fills a struct, a pointer, a list (**out with
+ * *out_n) or a string buffer zeroes it on entry (0, NULL, ""), before
+ * anything can fail, so that on every path, errors included, it holds
+ * either nothing or what was loaded and its _release may be called on it.
+ * An array passed in with a max is filled up to the count returned; on
+ * failure none of it is the caller's to release. The one in/out struct,
+ * db_process_output_load's, says so.
  */
 #ifndef PERFD_DB_H
 #define PERFD_DB_H
@@ -209,7 +217,10 @@ int db_process_insert(struct db *db, int64_t *out_id, const struct db_process *p
 /* Stores what happened: exit, timings, metrics, lines, captured output;
  * state becomes done. */
 int db_process_finish(struct db *db, const struct db_process *p);
-/* Loads the captured stdout and stderr of the process at seq. */
+/* Loads the captured stdout and stderr of the process at seq into out, a
+ * process the caller loaded already: only out, out_len, err and err_len
+ * are set, and only on success (the rest of *out is kept, so it is not
+ * zeroed on entry). */
 int db_process_output_load(struct db *db, struct db_process *out,
 			   int64_t comparison_id, int seq);
 
@@ -265,7 +276,8 @@ int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *com
  * -ENOENT when there is none. */
 int db_job_next(struct db *db, struct db_job *out);
 int db_job_set_state(struct db *db, int64_t id, enum db_job_state state, const char *detail);
-/* Jobs by state, newest first, at most max; returns the count. */
+/* Jobs by state, newest first, at most max; returns the count (release
+ * each). On failure none is left filled. */
 int db_job_list(struct db *db, struct db_job *out, size_t max);
 /* The jobs whose head is at commit, oldest first; fills at most max and
  * returns the count (release each). */

@@ -104,6 +104,8 @@ int db_host_list(struct db *db, struct db_host **out, size_t *out_n)
 	size_t n = 0, i;
 	int rc, r;
 
+	*out = NULL;
+	*out_n = 0;
 	r = db_prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts ORDER BY name");
 	if (r < 0)
 		return r;

@@ -224,6 +224,8 @@ int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
 	size_t n = 0, alloc = 0, i;
 	int rc, r;
 
+	*out = NULL;
+	*out_n = 0;
 	r = db_prepare(db, &st,
 		       "SELECT id, seq, arm, pair, warmup, state, started_at, ended_at,"
 		       " exit_code, signal, timed_out, spawn_error, wall_ms, user_ms,"

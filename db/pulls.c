@@ -73,6 +73,7 @@ int db_commit_status_get(struct db *db, char state[16], char **description, cons
 	sqlite3_stmt *st;
 	int rc, r;
 
+	state[0] = '\0';
 	*description = NULL;
 	r = db_prepare(db, &st, "SELECT state, description FROM commit_statuses"
 		       " WHERE repo = ?1 AND commit_oid = ?2 AND context = ?3");

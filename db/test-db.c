@@ -203,6 +203,177 @@ static void test_round_trip(void **state)
 	free(p);
 }
 
+/* Garbage where a caller forgot to initialise: a loader must not leave it. */
+#define GARBAGE(x) memset(&(x), 0xA5, sizeof(x))
+
+/* Every loader asked for a row a fresh database lacks: -ENOENT, and the
+ * output zeroed, so that releasing it is safe. */
+static void test_missing_rows_zeroed(void **state)
+{
+	char *p = path_for("missing.db");
+	struct db *db = NULL;
+	struct db_host h;
+	struct db_job j;
+	struct db_build b;
+	struct db_comparison c;
+	struct db_artifact a;
+	struct db_pull_comment pc;
+	char oid[DB_OID_HEX], st[16], *desc, *approver;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+
+	GARBAGE(h);
+	assert_int_equal(db_host_load(db, &h, "nohost"), -ENOENT);
+	assert_null(h.fault);
+	assert_string_equal(h.name, "");
+	assert_false(h.quarantined);
+	db_host_release(&h);
+
+	GARBAGE(j);
+	assert_int_equal(db_job_get(db, &j, "main", "0123"), -ENOENT);
+	assert_null(j.subject);
+	assert_null(j.detail);
+	assert_int_equal(j.id, 0);
+	db_job_release(&j);
+	GARBAGE(j);
+	assert_int_equal(db_job_next(db, &j), -ENOENT);
+	assert_null(j.subject);
+	assert_null(j.detail);
+	db_job_release(&j);
+
+	GARBAGE(b);
+	assert_int_equal(db_build_find(db, &b, "host", "tree", "recipe"), -ENOENT);
+	assert_null(b.dir);
+	assert_null(b.log);
+	assert_null(b.artifacts);
+	assert_int_equal(b.nartifacts, 0);
+	db_build_release(&b);
+	GARBAGE(b);
+	assert_int_equal(db_build_load(db, &b, 42), -ENOENT);
+	assert_null(b.dir);
+	assert_null(b.detail);
+	assert_int_equal(b.nartifacts, 0);
+	db_build_release(&b);
+
+	GARBAGE(c);
+	assert_int_equal(db_comparison_load(db, &c, 42), -ENOENT);
+	assert_null(c.rule);
+	assert_null(c.old.path);
+	assert_null(c.summary.metric);
+	assert_null(c.processes);
+	assert_int_equal(c.nprocesses, 0);
+	assert_int_equal(c.summary.nflags, 0);
+	db_comparison_release(&c);
+
+	GARBAGE(a);
+	assert_int_equal(db_artifact_load(db, &a, 42), -ENOENT);
+	assert_null(a.path);
+	assert_string_equal(a.sha256, "");
+	db_artifact_release(&a);
+
+	GARBAGE(pc);
+	assert_int_equal(db_pull_comment_get(db, &pc, "o/r", 1, ""), -ENOENT);
+	assert_int_equal(pc.comment_id, 0);
+	assert_string_equal(pc.commit, "");
+	assert_false(pc.muted);
+
+	GARBAGE(st);
+	GARBAGE(desc);
+	assert_int_equal(db_commit_status_get(db, st, &desc, "o/r", "0123", "perfd/x"), -ENOENT);
+	assert_string_equal(st, "");
+	assert_null(desc);
+	free(desc);
+
+	GARBAGE(approver);
+	assert_int_equal(db_pull_approval_get(db, &approver, "o/r", 1, "0123"), -ENOENT);
+	assert_null(approver);
+	free(approver);
+
+	GARBAGE(oid);
+	assert_int_equal(db_head_get(db, oid, "main"), -ENOENT);
+	assert_string_equal(oid, "");
+
+	db_close(db);
+	free(p);
+}
+
+/* The list loaders on a database whose tables are gone: an error, and the
+ * list NULL and empty rather than what the caller's variable held. */
+static void test_failed_lists_zeroed(void **state)
+{
+	char *p = path_for("broken.db"), *q = path_for("foreign-again.db");
+	struct db *db = NULL;
+	struct db_host *hosts;
+	struct db_host_info *infos;
+	struct db_head_info *heads;
+	struct db_timeline_point *pts;
+	struct db_runner_result *res;
+	struct db_job jobs[4];
+	int64_t *ids;
+	size_t n;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(sqlite3_exec(db->h, "PRAGMA foreign_keys = OFF;"
+				      " DROP TABLE hosts; DROP TABLE heads; DROP TABLE jobs;"
+				      " DROP TABLE runner_lines; DROP TABLE runner_results;"
+				      " DROP TABLE comparisons;", NULL, NULL, NULL), SQLITE_OK);
+
+	GARBAGE(hosts);
+	GARBAGE(n);
+	assert_true(db_host_list(db, &hosts, &n) < 0);
+	assert_null(hosts);
+	assert_int_equal(n, 0);
+
+	GARBAGE(ids);
+	GARBAGE(n);
+	assert_true(db_comparison_ids(db, &ids, &n) < 0);
+	assert_null(ids);
+	assert_int_equal(n, 0);
+	GARBAGE(ids);
+	GARBAGE(n);
+	assert_true(db_comparison_ids_in_state(db, &ids, &n, DB_STATE_RUNNING) < 0);
+	assert_null(ids);
+	assert_int_equal(n, 0);
+
+	GARBAGE(res);
+	GARBAGE(n);
+	assert_true(db_runner_results_load(db, &res, &n, 1) < 0);
+	assert_null(res);
+	assert_int_equal(n, 0);
+
+	GARBAGE(infos);
+	GARBAGE(n);
+	assert_true(db_host_infos(db, &infos, &n, 10) < 0);
+	assert_null(infos);
+	assert_int_equal(n, 0);
+
+	GARBAGE(heads);
+	GARBAGE(n);
+	assert_true(db_head_infos(db, &heads, &n, 10) < 0);
+	assert_null(heads);
+	assert_int_equal(n, 0);
+
+	GARBAGE(pts);
+	GARBAGE(n);
+	assert_true(db_timeline(db, &pts, &n, "host", "case", 10) < 0);
+	assert_null(pts);
+	assert_int_equal(n, 0);
+
+	/* A fixed array: the count is negative and nothing in it is the
+	 * caller's to release. */
+	assert_true(db_job_list(db, jobs, ARRAY_SIZE(jobs)) < 0);
+	db_close(db);
+
+	/* db_open's handle is NULL when the file is refused. */
+	set_pragma(q, "CREATE TABLE t (x)");
+	GARBAGE(db);
+	assert_int_equal(db_open(&db, q, 1000), -EPROTO);
+	assert_null(db);
+	db_close(db);
+	free(p);
+	free(q);
+}
+
 static int setup(void **state)
 {
 	return mkdtemp(dir) ? 0 : -1;
@@ -225,6 +396,8 @@ int main(void)
 		cmocka_unit_test(test_migration_from_v1),
 		cmocka_unit_test(test_foreign_and_corrupt_refused),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_missing_rows_zeroed),
+		cmocka_unit_test(test_failed_lists_zeroed),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

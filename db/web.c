@@ -69,6 +69,8 @@ int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_
 	size_t n = 0, i;
 	int rc, r;
 
+	*out = NULL;
+	*out_n = 0;
 	r = db_prepare(db, &st, hosts_sql);
 	if (r < 0)
 		return r;
@@ -211,6 +213,8 @@ int db_head_infos(struct db *db, struct db_head_info **out, size_t *out_n, size_
 	size_t n = 0, i;
 	int rc, r;
 
+	*out = NULL;
+	*out_n = 0;
 	r = db_prepare(db, &st, "SELECT h.name, h.oid, h.is_pull, h.seen_at, coalesce(j.id, 0),"
 		       " coalesce(j.state, ''), j.detail, j.subject FROM heads h"
 		       " LEFT JOIN jobs j ON j.id = (SELECT max(id) FROM jobs"
@@ -445,6 +449,8 @@ int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
 	size_t n = 0, i;
 	int rc, r;
 
+	*out = NULL;
+	*out_n = 0;
 	r = db_prepare(db, &st, "SELECT * FROM (SELECT c.id, c.created_at, coalesce(c.job_id, 0),"
 		       " coalesce(j.head, ''), coalesce(j.commit_oid, ''), coalesce(c.metric, ''),"
 		       " coalesce(c.verdict, ''), c.gain_median, c.old_median, c.new_median,"

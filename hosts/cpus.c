@@ -28,6 +28,7 @@ int host_cpus_parse(struct host_cpus *out, const char *text)
 	unsigned lo, hi;
 	int rc;
 
+	memset(out, 0, sizeof(*out));
 	memset(&set, 0, sizeof(set));
 	while (*s) {
 		rc = parse_cpu(&lo, s, &end);

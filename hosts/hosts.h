@@ -59,11 +59,12 @@ struct host_profile {
 
 /*
  * Parses the profile at path into a new object, the caller's to free with
- * host_profile_free(). On success returns 0. On a mistake in the file,
- * returns -EINVAL, leaves *out untouched and appends one line per mistake
- * to errors ("path:line: message\n"), every one in the file. When the file
- * cannot be read, returns the negative errno with the detail in err_last()
- * and in errors.
+ * host_profile_free(). *out is set to NULL on entry, so it may be freed on
+ * every path. On success returns 0. On a mistake in the file, returns
+ * -EINVAL, with *out NULL, and appends one line per mistake to errors
+ * ("path:line: message\n"), every one in the file (errors is appended to,
+ * never reset). When the file cannot be read, returns the negative errno
+ * with the detail in err_last() and in errors.
  */
 int host_profile_load(struct host_profile **out, const char *path,
 		      struct strbuf *errors);
@@ -74,7 +75,8 @@ void host_profile_free(struct host_profile *profile);
  * and is returned as is; a bare NAME is looked up as NAME.conf in the
  * source tree's hosts/ and then in the installed profiles. Returns 0 and a
  * path the caller frees in *out, or -ENOENT (detail in err_last()) when a
- * bare name has no profile, -EINVAL when it is not a valid name.
+ * bare name has no profile, -EINVAL when it is not a valid name. *out is
+ * NULL on every failure.
  */
 int host_profile_resolve(char **out, const char *arg);
 
@@ -88,7 +90,7 @@ bool host_profile_fault_match(const struct host_profile *profile,
 /*
  * Parses a CPU list ("", "3", "0,2", "4-7", "0-1,6-7") into *out. Returns 0,
  * or -EINVAL with a sentence in err_last() naming what was wrong; *out is
- * untouched on failure.
+ * zeroed on entry, so on failure it is the empty set (no pinning).
  */
 int host_cpus_parse(struct host_cpus *out, const char *text);
 bool host_cpus_has(const struct host_cpus *cpus, unsigned cpu);

@@ -381,6 +381,7 @@ int host_profile_load(struct host_profile **out, const char *path,
 	struct parse ps = { .path = path, .errors = errors };
 	int rc;
 
+	*out = NULL;
 	ps.f = fopen(path, "re");
 	if (!ps.f) {
 		rc = -errno;

@@ -26,6 +26,7 @@ int host_profile_resolve(char **out, const char *arg)
 	static const char *const dirs[] = { PERFD_HOSTS_DIR, PERFD_HOSTS_INSTALL_DIR };
 	char *path;
 
+	*out = NULL;
 	if (is_path(arg)) {
 		*out = xstrdup(arg);
 		return 0;

@@ -170,13 +170,16 @@ static void test_all_errors_listed(void **state)
 		":5: missing required key \"expected_driver\" in [device]",
 	};
 	struct strbuf errors = STRBUF_INIT;
-	struct host_profile *p = NULL;
+	struct host_profile *p;
 	char *path = write_temp(text);
 	char *want;
 	size_t lines = 0;
 
+	/* Garbage in *out: a failed load leaves NULL, which frees safely. */
+	memset(&p, 0xA5, sizeof(p));
 	assert_int_equal(host_profile_load(&p, path, &errors), -EINVAL);
 	assert_null(p);
+	host_profile_free(p);
 	for (size_t i = 0; i < ARRAY_SIZE(expected); i++) {
 		want = xasprintf("%s%s", path, expected[i]);
 		if (!strstr(errors.buf, want))
@@ -257,10 +260,12 @@ static void test_long_line(void **state)
 static void test_unreadable(void **state)
 {
 	struct strbuf errors = STRBUF_INIT;
-	struct host_profile *p = NULL;
+	struct host_profile *p;
 
+	memset(&p, 0xA5, sizeof(p));
 	assert_int_equal(host_profile_load(&p, "/nonexistent/x.conf", &errors), -ENOENT);
 	assert_null(p);
+	host_profile_free(p);
 	assert_non_null(strstr(errors.buf, "/nonexistent/x.conf: cannot open"));
 	strbuf_release(&errors);
 }
@@ -279,9 +284,11 @@ static void test_cpus(void **state)
 	assert_int_equal(c.count, 5);
 	assert_true(host_cpus_has(&c, 64));
 
-	c.count = 77;
+	/* A failed parse leaves the empty set, not what was there. */
+	memset(&c, 0xA5, sizeof(c));
 	assert_int_equal(host_cpus_parse(&c, "4-"), -EINVAL);
-	assert_int_equal(c.count, 77);
+	assert_int_equal(c.count, 0);
+	assert_false(host_cpus_has(&c, 4));
 	assert_int_equal(host_cpus_parse(&c, "1,1"), -EINVAL);
 	assert_int_equal(host_cpus_parse(&c, "1,"), -EINVAL);
 	assert_int_equal(host_cpus_parse(&c, "a"), -EINVAL);
@@ -302,10 +309,13 @@ static void test_resolve(void **state)
 	free(path);
 	assert_int_equal(host_profile_resolve(&path, "other.conf"), 0);
 	free(path);
-	path = NULL;
+	memset(&path, 0xA5, sizeof(path));
 	assert_int_equal(host_profile_resolve(&path, "no-such-host"), -ENOENT);
+	assert_null(path);
+	memset(&path, 0xA5, sizeof(path));
 	assert_int_equal(host_profile_resolve(&path, "Bad Name"), -EINVAL);
 	assert_null(path);
+	free(path);
 }
 
 int main(void)

@@ -92,6 +92,7 @@ static int buffer_new(struct gpu *g, struct buffer *b, VkDeviceSize size, bool h
 	VkResult r;
 	int type;
 
+	memset(b, 0, sizeof(*b));
 	b->size = size;
 	r = vk.vkCreateBuffer(g->dev, &info, NULL, &b->buf);
 	if (r != VK_SUCCESS)
@@ -250,6 +251,7 @@ static int pipeline_new(struct gpu *g, struct pipeline *p, const uint32_t *code,
 	};
 	VkResult r;
 
+	memset(p, 0, sizeof(*p));
 	if (nbufs > MAX_BINDINGS)
 		return err_set(-EINVAL, "a canary kernel has more than %d buffers", MAX_BINDINGS);
 	for (unsigned i = 0; i < nbufs; i++) {
@@ -417,6 +419,7 @@ static int gpu_open(struct gpu *g, unsigned index, struct kernel_canary_result *
 	VkResult r;
 	int rc;
 
+	memset(g, 0, sizeof(*g));
 	rc = vk_instance_new(&g->instance, version, sizeof(version));
 	if (rc < 0)
 		return rc;
@@ -542,6 +545,7 @@ int kernel_canary_run(struct kernel_canary_result *out,
 	size_t lens[2];
 	int rc;
 
+	memset(out, 0, sizeof(*out));
 	if (opts->scale < 1 || opts->scale > KERNEL_CANARY_SCALE_MAX)
 		return err_set(-EINVAL, "scale %u is outside 1..%d", opts->scale,
 			       KERNEL_CANARY_SCALE_MAX);

@@ -65,7 +65,7 @@ struct kernel_probe {
  * to free with kernel_probe_free(). Returns 0; -ENOENT when the loader
  * cannot be opened, -ENODEV when it has no driver or no device, -EIO when
  * Vulkan fails otherwise; the detail, a sentence naming the problem, is in
- * err_last(). *out is untouched on failure.
+ * err_last(). *out is set to NULL on entry: NULL on every failure.
  */
 int kernel_probe_new(struct kernel_probe **out);
 void kernel_probe_free(struct kernel_probe *probe);
@@ -145,7 +145,8 @@ struct kernel_canary_result {
  * found (see the result's passed and control_caught), or a negative errno
  * with a sentence in err_last() when it could not run: -EINVAL for bad
  * options, -ENOENT/-ENODEV as kernel_probe_new(), -ETIMEDOUT when the
- * device did not finish, -EIO for other Vulkan failures.
+ * device did not finish, -EIO for other Vulkan failures. *out is zeroed on
+ * entry and filled only when the canary ran.
  */
 int kernel_canary_run(struct kernel_canary_result *out,
 		      const struct kernel_canary_opts *opts);

@@ -183,6 +183,7 @@ int kernel_probe_new(struct kernel_probe **out)
 	VkResult r;
 	int rc;
 
+	*out = NULL;
 	describe_host(&probe->host);
 	rc = vk_instance_new(&instance, probe->loader_version,
 			     sizeof(probe->loader_version));

@@ -84,7 +84,8 @@ extern struct vk_fns vk;
  * Creates an instance (Vulkan 1.1 or later) with every entry point loaded,
  * opening the loader on first use. Returns 0, or -ENOENT (no loader),
  * -ENODEV (no driver), -EIO with a sentence in err_last(). The caller
- * destroys the instance with vk.vkDestroyInstance.
+ * destroys the instance with vk.vkDestroyInstance. *out is VK_NULL_HANDLE
+ * on failure, and loader_version "" until the loader has said its version.
  */
 int vk_instance_new(VkInstance *out, char *loader_version, size_t len);
 

@@ -74,6 +74,9 @@ int vk_instance_new(VkInstance *out, char *loader_version, size_t len)
 	VkResult r;
 	int rc;
 
+	*out = VK_NULL_HANDLE;
+	if (len)
+		loader_version[0] = '\0';
 	rc = load_loader();
 	if (rc < 0)
 		return rc;

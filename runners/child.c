@@ -57,6 +57,8 @@ void runner_child_init(struct runner_child *c)
 
 void runner_child_release(struct runner_child *c)
 {
+	if (!c)
+		return;
 	strbuf_release(&c->out);
 	strbuf_release(&c->err);
 	free(c->spawn_error);

@@ -113,7 +113,11 @@ char *runner_fault_watch_state(const struct runner_fault_watch *w)
 
 void runner_fault_watch_close(struct runner_fault_watch *w)
 {
-	if (w->fd >= 0)
+	if (!w)
+		return;
+	/* A zeroed watch, never opened, has fd 0 and no path: it holds no
+	 * descriptor, and closing 0 would close our stdin. */
+	if (w->path && w->fd >= 0)
 		close(w->fd);
 	free(w->path);
 	free(w->off_reason);

@@ -112,6 +112,7 @@ int runner_metric_choose(char **out, const struct db_process *procs, size_t n)
 	struct strbuf names = STRBUF_INIT;
 	size_t i, j, k, count = 0;
 
+	*out = NULL;
 	for (i = 0; i < n; i++) {
 		if (procs[i].warmup)
 			continue;
@@ -222,6 +223,7 @@ int runner_rule_apply(struct db_summary *out, const struct db_comparison *c)
 	size_t i, npairs, ngains = 0;
 	int pos = 0, neg = 0, need, r = 0;
 
+	memset(out, 0, sizeof(*out));
 	if (!runner_rule_is_known(c->rule))
 		return err_set(-EINVAL, "comparison %lld uses rule '%s', which this perfd "
 			       "does not know", (long long)c->id, c->rule ? c->rule : "");

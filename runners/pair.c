@@ -329,6 +329,7 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	int64_t cid;
 	int r;
 
+	*out_id = 0;
 	memset(&c, 0, sizeof(c));
 	memset(&cur, 0, sizeof(cur));
 	memset(&next, 0, sizeof(next));

@@ -24,6 +24,8 @@ void runner_protocol_release(struct runner_protocol *p)
 {
 	size_t i;
 
+	if (!p)
+		return;
 	for (i = 0; i < p->nmetrics; i++)
 		free(p->metrics[i].name);
 	free(p->metrics);
@@ -339,6 +341,8 @@ void runner_result_release(struct runner_result *r)
 {
 	size_t i;
 
+	if (!r)
+		return;
 	free(r->name);
 	free(r->device);
 	for (i = 0; i < r->nattrs; i++) {
@@ -370,6 +374,7 @@ int runner_result_parse(struct runner_result *out, const char *line)
 	const char *s = line, *end = line + strlen(line), *tok;
 	size_t len;
 
+	memset(out, 0, sizeof(*out));
 	memset(&r, 0, sizeof(r));
 	if (!keyword(line, (size_t)(end - line), "RESULT"))
 		return -EINVAL;

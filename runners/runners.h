@@ -17,8 +17,13 @@
  * - receipt: renders a stored comparison as text, JSON, CSV or Markdown.
  *
  * Ownership: strings and arrays a function fills in a struct belong to that
- * struct and are freed by its _release. Borrowed inputs are const.
- * Errors: negative errno, detail in err_last().
+ * struct and are freed by its _release, which accepts NULL and a zeroed
+ * struct. Borrowed inputs are const.
+ * Errors: negative errno, detail in err_last(). A function that fills *out
+ * zeroes it on entry, before anything can fail, so it may be released on
+ * every path. In/out parameters are not zeroed: a struct runner_child's
+ * results, a report or receipt strbuf appended to, runner_fault_watch_open's
+ * watch (opened, never failing).
  */
 #ifndef PERFD_RUNNERS_H
 #define PERFD_RUNNERS_H
@@ -134,7 +139,8 @@ struct runner_result {
 	struct runner_kv *counts;    /* after the colon */
 	size_t ncounts;
 };
-/* -EINVAL when the line is not a RESULT line of that shape. */
+/* -EINVAL when the line is not a RESULT line of that shape; *out is zeroed
+ * then. */
 int runner_result_parse(struct runner_result *out, const char *line);
 void runner_result_release(struct runner_result *r);
 
@@ -147,8 +153,8 @@ void runner_result_release(struct runner_result *r);
 bool runner_rule_is_known(const char *rule);
 /* Applies the comparison's rule to its process records (c->processes, with
  * c->metric_requested, c->min_effect, c->noise, c->pairs, c->state) and
- * fills *out, which the caller releases with db_summary_release. -EINVAL
- * for an unknown rule. */
+ * fills *out, which the caller releases with db_summary_release, on every
+ * path: -EINVAL for an unknown rule leaves it zeroed. */
 int runner_rule_apply(struct db_summary *out, const struct db_comparison *c);
 /* The smallest count of agreeing pairs out of n that the one-sided sign test
  * at alpha 1/8 accepts; 0 when no count does (n < 3). */
@@ -235,13 +241,14 @@ struct runner_pair_opts {
 	void *progress_ctx;
 };
 
-/* Runs a whole comparison and stores it. *out_id is set as soon as the
- * comparison row exists, so the caller can name it even when a later step
- * fails. Returns 0 when the comparison was run to its end and summarized
- * (whatever the verdict), -ECANCELED when cancel_fd fired (the comparison
- * is stored as abandoned with its summary), or a negative errno. A GPU
- * fault seen by the watch quarantines o->host in the database and ends the
- * comparison after that process. */
+/* Runs a whole comparison and stores it. *out_id is 0 until the
+ * comparison row exists and set as soon as it does, so the caller can name
+ * it even when a later step fails. Returns 0 when the comparison was run
+ * to its end and summarized (whatever the verdict), -ECANCELED when
+ * cancel_fd fired (the comparison is stored as abandoned with its
+ * summary), or a negative errno. A GPU fault seen by the watch
+ * quarantines o->host in the database and ends the comparison after that
+ * process. */
 int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opts *o);
 
 /* ---- receipt ---- */

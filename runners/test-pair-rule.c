@@ -282,8 +282,10 @@ static void test_metric_choice(void **state)
 	c.processes[2].metrics[1].name = xstrdup("decode_us");
 	c.processes[2].metrics[1].value = 3;
 	c.processes[2].nmetrics = 2;
+	memset(&m, 0xA5, sizeof(m));
 	assert_int_equal(runner_metric_choose(&m, c.processes, c.nprocesses), -EDOM);
 	assert_non_null(strstr(err_last(), "run2_ms, decode_us"));
+	assert_null(m);
 	apply(&s, &c);
 	assert_string_equal(s.verdict, "invalid");
 	assert_null(s.metric);
@@ -328,7 +330,15 @@ static void test_unknown_rule(void **state)
 	build(&c, old, new, 1);
 	free(c.rule);
 	c.rule = xstrdup("pairs-median/9");
+	/* The summary is zeroed however it failed: the agent releases it after
+	 * an interrupted comparison of a rule it does not know. */
+	memset(&s, 0xA5, sizeof(s));
 	assert_int_equal(runner_rule_apply(&s, &c), -EINVAL);
+	assert_null(s.metric);
+	assert_null(s.reasons);
+	assert_int_equal(s.nreasons, 0);
+	assert_int_equal(s.nprocesses, 0);
+	db_summary_release(&s);
 	db_comparison_release(&c);
 }
 

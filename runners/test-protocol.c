@@ -161,8 +161,30 @@ static void test_result_parse(void **state)
 	assert_int_equal(r.ncounts, 5);
 	runner_result_release(&r);
 
+	/* A line that is not a RESULT leaves r zeroed, whatever it held. */
+	memset(&r, 0xA5, sizeof(r));
 	assert_int_equal(runner_result_parse(&r, "RESULT"), -EINVAL);
+	assert_null(r.name);
+	assert_int_equal(r.ncounts, 0);
+	runner_result_release(&r);
+	memset(&r, 0xA5, sizeof(r));
 	assert_int_equal(runner_result_parse(&r, "SUMMARY x"), -EINVAL);
+	assert_null(r.device);
+	runner_result_release(&r);
+}
+
+/* Release functions accept NULL and a zeroed struct. */
+static void test_release_zeroed(void **state)
+{
+	struct runner_protocol p;
+	struct runner_result r;
+
+	runner_protocol_release(NULL);
+	runner_result_release(NULL);
+	memset(&p, 0, sizeof(p));
+	runner_protocol_release(&p);
+	memset(&r, 0, sizeof(r));
+	runner_result_release(&r);
 }
 
 int main(void)
@@ -174,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_result_parse),
+		cmocka_unit_test(test_release_zeroed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

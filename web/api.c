@@ -99,6 +99,8 @@ struct fp_memo {
 
 static void fp_memo_release(struct fp_memo *m)
 {
+	if (!m)
+		return;
 	free(m->text);
 	json_decref(m->json);
 	memset(m, 0, sizeof(*m));

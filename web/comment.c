@@ -473,9 +473,11 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 		set_add(&rules, cs[n].rule, false);
 	}
 
-	if (key && !web_comment_key_is_valid(key))
-		return err_set(-EINVAL, "comment key '%s': expected at most 63 letters, digits, "
-			       "'.', '_' or '-'", key);
+	if (key && !web_comment_key_is_valid(key)) {
+		r = err_set(-EINVAL, "comment key '%s': expected at most 63 letters, digits, "
+			    "'.', '_' or '-'", key);
+		goto out;
+	}
 	web_comment_marker(&body, key);
 	strbuf_addf(&body, "\n### perfd: `%s`\n\n", head_commit);
 	if (n == 0)

@@ -25,9 +25,14 @@ int web_dl_open(void **lib, const char *soname, const char *package,
 		void *f = dlsym(h, syms[i].name);
 
 		if (!f) {
+			int r = err_set(-ENOENT, "%s has no %s: a version perfd cannot use",
+					soname, syms[i].name);
+
+			/* No slot keeps an address in the library closed here. */
+			while (i > 0)
+				*syms[--i].slot = NULL;
 			dlclose(h);
-			return err_set(-ENOENT, "%s has no %s: a version perfd cannot use", soname,
-				       syms[i].name);
+			return r;
 		}
 		*syms[i].slot = f;
 	}

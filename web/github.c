@@ -523,6 +523,7 @@ static int parse_reply(json_t **out, const struct web_gh_reply *rep, const char 
 {
 	json_error_t je;
 
+	*out = NULL;
 	if (rep->status == 204 || !rep->body.len)
 		return 0;
 	if (!is_json(rep))
@@ -669,16 +670,15 @@ static int copy_string(char *out, size_t outlen, json_t *obj, const char *path, 
 	const char *p = path, *dot;
 	json_t *v = obj;
 
+	*out = '\0';
 	while (v && (dot = strchr(p, '.'))) {
 		snprintf(key, sizeof(key), "%.*s", (int)(dot - p), p);
 		v = json_object_get(v, key);
 		p = dot + 1;
 	}
 	v = v ? json_object_get(v, p) : NULL;
-	if (!json_is_string(v)) {
-		*out = '\0';
+	if (!json_is_string(v))
 		return required ? err_set(-EPROTO, "%s is missing or not a string", path) : 0;
-	}
 	if (json_string_length(v) >= outlen)
 		return err_set(-EPROTO, "%s is longer than %zu bytes", path, outlen - 1);
 	memcpy(out, json_string_value(v), json_string_length(v) + 1);
@@ -773,6 +773,7 @@ int web_gh_pull_get(struct web_gh_client *c, struct web_gh_pull *out, int number
 	json_t *j = NULL;
 	int r;
 
+	memset(out, 0, sizeof(*out));
 	r = request(c, &j, &rep, "GET", url, NULL, WEB_GH_IDEMPOTENT);
 	if (r == 0 && !json_is_object(j))
 		r = err_set(-EPROTO, "GET /pulls/%d: expected a JSON object", number);

@@ -13,6 +13,8 @@ void web_params_release(struct web_params *p)
 {
 	size_t i;
 
+	if (!p)
+		return;
 	for (i = 0; i < p->n; i++) {
 		free(p->v[i].key);
 		free(p->v[i].value);
@@ -96,10 +98,10 @@ int web_param_text(const char **out, const struct web_params *p, const char *key
 {
 	const char *s = web_param_get(p, key), *c;
 
+	*out = NULL;
 	if (!s) {
 		if (required)
 			return err_set(-EINVAL, "parameter '%s' is required", key);
-		*out = NULL;
 		return 0;
 	}
 	if (!*s)
@@ -116,10 +118,9 @@ int web_param_hex(const char **out, const struct web_params *p, const char *key)
 	const char *s = web_param_get(p, key);
 	size_t n;
 
-	if (!s) {
-		*out = NULL;
+	*out = NULL;
+	if (!s)
 		return 0;
-	}
 	n = strlen(s);
 	if (n < 4 || n > 40 || strspn(s, "0123456789abcdef") != n)
 		return err_set(-EINVAL, "parameter '%s': expected 4 to 40 lower-case hex digits",
@@ -175,6 +176,8 @@ int web_static_name(char *out, size_t outlen, const char *path)
 	const char *rel, *seg;
 	size_t n;
 
+	if (outlen)
+		*out = '\0';
 	if (!strcmp(path, "/"))
 		rel = "index.html";
 	else if (!strncmp(path, "/static/", 8))
@@ -201,6 +204,8 @@ int web_doc_name(char *out, size_t outlen, const char *path)
 	const char *rel;
 	size_t n;
 
+	if (outlen)
+		*out = '\0';
 	if (strncmp(path, "/docs/", 6))
 		return -ENOENT;
 	rel = path + 6;

@@ -211,12 +211,12 @@ bool web_run_command(char sha[41], const char *body)
 	const char *p = body, *q;
 	size_t n;
 
+	*sha = '\0';
 	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
 		p++;
 	if (strncmp(p, "/perfd run", 10))
 		return false;
 	p += 10;
-	*sha = '\0';
 	if (!*p || *p == '\n' || *p == '\r')
 		return true;
 	if (*p != ' ' && *p != '\t')

@@ -389,6 +389,7 @@ int web_server_start(struct web_server **out, struct db *db, const char *listen,
 	unsigned flags;
 	int r;
 
+	*out = NULL;
 	s->db = db;
 	r = mhd_open();
 	if (r < 0)

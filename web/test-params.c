@@ -61,7 +61,9 @@ static void test_static_name(void **state)
 	assert_string_equal(out, "index.html");
 	assert_int_equal(web_static_name(out, sizeof(out), "/static/css/app-1.css"), 0);
 	assert_string_equal(out, "css/app-1.css");
+	/* A path refused leaves out "", not what it held. */
 	assert_int_equal(web_static_name(out, sizeof(out), "/static/"), -ENOENT);
+	assert_string_equal(out, "");
 	assert_int_equal(web_static_name(out, sizeof(out), "/static/.hidden"), -ENOENT);
 	assert_int_equal(web_static_name(out, sizeof(out), "/static/a//b"), -ENOENT);
 	assert_int_equal(web_static_name(out, sizeof(out), "/static/a/"), -ENOENT);
@@ -72,6 +74,7 @@ static void test_static_name(void **state)
 	assert_int_equal(web_doc_name(out, sizeof(out), "/docs/rule.md"), 0);
 	assert_string_equal(out, "rule.md");
 	assert_int_equal(web_doc_name(out, sizeof(out), "/docs/.md"), -ENOENT);
+	assert_string_equal(out, "");
 	assert_int_equal(web_doc_name(out, sizeof(out), "/docs/.hidden.md"), -ENOENT);
 	assert_int_equal(web_doc_name(out, sizeof(out), "/docs/rule.txt"), -ENOENT);
 	assert_int_equal(web_doc_name(out, sizeof(out), "/docs/a/rule.md"), -ENOENT);
@@ -174,9 +177,13 @@ static void test_param_text_hex_format(void **state)
 	web_params_add(&p, "format", "xml");
 	assert_int_equal(web_param_text(&s, &p, "host", true), 0);
 	assert_string_equal(s, "<script>alert(\"1\")</script>");
+	/* A refused parameter leaves NULL, not the value read before. */
 	assert_int_equal(web_param_text(&s, &p, "case", false), -EINVAL);
+	assert_null(s);
 	assert_int_equal(web_param_text(&s, &p, "empty", false), -EINVAL);
+	assert_int_equal(web_param_hex(&s, &p, "c3"), 0);
 	assert_int_equal(web_param_hex(&s, &p, "commit"), -EINVAL);
+	assert_null(s);
 	assert_int_equal(web_param_hex(&s, &p, "c2"), -EINVAL);
 	assert_int_equal(web_param_hex(&s, &p, "c3"), 0);
 	assert_string_equal(s, "0123abcdef");
@@ -187,6 +194,7 @@ static void test_param_text_hex_format(void **state)
 	assert_int_equal(web_param_format(&csv, &p), 0);
 	assert_true(csv);
 	web_params_release(&p);
+	web_params_release(NULL);
 }
 
 int main(void)

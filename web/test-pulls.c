@@ -32,7 +32,13 @@ static void test_run_command(void **state)
 	assert_true(web_run_command(sha, "/perfd run\t0123456789abcdef0123456789abcdef01234567 \n"));
 	assert_string_equal(sha, "0123456789abcdef0123456789abcdef01234567");
 
+	/* No command: sha is "", whatever it held. */
+	memset(sha, 'x', sizeof(sha));
 	assert_false(web_run_command(sha, ""));
+	assert_string_equal(sha, "");
+	memset(sha, 'x', sizeof(sha));
+	assert_false(web_run_command(sha, "/perfd run now"));
+	assert_string_equal(sha, "");
 	assert_false(web_run_command(sha, "/perfd"));
 	assert_false(web_run_command(sha, "/perfd running"));
 	assert_false(web_run_command(sha, "/perfd runs"));

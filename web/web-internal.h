@@ -40,10 +40,11 @@ const char *web_param_get(const struct web_params *p, const char *key);
 int web_param_int(int64_t *out, const struct web_params *p, const char *key, int64_t dflt,
 		  int64_t min, int64_t max);
 /* A text filter (non-empty, no control characters); NULL when absent and
- * not required. -EINVAL otherwise. */
+ * not required. -EINVAL otherwise, with *out NULL. */
 int web_param_text(const char **out, const struct web_params *p, const char *key,
 		   bool required);
-/* A lower-case hexadecimal prefix of 4 to 40 digits; NULL when absent. */
+/* A lower-case hexadecimal prefix of 4 to 40 digits; NULL when absent or
+ * malformed (-EINVAL). */
 int web_param_hex(const char **out, const struct web_params *p, const char *key);
 /* "json" (the default) or "csv": sets *csv. */
 int web_param_format(bool *csv, const struct web_params *p);
@@ -59,11 +60,12 @@ int web_param_format(bool *csv, const struct web_params *p);
 int web_path_check(const char *raw, const char *path);
 /* Maps a checked path to a file under the static root: "/" to "index.html",
  * "/static/REL" to REL when each segment of REL is letters, digits, '.',
- * '_' or '-' and starts with none of '.'. -ENOENT for any other path. */
+ * '_' or '-' and starts with none of '.'. -ENOENT for any other path, with
+ * out "". */
 int web_static_name(char *out, size_t outlen, const char *path);
 /* Maps "/docs/NAME.md" (NAME of letters, digits, '.', '_' or '-', not
  * starting with '.') to NAME.md, a document of the docs directory. -ENOENT
- * for any other path. */
+ * for any other path, with out "". */
 int web_doc_name(char *out, size_t outlen, const char *path);
 
 /* ---- api.c: the JSON API, free of HTTP plumbing ---- */
@@ -105,7 +107,8 @@ struct web_dl_symbol {
 };
 /* Opens soname into *lib (nothing when *lib is set already) and fills each
  * symbol's slot; -ENOENT naming the library and the Debian package to
- * install, or the symbol missing. */
+ * install, or the symbol missing. *lib is in/out, so it is not zeroed; on
+ * failure it stays NULL and no slot is left set. */
 int web_dl_open(void **lib, const char *soname, const char *package,
 		const struct web_dl_symbol *syms, size_t n);
 

@@ -11,7 +11,11 @@
  *
  * Ownership: the server borrows db, which must outlive it; it copies
  * listen, static_dir and docs_dir. web_server_free(NULL) does nothing.
- * Errors: negative errno with a detail in err_last().
+ * Errors: negative errno with a detail in err_last(). A function that fills
+ * *out (a struct, a pointer, a list with its count) zeroes it on entry,
+ * before anything can fail, so it may be freed or released on every path.
+ * A strbuf passed in is appended to and is not reset: on failure
+ * web_comment_render leaves it as it was.
  */
 #ifndef PERFD_WEB_H
 #define PERFD_WEB_H
