@@ -9,6 +9,9 @@
  * - strbuf: a growable NUL-terminated byte buffer.
  * - x*alloc: allocation that aborts on out-of-memory.
  * - time: monotonic and wall clock helpers.
+ * - cpus: CPU sets as the kernel writes them ("0-3,6").
+ * - child: the fresh-process launcher, used by builder/ (recipes), runners/
+ *   (measured programs and contract runners) and daemon/ (the fetch).
  */
 #ifndef PERFD_COMMON_H
 #define PERFD_COMMON_H
@@ -81,5 +84,66 @@ int64_t time_monotonic_ns(void);
 /* Writes "2026-11-04T10:00:00.123Z" (24 bytes and NUL) for the current time. */
 #define TIME_ISO_LEN 32
 void time_now_iso(char out[TIME_ISO_LEN]);
+
+/* cpus.c: a CPU set in cpuset(7) list format ("4-7", "0,2,8-11");
+ * embedded, no heap. */
+#define CPUS_MAX 1024
+struct cpus {
+	uint64_t bits[CPUS_MAX / 64];
+	unsigned count;              /* 0: no pinning */
+};
+/* Parses a CPU list ("", "3", "0,2", "4-7", "0-1,6-7"; "" is the empty set)
+ * into *out, zeroed on entry. Returns 0, or -EINVAL with a sentence in
+ * err_last() naming what was wrong (a CPU listed twice, a range that runs
+ * backwards, a number at or above CPUS_MAX); *out is then the empty set. */
+int cpus_parse(struct cpus *out, const char *text);
+bool cpus_has(const struct cpus *cpus, unsigned cpu);
+/* Appends the set in its shortest list form ("0-3,6"); "" for none. */
+void cpus_format(struct strbuf *out, const struct cpus *cpus);
+
+/* child.c: the fresh-process launcher. The child does setsid, resets
+ * signals, sets its descriptors, pins itself when asked and execs; the
+ * parent waits on a pidfd and a timer, and on a bound sends SIGTERM to the
+ * process group, then SIGKILL after the grace period, and always reaps. */
+#define CHILD_CAPTURE_DEFAULT (1024 * 1024)
+#define CHILD_GRACE_DEFAULT_S 2.0
+
+struct child {
+	/* Filled by the caller. */
+	const char *const *argv;     /* argv[0] is the program's path */
+	const char *const *env;      /* the whole environment; NULL inherits ours */
+	const char *dir;             /* working directory; NULL keeps ours */
+	double timeout_s;            /* 0: no bound */
+	double grace_s;              /* SIGTERM to SIGKILL; 0: the default */
+	const struct cpus *cpus;     /* CPUs to pin to; NULL or an empty set: none */
+	size_t capture_max;          /* bytes kept per stream; 0: the default */
+	int cancel_fd;               /* readable means stop now; -1: none */
+	void (*on_stdout)(void *ctx, const char *buf, size_t len);
+	void *ctx;
+
+	/* Results, valid after child_run returns 0. */
+	int exit_code;               /* -1 when killed or never started */
+	int signal;
+	bool timed_out;
+	bool cancelled;              /* cut short by our stop (cancel_fd), not its own doing */
+	char *spawn_error;           /* why the program could not start, or NULL */
+	double wall_ms;
+	double user_ms;
+	double sys_ms;
+	int64_t maxrss_kb;
+	struct strbuf out;           /* at most capture_max bytes of each stream */
+	struct strbuf err;
+	int64_t out_total;           /* bytes written, kept or not */
+	int64_t err_total;
+	char started_at[TIME_ISO_LEN];
+	char ended_at[TIME_ISO_LEN];
+};
+
+void child_init(struct child *c);
+/* Runs the child to its end. Returns 0 once it was reaped, whatever its
+ * status (a program that cannot be executed is reported in spawn_error),
+ * or a negative errno when the launcher itself could not set up. */
+int child_run(struct child *c);
+void child_release(struct child *c);
 
 #endif

@@ -530,19 +530,19 @@ static int fetch(struct agent *a)
 			       a->cfg->url, a->cfg->pulls ? "--pulls" : NULL, NULL };
 	char *token_env = NULL;
 	const char **env;
-	struct runner_child ch;
+	struct child ch;
 	int r;
 
 	if (a->fetch_token)
 		token_env = xasprintf("%s=%s", AGENT_FETCH_TOKEN_ENV, a->fetch_token);
 	env = env_with(token_env ? &token_env : NULL, token_env ? 1 : 0);
-	runner_child_init(&ch);
+	child_init(&ch);
 	ch.argv = argv;
 	ch.env = env;
 	ch.timeout_s = a->cfg->fetch_timeout_s;
 	ch.capture_max = FETCH_OUTPUT_MAX;
 	ch.cancel_fd = a->cancel_fd;
-	r = runner_child_run(&ch);
+	r = child_run(&ch);
 	if (r < 0)
 		r = err_set(r, "git: fetch from '%s': %s", builder_repo_url(a->repo), err_last());
 	else if (ch.cancelled)
@@ -558,7 +558,7 @@ static int fetch(struct agent *a)
 			    builder_repo_url(a->repo), ch.signal);
 	else if (ch.exit_code)
 		r = err_set(-ch.exit_code, "%.*s", (int)strcspn(ch.out.buf, "\n"), ch.out.buf);
-	runner_child_release(&ch);
+	child_release(&ch);
 	free(env);
 	if (token_env) {
 		explicit_bzero(token_env, strlen(token_env));
@@ -658,7 +658,7 @@ out:
 /* ---- building ---- */
 
 /* Runs a shell command in dir, stdout and stderr together, bounded. */
-static int run_shell(struct runner_child *ch, const char *command, const char *dir,
+static int run_shell(struct child *ch, const char *command, const char *dir,
 		     const char *const *env, double timeout_s, int cancel_fd)
 {
 	const char *argv[4];
@@ -675,12 +675,12 @@ static int run_shell(struct runner_child *ch, const char *command, const char *d
 	ch->timeout_s = timeout_s;
 	ch->capture_max = BUILD_LOG_MAX;
 	ch->cancel_fd = cancel_fd;
-	r = runner_child_run(ch);
+	r = child_run(ch);
 	free(line);
 	return r;
 }
 
-static char *child_failure(const struct runner_child *ch, const char *what)
+static char *child_failure(const struct child *ch, const char *what)
 {
 	if (ch->spawn_error)
 		return xasprintf("%s could not start: %s", what, ch->spawn_error);
@@ -697,14 +697,14 @@ static char *child_failure(const struct runner_child *ch, const char *what)
  * -ECANCELED when the agent's stop cut it short. */
 static int toolchain(struct agent *a, struct db_build *b)
 {
-	struct runner_child ch;
+	struct child ch;
 	const char **env;
 	int r = 0;
 
 	if (!a->suite->toolchain)
 		return 0;
 	env = env_with(NULL, 0);
-	runner_child_init(&ch);
+	child_init(&ch);
 	if (run_shell(&ch, a->suite->toolchain, b->dir, env, TOOLCHAIN_TIMEOUT_S,
 		      a->cancel_fd) == 0) {
 		if (ch.cancelled)
@@ -712,7 +712,7 @@ static int toolchain(struct agent *a, struct db_build *b)
 		else if (!ch.exit_code && ch.out.len)
 			b->toolchain = xstrndup(ch.out.buf, strcspn(ch.out.buf, "\n"));
 	}
-	runner_child_release(&ch);
+	child_release(&ch);
 	free(env);
 	return r;
 }
@@ -766,7 +766,7 @@ static int ensure_build(struct agent *a, struct db_build *out, const char *commi
 {
 	struct builder_commit c;
 	struct db_build b;
-	struct runner_child ch;
+	struct child ch;
 	const char **env = NULL;
 	char *why;
 	int r;
@@ -819,14 +819,14 @@ static int ensure_build(struct agent *a, struct db_build *out, const char *commi
 		r = 0;
 		goto finish;
 	}
-	runner_child_init(&ch);
+	child_init(&ch);
 	env = env_with(a->suite->build_env, a->suite->nbuild_env);
 	r = run_shell(&ch, a->suite->build_command, b.dir, env, a->suite->build_timeout_s,
 		      a->cancel_fd);
 	if (r == 0 && ch.cancelled)
 		r = abandon_build(a, b.id);
 	if (r < 0) {
-		runner_child_release(&ch);
+		child_release(&ch);
 		goto out;
 	}
 	b.exit_code = ch.exit_code;
@@ -837,7 +837,7 @@ static int ensure_build(struct agent *a, struct db_build *out, const char *commi
 	b.log_bytes = ch.out_total;
 	b.log = strbuf_detach(&ch.out);
 	why = child_failure(&ch, "the build recipe");
-	runner_child_release(&ch);
+	child_release(&ch);
 	if (why) {
 		b.state = DB_BUILD_FAILED;
 		b.detail = why;
@@ -900,7 +900,7 @@ static int run_runners(struct agent *a, const struct db_build *b, int *out_faile
 
 		for (chunk = 1; chunk <= run->chunks && r == 0; chunk++) {
 			struct db_runner_result res;
-			struct runner_child ch;
+			struct child ch;
 			struct runner_protocol proto;
 			char chunk_env[2][32];
 			char *extra[2] = { chunk_env[0], chunk_env[1] };
@@ -930,7 +930,7 @@ static int run_runners(struct agent *a, const struct db_build *b, int *out_faile
 			snprintf(chunk_env[0], sizeof(chunk_env[0]), "PERFD_CHUNK=%d", chunk);
 			snprintf(chunk_env[1], sizeof(chunk_env[1]), "PERFD_CHUNKS=%d", run->chunks);
 			env = env_with(extra, 2);
-			runner_child_init(&ch);
+			child_init(&ch);
 			runner_protocol_init(&proto);
 			ch.on_stdout = on_runner_stdout;
 			ch.ctx = &proto;
@@ -965,7 +965,7 @@ static int run_runners(struct agent *a, const struct db_build *b, int *out_faile
 						 res.exit_code || res.signal ? "failed" : "passed");
 			}
 			runner_protocol_release(&proto);
-			runner_child_release(&ch);
+			child_release(&ch);
 			db_runner_result_release(&res);
 		}
 	}
@@ -1029,7 +1029,7 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 	o.fingerprint = a->fingerprint;
 	o.min_effect = a->profile ? a->profile->min_effect : 0.01;
 	o.noise = a->profile ? a->profile->noise : 0.05;
-	o.cpus = a->profile && *a->profile->cpus_text ? a->profile->cpus_text : NULL;
+	o.cpus = a->profile ? &a->profile->cpus : NULL;
 	o.cooldown_ms = a->profile ? a->profile->cooldown_ms : 0;
 	o.watch = a->profile ? &a->watch : NULL;
 	o.cancel_fd = a->cancel_fd;

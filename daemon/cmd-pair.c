@@ -37,7 +37,8 @@ const char cmd_pair_usage[] =
 	"                     percentage (default 0.01, i.e. 1%)\n"
 	"  --noise F          arm spread above which the result is flagged noisy\n"
 	"                     (default 0.05)\n"
-	"  --cpus LIST        pin every process to these CPUs (\"2\", \"0-3,6\")\n"
+	"  --cpus LIST        pin every process to these CPUs (\"2\", \"0-3,6\"; each\n"
+	"                     below 1024, once; \"\" for none); default: the profile's\n"
 	"  --host PROFILE     GPU work on the host PROFILE describes (a name in hosts/\n"
 	"                     or a file): refuses to run when its Vulkan device is\n"
 	"                     absent (exit 3) or the host is quarantined; takes the\n"
@@ -232,11 +233,12 @@ int cmd_pair(int argc, char **argv)
 	struct kernel_probe *probe = NULL;
 	struct runner_fault_watch watch = { .fd = -1 };
 	struct db_host host;
+	struct cpus cpus;
 	const char *host_arg = NULL, *fault_log = NULL;
 	bool given_timeout = false, given_noise = false, given_effect = false;
 	char *fingerprint = NULL;
 	int64_t cid = 0;
-	int split = argc, capture = RUNNER_CAPTURE_DEFAULT;
+	int split = argc, capture = CHILD_CAPTURE_DEFAULT;
 	int i, opt, r, ret = EXIT_USAGE;
 
 	memset(&o, 0, sizeof(o));
@@ -291,16 +293,13 @@ int cmd_pair(int argc, char **argv)
 				goto out;
 			given_noise = true;
 			break;
-		case OPT_CPUS: {
-			unsigned char mask[128];
-
-			if (runner_cpus_parse(optarg, mask) < 0) {
+		case OPT_CPUS:
+			if (cpus_parse(&cpus, optarg) < 0) {
 				log_warnx("--cpus: %s", err_last());
 				goto out;
 			}
-			o.cpus = optarg;
+			o.cpus = &cpus;
 			break;
-		}
 		case OPT_ENV:
 			if (check_env("--env", optarg) < 0)
 				goto out;
@@ -396,8 +395,8 @@ int cmd_pair(int argc, char **argv)
 			o.noise = profile->noise;
 		if (!given_effect)
 			o.min_effect = profile->min_effect;
-		if (!o.cpus && *profile->cpus_text)
-			o.cpus = profile->cpus_text;
+		if (!o.cpus)
+			o.cpus = &profile->cpus;
 		o.cooldown_ms = profile->cooldown_ms;
 		if (!o.host)
 			o.host = profile->name;

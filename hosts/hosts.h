@@ -19,14 +19,6 @@
 
 #include "common.h"
 
-#define HOST_CPUS_MAX 1024
-
-/* A CPU set as written in a profile ("4-7", "0,2,8-11"); embedded, no heap. */
-struct host_cpus {
-	uint64_t bits[HOST_CPUS_MAX / 64];
-	unsigned count;                 /* 0: no pinning */
-};
-
 /* One kernel-log pattern: a case-insensitive POSIX extended regex. */
 struct host_fault {
 	char *text;                     /* as written in the profile */
@@ -41,8 +33,7 @@ struct host_profile {
 	char *device_match;             /* [device] substring of deviceName */
 	char *expected_driver;          /* [device] substring of driverName or driverInfo */
 	double process_timeout_s;       /* [timing] bound for one process, > 0 */
-	struct host_cpus cpus;          /* [timing] CPU pinning, count 0 for none */
-	char *cpus_text;                /* as written, or "" */
+	struct cpus cpus;               /* [timing] CPU pinning, count 0 for none */
 	double noise;                   /* [timing] spread above which a cell is noisy */
 	double min_effect;              /* [timing] smallest gain worth a verdict */
 	unsigned cooldown_ms;           /* [timing] pause between processes */
@@ -86,13 +77,5 @@ int host_profile_resolve(char **out, const char *arg);
  */
 bool host_profile_fault_match(const struct host_profile *profile,
 			      const char *line, size_t *out_index);
-
-/*
- * Parses a CPU list ("", "3", "0,2", "4-7", "0-1,6-7") into *out. Returns 0,
- * or -EINVAL with a sentence in err_last() naming what was wrong; *out is
- * zeroed on entry, so on failure it is the empty set (no pinning).
- */
-int host_cpus_parse(struct host_cpus *out, const char *text);
-bool host_cpus_has(const struct host_cpus *cpus, unsigned cpu);
 
 #endif

@@ -220,7 +220,7 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 {
 	const struct key *k = &keys[id];
 	struct host_profile *p = ps->p;
-	struct host_cpus cpus;
+	struct cpus cpus;
 	double v;
 	char *end;
 	unsigned long ms;
@@ -293,12 +293,11 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 		p->cooldown_ms = (unsigned)ms;
 		break;
 	case KIND_CPUS:
-		if (host_cpus_parse(&cpus, value) < 0) {
+		if (cpus_parse(&cpus, value) < 0) {
 			parse_error(ps, ps->lineno, "cpus: %s", err_last());
 			return;
 		}
 		p->cpus = cpus;
-		set_text(&p->cpus_text, value);
 		break;
 	case KIND_PATTERN:
 		add_pattern(ps, value);
@@ -366,7 +365,6 @@ static struct host_profile *profile_new(const char *path)
 
 	p->path = xstrdup(path);
 	p->description = xstrdup("");
-	p->cpus_text = xstrdup("");
 	p->fault_log = xstrdup(HOST_DEFAULT_FAULT_LOG);
 	p->process_timeout_s = HOST_DEFAULT_TIMEOUT_S;
 	p->noise = HOST_DEFAULT_NOISE;
@@ -431,7 +429,6 @@ void host_profile_free(struct host_profile *p)
 	free(p->description);
 	free(p->device_match);
 	free(p->expected_driver);
-	free(p->cpus_text);
 	free(p->fault_log);
 	free(p);
 }

@@ -73,8 +73,8 @@ static void test_shipped_values(void **state)
 	assert_string_equal(p->device_match, "Apple M1 (G13G");
 	assert_string_equal(p->expected_driver, "Honeykrisp");
 	assert_int_equal(p->cpus.count, 4);
-	assert_true(host_cpus_has(&p->cpus, 4) && host_cpus_has(&p->cpus, 7));
-	assert_false(host_cpus_has(&p->cpus, 3));
+	assert_true(cpus_has(&p->cpus, 4) && cpus_has(&p->cpus, 7));
+	assert_false(cpus_has(&p->cpus, 3));
 	host_profile_free(p);
 
 	p = load_shipped("arc-b60");
@@ -272,29 +272,29 @@ static void test_unreadable(void **state)
 
 static void test_cpus(void **state)
 {
-	struct host_cpus c;
+	struct cpus c;
 
-	assert_int_equal(host_cpus_parse(&c, ""), 0);
+	assert_int_equal(cpus_parse(&c, ""), 0);
 	assert_int_equal(c.count, 0);
-	assert_int_equal(host_cpus_parse(&c, "0,2"), 0);
+	assert_int_equal(cpus_parse(&c, "0,2"), 0);
 	assert_int_equal(c.count, 2);
-	assert_true(host_cpus_has(&c, 0) && host_cpus_has(&c, 2));
-	assert_false(host_cpus_has(&c, 1));
-	assert_int_equal(host_cpus_parse(&c, "0-1,6-7,64"), 0);
+	assert_true(cpus_has(&c, 0) && cpus_has(&c, 2));
+	assert_false(cpus_has(&c, 1));
+	assert_int_equal(cpus_parse(&c, "0-1,6-7,64"), 0);
 	assert_int_equal(c.count, 5);
-	assert_true(host_cpus_has(&c, 64));
+	assert_true(cpus_has(&c, 64));
 
 	/* A failed parse leaves the empty set, not what was there. */
 	memset(&c, 0xA5, sizeof(c));
-	assert_int_equal(host_cpus_parse(&c, "4-"), -EINVAL);
+	assert_int_equal(cpus_parse(&c, "4-"), -EINVAL);
 	assert_int_equal(c.count, 0);
-	assert_false(host_cpus_has(&c, 4));
-	assert_int_equal(host_cpus_parse(&c, "1,1"), -EINVAL);
-	assert_int_equal(host_cpus_parse(&c, "1,"), -EINVAL);
-	assert_int_equal(host_cpus_parse(&c, "a"), -EINVAL);
-	assert_int_equal(host_cpus_parse(&c, "0 1"), -EINVAL);
-	assert_int_equal(host_cpus_parse(&c, "4096"), -EINVAL);
-	assert_int_equal(host_cpus_parse(&c, "-3"), -EINVAL);
+	assert_false(cpus_has(&c, 4));
+	assert_int_equal(cpus_parse(&c, "1,1"), -EINVAL);
+	assert_int_equal(cpus_parse(&c, "1,"), -EINVAL);
+	assert_int_equal(cpus_parse(&c, "a"), -EINVAL);
+	assert_int_equal(cpus_parse(&c, "0 1"), -EINVAL);
+	assert_int_equal(cpus_parse(&c, "4096"), -EINVAL);
+	assert_int_equal(cpus_parse(&c, "-3"), -EINVAL);
 }
 
 static void test_resolve(void **state)

@@ -154,8 +154,13 @@ static char *args_json(const struct runner_pair_opts *o)
 		free(argv);
 	}
 	json_object_set_new(root, "env", strv_json(o->env, o->nenv));
-	if (o->cpus)
-		json_object_set_new(root, "cpus", json_string(o->cpus));
+	if (o->cpus && o->cpus->count) {
+		struct strbuf cpus = STRBUF_INIT;
+
+		cpus_format(&cpus, o->cpus);
+		json_object_set_new(root, "cpus", json_string(cpus.buf));
+		strbuf_release(&cpus);
+	}
 	text = json_dumps(root, JSON_COMPACT);
 	json_decref(root);
 	return text ? text : xstrdup("{}");
@@ -180,7 +185,7 @@ static bool cancel_wait(int fd, unsigned ms)
 }
 
 /* Moves what the child and the parser saw into the process record. */
-static void fill_record(struct db_process *rec, struct runner_child *child,
+static void fill_record(struct db_process *rec, struct child *child,
 			struct runner_protocol *proto)
 {
 	memcpy(rec->ended_at, child->ended_at, sizeof(rec->ended_at));
@@ -226,7 +231,12 @@ static void record_init(struct db_process *rec, const struct runner_pair_opts *o
 	rec->pair = s->pair;
 	rec->warmup = s->warmup;
 	rec->state = DB_STATE_RUNNING;
-	rec->cpus = o->cpus ? xstrdup(o->cpus) : NULL;
+	if (o->cpus && o->cpus->count) {
+		struct strbuf cpus = STRBUF_INIT;
+
+		cpus_format(&cpus, o->cpus);
+		rec->cpus = strbuf_detach(&cpus);
+	}
 	time_now_iso(rec->started_at);
 }
 
@@ -238,11 +248,11 @@ static int run_one(const struct runner_pair_opts *o, const struct slot *s,
 	const struct runner_arm *arm = !strcmp(s->arm, "old") ? &o->old : &o->new;
 	const char **argv = build_argv(o, arm);
 	char **env = build_env(o, arm, s, rec->seq);
-	struct runner_child child;
+	struct child child;
 	struct runner_protocol proto;
 	int r;
 
-	runner_child_init(&child);
+	child_init(&child);
 	runner_protocol_init(&proto);
 	child.argv = argv;
 	child.env = (const char *const *)env;
@@ -254,7 +264,7 @@ static int run_one(const struct runner_pair_opts *o, const struct slot *s,
 	child.ctx = &proto;
 	if (o->watch)
 		runner_fault_watch_mark(o->watch);
-	r = runner_child_run(&child);
+	r = child_run(&child);
 	if (r == 0) {
 		runner_protocol_finish(&proto);
 		memcpy(rec->started_at, child.started_at, sizeof(rec->started_at));
@@ -265,7 +275,7 @@ static int run_one(const struct runner_pair_opts *o, const struct slot *s,
 		}
 		*out_cancelled = child.cancelled;
 	}
-	runner_child_release(&child);
+	child_release(&child);
 	runner_protocol_release(&proto);
 	free(argv);
 	free_strv(env);

@@ -21,7 +21,7 @@
  * struct. Borrowed inputs are const.
  * Errors: negative errno, detail in err_last(). A function that fills *out
  * zeroes it on entry, before anything can fail, so it may be released on
- * every path. In/out parameters are not zeroed: a struct runner_child's
+ * every path. In/out parameters are not zeroed: a struct child's
  * results, a report or receipt strbuf appended to, runner_fault_watch_open's
  * watch (opened, never failing).
  */
@@ -36,51 +36,6 @@
 #include "common.h"
 #include "db.h"
 #include "hosts.h"
-
-/* ---- child ---- */
-
-#define RUNNER_CAPTURE_DEFAULT (1024 * 1024)
-#define RUNNER_GRACE_DEFAULT_S 2.0
-
-struct runner_child {
-	/* Filled by the caller. */
-	const char *const *argv;     /* argv[0] is the program's path */
-	const char *const *env;      /* the whole environment; NULL inherits ours */
-	const char *dir;             /* working directory; NULL keeps ours */
-	double timeout_s;            /* 0: no bound */
-	double grace_s;              /* SIGTERM to SIGKILL; 0: the default */
-	const char *cpus;            /* CPU list to pin to ("2", "0-3,6"); NULL: none */
-	size_t capture_max;          /* bytes kept per stream; 0: the default */
-	int cancel_fd;               /* readable means stop now; -1: none */
-	void (*on_stdout)(void *ctx, const char *buf, size_t len);
-	void *ctx;
-
-	/* Results, valid after runner_child_run returns 0. */
-	int exit_code;               /* -1 when killed or never started */
-	int signal;
-	bool timed_out;
-	bool cancelled;              /* cut short by our stop (cancel_fd), not its own doing */
-	char *spawn_error;           /* why the program could not start, or NULL */
-	double wall_ms;
-	double user_ms;
-	double sys_ms;
-	int64_t maxrss_kb;
-	struct strbuf out;           /* at most capture_max bytes of each stream */
-	struct strbuf err;
-	int64_t out_total;           /* bytes written, kept or not */
-	int64_t err_total;
-	char started_at[TIME_ISO_LEN];
-	char ended_at[TIME_ISO_LEN];
-};
-
-void runner_child_init(struct runner_child *c);
-/* Runs the child to its end. Returns 0 once it was reaped, whatever its
- * status (a program that cannot be executed is reported in spawn_error),
- * or a negative errno when the launcher itself could not set up. */
-int runner_child_run(struct runner_child *c);
-void runner_child_release(struct runner_child *c);
-/* Parses a CPU list into a mask of at most 1024 CPUs; -EINVAL on error. */
-int runner_cpus_parse(const char *list, unsigned char mask[128]);
 
 /* ---- protocol ---- */
 
@@ -224,7 +179,7 @@ struct runner_pair_opts {
 	int pairs;
 	int warmup;
 	double timeout_s;
-	const char *cpus;
+	const struct cpus *cpus;     /* pin each process; NULL or empty: none */
 	size_t capture_max;
 	const char *metric;          /* NULL: the rule's default */
 	const char *case_name;

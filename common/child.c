@@ -26,7 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runners.h"
+#include "common.h"
 
 extern char **environ;
 
@@ -46,7 +46,7 @@ struct exec_failure {
 	int err;
 };
 
-void runner_child_init(struct runner_child *c)
+void child_init(struct child *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->cancel_fd = -1;
@@ -55,7 +55,7 @@ void runner_child_init(struct runner_child *c)
 	strbuf_init(&c->err);
 }
 
-void runner_child_release(struct runner_child *c)
+void child_release(struct child *c)
 {
 	if (!c)
 		return;
@@ -63,43 +63,6 @@ void runner_child_release(struct runner_child *c)
 	strbuf_release(&c->err);
 	free(c->spawn_error);
 	c->spawn_error = NULL;
-}
-
-int runner_cpus_parse(const char *list, unsigned char mask[128])
-{
-	const char *p = list;
-	bool any = false;
-
-	memset(mask, 0, 128);
-	while (*p) {
-		char *end;
-		long a, b;
-
-		if (*p < '0' || *p > '9')
-			return err_set(-EINVAL, "CPU list '%s': expected a number at '%s'", list, p);
-		a = strtol(p, &end, 10);
-		b = a;
-		p = end;
-		if (*p == '-') {
-			p++;
-			if (*p < '0' || *p > '9')
-				return err_set(-EINVAL, "CPU list '%s': expected a number after '-'", list);
-			b = strtol(p, &end, 10);
-			p = end;
-		}
-		if (a > b || b >= 1024)
-			return err_set(-EINVAL, "CPU list '%s': range %ld-%ld is out of 0-1023", list, a, b);
-		for (; a <= b; a++)
-			mask[a / 8] |= (unsigned char)(1u << (a % 8));
-		any = true;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return err_set(-EINVAL, "CPU list '%s': unexpected '%c'", list, *p);
-	}
-	if (!any)
-		return err_set(-EINVAL, "CPU list is empty");
-	return 0;
 }
 
 /* The child shares our memory until it execs: it says why it could not
@@ -112,7 +75,7 @@ static __attribute__((noreturn)) void child_fail(volatile struct exec_failure *f
 }
 
 /* Runs in the child between fork and exec: async-signal-safe calls only. */
-static __attribute__((noreturn)) void child_exec(const struct runner_child *c, int outw,
+static __attribute__((noreturn)) void child_exec(const struct child *c, int outw,
 						       int errw, volatile struct exec_failure *f,
 						       int devnull, const cpu_set_t *cpus)
 {
@@ -142,7 +105,7 @@ static __attribute__((noreturn)) void child_exec(const struct runner_child *c, i
 
 /* vfork must not return into a frame the child could then clobber: the
  * child leaves this function only through execve or _exit. */
-static __attribute__((noinline)) pid_t spawn(const struct runner_child *c, int outw,
+static __attribute__((noinline)) pid_t spawn(const struct child *c, int outw,
 					     int errw, volatile struct exec_failure *f,
 					     int devnull, const cpu_set_t *cpus)
 {
@@ -163,10 +126,10 @@ static int devnull_fd(void)
 	return fd;
 }
 
-static void capture(struct runner_child *c, struct strbuf *sb, int64_t *total,
+static void capture(struct child *c, struct strbuf *sb, int64_t *total,
 		    const char *buf, size_t n, bool is_stdout)
 {
-	size_t max = c->capture_max ? c->capture_max : RUNNER_CAPTURE_DEFAULT;
+	size_t max = c->capture_max ? c->capture_max : CHILD_CAPTURE_DEFAULT;
 
 	if (sb->len < max)
 		strbuf_add(sb, buf, n < max - sb->len ? n : max - sb->len);
@@ -177,7 +140,7 @@ static void capture(struct runner_child *c, struct strbuf *sb, int64_t *total,
 
 /* Reads once what poll said is there; returns false at end of file. The
  * descriptors block: poll said a read will not. */
-static bool drain(struct runner_child *c, int fd, bool is_stdout)
+static bool drain(struct child *c, int fd, bool is_stdout)
 {
 	char buf[READ_CHUNK];
 	ssize_t n;
@@ -224,32 +187,38 @@ static bool cancel_seen(int cancel_fd, int ms)
 	return n > 0;
 }
 
-static bool stop_signalled(const struct runner_child *c)
+static bool stop_signalled(const struct child *c)
 {
 	return c->signal == SIGTERM || c->signal == SIGINT ||
 	       c->exit_code == 128 + SIGTERM || c->exit_code == 128 + SIGINT;
 }
 
-static void spawn_failed(struct runner_child *c, const struct exec_failure *f)
+static void spawn_failed(struct child *c, const struct exec_failure *f)
 {
 	const char *what = f->stage == STAGE_PIN ? "cannot pin to CPUs" :
 			   f->stage == STAGE_DIR ? "cannot enter directory" :
 			   "cannot execute";
-	const char *obj = f->stage == STAGE_PIN ? c->cpus :
-			  f->stage == STAGE_DIR ? c->dir : c->argv[0];
+	struct strbuf cpus = STRBUF_INIT;
+	const char *obj = c->argv[0];
 
+	if (f->stage == STAGE_PIN) {
+		cpus_format(&cpus, c->cpus);
+		obj = cpus.buf;
+	} else if (f->stage == STAGE_DIR) {
+		obj = c->dir;
+	}
 	c->spawn_error = xasprintf("%s '%s': %s", what, obj, strerror(f->err));
+	strbuf_release(&cpus);
 	c->exit_code = -1;
 }
 
-int runner_child_run(struct runner_child *c)
+int child_run(struct child *c)
 {
 	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	int devnull = devnull_fd(), pidfd = -1;
 	sigset_t chld, oldmask;
 	bool restore_mask = false, look_now = false;
 	volatile struct exec_failure failure = { 0, 0 };
-	unsigned char mask[128];
 	cpu_set_t cpus;
 	bool pinned = false, exited = false, termed = false;
 	int64_t t0, t1 = 0, deadline = INT64_MAX;
@@ -257,15 +226,12 @@ int runner_child_run(struct runner_child *c)
 	pid_t pid;
 	int r = 0, status = 0;
 
-	if (c->cpus) {
-		int i;
+	if (c->cpus && c->cpus->count) {
+		unsigned i;
 
-		r = runner_cpus_parse(c->cpus, mask);
-		if (r < 0)
-			return r;
 		CPU_ZERO(&cpus);
-		for (i = 0; i < 1024 && i < CPU_SETSIZE; i++)
-			if (mask[i / 8] & (1u << (i % 8)))
+		for (i = 0; i < CPUS_MAX && i < CPU_SETSIZE; i++)
+			if (cpus_has(c->cpus, i))
 				CPU_SET(i, &cpus);
 		pinned = true;
 	}
@@ -381,7 +347,7 @@ int runner_child_run(struct runner_child *c)
 				termed = true;
 				kill(-pid, SIGTERM);
 				deadline = time_monotonic_ns() + (int64_t)((c->grace_s > 0 ?
-					c->grace_s : RUNNER_GRACE_DEFAULT_S) * 1e9);
+					c->grace_s : CHILD_GRACE_DEFAULT_S) * 1e9);
 			} else {
 				kill(-pid, SIGKILL);
 				deadline = INT64_MAX;

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hosts.h"
+#include "common.h"
 
 static int parse_cpu(unsigned *out, const char *s, char **end)
 {
@@ -13,16 +13,16 @@ static int parse_cpu(unsigned *out, const char *s, char **end)
 		return err_set(-EINVAL, "expected a CPU number at \"%s\"", s);
 	errno = 0;
 	v = strtoul(s, end, 10);
-	if (errno != 0 || v >= HOST_CPUS_MAX)
+	if (errno != 0 || v >= CPUS_MAX)
 		return err_set(-EINVAL, "CPU number at \"%s\" is not below %d",
-			       s, HOST_CPUS_MAX);
+			       s, CPUS_MAX);
 	*out = (unsigned)v;
 	return 0;
 }
 
-int host_cpus_parse(struct host_cpus *out, const char *text)
+int cpus_parse(struct cpus *out, const char *text)
 {
-	struct host_cpus set;
+	struct cpus set;
 	const char *s = text;
 	char *end;
 	unsigned lo, hi;
@@ -45,7 +45,7 @@ int host_cpus_parse(struct host_cpus *out, const char *text)
 			s = end;
 		}
 		for (unsigned c = lo; c <= hi; c++) {
-			if (host_cpus_has(&set, c))
+			if (cpus_has(&set, c))
 				return err_set(-EINVAL, "CPU %u is listed twice in \"%s\"",
 					       c, text);
 			set.bits[c / 64] |= UINT64_C(1) << (c % 64);
@@ -64,9 +64,30 @@ int host_cpus_parse(struct host_cpus *out, const char *text)
 	return 0;
 }
 
-bool host_cpus_has(const struct host_cpus *cpus, unsigned cpu)
+bool cpus_has(const struct cpus *cpus, unsigned cpu)
 {
-	if (cpu >= HOST_CPUS_MAX)
+	if (cpu >= CPUS_MAX)
 		return false;
 	return cpus->bits[cpu / 64] & (UINT64_C(1) << (cpu % 64));
+}
+
+void cpus_format(struct strbuf *out, const struct cpus *cpus)
+{
+	unsigned c = 0, lo;
+	bool first = true;
+
+	while (c < CPUS_MAX) {
+		if (!cpus_has(cpus, c)) {
+			c++;
+			continue;
+		}
+		lo = c;
+		while (c + 1 < CPUS_MAX && cpus_has(cpus, c + 1))
+			c++;
+		strbuf_addf(out, first ? "%u" : ",%u", lo);
+		if (c > lo)
+			strbuf_addf(out, "-%u", c);
+		first = false;
+		c++;
+	}
 }
