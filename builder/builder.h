@@ -1,8 +1,9 @@
 /*
  * builder: what ties a number to a binary: git (libgit2: a mirror of the
  * watched repository, fetch, head discovery, commit facts, checkout of a
- * commit's tree) and the hashing of what a build produced. The only folder
- * that includes git2.h.
+ * commit's tree), the build itself (its row, the recipe in a fresh process,
+ * the build cache) and the hashing of what a build produced. The only
+ * folder that includes git2.h. Includes common/ and db/.
  *
  * Errors: negative errno with a detail in err_last() naming the file, the
  * URL or the ref: -ENOENT for an unknown commit or ref (or a local URL that
@@ -23,6 +24,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "db.h"
 
 /* Hashes the file at path: out_hex receives 64 hex digits and a NUL,
  * *out_size its size in bytes. */
@@ -132,5 +134,41 @@ int builder_history_branch(const char *repo_dir, const char *branch, const char 
  * nothing. */
 int builder_glob(char ***out, size_t *out_n, const char *dir, const char *const *patterns,
 		 size_t npatterns, size_t max);
+
+/* ---- builds (build.c) ---- */
+
+#define BUILDER_LOG_MAX (1024 * 1024)     /* bytes of a build's log kept */
+#define BUILDER_ARTIFACTS_MAX 256
+#define BUILDER_TOOLCHAIN_TIMEOUT_S 30.0
+
+/* How a commit is built on a host. Everything is borrowed for the call. */
+struct builder_build_opts {
+	const char *host;            /* the host the row names */
+	const char *workdir;         /* builds go to WORKDIR/builds/TREE-RECIPE */
+	const char *recipe_hash;     /* of everything that decides how a tree is built */
+	const char *command;         /* the recipe: /bin/sh -c in the checkout */
+	const char *const *env;      /* "K=V" set over our environment */
+	size_t nenv;
+	const char *const *artifacts;/* glob patterns relative to the checkout */
+	size_t nartifacts;
+	double timeout_s;
+	const char *toolchain;       /* a command whose first line names the toolchain, or NULL */
+	const char *fingerprint;     /* the host's, stored with the build; or NULL */
+	int cancel_fd;               /* readable: stop; -1: none */
+	/* Called once the row exists, before the checkout (for progress). */
+	void (*on_start)(void *ctx, const struct db_build *b);
+	void *ctx;
+};
+
+/* The build of commit: the newest one of its tree with this recipe on this
+ * host that was not abandoned, done or failed (a cache hit: returns 1), or
+ * made now (returns 0): a row in state running before the checkout, then
+ * its outcome (done, or failed with a sentence in detail: the checkout, the
+ * recipe's exit, artifacts that match nothing). *out is zeroed on entry
+ * and the caller's to release. -ECANCELED when cancel_fd fired: the row is
+ * abandoned and the tree built again next time; a database error
+ * otherwise. */
+int builder_build_ensure(struct db_build *out, struct builder_repo *repo, struct db *db,
+			 const char *commit, const struct builder_build_opts *o);
 
 #endif

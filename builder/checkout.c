@@ -12,7 +12,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <stdlib.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -201,25 +201,16 @@ static int write_tree(struct walk *w, int dfd, const git_tree *tree, size_t dept
 /* mkdir -p of every directory above path. */
 static int mkdir_parents(const char *path)
 {
-	char *p = xstrdup(path), *s;
-	int ret = 0;
+	const char *slash = strrchr(path, '/');
+	char *parent;
+	int r;
 
-	for (s = p + 1; (s = strchr(s, '/')); s++) {
-		*s = '\0';
-		if (mkdir(p, 0777) < 0 && errno != EEXIST) {
-			ret = err_set(-errno, "cannot create '%s': %s", p, strerror(errno));
-			break;
-		}
-		*s = '/';
-	}
-	free(p);
-	return ret;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	remove(path);
-	return 0;
+	if (!slash || slash == path)
+		return 0;
+	parent = xstrndup(path, (size_t)(slash - path));
+	r = fs_mkdir_p(parent);
+	free(parent);
+	return r;
 }
 
 int builder_checkout(struct builder_repo *r, const char *oid, const char *dir)
@@ -260,7 +251,7 @@ out:
 	if (fd >= 0)
 		close(fd);
 	if (ret < 0 && created)
-		nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		fs_rm_rf(dir);
 	strbuf_release(&w.path);
 	git_tree_free(tree);
 	git_commit_free(commit);

@@ -46,6 +46,67 @@ struct exec_failure {
 	int err;
 };
 
+static bool env_key_is(const char *entry, const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+
+	return !strncmp(entry, kv, n) && entry[n] == '=';
+}
+
+void child_env_init(struct child_env *e)
+{
+	size_t i;
+
+	e->v = xcalloc(1, sizeof(char *));
+	e->n = 0;
+	for (i = 0; environ[i]; i++)
+		child_env_set(e, environ[i]);
+}
+
+void child_env_set(struct child_env *e, const char *kv)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++) {
+		if (env_key_is(e->v[i], kv)) {
+			free(e->v[i]);
+			e->v[i] = xstrdup(kv);
+			return;
+		}
+	}
+	e->v = xrealloc(e->v, (e->n + 2) * sizeof(char *));
+	e->v[e->n++] = xstrdup(kv);
+	e->v[e->n] = NULL;
+}
+
+void child_env_setf(struct child_env *e, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	child_env_set(e, sb.buf);
+	strbuf_release(&sb);
+}
+
+/* Zeroed before they are freed: an entry may hold a secret (the fetch
+ * token). */
+void child_env_release(struct child_env *e)
+{
+	size_t i;
+
+	for (i = 0; e->v && i < e->n; i++) {
+		if (e->v[i])
+			explicit_bzero(e->v[i], strlen(e->v[i]));
+		free(e->v[i]);
+	}
+	free(e->v);
+	e->v = NULL;
+	e->n = 0;
+}
+
 void child_init(struct child *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -382,4 +443,30 @@ out:
 	if (restore_mask)
 		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return r;
+}
+
+int child_run_shell(struct child *c, const char *command)
+{
+	char *line = xasprintf("exec 2>&1; %s", command);
+	const char *argv[] = { "/bin/sh", "-c", line, NULL };
+	int r;
+
+	c->argv = argv;
+	r = child_run(c);
+	c->argv = NULL;
+	free(line);
+	return r;
+}
+
+char *child_failure(const struct child *c, const char *what)
+{
+	if (c->spawn_error)
+		return xasprintf("%s could not start: %s", what, c->spawn_error);
+	if (c->timed_out)
+		return xasprintf("%s timed out after %.0f s", what, c->wall_ms / 1e3);
+	if (c->signal)
+		return xasprintf("%s was killed by signal %d", what, c->signal);
+	if (c->exit_code)
+		return xasprintf("%s exited %d", what, c->exit_code);
+	return NULL;
 }

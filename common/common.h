@@ -9,6 +9,7 @@
  * - strbuf: a growable NUL-terminated byte buffer.
  * - x*alloc: allocation that aborts on out-of-memory.
  * - time: monotonic and wall clock helpers.
+ * - fs: mkdir -p and rm -rf.
  * - cpus: CPU sets as the kernel writes them ("0-3,6").
  * - child: the fresh-process launcher, used by builder/ (recipes), runners/
  *   (measured programs and contract runners) and daemon/ (the fetch).
@@ -85,6 +86,13 @@ int64_t time_monotonic_ns(void);
 #define TIME_ISO_LEN 32
 void time_now_iso(char out[TIME_ISO_LEN]);
 
+/* fs.c: each returns 0 or -errno with the path in err_last(). fs_mkdir_p
+ * makes path and its missing parents (mode 0777 less the umask); fs_rm_rf
+ * removes path and what it holds, not following links (a missing path is
+ * no error). */
+int fs_mkdir_p(const char *path);
+int fs_rm_rf(const char *path);
+
 /* cpus.c: a CPU set in cpuset(7) list format ("4-7", "0,2,8-11");
  * embedded, no heap. */
 #define CPUS_MAX 1024
@@ -139,11 +147,30 @@ struct child {
 	char ended_at[TIME_ISO_LEN];
 };
 
+/* An environment for a child: ours, with entries set by child_env_set
+ * ("KEY=VALUE", replacing KEY where it is there already). env.v is
+ * NULL-terminated, for struct child's env; the strings are its own. */
+struct child_env {
+	char **v;
+	size_t n;
+};
+void child_env_init(struct child_env *e);
+void child_env_set(struct child_env *e, const char *kv);
+void child_env_setf(struct child_env *e, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void child_env_release(struct child_env *e);
+
 void child_init(struct child *c);
 /* Runs the child to its end. Returns 0 once it was reaped, whatever its
  * status (a program that cannot be executed is reported in spawn_error),
  * or a negative errno when the launcher itself could not set up. */
 int child_run(struct child *c);
+/* child_run of "/bin/sh -c command" with its stderr joined to its stdout
+ * (c->out); c->argv is not used. */
+int child_run_shell(struct child *c, const char *command);
+/* Why a child that ran failed, as a sentence starting with what ("the build
+ * recipe exited 2", "... timed out after 60 s", "... was killed by signal
+ * 9", "... could not start: ..."); NULL when it exited 0. The caller's. */
+char *child_failure(const struct child *c, const char *what);
 void child_release(struct child *c);
 
 #endif

@@ -269,7 +269,7 @@ static void key_build(struct parse *ps, const char *k, const char *v)
 
 static void key_runner(struct parse *ps, const char *k, const char *v)
 {
-	struct agent_runner *r = &ps->s->runners[ps->s->nrunners - 1];
+	struct runner_contract *r = &ps->s->runners[ps->s->nrunners - 1];
 
 	if (!strcmp(k, "command"))
 		set_text(ps, &r->command, k, v);

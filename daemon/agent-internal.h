@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "common.h"
+#include "runners.h"
 
 #define AGENT_NAME_MAX 63
 #define AGENT_LINE_MAX 8192        /* a configuration line */
@@ -17,13 +18,6 @@
 #define AGENT_FETCH_TIMEOUT_S 600.0
 /* How the agent hands the fetch token to its fetch process (perfd fetch). */
 #define AGENT_FETCH_TOKEN_ENV "PERFD_FETCH_TOKEN"
-
-struct agent_runner {
-	char *name;
-	char *command;             /* run with /bin/sh -c in the build directory */
-	double timeout_s;
-	int chunks;                /* 1: one process; N: N processes, PERFD_CHUNK=1..N */
-};
 
 struct agent_case {
 	char *name;
@@ -44,7 +38,7 @@ struct agent_suite {
 	size_t nartifacts;
 	double build_timeout_s;
 	char *toolchain;           /* a command whose first line names the toolchain, or NULL */
-	struct agent_runner *runners;
+	struct runner_contract *runners;
 	size_t nrunners;
 	struct agent_case *cases;
 	size_t ncases;

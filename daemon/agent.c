@@ -23,9 +23,6 @@
 #include "runners.h"
 #include "web.h"
 
-#define BUILD_LOG_MAX (1024 * 1024)
-#define TOOLCHAIN_TIMEOUT_S 30
-#define ARTIFACTS_MAX 256
 
 #define SUITE_FILE_MAX (256 * 1024)
 #define FETCH_OUTPUT_MAX 4096
@@ -57,40 +54,6 @@ static bool cancelled(const struct agent *a)
 	struct pollfd p = { .fd = a->cancel_fd, .events = POLLIN };
 
 	return a->cancel_fd >= 0 && poll(&p, 1, 0) > 0;
-}
-
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX], *p;
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return err_set(-ENAMETOOLONG, "path '%s' is too long", path);
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return err_set(-errno, "cannot create '%s': %s", buf, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-		return err_set(-errno, "cannot create '%s': %s", buf, strerror(errno));
-	return 0;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
-}
-
-/* Removes a build directory a killed agent left behind. */
-static int rm_rf(const char *path)
-{
-	if (access(path, F_OK) < 0)
-		return 0;
-	if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
-		return err_set(-errno, "cannot remove '%s': %s", path, strerror(errno));
-	return 0;
 }
 
 /* Comparisons a killed agent left running get their summary now: the rule
@@ -358,7 +321,7 @@ int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd)
 	a->cancel_fd = cancel_fd;
 	strbuf_init(&a->waiting);
 	a->watch.fd = -1;
-	if (mkdir_p(cfg->workdir) < 0) {
+	if (fs_mkdir_p(cfg->workdir) < 0) {
 		log_warnx("%s", err_last());
 		goto out;
 	}
@@ -441,24 +404,6 @@ void agent_free(struct agent *a)
 	free(a);
 }
 
-extern char **environ;
-
-/* Our environment plus the entries given. The strings are borrowed. */
-static const char **env_with(char *const *extra, size_t n)
-{
-	size_t m = 0, i;
-	const char **env;
-
-	while (environ[m])
-		m++;
-	env = xcalloc(m + n + 1, sizeof(char *));
-	for (i = 0; i < m; i++)
-		env[i] = environ[i];
-	for (i = 0; i < n; i++)
-		env[m + i] = extra[i];
-	return env;
-}
-
 /* ---- watching ---- */
 
 static int head_base(struct agent *a, char out[BUILDER_OID_HEX], const struct builder_head *h,
@@ -528,42 +473,38 @@ static int fetch(struct agent *a)
 {
 	const char *argv[] = { "/proc/self/exe", "fetch", "--dir", a->mirror, "--url",
 			       a->cfg->url, a->cfg->pulls ? "--pulls" : NULL, NULL };
-	char *token_env = NULL;
-	const char **env;
+	const char *url = builder_repo_url(a->repo);
+	struct child_env env;
 	struct child ch;
+	char *why = NULL;
 	int r;
 
+	child_env_init(&env);
 	if (a->fetch_token)
-		token_env = xasprintf("%s=%s", AGENT_FETCH_TOKEN_ENV, a->fetch_token);
-	env = env_with(token_env ? &token_env : NULL, token_env ? 1 : 0);
+		child_env_setf(&env, "%s=%s", AGENT_FETCH_TOKEN_ENV, a->fetch_token);
 	child_init(&ch);
 	ch.argv = argv;
-	ch.env = env;
+	ch.env = (const char *const *)env.v;
 	ch.timeout_s = a->cfg->fetch_timeout_s;
 	ch.capture_max = FETCH_OUTPUT_MAX;
 	ch.cancel_fd = a->cancel_fd;
 	r = child_run(&ch);
 	if (r < 0)
-		r = err_set(r, "git: fetch from '%s': %s", builder_repo_url(a->repo), err_last());
+		r = err_set(r, "git: fetch from '%s': %s", url, err_last());
 	else if (ch.cancelled)
-		r = -ECANCELED;
+		r = err_set(-ECANCELED, "git: fetch from '%s': stopped", url);
 	else if (ch.timed_out)
 		r = err_set(-ETIMEDOUT, "git: fetch from '%s' did not end within %g s ([repo] "
-			    "timeout_s); stopped, tried again at the next poll",
-			    builder_repo_url(a->repo), a->cfg->fetch_timeout_s);
-	else if (ch.spawn_error)
-		r = err_set(-EIO, "git: fetch: %s", ch.spawn_error);
-	else if (ch.signal)
-		r = err_set(-EIO, "git: fetch from '%s': the fetch process was killed by signal %d",
-			    builder_repo_url(a->repo), ch.signal);
-	else if (ch.exit_code)
+			    "timeout_s); stopped, tried again at the next poll", url,
+			    a->cfg->fetch_timeout_s);
+	else if (ch.exit_code > 0 && !ch.spawn_error)
+		/* perfd fetch said why on stdout, and exits with the errno. */
 		r = err_set(-ch.exit_code, "%.*s", (int)strcspn(ch.out.buf, "\n"), ch.out.buf);
+	else if ((why = child_failure(&ch, "the fetch process")))
+		r = err_set(-EIO, "git: fetch from '%s': %s", url, why);
+	free(why);
 	child_release(&ch);
-	free(env);
-	if (token_env) {
-		explicit_bzero(token_env, strlen(token_env));
-		free(token_env);
-	}
+	child_env_release(&env);
 	return r;
 }
 
@@ -655,221 +596,47 @@ out:
 	return r < 0 ? r : 0;
 }
 
-/* ---- building ---- */
+/* ---- building and checking ---- */
 
-/* Runs a shell command in dir, stdout and stderr together, bounded. */
-static int run_shell(struct child *ch, const char *command, const char *dir,
-		     const char *const *env, double timeout_s, int cancel_fd)
+static void on_build_start(void *ctx, const struct db_build *b)
 {
-	const char *argv[4];
-	char *line = xasprintf("exec 2>&1; %s", command);
-	int r;
-
-	argv[0] = "/bin/sh";
-	argv[1] = "-c";
-	argv[2] = line;
-	argv[3] = NULL;
-	ch->argv = argv;
-	ch->env = env;
-	ch->dir = dir;
-	ch->timeout_s = timeout_s;
-	ch->capture_max = BUILD_LOG_MAX;
-	ch->cancel_fd = cancel_fd;
-	r = child_run(ch);
-	free(line);
-	return r;
+	log_info("build %lld of %.12s: started in %s", (long long)b->id, b->commit, b->dir);
 }
 
-static char *child_failure(const struct child *ch, const char *what)
-{
-	if (ch->spawn_error)
-		return xasprintf("%s could not start: %s", what, ch->spawn_error);
-	if (ch->timed_out)
-		return xasprintf("%s timed out after %.0f s", what, ch->wall_ms / 1e3);
-	if (ch->signal)
-		return xasprintf("%s was killed by signal %d", what, ch->signal);
-	if (ch->exit_code)
-		return xasprintf("%s exited %d", what, ch->exit_code);
-	return NULL;
-}
-
-/* The toolchain's first line into b->toolchain (none when it fails);
- * -ECANCELED when the agent's stop cut it short. */
-static int toolchain(struct agent *a, struct db_build *b)
-{
-	struct child ch;
-	const char **env;
-	int r = 0;
-
-	if (!a->suite->toolchain)
-		return 0;
-	env = env_with(NULL, 0);
-	child_init(&ch);
-	if (run_shell(&ch, a->suite->toolchain, b->dir, env, TOOLCHAIN_TIMEOUT_S,
-		      a->cancel_fd) == 0) {
-		if (ch.cancelled)
-			r = -ECANCELED;
-		else if (!ch.exit_code && ch.out.len)
-			b->toolchain = xstrndup(ch.out.buf, strcspn(ch.out.buf, "\n"));
-	}
-	child_release(&ch);
-	free(env);
-	return r;
-}
-
-/* A build cut short by the agent's stop is no outcome of its commit: its
- * row is abandoned, and the next start builds the tree again. Returns
- * -ECANCELED, or the database's error. */
-static int abandon_build(struct agent *a, int64_t id)
-{
-	int r = db_build_abandon(a->db, id);
-
-	if (r < 0)
-		return r;
-	log_info("build %lld: stopped, abandoned; built again at the next start", (long long)id);
-	return -ECANCELED;
-}
-
-static int hash_artifacts(struct agent *a, struct db_build *b)
-{
-	const struct agent_suite *s = a->suite;
-	char **names = NULL;
-	size_t n = 0, i;
-	int r;
-
-	r = builder_glob(&names, &n, b->dir, (const char *const *)s->artifacts, s->nartifacts,
-			 ARTIFACTS_MAX);
-	if (r < 0) {
-		b->detail = xasprintf("artifacts: %s", err_last());
-		return 0;
-	}
-	b->artifacts = xcalloc(n + 1, sizeof(*b->artifacts));
-	for (i = 0; i < n && r == 0; i++) {
-		struct db_build_artifact *ba = &b->artifacts[b->nartifacts++];
-
-		ba->name = names[i];
-		names[i] = NULL;
-		ba->artifact.path = xasprintf("%s/%s", b->dir, ba->name);
-		r = builder_file_sha256(ba->artifact.sha256, &ba->artifact.size, ba->artifact.path);
-		if (r == 0)
-			r = db_artifact_put(a->db, &ba->artifact.id, &ba->artifact);
-	}
-	for (i = 0; i < n; i++)
-		free(names[i]);
-	free(names);
-	return r;
-}
-
-/* The build of commit on this host with this recipe: found done or failed
- * (a cache hit), or made now. *out is the caller's. */
+/* The build of commit: found (a cache hit) or made now, said either way. */
 static int ensure_build(struct agent *a, struct db_build *out, const char *commit)
 {
-	struct builder_commit c;
-	struct db_build b;
-	struct child ch;
-	const char **env = NULL;
-	char *why;
-	int r;
+	const struct agent_suite *s = a->suite;
+	struct builder_build_opts o = {
+		.host = a->host, .workdir = a->cfg->workdir, .recipe_hash = a->recipe_hash,
+		.command = s->build_command,
+		.env = (const char *const *)s->build_env, .nenv = s->nbuild_env,
+		.artifacts = (const char *const *)s->artifacts, .nartifacts = s->nartifacts,
+		.timeout_s = s->build_timeout_s, .toolchain = s->toolchain,
+		.fingerprint = a->fingerprint, .cancel_fd = a->cancel_fd,
+		.on_start = on_build_start,
+	};
+	int r = builder_build_ensure(out, a->repo, a->db, commit, &o);
 
-	memset(out, 0, sizeof(*out));
-	r = builder_commit_load(a->repo, &c, commit);
-	if (r < 0)
-		return r;
-	r = db_build_find(a->db, out, a->host, c.tree, a->recipe_hash);
-	if (r == 0) {
+	if (r == 1) {
 		a->cache_hits++;
-		log_info("build of %.12s (tree %.12s): cached, build %lld, %s", commit, c.tree,
+		log_info("build of %.12s (tree %.12s): cached, build %lld, %s", commit, out->tree,
 			 (long long)out->id, db_build_state_name(out->state));
-		builder_commit_release(&c);
-		return 0;
+	} else if (r == 0) {
+		a->builds++;
+		log_info("build %lld of %.12s: %s%s%s (%.1f s)", (long long)out->id, commit,
+			 db_build_state_name(out->state), out->detail ? ": " : "",
+			 out->detail ? out->detail : "", out->wall_ms / 1e3);
 	}
-	if (r != -ENOENT) {
-		builder_commit_release(&c);
-		return r;
-	}
-
-	memset(&b, 0, sizeof(b));
-	snprintf(b.host, sizeof(b.host), "%s", a->host);
-	snprintf(b.commit, sizeof(b.commit), "%s", commit);
-	snprintf(b.tree, sizeof(b.tree), "%s", c.tree);
-	snprintf(b.recipe_hash, sizeof(b.recipe_hash), "%s", a->recipe_hash);
-	builder_commit_release(&c);
-	b.dir = xasprintf("%s/builds/%.12s-%.12s", a->cfg->workdir, b.tree, b.recipe_hash);
-	b.fingerprint = a->fingerprint ? xstrdup(a->fingerprint) : NULL;
-	time_now_iso(b.started_at);
-	r = db_build_insert(a->db, &b.id, &b);
-	if (r < 0)
-		goto out;
-	log_info("build %lld of %.12s: started in %s", (long long)b.id, commit, b.dir);
-	a->builds++;
-	r = rm_rf(b.dir);
-	if (r == 0)
-		r = mkdir_p(a->cfg->workdir);
-	if (r == 0) {
-		char *parent = xasprintf("%s/builds", a->cfg->workdir);
-
-		r = mkdir_p(parent);
-		free(parent);
-	}
-	if (r == 0)
-		r = builder_checkout(a->repo, commit, b.dir);
-	if (r < 0) {
-		b.state = DB_BUILD_FAILED;
-		b.detail = xasprintf("checkout: %s", err_last());
-		r = 0;
-		goto finish;
-	}
-	child_init(&ch);
-	env = env_with(a->suite->build_env, a->suite->nbuild_env);
-	r = run_shell(&ch, a->suite->build_command, b.dir, env, a->suite->build_timeout_s,
-		      a->cancel_fd);
-	if (r == 0 && ch.cancelled)
-		r = abandon_build(a, b.id);
-	if (r < 0) {
-		child_release(&ch);
-		goto out;
-	}
-	b.exit_code = ch.exit_code;
-	b.signal = ch.signal;
-	b.timed_out = ch.timed_out;
-	b.wall_ms = ch.wall_ms;
-	b.log_len = ch.out.len;
-	b.log_bytes = ch.out_total;
-	b.log = strbuf_detach(&ch.out);
-	why = child_failure(&ch, "the build recipe");
-	child_release(&ch);
-	if (why) {
-		b.state = DB_BUILD_FAILED;
-		b.detail = why;
-	} else {
-		r = hash_artifacts(a, &b);
-		if (r == 0 && toolchain(a, &b) == -ECANCELED)
-			r = abandon_build(a, b.id);
-		if (r < 0)
-			goto out;
-		b.state = b.detail ? DB_BUILD_FAILED : DB_BUILD_DONE;
-	}
-finish:
-	time_now_iso(b.finished_at);
-	r = db_build_finish(a->db, &b);
-	if (r < 0)
-		goto out;
-	log_info("build %lld of %.12s: %s%s%s (%.1f s)", (long long)b.id, commit,
-		 db_build_state_name(b.state), b.detail ? ": " : "", b.detail ? b.detail : "",
-		 b.wall_ms / 1e3);
-	*out = b;
-	memset(&b, 0, sizeof(b));
-out:
-	free(env);
-	db_build_release(&b);
-	return r;
+	return r < 0 ? r : 0;
 }
 
-/* ---- contract runners ---- */
-
-static void on_runner_stdout(void *ctx, const char *buf, size_t len)
+static void on_runner_done(void *ctx, const struct db_runner_result *res)
 {
-	runner_protocol_feed(ctx, buf, len);
+	log_info("runner %s%s%.0d of build %lld: %s", res->runner, res->chunks > 1 ? " chunk " : "",
+		 res->chunks > 1 ? res->chunk : 0, (long long)res->build_id,
+		 res->timed_out ? "timed out" : res->exit_code || res->signal ||
+		 res->spawn_error ? "failed" : "passed");
 }
 
 /* The sha256 of the runner's program when its first word names a file of
@@ -878,96 +645,27 @@ static char *runner_binary_sha(const struct db_build *b, const char *command)
 {
 	char *word = xstrndup(command, strcspn(command, " \t")), *path, hex[65];
 	int64_t size;
+	int r;
 
 	path = xasprintf("%s/%s", b->dir, word);
+	r = builder_file_sha256(hex, &size, path);
 	free(word);
-	if (builder_file_sha256(hex, &size, path) < 0) {
-		free(path);
-		return NULL;
-	}
 	free(path);
-	return xstrdup(hex);
+	return r < 0 ? NULL : xstrdup(hex);
 }
 
 static int run_runners(struct agent *a, const struct db_build *b, int *out_failed)
 {
-	const struct agent_suite *s = a->suite;
 	size_t i;
-	int chunk, r = 0;
+	int r = 0;
 
-	for (i = 0; i < s->nrunners && r == 0; i++) {
-		const struct agent_runner *run = &s->runners[i];
+	for (i = 0; i < a->suite->nrunners && r == 0; i++) {
+		const struct runner_contract *rc = &a->suite->runners[i];
+		char *sha = runner_binary_sha(b, rc->command);
 
-		for (chunk = 1; chunk <= run->chunks && r == 0; chunk++) {
-			struct db_runner_result res;
-			struct child ch;
-			struct runner_protocol proto;
-			char chunk_env[2][32];
-			char *extra[2] = { chunk_env[0], chunk_env[1] };
-			const char **env;
-
-			r = db_runner_result_done(a->db, b->id, run->name, chunk);
-			if (r < 0)
-				break;
-			if (r == 1) {
-				r = 0;
-				continue;
-			}
-			if (cancelled(a))
-				return -ECANCELED;
-			memset(&res, 0, sizeof(res));
-			res.build_id = b->id;
-			snprintf(res.runner, sizeof(res.runner), "%s", run->name);
-			res.chunk = chunk;
-			res.chunks = run->chunks;
-			res.binary_sha256 = runner_binary_sha(b, run->command);
-			time_now_iso(res.started_at);
-			r = db_runner_result_insert(a->db, &res.id, &res);
-			if (r < 0) {
-				db_runner_result_release(&res);
-				break;
-			}
-			snprintf(chunk_env[0], sizeof(chunk_env[0]), "PERFD_CHUNK=%d", chunk);
-			snprintf(chunk_env[1], sizeof(chunk_env[1]), "PERFD_CHUNKS=%d", run->chunks);
-			env = env_with(extra, 2);
-			child_init(&ch);
-			runner_protocol_init(&proto);
-			ch.on_stdout = on_runner_stdout;
-			ch.ctx = &proto;
-			r = run_shell(&ch, run->command, b->dir, env, run->timeout_s, a->cancel_fd);
-			free(env);
-			if (r == 0) {
-				runner_protocol_finish(&proto);
-				time_now_iso(res.ended_at);
-				res.exit_code = ch.exit_code;
-				res.signal = ch.signal;
-				res.timed_out = ch.timed_out;
-				res.elapsed_ms = ch.wall_ms;
-				res.spawn_error = ch.spawn_error;
-				ch.spawn_error = NULL;
-				res.output_len = ch.out.len;
-				res.output = strbuf_detach(&ch.out);
-				res.lines = proto.lines;
-				res.nlines = proto.nlines;
-				proto.lines = NULL;
-				proto.nlines = 0;
-				if (ch.cancelled)
-					r = -ECANCELED;
-				else
-					r = db_runner_result_finish(a->db, &res);
-				if (r == 0 && (res.exit_code || res.signal || res.timed_out ||
-					       res.spawn_error))
-					(*out_failed)++;
-				if (r == 0)
-					log_info("runner %s%s%.0d of build %lld: %s", run->name,
-						 run->chunks > 1 ? " chunk " : "", run->chunks > 1 ? chunk : 0,
-						 (long long)b->id, res.timed_out ? "timed out" :
-						 res.exit_code || res.signal ? "failed" : "passed");
-			}
-			runner_protocol_release(&proto);
-			child_release(&ch);
-			db_runner_result_release(&res);
-		}
+		r = runner_contract_run(a->db, b, rc, sha, a->cancel_fd, out_failed,
+					on_runner_done, a);
+		free(sha);
 	}
 	return r;
 }
@@ -1170,11 +868,12 @@ int agent_work(struct agent *a)
 		if (r == 0 && a->gh)
 			job_done(a, job.head, job.commit);
 		db_job_release(&job);
-		if (r < 0) {
-			if (r != -ECANCELED)
-				log_warnx("%s", err_last());
+		if (r == -ECANCELED)
+			log_info("%s", err_last());
+		else if (r < 0)
+			log_warnx("%s", err_last());
+		if (r < 0)
 			return r;
-		}
 	}
 }
 

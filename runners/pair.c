@@ -16,7 +16,6 @@
 
 #include "runners.h"
 
-extern char **environ;
 
 struct slot {
 	const char *arm;
@@ -48,63 +47,22 @@ static struct slot *schedule(int warmup, int pairs, size_t *out_n)
 	return s;
 }
 
-static bool env_key_is(const char *entry, const char *kv)
-{
-	const char *eq = strchr(kv, '=');
-	size_t n = eq ? (size_t)(eq - kv) : strlen(kv);
-
-	return !strncmp(entry, kv, n) && entry[n] == '=';
-}
-
-static void env_set(char ***env, size_t *n, const char *kv)
+/* The arm's environment: ours, the comparison's --env, the arm's own, then
+ * what perfd tells every child. */
+static void build_env(struct child_env *env, const struct runner_pair_opts *o,
+		      const struct runner_arm *arm, const struct slot *s, int seq)
 {
 	size_t i;
 
-	for (i = 0; i < *n; i++) {
-		if (env_key_is((*env)[i], kv)) {
-			free((*env)[i]);
-			(*env)[i] = xstrdup(kv);
-			return;
-		}
-	}
-	*env = xrealloc(*env, (*n + 2) * sizeof(char *));
-	(*env)[(*n)++] = xstrdup(kv);
-	(*env)[*n] = NULL;
-}
-
-static char **build_env(const struct runner_pair_opts *o, const struct runner_arm *arm,
-			const struct slot *s, int seq)
-{
-	char **env = xcalloc(1, sizeof(char *));
-	char buf[64];
-	size_t n = 0, i;
-
-	for (i = 0; environ[i]; i++)
-		env_set(&env, &n, environ[i]);
+	child_env_init(env);
 	for (i = 0; i < o->nenv; i++)
-		env_set(&env, &n, o->env[i]);
+		child_env_set(env, o->env[i]);
 	for (i = 0; i < arm->nenv; i++)
-		env_set(&env, &n, arm->env[i]);
-	snprintf(buf, sizeof(buf), "PERFD_ARM=%s", s->arm);
-	env_set(&env, &n, buf);
-	snprintf(buf, sizeof(buf), "PERFD_PAIR=%d", s->pair);
-	env_set(&env, &n, buf);
-	snprintf(buf, sizeof(buf), "PERFD_SEQ=%d", seq);
-	env_set(&env, &n, buf);
-	snprintf(buf, sizeof(buf), "PERFD_WARMUP=%d", s->warmup);
-	env_set(&env, &n, buf);
-	return env;
-}
-
-static void free_strv(char **v)
-{
-	size_t i;
-
-	if (!v)
-		return;
-	for (i = 0; v[i]; i++)
-		free(v[i]);
-	free(v);
+		child_env_set(env, arm->env[i]);
+	child_env_setf(env, "PERFD_ARM=%s", s->arm);
+	child_env_setf(env, "PERFD_PAIR=%d", s->pair);
+	child_env_setf(env, "PERFD_SEQ=%d", seq);
+	child_env_setf(env, "PERFD_WARMUP=%d", s->warmup);
 }
 
 static const char **build_argv(const struct runner_pair_opts *o, const struct runner_arm *arm)
@@ -247,15 +205,16 @@ static int run_one(const struct runner_pair_opts *o, const struct slot *s,
 {
 	const struct runner_arm *arm = !strcmp(s->arm, "old") ? &o->old : &o->new;
 	const char **argv = build_argv(o, arm);
-	char **env = build_env(o, arm, s, rec->seq);
+	struct child_env env;
 	struct child child;
 	struct runner_protocol proto;
 	int r;
 
+	build_env(&env, o, arm, s, rec->seq);
 	child_init(&child);
 	runner_protocol_init(&proto);
 	child.argv = argv;
-	child.env = (const char *const *)env;
+	child.env = (const char *const *)env.v;
 	child.timeout_s = o->timeout_s;
 	child.cpus = o->cpus;
 	child.capture_max = o->capture_max;
@@ -278,7 +237,7 @@ static int run_one(const struct runner_pair_opts *o, const struct slot *s,
 	child_release(&child);
 	runner_protocol_release(&proto);
 	free(argv);
-	free_strv(env);
+	child_env_release(&env);
 	return r;
 }
 

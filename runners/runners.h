@@ -37,6 +37,28 @@
 #include "db.h"
 #include "hosts.h"
 
+/* ---- contract runners (contract.c) ---- */
+
+/* A contract runner of the suite: a correctness check of a build. */
+struct runner_contract {
+	char *name;
+	char *command;               /* run with /bin/sh -c in the build directory */
+	double timeout_s;
+	int chunks;                  /* 1: one process; N: N processes, PERFD_CHUNK=1..N */
+};
+
+/* Runs every chunk of rc on build b that has no finished result yet, each
+ * a fresh process with a runner_results row before it starts and its exit,
+ * output and RESULT/SUMMARY lines after; binary_sha256 (or NULL) is the
+ * hash of the runner's program, stored with each. *out_failed is increased by the
+ * processes that failed (exit, signal, time-out, could not start); on_done
+ * (when not NULL) sees each stored result. Returns 0, -ECANCELED when
+ * cancel_fd fired (the row in hand is left running, to be abandoned and
+ * run again), or a database error. */
+int runner_contract_run(struct db *db, const struct db_build *b, const struct runner_contract *rc,
+			const char *binary_sha256, int cancel_fd, int *out_failed,
+			void (*on_done)(void *ctx, const struct db_runner_result *res), void *ctx);
+
 /* ---- protocol ---- */
 
 #define RUNNER_LINE_MAX (64 * 1024)   /* longer lines are skipped and counted */

@@ -1,0 +1,188 @@
+/*
+ * A commit's build on a host: its row before the checkout, the recipe run
+ * in a fresh process, the artifacts hashed, the toolchain named, the row
+ * finished. A tree built before with the same recipe on the same host is
+ * found instead (the build cache), done or failed alike.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+
+/* The toolchain's first line into b->toolchain (none when it fails);
+ * -ECANCELED when a stop cut it short. */
+static int toolchain(struct db_build *b, const struct builder_build_opts *o,
+		     const struct child_env *env)
+{
+	struct child ch;
+	int r = 0;
+
+	if (!o->toolchain)
+		return 0;
+	child_init(&ch);
+	ch.env = (const char *const *)env->v;
+	ch.dir = b->dir;
+	ch.timeout_s = BUILDER_TOOLCHAIN_TIMEOUT_S;
+	ch.cancel_fd = o->cancel_fd;
+	if (child_run_shell(&ch, o->toolchain) == 0) {
+		if (ch.cancelled)
+			r = -ECANCELED;
+		else if (!ch.exit_code && ch.out.len)
+			b->toolchain = xstrndup(ch.out.buf, strcspn(ch.out.buf, "\n"));
+	}
+	child_release(&ch);
+	return r;
+}
+
+/* Hashes what the artifact patterns match into b->artifacts and the
+ * artifacts table. Patterns that match nothing fail the build (b->detail),
+ * not the call. */
+static int hash_artifacts(struct db *db, struct db_build *b, const struct builder_build_opts *o)
+{
+	char **names = NULL;
+	size_t n = 0, i;
+	int r;
+
+	r = builder_glob(&names, &n, b->dir, o->artifacts, o->nartifacts, BUILDER_ARTIFACTS_MAX);
+	if (r < 0) {
+		b->detail = xasprintf("artifacts: %s", err_last());
+		return 0;
+	}
+	b->artifacts = xcalloc(n + 1, sizeof(*b->artifacts));
+	for (i = 0; i < n && r == 0; i++) {
+		struct db_build_artifact *ba = &b->artifacts[b->nartifacts++];
+
+		ba->name = names[i];
+		names[i] = NULL;
+		ba->artifact.path = xasprintf("%s/%s", b->dir, ba->name);
+		r = builder_file_sha256(ba->artifact.sha256, &ba->artifact.size, ba->artifact.path);
+		if (r == 0)
+			r = db_artifact_put(db, &ba->artifact.id, &ba->artifact);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return r;
+}
+
+/* A build cut short by a stop is no outcome of its commit: its row is
+ * abandoned, and the next start builds the tree again. */
+static int abandon(struct db *db, int64_t id)
+{
+	int r = db_build_abandon(db, id);
+
+	if (r < 0)
+		return r;
+	return err_set(-ECANCELED, "build %lld: stopped, abandoned; built again at the next "
+		       "start", (long long)id);
+}
+
+/* A fresh, empty directory for the checkout. */
+static int fresh_dir(const char *dir)
+{
+	char *parent = xstrndup(dir, strrchr(dir, '/') ? (size_t)(strrchr(dir, '/') - dir) : 0);
+	int r = fs_rm_rf(dir);
+
+	if (r == 0 && *parent)
+		r = fs_mkdir_p(parent);
+	free(parent);
+	return r;
+}
+
+/* Runs the recipe in b->dir and hashes what it made: b is filled with the
+ * outcome, to be stored. -ECANCELED (the row abandoned) when stopped. */
+static int run_recipe(struct db *db, struct db_build *b, const struct builder_build_opts *o)
+{
+	struct child_env env;
+	struct child ch;
+	size_t i;
+	int r;
+
+	child_env_init(&env);
+	for (i = 0; i < o->nenv; i++)
+		child_env_set(&env, o->env[i]);
+	child_init(&ch);
+	ch.env = (const char *const *)env.v;
+	ch.dir = b->dir;
+	ch.timeout_s = o->timeout_s;
+	ch.capture_max = BUILDER_LOG_MAX;
+	ch.cancel_fd = o->cancel_fd;
+	r = child_run_shell(&ch, o->command);
+	if (r == 0 && ch.cancelled)
+		r = abandon(db, b->id);
+	if (r < 0)
+		goto out;
+	b->exit_code = ch.exit_code;
+	b->signal = ch.signal;
+	b->timed_out = ch.timed_out;
+	b->wall_ms = ch.wall_ms;
+	b->log_len = ch.out.len;
+	b->log_bytes = ch.out_total;
+	b->log = strbuf_detach(&ch.out);
+	b->detail = child_failure(&ch, "the build recipe");
+	if (!b->detail) {
+		r = hash_artifacts(db, b, o);
+		if (r == 0 && toolchain(b, o, &env) == -ECANCELED)
+			r = abandon(db, b->id);
+	}
+	b->state = b->detail ? DB_BUILD_FAILED : DB_BUILD_DONE;
+out:
+	child_release(&ch);
+	child_env_release(&env);
+	return r;
+}
+
+int builder_build_ensure(struct db_build *out, struct builder_repo *repo, struct db *db,
+			 const char *commit, const struct builder_build_opts *o)
+{
+	struct builder_commit c;
+	struct db_build b;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	memset(&b, 0, sizeof(b));
+	r = builder_commit_load(repo, &c, commit);
+	if (r < 0)
+		return r;
+	r = db_build_find(db, out, o->host, c.tree, o->recipe_hash);
+	if (r != -ENOENT) {
+		builder_commit_release(&c);
+		return r < 0 ? r : 1;
+	}
+	snprintf(b.host, sizeof(b.host), "%s", o->host);
+	snprintf(b.commit, sizeof(b.commit), "%s", commit);
+	snprintf(b.tree, sizeof(b.tree), "%s", c.tree);
+	snprintf(b.recipe_hash, sizeof(b.recipe_hash), "%s", o->recipe_hash);
+	builder_commit_release(&c);
+	b.dir = xasprintf("%s/builds/%.12s-%.12s", o->workdir, b.tree, b.recipe_hash);
+	b.fingerprint = o->fingerprint ? xstrdup(o->fingerprint) : NULL;
+	time_now_iso(b.started_at);
+	r = db_build_insert(db, &b.id, &b);
+	if (r < 0)
+		goto out;
+	if (o->on_start)
+		o->on_start(o->ctx, &b);
+	r = fresh_dir(b.dir);
+	if (r == 0)
+		r = builder_checkout(repo, commit, b.dir);
+	if (r < 0) {
+		b.state = DB_BUILD_FAILED;
+		b.detail = xasprintf("checkout: %s", err_last());
+		r = 0;
+	} else {
+		r = run_recipe(db, &b, o);
+		if (r < 0)
+			goto out;
+	}
+	time_now_iso(b.finished_at);
+	r = db_build_finish(db, &b);
+	if (r < 0)
+		goto out;
+	*out = b;
+	memset(&b, 0, sizeof(b));
+out:
+	db_build_release(&b);
+	return r;
+}

@@ -1,0 +1,43 @@
+/* Directories: made with their parents, removed with their contents. */
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+
+int fs_mkdir_p(const char *path)
+{
+	char *buf = xstrdup(path), *p;
+	int r = 0;
+
+	for (p = buf + 1; *p && r == 0; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+			r = err_set(-errno, "cannot create '%s': %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (r == 0 && mkdir(buf, 0777) < 0 && errno != EEXIST)
+		r = err_set(-errno, "cannot create '%s': %s", buf, strerror(errno));
+	free(buf);
+	return r;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int fs_rm_rf(const char *path)
+{
+	if (access(path, F_OK) < 0)
+		return 0;
+	if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
+		return err_set(-errno, "cannot remove '%s': %s", path, strerror(errno));
+	return 0;
+}

@@ -1,0 +1,112 @@
+/*
+ * Contract runners: a build's correctness checks, each chunk a fresh
+ * process in the build directory, with its row stored before it starts and
+ * its RESULT and SUMMARY lines after.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runners.h"
+
+static void on_stdout(void *ctx, const char *buf, size_t len)
+{
+	runner_protocol_feed(ctx, buf, len);
+}
+
+static bool stopping(int cancel_fd)
+{
+	struct pollfd p = { .fd = cancel_fd, .events = POLLIN };
+
+	return cancel_fd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+/* Runs one chunk into res, whose row is stored; -ECANCELED when stopped. */
+static int run_chunk(struct db_runner_result *res, const struct db_build *b,
+		     const struct runner_contract *rc, int cancel_fd)
+{
+	struct child_env env;
+	struct child ch;
+	struct runner_protocol proto;
+	int r;
+
+	child_env_init(&env);
+	child_env_setf(&env, "PERFD_CHUNK=%d", res->chunk);
+	child_env_setf(&env, "PERFD_CHUNKS=%d", rc->chunks);
+	child_init(&ch);
+	runner_protocol_init(&proto);
+	ch.env = (const char *const *)env.v;
+	ch.dir = b->dir;
+	ch.timeout_s = rc->timeout_s;
+	ch.capture_max = CHILD_CAPTURE_DEFAULT;
+	ch.cancel_fd = cancel_fd;
+	ch.on_stdout = on_stdout;
+	ch.ctx = &proto;
+	r = child_run_shell(&ch, rc->command);
+	if (r == 0 && ch.cancelled)
+		r = -ECANCELED;
+	if (r == 0) {
+		runner_protocol_finish(&proto);
+		time_now_iso(res->ended_at);
+		res->exit_code = ch.exit_code;
+		res->signal = ch.signal;
+		res->timed_out = ch.timed_out;
+		res->elapsed_ms = ch.wall_ms;
+		res->spawn_error = ch.spawn_error;
+		ch.spawn_error = NULL;
+		res->output_len = ch.out.len;
+		res->output = strbuf_detach(&ch.out);
+		res->lines = proto.lines;
+		res->nlines = proto.nlines;
+		proto.lines = NULL;
+		proto.nlines = 0;
+	}
+	runner_protocol_release(&proto);
+	child_release(&ch);
+	child_env_release(&env);
+	return r;
+}
+
+int runner_contract_run(struct db *db, const struct db_build *b, const struct runner_contract *rc,
+			const char *binary_sha256, int cancel_fd, int *out_failed,
+			void (*on_done)(void *ctx, const struct db_runner_result *res), void *ctx)
+{
+	int chunk, r = 0;
+
+	for (chunk = 1; chunk <= rc->chunks && r == 0; chunk++) {
+		struct db_runner_result res;
+
+		r = db_runner_result_done(db, b->id, rc->name, chunk);
+		if (r == 1) {
+			r = 0;
+			continue;
+		}
+		if (r < 0)
+			break;
+		if (stopping(cancel_fd))
+			return err_set(-ECANCELED, "stopped before runner %s", rc->name);
+		memset(&res, 0, sizeof(res));
+		res.build_id = b->id;
+		snprintf(res.runner, sizeof(res.runner), "%s", rc->name);
+		res.chunk = chunk;
+		res.chunks = rc->chunks;
+		res.binary_sha256 = binary_sha256 ? xstrdup(binary_sha256) : NULL;
+		time_now_iso(res.started_at);
+		r = db_runner_result_insert(db, &res.id, &res);
+		if (r == 0)
+			r = run_chunk(&res, b, rc, cancel_fd);
+		if (r == 0)
+			r = db_runner_result_finish(db, &res);
+		if (r == 0 && (res.exit_code || res.signal || res.timed_out || res.spawn_error))
+			(*out_failed)++;
+		if (r == 0 && on_done)
+			on_done(ctx, &res);
+		db_runner_result_release(&res);
+	}
+	if (r == -ECANCELED)
+		r = err_set(-ECANCELED, "runner %s of build %lld: stopped; run again at the next "
+			    "start", rc->name, (long long)b->id);
+	return r;
+}
