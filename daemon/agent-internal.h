@@ -9,8 +9,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "builder.h"
 #include "common.h"
 #include "runners.h"
+#include "web.h"
 
 #define AGENT_NAME_MAX 63
 #define AGENT_LINE_MAX 8192        /* a configuration line */
@@ -102,29 +104,83 @@ void agent_suite_recipe_hash(char out[65], const struct agent_suite *s);
 struct web_gh_client;
 /* The client of g, with its token read from its file and kept nowhere but
  * in the client; with token_out, a copy of the token too (the caller's, to
- * zero and free). Logs its own failure; *out and *token_out are NULL then. */
+ * zero and free). Returns 0, or the error with its detail ("[github] ...")
+ * with *out and *token_out NULL; warns (a log line) of a token file others
+ * may read. */
 int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd,
 			char **token_out);
 
 /* ---- the loop ---- */
 
-struct agent;
+/* One agent: shared by agent.c (the loop: watching, building, checking,
+ * comparing) and agent-pulls.c (the pull requests' host). */
+struct agent {
+	struct agent_config *cfg;
+	struct agent_suite *suite;   /* cfg's, or repo_suite; NULL until one is read */
+	struct agent_suite repo_suite;
+	struct db *db;
+	struct builder_repo *repo;
+	struct host_profile *profile;
+	struct kernel_probe *probe;
+	struct runner_fault_watch watch;
+	struct web_gh_client *gh;        /* NULL without [github] */
+	struct web_pulls pulls;          /* gh, db and [github]'s hub_url and comment_key */
+	struct strbuf waiting;           /* the last poll's pull heads left unbuilt, a line each */
+	char *fingerprint;
+	char *mirror;                    /* WORKDIR/mirror.git */
+	char *fetch_token;               /* [github] fetch_token's token, or NULL */
+	char host[64];
+	char recipe_hash[65];
+	int cancel_fd;
+	int cache_hits;
+	int builds;
+};
 
-/* Opens the database, the host (profile, probe, fault watch) and the mirror
- * of the repository, and marks what a killed agent left running as
- * abandoned. cancel_fd becomes readable when the agent must stop. Logs its
- * own failures; returns a daemon EXIT_ status, with *out NULL unless
- * EXIT_OK. */
-int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd);
+/* cancel_fd is readable: the agent is being stopped. */
+bool agent_cancelled(const struct agent *a);
+
+/* Opens the database, the mirror of the repository and [github]'s client,
+ * and marks what a killed agent left running as abandoned. profile and
+ * probe (NULL: none, the machine as it is) become the agent's, also on
+ * failure. cancel_fd becomes readable when the agent must stop. Returns 0,
+ * or a negative errno with the detail in err_last(); it logs no error. */
+int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile *profile,
+	       struct kernel_probe *probe, int cancel_fd);
 void agent_free(struct agent *a);
 /* The host name its rows carry: the profile's, else this machine's. */
 const char *agent_host(const struct agent *a);
-/* Fetches, and queues a job for every watched head at a new commit. */
+/* Fetches, and queues a job for every watched head at a new commit.
+ * Returns 0, -ECANCELED when stopped, or the fetch's or the database's
+ * error (detail in err_last(), not logged). */
 int agent_poll(struct agent *a);
 /* Does every queued job: builds, contract runners, comparisons. Returns 0,
- * -ECANCELED when stopped, or a negative errno on a database error. */
+ * -ECANCELED when stopped (err_last() says where), -EPERM when the host is
+ * quarantined, -EINVAL when there is no suite, or a database error; none
+ * is logged here. */
 int agent_work(struct agent *a);
 /* Prints what the agent has done, a line per job. */
 void agent_summary(struct agent *a, FILE *f);
+
+/* ---- the pull requests' host (agent-pulls.c) ---- */
+
+/* Opens [github]'s client, keeps the fetch token, asks the token's login. A
+ * refused token (-EKEYREJECTED) or an unreadable token file is an error,
+ * returned with its detail; an API out of reach is said (a warning) and
+ * asked again at each poll. */
+int agent_pulls_open(struct agent *a);
+/* This host's status of commit (once per state and description), linking
+ * to the hub's page of job, or of the commit when job is 0. */
+void agent_status_set(struct agent *a, const char *commit, int64_t job, const char *state,
+		      const char *desc);
+/* A job's status: pending until it ends; failure when it failed or a case
+ * is slower; success otherwise. */
+void agent_job_status(struct agent *a, const struct db_job *job);
+/* Brings pull request p's statuses and comment up to date. */
+void agent_pull_publish(struct agent *a, const struct web_gh_pull *p);
+/* Whether pull head h may be queued now (open at that commit, trusted). */
+bool agent_pull_allowed(struct agent *a, const struct builder_head *h,
+			const struct web_gh_pull *open, size_t nopen);
+/* After a job: its commit's status, and the comment of its pull request. */
+void agent_job_done(struct agent *a, const char *head, const char *commit);
 
 #endif

@@ -27,29 +27,8 @@
 #define SUITE_FILE_MAX (256 * 1024)
 #define FETCH_OUTPUT_MAX 4096
 
-struct agent {
-	struct agent_config *cfg;
-	struct agent_suite *suite;   /* cfg's, or repo_suite; NULL until one is read */
-	struct agent_suite repo_suite;
-	struct db *db;
-	struct builder_repo *repo;
-	struct host_profile *profile;
-	struct kernel_probe *probe;
-	struct runner_fault_watch watch;
-	struct web_gh_client *gh;        /* NULL without [github] */
-	struct web_pulls pulls;          /* gh, db and [github]'s hub_url and comment_key */
-	struct strbuf waiting;           /* the last poll's pull heads left unbuilt, a line each */
-	char *fingerprint;
-	char *mirror;                    /* WORKDIR/mirror.git */
-	char *fetch_token;               /* [github] fetch_token's token, or NULL */
-	char host[64];
-	char recipe_hash[65];
-	int cancel_fd;
-	int cache_hits;
-	int builds;
-};
 
-static bool cancelled(const struct agent *a)
+bool agent_cancelled(const struct agent *a)
 {
 	struct pollfd p = { .fd = a->cancel_fd, .events = POLLIN };
 
@@ -86,296 +65,56 @@ static int abandon_comparisons(struct agent *a)
 	return r;
 }
 
-/* ---- the pull requests' host ---- */
-
-int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd,
-			char **token_out)
-{
-	struct web_gh_options o = WEB_GH_OPTIONS_INIT;
-	char *token = NULL;
-	bool loose = false;
-	int r;
-
-	*out = NULL;
-	if (token_out)
-		*token_out = NULL;
-	r = web_gh_token_read(&token, g->token_file, &loose);
-	if (r < 0) {
-		log_warnx("[github] %s", err_last());
-		return r;
-	}
-	if (loose)
-		log_warnx("[github] token file '%s' can be read by others than its owner: "
-			  "chmod 600 it", g->token_file);
-	o.api = g->api;
-	o.repo = g->repo;
-	o.token = token;
-	o.timeout_s = g->timeout_s;
-	o.max_wait_s = g->max_wait_s;
-	o.retries = g->retries;
-	o.backoff_s = g->backoff_s;
-	o.cancel_fd = cancel_fd;
-	r = web_gh_client_new(out, &o);
-	if (r == 0 && token_out) {
-		*token_out = token;
-		token = NULL;
-	}
-	if (token) {
-		explicit_bzero(token, strlen(token));
-		free(token);
-	}
-	if (r < 0)
-		log_warnx("[github] %s", err_last());
-	else if (g->login)
-		web_gh_client_set_login(*out, g->login);
-	return r;
-}
-
-/* A refused token stops the agent; an API out of reach, or a token that
- * may not ask its own login (a GitHub App's: set [github] login), is said
- * and asked again at each poll. */
-static int github_open(struct agent *a)
-{
-	const char *login;
-	char *token = NULL;
-	int r;
-
-	if (agent_github_client(&a->gh, &a->cfg->github, a->cancel_fd,
-				a->cfg->github.fetch_token ? &token : NULL) < 0)
-		return EXIT_USAGE;
-	/* For the fetch process alone, which gives it only to the remote's own
-	 * server over http(s) (the configuration checked the url). */
-	a->fetch_token = token;
-	a->pulls.gh = a->gh;
-	a->pulls.db = a->db;
-	a->pulls.hub_url = a->cfg->github.hub_url;
-	a->pulls.key = a->cfg->github.comment_key;
-	r = web_gh_login(a->gh, &login);
-	if (r == -EKEYREJECTED) {
-		log_warnx("[github] %s", err_last());
-		return EXIT_USAGE;
-	}
-	if (r < 0)
-		log_warnx("[github] %s; going on: the API is asked again at each poll", err_last());
-	else
-		log_info("[github] %s at %s, as %s", a->cfg->github.repo, a->cfg->github.api,
-			 login);
-	return EXIT_OK;
-}
-
-/* Sets this host's status of commit, once per state and description,
- * linking to the hub's page of job (its state, why it failed, its table),
- * or of the commit when it has no job yet. */
-static void set_status(struct agent *a, const char *commit, int64_t job, const char *state,
-		       const char *desc)
-{
-	const char *hub = a->cfg->github.hub_url;
-	char *context, *url;
-	bool posted = false;
-
-	if (!a->gh || !a->cfg->github.statuses)
-		return;
-	context = xasprintf("perfd/%s", a->host);
-	url = job > 0 ? xasprintf("%s/static/head.html?job=%lld", hub, (long long)job) :
-			xasprintf("%s/static/head.html?commit=%s", hub, commit);
-	if (web_commit_status_post(&posted, &a->pulls, commit, context, state, desc, url) < 0)
-		log_warnx("status %s of %.12s: %s", context, commit, err_last());
-	else if (posted)
-		log_info("status %s of %.12s: %s, \"%s\"", context, commit, state, desc);
-	free(context);
-	free(url);
-}
-
-/* A job's status: pending until it ends; failure when it failed or a case
- * is slower; success otherwise, with the verdicts counted. */
-static void job_status(struct agent *a, const struct db_job *job)
-{
-	struct strbuf desc = STRBUF_INIT, slow = STRBUF_INIT;
-	int faster = 0, slower = 0, same = 0, other = 0;
-	size_t k;
-
-	if (job->state == DB_JOB_QUEUED || job->state == DB_JOB_RUNNING) {
-		set_status(a, job->commit, job->id, "pending",
-			   job->state == DB_JOB_QUEUED ? "queued" : "running");
-		return;
-	}
-	if (job->state == DB_JOB_FAILED) {
-		set_status(a, job->commit, job->id, "failure",
-			   job->detail ? job->detail : "failed");
-		return;
-	}
-	for (k = 0; a->suite && k < a->suite->ncases; k++) {
-		const char *name = a->suite->cases[k].name;
-		struct db_comparison c;
-		enum db_state st;
-		int64_t cid;
-
-		if (db_job_comparison(a->db, &cid, &st, job->id, name) < 0 ||
-		    db_comparison_load(a->db, &c, cid) < 0)
-			continue;
-		if (!strcmp(c.summary.verdict, "faster")) {
-			faster++;
-		} else if (!strcmp(c.summary.verdict, "unchanged")) {
-			same++;
-		} else if (!strcmp(c.summary.verdict, "slower")) {
-			if (!slower++)
-				strbuf_addf(&slow, "%s %+.3f%%", name, c.summary.gain_median * 100);
-		} else {
-			other++;
-		}
-		db_comparison_release(&c);
-	}
-	if (slower)
-		strbuf_addf(&desc, "slower: %s (%d of %d cases)", slow.buf, slower,
-			    faster + slower + same + other);
-	else if (faster + same + other)
-		strbuf_addf(&desc, "%d faster, %d unchanged, %d unresolved or invalid", faster,
-			    same, other);
-	else
-		strbuf_addf(&desc, "built and checked%s", *job->base ? "" : "; no base to compare");
-	set_status(a, job->commit, job->id, slower ? "failure" : "success", desc.buf);
-	strbuf_release(&desc);
-	strbuf_release(&slow);
-}
-
-/* Brings pull request p's statuses and comment up to date with the rows of
- * its head commit: nothing is sent where nothing changed. */
-static void publish_pull(struct agent *a, const struct web_gh_pull *p)
-{
-	char head[32];
-	struct db_job job;
-	enum web_post what;
-	int r;
-
-	snprintf(head, sizeof(head), "pull/%d", p->number);
-	r = db_job_get(a->db, &job, head, p->head_sha);
-	if (r == 0) {
-		job_status(a, &job);
-		db_job_release(&job);
-	}
-	if (!a->cfg->github.comment)
-		return;
-	if (r < 0) {
-		struct db_pull_comment pc;
-
-		/* Nothing of this head yet (it waits for approval, or for the
-		 * next fetch): a comment about an older head is made to name
-		 * this one instead, and none is started. */
-		if (db_pull_comment_get(a->db, &pc, a->cfg->github.repo, p->number,
-					a->cfg->github.comment_key ? a->cfg->github.comment_key : "") < 0 ||
-		    !pc.comment_id || !strcmp(pc.commit, p->head_sha))
-			return;
-	}
-	r = web_pull_comment_post(&what, &a->pulls, p->number, p->head_sha);
-	if (r < 0)
-		log_warnx("comment on pull request %d: %s", p->number, err_last());
-	else if (what != WEB_POST_UNCHANGED)
-		log_info("comment on pull request %d for %.12s: %s", p->number, p->head_sha,
-			 web_post_name(what));
-}
-
-/* Whether pull head h may be queued now: its pull request is open at that
- * very commit, and its author is allowed or a maintainer approved it. */
-static bool pull_allowed(struct agent *a, const struct builder_head *h,
-			 const struct web_gh_pull *open, size_t nopen)
-{
-	const struct agent_github *g = &a->cfg->github;
-	const struct web_gh_pull *p = NULL;
-	enum web_trust trust;
-	char *approver = NULL;
-	size_t i;
-
-	for (i = 0; i < nopen && !p; i++) {
-		if (open[i].number == h->pull)
-			p = &open[i];
-	}
-	if (!p)
-		return false;   /* closed: its ref stays on the host, it is not built */
-	if (strcmp(p->head_sha, h->oid))
-		return false;   /* moved since the fetch: the next poll sees the new head */
-	if (web_pull_trust(&trust, &approver, &a->pulls, p, (const char *const *)g->allow,
-			   g->nallow) < 0) {
-		log_warnx("pull request %d: %s; not built until its author can be checked",
-			  p->number, err_last());
-		return false;
-	}
-	if (trust == WEB_TRUST_APPROVED)
-		log_info("pull request %d at %.12s: approved by %s", p->number, p->head_sha,
-			 approver);
-	free(approver);
-	if (trust != WEB_TRUST_WAITING)
-		return true;
-	set_status(a, p->head_sha, 0, "pending", "waiting for a maintainer's /perfd run");
-	strbuf_addf(&a->waiting, "pull/%d at %.12s by %s: waiting for a maintainer's /perfd run\n",
-		    p->number, p->head_sha, *p->author ? p->author : "(unknown)");
-	return false;
-}
-
-int agent_open(struct agent **out, struct agent_config *cfg, int cancel_fd)
+int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile *profile,
+	       struct kernel_probe *probe, int cancel_fd)
 {
 	struct agent *a = xcalloc(1, sizeof(*a));
-	int r, ret = EXIT_USAGE;
+	int r;
 
 	*out = NULL;
 	a->cfg = cfg;
 	a->cancel_fd = cancel_fd;
+	a->profile = profile;
+	a->probe = probe;
 	strbuf_init(&a->waiting);
 	a->watch.fd = -1;
-	if (fs_mkdir_p(cfg->workdir) < 0) {
-		log_warnx("%s", err_last());
-		goto out;
-	}
-	r = db_open(&a->db, cfg->database, 10000);
-	if (r < 0) {
-		log_warnx("%s", err_last());
-		goto out;
-	}
-	if (cfg->host) {
-		ret = host_check_device(&a->profile, &a->probe, cfg->host);
-		if (ret != EXIT_OK)
-			goto out;
-		ret = EXIT_USAGE;
-		snprintf(a->host, sizeof(a->host), "%s", a->profile->name);
-		runner_fault_watch_open(&a->watch, a->profile->fault_log, a->profile);
+	if (profile) {
+		snprintf(a->host, sizeof(a->host), "%s", profile->name);
+		runner_fault_watch_open(&a->watch, profile->fault_log, profile);
 		if (a->watch.off_reason)
 			log_warnx("fault watch off: %s; every process is recorded so",
 				  a->watch.off_reason);
-	} else {
-		a->probe = kernel_probe_host_only();
-		if (gethostname(a->host, sizeof(a->host) - 1) < 0 || !*a->host)
-			snprintf(a->host, sizeof(a->host), "local");
+	} else if (gethostname(a->host, sizeof(a->host) - 1) < 0 || !*a->host) {
+		snprintf(a->host, sizeof(a->host), "local");
 	}
+	if (!a->probe)
+		a->probe = kernel_probe_host_only();
 	a->fingerprint = kernel_probe_json(a->probe, false);
 	if (!cfg->suite_file) {
 		a->suite = &cfg->suite;
 		agent_suite_recipe_hash(a->recipe_hash, a->suite);
 	}
 	a->mirror = xasprintf("%s/mirror.git", cfg->workdir);
-	r = builder_repo_open(&a->repo, a->mirror, cfg->url);
-	if (r < 0) {
-		log_warnx("%s", err_last());
-		goto out;
-	}
-	if (cfg->github.on && github_open(a) != EXIT_OK)
-		goto out;
-	r = db_abandon_running(a->db);
+	r = fs_mkdir_p(cfg->workdir);
+	if (r == 0)
+		r = db_open(&a->db, cfg->database, 10000);
+	if (r == 0)
+		r = builder_repo_open(&a->repo, a->mirror, cfg->url);
+	if (r == 0 && cfg->github.on)
+		r = agent_pulls_open(a);
+	if (r == 0)
+		r = db_abandon_running(a->db);
 	if (r > 0)
 		log_info("%d build and runner step%s left running by a stopped agent: abandoned, "
 			 "to be done again", r, r == 1 ? "" : "s");
 	if (r >= 0)
 		r = abandon_comparisons(a);
 	if (r < 0) {
-		log_warnx("%s", err_last());
-		goto out;
-	}
-	ret = EXIT_OK;
-out:
-	if (ret != EXIT_OK) {
 		agent_free(a);
-		return ret;
+		return r;
 	}
 	*out = a;
-	return EXIT_OK;
+	return 0;
 }
 
 const char *agent_host(const struct agent *a)
@@ -518,20 +257,14 @@ int agent_poll(struct agent *a)
 	int r;
 
 	r = fetch(a);
-	if (r == -ECANCELED)
-		return r;
-	if (r < 0) {
-		log_warnx("fetch: %s", err_last());
-		return r;
-	}
+	if (r < 0)
+		return r == -ECANCELED ? r : err_set(r, "fetch: %s", err_last());
 	if (a->cfg->suite_file)
 		read_suite(a);
 	r = builder_repo_heads(a->repo, &heads, &n, (const char *const *)a->cfg->branches,
 			       a->cfg->nbranches, a->cfg->pulls);
-	if (r < 0) {
-		log_warnx("%s", err_last());
+	if (r < 0)
 		return r;
-	}
 	/* With [github], a pull head is built only when its pull request is
 	 * open and trusted: without the list, none is. */
 	strbuf_reset(&a->waiting);
@@ -555,7 +288,7 @@ int agent_poll(struct agent *a)
 		if (r < 0 && r != -ENOENT)
 			goto out;
 		if (a->gh && heads[i].is_pull &&
-		    (!pulls_known || !pull_allowed(a, &heads[i], open, nopen)))
+		    (!pulls_known || !agent_pull_allowed(a, &heads[i], open, nopen)))
 			continue;
 		r = builder_commit_load(a->repo, &c, heads[i].oid);
 		if (r < 0)
@@ -579,17 +312,15 @@ int agent_poll(struct agent *a)
 			struct db_job queued;
 
 			if (db_job_get(a->db, &queued, heads[i].name, heads[i].oid) == 0) {
-				job_status(a, &queued);
+				agent_job_status(a, &queued);
 				db_job_release(&queued);
 			}
 		}
 	}
 	r = db_heads_keep_only(a->db, names, n);
 	for (i = 0; r == 0 && i < nopen; i++)
-		publish_pull(a, &open[i]);
+		agent_pull_publish(a, &open[i]);
 out:
-	if (r < 0)
-		log_warnx("%s", err_last());
 	free(open);
 	free(names);
 	builder_heads_free(heads, n);
@@ -800,27 +531,21 @@ out:
 	return r;
 }
 
-/* Says a finished job on the pull requests' host: its commit's status,
- * and for a pull head the comment of the pull request's head as it is now
- * (which may have moved on: the comment then describes the new head). */
-static void job_done(struct agent *a, const char *head, const char *commit)
+/* -EPERM when the host is quarantined after a GPU fault. A host with no
+ * row yet (a fresh database) is not. */
+static int refuse_quarantined(struct agent *a)
 {
-	struct db_job job;
-	struct web_gh_pull p;
-	int pr;
+	struct db_host h;
+	int r = 0;
 
-	if (db_job_get(a->db, &job, head, commit) == 0) {
-		job_status(a, &job);
-		db_job_release(&job);
-	}
-	if (sscanf(head, "pull/%d", &pr) != 1 || !a->cfg->github.comment)
-		return;
-	if (web_gh_pull_get(a->gh, &p, pr) < 0) {
-		log_warnx("pull request %d: %s", pr, err_last());
-		return;
-	}
-	if (p.open)
-		publish_pull(a, &p);
+	if (!a->profile || db_host_load(a->db, &h, a->host) < 0)
+		return 0;
+	if (h.quarantined)
+		r = err_set(-EPERM, "host \"%s\" is quarantined (GPU fault: \"%s\"): no GPU work "
+			    "until 'perfd host clear --db %s %s'", a->host, h.fault ? h.fault : "",
+			    a->cfg->database, a->host);
+	db_host_release(&h);
+	return r;
 }
 
 int agent_work(struct agent *a)
@@ -833,45 +558,24 @@ int agent_work(struct agent *a)
 	for (;;) {
 		struct db_job job;
 
-		if (cancelled(a))
-			return -ECANCELED;
+		if (agent_cancelled(a))
+			return err_set(-ECANCELED, "stopped");
 		r = db_job_next(a->db, &job);
 		if (r == -ENOENT)
 			return 0;
+		if (r < 0)
+			return r;
+		r = refuse_quarantined(a);
 		if (r < 0) {
-			log_warnx("%s", err_last());
+			db_job_release(&job);
 			return r;
 		}
-		if (a->profile) {
-			struct db_host h;
-			bool quarantined;
-
-			/* -ENOENT: a host with no row (a fresh database) is not
-			 * quarantined. */
-			if (db_host_load(a->db, &h, a->host) == 0) {
-				quarantined = h.quarantined;
-				if (quarantined)
-					log_warnx("host \"%s\" is quarantined (GPU fault: \"%s\"): "
-						  "no GPU work until 'perfd host clear --db %s %s'",
-						  a->host, h.fault ? h.fault : "", a->cfg->database,
-						  a->host);
-				db_host_release(&h);
-				if (quarantined) {
-					db_job_release(&job);
-					return -EPERM;
-				}
-			}
-		}
 		if (a->gh)
-			set_status(a, job.commit, job.id, "pending", "running");
+			agent_status_set(a, job.commit, job.id, "pending", "running");
 		r = do_job(a, &job);
 		if (r == 0 && a->gh)
-			job_done(a, job.head, job.commit);
+			agent_job_done(a, job.head, job.commit);
 		db_job_release(&job);
-		if (r == -ECANCELED)
-			log_info("%s", err_last());
-		else if (r < 0)
-			log_warnx("%s", err_last());
 		if (r < 0)
 			return r;
 	}

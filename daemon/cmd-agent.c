@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "agent-internal.h"
+#include "host-check-internal.h"
 #include "common.h"
 #include "daemon.h"
 #include "web.h"
@@ -47,18 +48,6 @@ static const struct option agent_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int signal_fd(int a, int b)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, a);
-	if (b)
-		sigaddset(&set, b);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
 /* Waits up to ms for a stop (returns true) or a SIGHUP (returns false early). */
 static bool wait_poll(int stop_fd, int hup_fd, int ms)
 {
@@ -80,6 +69,8 @@ int cmd_agent(int argc, char **argv)
 {
 	struct agent_config *cfg = NULL;
 	struct agent *a = NULL;
+	struct host_profile *profile = NULL;
+	struct kernel_probe *probe = NULL;
 	struct strbuf errors = STRBUF_INIT;
 	const char *path = NULL;
 	bool check = false, once = false;
@@ -119,31 +110,46 @@ int cmd_agent(int argc, char **argv)
 		if (cfg->github.on) {
 			struct web_gh_client *gh = NULL;
 
-			if (agent_github_client(&gh, &cfg->github, -1, NULL) < 0)
+			if (agent_github_client(&gh, &cfg->github, -1, NULL) < 0) {
+				log_warnx("%s", err_last());
 				goto out;
+			}
 			web_gh_client_free(gh);
 		}
 		printf("configuration OK\n");
 		ret = EXIT_OK;
 		goto out;
 	}
-	stop_fd = signal_fd(SIGINT, SIGTERM);
-	hup_fd = signal_fd(SIGHUP, 0);
-	ret = agent_open(&a, cfg, stop_fd);
-	if (ret != EXIT_OK)
+	stop_fd = cli_signal_fd((const int[]){ SIGINT, SIGTERM, 0 });
+	hup_fd = cli_signal_fd((const int[]){ SIGHUP, 0 });
+	if (stop_fd < 0 || hup_fd < 0)
 		goto out;
+	if (cfg->host) {
+		ret = host_check_device(&profile, &probe, cfg->host);
+		if (ret != EXIT_OK)
+			goto out;
+		ret = EXIT_USAGE;
+	}
+	r = agent_open(&a, cfg, profile, probe, stop_fd);
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		goto out;
+	}
 	log_info("agent on host \"%s\"%s: watching %s", agent_host(a),
 		 cfg->host ? "" : " (no profile)", cfg->url);
 	for (;;) {
-		agent_poll(a);  /* an unreachable remote is said and the queue still runs */
-		r = agent_work(a);
+		/* An unreachable remote is said and the queue still runs. */
+		r = agent_poll(a);
+		if (r < 0 && r != -ECANCELED)
+			log_warnx("%s", err_last());
+		if (r != -ECANCELED)
+			r = agent_work(a);
 		if (r == -ECANCELED) {
-			log_info("stopped");
+			log_info("%s", err_last());
 			break;
 		}
 		if (r < 0) {
-			if (r == -EINVAL)
-				log_warnx("%s", err_last());
+			log_warnx("%s", err_last());
 			ret = r == -EPERM ? EXIT_NODEVICE : EXIT_USAGE;
 			goto out;
 		}

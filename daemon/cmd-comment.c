@@ -139,8 +139,10 @@ int cmd_comment(int argc, char **argv)
 			dbo.path = cfg->database;
 		if (!hub)
 			hub = cfg->github.hub_url;
-		if (agent_github_client(&gh, &cfg->github, -1, NULL) < 0)
+		if (agent_github_client(&gh, &cfg->github, -1, NULL) < 0) {
+			log_warnx("%s", err_last());
 			goto out;
+		}
 	}
 	if (!hub)
 		hub = HUB_DEFAULT;

@@ -236,15 +236,10 @@ int cmd_demo(int argc, char **argv)
 	log_info("demo repository %s, configuration %s", repo, conf);
 	if (!once) {
 		char *db_path = xasprintf("%s/perfd.db", abs);
-		sigset_t set;
 		int r;
 
 		/* The hub's thread must not take the signals the agent waits for. */
-		sigemptyset(&set);
-		sigaddset(&set, SIGINT);
-		sigaddset(&set, SIGTERM);
-		sigaddset(&set, SIGHUP);
-		sigprocmask(SIG_BLOCK, &set, NULL);
+		cli_signals_block((const int[]){ SIGINT, SIGTERM, SIGHUP, 0 });
 		/* The hub reads through a handle of its own; SQLite's WAL lets it
 		 * read while the agent writes through another. */
 		r = db_open(&web_db, db_path, 10000);

@@ -165,22 +165,6 @@ static void progress_line(void *ctx, const struct db_process *p, int total,
 	fputc('\n', stderr);
 }
 
-/* Blocks SIGINT, SIGTERM and SIGHUP and returns a descriptor that becomes
- * readable when one arrives, so an interrupt stops the child in hand and
- * the comparison is stored as abandoned rather than lost. */
-static int cancel_fd_open(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -1;
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
 static int hash_artifact(struct db *db, int64_t *out_id, char sha[65], const char *path)
 {
 	struct db_artifact a;
@@ -445,7 +429,9 @@ int cmd_pair(int argc, char **argv)
 	o.new_sha256 = new_sha;
 	o.progress = progress_line;
 	o.progress_ctx = &pr;
-	o.cancel_fd = cancel_fd_open();
+	/* SIGINT, SIGTERM or SIGHUP stop the process in hand: the comparison
+	 * is stored as abandoned rather than lost. */
+	o.cancel_fd = cli_signal_fd((const int[]){ SIGINT, SIGTERM, SIGHUP, 0 });
 	if (profile) {
 		runner_fault_watch_open(&watch, fault_log ? fault_log : profile->fault_log,
 					profile);

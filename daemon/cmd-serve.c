@@ -60,7 +60,6 @@ int cmd_serve(int argc, char **argv)
 	struct signalfd_siginfo si;
 	struct pollfd pfd;
 	struct db *db = NULL;
-	sigset_t set;
 	int opt, r, sfd = -1, ret = EXIT_USAGE;
 
 	optind = 1;
@@ -91,16 +90,10 @@ int cmd_serve(int argc, char **argv)
 	}
 	/* Blocked before the server's thread starts, so that thread inherits
 	 * the mask and the signals reach the signalfd alone. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (sfd < 0) {
-		log_warn("signalfd");
+	sfd = cli_signal_fd((const int[]){ SIGINT, SIGTERM, 0 });
+	if (sfd < 0)
 		goto out;
-	}
 	db = cli_db_open(&dbo);
 	if (!db)
 		goto out;

@@ -74,6 +74,13 @@ bool cmd_wants_help(int argc, char **argv, const char *usage);
 /* Logs "WHAT http://HOST:PORT/" for a listen address and the bound port. */
 void cli_log_url(const char *what, const char *listen, int port);
 
+/* Blocks the signals of a 0-terminated list in this thread, and so in the
+ * threads it starts later (the hub's): they reach a signalfd alone. */
+void cli_signals_block(const int *signals);
+/* Blocks them and returns a signalfd that reads them (close-on-exec,
+ * non-blocking), or -1 after saying why. */
+int cli_signal_fd(const int *signals);
+
 /* Prints "perfd VERB: see 'perfd VERB --help'" and returns EXIT_USAGE. */
 int cli_usage_error(const char *verb);
 

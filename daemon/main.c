@@ -4,9 +4,11 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 
 #include "common.h"
 #include "daemon.h"
@@ -78,6 +80,34 @@ void cli_log_url(const char *what, const char *listen, int port)
 
 	log_info("%s http://%.*s:%d/", what, colon ? (int)(colon - listen) : (int)strlen(listen),
 		 listen, port);
+}
+
+static void signals_set(sigset_t *set, const int *signals)
+{
+	sigemptyset(set);
+	for (; *signals; signals++)
+		sigaddset(set, *signals);
+}
+
+void cli_signals_block(const int *signals)
+{
+	sigset_t set;
+
+	signals_set(&set, signals);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+int cli_signal_fd(const int *signals)
+{
+	sigset_t set;
+	int fd;
+
+	signals_set(&set, signals);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0)
+		log_warn("signalfd");
+	return fd;
 }
 
 int cli_usage_error(const char *verb)

@@ -62,22 +62,36 @@ js() {
 
 sql() { sqlite3 "$DB" "$1"; }
 
+# verdict_holds WANT VERDICT GAIN: for comparisons of real timings (the
+# demo's Vulkan kernels), where a loaded machine's noise may keep the rule
+# from a verdict but must never turn one around: VERDICT is WANT, or it is
+# unresolved with the median gain on WANT's side (faster: > 0, slower: < 0).
+verdict_holds() {
+	[ "$2" = "$1" ] && return 0
+	if [ "$2" = unresolved ] && python3 -c "import sys; g = float(sys.argv[2]); sys.exit(not (g > 0 if sys.argv[1] == 'faster' else g < 0))" "$1" "$3" 2>/dev/null; then
+		echo "  # $1 expected, unresolved on this machine's noise (gain $3)"
+		return 0
+	fi
+	echo "  expected $1 (or unresolved on its side), got $2 with gain $3"
+	return 1
+}
+
 # work_prog FILE ROUNDS DIGEST: the C source of a program whose work is a
-# loop of ROUNDS rounds; it prints its time as TIMING work_ms and DIGEST.
+# loop of ROUNDS rounds; it prints DIGEST and, as TIMING work_ms, a planted
+# time: ROUNDS in millions, whatever the loop took. The loop still takes
+# real time (a kill can land in it), but a verdict on these programs does
+# not depend on how loaded the machine is; t0420-demo is the test of real
+# timing.
 work_prog() {
 	cat >"$1" <<C
 #include <stdio.h>
-#include <time.h>
 int main(void)
 {
-	struct timespec a, b;
 	volatile unsigned long x = 0;
 	unsigned long i;
-	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (i = 0; i < $2UL; i++)
 		x += i * i;
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	printf("TIMING work_ms=%.3f\n", (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) / 1e6);
+	printf("TIMING work_ms=%.3f\n", $2UL / 1e6);
 	printf("DIGEST %016lx\n", $3UL);
 	return 0;
 }

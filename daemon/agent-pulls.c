@@ -1,0 +1,258 @@
+/*
+ * The agent and the pull requests' host: the client, commit statuses, the
+ * comment of each open pull request, and the trust rule that decides which
+ * pull heads are built.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent-internal.h"
+#include "builder.h"
+#include "daemon.h"
+#include "db.h"
+#include "web.h"
+
+int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd,
+			char **token_out)
+{
+	struct web_gh_options o = WEB_GH_OPTIONS_INIT;
+	char *token = NULL;
+	bool loose = false;
+	int r;
+
+	*out = NULL;
+	if (token_out)
+		*token_out = NULL;
+	r = web_gh_token_read(&token, g->token_file, &loose);
+	if (r < 0)
+		return err_set(r, "[github] %s", err_last());
+	if (loose)
+		log_warnx("[github] token file '%s' can be read by others than its owner: "
+			  "chmod 600 it", g->token_file);
+	o.api = g->api;
+	o.repo = g->repo;
+	o.token = token;
+	o.timeout_s = g->timeout_s;
+	o.max_wait_s = g->max_wait_s;
+	o.retries = g->retries;
+	o.backoff_s = g->backoff_s;
+	o.cancel_fd = cancel_fd;
+	r = web_gh_client_new(out, &o);
+	if (r == 0 && token_out) {
+		*token_out = token;
+		token = NULL;
+	}
+	if (token) {
+		explicit_bzero(token, strlen(token));
+		free(token);
+	}
+	if (r < 0)
+		return err_set(r, "[github] %s", err_last());
+	if (g->login)
+		web_gh_client_set_login(*out, g->login);
+	return 0;
+}
+
+/* A refused token stops the agent; an API out of reach, or a token that
+ * may not ask its own login (a GitHub App's: set [github] login), is said
+ * and asked again at each poll. */
+int agent_pulls_open(struct agent *a)
+{
+	const char *login;
+	char *token = NULL;
+	int r;
+
+	r = agent_github_client(&a->gh, &a->cfg->github, a->cancel_fd,
+				a->cfg->github.fetch_token ? &token : NULL);
+	if (r < 0)
+		return r;
+	/* For the fetch process alone, which gives it only to the remote's own
+	 * server over http(s) (the configuration checked the url). */
+	a->fetch_token = token;
+	a->pulls.gh = a->gh;
+	a->pulls.db = a->db;
+	a->pulls.hub_url = a->cfg->github.hub_url;
+	a->pulls.key = a->cfg->github.comment_key;
+	r = web_gh_login(a->gh, &login);
+	if (r == -EKEYREJECTED)
+		return err_set(r, "[github] %s", err_last());
+	if (r < 0)
+		log_warnx("[github] %s; going on: the API is asked again at each poll", err_last());
+	else
+		log_info("[github] %s at %s, as %s", a->cfg->github.repo, a->cfg->github.api,
+			 login);
+	return 0;
+}
+
+/* Sets this host's status of commit, once per state and description,
+ * linking to the hub's page of job (its state, why it failed, its table),
+ * or of the commit when it has no job yet. */
+void agent_status_set(struct agent *a, const char *commit, int64_t job, const char *state,
+		       const char *desc)
+{
+	const char *hub = a->cfg->github.hub_url;
+	char *context, *url;
+	bool posted = false;
+
+	if (!a->gh || !a->cfg->github.statuses)
+		return;
+	context = xasprintf("perfd/%s", a->host);
+	url = job > 0 ? xasprintf("%s/static/head.html?job=%lld", hub, (long long)job) :
+			xasprintf("%s/static/head.html?commit=%s", hub, commit);
+	if (web_commit_status_post(&posted, &a->pulls, commit, context, state, desc, url) < 0)
+		log_warnx("status %s of %.12s: %s", context, commit, err_last());
+	else if (posted)
+		log_info("status %s of %.12s: %s, \"%s\"", context, commit, state, desc);
+	free(context);
+	free(url);
+}
+
+/* A job's status: pending until it ends; failure when it failed or a case
+ * is slower; success otherwise, with the verdicts counted. */
+void agent_job_status(struct agent *a, const struct db_job *job)
+{
+	struct strbuf desc = STRBUF_INIT, slow = STRBUF_INIT;
+	int faster = 0, slower = 0, same = 0, other = 0;
+	size_t k;
+
+	if (job->state == DB_JOB_QUEUED || job->state == DB_JOB_RUNNING) {
+		agent_status_set(a, job->commit, job->id, "pending",
+			   job->state == DB_JOB_QUEUED ? "queued" : "running");
+		return;
+	}
+	if (job->state == DB_JOB_FAILED) {
+		agent_status_set(a, job->commit, job->id, "failure",
+			   job->detail ? job->detail : "failed");
+		return;
+	}
+	for (k = 0; a->suite && k < a->suite->ncases; k++) {
+		const char *name = a->suite->cases[k].name;
+		struct db_comparison c;
+		enum db_state st;
+		int64_t cid;
+
+		if (db_job_comparison(a->db, &cid, &st, job->id, name) < 0 ||
+		    db_comparison_load(a->db, &c, cid) < 0)
+			continue;
+		if (!strcmp(c.summary.verdict, "faster")) {
+			faster++;
+		} else if (!strcmp(c.summary.verdict, "unchanged")) {
+			same++;
+		} else if (!strcmp(c.summary.verdict, "slower")) {
+			if (!slower++)
+				strbuf_addf(&slow, "%s %+.3f%%", name, c.summary.gain_median * 100);
+		} else {
+			other++;
+		}
+		db_comparison_release(&c);
+	}
+	if (slower)
+		strbuf_addf(&desc, "slower: %s (%d of %d cases)", slow.buf, slower,
+			    faster + slower + same + other);
+	else if (faster + same + other)
+		strbuf_addf(&desc, "%d faster, %d unchanged, %d unresolved or invalid", faster,
+			    same, other);
+	else
+		strbuf_addf(&desc, "built and checked%s", *job->base ? "" : "; no base to compare");
+	agent_status_set(a, job->commit, job->id, slower ? "failure" : "success", desc.buf);
+	strbuf_release(&desc);
+	strbuf_release(&slow);
+}
+
+/* Brings pull request p's statuses and comment up to date with the rows of
+ * its head commit: nothing is sent where nothing changed. */
+void agent_pull_publish(struct agent *a, const struct web_gh_pull *p)
+{
+	char head[32];
+	struct db_job job;
+	enum web_post what;
+	int r;
+
+	snprintf(head, sizeof(head), "pull/%d", p->number);
+	r = db_job_get(a->db, &job, head, p->head_sha);
+	if (r == 0) {
+		agent_job_status(a, &job);
+		db_job_release(&job);
+	}
+	if (!a->cfg->github.comment)
+		return;
+	if (r < 0) {
+		struct db_pull_comment pc;
+
+		/* Nothing of this head yet (it waits for approval, or for the
+		 * next fetch): a comment about an older head is made to name
+		 * this one instead, and none is started. */
+		if (db_pull_comment_get(a->db, &pc, a->cfg->github.repo, p->number,
+					a->cfg->github.comment_key ? a->cfg->github.comment_key : "") < 0 ||
+		    !pc.comment_id || !strcmp(pc.commit, p->head_sha))
+			return;
+	}
+	r = web_pull_comment_post(&what, &a->pulls, p->number, p->head_sha);
+	if (r < 0)
+		log_warnx("comment on pull request %d: %s", p->number, err_last());
+	else if (what != WEB_POST_UNCHANGED)
+		log_info("comment on pull request %d for %.12s: %s", p->number, p->head_sha,
+			 web_post_name(what));
+}
+
+/* Whether pull head h may be queued now: its pull request is open at that
+ * very commit, and its author is allowed or a maintainer approved it. */
+bool agent_pull_allowed(struct agent *a, const struct builder_head *h,
+			 const struct web_gh_pull *open, size_t nopen)
+{
+	const struct agent_github *g = &a->cfg->github;
+	const struct web_gh_pull *p = NULL;
+	enum web_trust trust;
+	char *approver = NULL;
+	size_t i;
+
+	for (i = 0; i < nopen && !p; i++) {
+		if (open[i].number == h->pull)
+			p = &open[i];
+	}
+	if (!p)
+		return false;   /* closed: its ref stays on the host, it is not built */
+	if (strcmp(p->head_sha, h->oid))
+		return false;   /* moved since the fetch: the next poll sees the new head */
+	if (web_pull_trust(&trust, &approver, &a->pulls, p, (const char *const *)g->allow,
+			   g->nallow) < 0) {
+		log_warnx("pull request %d: %s; not built until its author can be checked",
+			  p->number, err_last());
+		return false;
+	}
+	if (trust == WEB_TRUST_APPROVED)
+		log_info("pull request %d at %.12s: approved by %s", p->number, p->head_sha,
+			 approver);
+	free(approver);
+	if (trust != WEB_TRUST_WAITING)
+		return true;
+	agent_status_set(a, p->head_sha, 0, "pending", "waiting for a maintainer's /perfd run");
+	strbuf_addf(&a->waiting, "pull/%d at %.12s by %s: waiting for a maintainer's /perfd run\n",
+		    p->number, p->head_sha, *p->author ? p->author : "(unknown)");
+	return false;
+}
+
+/* Says a finished job on the pull requests' host: its commit's status,
+ * and for a pull head the comment of the pull request's head as it is now
+ * (which may have moved on: the comment then describes the new head). */
+void agent_job_done(struct agent *a, const char *head, const char *commit)
+{
+	struct db_job job;
+	struct web_gh_pull p;
+	int pr;
+
+	if (db_job_get(a->db, &job, head, commit) == 0) {
+		agent_job_status(a, &job);
+		db_job_release(&job);
+	}
+	if (sscanf(head, "pull/%d", &pr) != 1 || !a->cfg->github.comment)
+		return;
+	if (web_gh_pull_get(a->gh, &p, pr) < 0) {
+		log_warnx("pull request %d: %s", pr, err_last());
+		return;
+	}
+	if (p.open)
+		agent_pull_publish(a, &p);
+}
