@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 
 DEPS=(
 	gcc libc6-dev meson ninja-build pkg-config python3
-	libsqlite3-dev sqlite3 libjansson-dev libinih-dev libssl-dev libcmocka-dev
+	libsqlite3-dev sqlite3 libjansson-dev libssl-dev libcmocka-dev
 	libvulkan-dev libvulkan1 mesa-vulkan-drivers glslc
 	libgit2-dev git libmicrohttpd-dev libcurl4-openssl-dev curl
 	procps

@@ -5,7 +5,7 @@
 #                run time by the verbs that speak HTTP, not at start)
 #   bare         bench/trivial.c linked with libc alone
 #   as linked    bench/trivial.c linked with the libraries perfd links
-#                (sqlite3, jansson, libcrypto, libgit2, inih)
+#                (sqlite3, jansson, libcrypto, libgit2)
 #   + curl, mhd  the same plus libcurl and libmicrohttpd: what each start
 #                of perfd would load if they were linked
 # Each is run RUNS times (300) after 20 warm-up runs; the figures are
@@ -27,7 +27,7 @@ bench_need hyperfine "install it (apt-get install hyperfine)"
 bench_need pkg-config "install it (apt-get install pkg-config)"
 bench_scratch
 
-linked=$(pkg-config --libs sqlite3 jansson libcrypto libgit2 inih) ||
+linked=$(pkg-config --libs sqlite3 jansson libcrypto libgit2) ||
 	bench_fail "pkg-config does not know perfd's libraries (./dev.sh installs them)"
 http=$(pkg-config --libs libcurl libmicrohttpd) ||
 	bench_fail "pkg-config does not know libcurl or libmicrohttpd (./dev.sh installs them)"

@@ -9,7 +9,8 @@
  * - strbuf: a growable NUL-terminated byte buffer.
  * - x*alloc: allocation that aborts on out-of-memory.
  * - time: monotonic and wall clock helpers.
- * - fs: mkdir -p and rm -rf.
+ * - fs: mkdir -p, rm -rf, a small file read whole.
+ * - ini: INI text split into sections and keys, every line numbered.
  * - cpus: CPU sets as the kernel writes them ("0-3,6").
  * - child: the fresh-process launcher, used by builder/ (recipes), runners/
  *   (measured programs and contract runners) and daemon/ (the fetch).
@@ -92,6 +93,27 @@ void time_now_iso(char out[TIME_ISO_LEN]);
  * no error). */
 int fs_mkdir_p(const char *path);
 int fs_rm_rf(const char *path);
+/* The whole file at path into *out (NUL-terminated, the caller's) and its
+ * length; -EFBIG when it is over max bytes. */
+int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
+
+/* ini.c: splits INI text into lines and hands each to the handler with its
+ * 1-based number: a header "[name]" or "[name arg]" (arg NULL when none;
+ * both trimmed), a "key = value" (both trimmed; the value may be empty), or
+ * an error for a line that is neither, holds a NUL, or is longer than
+ * INI_LINE_MAX bytes. Blank lines and lines starting '#' or ';' are
+ * comments; there are no comments after a value. A malformed header is
+ * an error, then a section with name NULL: the keys after it belong to no
+ * section the handler knows. The handler checks names and values and
+ * reports its own errors. */
+#define INI_LINE_MAX 8192
+struct ini_handler {
+	void (*section)(void *ctx, unsigned line, char *name, char *arg);
+	void (*key)(void *ctx, unsigned line, char *key, char *value);
+	void (*error)(void *ctx, unsigned line, const char *msg);
+	void *ctx;
+};
+void ini_parse(const char *text, size_t len, const struct ini_handler *h);
 
 /* cpus.c: a CPU set in cpuset(7) list format ("4-7", "0,2,8-11");
  * embedded, no heap. */

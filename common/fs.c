@@ -1,4 +1,5 @@
-/* Directories: made with their parents, removed with their contents. */
+/* Directories made with their parents and removed with their contents;
+ * small files read whole. */
 #include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -39,5 +40,35 @@ int fs_rm_rf(const char *path)
 		return 0;
 	if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) < 0)
 		return err_set(-errno, "cannot remove '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+int fs_read_file(char **out, size_t *out_len, const char *path, size_t max)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+	FILE *f = fopen(path, "re");
+	size_t n;
+	int r = 0;
+
+	*out = NULL;
+	*out_len = 0;
+	if (!f)
+		return err_set(-errno, "'%s': %s", path, strerror(errno));
+	while (r == 0 && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		if (sb.len + n > max)
+			r = err_set(-EFBIG, "'%s' is over %zu bytes", path, max);
+		else
+			strbuf_add(&sb, buf, n);
+	}
+	if (r == 0 && ferror(f))
+		r = err_set(-EIO, "'%s': a read error", path);
+	fclose(f);
+	if (r < 0) {
+		strbuf_release(&sb);
+		return r;
+	}
+	*out_len = sb.len;
+	*out = strbuf_detach(&sb);
 	return 0;
 }

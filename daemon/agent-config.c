@@ -1,7 +1,5 @@
 /*
- * The agent's configuration: an INI file read line by line here rather than
- * through inih, whose Debian build cuts lines at 200 bytes, shorter than a
- * build command. Sections: [agent], [repo], and the suite: [build],
+ * The agent's configuration: an INI file (common/ini.c). Sections: [agent], [repo], and the suite: [build],
  * [runner NAME] (any number), [case NAME] (any number). Every problem is
  * reported as file:line: message, all of them, then the load fails; nothing
  * is half-applied since the result is a fresh struct.
@@ -45,18 +43,6 @@ static void perr(struct parse *ps, const char *fmt, ...)
 	va_end(ap);
 	strbuf_addch(ps->errors, '\n');
 	ps->nerrors++;
-}
-
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
-		*--e = '\0';
-	return s;
 }
 
 static bool valid_name(const char *s)
@@ -319,15 +305,11 @@ static void key_case(struct parse *ps, const char *k, const char *v)
 	}
 }
 
-static void section(struct parse *ps, char *name)
+static void section(struct parse *ps, const char *name, const char *arg)
 {
-	char *arg = strchr(name, ' ');
-
-	if (arg) {
-		*arg++ = '\0';
-		arg = trim(arg);
-	}
 	ps->sec = SEC_OTHER;
+	if (!name)
+		return;         /* a malformed header, reported */
 	if (!ps->suite_only && !strcmp(name, "agent") && !arg) {
 		ps->sec = SEC_AGENT;
 	} else if (!ps->suite_only && !strcmp(name, "repo") && !arg) {
@@ -388,52 +370,48 @@ static void section(struct parse *ps, char *name)
 	}
 }
 
-static void line(struct parse *ps, char *text)
+static void on_section(void *ctx, unsigned lineno, char *name, char *arg)
 {
-	char *s = trim(text), *eq;
+	struct parse *ps = ctx;
 
-	if (!*s || *s == '#' || *s == ';')
-		return;
-	if (*s == '[') {
-		char *close = strchr(s, ']');
+	ps->lineno = lineno;
+	section(ps, name, arg);
+}
 
-		if (!close || *trim(close + 1)) {
-			perr(ps, "a section header is '[name]' alone on its line");
-			ps->sec = SEC_OTHER;
-			return;
-		}
-		*close = '\0';
-		section(ps, trim(s + 1));
-		return;
-	}
-	eq = strchr(s, '=');
-	if (!eq) {
-		perr(ps, "expected 'key = value'");
-		return;
-	}
-	*eq = '\0';
-	s = trim(s);
+static void on_error(void *ctx, unsigned lineno, const char *msg)
+{
+	struct parse *ps = ctx;
+
+	ps->lineno = lineno;
+	perr(ps, "%s", msg);
+}
+
+static void on_key(void *ctx, unsigned lineno, char *k, char *v)
+{
+	struct parse *ps = ctx;
+
+	ps->lineno = lineno;
 	switch (ps->sec) {
 	case SEC_NONE:
-		perr(ps, "'%s' is outside any section", s);
+		perr(ps, "'%s' is outside any section", k);
 		break;
 	case SEC_AGENT:
-		key_agent(ps, s, trim(eq + 1));
+		key_agent(ps, k, v);
 		break;
 	case SEC_REPO:
-		key_repo(ps, s, trim(eq + 1));
+		key_repo(ps, k, v);
 		break;
 	case SEC_GITHUB:
-		key_github(ps, s, trim(eq + 1));
+		key_github(ps, k, v);
 		break;
 	case SEC_BUILD:
-		key_build(ps, s, trim(eq + 1));
+		key_build(ps, k, v);
 		break;
 	case SEC_RUNNER:
-		key_runner(ps, s, trim(eq + 1));
+		key_runner(ps, k, v);
 		break;
 	case SEC_CASE:
-		key_case(ps, s, trim(eq + 1));
+		key_case(ps, k, v);
 		break;
 	case SEC_OTHER:
 		break;  /* the section was reported */
@@ -442,26 +420,9 @@ static void line(struct parse *ps, char *text)
 
 static void parse_text(struct parse *ps, const char *text, size_t len)
 {
-	const char *p = text, *end = text + len;
-	char *buf = xmalloc(AGENT_LINE_MAX + 1);
+	const struct ini_handler h = { on_section, on_key, on_error, ps };
 
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		ps->lineno++;
-		if (memchr(p, '\0', n)) {
-			perr(ps, "a NUL byte: this is not a text file");
-		} else if (n > AGENT_LINE_MAX) {
-			perr(ps, "a line of more than %d bytes", AGENT_LINE_MAX);
-		} else {
-			memcpy(buf, p, n);
-			buf[n] = '\0';
-			line(ps, buf);
-		}
-		p += n + (nl ? 1 : 0);
-	}
-	free(buf);
+	ini_parse(text, len, &h);
 }
 
 /* What a suite needs, said once at its end (line 0 names the file). */
@@ -483,31 +444,6 @@ static void check_suite(struct parse *ps)
 	for (i = 0; i < s->ncases; i++)
 		if (!s->cases[i].program)
 			perr(ps, "[case %s] needs 'command'", s->cases[i].name);
-}
-
-static int read_file(char **out, size_t *out_len, const char *path)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char buf[65536];
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	*out = NULL;
-	*out_len = 0;
-	if (!f)
-		return err_set(-errno, "configuration '%s': %s", path, strerror(errno));
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		if (sb.len + n > 1024 * 1024) {
-			fclose(f);
-			strbuf_release(&sb);
-			return err_set(-EFBIG, "configuration '%s' is over 1 MiB", path);
-		}
-		strbuf_add(&sb, buf, n);
-	}
-	fclose(f);
-	*out_len = sb.len;
-	*out = strbuf_detach(&sb);
-	return 0;
 }
 
 int agent_suite_parse(struct agent_suite *out, const char *text, size_t len,
@@ -538,8 +474,9 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 	int r;
 
 	*out = NULL;
-	r = read_file(&text, &len, path);
+	r = fs_read_file(&text, &len, path, AGENT_CONFIG_MAX);
 	if (r < 0) {
+		err_set(r, "configuration %s", err_last());
 		agent_config_free(c);
 		return r;
 	}

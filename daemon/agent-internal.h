@@ -15,7 +15,7 @@
 #include "web.h"
 
 #define AGENT_NAME_MAX 63
-#define AGENT_LINE_MAX 8192        /* a configuration line */
+#define AGENT_CONFIG_MAX (1024 * 1024)  /* bytes of a configuration file */
 #define AGENT_ITEMS_MAX 64         /* runners, cases, patterns, env entries */
 #define AGENT_FETCH_TIMEOUT_S 600.0
 /* How the agent hands the fetch token to its fetch process (perfd fetch). */

@@ -1,7 +1,7 @@
 /*
- * Host profile parsing. inih splits the file into sections and keys; this
- * file feeds it one line at a time so that every message can name its line,
- * checks what inih would only report once (syntax), and checks each value.
+ * Host profile parsing: common/ini.c splits the file into numbered sections
+ * and keys; this file knows the keys and checks each value, reporting every
+ * mistake with its line.
  */
 #include <errno.h>
 #include <math.h>
@@ -10,7 +10,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include <ini.h>
 
 #include "hosts.h"
 
@@ -63,13 +62,12 @@ static const struct key {
 static const char *const sections[] = { "host", "device", "timing", "faults" };
 
 #define COOLDOWN_MAX_MS 600000
+#define HOST_PROFILE_MAX (64 * 1024)
 
 struct parse {
 	const char *path;
-	FILE *f;
-	char *buf;                      /* getline's buffer */
-	size_t cap;
-	unsigned lineno;                /* the line inih is handling now */
+	unsigned lineno;                /* the line being read */
+	int section;                    /* index in sections[]; -1 before one or after an unknown one */
 	unsigned section_line[ARRAY_SIZE(sections)];
 	unsigned key_line[KEY_COUNT];   /* where each key was first set */
 	struct strbuf *errors;
@@ -100,65 +98,27 @@ static int section_index(const char *name)
 	return -1;
 }
 
-/*
- * Checks one line's shape before inih sees it: inih reports only the first
- * malformed line, we want them all. A line we reject reaches inih as an
- * empty line. Leading blanks are dropped so that an indented key is a key
- * and never the continuation of the one before.
- */
-static const char *check_line(struct parse *ps, char *line)
+static void on_section(void *ctx, unsigned line, char *name, char *arg)
 {
-	char *s = line + strspn(line, " \t");
-	size_t len = strcspn(s, "\r\n");
-	char *end;
+	struct parse *ps = ctx;
 
-	s[len] = '\0';
-	if (len == 0 || *s == ';' || *s == '#')
-		return s;
-	if (*s == '[') {
-		end = strchr(s, ']');
-		if (!end) {
-			parse_error(ps, ps->lineno, "section header without ']'");
-			return "";
-		}
-		*end = '\0';
-		if (section_index(s + 1) < 0) {
-			parse_error(ps, ps->lineno,
-				    "unknown section [%s] (expected [host], [device], [timing] or [faults])",
-				    s + 1);
-		} else if (ps->section_line[section_index(s + 1)] == 0) {
-			ps->section_line[section_index(s + 1)] = ps->lineno;
-		}
-		*end = ']';
-		return s;
+	ps->lineno = line;
+	ps->section = -2;       /* keys after it were reported with it */
+	if (!name)
+		return;         /* a malformed header, reported */
+	if (arg || section_index(name) < 0) {
+		parse_error(ps, line, "unknown section [%s%s%s] (expected [host], [device], "
+			    "[timing] or [faults])", name, arg ? " " : "", arg ? arg : "");
+		return;
 	}
-	if (!strpbrk(s, "=:")) {
-		parse_error(ps, ps->lineno, "expected \"key = value\" or \"[section]\"");
-		return "";
-	}
-	return s;
+	ps->section = section_index(name);
+	if (ps->section_line[ps->section] == 0)
+		ps->section_line[ps->section] = line;
 }
 
-/* inih's reader: one whole line per call, so calls count lines. */
-static char *read_line(char *str, int num, void *stream)
+static void on_error(void *ctx, unsigned line, const char *msg)
 {
-	struct parse *ps = stream;
-	const char *s;
-	ssize_t n;
-
-	n = getline(&ps->buf, &ps->cap, ps->f);
-	if (n < 0)
-		return NULL;
-	ps->lineno++;
-	/* inih's buffer holds num bytes: the line, a newline and a NUL. */
-	if (strcspn(ps->buf, "\r\n") > (size_t)num - 3) {
-		parse_error(ps, ps->lineno, "line longer than %d characters", num - 3);
-		s = "";
-	} else {
-		s = check_line(ps, ps->buf);
-	}
-	snprintf(str, (size_t)num, "%s\n", s);
-	return str;
+	parse_error(ctx, line, "%s", msg);
 }
 
 static bool is_name(const char *s)
@@ -207,7 +167,7 @@ static void add_pattern(struct parse *ps, const char *value)
 	rc = regcomp(&f->re, value, REG_EXTENDED | REG_ICASE | REG_NOSUB);
 	if (rc != 0) {
 		regerror(rc, &f->re, msg, sizeof(msg));
-		parse_error(ps, ps->lineno, "fault_pattern \"%s\" is not a valid regex: %s",
+		parse_error(ps, ps->lineno, "fault_pattern '%s' is not a valid regex: %s",
 			    value, msg);
 		return;
 	}
@@ -229,7 +189,7 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 	case KIND_NAME:
 		if (!is_name(value)) {
 			parse_error(ps, ps->lineno,
-				    "%s \"%s\" must be letters, digits, '-' or '_'",
+				    "%s '%s' must be letters, digits, '-' or '_'",
 				    k->name, value);
 			return;
 		}
@@ -252,7 +212,7 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 		break;
 	case KIND_SECONDS:
 		if (parse_number(&v, value) < 0) {
-			parse_error(ps, ps->lineno, "%s \"%s\" is not a number of seconds",
+			parse_error(ps, ps->lineno, "%s '%s' is not a number of seconds",
 				    k->name, value);
 			return;
 		}
@@ -265,7 +225,7 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 		break;
 	case KIND_FRACTION:
 		if (parse_number(&v, value) < 0) {
-			parse_error(ps, ps->lineno, "%s \"%s\" is not a number",
+			parse_error(ps, ps->lineno, "%s '%s' is not a number",
 				    k->name, value);
 			return;
 		}
@@ -286,7 +246,7 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 		if (end == value || *end != '\0' || errno != 0 || *value == '-' ||
 		    ms > COOLDOWN_MAX_MS) {
 			parse_error(ps, ps->lineno,
-				    "%s \"%s\" is not a whole number of milliseconds from 0 to %d",
+				    "%s '%s' is not a whole number of milliseconds from 0 to %d",
 				    k->name, value, COOLDOWN_MAX_MS);
 			return;
 		}
@@ -305,18 +265,20 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 	}
 }
 
-static int handle_key(void *user, const char *section, const char *name,
-		      const char *value)
+static void on_key(void *ctx, unsigned line, char *name, char *value)
 {
-	struct parse *ps = user;
+	struct parse *ps = ctx;
+	const char *section;
 	int other = -1;
 
-	if (*section == '\0') {
-		parse_error(ps, ps->lineno, "key \"%s\" outside a section", name);
-		return 1;
+	ps->lineno = line;
+	if (ps->section == -1) {
+		parse_error(ps, line, "key '%s' outside a section", name);
+		return;
 	}
-	if (section_index(section) < 0)
-		return 1; /* reported with the section header */
+	if (ps->section < 0)
+		return;         /* reported with the section header */
+	section = sections[ps->section];
 	for (int i = 0; i < KEY_COUNT; i++) {
 		if (strcmp(keys[i].name, name) != 0)
 			continue;
@@ -325,21 +287,20 @@ static int handle_key(void *user, const char *section, const char *name,
 			continue;
 		}
 		if (ps->key_line[i] && !keys[i].repeatable) {
-			parse_error(ps, ps->lineno, "duplicate key \"%s\" (first set on line %u)",
-				    name, ps->key_line[i]);
-			return 1;
+			parse_error(ps, line, "duplicate key '%s' (first set on line %u)", name,
+				    ps->key_line[i]);
+			return;
 		}
 		if (!ps->key_line[i])
-			ps->key_line[i] = ps->lineno;
+			ps->key_line[i] = line;
 		set_value(ps, (enum key_id)i, value);
-		return 1;
+		return;
 	}
 	if (other >= 0)
-		parse_error(ps, ps->lineno, "key \"%s\" belongs in [%s], not [%s]",
-			    name, keys[other].section, section);
+		parse_error(ps, line, "key '%s' belongs in [%s], not [%s]", name,
+			    keys[other].section, section);
 	else
-		parse_error(ps, ps->lineno, "unknown key \"%s\" in [%s]", name, section);
-	return 1;
+		parse_error(ps, line, "unknown key '%s' in [%s]", name, section);
 }
 
 static void check_required(struct parse *ps)
@@ -354,7 +315,7 @@ static void check_required(struct parse *ps)
 		line = ps->section_line[s] ? ps->section_line[s] : ps->lineno;
 		if (line == 0)
 			line = 1;
-		parse_error(ps, line, "missing required key \"%s\" in [%s]",
+		parse_error(ps, line, "missing required key '%s' in [%s]",
 			    keys[i].name, keys[i].section);
 	}
 }
@@ -376,43 +337,30 @@ static struct host_profile *profile_new(const char *path)
 int host_profile_load(struct host_profile **out, const char *path,
 		      struct strbuf *errors)
 {
-	struct parse ps = { .path = path, .errors = errors };
+	struct parse ps = { .path = path, .errors = errors, .section = -1 };
+	const struct ini_handler h = { on_section, on_key, on_error, &ps };
+	char *text = NULL;
+	size_t len;
 	int rc;
 
 	*out = NULL;
-	ps.f = fopen(path, "re");
-	if (!ps.f) {
-		rc = -errno;
-		strbuf_addf(errors, "%s: cannot open: %s\n", path, strerror(-rc));
-		return err_set(rc, "%s: cannot open: %s", path, strerror(-rc));
+	rc = fs_read_file(&text, &len, path, HOST_PROFILE_MAX);
+	if (rc < 0) {
+		strbuf_addf(errors, "%s\n", err_last());
+		return rc;
 	}
 	ps.p = profile_new(path);
-
-	rc = ini_parse_stream(read_line, &ps, handle_key, &ps);
-	if (rc == -2)
-		fatalx("ini: out of memory");
-	if (rc > 0 && ps.nerrors == 0)
-		parse_error(&ps, (unsigned)rc, "cannot parse this line");
-	if (ferror(ps.f)) {
-		rc = -EIO;
-		strbuf_addf(errors, "%s: read error\n", path);
-		err_set(rc, "%s: read error", path);
-		goto out;
-	}
+	ini_parse(text, len, &h);
+	free(text);
 	check_required(&ps);
 	if (ps.nerrors) {
-		rc = err_set(-EINVAL, "%s: %u error%s", path, ps.nerrors,
+		rc = err_set(-EINVAL, "'%s': %u error%s", path, ps.nerrors,
 			     ps.nerrors == 1 ? "" : "s");
-		goto out;
+		host_profile_free(ps.p);
+		return rc;
 	}
 	*out = ps.p;
-	ps.p = NULL;
-	rc = 0;
-out:
-	host_profile_free(ps.p);
-	free(ps.buf);
-	fclose(ps.f);
-	return rc;
+	return 0;
 }
 
 void host_profile_free(struct host_profile *p)

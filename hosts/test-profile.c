@@ -155,19 +155,19 @@ static void test_all_errors_listed(void **state)
 		"[host]\n"                                /* 19 */
 		"name = y\n";                             /* 20 */
 	static const char *const expected[] = {
-		":1: key \"name\" outside a section",
-		":4: unknown key \"colour\" in [host]",
-		":7: key \"noise\" belongs in [timing], not [device]",
+		":1: key 'name' outside a section",
+		":4: unknown key 'colour' in [host]",
+		":7: key 'noise' belongs in [timing], not [device]",
 		":9: process_timeout_s must be positive, not -5",
-		":10: noise \"0.o5\" is not a number",
+		":10: noise '0.o5' is not a number",
 		":11: min_effect must be a fraction in [0, 1)",
 		":12: cpus: range 4-2 runs backwards",
-		":13: cooldown_ms \"soon\" is not a whole number",
-		":14: expected \"key = value\" or \"[section]\"",
-		":16: fault_pattern \"ring (gfx\" is not a valid regex",
+		":13: cooldown_ms 'soon' is not a whole number",
+		":14: expected 'key = value' or '[section]'",
+		":16: fault_pattern 'ring (gfx' is not a valid regex",
 		":18: unknown section [extras]",
-		":20: duplicate key \"name\" (first set on line 3)",
-		":5: missing required key \"expected_driver\" in [device]",
+		":20: duplicate key 'name' (first set on line 3)",
+		":5: missing required key 'expected_driver' in [device]",
 	};
 	struct strbuf errors = STRBUF_INIT;
 	struct host_profile *p;
@@ -202,9 +202,9 @@ static void test_missing_section(void **state)
 	char *want;
 
 	assert_int_equal(host_profile_load(&p, path, &errors), -EINVAL);
-	want = xasprintf("%s:2: missing required key \"device_match\" in [device]", path);
+	want = xasprintf("%s:2: missing required key 'device_match' in [device]", path);
 	assert_non_null(strstr(errors.buf, want));
-	assert_non_null(strstr(errors.buf, "\"expected_driver\""));
+	assert_non_null(strstr(errors.buf, "'expected_driver'"));
 	free(want);
 	unlink(path);
 	free(path);
@@ -217,8 +217,9 @@ static void test_minimal_defaults(void **state)
 	struct host_profile *p = NULL;
 	char *path = write_temp(
 		"; comment\n"
+		"# comment\n"
 		"  [host]\n"
-		"  name = tiny   ; inline comment\n"
+		"  name = tiny   \n"
 		"[device]\n"
 		"device_match = llvmpipe\n"
 		"expected_driver = llvmpipe\n");
@@ -235,6 +236,25 @@ static void test_minimal_defaults(void **state)
 	strbuf_release(&errors);
 }
 
+/* No comment after a value: a ';' or '#' there is part of it (as in a build
+ * command), so this name is no name. */
+static void test_no_inline_comment(void **state)
+{
+	struct strbuf errors = STRBUF_INIT;
+	struct host_profile *p = NULL;
+	char *path = write_temp("[host]\nname = tiny ; a comment\n[device]\n"
+				"device_match = llvmpipe # a GPU\nexpected_driver = llvmpipe\n");
+	char *want;
+
+	assert_int_equal(host_profile_load(&p, path, &errors), -EINVAL);
+	want = xasprintf("%s:2: name 'tiny ; a comment' must be letters", path);
+	assert_non_null(strstr(errors.buf, want));
+	free(want);
+	unlink(path);
+	free(path);
+	strbuf_release(&errors);
+}
+
 static void test_long_line(void **state)
 {
 	struct strbuf text = STRBUF_INIT;
@@ -242,13 +262,27 @@ static void test_long_line(void **state)
 	struct host_profile *p = NULL;
 	char *path, *want;
 
+	/* 300 bytes are read (a fault pattern or a description may be long)... */
 	strbuf_adds(&text, "[host]\nname = x\ndescription = ");
 	for (int i = 0; i < 300; i++)
 		strbuf_addch(&text, 'a');
 	strbuf_adds(&text, "\n[device]\ndevice_match = a\nexpected_driver = b\n");
 	path = write_temp(text.buf);
+	assert_int_equal(host_profile_load(&p, path, &errors), 0);
+	assert_int_equal(strlen(p->description), 300);
+	host_profile_free(p);
+	p = NULL;
+	unlink(path);
+	free(path);
+	/* ...and a line over INI_LINE_MAX is refused, naming its line. */
+	strbuf_reset(&text);
+	strbuf_adds(&text, "[host]\nname = x\ndescription = ");
+	for (int i = 0; i < INI_LINE_MAX; i++)
+		strbuf_addch(&text, 'a');
+	strbuf_adds(&text, "\n[device]\ndevice_match = a\nexpected_driver = b\n");
+	path = write_temp(text.buf);
 	assert_int_equal(host_profile_load(&p, path, &errors), -EINVAL);
-	want = xasprintf("%s:3: line longer than", path);
+	want = xasprintf("%s:3: a line of more than 8192 bytes", path);
 	assert_non_null(strstr(errors.buf, want));
 	free(want);
 	unlink(path);
@@ -266,7 +300,7 @@ static void test_unreadable(void **state)
 	assert_int_equal(host_profile_load(&p, "/nonexistent/x.conf", &errors), -ENOENT);
 	assert_null(p);
 	host_profile_free(p);
-	assert_non_null(strstr(errors.buf, "/nonexistent/x.conf: cannot open"));
+	assert_non_null(strstr(errors.buf, "'/nonexistent/x.conf': No such file or directory"));
 	strbuf_release(&errors);
 }
 
@@ -329,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_minimal_defaults),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_no_inline_comment),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_resolve),
 	};

@@ -1,0 +1,147 @@
+/* Unit tests of common/: the INI reader, CPU sets, child environments. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common.h"
+
+/* What the INI reader handed over, one line of text each. */
+static void on_section(void *ctx, unsigned line, char *name, char *arg)
+{
+	strbuf_addf(ctx, "%u [%s|%s]\n", line, name ? name : "(null)", arg ? arg : "(null)");
+}
+
+static void on_key(void *ctx, unsigned line, char *key, char *value)
+{
+	strbuf_addf(ctx, "%u %s=%s\n", line, key, value);
+}
+
+static void on_error(void *ctx, unsigned line, const char *msg)
+{
+	strbuf_addf(ctx, "%u error: %s\n", line, msg);
+}
+
+static void test_ini(void **state)
+{
+	static const char text[] =
+		"# comment\n"
+		"; comment\n"
+		"\n"
+		"  [build]  \n"
+		"command = make -j2; echo done # not a comment\n"
+		"empty =\n"
+		"[runner  contract]\n"
+		"[broken\n"
+		"key = after a broken header\n"
+		"no equals sign\n"
+		"\r\n"
+		"[case x] trailing\n"
+		"last = no newline";
+	struct strbuf got = STRBUF_INIT;
+	const struct ini_handler h = { on_section, on_key, on_error, &got };
+
+	ini_parse(text, sizeof(text) - 1, &h);
+	assert_string_equal(got.buf,
+		"4 [build|(null)]\n"
+		"5 command=make -j2; echo done # not a comment\n"
+		"6 empty=\n"
+		"7 [runner|contract]\n"
+		"8 error: a section header is '[name]' alone on its line\n"
+		"8 [(null)|(null)]\n"
+		"9 key=after a broken header\n"
+		"10 error: expected 'key = value' or '[section]'\n"
+		"12 error: a section header is '[name]' alone on its line\n"
+		"12 [(null)|(null)]\n"
+		"13 last=no newline\n");
+	strbuf_release(&got);
+}
+
+static void test_ini_bounds(void **state)
+{
+	struct strbuf text = STRBUF_INIT, got = STRBUF_INIT;
+	const struct ini_handler h = { on_section, on_key, on_error, &got };
+	int i;
+
+	strbuf_adds(&text, "a = ");
+	for (i = 0; i < INI_LINE_MAX; i++)
+		strbuf_addch(&text, 'x');
+	strbuf_adds(&text, "\nb = 1\nc = x");
+	strbuf_addch(&text, '\0');
+	strbuf_adds(&text, "y\n");
+	ini_parse(text.buf, text.len, &h);
+	assert_string_equal(got.buf, "1 error: a line of more than 8192 bytes\n"
+			    "2 b=1\n"
+			    "3 error: a NUL byte: this is not a text file\n");
+	strbuf_release(&text);
+	strbuf_release(&got);
+}
+
+static void test_cpus(void **state)
+{
+	static const char *const lists[][2] = {
+		{ "", "" }, { "3", "3" }, { "0,1,2,3", "0-3" }, { "6,0-3", "0-3,6" },
+		{ "1023", "1023" }, { "0-1,4-5,7", "0-1,4-5,7" },
+	};
+	struct cpus c;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		assert_int_equal(cpus_parse(&c, lists[i][0]), 0);
+		cpus_format(&sb, &c);
+		assert_string_equal(sb.buf, lists[i][1]);
+		strbuf_release(&sb);
+	}
+	/* Zeroed on entry: a failed parse is the empty set. */
+	memset(&c, 0xA5, sizeof(c));
+	assert_int_equal(cpus_parse(&c, "2,2"), -22);
+	assert_int_equal(c.count, 0);
+	assert_false(cpus_has(&c, 2));
+	assert_int_equal(cpus_parse(&c, "1024"), -22);
+	assert_int_equal(cpus_parse(&c, "3-1"), -22);
+}
+
+static void test_child_env(void **state)
+{
+	struct child_env e;
+	size_t i, path = 0, mine = 0;
+
+	setenv("PERFD_TEST_ENV", "outer", 1);
+	child_env_init(&e);
+	child_env_set(&e, "PERFD_TEST_ENV=inner");
+	child_env_setf(&e, "PERFD_TEST_NEW=%d", 7);
+	child_env_set(&e, "PERFD_TEST_NEW=8");
+	for (i = 0; i < e.n; i++) {
+		path += !strncmp(e.v[i], "PERFD_TEST_ENV=", 15);
+		mine += !strncmp(e.v[i], "PERFD_TEST_NEW=", 15);
+		if (!strncmp(e.v[i], "PERFD_TEST_ENV=", 15))
+			assert_string_equal(e.v[i], "PERFD_TEST_ENV=inner");
+		if (!strncmp(e.v[i], "PERFD_TEST_NEW=", 15))
+			assert_string_equal(e.v[i], "PERFD_TEST_NEW=8");
+	}
+	/* A key set again replaces it: one entry each, never a duplicate. */
+	assert_int_equal(path, 1);
+	assert_int_equal(mine, 1);
+	assert_null(e.v[e.n]);
+	child_env_release(&e);
+	assert_null(e.v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ini),
+		cmocka_unit_test(test_ini_bounds),
+		cmocka_unit_test(test_cpus),
+		cmocka_unit_test(test_child_env),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
