@@ -200,165 +200,248 @@ static bool refuse_quarantined(struct db *db, const char *name, const char *db_p
 	return refuse;
 }
 
-int cmd_pair(int argc, char **argv)
-{
+/* What the command line says, before anything is opened. */
+struct pair_cli {
 	struct runner_pair_opts o;
-	struct db_opts dbo = DB_OPTS_INIT;
-	struct strv env = { 0 }, old_args = { 0 }, new_args = { 0 };
-	struct strv old_env = { 0 }, new_env = { 0 };
-	struct progress pr = { isatty(2), NULL };
-	enum runner_format format = RUNNER_FORMAT_TEXT;
-	char hostname[256] = "", old_sha[65], new_sha[65];
-	char *old_path = NULL, *new_path = NULL;
-	struct db_comparison c;
-	struct strbuf out = STRBUF_INIT;
-	struct db *db = NULL;
-	struct host_profile *profile = NULL;
-	struct kernel_probe *probe = NULL;
-	struct runner_fault_watch watch = { .fd = -1 };
-	struct db_host host;
+	struct db_opts dbo;
+	struct strv env, old_args, new_args, old_env, new_env;
+	struct progress pr;
+	enum runner_format format;
 	struct cpus cpus;
-	const char *host_arg = NULL, *fault_log = NULL;
-	bool given_timeout = false, given_noise = false, given_effect = false;
-	char *fingerprint = NULL;
-	int64_t cid = 0;
-	int split = argc, capture = CHILD_CAPTURE_DEFAULT;
-	int i, opt, r, ret = EXIT_USAGE;
+	const char *host_arg, *fault_log;
+	bool given_timeout, given_noise, given_effect;
+	int capture;
+	int split;                   /* argv index of "--", or argc */
+};
 
-	memset(&o, 0, sizeof(o));
-	memset(&c, 0, sizeof(c));
-	memset(&host, 0, sizeof(host));
-	o.pairs = 3;
-	o.timeout_s = 600;
-	o.min_effect = 0.01;
-	o.noise = 0.05;
-	o.cancel_fd = -1;
+static void pair_cli_release(struct pair_cli *p)
+{
+	free(p->env.v);
+	free(p->old_args.v);
+	free(p->new_args.v);
+	free(p->old_env.v);
+	free(p->new_env.v);
+}
+
+/* One option into p; -1 after saying what was wrong. */
+static int pair_option(struct pair_cli *p, int opt, const char *arg)
+{
+	struct runner_pair_opts *o = &p->o;
+
+	switch (opt) {
+	case OPT_PAIRS:
+		return cli_parse_int(&o->pairs, "--pairs", arg, 1, 1000);
+	case OPT_WARMUP:
+		return cli_parse_int(&o->warmup, "--warmup", arg, 0, 100);
+	case OPT_METRIC:
+		o->metric = arg;
+		return 0;
+	case OPT_TIMEOUT:
+		p->given_timeout = true;
+		return cli_parse_double(&o->timeout_s, "--timeout", arg, 0.001, 86400);
+	case OPT_CASE:
+	case OPT_HOST_NAME:
+		if (!*arg || strlen(arg) > 63) {
+			log_warnx("%s: a name of 1 to 63 characters is expected",
+				  opt == OPT_CASE ? "--case" : "--host-name");
+			return -1;
+		}
+		*(opt == OPT_CASE ? &o->case_name : &o->host) = arg;
+		return 0;
+	case OPT_MIN_EFFECT:
+		p->given_effect = true;
+		return cli_parse_fraction(&o->min_effect, "--min-effect", arg);
+	case OPT_NOISE:
+		p->given_noise = true;
+		return cli_parse_fraction(&o->noise, "--noise", arg);
+	case OPT_CPUS:
+		if (cpus_parse(&p->cpus, arg) < 0) {
+			log_warnx("--cpus: %s", err_last());
+			return -1;
+		}
+		o->cpus = &p->cpus;
+		return 0;
+	case OPT_ENV:
+	case OPT_OLD_ENV:
+	case OPT_NEW_ENV:
+		if (check_env(opt == OPT_ENV ? "--env" : opt == OPT_OLD_ENV ? "--old-env" :
+			      "--new-env", arg) < 0)
+			return -1;
+		strv_push(opt == OPT_ENV ? &p->env : opt == OPT_OLD_ENV ? &p->old_env :
+			  &p->new_env, arg);
+		return 0;
+	case OPT_OLD_ARG:
+		strv_push(&p->old_args, arg);
+		return 0;
+	case OPT_NEW_ARG:
+		strv_push(&p->new_args, arg);
+		return 0;
+	case OPT_CAPTURE:
+		return cli_parse_int(&p->capture, "--capture", arg, 0, 1 << 30);
+	case OPT_HOST:
+		p->host_arg = arg;
+		return 0;
+	case OPT_FAULT_LOG:
+		p->fault_log = arg;
+		return 0;
+	case OPT_JSON:
+		p->format = RUNNER_FORMAT_JSON;
+		return 0;
+	case OPT_FORMAT:
+		if (runner_format_parse(&p->format, arg) < 0) {
+			log_warnx("--format: %s", err_last());
+			return -1;
+		}
+		return 0;
+	case OPT_PROGRESS:
+	case OPT_QUIET:
+		p->pr.on = opt == OPT_PROGRESS;
+		return 0;
+	case OPT_DB:
+		p->dbo.path = arg;
+		return 0;
+	case OPT_LOCK_TIMEOUT:
+		return cli_parse_double(&p->dbo.lock_timeout_s, "--lock-timeout", arg, 0, 3600);
+	}
+	return -1;
+}
+
+/* Parses argv into p, which holds the defaults. Returns -1 to go on with
+ * OLD and NEW at argv[optind] and argv[optind + 1], else the exit status
+ * (0 after --help). */
+static int pair_parse(struct pair_cli *p, int argc, char **argv)
+{
+	int i, opt;
+
 	/* Everything after the first "--" is ARGS, never an option. */
+	p->split = argc;
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
-			split = i;
+			p->split = i;
 			break;
 		}
 	}
 	optind = 1;
 	/* getopt_long permutes: options may come before or after OLD and NEW. */
-	while ((opt = getopt_long(split, argv, "h", pair_options, NULL)) != -1) {
-		switch (opt) {
-		case OPT_PAIRS:
-			if (cli_parse_int(&o.pairs, "--pairs", optarg, 1, 1000) < 0)
-				goto out;
-			break;
-		case OPT_WARMUP:
-			if (cli_parse_int(&o.warmup, "--warmup", optarg, 0, 100) < 0)
-				goto out;
-			break;
-		case OPT_METRIC:
-			o.metric = optarg;
-			break;
-		case OPT_TIMEOUT:
-			if (cli_parse_double(&o.timeout_s, "--timeout", optarg, 0.001, 86400) < 0)
-				goto out;
-			given_timeout = true;
-			break;
-		case OPT_CASE:
-			if (!*optarg || strlen(optarg) > 63) {
-				log_warnx("--case: a name of 1 to 63 characters is expected");
-				goto out;
-			}
-			o.case_name = optarg;
-			break;
-		case OPT_MIN_EFFECT:
-			if (cli_parse_fraction(&o.min_effect, "--min-effect", optarg) < 0)
-				goto out;
-			given_effect = true;
-			break;
-		case OPT_NOISE:
-			if (cli_parse_fraction(&o.noise, "--noise", optarg) < 0)
-				goto out;
-			given_noise = true;
-			break;
-		case OPT_CPUS:
-			if (cpus_parse(&cpus, optarg) < 0) {
-				log_warnx("--cpus: %s", err_last());
-				goto out;
-			}
-			o.cpus = &cpus;
-			break;
-		case OPT_ENV:
-			if (check_env("--env", optarg) < 0)
-				goto out;
-			strv_push(&env, optarg);
-			break;
-		case OPT_OLD_ARG:
-			strv_push(&old_args, optarg);
-			break;
-		case OPT_NEW_ARG:
-			strv_push(&new_args, optarg);
-			break;
-		case OPT_OLD_ENV:
-			if (check_env("--old-env", optarg) < 0)
-				goto out;
-			strv_push(&old_env, optarg);
-			break;
-		case OPT_NEW_ENV:
-			if (check_env("--new-env", optarg) < 0)
-				goto out;
-			strv_push(&new_env, optarg);
-			break;
-		case OPT_CAPTURE:
-			if (cli_parse_int(&capture, "--capture", optarg, 0, 1 << 30) < 0)
-				goto out;
-			break;
-		case OPT_HOST:
-			host_arg = optarg;
-			break;
-		case OPT_HOST_NAME:
-			if (!*optarg || strlen(optarg) > 63) {
-				log_warnx("--host-name: a name of 1 to 63 characters is expected");
-				goto out;
-			}
-			o.host = optarg;
-			break;
-		case OPT_FAULT_LOG:
-			fault_log = optarg;
-			break;
-		case OPT_JSON:
-			format = RUNNER_FORMAT_JSON;
-			break;
-		case OPT_FORMAT:
-			if (runner_format_parse(&format, optarg) < 0) {
-				log_warnx("--format: %s", err_last());
-				goto out;
-			}
-			break;
-		case OPT_PROGRESS:
-			pr.on = true;
-			break;
-		case OPT_QUIET:
-			pr.on = false;
-			break;
-		case OPT_DB:
-			dbo.path = optarg;
-			break;
-		case OPT_LOCK_TIMEOUT:
-			if (cli_parse_double(&dbo.lock_timeout_s, "--lock-timeout", optarg, 0, 3600) < 0)
-				goto out;
-			break;
-		case 'h':
+	while ((opt = getopt_long(p->split, argv, "h", pair_options, NULL)) != -1) {
+		if (opt == 'h') {
 			fputs(cmd_pair_usage, stdout);
-			ret = EXIT_OK;
-			goto out;
-		default:
-			ret = cli_usage_error("pair");
-			goto out;
+			return EXIT_OK;
 		}
+		if (opt == '?')
+			return cli_usage_error("pair");
+		if (pair_option(p, opt, optarg) < 0)
+			return EXIT_USAGE;
 	}
-	if (split - optind != 2) {
-		log_warnx("pair: expected OLD and NEW, got %d program%s", split - optind,
-			  split - optind == 1 ? "" : "s");
-		ret = cli_usage_error("pair");
+	if (p->split - optind != 2) {
+		log_warnx("pair: expected OLD and NEW, got %d program%s", p->split - optind,
+			  p->split - optind == 1 ? "" : "s");
+		return cli_usage_error("pair");
+	}
+	return -1;
+}
+
+/* The host profile's settings where the command line gave none. */
+static void apply_profile(struct pair_cli *p, const struct host_profile *profile)
+{
+	struct runner_pair_opts *o = &p->o;
+
+	if (!p->given_timeout)
+		o->timeout_s = profile->process_timeout_s;
+	if (!p->given_noise)
+		o->noise = profile->noise;
+	if (!p->given_effect)
+		o->min_effect = profile->min_effect;
+	if (!o->cpus)
+		o->cpus = &profile->cpus;
+	o->cooldown_ms = profile->cooldown_ms;
+	if (!o->host)
+		o->host = profile->name;
+}
+
+/* The arms, ARGS and the rest of the run's options into p->o. */
+static void fill_run(struct pair_cli *p, int argc, char **argv, const char *old_path,
+		     const char *new_path)
+{
+	struct runner_pair_opts *o = &p->o;
+
+	o->old.path = old_path;
+	o->old.args = p->old_args.v;
+	o->old.nargs = p->old_args.n;
+	o->old.env = p->old_env.v;
+	o->old.nenv = p->old_env.n;
+	o->new.path = new_path;
+	o->new.args = p->new_args.v;
+	o->new.nargs = p->new_args.n;
+	o->new.env = p->new_env.v;
+	o->new.nenv = p->new_env.n;
+	o->args = (const char *const *)argv + p->split + (p->split < argc);
+	o->nargs = (size_t)(argc - p->split - (p->split < argc));
+	o->env = p->env.v;
+	o->nenv = p->env.n;
+	o->capture_max = (size_t)p->capture;
+	o->progress = progress_line;
+	o->progress_ctx = &p->pr;
+}
+
+/* Prints the stored comparison's receipt and says what the run left: an
+ * interruption, a quarantine. Returns the exit status. */
+static int report(struct db *db, const struct pair_cli *p, int64_t cid, int run_r)
+{
+	struct db_comparison c;
+	struct strbuf out = STRBUF_INIT;
+	struct db_host host;
+	int ret;
+
+	if (db_comparison_load(db, &c, cid) < 0) {
+		log_warnx("%s", err_last());
+		db_comparison_release(&c);
+		return EXIT_USAGE;
+	}
+	runner_receipt_render(&out, &c, p->format);
+	fwrite(out.buf, 1, out.len, stdout);
+	strbuf_release(&out);
+	if (run_r == -ECANCELED) {
+		log_warnx("interrupted: comparison %lld is stored as abandoned", (long long)cid);
+		ret = EXIT_INTERRUPTED;
+	} else {
+		ret = strcmp(c.summary.verdict, "invalid") ? EXIT_OK : EXIT_RESULT;
+	}
+	db_comparison_release(&c);
+	if (run_r == 0 && db_host_load(db, &host, p->o.host) == 0) {
+		if (host.quarantined && host.comparison_id == cid) {
+			log_warnx("GPU fault during process %d: '%s'", host.seq, host.fault);
+			log_warnx("host '%s' is quarantined: no GPU work runs on it until "
+				  "'perfd host clear %s' (after the machine has been checked)",
+				  p->o.host, p->o.host);
+		}
+		db_host_release(&host);
+	}
+	return ret;
+}
+
+int cmd_pair(int argc, char **argv)
+{
+	struct pair_cli p = {
+		.o = { .pairs = 3, .timeout_s = 600, .min_effect = 0.01, .noise = 0.05,
+		       .cancel_fd = -1 },
+		.dbo = DB_OPTS_INIT, .pr = { isatty(2), NULL }, .format = RUNNER_FORMAT_TEXT,
+		.capture = CHILD_CAPTURE_DEFAULT,
+	};
+	char hostname[256] = "", old_sha[65], new_sha[65];
+	char *old_path = NULL, *new_path = NULL;
+	struct db *db = NULL;
+	struct host_profile *profile = NULL;
+	struct kernel_probe *probe = NULL;
+	struct runner_fault_watch watch = { .fd = -1 };
+	char *fingerprint = NULL;
+	int64_t cid = 0;
+	int r, ret;
+
+	ret = pair_parse(&p, argc, argv);
+	if (ret >= 0)
 		goto out;
-	}
+	ret = EXIT_USAGE;
 	if (builder_program_resolve(&old_path, argv[optind]) < 0) {
 		log_warnx("OLD: %s", err_last());
 		goto out;
@@ -367,122 +450,68 @@ int cmd_pair(int argc, char **argv)
 		log_warnx("NEW: %s", err_last());
 		goto out;
 	}
-
-	if (host_arg) {
-		ret = host_check_device(&profile, &probe, host_arg);
+	if (p.host_arg) {
+		ret = host_check_device(&profile, &probe, p.host_arg);
 		if (ret != EXIT_OK)
 			goto out;
 		ret = EXIT_USAGE;
-		if (!given_timeout)
-			o.timeout_s = profile->process_timeout_s;
-		if (!given_noise)
-			o.noise = profile->noise;
-		if (!given_effect)
-			o.min_effect = profile->min_effect;
-		if (!o.cpus)
-			o.cpus = &profile->cpus;
-		o.cooldown_ms = profile->cooldown_ms;
-		if (!o.host)
-			o.host = profile->name;
-		fingerprint = kernel_probe_json(probe, false);
+		apply_profile(&p, profile);
 	} else {
 		probe = kernel_probe_host_only();
-		fingerprint = kernel_probe_json(probe, false);
 	}
-	o.fingerprint = fingerprint;
-	if (!o.host) {
+	fingerprint = kernel_probe_json(probe, false);
+	p.o.fingerprint = fingerprint;
+	if (!p.o.host) {
 		if (gethostname(hostname, sizeof(hostname) - 1) < 0 || !*hostname)
 			snprintf(hostname, sizeof(hostname), "local");
 		hostname[63] = '\0';
-		o.host = hostname;
+		p.o.host = hostname;
 	}
-	db = cli_db_open(&dbo);
+	db = cli_db_open(&p.dbo);
 	if (!db)
 		goto out;
-	if (profile && refuse_quarantined(db, o.host, dbo.path)) {
+	if (profile && refuse_quarantined(db, p.o.host, p.dbo.path)) {
 		ret = EXIT_NODEVICE;
 		goto out;
 	}
-	r = hash_artifact(db, &o.old_artifact, old_sha, old_path);
+	r = hash_artifact(db, &p.o.old_artifact, old_sha, old_path);
 	if (r == 0)
-		r = hash_artifact(db, &o.new_artifact, new_sha, new_path);
+		r = hash_artifact(db, &p.o.new_artifact, new_sha, new_path);
 	if (r < 0) {
 		log_warnx("%s", err_last());
 		goto out;
 	}
-	o.old.path = old_path;
-	o.old.args = old_args.v;
-	o.old.nargs = old_args.n;
-	o.old.env = old_env.v;
-	o.old.nenv = old_env.n;
-	o.new.path = new_path;
-	o.new.args = new_args.v;
-	o.new.nargs = new_args.n;
-	o.new.env = new_env.v;
-	o.new.nenv = new_env.n;
-	o.args = (const char *const *)argv + split + (split < argc);
-	o.nargs = (size_t)(argc - split - (split < argc));
-	o.env = env.v;
-	o.nenv = env.n;
-	o.capture_max = (size_t)capture;
-	o.old_sha256 = old_sha;
-	o.new_sha256 = new_sha;
-	o.progress = progress_line;
-	o.progress_ctx = &pr;
+	p.o.old_sha256 = old_sha;
+	p.o.new_sha256 = new_sha;
+	fill_run(&p, argc, argv, old_path, new_path);
 	/* SIGINT, SIGTERM or SIGHUP stop the process in hand: the comparison
 	 * is stored as abandoned rather than lost. */
-	o.cancel_fd = cli_signal_fd((const int[]){ SIGINT, SIGTERM, SIGHUP, 0 });
+	p.o.cancel_fd = cli_signal_fd((const int[]){ SIGINT, SIGTERM, SIGHUP, 0 });
 	if (profile) {
-		runner_fault_watch_open(&watch, fault_log ? fault_log : profile->fault_log,
+		runner_fault_watch_open(&watch, p.fault_log ? p.fault_log : profile->fault_log,
 					profile);
 		if (watch.off_reason)
 			log_warnx("fault watch off: %s; every process is recorded so", watch.off_reason);
-		o.watch = &watch;
+		p.o.watch = &watch;
 	}
-
-	r = runner_pair_run(db, &cid, &o);
+	r = runner_pair_run(db, &cid, &p.o);
 	if (r < 0 && r != -ECANCELED) {
 		log_warnx("%s", err_last());
 		if (cid)
 			log_warnx("comparison %lld is stored as far as it ran", (long long)cid);
 		goto out;
 	}
-	if (db_comparison_load(db, &c, cid) < 0) {
-		log_warnx("%s", err_last());
-		goto out;
-	}
-	runner_receipt_render(&out, &c, format);
-	fwrite(out.buf, 1, out.len, stdout);
-	if (r == -ECANCELED) {
-		log_warnx("interrupted: comparison %lld is stored as abandoned", (long long)cid);
-		ret = EXIT_INTERRUPTED;
-	} else {
-		ret = strcmp(c.summary.verdict, "invalid") ? EXIT_OK : EXIT_RESULT;
-	}
-	if (r == 0 && db_host_load(db, &host, o.host) == 0 && host.quarantined &&
-	    host.comparison_id == cid) {
-		log_warnx("GPU fault during process %d: \"%s\"", host.seq, host.fault);
-		log_warnx("host \"%s\" is quarantined: no GPU work runs on it until "
-			  "'perfd host clear %s' (after the machine has been checked)",
-			  o.host, o.host);
-	}
-	db_host_release(&host);
+	ret = report(db, &p, cid, r);
 out:
-	if (o.cancel_fd >= 0)
-		close(o.cancel_fd);
+	if (p.o.cancel_fd >= 0)
+		close(p.o.cancel_fd);
 	runner_fault_watch_close(&watch);
 	host_profile_free(profile);
 	kernel_probe_free(probe);
 	free(fingerprint);
-	strbuf_release(&out);
-	db_comparison_release(&c);
 	db_close(db);
 	free(old_path);
 	free(new_path);
-	free(env.v);
-	free(old_args.v);
-	free(new_args.v);
-	free(old_env.v);
-	free(new_env.v);
+	pair_cli_release(&p);
 	return ret;
 }
