@@ -1,4 +1,7 @@
-/* Opening, migrating and the helpers every db/ file shares. */
+/*
+ * Opening, migrating, transactions and the helpers every db/ file shares;
+ * and db_count, whose counts span tables.
+ */
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
@@ -342,4 +345,32 @@ const char *db_state_name(enum db_state s)
 		return "abandoned";
 	}
 	return "running";
+}
+
+int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind kind)
+{
+	static const char *const sql[] = {
+		[DB_COUNT_VERDICTS] = "SELECT coalesce(verdict, 'none'), count(*) FROM comparisons"
+			" GROUP BY 1 ORDER BY 1",
+		[DB_COUNT_JOBS] = "SELECT state, count(*) FROM jobs GROUP BY 1 ORDER BY 1",
+		[DB_COUNT_BUILDS] = "SELECT state, count(*) FROM builds GROUP BY 1 ORDER BY 1",
+		[DB_COUNT_QUARANTINED] = "SELECT 'quarantined', count(*) FROM hosts"
+			" WHERE quarantined != 0",
+	};
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+	int rc = SQLITE_DONE, r;
+
+	r = db_prepare(db, &st, sql[kind]);
+	if (r < 0)
+		return r;
+	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		db_column_copy(out[n].key, sizeof(out[n].key), st, 0);
+		out[n].n = sqlite3_column_int64(st, 1);
+		n++;
+	}
+	if (n < max && rc != SQLITE_DONE)
+		r = db_fail(db, rc, "counting rows");
+	db_finish(st);
+	return r < 0 ? r : (int)n;
 }

@@ -1,4 +1,12 @@
-/* Artifacts and comparisons, with the stored summary. */
+/*
+ * Comparisons with their derived rows (pair_gains, comparison_notes): the
+ * record perfd pair and the agent write and finish, and every read of it:
+ * one comparison whole, the ids and rows of many, the hub's filters and
+ * cells, a host and case's timeline, a commit's and a job's comparisons.
+ * The hub's reads are bounded by the caller's max and each filter is served
+ * by an index (schema version 3), so a page costs the same on a database of
+ * a thousand comparisons or of a million process records.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -6,68 +14,6 @@
 #include <string.h>
 
 #include "db-internal.h"
-
-void db_artifact_release(struct db_artifact *a)
-{
-	if (!a)
-		return;
-	free(a->path);
-	a->path = NULL;
-}
-
-int db_artifact_put(struct db *db, int64_t *out_id, const struct db_artifact *a)
-{
-	sqlite3_stmt *st = NULL;
-	int rc, r;
-
-	r = db_prepare(db, &st,
-		       "INSERT INTO artifacts (path, size, sha256) VALUES (?, ?, ?)"
-		       " ON CONFLICT (path, size, sha256) DO UPDATE SET size = excluded.size"
-		       " RETURNING id");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, a->path);
-	sqlite3_bind_int64(st, 2, a->size);
-	db_bind_text(st, 3, a->sha256);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		r = db_fail(db, rc, "recording an artifact");
-		goto out;
-	}
-	*out_id = sqlite3_column_int64(st, 0);
-	sqlite3_step(st);
-out:
-	db_finish(st);
-	return r;
-}
-
-int db_artifact_load(struct db *db, struct db_artifact *out, int64_t id)
-{
-	sqlite3_stmt *st = NULL;
-	int rc, r;
-
-	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT path, size, sha256 FROM artifacts WHERE id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		r = err_set(-ENOENT, "no artifact %lld", (long long)id);
-		goto out;
-	}
-	if (rc != SQLITE_ROW) {
-		r = db_fail(db, rc, "loading an artifact");
-		goto out;
-	}
-	out->id = id;
-	out->path = db_column_strdup(st, 0);
-	out->size = sqlite3_column_int64(st, 1);
-	db_column_copy(out->sha256, sizeof(out->sha256), st, 2);
-out:
-	db_finish(st);
-	return r;
-}
 
 void db_summary_release(struct db_summary *s)
 {
@@ -516,4 +462,307 @@ int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n)
 int db_comparison_ids_in_state(struct db *db, int64_t **out, size_t *out_n, enum db_state state)
 {
 	return ids_query(db, out, out_n, db_state_name(state));
+}
+
+int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,
+		      int64_t job_id, const char *case_name)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	r = db_prepare(db, &st, "SELECT id, state FROM comparisons WHERE job_id = ? AND"
+		       " case_name = ? ORDER BY id DESC LIMIT 1");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	db_bind_text(st, 2, case_name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out_id = sqlite3_column_int64(st, 0);
+		*out_state = db_state_from_name((const char *)sqlite3_column_text(st, 1));
+	} else if (rc == SQLITE_DONE) {
+		r = -ENOENT;
+	} else {
+		r = db_fail(db, rc, "finding a job's comparison");
+	}
+	db_finish(st);
+	return r;
+}
+
+/*
+ * Per job of the commit and per host and case, only the newest done
+ * comparison counts: an older one was measured again and is superseded.
+ * Two jobs at one commit (a branch and a pull head) are replications and
+ * both count. The order groups the rows of one cell together.
+ */
+int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char *commit)
+{
+	sqlite3_stmt *st;
+	size_t n = 0;
+	int rc, r;
+
+	r = db_prepare(db, &st, "SELECT c.id FROM comparisons c"
+		       " JOIN artifacts o ON o.id = c.old_artifact"
+		       " JOIN artifacts n ON n.id = c.new_artifact"
+		       " WHERE c.id IN (SELECT max(c2.id) FROM jobs j"
+		       "  JOIN comparisons c2 ON c2.job_id = j.id"
+		       "  WHERE j.commit_oid = ?1 AND c2.state = 'done'"
+		       "  GROUP BY c2.job_id, c2.host, c2.case_name)"
+		       " ORDER BY c.host, c.case_name, o.sha256, n.sha256, c.id LIMIT ?2");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, commit);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		out[n++] = sqlite3_column_int64(st, 0);
+	db_finish(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(db, rc, "finding a commit's comparisons");
+	return (int)n;
+}
+
+#define ENTRY_COLUMNS "c.id, c.created_at, c.state, c.host, c.case_name," \
+	" coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median, o.sha256, n.sha256," \
+	" coalesce(c.job_id, 0), coalesce(j.head, ''), coalesce(j.commit_oid, '')"
+
+#define ENTRY_FROM " FROM comparisons c JOIN artifacts o ON o.id = c.old_artifact" \
+	" JOIN artifacts n ON n.id = c.new_artifact LEFT JOIN jobs j ON j.id = c.job_id"
+
+static void entry_fill(struct db_comparison_entry *e, sqlite3_stmt *st)
+{
+	struct db_comparison_row *row = &e->row;
+
+	memset(e, 0, sizeof(*e));
+	row->id = sqlite3_column_int64(st, 0);
+	db_column_copy(row->created_at, sizeof(row->created_at), st, 1);
+	row->state = db_state_from_name((const char *)sqlite3_column_text(st, 2));
+	db_column_copy(row->host, sizeof(row->host), st, 3);
+	db_column_copy(row->case_name, sizeof(row->case_name), st, 4);
+	db_column_copy(row->metric, sizeof(row->metric), st, 5);
+	db_column_copy(row->verdict, sizeof(row->verdict), st, 6);
+	row->has_gain = sqlite3_column_type(st, 7) != SQLITE_NULL;
+	row->gain_median = db_column_real(st, 7);
+	db_column_copy(row->old_sha256, sizeof(row->old_sha256), st, 8);
+	db_column_copy(row->new_sha256, sizeof(row->new_sha256), st, 9);
+	e->job_id = sqlite3_column_int64(st, 10);
+	db_column_copy(e->head, sizeof(e->head), st, 11);
+	db_column_copy(e->commit, sizeof(e->commit), st, 12);
+}
+
+/* Steps an unshared statement (prepared here, finalized by the caller) and
+ * fills at most max entries. */
+static int entries_step(struct db *db, sqlite3_stmt *st, struct db_comparison_entry *out,
+			size_t max, const char *doing)
+{
+	size_t n = 0;
+	int rc = SQLITE_DONE;
+
+	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		entry_fill(&out[n++], st);
+	if (n < max && rc != SQLITE_DONE)
+		return db_fail(db, rc, doing);
+	return (int)n;
+}
+
+/*
+ * The WHERE clause is built from the filters present, so that the planner
+ * sees plain equalities it can serve with comparisons_host_case,
+ * comparisons_host, comparisons_verdict or jobs_commit; "(? IS NULL OR ...)"
+ * would hide them. Such a statement is prepared per call rather than cached
+ * (db_prepare caches literals only).
+ */
+int db_comparison_find(struct db *db, struct db_comparison_entry *out, size_t max,
+		       const struct db_comparison_filter *f)
+{
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	char hi[DB_OID_HEX + 1];
+	int rc, r;
+
+	strbuf_adds(&sql, "SELECT " ENTRY_COLUMNS ENTRY_FROM " WHERE c.id < ?1");
+	if (f->host)
+		strbuf_adds(&sql, " AND c.host = ?2");
+	if (f->case_name)
+		strbuf_adds(&sql, " AND c.case_name = ?3");
+	if (f->verdict)
+		strbuf_adds(&sql, " AND c.verdict = ?4");
+	if (f->commit) {
+		/* A hex prefix as a range: every oid that starts with it lies in
+		 * [prefix, prefix "g"), since 'g' follows every hex digit. */
+		strbuf_adds(&sql, " AND c.job_id IN (SELECT id FROM jobs WHERE"
+			    " commit_oid >= ?5 AND commit_oid < ?6)");
+		snprintf(hi, sizeof(hi), "%sg", f->commit);
+	}
+	strbuf_adds(&sql, " ORDER BY c.id DESC LIMIT ?7");
+	rc = sqlite3_prepare_v2(db->h, sql.buf, -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = db_fail(db, rc, "listing comparisons");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, f->before_id > 0 ? f->before_id : INT64_MAX);
+	if (f->host)
+		db_bind_text(st, 2, f->host);
+	if (f->case_name)
+		db_bind_text(st, 3, f->case_name);
+	if (f->verdict)
+		db_bind_text(st, 4, f->verdict);
+	if (f->commit) {
+		db_bind_text(st, 5, f->commit);
+		db_bind_text(st, 6, hi);
+	}
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)max);
+	r = entries_step(db, st, out, max, "listing comparisons");
+out:
+	sqlite3_finalize(st);
+	strbuf_release(&sql);
+	return r;
+}
+
+int db_comparison_cells(struct db *db, struct db_comparison_entry *out, size_t max,
+			const char *host, const char *case_name)
+{
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	/* Built like db_comparison_find's, for the same reason. */
+	strbuf_adds(&sql, "SELECT " ENTRY_COLUMNS ENTRY_FROM " WHERE 1");
+	if (host)
+		strbuf_adds(&sql, " AND c.host = ?1");
+	if (case_name)
+		strbuf_adds(&sql, " AND c.case_name = ?2");
+	strbuf_adds(&sql, " ORDER BY c.host, c.case_name, o.sha256, n.sha256, c.id LIMIT ?3");
+	rc = sqlite3_prepare_v2(db->h, sql.buf, -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = db_fail(db, rc, "pooling comparisons");
+		goto out;
+	}
+	if (host)
+		db_bind_text(st, 1, host);
+	if (case_name)
+		db_bind_text(st, 2, case_name);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+	r = entries_step(db, st, out, max, "pooling comparisons");
+out:
+	sqlite3_finalize(st);
+	strbuf_release(&sql);
+	return r;
+}
+
+void db_timeline_point_release(struct db_timeline_point *p)
+{
+	if (!p)
+		return;
+	free(p->fingerprint);
+	free(p->values);
+	p->fingerprint = NULL;
+	p->values = NULL;
+	p->nvalues = 0;
+}
+
+/* Every process value of the points, in one statement: a process's value
+ * as the rule reads it, the metric's row, or its wall time when the metric
+ * is wall_ms and it ran to its end. pts is sorted by id, as are the rows. */
+static int timeline_values(struct db *db, struct db_timeline_point *pts, size_t n,
+			   const char *host, const char *case_name, size_t max)
+{
+	sqlite3_stmt *st = NULL;
+	size_t at = 0;
+	int rc, r;
+
+	r = db_prepare(db, &st, "SELECT p.comparison_id, p.seq, p.arm, p.pair, coalesce(p.valid, 0),"
+		       " coalesce(m.value, CASE WHEN c.metric = 'wall_ms' AND p.state = 'done'"
+		       "  AND p.spawn_error IS NULL THEN p.wall_ms END)"
+		       " FROM comparisons c JOIN processes p ON p.comparison_id = c.id"
+		       " LEFT JOIN metrics m ON m.process_id = p.id AND m.name = c.metric"
+		       " WHERE c.id IN (SELECT id FROM comparisons WHERE host = ?1 AND"
+		       "  case_name = ?2 ORDER BY id DESC LIMIT ?3)"
+		       " ORDER BY p.comparison_id, p.seq");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, host);
+	db_bind_text(st, 2, case_name);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t cid = sqlite3_column_int64(st, 0);
+		struct db_timeline_point *pt;
+		struct db_timeline_value *v;
+
+		while (at < n && pts[at].id < cid)
+			at++;
+		if (at == n || pts[at].id != cid)
+			continue;  /* a comparison stored since the points were read */
+		pt = &pts[at];
+		pt->values = xrealloc(pt->values, (pt->nvalues + 1) * sizeof(*pt->values));
+		v = &pt->values[pt->nvalues++];
+		memset(v, 0, sizeof(*v));
+		v->seq = sqlite3_column_int(st, 1);
+		db_column_copy(v->arm, sizeof(v->arm), st, 2);
+		v->pair = sqlite3_column_int(st, 3);
+		v->valid = sqlite3_column_int(st, 4);
+		v->has_value = sqlite3_column_type(st, 5) != SQLITE_NULL;
+		v->value = db_column_real(st, 5);
+	}
+	if (rc != SQLITE_DONE)
+		r = db_fail(db, rc, "loading a timeline's values");
+	db_finish(st);
+	return r;
+}
+
+int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
+		const char *host, const char *case_name, size_t max)
+{
+	struct db_timeline_point *pts = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t n = 0, i;
+	int rc, r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, "SELECT * FROM (SELECT c.id, c.created_at, coalesce(c.job_id, 0),"
+		       " coalesce(j.head, ''), coalesce(j.commit_oid, ''), coalesce(c.metric, ''),"
+		       " coalesce(c.verdict, ''), c.gain_median, c.old_median, c.new_median,"
+		       " c.fingerprint FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id"
+		       " WHERE c.host = ? AND c.case_name = ? ORDER BY c.id DESC LIMIT ?)"
+		       " ORDER BY 1");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, host);
+	db_bind_text(st, 2, case_name);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_timeline_point *p;
+
+		pts = xrealloc(pts, (n + 1) * sizeof(*pts));
+		p = &pts[n++];
+		memset(p, 0, sizeof(*p));
+		p->id = sqlite3_column_int64(st, 0);
+		db_column_copy(p->created_at, sizeof(p->created_at), st, 1);
+		p->job_id = sqlite3_column_int64(st, 2);
+		db_column_copy(p->head, sizeof(p->head), st, 3);
+		db_column_copy(p->commit, sizeof(p->commit), st, 4);
+		db_column_copy(p->metric, sizeof(p->metric), st, 5);
+		db_column_copy(p->verdict, sizeof(p->verdict), st, 6);
+		p->has_gain = sqlite3_column_type(st, 7) != SQLITE_NULL;
+		p->gain_median = db_column_real(st, 7);
+		p->old_median = db_column_real(st, 8);
+		p->new_median = db_column_real(st, 9);
+		p->fingerprint = db_column_strdup(st, 10);
+	}
+	db_finish(st);
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, rc, "loading a timeline");
+		goto fail;
+	}
+	r = timeline_values(db, pts, n, host, case_name, max);
+	if (r < 0)
+		goto fail;
+	*out = pts;
+	*out_n = n;
+	return 0;
+fail:
+	for (i = 0; i < n; i++)
+		db_timeline_point_release(&pts[i]);
+	free(pts);
+	return r;
 }

@@ -1,0 +1,224 @@
+/*
+ * Hosts: a host's standing (quarantine after a GPU fault, and its
+ * clearing), and the hosts as the hub lists them: every name seen in
+ * comparisons, builds or the hosts table.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db-internal.h"
+
+void db_host_release(struct db_host *h)
+{
+	if (!h)
+		return;
+	free(h->fault);
+	h->fault = NULL;
+}
+
+int db_host_quarantine(struct db *db, const char *name, const char *fault,
+		       int64_t comparison_id, int seq)
+{
+	sqlite3_stmt *st = NULL;
+	char now[TIME_ISO_LEN];
+	int rc, r;
+
+	time_now_iso(now);
+	r = db_prepare(db, &st,
+		       "INSERT INTO hosts (name, quarantined, fault, since, comparison_id, seq)"
+		       " VALUES (?1, 1, ?2, ?3, ?4, ?5) ON CONFLICT (name) DO UPDATE SET"
+		       " quarantined = 1, fault = ?2, since = ?3, comparison_id = ?4, seq = ?5,"
+		       " cleared_at = NULL");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, name);
+	db_bind_text(st, 2, fault);
+	db_bind_text(st, 3, now);
+	sqlite3_bind_int64(st, 4, comparison_id);
+	sqlite3_bind_int(st, 5, seq);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		r = db_fail(db, rc, "quarantining the host");
+	db_finish(st);
+	return r;
+}
+
+static void fill(struct db_host *h, sqlite3_stmt *st)
+{
+	memset(h, 0, sizeof(*h));
+	db_column_copy(h->name, sizeof(h->name), st, 0);
+	h->quarantined = sqlite3_column_int(st, 1);
+	h->fault = db_column_strdup(st, 2);
+	db_column_copy(h->since, sizeof(h->since), st, 3);
+	h->comparison_id = sqlite3_column_int64(st, 4);
+	h->seq = sqlite3_column_int(st, 5);
+	db_column_copy(h->cleared_at, sizeof(h->cleared_at), st, 6);
+}
+
+#define HOST_COLUMNS "name, quarantined, fault, since, comparison_id, seq, cleared_at"
+
+int db_host_load(struct db *db, struct db_host *out, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	memset(out, 0, sizeof(*out));
+	r = db_prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts WHERE name = ?");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		fill(out, st);
+	else if (rc == SQLITE_DONE)
+		r = err_set(-ENOENT, "no host '%s' in '%s'", name, db->path);
+	else
+		r = db_fail(db, rc, "loading a host");
+	db_finish(st);
+	return r;
+}
+
+int db_host_clear(struct db *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	char now[TIME_ISO_LEN];
+	int rc, r;
+
+	time_now_iso(now);
+	r = db_prepare(db, &st, "UPDATE hosts SET quarantined = 0, cleared_at = ?"
+		       " WHERE name = ? AND quarantined = 1");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, now);
+	db_bind_text(st, 2, name);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		r = db_fail(db, rc, "clearing the host");
+	else
+		r = sqlite3_changes(db->h) > 0;
+	db_finish(st);
+	return r;
+}
+
+int db_host_list(struct db *db, struct db_host **out, size_t *out_n)
+{
+	sqlite3_stmt *st = NULL;
+	struct db_host *hosts = NULL;
+	size_t n = 0, i;
+	int rc, r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts ORDER BY name");
+	if (r < 0)
+		return r;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		hosts = xrealloc(hosts, (n + 1) * sizeof(*hosts));
+		fill(&hosts[n++], st);
+	}
+	db_finish(st);
+	if (rc != SQLITE_DONE) {
+		for (i = 0; i < n; i++)
+			db_host_release(&hosts[i]);
+		free(hosts);
+		return db_fail(db, rc, "listing hosts");
+	}
+	*out = hosts;
+	*out_n = n;
+	return 0;
+}
+
+void db_host_info_release(struct db_host_info *h)
+{
+	if (!h)
+		return;
+	free(h->fingerprint);
+	free(h->fault);
+	h->fingerprint = h->fault = NULL;
+}
+
+/*
+ * The distinct host names come from a loose index scan (a recursive min()
+ * over comparisons_host and builds_host), which costs a seek per host rather
+ * than a read of every comparison. The newest row of each kind by id gives
+ * the heartbeat and the fingerprint.
+ */
+static const char hosts_sql[] =
+	"WITH RECURSIVE"
+	" ch(name) AS (SELECT min(host) FROM comparisons UNION ALL"
+	"  SELECT (SELECT min(host) FROM comparisons WHERE host > ch.name) FROM ch"
+	"  WHERE ch.name IS NOT NULL),"
+	" bh(name) AS (SELECT min(host) FROM builds UNION ALL"
+	"  SELECT (SELECT min(host) FROM builds WHERE host > bh.name) FROM bh"
+	"  WHERE bh.name IS NOT NULL),"
+	" names(name) AS (SELECT name FROM ch WHERE name IS NOT NULL UNION"
+	"  SELECT name FROM bh WHERE name IS NOT NULL UNION SELECT name FROM hosts)"
+	" SELECT n.name,"
+	"  (SELECT coalesce(finished_at, created_at) FROM comparisons WHERE host = n.name"
+	"   ORDER BY id DESC LIMIT 1),"
+	"  (SELECT coalesce(finished_at, started_at) FROM builds WHERE host = n.name"
+	"   ORDER BY id DESC LIMIT 1),"
+	"  (SELECT fingerprint FROM comparisons WHERE host = n.name AND fingerprint IS NOT NULL"
+	"   ORDER BY id DESC LIMIT 1),"
+	"  (SELECT created_at FROM comparisons WHERE host = n.name AND fingerprint IS NOT NULL"
+	"   ORDER BY id DESC LIMIT 1),"
+	"  (SELECT fingerprint FROM builds WHERE host = n.name AND fingerprint IS NOT NULL"
+	"   ORDER BY id DESC LIMIT 1),"
+	"  (SELECT started_at FROM builds WHERE host = n.name AND fingerprint IS NOT NULL"
+	"   ORDER BY id DESC LIMIT 1),"
+	"  coalesce(h.quarantined, 0), h.fault, coalesce(h.since, '')"
+	" FROM names n LEFT JOIN hosts h ON h.name = n.name ORDER BY n.name LIMIT ?";
+
+static const char *text_or(sqlite3_stmt *st, int i, const char *dflt)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? (const char *)s : dflt;
+}
+
+int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_t max)
+{
+	struct db_host_info *hosts = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t n = 0, i;
+	int rc, r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, hosts_sql);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_host_info *h;
+		const char *ct = text_or(st, 1, ""), *bt = text_or(st, 2, "");
+		const char *cft = text_or(st, 4, ""), *bft = text_or(st, 6, "");
+
+		hosts = xrealloc(hosts, (n + 1) * sizeof(*hosts));
+		h = &hosts[n++];
+		memset(h, 0, sizeof(*h));
+		db_column_copy(h->name, sizeof(h->name), st, 0);
+		/* ISO times in UTC compare as strings. */
+		snprintf(h->heartbeat, sizeof(h->heartbeat), "%s", strcmp(ct, bt) >= 0 ? ct : bt);
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL &&
+		    (sqlite3_column_type(st, 5) == SQLITE_NULL || strcmp(cft, bft) >= 0))
+			h->fingerprint = db_column_strdup(st, 3);
+		else
+			h->fingerprint = db_column_strdup(st, 5);
+		h->quarantined = sqlite3_column_int(st, 7);
+		h->fault = db_column_strdup(st, 8);
+		db_column_copy(h->since, sizeof(h->since), st, 9);
+	}
+	db_finish(st);
+	if (rc != SQLITE_DONE) {
+		for (i = 0; i < n; i++)
+			db_host_info_release(&hosts[i]);
+		free(hosts);
+		return db_fail(db, rc, "listing hosts");
+	}
+	*out = hosts;
+	*out_n = n;
+	return 0;
+}
