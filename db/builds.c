@@ -49,10 +49,35 @@ void db_build_release(struct db_build *b)
 	" coalesce(finished_at, ''), coalesce(exit_code, -1), coalesce(signal, 0)," \
 	" coalesce(timed_out, 0), wall_ms, log, coalesce(log_bytes, 0), toolchain, fingerprint, detail"
 
+static void build_artifact_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_build_artifact *ba = elem;
+
+	ba->name = db_column_strdup(st, 0);
+	ba->artifact.id = sqlite3_column_int64(st, 1);
+	ba->artifact.path = db_column_strdup(st, 2);
+	ba->artifact.size = sqlite3_column_int64(st, 3);
+	db_column_copy(ba->artifact.sha256, sizeof(ba->artifact.sha256), st, 4);
+}
+
+static void build_artifact_release(void *elem)
+{
+	struct db_build_artifact *ba = elem;
+
+	free(ba->name);
+	db_artifact_release(&ba->artifact);
+}
+
 static int build_fill(struct db *db, struct db_build *b, sqlite3_stmt *st)
 {
+	static const struct db_rows how = {
+		.size = sizeof(struct db_build_artifact), .max = SIZE_MAX,
+		.fill = build_artifact_fill, .release = build_artifact_release,
+		.doing = "loading a build's artifacts",
+	};
 	sqlite3_stmt *at;
-	int rc, r;
+	void *v;
+	int r;
 
 	memset(b, 0, sizeof(*b));
 	b->id = sqlite3_column_int64(st, 0);
@@ -84,21 +109,8 @@ static int build_fill(struct db *db, struct db_build *b, sqlite3_stmt *st)
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(at, 1, b->id);
-	while ((rc = sqlite3_step(at)) == SQLITE_ROW) {
-		struct db_build_artifact *ba;
-
-		b->artifacts = xrealloc(b->artifacts, (b->nartifacts + 1) * sizeof(*b->artifacts));
-		ba = &b->artifacts[b->nartifacts++];
-		memset(ba, 0, sizeof(*ba));
-		ba->name = db_column_strdup(at, 0);
-		ba->artifact.id = sqlite3_column_int64(at, 1);
-		ba->artifact.path = db_column_strdup(at, 2);
-		ba->artifact.size = sqlite3_column_int64(at, 3);
-		db_column_copy(ba->artifact.sha256, sizeof(ba->artifact.sha256), at, 4);
-	}
-	if (rc != SQLITE_DONE)
-		r = db_fail(db, rc, "loading a build's artifacts");
-	db_finish(at);
+	r = db_rows_load(db, at, &how, &v, &b->nartifacts);
+	b->artifacts = v;
 	return r;
 }
 

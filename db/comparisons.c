@@ -238,47 +238,61 @@ static void load_arm(sqlite3_stmt *st, int i, struct db_arm_stats *a)
 	a->spread = db_column_real(st, i + 3);
 }
 
+static void string_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(char **)elem = db_column_strdup(st, 0);
+}
+
+static void gain_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(double *)elem = db_column_real(st, 0);
+}
+
+/* The comparison's notes of one kind, flag or reason, in order. */
+static int notes_load(struct db *db, char ***out, size_t *out_n, int64_t id, const char *kind)
+{
+	static const struct db_rows how = {
+		.size = sizeof(char *), .max = SIZE_MAX, .fill = string_fill,
+		.release = db_release_string, .doing = "loading the summary",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v;
+	int r;
+
+	r = db_prepare(db, &st, "SELECT text FROM comparison_notes"
+		       " WHERE comparison_id = ? AND kind = ? ORDER BY idx");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	db_bind_text(st, 2, kind);
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}
+
+/* The stored summary's derived rows: flags, reasons and pair gains. */
 static int load_notes(struct db *db, struct db_comparison *c)
 {
+	static const struct db_rows gains = {
+		.size = sizeof(double), .max = SIZE_MAX, .fill = gain_fill,
+		.doing = "loading the pair gains",
+	};
+	struct db_summary *s = &c->summary;
 	sqlite3_stmt *st = NULL;
-	int rc, r;
+	void *v;
+	int r;
 
-	r = db_prepare(db, &st, "SELECT kind, text FROM comparison_notes"
-		       " WHERE comparison_id = ? ORDER BY kind, idx");
+	r = notes_load(db, &s->flags, &s->nflags, c->id, "flag");
+	if (r == 0)
+		r = notes_load(db, &s->reasons, &s->nreasons, c->id, "reason");
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, c->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *kind = (const char *)sqlite3_column_text(st, 0);
-		struct db_summary *s = &c->summary;
-
-		if (kind && !strcmp(kind, "flag")) {
-			s->flags = xrealloc(s->flags, (s->nflags + 1) * sizeof(char *));
-			s->flags[s->nflags++] = db_column_strdup(st, 1);
-		} else {
-			s->reasons = xrealloc(s->reasons, (s->nreasons + 1) * sizeof(char *));
-			s->reasons[s->nreasons++] = db_column_strdup(st, 1);
-		}
-	}
-	if (rc != SQLITE_DONE)
-		r = db_fail(db, rc, "loading the summary");
-	db_finish(st);
-	if (r < 0)
-		return r;
-
 	r = db_prepare(db, &st, "SELECT gain FROM pair_gains WHERE comparison_id = ? ORDER BY pair");
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, c->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_summary *s = &c->summary;
-
-		s->pair_gains = xrealloc(s->pair_gains, (s->npair_gains + 1) * sizeof(double));
-		s->pair_gains[s->npair_gains++] = db_column_real(st, 0);
-	}
-	if (rc != SQLITE_DONE)
-		r = db_fail(db, rc, "loading the pair gains");
-	db_finish(st);
+	r = db_rows_load(db, st, &gains, &v, &s->npair_gains);
+	s->pair_gains = v;
 	return r;
 }
 
@@ -382,12 +396,33 @@ out:
 	return 0;
 }
 
+/* The columns of a comparison_row, first in every list of them. */
+static void row_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_comparison_row *row = elem;
+
+	row->id = sqlite3_column_int64(st, 0);
+	db_column_copy(row->created_at, sizeof(row->created_at), st, 1);
+	row->state = db_state_from_name((const char *)sqlite3_column_text(st, 2));
+	db_column_copy(row->host, sizeof(row->host), st, 3);
+	db_column_copy(row->case_name, sizeof(row->case_name), st, 4);
+	db_column_copy(row->metric, sizeof(row->metric), st, 5);
+	db_column_copy(row->verdict, sizeof(row->verdict), st, 6);
+	row->has_gain = sqlite3_column_type(st, 7) != SQLITE_NULL;
+	row->gain_median = db_column_real(st, 7);
+	db_column_copy(row->old_sha256, sizeof(row->old_sha256), st, 8);
+	db_column_copy(row->new_sha256, sizeof(row->new_sha256), st, 9);
+}
+
 int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
 		       int64_t before_id)
 {
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = row_fill,
+		.doing = "listing comparisons",
+	};
 	sqlite3_stmt *st = NULL;
-	int rc, r;
-	size_t n = 0;
+	int r;
 
 	r = db_prepare(db, &st,
 		       "SELECT c.id, c.created_at, c.state, c.host, c.case_name,"
@@ -400,38 +435,24 @@ int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
 		return r;
 	sqlite3_bind_int64(st, 1, before_id > 0 ? before_id : INT64_MAX);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_comparison_row *row = &out[n++];
+	return db_rows_fill(db, st, &how, out);
+}
 
-		row->id = sqlite3_column_int64(st, 0);
-		db_column_copy(row->created_at, sizeof(row->created_at), st, 1);
-		row->state = db_state_from_name((const char *)sqlite3_column_text(st, 2));
-		db_column_copy(row->host, sizeof(row->host), st, 3);
-		db_column_copy(row->case_name, sizeof(row->case_name), st, 4);
-		db_column_copy(row->metric, sizeof(row->metric), st, 5);
-		db_column_copy(row->verdict, sizeof(row->verdict), st, 6);
-		row->has_gain = sqlite3_column_type(st, 7) != SQLITE_NULL;
-		row->gain_median = db_column_real(st, 7);
-		db_column_copy(row->old_sha256, sizeof(row->old_sha256), st, 8);
-		db_column_copy(row->new_sha256, sizeof(row->new_sha256), st, 9);
-	}
-	if (n < max && rc != SQLITE_DONE) {
-		r = db_fail(db, rc, "listing comparisons");
-		goto out;
-	}
-	r = (int)n;
-out:
-	db_finish(st);
-	return r;
+static void id_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(int64_t *)elem = sqlite3_column_int64(st, 0);
 }
 
 /* The ids of comparisons in one state, or in any when state is NULL. */
 static int ids_query(struct db *db, int64_t **out, size_t *out_n, const char *state)
 {
+	static const struct db_rows how = {
+		.size = sizeof(int64_t), .max = SIZE_MAX, .fill = id_fill,
+		.doing = "listing comparisons",
+	};
 	sqlite3_stmt *st = NULL;
-	int64_t *ids = NULL;
-	size_t n = 0;
-	int rc, r;
+	void *v;
+	int r;
 
 	*out = NULL;
 	*out_n = 0;
@@ -440,18 +461,9 @@ static int ids_query(struct db *db, int64_t **out, size_t *out_n, const char *st
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, state);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ids = xrealloc(ids, (n + 1) * sizeof(*ids));
-		ids[n++] = sqlite3_column_int64(st, 0);
-	}
-	db_finish(st);
-	if (rc != SQLITE_DONE) {
-		free(ids);
-		return db_fail(db, rc, "listing comparisons");
-	}
-	*out = ids;
-	*out_n = n;
-	return 0;
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
 }
 
 int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n)
@@ -497,9 +509,12 @@ int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,
  */
 int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char *commit)
 {
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = id_fill,
+		.doing = "finding a commit's comparisons",
+	};
 	sqlite3_stmt *st;
-	size_t n = 0;
-	int rc, r;
+	int r;
 
 	r = db_prepare(db, &st, "SELECT c.id FROM comparisons c"
 		       " JOIN artifacts o ON o.id = c.old_artifact"
@@ -513,12 +528,7 @@ int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char
 		return r;
 	db_bind_text(st, 1, commit);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		out[n++] = sqlite3_column_int64(st, 0);
-	db_finish(st);
-	if (rc != SQLITE_DONE)
-		return db_fail(db, rc, "finding a commit's comparisons");
-	return (int)n;
+	return db_rows_fill(db, st, &how, out);
 }
 
 #define ENTRY_COLUMNS "c.id, c.created_at, c.state, c.host, c.case_name," \
@@ -528,40 +538,14 @@ int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char
 #define ENTRY_FROM " FROM comparisons c JOIN artifacts o ON o.id = c.old_artifact" \
 	" JOIN artifacts n ON n.id = c.new_artifact LEFT JOIN jobs j ON j.id = c.job_id"
 
-static void entry_fill(struct db_comparison_entry *e, sqlite3_stmt *st)
+static void entry_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
-	struct db_comparison_row *row = &e->row;
+	struct db_comparison_entry *e = elem;
 
-	memset(e, 0, sizeof(*e));
-	row->id = sqlite3_column_int64(st, 0);
-	db_column_copy(row->created_at, sizeof(row->created_at), st, 1);
-	row->state = db_state_from_name((const char *)sqlite3_column_text(st, 2));
-	db_column_copy(row->host, sizeof(row->host), st, 3);
-	db_column_copy(row->case_name, sizeof(row->case_name), st, 4);
-	db_column_copy(row->metric, sizeof(row->metric), st, 5);
-	db_column_copy(row->verdict, sizeof(row->verdict), st, 6);
-	row->has_gain = sqlite3_column_type(st, 7) != SQLITE_NULL;
-	row->gain_median = db_column_real(st, 7);
-	db_column_copy(row->old_sha256, sizeof(row->old_sha256), st, 8);
-	db_column_copy(row->new_sha256, sizeof(row->new_sha256), st, 9);
+	row_fill(&e->row, st, NULL);
 	e->job_id = sqlite3_column_int64(st, 10);
 	db_column_copy(e->head, sizeof(e->head), st, 11);
 	db_column_copy(e->commit, sizeof(e->commit), st, 12);
-}
-
-/* Steps an unshared statement (prepared here, finalized by the caller) and
- * fills at most max entries. */
-static int entries_step(struct db *db, sqlite3_stmt *st, struct db_comparison_entry *out,
-			size_t max, const char *doing)
-{
-	size_t n = 0;
-	int rc = SQLITE_DONE;
-
-	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		entry_fill(&out[n++], st);
-	if (n < max && rc != SQLITE_DONE)
-		return db_fail(db, rc, doing);
-	return (int)n;
 }
 
 /*
@@ -574,6 +558,10 @@ static int entries_step(struct db *db, sqlite3_stmt *st, struct db_comparison_en
 int db_comparison_find(struct db *db, struct db_comparison_entry *out, size_t max,
 		       const struct db_comparison_filter *f)
 {
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = entry_fill,
+		.doing = "listing comparisons",
+	};
 	struct strbuf sql = STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
 	char hi[DB_OID_HEX + 1];
@@ -611,7 +599,7 @@ int db_comparison_find(struct db *db, struct db_comparison_entry *out, size_t ma
 		db_bind_text(st, 6, hi);
 	}
 	sqlite3_bind_int64(st, 7, (sqlite3_int64)max);
-	r = entries_step(db, st, out, max, "listing comparisons");
+	r = db_rows_fill(db, st, &how, out);
 out:
 	sqlite3_finalize(st);
 	strbuf_release(&sql);
@@ -621,6 +609,10 @@ out:
 int db_comparison_cells(struct db *db, struct db_comparison_entry *out, size_t max,
 			const char *host, const char *case_name)
 {
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = entry_fill,
+		.doing = "pooling comparisons",
+	};
 	struct strbuf sql = STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
 	int rc, r;
@@ -642,7 +634,7 @@ int db_comparison_cells(struct db *db, struct db_comparison_entry *out, size_t m
 	if (case_name)
 		db_bind_text(st, 2, case_name);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-	r = entries_step(db, st, out, max, "pooling comparisons");
+	r = db_rows_fill(db, st, &how, out);
 out:
 	sqlite3_finalize(st);
 	strbuf_release(&sql);
@@ -660,15 +652,45 @@ void db_timeline_point_release(struct db_timeline_point *p)
 	p->nvalues = 0;
 }
 
+/* The points a timeline's values are handed out to, in id order, and the
+ * one the last value went to. */
+struct timeline_walk {
+	struct db_timeline_point *pts;
+	size_t n, at;
+};
+
+static void timeline_value_add(sqlite3_stmt *st, void *arg)
+{
+	struct timeline_walk *w = arg;
+	int64_t cid = sqlite3_column_int64(st, 0);
+	struct db_timeline_point *pt;
+	struct db_timeline_value *v;
+
+	while (w->at < w->n && w->pts[w->at].id < cid)
+		w->at++;
+	if (w->at == w->n || w->pts[w->at].id != cid)
+		return;  /* a comparison stored since the points were read */
+	pt = &w->pts[w->at];
+	pt->values = xrealloc(pt->values, (pt->nvalues + 1) * sizeof(*pt->values));
+	v = &pt->values[pt->nvalues++];
+	memset(v, 0, sizeof(*v));
+	v->seq = sqlite3_column_int(st, 1);
+	db_column_copy(v->arm, sizeof(v->arm), st, 2);
+	v->pair = sqlite3_column_int(st, 3);
+	v->valid = sqlite3_column_int(st, 4);
+	v->has_value = sqlite3_column_type(st, 5) != SQLITE_NULL;
+	v->value = db_column_real(st, 5);
+}
+
 /* Every process value of the points, in one statement: a process's value
  * as the rule reads it, the metric's row, or its wall time when the metric
  * is wall_ms and it ran to its end. pts is sorted by id, as are the rows. */
 static int timeline_values(struct db *db, struct db_timeline_point *pts, size_t n,
 			   const char *host, const char *case_name, size_t max)
 {
+	struct timeline_walk w = { pts, n, 0 };
 	sqlite3_stmt *st = NULL;
-	size_t at = 0;
-	int rc, r;
+	int r;
 
 	r = db_prepare(db, &st, "SELECT p.comparison_id, p.seq, p.arm, p.pair, coalesce(p.valid, 0),"
 		       " coalesce(m.value, CASE WHEN c.metric = 'wall_ms' AND p.state = 'done'"
@@ -683,39 +705,46 @@ static int timeline_values(struct db *db, struct db_timeline_point *pts, size_t 
 	db_bind_text(st, 1, host);
 	db_bind_text(st, 2, case_name);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t cid = sqlite3_column_int64(st, 0);
-		struct db_timeline_point *pt;
-		struct db_timeline_value *v;
+	r = db_rows_each(db, st, SIZE_MAX, timeline_value_add, &w, "loading a timeline's values");
+	return r < 0 ? r : 0;
+}
 
-		while (at < n && pts[at].id < cid)
-			at++;
-		if (at == n || pts[at].id != cid)
-			continue;  /* a comparison stored since the points were read */
-		pt = &pts[at];
-		pt->values = xrealloc(pt->values, (pt->nvalues + 1) * sizeof(*pt->values));
-		v = &pt->values[pt->nvalues++];
-		memset(v, 0, sizeof(*v));
-		v->seq = sqlite3_column_int(st, 1);
-		db_column_copy(v->arm, sizeof(v->arm), st, 2);
-		v->pair = sqlite3_column_int(st, 3);
-		v->valid = sqlite3_column_int(st, 4);
-		v->has_value = sqlite3_column_type(st, 5) != SQLITE_NULL;
-		v->value = db_column_real(st, 5);
-	}
-	if (rc != SQLITE_DONE)
-		r = db_fail(db, rc, "loading a timeline's values");
-	db_finish(st);
-	return r;
+static void timeline_point_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_timeline_point *p = elem;
+
+	p->id = sqlite3_column_int64(st, 0);
+	db_column_copy(p->created_at, sizeof(p->created_at), st, 1);
+	p->job_id = sqlite3_column_int64(st, 2);
+	db_column_copy(p->head, sizeof(p->head), st, 3);
+	db_column_copy(p->commit, sizeof(p->commit), st, 4);
+	db_column_copy(p->metric, sizeof(p->metric), st, 5);
+	db_column_copy(p->verdict, sizeof(p->verdict), st, 6);
+	p->has_gain = sqlite3_column_type(st, 7) != SQLITE_NULL;
+	p->gain_median = db_column_real(st, 7);
+	p->old_median = db_column_real(st, 8);
+	p->new_median = db_column_real(st, 9);
+	p->fingerprint = db_column_strdup(st, 10);
+}
+
+static void timeline_point_release(void *elem)
+{
+	db_timeline_point_release(elem);
 }
 
 int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
 		const char *host, const char *case_name, size_t max)
 {
-	struct db_timeline_point *pts = NULL;
+	const struct db_rows how = {
+		.size = sizeof(struct db_timeline_point), .max = max,
+		.fill = timeline_point_fill, .release = timeline_point_release,
+		.doing = "loading a timeline",
+	};
+	struct db_timeline_point *pts;
 	sqlite3_stmt *st = NULL;
-	size_t n = 0, i;
-	int rc, r;
+	size_t n, i;
+	void *v;
+	int r;
 
 	*out = NULL;
 	*out_n = 0;
@@ -730,39 +759,18 @@ int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
 	db_bind_text(st, 1, host);
 	db_bind_text(st, 2, case_name);
 	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_timeline_point *p;
-
-		pts = xrealloc(pts, (n + 1) * sizeof(*pts));
-		p = &pts[n++];
-		memset(p, 0, sizeof(*p));
-		p->id = sqlite3_column_int64(st, 0);
-		db_column_copy(p->created_at, sizeof(p->created_at), st, 1);
-		p->job_id = sqlite3_column_int64(st, 2);
-		db_column_copy(p->head, sizeof(p->head), st, 3);
-		db_column_copy(p->commit, sizeof(p->commit), st, 4);
-		db_column_copy(p->metric, sizeof(p->metric), st, 5);
-		db_column_copy(p->verdict, sizeof(p->verdict), st, 6);
-		p->has_gain = sqlite3_column_type(st, 7) != SQLITE_NULL;
-		p->gain_median = db_column_real(st, 7);
-		p->old_median = db_column_real(st, 8);
-		p->new_median = db_column_real(st, 9);
-		p->fingerprint = db_column_strdup(st, 10);
-	}
-	db_finish(st);
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, rc, "loading a timeline");
-		goto fail;
-	}
-	r = timeline_values(db, pts, n, host, case_name, max);
+	r = db_rows_load(db, st, &how, &v, &n);
 	if (r < 0)
-		goto fail;
+		return r;
+	pts = v;
+	r = timeline_values(db, pts, n, host, case_name, max);
+	if (r < 0) {
+		for (i = 0; i < n; i++)
+			db_timeline_point_release(&pts[i]);
+		free(pts);
+		return r;
+	}
 	*out = pts;
 	*out_n = n;
 	return 0;
-fail:
-	for (i = 0; i < n; i++)
-		db_timeline_point_release(&pts[i]);
-	free(pts);
-	return r;
 }

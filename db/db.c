@@ -209,6 +209,89 @@ void db_column_copy(char *dst, size_t dstlen, sqlite3_stmt *st, int i)
 	snprintf(dst, dstlen, "%s", s ? (const char *)s : "");
 }
 
+int db_rows_each(struct db *db, sqlite3_stmt *st, size_t max,
+		 void (*fn)(sqlite3_stmt *st, void *arg), void *arg, const char *doing)
+{
+	size_t n = 0;
+	int rc = SQLITE_DONE, r;
+
+	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		fn(st, arg);
+		n++;
+	}
+	/* The last step's error is read before the reset. */
+	r = n < max && rc != SQLITE_DONE ? db_fail(db, rc, doing) : (int)n;
+	db_finish(st);
+	return r;
+}
+
+/* The list db_rows_load and db_rows_fill make: v holds alloc elements,
+ * grown here when grow is set, else the caller's array of how->max. */
+struct rows {
+	const struct db_rows *how;
+	char *v;
+	size_t n, alloc;
+	bool grow;
+};
+
+static void rows_add(sqlite3_stmt *st, void *arg)
+{
+	struct rows *l = arg;
+	char *elem;
+
+	if (l->grow && l->n == l->alloc) {
+		l->alloc = l->alloc ? l->alloc * 2 : 16;
+		l->v = xrealloc(l->v, l->alloc * l->how->size);
+	}
+	elem = l->v + l->n * l->how->size;
+	memset(elem, 0, l->how->size);
+	l->how->fill(elem, st, l->how->arg);
+	l->n++;
+}
+
+static int rows_step(struct db *db, sqlite3_stmt *st, struct rows *l)
+{
+	size_t i;
+	int r;
+
+	r = db_rows_each(db, st, l->how->max, rows_add, l, l->how->doing);
+	if (r < 0 && l->how->release) {
+		for (i = 0; i < l->n; i++)
+			l->how->release(l->v + i * l->how->size);
+	}
+	return r;
+}
+
+int db_rows_load(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void **out,
+		 size_t *out_n)
+{
+	struct rows l = { how, NULL, 0, 0, true };
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = rows_step(db, st, &l);
+	if (r < 0) {
+		free(l.v);
+		return r;
+	}
+	*out = l.v;
+	*out_n = l.n;
+	return 0;
+}
+
+int db_rows_fill(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void *out)
+{
+	struct rows l = { how, out, 0, how->max, false };
+
+	return rows_step(db, st, &l);
+}
+
+void db_release_string(void *elem)
+{
+	free(*(char **)elem);
+}
+
 static int pragma_int(struct db *db, const char *sql, int *out)
 {
 	sqlite3_stmt *st = NULL;
@@ -347,6 +430,14 @@ const char *db_state_name(enum db_state s)
 	return "running";
 }
 
+static void count_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_count *c = elem;
+
+	db_column_copy(c->key, sizeof(c->key), st, 0);
+	c->n = sqlite3_column_int64(st, 1);
+}
+
 int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind kind)
 {
 	static const char *const sql[] = {
@@ -357,20 +448,14 @@ int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind
 		[DB_COUNT_QUARANTINED] = "SELECT 'quarantined', count(*) FROM hosts"
 			" WHERE quarantined != 0",
 	};
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = count_fill, .doing = "counting rows",
+	};
 	sqlite3_stmt *st = NULL;
-	size_t n = 0;
-	int rc = SQLITE_DONE, r;
+	int r;
 
 	r = db_prepare(db, &st, sql[kind]);
 	if (r < 0)
 		return r;
-	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		db_column_copy(out[n].key, sizeof(out[n].key), st, 0);
-		out[n].n = sqlite3_column_int64(st, 1);
-		n++;
-	}
-	if (n < max && rc != SQLITE_DONE)
-		r = db_fail(db, rc, "counting rows");
-	db_finish(st);
-	return r < 0 ? r : (int)n;
+	return db_rows_fill(db, st, &how, out);
 }

@@ -84,12 +84,34 @@ void db_head_info_release(struct db_head_info *h)
 	h->job_detail = h->subject = NULL;
 }
 
+static void head_info_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_head_info *h = elem;
+
+	db_column_copy(h->name, sizeof(h->name), st, 0);
+	db_column_copy(h->oid, sizeof(h->oid), st, 1);
+	h->is_pull = sqlite3_column_int(st, 2);
+	db_column_copy(h->seen_at, sizeof(h->seen_at), st, 3);
+	h->job_id = sqlite3_column_int64(st, 4);
+	db_column_copy(h->job_state, sizeof(h->job_state), st, 5);
+	h->job_detail = db_column_strdup(st, 6);
+	h->subject = db_column_strdup(st, 7);
+}
+
+static void head_info_release(void *elem)
+{
+	db_head_info_release(elem);
+}
+
 int db_head_infos(struct db *db, struct db_head_info **out, size_t *out_n, size_t max)
 {
-	struct db_head_info *heads = NULL;
+	const struct db_rows how = {
+		.size = sizeof(struct db_head_info), .max = max, .fill = head_info_fill,
+		.release = head_info_release, .doing = "listing heads",
+	};
 	sqlite3_stmt *st = NULL;
-	size_t n = 0, i;
-	int rc, r;
+	void *v;
+	int r;
 
 	*out = NULL;
 	*out_n = 0;
@@ -101,29 +123,7 @@ int db_head_infos(struct db *db, struct db_head_info **out, size_t *out_n, size_
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_head_info *h;
-
-		heads = xrealloc(heads, (n + 1) * sizeof(*heads));
-		h = &heads[n++];
-		memset(h, 0, sizeof(*h));
-		db_column_copy(h->name, sizeof(h->name), st, 0);
-		db_column_copy(h->oid, sizeof(h->oid), st, 1);
-		h->is_pull = sqlite3_column_int(st, 2);
-		db_column_copy(h->seen_at, sizeof(h->seen_at), st, 3);
-		h->job_id = sqlite3_column_int64(st, 4);
-		db_column_copy(h->job_state, sizeof(h->job_state), st, 5);
-		h->job_detail = db_column_strdup(st, 6);
-		h->subject = db_column_strdup(st, 7);
-	}
-	db_finish(st);
-	if (rc != SQLITE_DONE) {
-		for (i = 0; i < n; i++)
-			db_head_info_release(&heads[i]);
-		free(heads);
-		return db_fail(db, rc, "listing heads");
-	}
-	*out = heads;
-	*out_n = n;
-	return 0;
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
 }

@@ -45,8 +45,10 @@ int db_host_quarantine(struct db *db, const char *name, const char *fault,
 	return r;
 }
 
-static void fill(struct db_host *h, sqlite3_stmt *st)
+static void host_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
+	struct db_host *h = elem;
+
 	memset(h, 0, sizeof(*h));
 	db_column_copy(h->name, sizeof(h->name), st, 0);
 	h->quarantined = sqlite3_column_int(st, 1);
@@ -71,7 +73,7 @@ int db_host_load(struct db *db, struct db_host *out, const char *name)
 	db_bind_text(st, 1, name);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		fill(out, st);
+		host_fill(out, st, NULL);
 	else if (rc == SQLITE_DONE)
 		r = err_set(-ENOENT, "no host '%s' in '%s'", name, db->path);
 	else
@@ -102,32 +104,29 @@ int db_host_clear(struct db *db, const char *name)
 	return r;
 }
 
+static void host_release(void *elem)
+{
+	db_host_release(elem);
+}
+
 int db_host_list(struct db *db, struct db_host **out, size_t *out_n)
 {
+	static const struct db_rows how = {
+		.size = sizeof(struct db_host), .max = SIZE_MAX, .fill = host_fill,
+		.release = host_release, .doing = "listing hosts",
+	};
 	sqlite3_stmt *st = NULL;
-	struct db_host *hosts = NULL;
-	size_t n = 0, i;
-	int rc, r;
+	void *v;
+	int r;
 
 	*out = NULL;
 	*out_n = 0;
 	r = db_prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts ORDER BY name");
 	if (r < 0)
 		return r;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		hosts = xrealloc(hosts, (n + 1) * sizeof(*hosts));
-		fill(&hosts[n++], st);
-	}
-	db_finish(st);
-	if (rc != SQLITE_DONE) {
-		for (i = 0; i < n; i++)
-			db_host_release(&hosts[i]);
-		free(hosts);
-		return db_fail(db, rc, "listing hosts");
-	}
-	*out = hosts;
-	*out_n = n;
-	return 0;
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
 }
 
 void db_host_info_release(struct db_host_info *h)
@@ -178,12 +177,39 @@ static const char *text_or(sqlite3_stmt *st, int i, const char *dflt)
 	return s ? (const char *)s : dflt;
 }
 
+static void host_info_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_host_info *h = elem;
+	const char *ct = text_or(st, 1, ""), *bt = text_or(st, 2, "");
+	const char *cft = text_or(st, 4, ""), *bft = text_or(st, 6, "");
+
+	db_column_copy(h->name, sizeof(h->name), st, 0);
+	/* ISO times in UTC compare as strings. */
+	snprintf(h->heartbeat, sizeof(h->heartbeat), "%s", strcmp(ct, bt) >= 0 ? ct : bt);
+	if (sqlite3_column_type(st, 3) != SQLITE_NULL &&
+	    (sqlite3_column_type(st, 5) == SQLITE_NULL || strcmp(cft, bft) >= 0))
+		h->fingerprint = db_column_strdup(st, 3);
+	else
+		h->fingerprint = db_column_strdup(st, 5);
+	h->quarantined = sqlite3_column_int(st, 7);
+	h->fault = db_column_strdup(st, 8);
+	db_column_copy(h->since, sizeof(h->since), st, 9);
+}
+
+static void host_info_release(void *elem)
+{
+	db_host_info_release(elem);
+}
+
 int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_t max)
 {
-	struct db_host_info *hosts = NULL;
+	const struct db_rows how = {
+		.size = sizeof(struct db_host_info), .max = max, .fill = host_info_fill,
+		.release = host_info_release, .doing = "listing hosts",
+	};
 	sqlite3_stmt *st = NULL;
-	size_t n = 0, i;
-	int rc, r;
+	void *v;
+	int r;
 
 	*out = NULL;
 	*out_n = 0;
@@ -191,34 +217,7 @@ int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_host_info *h;
-		const char *ct = text_or(st, 1, ""), *bt = text_or(st, 2, "");
-		const char *cft = text_or(st, 4, ""), *bft = text_or(st, 6, "");
-
-		hosts = xrealloc(hosts, (n + 1) * sizeof(*hosts));
-		h = &hosts[n++];
-		memset(h, 0, sizeof(*h));
-		db_column_copy(h->name, sizeof(h->name), st, 0);
-		/* ISO times in UTC compare as strings. */
-		snprintf(h->heartbeat, sizeof(h->heartbeat), "%s", strcmp(ct, bt) >= 0 ? ct : bt);
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL &&
-		    (sqlite3_column_type(st, 5) == SQLITE_NULL || strcmp(cft, bft) >= 0))
-			h->fingerprint = db_column_strdup(st, 3);
-		else
-			h->fingerprint = db_column_strdup(st, 5);
-		h->quarantined = sqlite3_column_int(st, 7);
-		h->fault = db_column_strdup(st, 8);
-		db_column_copy(h->since, sizeof(h->since), st, 9);
-	}
-	db_finish(st);
-	if (rc != SQLITE_DONE) {
-		for (i = 0; i < n; i++)
-			db_host_info_release(&hosts[i]);
-		free(hosts);
-		return db_fail(db, rc, "listing hosts");
-	}
-	*out = hosts;
-	*out_n = n;
-	return 0;
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
 }

@@ -68,8 +68,10 @@ int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *com
 
 #define JOB_COLUMNS "id, head, commit_oid, coalesce(base_oid, ''), subject, state, detail"
 
-static void job_fill(struct db_job *j, sqlite3_stmt *st)
+static void job_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
+	struct db_job *j = elem;
+
 	memset(j, 0, sizeof(*j));
 	j->id = sqlite3_column_int64(st, 0);
 	db_column_copy(j->head, sizeof(j->head), st, 1);
@@ -86,7 +88,7 @@ static int job_one(struct db *db, sqlite3_stmt *st, struct db_job *out, const ch
 	int rc = sqlite3_step(st), r = 0;
 
 	if (rc == SQLITE_ROW)
-		job_fill(out, st);
+		job_fill(out, st, NULL);
 	else if (rc == SQLITE_DONE)
 		r = -ENOENT;
 	else
@@ -121,11 +123,19 @@ int db_job_get(struct db *db, struct db_job *out, const char *head, const char *
 	return job_one(db, st, out, "reading a job");
 }
 
+static void job_release(void *elem)
+{
+	db_job_release(elem);
+}
+
 int db_commit_jobs(struct db *db, struct db_job *out, size_t max, const char *commit)
 {
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = job_fill, .release = job_release,
+		.doing = "listing a commit's jobs",
+	};
 	sqlite3_stmt *st;
-	size_t n = 0;
-	int rc = SQLITE_DONE, r;
+	int r;
 
 	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs WHERE commit_oid = ?1"
 		       " ORDER BY id LIMIT ?2");
@@ -133,41 +143,23 @@ int db_commit_jobs(struct db *db, struct db_job *out, size_t max, const char *co
 		return r;
 	db_bind_text(st, 1, commit);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		job_fill(&out[n++], st);
-	if (n < max && rc != SQLITE_DONE)
-		r = db_fail(db, rc, "listing a commit's jobs");
-	db_finish(st);
-	if (r < 0) {
-		while (n > 0)
-			db_job_release(&out[--n]);
-		return r;
-	}
-	return (int)n;
+	return db_rows_fill(db, st, &how, out);
 }
 
 int db_job_list(struct db *db, struct db_job *out, size_t max)
 {
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = job_fill, .release = job_release,
+		.doing = "listing jobs",
+	};
 	sqlite3_stmt *st;
-	size_t n = 0;
-	int rc, r;
+	int r;
 
 	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs ORDER BY id DESC LIMIT ?");
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		job_fill(&out[n++], st);
-	if (n < max && rc != SQLITE_DONE)
-		r = db_fail(db, rc, "listing jobs");
-	db_finish(st);
-	if (r < 0) {
-		/* No count reaches the caller, so it releases none of them. */
-		while (n > 0)
-			db_job_release(&out[--n]);
-		return r;
-	}
-	return (int)n;
+	return db_rows_fill(db, st, &how, out);
 }
 
 int db_job_set_state(struct db *db, int64_t id, enum db_job_state state, const char *detail)
@@ -205,9 +197,10 @@ void db_job_info_release(struct db_job_info *j)
 #define JOB_INFO_COLUMNS "id, head, commit_oid, coalesce(base_oid, ''), subject, state, detail," \
 	" created_at, coalesce(started_at, ''), coalesce(finished_at, '')"
 
-static void job_info_fill(struct db_job_info *j, sqlite3_stmt *st)
+static void job_info_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
-	memset(j, 0, sizeof(*j));
+	struct db_job_info *j = elem;
+
 	j->id = sqlite3_column_int64(st, 0);
 	db_column_copy(j->head, sizeof(j->head), st, 1);
 	db_column_copy(j->commit, sizeof(j->commit), st, 2);
@@ -220,39 +213,50 @@ static void job_info_fill(struct db_job_info *j, sqlite3_stmt *st)
 	db_column_copy(j->finished_at, sizeof(j->finished_at), st, 9);
 }
 
+static void job_info_release(void *elem)
+{
+	db_job_info_release(elem);
+}
+
+static void job_comparison_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_job_comparison *c = elem;
+
+	c->id = sqlite3_column_int64(st, 0);
+	db_column_copy(c->case_name, sizeof(c->case_name), st, 1);
+	db_column_copy(c->verdict, sizeof(c->verdict), st, 2);
+	c->has_gain = sqlite3_column_type(st, 3) != SQLITE_NULL;
+	c->gain_median = db_column_real(st, 3);
+}
+
 static int job_comparisons(struct db *db, struct db_job_info *j)
 {
+	static const struct db_rows how = {
+		.size = sizeof(struct db_job_comparison), .max = SIZE_MAX,
+		.fill = job_comparison_fill, .doing = "loading a job's comparisons",
+	};
 	sqlite3_stmt *st = NULL;
-	int rc, r;
+	void *v;
+	int r;
 
 	r = db_prepare(db, &st, "SELECT id, case_name, coalesce(verdict, ''), gain_median"
 		       " FROM comparisons WHERE job_id = ? ORDER BY id");
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, j->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_job_comparison *c;
-
-		j->comparisons = xrealloc(j->comparisons,
-					  (j->ncomparisons + 1) * sizeof(*j->comparisons));
-		c = &j->comparisons[j->ncomparisons++];
-		c->id = sqlite3_column_int64(st, 0);
-		db_column_copy(c->case_name, sizeof(c->case_name), st, 1);
-		db_column_copy(c->verdict, sizeof(c->verdict), st, 2);
-		c->has_gain = sqlite3_column_type(st, 3) != SQLITE_NULL;
-		c->gain_median = db_column_real(st, 3);
-	}
-	if (rc != SQLITE_DONE)
-		r = db_fail(db, rc, "loading a job's comparisons");
-	db_finish(st);
+	r = db_rows_load(db, st, &how, &v, &j->ncomparisons);
+	j->comparisons = v;
 	return r;
 }
 
 int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t before_id)
 {
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = job_info_fill,
+		.release = job_info_release, .doing = "listing jobs",
+	};
 	sqlite3_stmt *st = NULL;
-	size_t n = 0, i;
-	int rc = SQLITE_DONE, r;
+	int i, n, r;
 
 	r = db_prepare(db, &st, "SELECT " JOB_INFO_COLUMNS " FROM jobs WHERE id < ?"
 		       " ORDER BY id DESC LIMIT ?");
@@ -260,11 +264,7 @@ int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t bef
 		return r;
 	sqlite3_bind_int64(st, 1, before_id > 0 ? before_id : INT64_MAX);
 	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW)
-		job_info_fill(&out[n++], st);
-	if (n < max && rc != SQLITE_DONE)
-		r = db_fail(db, rc, "listing jobs");
-	db_finish(st);
+	n = db_rows_fill(db, st, &how, out);
 	/* The row statement is reset before the per-job queries run. */
 	for (i = 0; r == 0 && i < n; i++)
 		r = job_comparisons(db, &out[i]);
@@ -273,5 +273,5 @@ int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t bef
 			db_job_info_release(&out[i]);
 		return r;
 	}
-	return (int)n;
+	return n;
 }

@@ -102,13 +102,80 @@ out:
 	return db_commit(db);
 }
 
+static void runner_result_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_runner_result *x = elem;
+
+	x->id = sqlite3_column_int64(st, 0);
+	x->build_id = *(const int64_t *)arg;
+	db_column_copy(x->runner, sizeof(x->runner), st, 1);
+	x->chunk = sqlite3_column_int(st, 2);
+	x->chunks = sqlite3_column_int(st, 3);
+	x->binary_sha256 = db_column_strdup(st, 4);
+	db_column_copy(x->started_at, sizeof(x->started_at), st, 5);
+	db_column_copy(x->ended_at, sizeof(x->ended_at), st, 6);
+	x->exit_code = sqlite3_column_int(st, 7);
+	x->signal = sqlite3_column_int(st, 8);
+	x->timed_out = sqlite3_column_int(st, 9);
+	x->elapsed_ms = db_column_real(st, 10);
+	x->spawn_error = db_column_strdup(st, 11);
+	x->state = DB_STATE_DONE;
+}
+
+static void runner_result_release(void *elem)
+{
+	db_runner_result_release(elem);
+}
+
+static void line_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_line *l = elem;
+
+	l->kind = db_column_strdup(st, 0);
+	l->text = db_column_strdup(st, 1);
+}
+
+static void line_release(void *elem)
+{
+	struct db_line *l = elem;
+
+	free(l->kind);
+	free(l->text);
+}
+
+static int runner_lines_load(struct db *db, struct db_runner_result *x)
+{
+	static const struct db_rows how = {
+		.size = sizeof(struct db_line), .max = SIZE_MAX, .fill = line_fill,
+		.release = line_release, .doing = "loading runner lines",
+	};
+	sqlite3_stmt *st;
+	void *v;
+	int r;
+
+	r = db_prepare(db, &st, "SELECT kind, text FROM runner_lines WHERE result_id = ?"
+		       " ORDER BY idx");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, x->id);
+	r = db_rows_load(db, st, &how, &v, &x->nlines);
+	x->lines = v;
+	return r;
+}
+
 int db_runner_results_load(struct db *db, struct db_runner_result **out, size_t *out_n,
 			   int64_t build_id)
 {
-	struct db_runner_result *res = NULL;
+	const struct db_rows how = {
+		.size = sizeof(struct db_runner_result), .max = SIZE_MAX,
+		.fill = runner_result_fill, .release = runner_result_release, .arg = &build_id,
+		.doing = "loading runner results",
+	};
+	struct db_runner_result *res;
 	sqlite3_stmt *st;
-	size_t n = 0, i;
-	int rc, r;
+	size_t n, i;
+	void *v;
+	int r;
 
 	*out = NULL;
 	*out_n = 0;
@@ -119,49 +186,15 @@ int db_runner_results_load(struct db *db, struct db_runner_result **out, size_t 
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, build_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_runner_result *x;
-
-		res = xrealloc(res, (n + 1) * sizeof(*res));
-		x = &res[n++];
-		memset(x, 0, sizeof(*x));
-		x->id = sqlite3_column_int64(st, 0);
-		x->build_id = build_id;
-		db_column_copy(x->runner, sizeof(x->runner), st, 1);
-		x->chunk = sqlite3_column_int(st, 2);
-		x->chunks = sqlite3_column_int(st, 3);
-		x->binary_sha256 = db_column_strdup(st, 4);
-		db_column_copy(x->started_at, sizeof(x->started_at), st, 5);
-		db_column_copy(x->ended_at, sizeof(x->ended_at), st, 6);
-		x->exit_code = sqlite3_column_int(st, 7);
-		x->signal = sqlite3_column_int(st, 8);
-		x->timed_out = sqlite3_column_int(st, 9);
-		x->elapsed_ms = db_column_real(st, 10);
-		x->spawn_error = db_column_strdup(st, 11);
-		x->state = DB_STATE_DONE;
-	}
-	db_finish(st);
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, rc, "loading runner results");
-		goto fail;
-	}
+	r = db_rows_load(db, st, &how, &v, &n);
+	if (r < 0)
+		return r;
+	res = v;
+	/* The results' statement is reset before their lines are read. */
 	for (i = 0; i < n; i++) {
-		r = db_prepare(db, &st, "SELECT kind, text FROM runner_lines WHERE result_id = ?"
-			       " ORDER BY idx");
+		r = runner_lines_load(db, &res[i]);
 		if (r < 0)
 			goto fail;
-		sqlite3_bind_int64(st, 1, res[i].id);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			res[i].lines = xrealloc(res[i].lines, (res[i].nlines + 1) * sizeof(struct db_line));
-			res[i].lines[res[i].nlines].kind = db_column_strdup(st, 0);
-			res[i].lines[res[i].nlines].text = db_column_strdup(st, 1);
-			res[i].nlines++;
-		}
-		db_finish(st);
-		if (rc != SQLITE_DONE) {
-			r = db_fail(db, rc, "loading runner lines");
-			goto fail;
-		}
 	}
 	*out = res;
 	*out_n = n;
