@@ -101,7 +101,7 @@ int cmd_serve(int argc, char **argv)
 		log_warn("signalfd");
 		goto out;
 	}
-	db = cli_db_open(&dbo);
+	db = cli_db_open_readonly(&dbo);
 	if (!db)
 		goto out;
 	r = web_server_start(&srv, db, listen, static_dir, docs_dir);

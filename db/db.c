@@ -311,10 +311,11 @@ out:
 	return r;
 }
 
-static int migrate(struct db *db)
+/* The file's schema version, after refusing a foreign file or a newer
+ * schema; *out_tables counts its tables (none in a file just created). */
+static int header_check(struct db *db, int *out_version, int *out_tables)
 {
 	int version, app_id, tables;
-	size_t i;
 	int r;
 
 	r = pragma_int(db, "PRAGMA application_id", &app_id);
@@ -333,6 +334,20 @@ static int migrate(struct db *db)
 		return err_set(-EPROTONOSUPPORT, "database '%s' has schema version "
 			       "%d; this perfd knows versions up to %d: use a newer "
 			       "perfd", db->path, version, DB_SCHEMA_VERSION);
+	*out_version = version;
+	*out_tables = tables;
+	return 0;
+}
+
+static int migrate(struct db *db)
+{
+	int version, tables;
+	size_t i;
+	int r;
+
+	r = header_check(db, &version, &tables);
+	if (r < 0)
+		return r;
 	if (version == DB_SCHEMA_VERSION)
 		return 0;
 
@@ -363,7 +378,8 @@ out:
 	return r;
 }
 
-int db_open(struct db **out, const char *path, int lock_timeout_ms)
+/* A handle on path, opened with flags, or the reason none could be. */
+static int handle_open(struct db **out, const char *path, int lock_timeout_ms, int flags)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
 	int rc, r;
@@ -371,20 +387,84 @@ int db_open(struct db **out, const char *path, int lock_timeout_ms)
 	*out = NULL;
 	db->path = xstrdup(path);
 	db->lock_timeout_ms = lock_timeout_ms;
-	rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			     SQLITE_OPEN_NOMUTEX, NULL);
+	rc = sqlite3_open_v2(path, &db->h, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
-		r = db_fail(db, rc, "opening");
-		goto out;
+		if (!(flags & SQLITE_OPEN_CREATE) && (rc & 0xff) == SQLITE_CANTOPEN &&
+		    sqlite3_system_errno(db->h) == ENOENT)
+			r = err_set(-ENOENT, "no database at '%s': no such file", path);
+		else
+			r = db_fail(db, rc, "opening");
+		db_close(db);
+		return r;
 	}
 	sqlite3_extended_result_codes(db->h, 1);
 	sqlite3_busy_timeout(db->h, lock_timeout_ms);
+	*out = db;
+	return 0;
+}
+
+int db_open(struct db **out, const char *path, int lock_timeout_ms)
+{
+	struct db *db;
+	int r;
+
+	*out = NULL;
+	r = handle_open(&db, path, lock_timeout_ms, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+	if (r < 0)
+		return r;
 	r = migrate(db);
 	if (r < 0)
 		goto out;
 	r = db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
 		    " PRAGMA wal_autocheckpoint = 8192;"
 		    " PRAGMA foreign_keys = ON;", "setting the journal mode");
+out:
+	if (r < 0) {
+		db_close(db);
+		return r;
+	}
+	*out = db;
+	return 0;
+}
+
+/*
+ * Not SQLITE_OPEN_READONLY: a read-only connection to a WAL database makes
+ * the -wal and -shm files as any other does, but cannot remove them at its
+ * close, so every read would leave two files beside the database. Opened
+ * read-write without CREATE, the handle never makes the database itself,
+ * removes those files at the last close like a writer, and falls back to
+ * reading alone where the file is write-protected; query_only stops every
+ * write perfd could issue through it.
+ */
+int db_open_readonly(struct db **out, const char *path, int lock_timeout_ms)
+{
+	struct db *db;
+	int version, tables, r;
+
+	*out = NULL;
+	r = handle_open(&db, path, lock_timeout_ms, SQLITE_OPEN_READWRITE);
+	if (r < 0)
+		return r;
+	r = db_exec(db, "PRAGMA query_only = ON", "opening for reading");
+	if (r < 0)
+		goto out;
+	r = header_check(db, &version, &tables);
+	if (r < 0 && sqlite3_extended_errcode(db->h) == SQLITE_READONLY_DIRECTORY)
+		r = err_set(-EACCES, "database '%s' cannot be read: in WAL mode SQLite needs "
+			    "a '%s-shm' file beside it, and there is none and its directory "
+			    "cannot be written", path, path);
+	if (r < 0)
+		goto out;
+	if (version == 0 && tables == 0) {
+		r = err_set(-ENOENT, "database '%s' is empty: nothing was ever stored in it",
+			    path);
+	} else if (version < DB_SCHEMA_VERSION) {
+		r = err_set(-EPROTONOSUPPORT, "database '%s' has schema version %d, older "
+			    "than this perfd's %d, and a verb that only reads does not "
+			    "migrate it: run one that writes to it first (perfd pair, perfd "
+			    "agent or perfd host clear NAME)", path, version,
+			    DB_SCHEMA_VERSION);
+	}
 out:
 	if (r < 0) {
 		db_close(db);

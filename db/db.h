@@ -12,7 +12,9 @@
  * a negative errno on failure with a detail in err_last(): -ENOENT for an
  * unknown id, -EBUSY for a lock held past the lock timeout, -EPROTO for a
  * file that is not a perfd database or is corrupt, -EPROTONOSUPPORT for a
- * schema newer than this binary knows, -EIO for anything else SQLite says.
+ * schema newer than this binary knows (or, opened read-only, older),
+ * -EACCES for a file that cannot be opened or written, -EIO for anything
+ * else SQLite says.
  * On failure no partial row is stored: every write is one transaction.
  *
  * Outputs: a function that fills a struct, a pointer, a list (**out with
@@ -40,6 +42,15 @@ struct db;
 /* Opens (creating when absent) and migrates the database at path, in WAL
  * mode. lock_timeout_ms is how long a write waits for another writer. */
 int db_open(struct db **out, const char *path, int lock_timeout_ms);
+/* Opens the database at path for reading alone: it never creates, migrates
+ * or writes it, and every write through the handle fails with -EACCES.
+ * -ENOENT when there is no file at path or the file is empty, -EPROTO for a
+ * foreign or corrupt file, -EPROTONOSUPPORT for a schema newer than this
+ * binary knows or older than DB_SCHEMA_VERSION (db_open migrates that one).
+ * As with db_open, SQLite keeps a -wal and a -shm file beside the database
+ * while it is open and removes them at the last close: the directory must
+ * be writable, or those files there already. */
+int db_open_readonly(struct db **out, const char *path, int lock_timeout_ms);
 void db_close(struct db *db);
 /* Groups the writes between them into one transaction: each write function
  * then joins it instead of committing alone. A failed write inside makes

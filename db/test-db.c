@@ -109,6 +109,81 @@ static void test_foreign_and_corrupt_refused(void **state)
 	free(q);
 }
 
+/* The read-only open: never creates, migrates or writes the file. */
+static void test_readonly_open(void **state)
+{
+	char *p = path_for("ro.db"), *missing = path_for("ro-missing.db");
+	char *empty = path_for("ro-empty.db"), *old = path_for("ro-v1.db");
+	char *wal = xasprintf("%s-wal", p), *shm = xasprintf("%s-shm", p);
+	struct db *db = NULL;
+	struct db_host *hosts;
+	size_t n;
+	sqlite3 *h;
+	FILE *f;
+
+	assert_int_equal(db_open_readonly(&db, missing, 1000), -ENOENT);
+	assert_null(db);
+	assert_non_null(strstr(err_last(), "no database at"));
+	assert_int_equal(access(missing, F_OK), -1);
+
+	f = fopen(empty, "w");
+	fclose(f);
+	assert_int_equal(db_open_readonly(&db, empty, 1000), -ENOENT);
+	assert_non_null(strstr(err_last(), "is empty"));
+
+	/* An older schema is refused and left at its version. */
+	assert_int_equal(sqlite3_open(old, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, db_migrations[0].sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 1; PRAGMA application_id = 1885696614;",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(db_open_readonly(&db, old, 1000), -EPROTONOSUPPORT);
+	assert_non_null(strstr(err_last(), "schema version 1, older"));
+	assert_int_equal(db_open(&db, old, 1000), 0);
+	db_close(db);
+	assert_int_equal(db_open_readonly(&db, old, 1000), 0);
+	db_close(db);
+
+	/* A current one reads, and refuses every write. */
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_host_quarantine(db, "gpu0", "fault", 1, 1), 0);
+	db_close(db);
+	assert_int_equal(db_open_readonly(&db, p, 1000), 0);
+	assert_int_equal(db_schema_version(db), DB_SCHEMA_VERSION);
+	assert_int_equal(db_host_list(db, &hosts, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(hosts[0].name, "gpu0");
+	db_host_release(&hosts[0]);
+	free(hosts);
+	assert_int_equal(db_host_clear(db, "gpu0"), -EACCES);
+	assert_int_equal(db_host_quarantine(db, "gpu1", "fault", 1, 1), -EACCES);
+	db_close(db);
+	/* The last close leaves no -wal or -shm beside it. */
+	assert_int_equal(access(wal, F_OK), -1);
+	assert_int_equal(access(shm, F_OK), -1);
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_host_list(db, &hosts, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(hosts[0].quarantined);
+	db_host_release(&hosts[0]);
+	free(hosts);
+	db_close(db);
+
+	/* Foreign and newer files are refused as db_open refuses them. */
+	set_pragma(p, "PRAGMA user_version = 99");
+	assert_int_equal(db_open_readonly(&db, p, 1000), -EPROTONOSUPPORT);
+	assert_non_null(strstr(err_last(), "schema version 99"));
+	set_pragma(empty, "CREATE TABLE t (x)");
+	assert_int_equal(db_open_readonly(&db, empty, 1000), -EPROTO);
+	assert_null(db);
+	free(p);
+	free(missing);
+	free(empty);
+	free(old);
+	free(wal);
+	free(shm);
+}
+
 static void test_round_trip(void **state)
 {
 	char *p = path_for("rt.db");
@@ -395,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_newer_schema_refused),
 		cmocka_unit_test(test_migration_from_v1),
 		cmocka_unit_test(test_foreign_and_corrupt_refused),
+		cmocka_unit_test(test_readonly_open),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_missing_rows_zeroed),
 		cmocka_unit_test(test_failed_lists_zeroed),
