@@ -497,8 +497,10 @@ int db_build_abandon(struct db *db, int64_t id);
 /* Counts of builds by state, for a summary. */
 int db_build_count(struct db *db, enum db_build_state state);
 
-/* Marks what a killed agent left running as abandoned: builds, runner
- * results, and the processes of comparisons; returns how many rows. */
+/* Marks the builds and runner results a killed agent left running as
+ * abandoned; returns how many rows. (Its interrupted comparisons are
+ * finished by the agent with db_comparison_finish, which abandons their
+ * running processes.) */
 int db_abandon_running(struct db *db);
 
 /* ---- runner_results, runner_lines (db/runner-results.c) ----
