@@ -53,7 +53,7 @@ int cmd_host(int argc, char **argv)
 	}
 	action = argv[optind];
 	if (!strcmp(action, "list") && optind + 1 == argc) {
-		db = cli_db_open(&dbo);
+		db = cli_db_open_readonly(&dbo);
 		if (!db)
 			goto out;
 		if (db_host_list(db, &hosts, &n) < 0) {

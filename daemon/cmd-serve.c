@@ -94,7 +94,7 @@ int cmd_serve(int argc, char **argv)
 	sfd = cli_signal_fd((const int[]){ SIGINT, SIGTERM, 0 });
 	if (sfd < 0)
 		goto out;
-	db = cli_db_open(&dbo);
+	db = cli_db_open_readonly(&dbo);
 	if (!db)
 		goto out;
 	r = web_server_start(&srv, db, listen, static_dir, docs_dir);

@@ -110,7 +110,7 @@ int cmd_show(int argc, char **argv)
 	}
 	if (cli_parse_id(&id, argv[optind]) < 0)
 		goto out;
-	db = cli_db_open(&dbo);
+	db = cli_db_open_readonly(&dbo);
 	if (!db)
 		goto out;
 	if (seq) {
@@ -198,7 +198,7 @@ int cmd_verify(int argc, char **argv)
 		ids = xrealloc(ids, (nids + 1) * sizeof(*ids));
 		ids[nids++] = id;
 	}
-	db = cli_db_open(&dbo);
+	db = cli_db_open_readonly(&dbo);
 	if (!db)
 		goto out;
 	if (!nids && db_comparison_ids(db, &ids, &nids) < 0) {
@@ -248,7 +248,7 @@ int cmd_list(int argc, char **argv)
 		log_warnx("list: unexpected argument '%s'", argv[optind]);
 		return cli_usage_error("list");
 	}
-	db = cli_db_open(&dbo);
+	db = cli_db_open_readonly(&dbo);
 	if (!db)
 		goto out;
 	rows = xcalloc((size_t)limit, sizeof(*rows));

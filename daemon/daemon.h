@@ -58,6 +58,9 @@ struct db_opts {
 #define DB_OPTS_INIT { DEFAULT_DB, DEFAULT_LOCK_TIMEOUT_S }
 /* Opens the database, or logs why not and returns NULL. */
 struct db *cli_db_open(const struct db_opts *o);
+/* The same for a verb that only reads: never creates or migrates the file
+ * (db_open_readonly). */
+struct db *cli_db_open_readonly(const struct db_opts *o);
 
 /* Parsers for option values: each logs a message naming the option and
  * returns -1 on a bad value. */

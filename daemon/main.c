@@ -128,6 +128,18 @@ struct db *cli_db_open(const struct db_opts *o)
 	return db;
 }
 
+struct db *cli_db_open_readonly(const struct db_opts *o)
+{
+	struct db *db = NULL;
+	int r = db_open_readonly(&db, o->path, (int)(o->lock_timeout_s * 1000));
+
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		return NULL;
+	}
+	return db;
+}
+
 int cli_parse_int(int *out, const char *opt, const char *s, int min, int max)
 {
 	char *end;

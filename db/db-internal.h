@@ -64,6 +64,40 @@ char *db_column_strdup(sqlite3_stmt *st, int i);
 double db_column_real(sqlite3_stmt *st, int i);
 void db_column_copy(char *dst, size_t dstlen, sqlite3_stmt *st, int i);
 
+/*
+ * Loading a list of rows, the one loop of db/. The caller prepares st and
+ * binds it; these step it to its end or to max rows and reset it, on
+ * success and failure alike. Each row is handed to fill, which reads it and
+ * cannot fail: a loader whose rows need further queries runs them once the
+ * list is loaded. On failure the error names doing, and release (NULL when
+ * an element owns nothing) is called on every element filled, so nothing
+ * of a failed list is the caller's.
+ */
+struct db_rows {
+	size_t size;                 /* bytes per element */
+	size_t max;                  /* at most this many rows; SIZE_MAX: no bound */
+	/* Fills one element, zeroed before, from the current row of st. */
+	void (*fill)(void *elem, sqlite3_stmt *st, void *arg);
+	void (*release)(void *elem);
+	void *arg;                   /* handed to fill */
+	const char *doing;           /* "listing hosts", for the error's detail */
+};
+/* Into a new array: 0, with *out (NULL when no row) and *out_n the
+ * caller's; or a negative errno with *out NULL and *out_n 0. */
+int db_rows_load(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void **out,
+		 size_t *out_n);
+/* Into the caller's array out, of how->max elements: the count filled, or
+ * a negative errno with none of out left filled. */
+int db_rows_fill(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void *out);
+/* The loop itself, for rows that are not one list but go to the lists of
+ * several parents (the metrics of every process of a comparison, in one
+ * query): fn is called on each of at most max rows. Returns the count of
+ * rows, or a negative errno. */
+int db_rows_each(struct db *db, sqlite3_stmt *st, size_t max,
+		 void (*fn)(sqlite3_stmt *st, void *arg), void *arg, const char *doing);
+/* A release for a list of strings (char * elements). */
+void db_release_string(void *elem);
+
 enum db_state db_state_from_name(const char *s);
 /* Loads every process of a comparison in execution order, with metrics and
  * lines but without captured output; *out is the caller's. */

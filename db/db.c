@@ -1,4 +1,7 @@
-/* Opening, migrating and the helpers every db/ file shares. */
+/*
+ * Opening, migrating, transactions and the helpers every db/ file shares;
+ * and db_count, whose counts span tables.
+ */
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
@@ -206,6 +209,89 @@ void db_column_copy(char *dst, size_t dstlen, sqlite3_stmt *st, int i)
 	snprintf(dst, dstlen, "%s", s ? (const char *)s : "");
 }
 
+int db_rows_each(struct db *db, sqlite3_stmt *st, size_t max,
+		 void (*fn)(sqlite3_stmt *st, void *arg), void *arg, const char *doing)
+{
+	size_t n = 0;
+	int rc = SQLITE_DONE, r;
+
+	while (n < max && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		fn(st, arg);
+		n++;
+	}
+	/* The last step's error is read before the reset. */
+	r = n < max && rc != SQLITE_DONE ? db_fail(db, rc, doing) : (int)n;
+	db_finish(st);
+	return r;
+}
+
+/* The list db_rows_load and db_rows_fill make: v holds alloc elements,
+ * grown here when grow is set, else the caller's array of how->max. */
+struct rows {
+	const struct db_rows *how;
+	char *v;
+	size_t n, alloc;
+	bool grow;
+};
+
+static void rows_add(sqlite3_stmt *st, void *arg)
+{
+	struct rows *l = arg;
+	char *elem;
+
+	if (l->grow && l->n == l->alloc) {
+		l->alloc = l->alloc ? l->alloc * 2 : 16;
+		l->v = xrealloc(l->v, l->alloc * l->how->size);
+	}
+	elem = l->v + l->n * l->how->size;
+	memset(elem, 0, l->how->size);
+	l->how->fill(elem, st, l->how->arg);
+	l->n++;
+}
+
+static int rows_step(struct db *db, sqlite3_stmt *st, struct rows *l)
+{
+	size_t i;
+	int r;
+
+	r = db_rows_each(db, st, l->how->max, rows_add, l, l->how->doing);
+	if (r < 0 && l->how->release) {
+		for (i = 0; i < l->n; i++)
+			l->how->release(l->v + i * l->how->size);
+	}
+	return r;
+}
+
+int db_rows_load(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void **out,
+		 size_t *out_n)
+{
+	struct rows l = { how, NULL, 0, 0, true };
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = rows_step(db, st, &l);
+	if (r < 0) {
+		free(l.v);
+		return r;
+	}
+	*out = l.v;
+	*out_n = l.n;
+	return 0;
+}
+
+int db_rows_fill(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void *out)
+{
+	struct rows l = { how, out, 0, how->max, false };
+
+	return rows_step(db, st, &l);
+}
+
+void db_release_string(void *elem)
+{
+	free(*(char **)elem);
+}
+
 static int pragma_int(struct db *db, const char *sql, int *out)
 {
 	sqlite3_stmt *st = NULL;
@@ -225,10 +311,11 @@ out:
 	return r;
 }
 
-static int migrate(struct db *db)
+/* The file's schema version, after refusing a foreign file or a newer
+ * schema; *out_tables counts its tables (none in a file just created). */
+static int header_check(struct db *db, int *out_version, int *out_tables)
 {
 	int version, app_id, tables;
-	size_t i;
 	int r;
 
 	r = pragma_int(db, "PRAGMA application_id", &app_id);
@@ -247,6 +334,20 @@ static int migrate(struct db *db)
 		return err_set(-EPROTONOSUPPORT, "database '%s' has schema version "
 			       "%d; this perfd knows versions up to %d: use a newer "
 			       "perfd", db->path, version, DB_SCHEMA_VERSION);
+	*out_version = version;
+	*out_tables = tables;
+	return 0;
+}
+
+static int migrate(struct db *db)
+{
+	int version, tables;
+	size_t i;
+	int r;
+
+	r = header_check(db, &version, &tables);
+	if (r < 0)
+		return r;
 	if (version == DB_SCHEMA_VERSION)
 		return 0;
 
@@ -277,7 +378,8 @@ out:
 	return r;
 }
 
-int db_open(struct db **out, const char *path, int lock_timeout_ms)
+/* A handle on path, opened with flags, or the reason none could be. */
+static int handle_open(struct db **out, const char *path, int lock_timeout_ms, int flags)
 {
 	struct db *db = xcalloc(1, sizeof(*db));
 	int rc, r;
@@ -285,20 +387,84 @@ int db_open(struct db **out, const char *path, int lock_timeout_ms)
 	*out = NULL;
 	db->path = xstrdup(path);
 	db->lock_timeout_ms = lock_timeout_ms;
-	rc = sqlite3_open_v2(path, &db->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
-			     SQLITE_OPEN_NOMUTEX, NULL);
+	rc = sqlite3_open_v2(path, &db->h, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
-		r = db_fail(db, rc, "opening");
-		goto out;
+		if (!(flags & SQLITE_OPEN_CREATE) && (rc & 0xff) == SQLITE_CANTOPEN &&
+		    sqlite3_system_errno(db->h) == ENOENT)
+			r = err_set(-ENOENT, "no database at '%s': no such file", path);
+		else
+			r = db_fail(db, rc, "opening");
+		db_close(db);
+		return r;
 	}
 	sqlite3_extended_result_codes(db->h, 1);
 	sqlite3_busy_timeout(db->h, lock_timeout_ms);
+	*out = db;
+	return 0;
+}
+
+int db_open(struct db **out, const char *path, int lock_timeout_ms)
+{
+	struct db *db;
+	int r;
+
+	*out = NULL;
+	r = handle_open(&db, path, lock_timeout_ms, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+	if (r < 0)
+		return r;
 	r = migrate(db);
 	if (r < 0)
 		goto out;
 	r = db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
 		    " PRAGMA wal_autocheckpoint = 8192;"
 		    " PRAGMA foreign_keys = ON;", "setting the journal mode");
+out:
+	if (r < 0) {
+		db_close(db);
+		return r;
+	}
+	*out = db;
+	return 0;
+}
+
+/*
+ * Not SQLITE_OPEN_READONLY: a read-only connection to a WAL database makes
+ * the -wal and -shm files as any other does, but cannot remove them at its
+ * close, so every read would leave two files beside the database. Opened
+ * read-write without CREATE, the handle never makes the database itself,
+ * removes those files at the last close like a writer, and falls back to
+ * reading alone where the file is write-protected; query_only stops every
+ * write perfd could issue through it.
+ */
+int db_open_readonly(struct db **out, const char *path, int lock_timeout_ms)
+{
+	struct db *db;
+	int version, tables, r;
+
+	*out = NULL;
+	r = handle_open(&db, path, lock_timeout_ms, SQLITE_OPEN_READWRITE);
+	if (r < 0)
+		return r;
+	r = db_exec(db, "PRAGMA query_only = ON", "opening for reading");
+	if (r < 0)
+		goto out;
+	r = header_check(db, &version, &tables);
+	if (r < 0 && sqlite3_extended_errcode(db->h) == SQLITE_READONLY_DIRECTORY)
+		r = err_set(-EACCES, "database '%s' cannot be read: in WAL mode SQLite needs "
+			    "a '%s-shm' file beside it, and there is none and its directory "
+			    "cannot be written", path, path);
+	if (r < 0)
+		goto out;
+	if (version == 0 && tables == 0) {
+		r = err_set(-ENOENT, "database '%s' is empty: nothing was ever stored in it",
+			    path);
+	} else if (version < DB_SCHEMA_VERSION) {
+		r = err_set(-EPROTONOSUPPORT, "database '%s' has schema version %d, older "
+			    "than this perfd's %d, and a verb that only reads does not "
+			    "migrate it: run one that writes to it first (perfd pair, perfd "
+			    "agent or perfd host clear NAME)", path, version,
+			    DB_SCHEMA_VERSION);
+	}
 out:
 	if (r < 0) {
 		db_close(db);
@@ -342,4 +508,34 @@ const char *db_state_name(enum db_state s)
 		return "abandoned";
 	}
 	return "running";
+}
+
+static void count_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_count *c = elem;
+
+	db_column_copy(c->key, sizeof(c->key), st, 0);
+	c->n = sqlite3_column_int64(st, 1);
+}
+
+int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind kind)
+{
+	static const char *const sql[] = {
+		[DB_COUNT_VERDICTS] = "SELECT coalesce(verdict, 'none'), count(*) FROM comparisons"
+			" GROUP BY 1 ORDER BY 1",
+		[DB_COUNT_JOBS] = "SELECT state, count(*) FROM jobs GROUP BY 1 ORDER BY 1",
+		[DB_COUNT_BUILDS] = "SELECT state, count(*) FROM builds GROUP BY 1 ORDER BY 1",
+		[DB_COUNT_QUARANTINED] = "SELECT 'quarantined', count(*) FROM hosts"
+			" WHERE quarantined != 0",
+	};
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = count_fill, .doing = "counting rows",
+	};
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	r = db_prepare(db, &st, sql[kind]);
+	if (r < 0)
+		return r;
+	return db_rows_fill(db, st, &how, out);
 }

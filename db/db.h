@@ -12,7 +12,9 @@
  * a negative errno on failure with a detail in err_last(): -ENOENT for an
  * unknown id, -EBUSY for a lock held past the lock timeout, -EPROTO for a
  * file that is not a perfd database or is corrupt, -EPROTONOSUPPORT for a
- * schema newer than this binary knows, -EIO for anything else SQLite says.
+ * schema newer than this binary knows (or, opened read-only, older),
+ * -EACCES for a file that cannot be opened or written, -EIO for anything
+ * else SQLite says.
  * On failure no partial row is stored: every write is one transaction.
  *
  * Outputs: a function that fills a struct, a pointer, a list (**out with
@@ -34,9 +36,21 @@
 
 struct db;
 
+/* ---- the file (db/db.c, db/schema.c) ----
+ * Opening and migrating, transactions, and what every table shares. */
+
 /* Opens (creating when absent) and migrates the database at path, in WAL
  * mode. lock_timeout_ms is how long a write waits for another writer. */
 int db_open(struct db **out, const char *path, int lock_timeout_ms);
+/* Opens the database at path for reading alone: it never creates, migrates
+ * or writes it, and every write through the handle fails with -EACCES.
+ * -ENOENT when there is no file at path or the file is empty, -EPROTO for a
+ * foreign or corrupt file, -EPROTONOSUPPORT for a schema newer than this
+ * binary knows or older than DB_SCHEMA_VERSION (db_open migrates that one).
+ * As with db_open, SQLite keeps a -wal and a -shm file beside the database
+ * while it is open and removes them at the last close: the directory must
+ * be writable, or those files there already. */
+int db_open_readonly(struct db **out, const char *path, int lock_timeout_ms);
 void db_close(struct db *db);
 /* Groups the writes between them into one transaction: each write function
  * then joins it instead of committing alone. A failed write inside makes
@@ -47,6 +61,16 @@ void db_transaction_rollback(struct db *db);
 
 /* The schema version stored in the file (after migration, DB_SCHEMA_VERSION). */
 int db_schema_version(struct db *db);
+
+/* A commit id in hex, with its NUL. */
+#define DB_OID_HEX 41
+
+/* The state of a comparison, a process or a runner result. */
+enum db_state { DB_STATE_RUNNING = 0, DB_STATE_DONE, DB_STATE_ABANDONED };
+const char *db_state_name(enum db_state s);
+
+/* ---- artifacts (db/artifacts.c) ----
+ * A file by path, size and sha256, shared by comparisons and builds. */
 
 struct db_artifact {
 	int64_t id;
@@ -60,6 +84,9 @@ int db_artifact_put(struct db *db, int64_t *out_id, const struct db_artifact *a)
 int db_artifact_load(struct db *db, struct db_artifact *out, int64_t id);
 void db_artifact_release(struct db_artifact *a);
 
+/* ---- processes, metrics, process_lines, process_output (db/processes.c) ----
+ * The raw receipt rows of a comparison, one per process run. */
+
 struct db_metric {
 	char *name;
 	double value;
@@ -70,9 +97,6 @@ struct db_line {
 	char *kind; /* "RESULT" or "SUMMARY" */
 	char *text;
 };
-
-enum db_state { DB_STATE_RUNNING = 0, DB_STATE_DONE, DB_STATE_ABANDONED };
-const char *db_state_name(enum db_state s);
 
 /* One process of a comparison: the raw receipt row. The fields above
  * `valid` are what happened; `valid` and `invalid_reason` are derived by
@@ -121,6 +145,28 @@ struct db_process {
 void db_process_release(struct db_process *p);
 /* The value of the named metric; false when the process did not print it. */
 bool db_process_metric(const struct db_process *p, const char *name, double *out);
+
+/* Inserts a process in state running (the row exists before the program
+ * starts). */
+int db_process_insert(struct db *db, int64_t *out_id, const struct db_process *p);
+/* Stores what happened: exit, timings, metrics, lines, captured output;
+ * state becomes done. */
+int db_process_finish(struct db *db, const struct db_process *p);
+/* Loads the captured stdout and stderr of the process at seq into out, a
+ * process the caller loaded already: only out, out_len, err and err_len
+ * are set, and only on success (the rest of *out is kept, so it is not
+ * zeroed on entry). */
+int db_process_output_load(struct db *db, struct db_process *out,
+			   int64_t comparison_id, int seq);
+
+/* ---- comparisons, pair_gains, comparison_notes (db/comparisons.c) ----
+ * A comparison's settings and artifacts, its stored summary and the
+ * derived rows, and every read of comparisons: whole, listed, filtered,
+ * pooled into cells, as a timeline, by commit and by job. The hub's reads
+ * are bounded by the max their caller passes, and each filter they offer is
+ * served by an index (schema version 3). Arrays returned through **out are
+ * the caller's, released element by element with the matching _release
+ * and then freed. */
 
 struct db_arm_stats {
 	bool set;
@@ -210,160 +256,6 @@ int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
 		       int64_t before_id);
 /* All comparison ids in ascending order; *out is the caller's. */
 int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n);
-
-/* Inserts a process in state running (the row exists before the program
- * starts). */
-int db_process_insert(struct db *db, int64_t *out_id, const struct db_process *p);
-/* Stores what happened: exit, timings, metrics, lines, captured output;
- * state becomes done. */
-int db_process_finish(struct db *db, const struct db_process *p);
-/* Loads the captured stdout and stderr of the process at seq into out, a
- * process the caller loaded already: only out, out_len, err and err_len
- * are set, and only on success (the rest of *out is kept, so it is not
- * zeroed on entry). */
-int db_process_output_load(struct db *db, struct db_process *out,
-			   int64_t comparison_id, int seq);
-
-/* A host's standing: a GPU fault seen while a process ran quarantines the
- * host until someone clears it. */
-struct db_host {
-	char name[64];
-	bool quarantined;
-	char *fault;             /* the kernel-log line */
-	char since[32];
-	int64_t comparison_id;
-	int seq;
-	char cleared_at[32];
-};
-void db_host_release(struct db_host *h);
-int db_host_quarantine(struct db *db, const char *name, const char *fault,
-		       int64_t comparison_id, int seq);
-/* -ENOENT when the host has no row. */
-int db_host_load(struct db *db, struct db_host *out, const char *name);
-/* Returns 1 when a quarantine was lifted, 0 when there was none. */
-int db_host_clear(struct db *db, const char *name);
-/* Every host with a row, by name; *out is the caller's (release each). */
-int db_host_list(struct db *db, struct db_host **out, size_t *out_n);
-
-/* ---- the agent's rows ---- */
-
-#define DB_OID_HEX 41
-
-/* The commit a head was last seen at. -ENOENT for a head never seen. */
-int db_head_get(struct db *db, char out_oid[DB_OID_HEX], const char *name);
-int db_head_set(struct db *db, const char *name, const char *oid, bool is_pull);
-/* Forgets every head not among names (deleted upstream); their jobs stay. */
-int db_heads_keep_only(struct db *db, const char *const *names, size_t n);
-
-enum db_job_state { DB_JOB_QUEUED, DB_JOB_RUNNING, DB_JOB_DONE, DB_JOB_FAILED };
-const char *db_job_state_name(enum db_job_state s);
-
-struct db_job {
-	int64_t id;
-	char head[256];
-	char commit[DB_OID_HEX];
-	char base[DB_OID_HEX];   /* "" when the commit has no base */
-	char *subject;
-	enum db_job_state state;
-	char *detail;
-};
-void db_job_release(struct db_job *j);
-/* Queues a job for head at commit unless one exists; returns 1 when queued,
- * 0 when it was there already. */
-int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *commit,
-	       const char *base, const char *subject);
-/* The oldest job that is queued or was running when the agent stopped;
- * -ENOENT when there is none. */
-int db_job_next(struct db *db, struct db_job *out);
-int db_job_set_state(struct db *db, int64_t id, enum db_job_state state, const char *detail);
-/* Jobs by state, newest first, at most max; returns the count (release
- * each). On failure none is left filled. */
-int db_job_list(struct db *db, struct db_job *out, size_t max);
-/* The jobs whose head is at commit, oldest first; fills at most max and
- * returns the count (release each). */
-int db_commit_jobs(struct db *db, struct db_job *out, size_t max, const char *commit);
-/* The job of head at commit; -ENOENT when none. */
-int db_job_get(struct db *db, struct db_job *out, const char *head, const char *commit);
-
-enum db_build_state { DB_BUILD_RUNNING, DB_BUILD_DONE, DB_BUILD_FAILED, DB_BUILD_ABANDONED };
-const char *db_build_state_name(enum db_build_state s);
-
-struct db_build_artifact {
-	char *name;              /* relative to the build directory */
-	struct db_artifact artifact;
-};
-
-struct db_build {
-	int64_t id;
-	char host[64];
-	char commit[DB_OID_HEX];
-	char tree[DB_OID_HEX];
-	char recipe_hash[65];
-	enum db_build_state state;
-	char *dir;
-	char started_at[32];
-	char finished_at[32];
-	int exit_code;
-	int signal;
-	bool timed_out;
-	double wall_ms;
-	char *log;               /* bounded; log_bytes counts all of it */
-	size_t log_len;
-	int64_t log_bytes;
-	char *toolchain;
-	char *fingerprint;
-	char *detail;            /* why it failed, in a sentence */
-	struct db_build_artifact *artifacts;
-	size_t nartifacts;
-};
-void db_build_release(struct db_build *b);
-/* The newest build of this tree with this recipe on this host that is not
- * abandoned (done, failed or running), with its artifacts; -ENOENT when none. */
-int db_build_find(struct db *db, struct db_build *out, const char *host, const char *tree,
-		  const char *recipe_hash);
-int db_build_load(struct db *db, struct db_build *out, int64_t id);
-/* Inserts the build in state running: before its checkout starts. */
-int db_build_insert(struct db *db, int64_t *out_id, const struct db_build *b);
-/* Stores the outcome: state, exit, log, toolchain and artifacts (whose
- * artifact.id must be set by db_artifact_put). */
-int db_build_finish(struct db *db, const struct db_build *b);
-int db_build_abandon(struct db *db, int64_t id);
-/* Counts of builds by state, for a summary. */
-int db_build_count(struct db *db, enum db_build_state state);
-
-struct db_runner_result {
-	int64_t id;
-	int64_t build_id;
-	char runner[64];
-	int chunk;
-	int chunks;
-	enum db_state state;
-	char *binary_sha256;
-	char started_at[32];
-	char ended_at[32];
-	int exit_code;
-	int signal;
-	bool timed_out;
-	double elapsed_ms;
-	char *spawn_error;
-	char *output;            /* bounded */
-	size_t output_len;
-	struct db_line *lines;
-	size_t nlines;
-};
-void db_runner_result_release(struct db_runner_result *r);
-/* True (1) when a finished result of this runner and chunk exists. */
-int db_runner_result_done(struct db *db, int64_t build_id, const char *runner, int chunk);
-int db_runner_result_insert(struct db *db, int64_t *out_id, const struct db_runner_result *r);
-int db_runner_result_finish(struct db *db, const struct db_runner_result *r);
-/* Every finished result of a build, by runner and chunk; *out is the caller's. */
-int db_runner_results_load(struct db *db, struct db_runner_result **out, size_t *out_n,
-			   int64_t build_id);
-
-/* Marks what a killed agent left running as abandoned: builds, runner
- * results, and the processes of comparisons; returns how many rows. */
-int db_abandon_running(struct db *db);
-
 /* Ids of the comparisons in a state, ascending; *out is the caller's. */
 int db_comparison_ids_in_state(struct db *db, int64_t **out, size_t *out_n, enum db_state state);
 /* The comparison of a job's case: the newest one, its state in *out_state;
@@ -371,68 +263,11 @@ int db_comparison_ids_in_state(struct db *db, int64_t **out, size_t *out_n, enum
 int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,
 		      int64_t job_id, const char *case_name);
 
-/* ---- reading for the hub (db/web.c) ----
- * Read-only queries behind perfd serve. Each is bounded by the max its caller
- * passes, and each filter it offers is served by an index (schema version 3).
- * Arrays returned through **out are the caller's, released element by
- * element with the matching _release and then freed. */
-
-/* A host as the hub shows it: every name seen in comparisons, builds or the
- * hosts table. */
-struct db_host_info {
-	char name[64];
-	char *fingerprint;       /* the newest one stored for the host; NULL when none */
-	char heartbeat[32];      /* time of its newest comparison or build; "" when none */
-	bool quarantined;
-	char *fault;
-	char since[32];
-};
-void db_host_info_release(struct db_host_info *h);
-
-/* A watched head as the agent last saw it, with its newest job. */
-struct db_head_info {
-	char name[256];
-	char oid[DB_OID_HEX];
-	bool is_pull;
-	char seen_at[32];
-	int64_t job_id;          /* 0 when no job has its commit */
-	char job_state[12];
-	char *job_detail;
-	char *subject;
-};
-void db_head_info_release(struct db_head_info *h);
-/* The heads the agent watches now, by name; at most max; *out is the
- * caller's (release each, then free). */
-int db_head_infos(struct db *db, struct db_head_info **out, size_t *out_n, size_t max);
-/* At most max hosts, by name. */
-int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_t max);
-
-struct db_job_comparison {
-	int64_t id;
-	char case_name[64];
-	char verdict[16];        /* "" before the summary */
-	bool has_gain;
-	double gain_median;
-};
-
-struct db_job_info {
-	int64_t id;
-	char head[256];
-	char commit[DB_OID_HEX];
-	char base[DB_OID_HEX];
-	char *subject;
-	char state[16];
-	char *detail;
-	char created_at[32];
-	char started_at[32];     /* "" when not yet */
-	char finished_at[32];
-	struct db_job_comparison *comparisons;  /* by id */
-	size_t ncomparisons;
-};
-void db_job_info_release(struct db_job_info *j);
-/* Jobs with ids below before_id (0: no bound), newest first, each with its
- * comparisons; fills at most max of out and returns the count. */
-int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t before_id);
+/* The comparisons that describe commit: per job whose commit is commit and
+ * per host and case, the newest done one; ordered by host, case, old and new
+ * sha256, then id, so that the replications of one cell are adjacent. Fills
+ * at most max ids of out and returns the count. */
+int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char *commit);
 
 /* NULL or 0 fields do not filter. commit is a lower-case hex prefix of the
  * job's head commit (4 to 40 digits). */
@@ -491,26 +326,217 @@ void db_timeline_point_release(struct db_timeline_point *p);
 int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
 		const char *host, const char *case_name, size_t max);
 
-struct db_count {
-	char key[32];
-	int64_t n;
+/* ---- hosts (db/hosts.c) ---- */
+
+/* A host's standing: a GPU fault seen while a process ran quarantines the
+ * host until someone clears it. */
+struct db_host {
+	char name[64];
+	bool quarantined;
+	char *fault;             /* the kernel-log line */
+	char since[32];
+	int64_t comparison_id;
+	int seq;
+	char cleared_at[32];
 };
-enum db_count_kind { DB_COUNT_VERDICTS, DB_COUNT_JOBS, DB_COUNT_BUILDS, DB_COUNT_QUARANTINED };
-/* Rows per verdict ("none" before a summary), job state or build state;
- * for DB_COUNT_QUARANTINED one row "quarantined". Fills at most max and
- * returns the count. */
-int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind kind);
+void db_host_release(struct db_host *h);
+int db_host_quarantine(struct db *db, const char *name, const char *fault,
+		       int64_t comparison_id, int seq);
+/* -ENOENT when the host has no row. */
+int db_host_load(struct db *db, struct db_host *out, const char *name);
+/* Returns 1 when a quarantine was lifted, 0 when there was none. */
+int db_host_clear(struct db *db, const char *name);
+/* Every host with a row, by name; *out is the caller's (release each). */
+int db_host_list(struct db *db, struct db_host **out, size_t *out_n);
 
-/* ---- reading for a pull request's comment (db/comment.c) ---- */
+/* A host as the hub shows it: every name seen in comparisons, builds or the
+ * hosts table. */
+struct db_host_info {
+	char name[64];
+	char *fingerprint;       /* the newest one stored for the host; NULL when none */
+	char heartbeat[32];      /* time of its newest comparison or build; "" when none */
+	bool quarantined;
+	char *fault;
+	char since[32];
+};
+void db_host_info_release(struct db_host_info *h);
+/* At most max hosts, by name; *out is the caller's (release each, then
+ * free). */
+int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_t max);
 
-/* The comparisons that describe commit: per job whose commit is commit and
- * per host and case, the newest done one; ordered by host, case, old and new
- * sha256, then id, so that the replications of one cell are adjacent. Fills
- * at most max ids of out and returns the count. */
-int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char *commit);
+/* ---- heads (db/heads.c) ----
+ * The branches and pull heads the agent watches. */
 
-/* ---- what perfd said on a pull request's host (db/pulls.c) ----
- * repo is "owner/name". These rows only remember what was posted, so that
+/* The commit a head was last seen at. -ENOENT for a head never seen. */
+int db_head_get(struct db *db, char out_oid[DB_OID_HEX], const char *name);
+int db_head_set(struct db *db, const char *name, const char *oid, bool is_pull);
+/* Forgets every head not among names (deleted upstream); their jobs stay. */
+int db_heads_keep_only(struct db *db, const char *const *names, size_t n);
+
+/* A watched head as the agent last saw it, with its newest job. */
+struct db_head_info {
+	char name[256];
+	char oid[DB_OID_HEX];
+	bool is_pull;
+	char seen_at[32];
+	int64_t job_id;          /* 0 when no job has its commit */
+	char job_state[12];
+	char *job_detail;
+	char *subject;
+};
+void db_head_info_release(struct db_head_info *h);
+/* The heads the agent watches now, by name; at most max; *out is the
+ * caller's (release each, then free). */
+int db_head_infos(struct db *db, struct db_head_info **out, size_t *out_n, size_t max);
+
+/* ---- jobs (db/jobs.c) ----
+ * One per head commit the agent has seen, with its base. */
+
+enum db_job_state { DB_JOB_QUEUED, DB_JOB_RUNNING, DB_JOB_DONE, DB_JOB_FAILED };
+const char *db_job_state_name(enum db_job_state s);
+
+struct db_job {
+	int64_t id;
+	char head[256];
+	char commit[DB_OID_HEX];
+	char base[DB_OID_HEX];   /* "" when the commit has no base */
+	char *subject;
+	enum db_job_state state;
+	char *detail;
+};
+void db_job_release(struct db_job *j);
+/* Queues a job for head at commit unless one exists; returns 1 when queued,
+ * 0 when it was there already. */
+int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *commit,
+	       const char *base, const char *subject);
+/* The oldest job that is queued or was running when the agent stopped;
+ * -ENOENT when there is none. */
+int db_job_next(struct db *db, struct db_job *out);
+int db_job_set_state(struct db *db, int64_t id, enum db_job_state state, const char *detail);
+/* Jobs by state, newest first, at most max; returns the count (release
+ * each). On failure none is left filled. */
+int db_job_list(struct db *db, struct db_job *out, size_t max);
+/* The jobs whose head is at commit, oldest first; fills at most max and
+ * returns the count (release each). */
+int db_commit_jobs(struct db *db, struct db_job *out, size_t max, const char *commit);
+/* The job of head at commit; -ENOENT when none. */
+int db_job_get(struct db *db, struct db_job *out, const char *head, const char *commit);
+
+struct db_job_comparison {
+	int64_t id;
+	char case_name[64];
+	char verdict[16];        /* "" before the summary */
+	bool has_gain;
+	double gain_median;
+};
+
+struct db_job_info {
+	int64_t id;
+	char head[256];
+	char commit[DB_OID_HEX];
+	char base[DB_OID_HEX];
+	char *subject;
+	char state[16];
+	char *detail;
+	char created_at[32];
+	char started_at[32];     /* "" when not yet */
+	char finished_at[32];
+	struct db_job_comparison *comparisons;  /* by id */
+	size_t ncomparisons;
+};
+void db_job_info_release(struct db_job_info *j);
+/* Jobs with ids below before_id (0: no bound), newest first, each with its
+ * comparisons; fills at most max of out and returns the count. */
+int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t before_id);
+
+/* ---- builds, build_artifacts (db/builds.c) ---- */
+
+enum db_build_state { DB_BUILD_RUNNING, DB_BUILD_DONE, DB_BUILD_FAILED, DB_BUILD_ABANDONED };
+const char *db_build_state_name(enum db_build_state s);
+
+struct db_build_artifact {
+	char *name;              /* relative to the build directory */
+	struct db_artifact artifact;
+};
+
+struct db_build {
+	int64_t id;
+	char host[64];
+	char commit[DB_OID_HEX];
+	char tree[DB_OID_HEX];
+	char recipe_hash[65];
+	enum db_build_state state;
+	char *dir;
+	char started_at[32];
+	char finished_at[32];
+	int exit_code;
+	int signal;
+	bool timed_out;
+	double wall_ms;
+	char *log;               /* bounded; log_bytes counts all of it */
+	size_t log_len;
+	int64_t log_bytes;
+	char *toolchain;
+	char *fingerprint;
+	char *detail;            /* why it failed, in a sentence */
+	struct db_build_artifact *artifacts;
+	size_t nartifacts;
+};
+void db_build_release(struct db_build *b);
+/* The newest build of this tree with this recipe on this host that is not
+ * abandoned (done, failed or running), with its artifacts; -ENOENT when none. */
+int db_build_find(struct db *db, struct db_build *out, const char *host, const char *tree,
+		  const char *recipe_hash);
+int db_build_load(struct db *db, struct db_build *out, int64_t id);
+/* Inserts the build in state running: before its checkout starts. */
+int db_build_insert(struct db *db, int64_t *out_id, const struct db_build *b);
+/* Stores the outcome: state, exit, log, toolchain and artifacts (whose
+ * artifact.id must be set by db_artifact_put). */
+int db_build_finish(struct db *db, const struct db_build *b);
+int db_build_abandon(struct db *db, int64_t id);
+/* Counts of builds by state, for a summary. */
+int db_build_count(struct db *db, enum db_build_state state);
+
+/* Marks the builds and runner results a killed agent left running as
+ * abandoned; returns how many rows. (Its interrupted comparisons are
+ * finished by the agent with db_comparison_finish, which abandons their
+ * running processes.) */
+int db_abandon_running(struct db *db);
+
+/* ---- runner_results, runner_lines (db/runner-results.c) ----
+ * One process of a contract runner over a build. */
+
+struct db_runner_result {
+	int64_t id;
+	int64_t build_id;
+	char runner[64];
+	int chunk;
+	int chunks;
+	enum db_state state;
+	char *binary_sha256;
+	char started_at[32];
+	char ended_at[32];
+	int exit_code;
+	int signal;
+	bool timed_out;
+	double elapsed_ms;
+	char *spawn_error;
+	char *output;            /* bounded */
+	size_t output_len;
+	struct db_line *lines;
+	size_t nlines;
+};
+void db_runner_result_release(struct db_runner_result *r);
+/* True (1) when a finished result of this runner and chunk exists. */
+int db_runner_result_done(struct db *db, int64_t build_id, const char *runner, int chunk);
+int db_runner_result_insert(struct db *db, int64_t *out_id, const struct db_runner_result *r);
+int db_runner_result_finish(struct db *db, const struct db_runner_result *r);
+/* Every finished result of a build, by runner and chunk; *out is the caller's. */
+int db_runner_results_load(struct db *db, struct db_runner_result **out, size_t *out_n,
+			   int64_t build_id);
+
+/* ---- pull_comments, commit_statuses, pull_approvals, pull_heads_seen (db/pulls.c) ----
+ * What perfd said on a pull request's host. repo is "owner/name". These rows only remember what was posted, so that
  * nothing is posted twice and a restart does not post again. */
 
 /* perfd's comment on one pull request. */
@@ -547,5 +573,18 @@ int db_pull_approval_last(struct db *db, int64_t *out, const char *repo, int pr)
  * since the epoch): now, the first time it is asked. */
 int db_pull_head_first_seen(struct db *db, int64_t *out, const char *repo, int pr,
 			    const char *commit);
+
+/* ---- counts across tables (db/db.c) ----
+ * For /metrics. */
+
+struct db_count {
+	char key[32];
+	int64_t n;
+};
+enum db_count_kind { DB_COUNT_VERDICTS, DB_COUNT_JOBS, DB_COUNT_BUILDS, DB_COUNT_QUARANTINED };
+/* Rows per verdict ("none" before a summary), job state or build state;
+ * for DB_COUNT_QUARANTINED one row "quarantined". Fills at most max and
+ * returns the count. */
+int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind kind);
 
 #endif

@@ -173,7 +173,8 @@ static const char schema_v2[] =
 	"ALTER TABLE comparisons ADD COLUMN head_build INTEGER REFERENCES builds (id);"
 	"CREATE INDEX comparisons_job ON comparisons (job_id, case_name);";
 
-/* Version 3: indexes for the hub's filters (db/web.c). An index holds the
+/* Version 3: indexes for the hub's filters (db_comparison_find in
+ * db/comparisons.c, db_host_infos in db/hosts.c). An index holds the
  * rowid after its columns, so comparisons_host serves "host = ? ORDER BY id
  * DESC" and the existing comparisons_host_case already serves host and case
  * in id order; verdict and commit filters, and a build's host, get theirs. */

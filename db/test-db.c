@@ -1,5 +1,13 @@
-/* Unit tests of db/: opening, migration, refusal of foreign files, and
- * round trips of every record. */
+/*
+ * Unit tests of db/: opening (read-write and read-only), migration, refusal
+ * of foreign files, and a round trip of every record kind: each stored,
+ * loaded through every loader that reads it, and compared field by field.
+ * Records: artifact; comparison with its summary (pair gains, flags,
+ * reasons, validity); process with metrics, lines, protocol errors and
+ * captured output; host; head; job; build with its artifacts; runner
+ * result with its lines; pull comment, commit status, approval and head
+ * first seen. Also every loader's output on a missing row or a failed list.
+ */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -109,96 +117,884 @@ static void test_foreign_and_corrupt_refused(void **state)
 	free(q);
 }
 
-static void test_round_trip(void **state)
+/* The read-only open: never creates, migrates or writes the file. */
+static void test_readonly_open(void **state)
+{
+	char *p = path_for("ro.db"), *missing = path_for("ro-missing.db");
+	char *empty = path_for("ro-empty.db"), *old = path_for("ro-v1.db");
+	char *wal = xasprintf("%s-wal", p), *shm = xasprintf("%s-shm", p);
+	struct db *db = NULL;
+	struct db_host *hosts;
+	size_t n;
+	sqlite3 *h;
+	FILE *f;
+
+	assert_int_equal(db_open_readonly(&db, missing, 1000), -ENOENT);
+	assert_null(db);
+	assert_non_null(strstr(err_last(), "no database at"));
+	assert_int_equal(access(missing, F_OK), -1);
+
+	f = fopen(empty, "w");
+	fclose(f);
+	assert_int_equal(db_open_readonly(&db, empty, 1000), -ENOENT);
+	assert_non_null(strstr(err_last(), "is empty"));
+
+	/* An older schema is refused and left at its version. */
+	assert_int_equal(sqlite3_open(old, &h), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, db_migrations[0].sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 1; PRAGMA application_id = 1885696614;",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h);
+	assert_int_equal(db_open_readonly(&db, old, 1000), -EPROTONOSUPPORT);
+	assert_non_null(strstr(err_last(), "schema version 1, older"));
+	assert_int_equal(db_open(&db, old, 1000), 0);
+	db_close(db);
+	assert_int_equal(db_open_readonly(&db, old, 1000), 0);
+	db_close(db);
+
+	/* A current one reads, and refuses every write. */
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_host_quarantine(db, "gpu0", "fault", 1, 1), 0);
+	db_close(db);
+	assert_int_equal(db_open_readonly(&db, p, 1000), 0);
+	assert_int_equal(db_schema_version(db), DB_SCHEMA_VERSION);
+	assert_int_equal(db_host_list(db, &hosts, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(hosts[0].name, "gpu0");
+	db_host_release(&hosts[0]);
+	free(hosts);
+	assert_int_equal(db_host_clear(db, "gpu0"), -EACCES);
+	assert_int_equal(db_host_quarantine(db, "gpu1", "fault", 1, 1), -EACCES);
+	db_close(db);
+	/* The last close leaves no -wal or -shm beside it. */
+	assert_int_equal(access(wal, F_OK), -1);
+	assert_int_equal(access(shm, F_OK), -1);
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_host_list(db, &hosts, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(hosts[0].quarantined);
+	db_host_release(&hosts[0]);
+	free(hosts);
+	db_close(db);
+
+	/* Foreign and newer files are refused as db_open refuses them. */
+	set_pragma(p, "PRAGMA user_version = 99");
+	assert_int_equal(db_open_readonly(&db, p, 1000), -EPROTONOSUPPORT);
+	assert_non_null(strstr(err_last(), "schema version 99"));
+	set_pragma(empty, "CREATE TABLE t (x)");
+	assert_int_equal(db_open_readonly(&db, empty, 1000), -EPROTO);
+	assert_null(db);
+	free(p);
+	free(missing);
+	free(empty);
+	free(old);
+	free(wal);
+	free(shm);
+}
+
+/* A process row with every column set, and its metrics, lines, protocol
+ * errors and captured output. */
+static struct db_metric rt_metrics[2] = { { (char *)"run2_ms", 4392 }, { (char *)"bad", NAN } };
+static struct db_line rt_lines[2] = {
+	{ (char *)"RESULT", (char *)"RESULT x on \"d\": passed=1" },
+	{ (char *)"SUMMARY", (char *)"SUMMARY passed=1 failed=0" },
+};
+static char *rt_errors[1] = { (char *)"line 3: TIMING: metric 'bad' is nan" };
+
+static void rt_process(struct db_process *pr, int64_t cid)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->comparison_id = cid;
+	pr->seq = 1;
+	snprintf(pr->arm, sizeof(pr->arm), "old");
+	pr->pair = 1;
+	snprintf(pr->started_at, sizeof(pr->started_at), "2026-11-04T10:00:00.200Z");
+	pr->cpus = (char *)"2-3";
+}
+
+static void rt_process_done(struct db_process *pr)
+{
+	snprintf(pr->started_at, sizeof(pr->started_at), "2026-11-04T10:00:00.250Z");
+	snprintf(pr->ended_at, sizeof(pr->ended_at), "2026-11-04T10:00:00.300Z");
+	pr->exit_code = 1;
+	pr->signal = 0;
+	pr->timed_out = true;
+	pr->spawn_error = NULL;
+	pr->wall_ms = 12.5;
+	pr->user_ms = 10.25;
+	pr->sys_ms = 1.5;
+	pr->maxrss_kb = 2048;
+	pr->metrics = rt_metrics;
+	pr->nmetrics = 2;
+	pr->lines = rt_lines;
+	pr->nlines = 2;
+	pr->protocol_errors = rt_errors;
+	pr->nprotocol_errors = 1;
+	pr->digest = (char *)"c475";
+	pr->record_valid = true;
+	pr->stdout_bytes = 5000;
+	pr->stderr_bytes = 4;
+	pr->fault = (char *)"amdgpu: ring gfx timeout";
+	pr->fault_watch = (char *)"on";
+	pr->out = (char *)"TIMING run2_ms=4392\n";
+	pr->out_len = strlen(pr->out);
+	pr->err = (char *)"oops";
+	pr->err_len = 4;
+}
+
+static void rt_process_check(const struct db_process *p, int64_t id, int64_t cid)
+{
+	assert_int_equal(p->id, id);
+	assert_int_equal(p->comparison_id, cid);
+	assert_int_equal(p->seq, 1);
+	assert_string_equal(p->arm, "old");
+	assert_int_equal(p->pair, 1);
+	assert_false(p->warmup);
+	assert_int_equal(p->state, DB_STATE_DONE);
+	assert_string_equal(p->started_at, "2026-11-04T10:00:00.250Z");
+	assert_string_equal(p->ended_at, "2026-11-04T10:00:00.300Z");
+	assert_int_equal(p->exit_code, 1);
+	assert_int_equal(p->signal, 0);
+	assert_true(p->timed_out);
+	assert_null(p->spawn_error);
+	assert_true(p->wall_ms == 12.5);
+	assert_true(p->user_ms == 10.25);
+	assert_true(p->sys_ms == 1.5);
+	assert_int_equal(p->maxrss_kb, 2048);
+	assert_string_equal(p->cpus, "2-3");
+	/* Metrics come back by name. */
+	assert_int_equal(p->nmetrics, 2);
+	assert_string_equal(p->metrics[0].name, "bad");
+	assert_true(isnan(p->metrics[0].value));
+	assert_string_equal(p->metrics[1].name, "run2_ms");
+	assert_true(p->metrics[1].value == 4392);
+	assert_string_equal(p->digest, "c475");
+	assert_true(p->record_valid);
+	assert_int_equal(p->nlines, 2);
+	assert_string_equal(p->lines[0].kind, "RESULT");
+	assert_string_equal(p->lines[0].text, rt_lines[0].text);
+	assert_string_equal(p->lines[1].kind, "SUMMARY");
+	assert_string_equal(p->lines[1].text, rt_lines[1].text);
+	assert_int_equal(p->nprotocol_errors, 1);
+	assert_string_equal(p->protocol_errors[0], rt_errors[0]);
+	assert_int_equal(p->stdout_bytes, 5000);
+	assert_int_equal(p->stderr_bytes, 4);
+	assert_int_equal(p->stdout_kept, strlen("TIMING run2_ms=4392\n"));
+	assert_int_equal(p->stderr_kept, 4);
+	assert_string_equal(p->fault, "amdgpu: ring gfx timeout");
+	assert_string_equal(p->fault_watch, "on");
+	assert_false(p->valid);
+	assert_string_equal(p->invalid_reason, "exited 1");
+	/* Captured output is loaded apart. */
+	assert_null(p->out);
+	assert_null(p->err);
+}
+
+/* An artifact, a comparison with one process, its summary: every column
+ * stored comes back, through every loader that reads it. */
+static void test_comparison_round_trip(void **state)
 {
 	char *p = path_for("rt.db");
 	struct db *db = NULL;
 	struct db_artifact a = { 0, (char *)"/bin/true", 123, "ab" };
+	struct db_artifact b = { 0, (char *)"/bin/false", 456, "cd" }, al;
 	struct db_comparison c, l;
 	struct db_process pr;
-	struct db_metric m[2] = { { (char *)"run2_ms", 4392 }, { (char *)"bad", NAN } };
-	struct db_line line = { (char *)"RESULT", (char *)"RESULT x on \"d\": passed=1" };
-	char *err = (char *)"line 3: TIMING: metric 'bad' is nan";
 	struct db_summary s;
-	double gains[1] = { 0.1 };
+	struct db_comparison_row rows[4];
+	struct db_comparison_entry ents[4];
+	struct db_comparison_filter f;
+	struct db_timeline_point *pts;
+	struct db_count counts[4];
+	double gains[2] = { 0.1, NAN };
 	bool valid[1] = { false };
 	char *reason[1] = { (char *)"exited 1" };
-	char *flags[1] = { (char *)"noisy" };
-	int64_t id1, id2, cid;
+	char *reasons[2] = { (char *)"exited 1", (char *)"too few valid pairs" };
+	char *flags[2] = { (char *)"noisy", (char *)"digests differ" };
+	int64_t id1, id2, idb, cid, *ids;
+	size_t n;
 
 	assert_int_equal(db_open(&db, p, 1000), 0);
 	assert_int_equal(db_artifact_put(db, &id1, &a), 0);
 	assert_int_equal(db_artifact_put(db, &id2, &a), 0);
 	assert_true(id1 == id2);
+	assert_int_equal(db_artifact_put(db, &idb, &b), 0);
+	assert_true(idb != id1);
+	assert_int_equal(db_artifact_load(db, &al, idb), 0);
+	assert_int_equal(al.id, idb);
+	assert_string_equal(al.path, "/bin/false");
+	assert_int_equal(al.size, 456);
+	assert_string_equal(al.sha256, "cd");
+	db_artifact_release(&al);
 
 	memset(&c, 0, sizeof(c));
 	snprintf(c.created_at, sizeof(c.created_at), "2026-11-04T10:00:00.123Z");
 	c.rule = (char *)"pairs-median/1";
 	c.case_name = (char *)"default";
+	c.metric_requested = (char *)"run2_ms";
 	c.host = (char *)"lavapipe";
-	c.old.id = c.new.id = id1;
-	c.pairs = 1;
+	c.fingerprint = (char *)"fp1";
+	c.old.id = id1;
+	c.new.id = idb;
+	c.pairs = 2;
+	c.warmup = 1;
+	c.timeout_s = 30;
 	c.min_effect = 0.01;
 	c.noise = 0.05;
+	c.args_json = (char *)"{\"old\":[\"-x\"]}";
 	assert_int_equal(db_comparison_insert(db, &cid, &c), 0);
+	assert_int_equal(db_comparison_load(db, &l, cid), 0);
+	assert_int_equal(l.state, DB_STATE_RUNNING);
+	assert_false(l.has_summary);
+	assert_int_equal(l.nprocesses, 0);
+	db_comparison_release(&l);
 
-	memset(&pr, 0, sizeof(pr));
-	pr.comparison_id = cid;
-	pr.seq = 1;
-	snprintf(pr.arm, sizeof(pr.arm), "old");
-	pr.pair = 1;
-	snprintf(pr.started_at, sizeof(pr.started_at), "2026-11-04T10:00:00.200Z");
+	rt_process(&pr, cid);
 	assert_int_equal(db_process_insert(db, &pr.id, &pr), 0);
-	pr.exit_code = 1;
-	pr.wall_ms = 12.5;
-	pr.metrics = m;
-	pr.nmetrics = 2;
-	pr.lines = &line;
-	pr.nlines = 1;
-	pr.protocol_errors = &err;
-	pr.nprotocol_errors = 1;
-	pr.digest = (char *)"c475";
-	pr.out = (char *)"TIMING run2_ms=4392\n";
-	pr.out_len = strlen(pr.out);
+	rt_process_done(&pr);
 	assert_int_equal(db_process_finish(db, &pr), 0);
 
 	memset(&s, 0, sizeof(s));
 	s.metric = (char *)"run2_ms";
 	snprintf(s.verdict, sizeof(s.verdict), "invalid");
+	s.has_gain = true;
+	s.gain_median = 0.1;
+	s.gain_min = -0.5;
+	s.gain_max = 0.25;
+	s.old = (struct db_arm_stats){ true, 4392, 4113, 4421, 0.07 };
 	s.pair_gains = gains;
-	s.npair_gains = 1;
+	s.npair_gains = 2;
+	s.digests_equal = true;
 	s.flags = flags;
-	s.nflags = 1;
-	s.reasons = reason;
-	s.nreasons = 1;
+	s.nflags = 2;
+	s.reasons = reasons;
+	s.nreasons = 2;
 	s.process_valid = valid;
 	s.process_reason = reason;
 	s.nprocesses = 1;
 	assert_int_equal(db_comparison_finish(db, cid, DB_STATE_DONE, &s, &pr, 1), 0);
 
 	assert_int_equal(db_comparison_load(db, &l, cid), 0);
+	assert_int_equal(l.id, cid);
+	assert_string_equal(l.created_at, "2026-11-04T10:00:00.123Z");
+	assert_true(l.finished_at[0] != '\0');
+	assert_int_equal(l.state, DB_STATE_DONE);
+	assert_string_equal(l.rule, "pairs-median/1");
+	assert_string_equal(l.case_name, "default");
+	assert_string_equal(l.metric_requested, "run2_ms");
 	assert_string_equal(l.metric, "run2_ms");
-	assert_string_equal(l.summary.verdict, "invalid");
-	assert_int_equal(l.nprocesses, 1);
-	assert_int_equal(l.processes[0].exit_code, 1);
-	assert_int_equal(l.processes[0].nmetrics, 2);
-	assert_string_equal(l.processes[0].metrics[0].name, "bad");
-	assert_true(isnan(l.processes[0].metrics[0].value));
-	assert_true(l.processes[0].metrics[1].value == 4392);
-	assert_int_equal(l.processes[0].nlines, 1);
-	assert_int_equal(l.processes[0].nprotocol_errors, 1);
-	assert_string_equal(l.processes[0].invalid_reason, "exited 1");
-	assert_string_equal(l.summary.flags[0], "noisy");
-	assert_true(l.summary.pair_gains[0] == 0.1);
+	assert_string_equal(l.host, "lavapipe");
+	assert_string_equal(l.fingerprint, "fp1");
+	assert_int_equal(l.pairs, 2);
+	assert_int_equal(l.warmup, 1);
+	assert_true(l.timeout_s == 30);
+	assert_true(l.min_effect == 0.01);
+	assert_true(l.noise == 0.05);
+	assert_string_equal(l.args_json, "{\"old\":[\"-x\"]}");
 	assert_string_equal(l.old.path, "/bin/true");
+	assert_int_equal(l.old.size, 123);
+	assert_string_equal(l.new.path, "/bin/false");
+	assert_string_equal(l.new.sha256, "cd");
+	assert_int_equal(l.job_id, 0);
+	assert_null(l.job_head);
+	assert_true(l.has_summary);
+	assert_string_equal(l.summary.metric, "run2_ms");
+	assert_string_equal(l.summary.verdict, "invalid");
+	assert_true(l.summary.has_gain);
+	assert_true(l.summary.gain_median == 0.1);
+	assert_true(l.summary.gain_min == -0.5);
+	assert_true(l.summary.gain_max == 0.25);
+	assert_true(l.summary.old.set);
+	assert_true(l.summary.old.median == 4392 && l.summary.old.min == 4113);
+	assert_true(l.summary.old.max == 4421 && l.summary.old.spread == 0.07);
+	assert_false(l.summary.new.set);
+	assert_true(l.summary.digests_equal);
+	assert_int_equal(l.summary.npair_gains, 2);
+	assert_true(l.summary.pair_gains[0] == 0.1);
+	assert_true(isnan(l.summary.pair_gains[1]));
+	assert_int_equal(l.summary.nflags, 2);
+	assert_string_equal(l.summary.flags[0], "noisy");
+	assert_string_equal(l.summary.flags[1], "digests differ");
+	assert_int_equal(l.summary.nreasons, 2);
+	assert_string_equal(l.summary.reasons[0], "exited 1");
+	assert_string_equal(l.summary.reasons[1], "too few valid pairs");
+	assert_int_equal(l.summary.nprocesses, 1);
+	assert_false(l.summary.process_valid[0]);
+	assert_string_equal(l.summary.process_reason[0], "exited 1");
+	assert_int_equal(l.nprocesses, 1);
+	rt_process_check(&l.processes[0], pr.id, cid);
+	db_comparison_release(&l);
+
+	/* Finishing again replaces the summary's rows rather than adding. */
+	s.nflags = 1;
+	s.nreasons = 1;
+	s.npair_gains = 1;
+	assert_int_equal(db_comparison_finish(db, cid, DB_STATE_DONE, &s, &pr, 1), 0);
+	assert_int_equal(db_comparison_load(db, &l, cid), 0);
+	assert_int_equal(l.summary.nflags, 1);
+	assert_int_equal(l.summary.nreasons, 1);
+	assert_int_equal(l.summary.npair_gains, 1);
 	db_comparison_release(&l);
 
 	memset(&pr, 0, sizeof(pr));
 	assert_int_equal(db_process_output_load(db, &pr, cid, 1), 0);
 	assert_string_equal(pr.out, "TIMING run2_ms=4392\n");
+	assert_int_equal(pr.out_len, strlen("TIMING run2_ms=4392\n"));
+	assert_string_equal(pr.err, "oops");
+	assert_int_equal(pr.err_len, 4);
 	db_process_release(&pr);
 	assert_int_equal(db_process_output_load(db, &pr, cid, 2), -ENOENT);
 	assert_int_equal(db_comparison_load(db, &l, cid + 1), -ENOENT);
+
+	/* The lists of comparisons. */
+	assert_int_equal(db_comparison_list(db, rows, ARRAY_SIZE(rows), 0), 1);
+	assert_int_equal(rows[0].id, cid);
+	assert_int_equal(rows[0].state, DB_STATE_DONE);
+	assert_string_equal(rows[0].host, "lavapipe");
+	assert_string_equal(rows[0].case_name, "default");
+	assert_string_equal(rows[0].metric, "run2_ms");
+	assert_string_equal(rows[0].verdict, "invalid");
+	assert_true(rows[0].has_gain && rows[0].gain_median == 0.1);
+	assert_string_equal(rows[0].old_sha256, "ab");
+	assert_string_equal(rows[0].new_sha256, "cd");
+	assert_int_equal(db_comparison_list(db, rows, ARRAY_SIZE(rows), cid), 0);
+	assert_int_equal(db_comparison_ids(db, &ids, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], cid);
+	free(ids);
+	assert_int_equal(db_comparison_ids_in_state(db, &ids, &n, DB_STATE_DONE), 0);
+	assert_int_equal(n, 1);
+	free(ids);
+	assert_int_equal(db_comparison_ids_in_state(db, &ids, &n, DB_STATE_RUNNING), 0);
+	assert_int_equal(n, 0);
+	assert_null(ids);
+
+	memset(&f, 0, sizeof(f));
+	f.host = "lavapipe";
+	f.verdict = "invalid";
+	assert_int_equal(db_comparison_find(db, ents, ARRAY_SIZE(ents), &f), 1);
+	assert_int_equal(ents[0].row.id, cid);
+	assert_int_equal(ents[0].job_id, 0);
+	assert_string_equal(ents[0].head, "");
+	f.verdict = "faster";
+	assert_int_equal(db_comparison_find(db, ents, ARRAY_SIZE(ents), &f), 0);
+	assert_int_equal(db_comparison_cells(db, ents, ARRAY_SIZE(ents), "lavapipe", NULL), 1);
+	assert_string_equal(ents[0].row.new_sha256, "cd");
+	assert_int_equal(db_comparison_cells(db, ents, ARRAY_SIZE(ents), "other", NULL), 0);
+
+	assert_int_equal(db_timeline(db, &pts, &n, "lavapipe", "default", 10), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(pts[0].id, cid);
+	assert_string_equal(pts[0].metric, "run2_ms");
+	assert_string_equal(pts[0].verdict, "invalid");
+	assert_true(pts[0].old_median == 4392);
+	assert_true(isnan(pts[0].new_median));
+	assert_string_equal(pts[0].fingerprint, "fp1");
+	assert_int_equal(pts[0].nvalues, 1);
+	assert_int_equal(pts[0].values[0].seq, 1);
+	assert_string_equal(pts[0].values[0].arm, "old");
+	assert_true(pts[0].values[0].has_value && pts[0].values[0].value == 4392);
+	assert_false(pts[0].values[0].valid);
+	db_timeline_point_release(&pts[0]);
+	free(pts);
+
+	assert_int_equal(db_count(db, counts, ARRAY_SIZE(counts), DB_COUNT_VERDICTS), 1);
+	assert_string_equal(counts[0].key, "invalid");
+	assert_int_equal(counts[0].n, 1);
+	db_close(db);
+	free(p);
+}
+
+/* A host's quarantine, its clearing, and the hosts as listed. */
+static void test_host_round_trip(void **state)
+{
+	char *p = path_for("hosts.db");
+	struct db *db = NULL;
+	struct db_host h, *hosts;
+	struct db_host_info *infos;
+	struct db_count counts[2];
+	size_t n;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_host_quarantine(db, "gpu0", "amdgpu: ring gfx timeout", 7, 3), 0);
+	assert_int_equal(db_host_load(db, &h, "gpu0"), 0);
+	assert_string_equal(h.name, "gpu0");
+	assert_true(h.quarantined);
+	assert_string_equal(h.fault, "amdgpu: ring gfx timeout");
+	assert_true(h.since[0] != '\0');
+	assert_int_equal(h.comparison_id, 7);
+	assert_int_equal(h.seq, 3);
+	assert_string_equal(h.cleared_at, "");
+	db_host_release(&h);
+
+	assert_int_equal(db_host_clear(db, "gpu0"), 1);
+	assert_int_equal(db_host_clear(db, "gpu0"), 0);
+	assert_int_equal(db_host_load(db, &h, "gpu0"), 0);
+	assert_false(h.quarantined);
+	assert_true(h.cleared_at[0] != '\0');
+	db_host_release(&h);
+
+	assert_int_equal(db_host_quarantine(db, "gpu1", "xe: GT reset", 8, 1), 0);
+	assert_int_equal(db_host_list(db, &hosts, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(hosts[0].name, "gpu0");
+	assert_false(hosts[0].quarantined);
+	assert_string_equal(hosts[1].name, "gpu1");
+	assert_true(hosts[1].quarantined);
+	assert_string_equal(hosts[1].fault, "xe: GT reset");
+	db_host_release(&hosts[0]);
+	db_host_release(&hosts[1]);
+	free(hosts);
+
+	assert_int_equal(db_host_infos(db, &infos, &n, 10), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(infos[1].name, "gpu1");
+	assert_true(infos[1].quarantined);
+	assert_string_equal(infos[1].fault, "xe: GT reset");
+	assert_string_equal(infos[1].heartbeat, "");
+	assert_null(infos[1].fingerprint);
+	db_host_info_release(&infos[0]);
+	db_host_info_release(&infos[1]);
+	free(infos);
+	assert_int_equal(db_host_infos(db, &infos, &n, 1), 0);
+	assert_int_equal(n, 1);
+	db_host_info_release(&infos[0]);
+	free(infos);
+
+	assert_int_equal(db_count(db, counts, ARRAY_SIZE(counts), DB_COUNT_QUARANTINED), 1);
+	assert_string_equal(counts[0].key, "quarantined");
+	assert_int_equal(counts[0].n, 1);
+	db_close(db);
+	free(p);
+}
+
+#define OID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define OID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+#define OID_C "c0ffee0000000000000000000000000000000000"
+
+/* Heads and jobs, as the agent writes them and the hub reads them. */
+static void test_head_job_round_trip(void **state)
+{
+	char *p = path_for("jobs.db");
+	const char *keep[1] = { "refs/heads/main" };
+	struct db *db = NULL;
+	struct db_job j, jobs[4];
+	struct db_head_info *heads;
+	struct db_count counts[4];
+	char oid[DB_OID_HEX];
+	int64_t j1, j2, jx;
+	size_t n;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_head_set(db, "refs/heads/main", OID_A, false), 0);
+	assert_int_equal(db_head_set(db, "refs/pull/7/head", OID_B, true), 0);
+	assert_int_equal(db_head_get(db, oid, "refs/heads/main"), 0);
+	assert_string_equal(oid, OID_A);
+	assert_int_equal(db_head_set(db, "refs/heads/main", OID_C, false), 0);
+	assert_int_equal(db_head_get(db, oid, "refs/heads/main"), 0);
+	assert_string_equal(oid, OID_C);
+
+	assert_int_equal(db_job_add(db, &j1, "refs/heads/main", OID_C, OID_A, "speed up"), 1);
+	jx = -1;
+	assert_int_equal(db_job_add(db, &jx, "refs/heads/main", OID_C, OID_A, "again"), 0);
+	assert_int_equal(jx, -1);
+	assert_int_equal(db_job_add(db, &j2, "refs/pull/7/head", OID_B, "", "a pull"), 1);
+	assert_int_equal(db_job_get(db, &j, "refs/heads/main", OID_C), 0);
+	assert_int_equal(j.id, j1);
+	assert_string_equal(j.head, "refs/heads/main");
+	assert_string_equal(j.commit, OID_C);
+	assert_string_equal(j.base, OID_A);
+	assert_string_equal(j.subject, "speed up");
+	assert_int_equal(j.state, DB_JOB_QUEUED);
+	assert_null(j.detail);
+	db_job_release(&j);
+	assert_int_equal(db_job_get(db, &j, "refs/pull/7/head", OID_B), 0);
+	assert_string_equal(j.base, "");
+	db_job_release(&j);
+
+	assert_int_equal(db_job_next(db, &j), 0);
+	assert_int_equal(j.id, j1);
+	db_job_release(&j);
+	assert_int_equal(db_job_set_state(db, j1, DB_JOB_RUNNING, NULL), 0);
+	assert_int_equal(db_job_next(db, &j), 0);
+	assert_int_equal(j.id, j1);
+	assert_int_equal(j.state, DB_JOB_RUNNING);
+	db_job_release(&j);
+	assert_int_equal(db_job_set_state(db, j1, DB_JOB_DONE, "1 case"), 0);
+	assert_int_equal(db_job_next(db, &j), 0);
+	assert_int_equal(j.id, j2);
+	db_job_release(&j);
+
+	assert_int_equal(db_job_list(db, jobs, ARRAY_SIZE(jobs)), 2);
+	assert_int_equal(jobs[0].id, j2);
+	assert_int_equal(jobs[1].id, j1);
+	assert_int_equal(jobs[1].state, DB_JOB_DONE);
+	assert_string_equal(jobs[1].detail, "1 case");
+	db_job_release(&jobs[0]);
+	db_job_release(&jobs[1]);
+	assert_int_equal(db_job_list(db, jobs, 1), 1);
+	db_job_release(&jobs[0]);
+	assert_int_equal(db_commit_jobs(db, jobs, ARRAY_SIZE(jobs), OID_C), 1);
+	assert_int_equal(jobs[0].id, j1);
+	db_job_release(&jobs[0]);
+
+	assert_int_equal(db_head_infos(db, &heads, &n, 10), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(heads[0].name, "refs/heads/main");
+	assert_string_equal(heads[0].oid, OID_C);
+	assert_false(heads[0].is_pull);
+	assert_true(heads[0].seen_at[0] != '\0');
+	assert_int_equal(heads[0].job_id, j1);
+	assert_string_equal(heads[0].job_state, "done");
+	assert_string_equal(heads[0].job_detail, "1 case");
+	assert_string_equal(heads[0].subject, "speed up");
+	assert_string_equal(heads[1].name, "refs/pull/7/head");
+	assert_true(heads[1].is_pull);
+	assert_int_equal(heads[1].job_id, j2);
+	assert_string_equal(heads[1].job_state, "queued");
+	db_head_info_release(&heads[0]);
+	db_head_info_release(&heads[1]);
+	free(heads);
+
+	assert_int_equal(db_heads_keep_only(db, keep, 1), 0);
+	assert_int_equal(db_head_get(db, oid, "refs/pull/7/head"), -ENOENT);
+	assert_int_equal(db_head_get(db, oid, "refs/heads/main"), 0);
+	/* The jobs of a forgotten head stay. */
+	assert_int_equal(db_job_get(db, &j, "refs/pull/7/head", OID_B), 0);
+	db_job_release(&j);
+
+	assert_int_equal(db_count(db, counts, ARRAY_SIZE(counts), DB_COUNT_JOBS), 2);
+	assert_string_equal(counts[0].key, "done");
+	assert_int_equal(counts[0].n, 1);
+	assert_string_equal(counts[1].key, "queued");
+	assert_int_equal(counts[1].n, 1);
+	db_close(db);
+	free(p);
+}
+
+/* A build with its artifacts, a contract runner's results with their
+ * lines, and a comparison tied to the job and its builds. */
+static void test_build_runner_round_trip(void **state)
+{
+	char *p = path_for("builds.db");
+	struct db *db = NULL;
+	struct db_artifact prog = { 0, (char *)"/w/b1/prog", 9000, "11" };
+	struct db_artifact check = { 0, (char *)"/w/b1/check.sh", 40, "22" };
+	struct db_build_artifact arts[2];
+	struct db_build b, l;
+	struct db_runner_result r, *res;
+	struct db_line lines[2] = {
+		{ (char *)"RESULT", (char *)"RESULT t1 on \"d\": passed=3" },
+		{ (char *)"SUMMARY", (char *)"SUMMARY passed=3 failed=0" },
+	};
+	struct db_comparison c, cl;
+	struct db_summary s;
+	struct db_job_info infos[4];
+	struct db_comparison_entry ents[4];
+	struct db_comparison_filter f;
+	struct db_host_info *hosts;
+	struct db_count counts[4];
+	enum db_state cstate;
+	int64_t job, bid, bid2, bid3, rid, rid2, cid, cid2, ids[4];
+	size_t n;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_job_add(db, &job, "refs/heads/main", OID_C, OID_A, "speed up"), 1);
+
+	memset(&b, 0, sizeof(b));
+	snprintf(b.host, sizeof(b.host), "gpu0");
+	snprintf(b.commit, sizeof(b.commit), OID_C);
+	snprintf(b.tree, sizeof(b.tree), OID_B);
+	snprintf(b.recipe_hash, sizeof(b.recipe_hash), "r1");
+	b.dir = (char *)"/w/b1";
+	snprintf(b.started_at, sizeof(b.started_at), "2026-11-04T09:00:00.000Z");
+	b.fingerprint = (char *)"fp-build";
+	assert_int_equal(db_build_insert(db, &bid, &b), 0);
+	assert_int_equal(db_build_find(db, &l, "gpu0", OID_B, "r1"), 0);
+	assert_int_equal(l.id, bid);
+	assert_int_equal(l.state, DB_BUILD_RUNNING);
+	assert_int_equal(l.nartifacts, 0);
+	db_build_release(&l);
+
+	assert_int_equal(db_artifact_put(db, &prog.id, &prog), 0);
+	assert_int_equal(db_artifact_put(db, &check.id, &check), 0);
+	arts[0] = (struct db_build_artifact){ (char *)"prog", prog };
+	arts[1] = (struct db_build_artifact){ (char *)"check.sh", check };
+	b.id = bid;
+	b.state = DB_BUILD_DONE;
+	snprintf(b.finished_at, sizeof(b.finished_at), "2026-11-04T09:00:01.500Z");
+	b.exit_code = 0;
+	b.signal = 0;
+	b.timed_out = false;
+	b.wall_ms = 1500;
+	b.log = (char *)"cc -O1 -o prog prog.c\n";
+	b.log_len = strlen(b.log);
+	b.log_bytes = 4096;
+	b.toolchain = (char *)"cc 12.2";
+	b.detail = NULL;
+	b.artifacts = arts;
+	b.nartifacts = 2;
+	assert_int_equal(db_build_finish(db, &b), 0);
+
+	assert_int_equal(db_build_load(db, &l, bid), 0);
+	assert_int_equal(l.id, bid);
+	assert_string_equal(l.host, "gpu0");
+	assert_string_equal(l.commit, OID_C);
+	assert_string_equal(l.tree, OID_B);
+	assert_string_equal(l.recipe_hash, "r1");
+	assert_int_equal(l.state, DB_BUILD_DONE);
+	assert_string_equal(l.dir, "/w/b1");
+	assert_string_equal(l.started_at, "2026-11-04T09:00:00.000Z");
+	assert_string_equal(l.finished_at, "2026-11-04T09:00:01.500Z");
+	assert_int_equal(l.exit_code, 0);
+	assert_int_equal(l.signal, 0);
+	assert_false(l.timed_out);
+	assert_true(l.wall_ms == 1500);
+	assert_int_equal(l.log_len, strlen("cc -O1 -o prog prog.c\n"));
+	assert_string_equal(l.log, "cc -O1 -o prog prog.c\n");
+	assert_int_equal(l.log_bytes, 4096);
+	assert_string_equal(l.toolchain, "cc 12.2");
+	assert_string_equal(l.fingerprint, "fp-build");
+	assert_null(l.detail);
+	/* Artifacts come back by name. */
+	assert_int_equal(l.nartifacts, 2);
+	assert_string_equal(l.artifacts[0].name, "check.sh");
+	assert_int_equal(l.artifacts[0].artifact.id, check.id);
+	assert_string_equal(l.artifacts[0].artifact.path, "/w/b1/check.sh");
+	assert_int_equal(l.artifacts[0].artifact.size, 40);
+	assert_string_equal(l.artifacts[0].artifact.sha256, "22");
+	assert_string_equal(l.artifacts[1].name, "prog");
+	assert_string_equal(l.artifacts[1].artifact.sha256, "11");
+	db_build_release(&l);
+	assert_int_equal(db_build_count(db, DB_BUILD_DONE), 1);
+	/* Abandoning touches a running build alone. */
+	assert_int_equal(db_build_abandon(db, bid), 0);
+	assert_int_equal(db_build_load(db, &l, bid), 0);
+	assert_int_equal(l.state, DB_BUILD_DONE);
+	db_build_release(&l);
+	assert_int_equal(db_build_insert(db, &bid2, &b), 0);
+	assert_int_equal(db_build_abandon(db, bid2), 0);
+	assert_int_equal(db_build_load(db, &l, bid2), 0);
+	assert_int_equal(l.state, DB_BUILD_ABANDONED);
+	db_build_release(&l);
+	assert_int_equal(db_build_find(db, &l, "gpu0", OID_B, "r1"), 0);
+	assert_int_equal(l.id, bid);
+	db_build_release(&l);
+
+	memset(&r, 0, sizeof(r));
+	r.build_id = bid;
+	snprintf(r.runner, sizeof(r.runner), "contract");
+	r.chunk = 1;
+	r.chunks = 2;
+	r.binary_sha256 = (char *)"11";
+	snprintf(r.started_at, sizeof(r.started_at), "2026-11-04T09:00:02.000Z");
+	assert_int_equal(db_runner_result_insert(db, &rid, &r), 0);
+	assert_int_equal(db_runner_result_done(db, bid, "contract", 1), 0);
+	r.id = rid;
+	snprintf(r.ended_at, sizeof(r.ended_at), "2026-11-04T09:00:02.500Z");
+	r.exit_code = 1;
+	r.signal = 0;
+	r.timed_out = true;
+	r.elapsed_ms = 500.5;
+	r.spawn_error = (char *)"none really";
+	r.output = (char *)"RESULT t1\n";
+	r.output_len = strlen(r.output);
+	r.lines = lines;
+	r.nlines = 2;
+	assert_int_equal(db_runner_result_finish(db, &r), 0);
+	assert_int_equal(db_runner_result_done(db, bid, "contract", 1), 1);
+	assert_int_equal(db_runner_result_done(db, bid, "contract", 2), 0);
+	r.chunk = 2;
+	assert_int_equal(db_runner_result_insert(db, &rid2, &r), 0);
+
+	/* Only the finished result is loaded; its output is not. */
+	assert_int_equal(db_runner_results_load(db, &res, &n, bid), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(res[0].id, rid);
+	assert_int_equal(res[0].build_id, bid);
+	assert_string_equal(res[0].runner, "contract");
+	assert_int_equal(res[0].chunk, 1);
+	assert_int_equal(res[0].chunks, 2);
+	assert_int_equal(res[0].state, DB_STATE_DONE);
+	assert_string_equal(res[0].binary_sha256, "11");
+	assert_string_equal(res[0].started_at, "2026-11-04T09:00:02.000Z");
+	assert_string_equal(res[0].ended_at, "2026-11-04T09:00:02.500Z");
+	assert_int_equal(res[0].exit_code, 1);
+	assert_int_equal(res[0].signal, 0);
+	assert_true(res[0].timed_out);
+	assert_true(res[0].elapsed_ms == 500.5);
+	assert_string_equal(res[0].spawn_error, "none really");
+	assert_null(res[0].output);
+	assert_int_equal(res[0].nlines, 2);
+	assert_string_equal(res[0].lines[0].kind, "RESULT");
+	assert_string_equal(res[0].lines[0].text, lines[0].text);
+	assert_string_equal(res[0].lines[1].kind, "SUMMARY");
+	assert_string_equal(res[0].lines[1].text, lines[1].text);
+	db_runner_result_release(&res[0]);
+	free(res);
+
+	/* A killed agent's running build and runner result are abandoned. */
+	assert_int_equal(db_build_insert(db, &bid3, &b), 0);
+	assert_int_equal(db_abandon_running(db), 2);
+	assert_int_equal(db_build_load(db, &l, bid3), 0);
+	assert_int_equal(l.state, DB_BUILD_ABANDONED);
+	db_build_release(&l);
+	assert_int_equal(db_abandon_running(db), 0);
+	assert_int_equal(db_count(db, counts, ARRAY_SIZE(counts), DB_COUNT_BUILDS), 2);
+	assert_string_equal(counts[0].key, "abandoned");
+	assert_int_equal(counts[0].n, 2);
+	assert_string_equal(counts[1].key, "done");
+
+	/* A comparison of the job, between its base's and head's builds. */
+	memset(&c, 0, sizeof(c));
+	snprintf(c.created_at, sizeof(c.created_at), "2026-11-04T09:00:03.000Z");
+	c.rule = (char *)"pairs-median/1";
+	c.case_name = (char *)"work";
+	c.host = (char *)"gpu0";
+	c.fingerprint = (char *)"fp-cmp";
+	c.old.id = c.new.id = prog.id;
+	c.pairs = 3;
+	c.job_id = job;
+	c.base_build = bid;
+	c.head_build = bid;
+	assert_int_equal(db_comparison_insert(db, &cid, &c), 0);
+	assert_int_equal(db_job_comparison(db, &cid2, &cstate, job, "work"), 0);
+	assert_int_equal(cid2, cid);
+	assert_int_equal(cstate, DB_STATE_RUNNING);
+	assert_int_equal(db_commit_comparison_ids(db, ids, ARRAY_SIZE(ids), OID_C), 0);
+	memset(&s, 0, sizeof(s));
+	snprintf(s.verdict, sizeof(s.verdict), "faster");
+	s.has_gain = true;
+	s.gain_median = 0.03;
+	assert_int_equal(db_comparison_finish(db, cid, DB_STATE_DONE, &s, NULL, 0), 0);
+	assert_int_equal(db_job_comparison(db, &cid2, &cstate, job, "work"), 0);
+	assert_int_equal(cstate, DB_STATE_DONE);
+	assert_int_equal(db_job_comparison(db, &cid2, &cstate, job, "other"), -ENOENT);
+	assert_int_equal(db_commit_comparison_ids(db, ids, ARRAY_SIZE(ids), OID_C), 1);
+	assert_int_equal(ids[0], cid);
+	assert_int_equal(db_commit_comparison_ids(db, ids, ARRAY_SIZE(ids), OID_A), 0);
+
+	assert_int_equal(db_comparison_load(db, &cl, cid), 0);
+	assert_int_equal(cl.job_id, job);
+	assert_int_equal(cl.base_build, bid);
+	assert_int_equal(cl.head_build, bid);
+	assert_string_equal(cl.job_head, "refs/heads/main");
+	assert_string_equal(cl.job_commit, OID_C);
+	assert_string_equal(cl.job_base, OID_A);
+	db_comparison_release(&cl);
+
+	assert_int_equal(db_job_infos(db, infos, ARRAY_SIZE(infos), 0), 1);
+	assert_int_equal(infos[0].id, job);
+	assert_string_equal(infos[0].head, "refs/heads/main");
+	assert_string_equal(infos[0].commit, OID_C);
+	assert_string_equal(infos[0].base, OID_A);
+	assert_string_equal(infos[0].subject, "speed up");
+	assert_string_equal(infos[0].state, "queued");
+	assert_true(infos[0].created_at[0] != '\0');
+	assert_string_equal(infos[0].started_at, "");
+	assert_int_equal(infos[0].ncomparisons, 1);
+	assert_int_equal(infos[0].comparisons[0].id, cid);
+	assert_string_equal(infos[0].comparisons[0].case_name, "work");
+	assert_string_equal(infos[0].comparisons[0].verdict, "faster");
+	assert_true(infos[0].comparisons[0].has_gain);
+	assert_true(infos[0].comparisons[0].gain_median == 0.03);
+	db_job_info_release(&infos[0]);
+	assert_int_equal(db_job_infos(db, infos, ARRAY_SIZE(infos), job), 0);
+
+	memset(&f, 0, sizeof(f));
+	f.commit = "c0ffee";
+	assert_int_equal(db_comparison_find(db, ents, ARRAY_SIZE(ents), &f), 1);
+	assert_int_equal(ents[0].row.id, cid);
+	assert_int_equal(ents[0].job_id, job);
+	assert_string_equal(ents[0].head, "refs/heads/main");
+	assert_string_equal(ents[0].commit, OID_C);
+	f.commit = "c0ffef";
+	assert_int_equal(db_comparison_find(db, ents, ARRAY_SIZE(ents), &f), 0);
+
+	/* The host's heartbeat and fingerprint are its newest row's. */
+	assert_int_equal(db_host_infos(db, &hosts, &n, 10), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(hosts[0].name, "gpu0");
+	assert_false(hosts[0].quarantined);
+	assert_true(hosts[0].heartbeat[0] != '\0');
+	assert_string_equal(hosts[0].fingerprint, "fp-cmp");
+	db_host_info_release(&hosts[0]);
+	free(hosts);
+	db_close(db);
+	free(p);
+}
+
+/* What perfd said on a pull request's host: comment, status, approval and
+ * the head first seen. */
+static void test_pulls_round_trip(void **state)
+{
+	char *p = path_for("pulls.db");
+	struct db *db = NULL;
+	struct db_pull_comment c, l;
+	char st[16], *desc, *approver;
+	int64_t t, last;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	memset(&c, 0, sizeof(c));
+	c.comment_id = 1234;
+	snprintf(c.commit, sizeof(c.commit), OID_C);
+	snprintf(c.body_sha256, sizeof(c.body_sha256), "beef");
+	c.recreated = 1;
+	assert_int_equal(db_pull_comment_put(db, "o/r", 7, "", &c), 0);
+	assert_int_equal(db_pull_comment_get(db, &l, "o/r", 7, ""), 0);
+	assert_int_equal(l.comment_id, 1234);
+	assert_string_equal(l.commit, OID_C);
+	assert_string_equal(l.body_sha256, "beef");
+	assert_int_equal(l.recreated, 1);
+	assert_false(l.muted);
+	assert_int_equal(db_pull_comment_get(db, &l, "o/r", 7, "host-b"), -ENOENT);
+	assert_int_equal(db_pull_comment_get(db, &l, "o/r", 8, ""), -ENOENT);
+	c.muted = true;
+	c.comment_id = 0;
+	c.body_sha256[0] = '\0';
+	assert_int_equal(db_pull_comment_put(db, "o/r", 7, "", &c), 0);
+	assert_int_equal(db_pull_comment_get(db, &l, "o/r", 7, ""), 0);
+	assert_true(l.muted);
+	assert_int_equal(l.comment_id, 0);
+	assert_string_equal(l.body_sha256, "");
+
+	assert_int_equal(db_commit_status_put(db, "o/r", OID_C, "perfd/gpu0", "pending",
+					      "queued", "http://hub/jobs/1"), 0);
+	assert_int_equal(db_commit_status_get(db, st, &desc, "o/r", OID_C, "perfd/gpu0"), 0);
+	assert_string_equal(st, "pending");
+	assert_string_equal(desc, "queued");
+	free(desc);
+	assert_int_equal(db_commit_status_put(db, "o/r", OID_C, "perfd/gpu0", "success",
+					      "faster by 3%", NULL), 0);
+	assert_int_equal(db_commit_status_get(db, st, &desc, "o/r", OID_C, "perfd/gpu0"), 0);
+	assert_string_equal(st, "success");
+	assert_string_equal(desc, "faster by 3%");
+	free(desc);
+	assert_int_equal(db_commit_status_get(db, st, &desc, "o/r", OID_C, "perfd/gpu1"), -ENOENT);
+
+	assert_int_equal(db_pull_approval_last(db, &last, "o/r", 7), 0);
+	assert_int_equal(last, 0);
+	assert_int_equal(db_pull_approval_add(db, "o/r", 7, OID_C, "alice", 99), 0);
+	assert_int_equal(db_pull_approval_add(db, "o/r", 7, OID_C, "bob", 101), 0);
+	assert_int_equal(db_pull_approval_get(db, &approver, "o/r", 7, OID_C), 0);
+	assert_string_equal(approver, "alice");
+	free(approver);
+	assert_int_equal(db_pull_approval_get(db, &approver, "o/r", 7, OID_B), -ENOENT);
+	assert_int_equal(db_pull_approval_add(db, "o/r", 7, OID_B, "alice", 120), 0);
+	assert_int_equal(db_pull_approval_last(db, &last, "o/r", 7), 0);
+	assert_int_equal(last, 120);
+	assert_int_equal(db_pull_approval_last(db, &last, "o/r", 8), 0);
+	assert_int_equal(last, 0);
+
+	assert_int_equal(db_pull_head_first_seen(db, &t, "o/r", 7, OID_C), 0);
+	assert_true(t > 1700000000);
+	/* Asked again, it is the stored time, not now. */
+	assert_int_equal(sqlite3_exec(db->h, "UPDATE pull_heads_seen SET first_seen = 1000",
+				      NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(db_pull_head_first_seen(db, &t, "o/r", 7, OID_C), 0);
+	assert_int_equal(t, 1000);
+	assert_int_equal(db_pull_head_first_seen(db, &t, "o/r", 7, OID_B), 0);
+	assert_true(t > 1700000000);
 	db_close(db);
 	free(p);
 }
@@ -309,7 +1105,10 @@ static void test_failed_lists_zeroed(void **state)
 	struct db_timeline_point *pts;
 	struct db_runner_result *res;
 	struct db_job jobs[4];
-	int64_t *ids;
+	struct db_job_info infos4[4];
+	struct db_comparison_row rows[4];
+	struct db_count counts[4];
+	int64_t *ids, cids[4];
 	size_t n;
 
 	assert_int_equal(db_open(&db, p, 1000), 0);
@@ -362,6 +1161,11 @@ static void test_failed_lists_zeroed(void **state)
 	/* A fixed array: the count is negative and nothing in it is the
 	 * caller's to release. */
 	assert_true(db_job_list(db, jobs, ARRAY_SIZE(jobs)) < 0);
+	assert_true(db_commit_jobs(db, jobs, ARRAY_SIZE(jobs), "0123") < 0);
+	assert_true(db_job_infos(db, infos4, ARRAY_SIZE(infos4), 0) < 0);
+	assert_true(db_comparison_list(db, rows, ARRAY_SIZE(rows), 0) < 0);
+	assert_true(db_commit_comparison_ids(db, cids, ARRAY_SIZE(cids), "0123") < 0);
+	assert_true(db_count(db, counts, ARRAY_SIZE(counts), DB_COUNT_JOBS) < 0);
 	db_close(db);
 
 	/* db_open's handle is NULL when the file is refused. */
@@ -395,7 +1199,12 @@ int main(void)
 		cmocka_unit_test(test_newer_schema_refused),
 		cmocka_unit_test(test_migration_from_v1),
 		cmocka_unit_test(test_foreign_and_corrupt_refused),
-		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_readonly_open),
+		cmocka_unit_test(test_comparison_round_trip),
+		cmocka_unit_test(test_host_round_trip),
+		cmocka_unit_test(test_head_job_round_trip),
+		cmocka_unit_test(test_build_runner_round_trip),
+		cmocka_unit_test(test_pulls_round_trip),
 		cmocka_unit_test(test_missing_rows_zeroed),
 		cmocka_unit_test(test_failed_lists_zeroed),
 	};

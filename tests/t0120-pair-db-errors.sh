@@ -28,7 +28,7 @@ sql "pragma user_version = 4"
 mkdir adir
 check "a directory as database refused" run 2 "$PERFD" pair --db adir "$PLANT" "$PLANT"
 check "and named" has err "database 'adir' cannot be opened"
-check "a path in a missing directory refused" run 2 "$PERFD" list --db missing/dir/x.db
+check "a path in a missing directory refused" run 2 "$PERFD" pair --db missing/dir/x.db "$PLANT" "$PLANT"
 check "and named" has err "database 'missing/dir/x.db' cannot be opened"
 
 # Another writer holds the lock: perfd waits --lock-timeout, then says so,

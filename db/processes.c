@@ -204,28 +204,58 @@ out:
 	return r;
 }
 
-/* Loads the metrics and lines of every process of a comparison, which are
- * already in procs (sorted by id is not assumed: matched by id). */
-static struct db_process *find_by_id(struct db_process *procs, size_t n, int64_t id)
+static void process_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
-	size_t i;
+	struct db_process *p = elem;
 
-	for (i = 0; i < n; i++)
-		if (procs[i].id == id)
-			return &procs[i];
-	return NULL;
+	p->id = sqlite3_column_int64(st, 0);
+	p->comparison_id = *(const int64_t *)arg;
+	p->seq = sqlite3_column_int(st, 1);
+	db_column_copy(p->arm, sizeof(p->arm), st, 2);
+	p->pair = sqlite3_column_int(st, 3);
+	p->warmup = sqlite3_column_int(st, 4);
+	p->state = state_parse((const char *)sqlite3_column_text(st, 5));
+	db_column_copy(p->started_at, sizeof(p->started_at), st, 6);
+	db_column_copy(p->ended_at, sizeof(p->ended_at), st, 7);
+	p->exit_code = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 :
+		       sqlite3_column_int(st, 8);
+	p->signal = sqlite3_column_int(st, 9);
+	p->timed_out = sqlite3_column_int(st, 10);
+	p->spawn_error = db_column_strdup(st, 11);
+	p->wall_ms = db_column_real(st, 12);
+	p->user_ms = db_column_real(st, 13);
+	p->sys_ms = db_column_real(st, 14);
+	p->maxrss_kb = sqlite3_column_int64(st, 15);
+	p->cpus = db_column_strdup(st, 16);
+	p->digest = db_column_strdup(st, 17);
+	p->record_valid = sqlite3_column_int(st, 18);
+	p->stdout_bytes = sqlite3_column_int64(st, 19);
+	p->stderr_bytes = sqlite3_column_int64(st, 20);
+	p->fault = db_column_strdup(st, 21);
+	p->valid = sqlite3_column_int(st, 22);
+	p->invalid_reason = db_column_strdup(st, 23);
+	p->fault_watch = db_column_strdup(st, 24);
+	p->stdout_kept = sqlite3_column_int64(st, 25);
+	p->stderr_kept = sqlite3_column_int64(st, 26);
 }
 
-int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
-		      int64_t comparison_id)
+static void process_release(void *elem)
 {
-	sqlite3_stmt *st = NULL;
-	struct db_process *procs = NULL;
-	size_t n = 0, alloc = 0, i;
-	int rc, r;
+	db_process_release(elem);
+}
 
-	*out = NULL;
-	*out_n = 0;
+/* The process rows of a comparison, in execution order. */
+static int process_rows_load(struct db *db, struct db_process **out, size_t *out_n,
+			     int64_t comparison_id)
+{
+	const struct db_rows how = {
+		.size = sizeof(struct db_process), .max = SIZE_MAX, .fill = process_fill,
+		.release = process_release, .arg = &comparison_id, .doing = "loading processes",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v;
+	int r;
+
 	r = db_prepare(db, &st,
 		       "SELECT id, seq, arm, pair, warmup, state, started_at, ended_at,"
 		       " exit_code, signal, timed_out, spawn_error, wall_ms, user_ms,"
@@ -237,113 +267,123 @@ int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, comparison_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_process *p;
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}
 
-		if (n == alloc) {
-			alloc = alloc ? alloc * 2 : 16;
-			procs = xrealloc(procs, alloc * sizeof(*procs));
-		}
-		p = &procs[n++];
-		memset(p, 0, sizeof(*p));
-		p->id = sqlite3_column_int64(st, 0);
-		p->comparison_id = comparison_id;
-		p->seq = sqlite3_column_int(st, 1);
-		db_column_copy(p->arm, sizeof(p->arm), st, 2);
-		p->pair = sqlite3_column_int(st, 3);
-		p->warmup = sqlite3_column_int(st, 4);
-		p->state = state_parse((const char *)sqlite3_column_text(st, 5));
-		db_column_copy(p->started_at, sizeof(p->started_at), st, 6);
-		db_column_copy(p->ended_at, sizeof(p->ended_at), st, 7);
-		p->exit_code = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 :
-			       sqlite3_column_int(st, 8);
-		p->signal = sqlite3_column_int(st, 9);
-		p->timed_out = sqlite3_column_int(st, 10);
-		p->spawn_error = db_column_strdup(st, 11);
-		p->wall_ms = db_column_real(st, 12);
-		p->user_ms = db_column_real(st, 13);
-		p->sys_ms = db_column_real(st, 14);
-		p->maxrss_kb = sqlite3_column_int64(st, 15);
-		p->cpus = db_column_strdup(st, 16);
-		p->digest = db_column_strdup(st, 17);
-		p->record_valid = sqlite3_column_int(st, 18);
-		p->stdout_bytes = sqlite3_column_int64(st, 19);
-		p->stderr_bytes = sqlite3_column_int64(st, 20);
-		p->fault = db_column_strdup(st, 21);
-		p->valid = sqlite3_column_int(st, 22);
-		p->invalid_reason = db_column_strdup(st, 23);
-		p->fault_watch = db_column_strdup(st, 24);
-		p->stdout_kept = sqlite3_column_int64(st, 25);
-		p->stderr_kept = sqlite3_column_int64(st, 26);
-	}
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, rc, "loading processes");
-		goto out;
-	}
-	db_finish(st);
+/* The processes a comparison's metric and line rows are handed out to. */
+struct process_set {
+	struct db_process *procs;
+	size_t n;
+};
+
+/* The process with this id (sorted by id is not assumed), or NULL. */
+static struct db_process *find_by_id(const struct process_set *set, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->procs[i].id == id)
+			return &set->procs[i];
+	return NULL;
+}
+
+static void metric_add(sqlite3_stmt *st, void *arg)
+{
+	struct db_process *p = find_by_id(arg, sqlite3_column_int64(st, 0));
+
+	if (!p)
+		return;
+	p->metrics = xrealloc(p->metrics, (p->nmetrics + 1) * sizeof(*p->metrics));
+	p->metrics[p->nmetrics].name = db_column_strdup(st, 1);
+	p->metrics[p->nmetrics].value = db_column_real(st, 2);
+	p->nmetrics++;
+}
+
+/* Every metric of the comparison's processes, in one query. */
+static int metrics_load(struct db *db, struct process_set *set, int64_t comparison_id)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
 
 	r = db_prepare(db, &st,
 		       "SELECT m.process_id, m.name, m.value FROM metrics m"
 		       " JOIN processes p ON p.id = m.process_id"
 		       " WHERE p.comparison_id = ? ORDER BY m.process_id, m.name");
 	if (r < 0)
-		goto out;
+		return r;
 	sqlite3_bind_int64(st, 1, comparison_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_process *p = find_by_id(procs, n, sqlite3_column_int64(st, 0));
+	r = db_rows_each(db, st, SIZE_MAX, metric_add, set, "loading metrics");
+	return r < 0 ? r : 0;
+}
 
-		if (!p)
-			continue;
-		p->metrics = xrealloc(p->metrics, (p->nmetrics + 1) * sizeof(*p->metrics));
-		p->metrics[p->nmetrics].name = db_column_strdup(st, 1);
-		p->metrics[p->nmetrics].value = db_column_real(st, 2);
-		p->nmetrics++;
+/* A process line is a RESULT or SUMMARY line, or a malformed one (kind
+ * "error") kept among the protocol errors. */
+static void line_add(sqlite3_stmt *st, void *arg)
+{
+	struct db_process *p = find_by_id(arg, sqlite3_column_int64(st, 0));
+	const char *kind = (const char *)sqlite3_column_text(st, 1);
+
+	if (!p || !kind)
+		return;
+	if (!strcmp(kind, "error")) {
+		p->protocol_errors = xrealloc(p->protocol_errors,
+			(p->nprotocol_errors + 1) * sizeof(char *));
+		p->protocol_errors[p->nprotocol_errors++] = db_column_strdup(st, 2);
+	} else {
+		p->lines = xrealloc(p->lines, (p->nlines + 1) * sizeof(*p->lines));
+		p->lines[p->nlines].kind = xstrdup(kind);
+		p->lines[p->nlines].text = db_column_strdup(st, 2);
+		p->nlines++;
 	}
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, rc, "loading metrics");
-		goto out;
-	}
-	db_finish(st);
+}
+
+/* Every line of the comparison's processes, in one query. */
+static int lines_load(struct db *db, struct process_set *set, int64_t comparison_id)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
 
 	r = db_prepare(db, &st,
 		       "SELECT l.process_id, l.kind, l.text FROM process_lines l"
 		       " JOIN processes p ON p.id = l.process_id"
 		       " WHERE p.comparison_id = ? ORDER BY l.process_id, l.idx");
 	if (r < 0)
-		goto out;
+		return r;
 	sqlite3_bind_int64(st, 1, comparison_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_process *p = find_by_id(procs, n, sqlite3_column_int64(st, 0));
-		const char *kind = (const char *)sqlite3_column_text(st, 1);
+	r = db_rows_each(db, st, SIZE_MAX, line_add, set, "loading process lines");
+	return r < 0 ? r : 0;
+}
 
-		if (!p || !kind)
-			continue;
-		if (!strcmp(kind, "error")) {
-			p->protocol_errors = xrealloc(p->protocol_errors,
-				(p->nprotocol_errors + 1) * sizeof(char *));
-			p->protocol_errors[p->nprotocol_errors++] = db_column_strdup(st, 2);
-		} else {
-			p->lines = xrealloc(p->lines, (p->nlines + 1) * sizeof(*p->lines));
-			p->lines[p->nlines].kind = xstrdup(kind);
-			p->lines[p->nlines].text = db_column_strdup(st, 2);
-			p->nlines++;
-		}
-	}
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, rc, "loading process lines");
-		goto out;
-	}
-	r = 0;
-out:
-	db_finish(st);
+/*
+ * Three queries per comparison, not three per process: the metrics and the
+ * lines of all its processes come in one query each and are handed to
+ * their process by id.
+ */
+int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
+		      int64_t comparison_id)
+{
+	struct process_set set = { NULL, 0 };
+	size_t i;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = process_rows_load(db, &set.procs, &set.n, comparison_id);
+	if (r < 0)
+		return r;
+	r = metrics_load(db, &set, comparison_id);
+	if (r == 0)
+		r = lines_load(db, &set, comparison_id);
 	if (r < 0) {
-		for (i = 0; i < n; i++)
-			db_process_release(&procs[i]);
-		free(procs);
+		for (i = 0; i < set.n; i++)
+			db_process_release(&set.procs[i]);
+		free(set.procs);
 		return r;
 	}
-	*out = procs;
-	*out_n = n;
+	*out = set.procs;
+	*out_n = set.n;
 	return 0;
 }
 

@@ -1,0 +1,71 @@
+/*
+ * Artifacts: a file by path, size and sha256, stored once and shared by the
+ * comparisons that ran it and the builds that made it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db-internal.h"
+
+void db_artifact_release(struct db_artifact *a)
+{
+	if (!a)
+		return;
+	free(a->path);
+	a->path = NULL;
+}
+
+int db_artifact_put(struct db *db, int64_t *out_id, const struct db_artifact *a)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	r = db_prepare(db, &st,
+		       "INSERT INTO artifacts (path, size, sha256) VALUES (?, ?, ?)"
+		       " ON CONFLICT (path, size, sha256) DO UPDATE SET size = excluded.size"
+		       " RETURNING id");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, a->path);
+	sqlite3_bind_int64(st, 2, a->size);
+	db_bind_text(st, 3, a->sha256);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		r = db_fail(db, rc, "recording an artifact");
+		goto out;
+	}
+	*out_id = sqlite3_column_int64(st, 0);
+	sqlite3_step(st);
+out:
+	db_finish(st);
+	return r;
+}
+
+int db_artifact_load(struct db *db, struct db_artifact *out, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	memset(out, 0, sizeof(*out));
+	r = db_prepare(db, &st, "SELECT path, size, sha256 FROM artifacts WHERE id = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		r = err_set(-ENOENT, "no artifact %lld", (long long)id);
+		goto out;
+	}
+	if (rc != SQLITE_ROW) {
+		r = db_fail(db, rc, "loading an artifact");
+		goto out;
+	}
+	out->id = id;
+	out->path = db_column_strdup(st, 0);
+	out->size = sqlite3_column_int64(st, 1);
+	db_column_copy(out->sha256, sizeof(out->sha256), st, 2);
+out:
+	db_finish(st);
+	return r;
+}

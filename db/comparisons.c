@@ -1,0 +1,776 @@
+/*
+ * Comparisons with their derived rows (pair_gains, comparison_notes): the
+ * record perfd pair and the agent write and finish, and every read of it:
+ * one comparison whole, the ids and rows of many, the hub's filters and
+ * cells, a host and case's timeline, a commit's and a job's comparisons.
+ * The hub's reads are bounded by the caller's max and each filter is served
+ * by an index (schema version 3), so a page costs the same on a database of
+ * a thousand comparisons or of a million process records.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db-internal.h"
+
+void db_summary_release(struct db_summary *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	free(s->metric);
+	free(s->pair_gains);
+	for (i = 0; i < s->nflags; i++)
+		free(s->flags[i]);
+	free(s->flags);
+	for (i = 0; i < s->nreasons; i++)
+		free(s->reasons[i]);
+	free(s->reasons);
+	for (i = 0; i < s->nprocesses; i++)
+		free(s->process_reason[i]);
+	free(s->process_reason);
+	free(s->process_valid);
+	memset(s, 0, sizeof(*s));
+}
+
+void db_comparison_release(struct db_comparison *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	free(c->rule);
+	free(c->case_name);
+	free(c->metric_requested);
+	free(c->metric);
+	free(c->host);
+	free(c->fingerprint);
+	free(c->args_json);
+	free(c->job_head);
+	db_artifact_release(&c->old);
+	db_artifact_release(&c->new);
+	db_summary_release(&c->summary);
+	for (i = 0; i < c->nprocesses; i++)
+		db_process_release(&c->processes[i]);
+	free(c->processes);
+	memset(c, 0, sizeof(*c));
+}
+
+int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_comparison *c)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	r = db_prepare(db, &st,
+		       "INSERT INTO comparisons (created_at, state, rule, case_name,"
+		       " metric_requested, metric, host, fingerprint, old_artifact,"
+		       " new_artifact, pairs, warmup, timeout_s, min_effect, noise, args,"
+		       " job_id, base_build, head_build)"
+		       " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, c->created_at);
+	db_bind_text(st, 2, c->rule);
+	db_bind_text(st, 3, c->case_name);
+	db_bind_text(st, 4, c->metric_requested);
+	db_bind_text(st, 5, c->metric);
+	db_bind_text(st, 6, c->host);
+	db_bind_text(st, 7, c->fingerprint);
+	sqlite3_bind_int64(st, 8, c->old.id);
+	sqlite3_bind_int64(st, 9, c->new.id);
+	sqlite3_bind_int(st, 10, c->pairs);
+	sqlite3_bind_int(st, 11, c->warmup);
+	db_bind_real(st, 12, c->timeout_s);
+	db_bind_real(st, 13, c->min_effect);
+	db_bind_real(st, 14, c->noise);
+	db_bind_text(st, 15, c->args_json ? c->args_json : "{}");
+	if (c->job_id) {
+		sqlite3_bind_int64(st, 16, c->job_id);
+		sqlite3_bind_int64(st, 17, c->base_build);
+		sqlite3_bind_int64(st, 18, c->head_build);
+	}
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE) {
+		r = db_fail(db, rc, "recording a comparison");
+		goto out;
+	}
+	*out_id = sqlite3_last_insert_rowid(db->h);
+out:
+	db_finish(st);
+	return r;
+}
+
+static void bind_arm(sqlite3_stmt *st, int i, const struct db_arm_stats *a)
+{
+	db_bind_real(st, i, a->set ? a->median : NAN);
+	db_bind_real(st, i + 1, a->set ? a->min : NAN);
+	db_bind_real(st, i + 2, a->set ? a->max : NAN);
+	db_bind_real(st, i + 3, a->set ? a->spread : NAN);
+}
+
+static int store_notes(struct db *db, int64_t id, const char *kind, char **texts, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int r;
+
+	r = db_prepare(db, &st, "INSERT INTO comparison_notes (comparison_id, kind, idx, text)"
+		       " VALUES (?, ?, ?, ?)");
+	if (r < 0)
+		return r;
+	for (i = 0; i < n && r == 0; i++) {
+		sqlite3_bind_int64(st, 1, id);
+		db_bind_text(st, 2, kind);
+		sqlite3_bind_int(st, 3, (int)i);
+		db_bind_text(st, 4, texts[i]);
+		r = db_step(db, st, "recording the summary");
+	}
+	db_finish(st);
+	return r;
+}
+
+int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
+			 const struct db_summary *s, const struct db_process *procs,
+			 size_t nprocs)
+{
+	sqlite3_stmt *st = NULL;
+	char now[TIME_ISO_LEN];
+	size_t i;
+	int r;
+
+	time_now_iso(now);
+	r = db_begin(db);
+	if (r < 0)
+		return r;
+	r = db_prepare(db, &st,
+		       "UPDATE comparisons SET state = ?, finished_at = ?, verdict = ?,"
+		       " gain_median = ?, gain_min = ?, gain_max = ?,"
+		       " old_median = ?, old_min = ?, old_max = ?, old_spread = ?,"
+		       " new_median = ?, new_min = ?, new_max = ?, new_spread = ?,"
+		       " digests_equal = ?, metric = ? WHERE id = ?");
+	if (r < 0)
+		goto out;
+	db_bind_text(st, 1, db_state_name(state));
+	db_bind_text(st, 2, now);
+	db_bind_text(st, 3, s->verdict);
+	db_bind_real(st, 4, s->has_gain ? s->gain_median : NAN);
+	db_bind_real(st, 5, s->has_gain ? s->gain_min : NAN);
+	db_bind_real(st, 6, s->has_gain ? s->gain_max : NAN);
+	bind_arm(st, 7, &s->old);
+	bind_arm(st, 11, &s->new);
+	sqlite3_bind_int(st, 15, s->digests_equal);
+	db_bind_text(st, 16, s->metric);
+	sqlite3_bind_int64(st, 17, id);
+	r = db_step(db, st, "recording the summary");
+	if (r < 0)
+		goto out;
+	db_finish(st);
+	st = NULL;
+
+	/* A summary replaces any earlier one: finishing is idempotent. */
+	r = db_prepare(db, &st, "DELETE FROM comparison_notes WHERE comparison_id = ?1;");
+	if (r < 0)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	r = db_step(db, st, "recording the summary");
+	if (r < 0)
+		goto out;
+	db_finish(st);
+	r = db_prepare(db, &st, "DELETE FROM pair_gains WHERE comparison_id = ?1;");
+	if (r < 0)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	r = db_step(db, st, "recording the summary");
+	if (r < 0)
+		goto out;
+	db_finish(st);
+
+	r = store_notes(db, id, "flag", s->flags, s->nflags);
+	if (r < 0)
+		goto out;
+	r = store_notes(db, id, "reason", s->reasons, s->nreasons);
+	if (r < 0)
+		goto out;
+
+	r = db_prepare(db, &st, "INSERT INTO pair_gains (comparison_id, pair, gain) VALUES (?, ?, ?)");
+	if (r < 0)
+		goto out;
+	for (i = 0; i < s->npair_gains; i++) {
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int(st, 2, (int)i + 1);
+		db_bind_real(st, 3, s->pair_gains[i]);
+		r = db_step(db, st, "recording the pair gains");
+		if (r < 0)
+			goto out;
+	}
+	db_finish(st);
+
+	r = db_prepare(db, &st, "UPDATE processes SET valid = ?, invalid_reason = ?,"
+		       " state = CASE WHEN state = 'running' THEN 'abandoned' ELSE state END"
+		       " WHERE id = ?");
+	if (r < 0)
+		goto out;
+	for (i = 0; i < nprocs && i < s->nprocesses; i++) {
+		sqlite3_bind_int(st, 1, s->process_valid[i]);
+		db_bind_text(st, 2, s->process_reason[i]);
+		sqlite3_bind_int64(st, 3, procs[i].id);
+		r = db_step(db, st, "recording process validity");
+		if (r < 0)
+			goto out;
+	}
+	r = db_commit(db);
+out:
+	db_finish(st);
+	if (r < 0)
+		db_rollback(db);
+	return r;
+}
+
+static void load_arm(sqlite3_stmt *st, int i, struct db_arm_stats *a)
+{
+	a->set = sqlite3_column_type(st, i) != SQLITE_NULL;
+	a->median = db_column_real(st, i);
+	a->min = db_column_real(st, i + 1);
+	a->max = db_column_real(st, i + 2);
+	a->spread = db_column_real(st, i + 3);
+}
+
+static void string_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(char **)elem = db_column_strdup(st, 0);
+}
+
+static void gain_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(double *)elem = db_column_real(st, 0);
+}
+
+/* The comparison's notes of one kind, flag or reason, in order. */
+static int notes_load(struct db *db, char ***out, size_t *out_n, int64_t id, const char *kind)
+{
+	static const struct db_rows how = {
+		.size = sizeof(char *), .max = SIZE_MAX, .fill = string_fill,
+		.release = db_release_string, .doing = "loading the summary",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v;
+	int r;
+
+	r = db_prepare(db, &st, "SELECT text FROM comparison_notes"
+		       " WHERE comparison_id = ? AND kind = ? ORDER BY idx");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	db_bind_text(st, 2, kind);
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}
+
+/* The stored summary's derived rows: flags, reasons and pair gains. */
+static int load_notes(struct db *db, struct db_comparison *c)
+{
+	static const struct db_rows gains = {
+		.size = sizeof(double), .max = SIZE_MAX, .fill = gain_fill,
+		.doing = "loading the pair gains",
+	};
+	struct db_summary *s = &c->summary;
+	sqlite3_stmt *st = NULL;
+	void *v;
+	int r;
+
+	r = notes_load(db, &s->flags, &s->nflags, c->id, "flag");
+	if (r == 0)
+		r = notes_load(db, &s->reasons, &s->nreasons, c->id, "reason");
+	if (r < 0)
+		return r;
+	r = db_prepare(db, &st, "SELECT gain FROM pair_gains WHERE comparison_id = ? ORDER BY pair");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, c->id);
+	r = db_rows_load(db, st, &gains, &v, &s->npair_gains);
+	s->pair_gains = v;
+	return r;
+}
+
+int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
+{
+	struct db_comparison c;
+	sqlite3_stmt *st = NULL;
+	int64_t old_id, new_id;
+	size_t i;
+	int rc, r;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	r = db_prepare(db, &st,
+		       "SELECT c.created_at, c.finished_at, c.state, c.rule, c.case_name,"
+		       " c.metric_requested, c.metric, c.host, c.fingerprint, c.old_artifact,"
+		       " c.new_artifact, c.pairs, c.warmup, c.timeout_s, c.min_effect, c.noise,"
+		       " c.args, c.verdict, c.gain_median, c.gain_min, c.gain_max,"
+		       " c.old_median, c.old_min, c.old_max, c.old_spread,"
+		       " c.new_median, c.new_min, c.new_max, c.new_spread, c.digests_equal,"
+		       " coalesce(c.job_id, 0), coalesce(c.base_build, 0), coalesce(c.head_build, 0),"
+		       " j.head, j.commit_oid, j.base_oid"
+		       " FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id WHERE c.id = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		r = err_set(-ENOENT, "no comparison %lld in '%s'", (long long)id, db->path);
+		goto out;
+	}
+	if (rc != SQLITE_ROW) {
+		r = db_fail(db, rc, "loading a comparison");
+		goto out;
+	}
+	c.id = id;
+	db_column_copy(c.created_at, sizeof(c.created_at), st, 0);
+	db_column_copy(c.finished_at, sizeof(c.finished_at), st, 1);
+	c.state = db_state_from_name((const char *)sqlite3_column_text(st, 2));
+	c.rule = db_column_strdup(st, 3);
+	c.case_name = db_column_strdup(st, 4);
+	c.metric_requested = db_column_strdup(st, 5);
+	c.metric = db_column_strdup(st, 6);
+	c.host = db_column_strdup(st, 7);
+	c.fingerprint = db_column_strdup(st, 8);
+	old_id = sqlite3_column_int64(st, 9);
+	new_id = sqlite3_column_int64(st, 10);
+	c.pairs = sqlite3_column_int(st, 11);
+	c.warmup = sqlite3_column_int(st, 12);
+	c.timeout_s = db_column_real(st, 13);
+	c.min_effect = db_column_real(st, 14);
+	c.noise = db_column_real(st, 15);
+	c.args_json = db_column_strdup(st, 16);
+	c.has_summary = sqlite3_column_type(st, 17) != SQLITE_NULL;
+	db_column_copy(c.summary.verdict, sizeof(c.summary.verdict), st, 17);
+	c.summary.has_gain = sqlite3_column_type(st, 18) != SQLITE_NULL;
+	c.summary.gain_median = db_column_real(st, 18);
+	c.summary.gain_min = db_column_real(st, 19);
+	c.summary.gain_max = db_column_real(st, 20);
+	load_arm(st, 21, &c.summary.old);
+	load_arm(st, 25, &c.summary.new);
+	c.summary.digests_equal = sqlite3_column_int(st, 29);
+	c.job_id = sqlite3_column_int64(st, 30);
+	c.base_build = sqlite3_column_int64(st, 31);
+	c.head_build = sqlite3_column_int64(st, 32);
+	c.job_head = db_column_strdup(st, 33);
+	db_column_copy(c.job_commit, sizeof(c.job_commit), st, 34);
+	db_column_copy(c.job_base, sizeof(c.job_base), st, 35);
+	if (c.metric)
+		c.summary.metric = xstrdup(c.metric);
+	db_finish(st);
+	st = NULL;
+
+	r = db_artifact_load(db, &c.old, old_id);
+	if (r < 0)
+		goto out;
+	r = db_artifact_load(db, &c.new, new_id);
+	if (r < 0)
+		goto out;
+	r = load_notes(db, &c);
+	if (r < 0)
+		goto out;
+	r = db_processes_load(db, &c.processes, &c.nprocesses, id);
+	if (r < 0)
+		goto out;
+	c.summary.nprocesses = c.nprocesses;
+	c.summary.process_valid = xcalloc(c.nprocesses, sizeof(bool));
+	c.summary.process_reason = xcalloc(c.nprocesses, sizeof(char *));
+	for (i = 0; i < c.nprocesses; i++) {
+		c.summary.process_valid[i] = c.processes[i].valid;
+		if (c.processes[i].invalid_reason)
+			c.summary.process_reason[i] = xstrdup(c.processes[i].invalid_reason);
+	}
+out:
+	db_finish(st);
+	if (r < 0) {
+		db_comparison_release(&c);
+		return r;
+	}
+	*out = c;
+	return 0;
+}
+
+/* The columns of a comparison_row, first in every list of them. */
+static void row_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_comparison_row *row = elem;
+
+	row->id = sqlite3_column_int64(st, 0);
+	db_column_copy(row->created_at, sizeof(row->created_at), st, 1);
+	row->state = db_state_from_name((const char *)sqlite3_column_text(st, 2));
+	db_column_copy(row->host, sizeof(row->host), st, 3);
+	db_column_copy(row->case_name, sizeof(row->case_name), st, 4);
+	db_column_copy(row->metric, sizeof(row->metric), st, 5);
+	db_column_copy(row->verdict, sizeof(row->verdict), st, 6);
+	row->has_gain = sqlite3_column_type(st, 7) != SQLITE_NULL;
+	row->gain_median = db_column_real(st, 7);
+	db_column_copy(row->old_sha256, sizeof(row->old_sha256), st, 8);
+	db_column_copy(row->new_sha256, sizeof(row->new_sha256), st, 9);
+}
+
+int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
+		       int64_t before_id)
+{
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = row_fill,
+		.doing = "listing comparisons",
+	};
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	r = db_prepare(db, &st,
+		       "SELECT c.id, c.created_at, c.state, c.host, c.case_name,"
+		       " coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median,"
+		       " o.sha256, n.sha256 FROM comparisons c"
+		       " JOIN artifacts o ON o.id = c.old_artifact"
+		       " JOIN artifacts n ON n.id = c.new_artifact"
+		       " WHERE c.id < ? ORDER BY c.id DESC LIMIT ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, before_id > 0 ? before_id : INT64_MAX);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	return db_rows_fill(db, st, &how, out);
+}
+
+static void id_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(int64_t *)elem = sqlite3_column_int64(st, 0);
+}
+
+/* The ids of comparisons in one state, or in any when state is NULL. */
+static int ids_query(struct db *db, int64_t **out, size_t *out_n, const char *state)
+{
+	static const struct db_rows how = {
+		.size = sizeof(int64_t), .max = SIZE_MAX, .fill = id_fill,
+		.doing = "listing comparisons",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, "SELECT id FROM comparisons WHERE ?1 IS NULL OR state = ?1"
+		       " ORDER BY id");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, state);
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}
+
+int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n)
+{
+	return ids_query(db, out, out_n, NULL);
+}
+
+int db_comparison_ids_in_state(struct db *db, int64_t **out, size_t *out_n, enum db_state state)
+{
+	return ids_query(db, out, out_n, db_state_name(state));
+}
+
+int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,
+		      int64_t job_id, const char *case_name)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	r = db_prepare(db, &st, "SELECT id, state FROM comparisons WHERE job_id = ? AND"
+		       " case_name = ? ORDER BY id DESC LIMIT 1");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job_id);
+	db_bind_text(st, 2, case_name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out_id = sqlite3_column_int64(st, 0);
+		*out_state = db_state_from_name((const char *)sqlite3_column_text(st, 1));
+	} else if (rc == SQLITE_DONE) {
+		r = -ENOENT;
+	} else {
+		r = db_fail(db, rc, "finding a job's comparison");
+	}
+	db_finish(st);
+	return r;
+}
+
+/*
+ * Per job of the commit and per host and case, only the newest done
+ * comparison counts: an older one was measured again and is superseded.
+ * Two jobs at one commit (a branch and a pull head) are replications and
+ * both count. The order groups the rows of one cell together.
+ */
+int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char *commit)
+{
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = id_fill,
+		.doing = "finding a commit's comparisons",
+	};
+	sqlite3_stmt *st;
+	int r;
+
+	r = db_prepare(db, &st, "SELECT c.id FROM comparisons c"
+		       " JOIN artifacts o ON o.id = c.old_artifact"
+		       " JOIN artifacts n ON n.id = c.new_artifact"
+		       " WHERE c.id IN (SELECT max(c2.id) FROM jobs j"
+		       "  JOIN comparisons c2 ON c2.job_id = j.id"
+		       "  WHERE j.commit_oid = ?1 AND c2.state = 'done'"
+		       "  GROUP BY c2.job_id, c2.host, c2.case_name)"
+		       " ORDER BY c.host, c.case_name, o.sha256, n.sha256, c.id LIMIT ?2");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, commit);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
+	return db_rows_fill(db, st, &how, out);
+}
+
+#define ENTRY_COLUMNS "c.id, c.created_at, c.state, c.host, c.case_name," \
+	" coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median, o.sha256, n.sha256," \
+	" coalesce(c.job_id, 0), coalesce(j.head, ''), coalesce(j.commit_oid, '')"
+
+#define ENTRY_FROM " FROM comparisons c JOIN artifacts o ON o.id = c.old_artifact" \
+	" JOIN artifacts n ON n.id = c.new_artifact LEFT JOIN jobs j ON j.id = c.job_id"
+
+static void entry_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_comparison_entry *e = elem;
+
+	row_fill(&e->row, st, NULL);
+	e->job_id = sqlite3_column_int64(st, 10);
+	db_column_copy(e->head, sizeof(e->head), st, 11);
+	db_column_copy(e->commit, sizeof(e->commit), st, 12);
+}
+
+/*
+ * The WHERE clause is built from the filters present, so that the planner
+ * sees plain equalities it can serve with comparisons_host_case,
+ * comparisons_host, comparisons_verdict or jobs_commit; "(? IS NULL OR ...)"
+ * would hide them. Such a statement is prepared per call rather than cached
+ * (db_prepare caches literals only).
+ */
+int db_comparison_find(struct db *db, struct db_comparison_entry *out, size_t max,
+		       const struct db_comparison_filter *f)
+{
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = entry_fill,
+		.doing = "listing comparisons",
+	};
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	char hi[DB_OID_HEX + 1];
+	int rc, r;
+
+	strbuf_adds(&sql, "SELECT " ENTRY_COLUMNS ENTRY_FROM " WHERE c.id < ?1");
+	if (f->host)
+		strbuf_adds(&sql, " AND c.host = ?2");
+	if (f->case_name)
+		strbuf_adds(&sql, " AND c.case_name = ?3");
+	if (f->verdict)
+		strbuf_adds(&sql, " AND c.verdict = ?4");
+	if (f->commit) {
+		/* A hex prefix as a range: every oid that starts with it lies in
+		 * [prefix, prefix "g"), since 'g' follows every hex digit. */
+		strbuf_adds(&sql, " AND c.job_id IN (SELECT id FROM jobs WHERE"
+			    " commit_oid >= ?5 AND commit_oid < ?6)");
+		snprintf(hi, sizeof(hi), "%sg", f->commit);
+	}
+	strbuf_adds(&sql, " ORDER BY c.id DESC LIMIT ?7");
+	rc = sqlite3_prepare_v2(db->h, sql.buf, -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = db_fail(db, rc, "listing comparisons");
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, f->before_id > 0 ? f->before_id : INT64_MAX);
+	if (f->host)
+		db_bind_text(st, 2, f->host);
+	if (f->case_name)
+		db_bind_text(st, 3, f->case_name);
+	if (f->verdict)
+		db_bind_text(st, 4, f->verdict);
+	if (f->commit) {
+		db_bind_text(st, 5, f->commit);
+		db_bind_text(st, 6, hi);
+	}
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)max);
+	r = db_rows_fill(db, st, &how, out);
+out:
+	sqlite3_finalize(st);
+	strbuf_release(&sql);
+	return r;
+}
+
+int db_comparison_cells(struct db *db, struct db_comparison_entry *out, size_t max,
+			const char *host, const char *case_name)
+{
+	const struct db_rows how = {
+		.size = sizeof(*out), .max = max, .fill = entry_fill,
+		.doing = "pooling comparisons",
+	};
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	/* Built like db_comparison_find's, for the same reason. */
+	strbuf_adds(&sql, "SELECT " ENTRY_COLUMNS ENTRY_FROM " WHERE 1");
+	if (host)
+		strbuf_adds(&sql, " AND c.host = ?1");
+	if (case_name)
+		strbuf_adds(&sql, " AND c.case_name = ?2");
+	strbuf_adds(&sql, " ORDER BY c.host, c.case_name, o.sha256, n.sha256, c.id LIMIT ?3");
+	rc = sqlite3_prepare_v2(db->h, sql.buf, -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = db_fail(db, rc, "pooling comparisons");
+		goto out;
+	}
+	if (host)
+		db_bind_text(st, 1, host);
+	if (case_name)
+		db_bind_text(st, 2, case_name);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+	r = db_rows_fill(db, st, &how, out);
+out:
+	sqlite3_finalize(st);
+	strbuf_release(&sql);
+	return r;
+}
+
+void db_timeline_point_release(struct db_timeline_point *p)
+{
+	if (!p)
+		return;
+	free(p->fingerprint);
+	free(p->values);
+	p->fingerprint = NULL;
+	p->values = NULL;
+	p->nvalues = 0;
+}
+
+/* The points a timeline's values are handed out to, in id order, and the
+ * one the last value went to. */
+struct timeline_walk {
+	struct db_timeline_point *pts;
+	size_t n, at;
+};
+
+static void timeline_value_add(sqlite3_stmt *st, void *arg)
+{
+	struct timeline_walk *w = arg;
+	int64_t cid = sqlite3_column_int64(st, 0);
+	struct db_timeline_point *pt;
+	struct db_timeline_value *v;
+
+	while (w->at < w->n && w->pts[w->at].id < cid)
+		w->at++;
+	if (w->at == w->n || w->pts[w->at].id != cid)
+		return;  /* a comparison stored since the points were read */
+	pt = &w->pts[w->at];
+	pt->values = xrealloc(pt->values, (pt->nvalues + 1) * sizeof(*pt->values));
+	v = &pt->values[pt->nvalues++];
+	memset(v, 0, sizeof(*v));
+	v->seq = sqlite3_column_int(st, 1);
+	db_column_copy(v->arm, sizeof(v->arm), st, 2);
+	v->pair = sqlite3_column_int(st, 3);
+	v->valid = sqlite3_column_int(st, 4);
+	v->has_value = sqlite3_column_type(st, 5) != SQLITE_NULL;
+	v->value = db_column_real(st, 5);
+}
+
+/* Every process value of the points, in one statement: a process's value
+ * as the rule reads it, the metric's row, or its wall time when the metric
+ * is wall_ms and it ran to its end. pts is sorted by id, as are the rows. */
+static int timeline_values(struct db *db, struct db_timeline_point *pts, size_t n,
+			   const char *host, const char *case_name, size_t max)
+{
+	struct timeline_walk w = { pts, n, 0 };
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	r = db_prepare(db, &st, "SELECT p.comparison_id, p.seq, p.arm, p.pair, coalesce(p.valid, 0),"
+		       " coalesce(m.value, CASE WHEN c.metric = 'wall_ms' AND p.state = 'done'"
+		       "  AND p.spawn_error IS NULL THEN p.wall_ms END)"
+		       " FROM comparisons c JOIN processes p ON p.comparison_id = c.id"
+		       " LEFT JOIN metrics m ON m.process_id = p.id AND m.name = c.metric"
+		       " WHERE c.id IN (SELECT id FROM comparisons WHERE host = ?1 AND"
+		       "  case_name = ?2 ORDER BY id DESC LIMIT ?3)"
+		       " ORDER BY p.comparison_id, p.seq");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, host);
+	db_bind_text(st, 2, case_name);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+	r = db_rows_each(db, st, SIZE_MAX, timeline_value_add, &w, "loading a timeline's values");
+	return r < 0 ? r : 0;
+}
+
+static void timeline_point_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_timeline_point *p = elem;
+
+	p->id = sqlite3_column_int64(st, 0);
+	db_column_copy(p->created_at, sizeof(p->created_at), st, 1);
+	p->job_id = sqlite3_column_int64(st, 2);
+	db_column_copy(p->head, sizeof(p->head), st, 3);
+	db_column_copy(p->commit, sizeof(p->commit), st, 4);
+	db_column_copy(p->metric, sizeof(p->metric), st, 5);
+	db_column_copy(p->verdict, sizeof(p->verdict), st, 6);
+	p->has_gain = sqlite3_column_type(st, 7) != SQLITE_NULL;
+	p->gain_median = db_column_real(st, 7);
+	p->old_median = db_column_real(st, 8);
+	p->new_median = db_column_real(st, 9);
+	p->fingerprint = db_column_strdup(st, 10);
+}
+
+static void timeline_point_release(void *elem)
+{
+	db_timeline_point_release(elem);
+}
+
+int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
+		const char *host, const char *case_name, size_t max)
+{
+	const struct db_rows how = {
+		.size = sizeof(struct db_timeline_point), .max = max,
+		.fill = timeline_point_fill, .release = timeline_point_release,
+		.doing = "loading a timeline",
+	};
+	struct db_timeline_point *pts;
+	sqlite3_stmt *st = NULL;
+	size_t n, i;
+	void *v;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, "SELECT * FROM (SELECT c.id, c.created_at, coalesce(c.job_id, 0),"
+		       " coalesce(j.head, ''), coalesce(j.commit_oid, ''), coalesce(c.metric, ''),"
+		       " coalesce(c.verdict, ''), c.gain_median, c.old_median, c.new_median,"
+		       " c.fingerprint FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id"
+		       " WHERE c.host = ? AND c.case_name = ? ORDER BY c.id DESC LIMIT ?)"
+		       " ORDER BY 1");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, host);
+	db_bind_text(st, 2, case_name);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+	r = db_rows_load(db, st, &how, &v, &n);
+	if (r < 0)
+		return r;
+	pts = v;
+	r = timeline_values(db, pts, n, host, case_name, max);
+	if (r < 0) {
+		for (i = 0; i < n; i++)
+			db_timeline_point_release(&pts[i]);
+		free(pts);
+		return r;
+	}
+	*out = pts;
+	*out_n = n;
+	return 0;
+}

@@ -1,0 +1,223 @@
+/*
+ * Hosts: a host's standing (quarantine after a GPU fault, and its
+ * clearing), and the hosts as the hub lists them: every name seen in
+ * comparisons, builds or the hosts table.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db-internal.h"
+
+void db_host_release(struct db_host *h)
+{
+	if (!h)
+		return;
+	free(h->fault);
+	h->fault = NULL;
+}
+
+int db_host_quarantine(struct db *db, const char *name, const char *fault,
+		       int64_t comparison_id, int seq)
+{
+	sqlite3_stmt *st = NULL;
+	char now[TIME_ISO_LEN];
+	int rc, r;
+
+	time_now_iso(now);
+	r = db_prepare(db, &st,
+		       "INSERT INTO hosts (name, quarantined, fault, since, comparison_id, seq)"
+		       " VALUES (?1, 1, ?2, ?3, ?4, ?5) ON CONFLICT (name) DO UPDATE SET"
+		       " quarantined = 1, fault = ?2, since = ?3, comparison_id = ?4, seq = ?5,"
+		       " cleared_at = NULL");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, name);
+	db_bind_text(st, 2, fault);
+	db_bind_text(st, 3, now);
+	sqlite3_bind_int64(st, 4, comparison_id);
+	sqlite3_bind_int(st, 5, seq);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		r = db_fail(db, rc, "quarantining the host");
+	db_finish(st);
+	return r;
+}
+
+static void host_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_host *h = elem;
+
+	memset(h, 0, sizeof(*h));
+	db_column_copy(h->name, sizeof(h->name), st, 0);
+	h->quarantined = sqlite3_column_int(st, 1);
+	h->fault = db_column_strdup(st, 2);
+	db_column_copy(h->since, sizeof(h->since), st, 3);
+	h->comparison_id = sqlite3_column_int64(st, 4);
+	h->seq = sqlite3_column_int(st, 5);
+	db_column_copy(h->cleared_at, sizeof(h->cleared_at), st, 6);
+}
+
+#define HOST_COLUMNS "name, quarantined, fault, since, comparison_id, seq, cleared_at"
+
+int db_host_load(struct db *db, struct db_host *out, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	memset(out, 0, sizeof(*out));
+	r = db_prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts WHERE name = ?");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, name);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		host_fill(out, st, NULL);
+	else if (rc == SQLITE_DONE)
+		r = err_set(-ENOENT, "no host '%s' in '%s'", name, db->path);
+	else
+		r = db_fail(db, rc, "loading a host");
+	db_finish(st);
+	return r;
+}
+
+int db_host_clear(struct db *db, const char *name)
+{
+	sqlite3_stmt *st = NULL;
+	char now[TIME_ISO_LEN];
+	int rc, r;
+
+	time_now_iso(now);
+	r = db_prepare(db, &st, "UPDATE hosts SET quarantined = 0, cleared_at = ?"
+		       " WHERE name = ? AND quarantined = 1");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, now);
+	db_bind_text(st, 2, name);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		r = db_fail(db, rc, "clearing the host");
+	else
+		r = sqlite3_changes(db->h) > 0;
+	db_finish(st);
+	return r;
+}
+
+static void host_release(void *elem)
+{
+	db_host_release(elem);
+}
+
+int db_host_list(struct db *db, struct db_host **out, size_t *out_n)
+{
+	static const struct db_rows how = {
+		.size = sizeof(struct db_host), .max = SIZE_MAX, .fill = host_fill,
+		.release = host_release, .doing = "listing hosts",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts ORDER BY name");
+	if (r < 0)
+		return r;
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}
+
+void db_host_info_release(struct db_host_info *h)
+{
+	if (!h)
+		return;
+	free(h->fingerprint);
+	free(h->fault);
+	h->fingerprint = h->fault = NULL;
+}
+
+/*
+ * The distinct host names come from a loose index scan (a recursive min()
+ * over comparisons_host and builds_host), which costs a seek per host rather
+ * than a read of every comparison. The newest row of each kind by id gives
+ * the heartbeat and the fingerprint.
+ */
+static const char hosts_sql[] =
+	"WITH RECURSIVE"
+	" ch(name) AS (SELECT min(host) FROM comparisons UNION ALL"
+	"  SELECT (SELECT min(host) FROM comparisons WHERE host > ch.name) FROM ch"
+	"  WHERE ch.name IS NOT NULL),"
+	" bh(name) AS (SELECT min(host) FROM builds UNION ALL"
+	"  SELECT (SELECT min(host) FROM builds WHERE host > bh.name) FROM bh"
+	"  WHERE bh.name IS NOT NULL),"
+	" names(name) AS (SELECT name FROM ch WHERE name IS NOT NULL UNION"
+	"  SELECT name FROM bh WHERE name IS NOT NULL UNION SELECT name FROM hosts)"
+	" SELECT n.name,"
+	"  (SELECT coalesce(finished_at, created_at) FROM comparisons WHERE host = n.name"
+	"   ORDER BY id DESC LIMIT 1),"
+	"  (SELECT coalesce(finished_at, started_at) FROM builds WHERE host = n.name"
+	"   ORDER BY id DESC LIMIT 1),"
+	"  (SELECT fingerprint FROM comparisons WHERE host = n.name AND fingerprint IS NOT NULL"
+	"   ORDER BY id DESC LIMIT 1),"
+	"  (SELECT created_at FROM comparisons WHERE host = n.name AND fingerprint IS NOT NULL"
+	"   ORDER BY id DESC LIMIT 1),"
+	"  (SELECT fingerprint FROM builds WHERE host = n.name AND fingerprint IS NOT NULL"
+	"   ORDER BY id DESC LIMIT 1),"
+	"  (SELECT started_at FROM builds WHERE host = n.name AND fingerprint IS NOT NULL"
+	"   ORDER BY id DESC LIMIT 1),"
+	"  coalesce(h.quarantined, 0), h.fault, coalesce(h.since, '')"
+	" FROM names n LEFT JOIN hosts h ON h.name = n.name ORDER BY n.name LIMIT ?";
+
+static const char *text_or(sqlite3_stmt *st, int i, const char *dflt)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? (const char *)s : dflt;
+}
+
+static void host_info_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_host_info *h = elem;
+	const char *ct = text_or(st, 1, ""), *bt = text_or(st, 2, "");
+	const char *cft = text_or(st, 4, ""), *bft = text_or(st, 6, "");
+
+	db_column_copy(h->name, sizeof(h->name), st, 0);
+	/* ISO times in UTC compare as strings. */
+	snprintf(h->heartbeat, sizeof(h->heartbeat), "%s", strcmp(ct, bt) >= 0 ? ct : bt);
+	if (sqlite3_column_type(st, 3) != SQLITE_NULL &&
+	    (sqlite3_column_type(st, 5) == SQLITE_NULL || strcmp(cft, bft) >= 0))
+		h->fingerprint = db_column_strdup(st, 3);
+	else
+		h->fingerprint = db_column_strdup(st, 5);
+	h->quarantined = sqlite3_column_int(st, 7);
+	h->fault = db_column_strdup(st, 8);
+	db_column_copy(h->since, sizeof(h->since), st, 9);
+}
+
+static void host_info_release(void *elem)
+{
+	db_host_info_release(elem);
+}
+
+int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_t max)
+{
+	const struct db_rows how = {
+		.size = sizeof(struct db_host_info), .max = max, .fill = host_info_fill,
+		.release = host_info_release, .doing = "listing hosts",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, hosts_sql);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}

@@ -1,0 +1,124 @@
+#!/bin/bash
+# The verbs that only read (show, list, verify, host list, serve) never
+# create, migrate or change a database: a missing path, a missing directory,
+# an empty file, a foreign file, a newer and an older schema are refused
+# with a sentence naming the file, exit 2, and nothing is left behind. On a
+# real database they work, serve included while another perfd writes, and
+# they leave no -wal or -shm file.
+. "$(dirname "$0")/lib.sh"
+: "${PLANT:?}"
+command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
+
+# refused WHAT PATH MESSAGE: every reading verb on PATH exits 2 and says
+# MESSAGE. serve is bounded: one that starts would serve until killed.
+refused() {
+	check "$1: show refused" run 2 "$PERFD" show --db "$2" 1
+	check "$1: show says why" has err "$3"
+	check "$1: list refused" run 2 "$PERFD" list --db "$2"
+	check "$1: list says why" has err "$3"
+	check "$1: verify refused" run 2 "$PERFD" verify --db "$2"
+	check "$1: verify says why" has err "$3"
+	check "$1: host list refused" run 2 "$PERFD" host list --db "$2"
+	check "$1: host list says why" has err "$3"
+	check "$1: serve refused" run 2 timeout 20 "$PERFD" serve --db "$2" --listen 127.0.0.1:0
+	check "$1: serve says why" has err "$3"
+}
+
+# files PREFIX: the names in $T starting with PREFIX, on one line.
+files() { (cd "$T" && ls -A | grep "^$1" | tr '\n' ' ' | sed 's/ $//'); }
+
+refused "a missing file" typo.db "no database at 'typo.db'"
+check "no typo.db, -wal or -shm created" eq "" "$(files typo.db)"
+
+refused "a missing directory" missing/dir/x.db "no database at 'missing/dir/x.db'"
+check "no directory created" eq "" "$(files missing)"
+
+: >empty.db
+refused "an empty file" empty.db "database 'empty.db' is empty"
+check "the empty file stays empty, alone" eq "empty.db 0" "$(files empty.db) $(stat -c %s empty.db)"
+
+sqlite3 foreign.db "create table t (x); insert into t values (1);"
+before=$(sha256sum foreign.db)
+refused "a foreign file" foreign.db "database 'foreign.db' is an SQLite file but not a perfd database"
+check "the foreign file is unchanged" eq "$before" "$(sha256sum foreign.db)"
+
+# A real database, made by a writing verb.
+check "pair stores a comparison" run 0 "$PERFD" pair --db "$DB" --pairs 2 "$PLANT" "$PLANT"
+check "and leaves no -wal or -shm" eq "perfd.db" "$(files perfd.db)"
+before=$(sha256sum "$DB")
+check "show reads it" run 0 "$PERFD" show --db "$DB" 1
+check "and prints the comparison" has out "comparison 1"
+check "show --json reads it" run 0 "$PERFD" show --db "$DB" --json 1
+check "show --output reads captured output" run 0 "$PERFD" show --db "$DB" --output 1 1
+check "list reads it" run 0 "$PERFD" list --db "$DB"
+check "and lists comparison 1" eq 1 "$(awk 'NR == 2 { print $1 }' out)"
+check "verify reads it" run 0 "$PERFD" verify --db "$DB"
+check "and the figures match" has out "comparison 1:"
+check "host list reads it" run 0 "$PERFD" host list --db "$DB"
+check "the database is unchanged" eq "$before" "$(sha256sum "$DB")"
+check "and no -wal or -shm is left" eq "perfd.db" "$(files perfd.db)"
+
+# serve reads it while another perfd writes: a comparison stored after it
+# started is served; when both stop, no -wal or -shm is left.
+"$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
+srv=$!
+for i in $(seq 100); do
+	grep -q "serving http://" "$T/serve.err" && break
+	sleep 0.05
+done
+URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*/\)$|\1|p' "$T/serve.err" | head -n 1)
+check "serve starts" test -n "$URL"
+check "it serves comparison 1" run 0 curl -sf "${URL}api/v1/comparisons/1"
+check "pair writes while serve reads" run 0 "$PERFD" pair --db "$DB" --pairs 1 "$PLANT" "$PLANT"
+check "serve sees the new comparison" run 0 curl -sf "${URL}api/v1/comparisons/2"
+kill -TERM $srv
+wait $srv
+check "serve stops cleanly" eq 0 $?
+check "no -wal or -shm left after both" eq "perfd.db" "$(files perfd.db)"
+
+# A directory the reader cannot write: in WAL mode SQLite needs the -shm
+# file, so reading works only while a writer has the database open. Checked
+# as nobody, where the test runs as root.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	mkdir ro
+	cp "$DB" ro/perfd.db
+	chmod 711 "$T"
+	chmod 755 ro
+	chmod 644 ro/perfd.db
+	as_nobody() { setpriv --reuid="$(id -u nobody)" --regid="$(id -g nobody)" --clear-groups "$@"; }
+	check "unwritable directory: list refused" run 2 as_nobody "$PERFD" list --db ro/perfd.db
+	check "and says why" has err "database 'ro/perfd.db' cannot be read: in WAL mode SQLite needs a 'ro/perfd.db-shm' file"
+	rm -f ro.fifo && mkfifo ro.fifo
+	( echo "select count(*) from comparisons;"; cat ro.fifo ) | sqlite3 ro/perfd.db >/dev/null &
+	holder=$!
+	for i in $(seq 50); do [ -e ro/perfd.db-shm ] && break; sleep 0.1; done
+	check "with a writer holding it open, list reads it" run 0 as_nobody "$PERFD" list --db ro/perfd.db
+	check "and lists comparison 2" eq 2 "$(awk 'NR == 2 { print $1 }' out)"
+	echo "-- released" >ro.fifo
+	wait $holder
+	chmod 700 "$T"
+else
+	echo "# not root, or no setpriv: the unwritable directory is not checked"
+fi
+
+# A newer schema: refused, and the file is left as it was.
+cp "$DB" newer.db
+sqlite3 newer.db "pragma user_version = 99"
+before=$(sha256sum newer.db)
+refused "a newer schema" newer.db "database 'newer.db' has schema version 99"
+check "the newer file is unchanged" eq "$before" "$(sha256sum newer.db)"
+
+# An older schema: a verb that only reads does not migrate; one that writes
+# does, and the readers then read it.
+cp "$DB" older.db
+sqlite3 older.db "drop table pull_comments; drop table commit_statuses;
+	drop table pull_approvals; drop table pull_heads_seen; pragma user_version = 3;"
+before=$(sha256sum older.db)
+refused "an older schema" older.db "database 'older.db' has schema version 3"
+check "and says how to migrate it" has err "perfd host clear"
+check "the older file is unchanged" eq "$before" "$(sha256sum older.db)"
+check "still at version 3" eq 3 "$(sqlite3 older.db 'pragma user_version')"
+check "a writing verb migrates it" run 0 "$PERFD" host clear --db older.db nohost
+check "to version 4" eq 4 "$(sqlite3 older.db 'pragma user_version')"
+check "show then reads it" run 0 "$PERFD" show --db older.db 2
+finish
