@@ -54,44 +54,41 @@ static const struct option comment_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-int cmd_comment(int argc, char **argv)
+struct comment_cli {
+	struct db_opts dbo;
+	const char *hub, *commit_arg, *config;
+	bool dry_run, db_given;
+	int pr;
+};
+
+/* Parses and checks argv into c. Returns -1 to go on, else the exit
+ * status (0 after --help). */
+static int comment_parse(struct comment_cli *c, int argc, char **argv)
 {
-	struct db_opts dbo = DB_OPTS_INIT;
-	const char *hub = NULL, *commit_arg = NULL, *config = NULL;
-	struct strbuf md = STRBUF_INIT, errors = STRBUF_INIT;
-	struct agent_config *cfg = NULL;
-	struct web_gh_client *gh = NULL;
-	struct db *db = NULL;
-	struct web_gh_pull pull;
-	struct web_pulls pulls;
-	enum web_post what;
-	char commit[41];
-	bool dry_run = false, db_given = false;
-	int opt, pr = 0, r, ret = EXIT_USAGE;
-	size_t i;
+	int opt;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", comment_options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_DB:
-			dbo.path = optarg;
-			db_given = true;
+			c->dbo.path = optarg;
+			c->db_given = true;
 			break;
 		case OPT_PR:
-			if (cli_parse_int(&pr, "--pr", optarg, 1, 2147483647) < 0)
+			if (cli_parse_int(&c->pr, "--pr", optarg, 1, 2147483647) < 0)
 				return cli_usage_error("comment");
 			break;
 		case OPT_DRY_RUN:
-			dry_run = true;
+			c->dry_run = true;
 			break;
 		case OPT_COMMIT:
-			commit_arg = optarg;
+			c->commit_arg = optarg;
 			break;
 		case OPT_HUB:
-			hub = optarg;
+			c->hub = optarg;
 			break;
 		case OPT_CONFIG:
-			config = optarg;
+			c->config = optarg;
 			break;
 		case 'h':
 			fputs(cmd_comment_usage, stdout);
@@ -104,83 +101,126 @@ int cmd_comment(int argc, char **argv)
 		log_warnx("comment: unexpected argument '%s'", argv[optind]);
 		return cli_usage_error("comment");
 	}
-	if (!pr) {
+	if (!c->pr) {
 		log_warnx("comment: --pr N is required");
 		return cli_usage_error("comment");
 	}
-	if (!config && !dry_run) {
+	if (!c->config && !c->dry_run) {
 		log_warnx("comment: posting needs --config FILE with a [github] section; "
 			  "--dry-run prints the comment instead");
 		return cli_usage_error("comment");
 	}
-	if (!config && !commit_arg) {
+	if (!c->config && !c->commit_arg) {
 		log_warnx("comment: without --config the pull request's head cannot be asked "
 			  "for: give --commit");
 		return cli_usage_error("comment");
 	}
-	if (commit_arg &&
-	    (strlen(commit_arg) != 40 || strspn(commit_arg, "0123456789abcdefABCDEF") != 40)) {
+	if (c->commit_arg && (strlen(c->commit_arg) != 40 ||
+			      strspn(c->commit_arg, "0123456789abcdefABCDEF") != 40)) {
 		log_warnx("comment: --commit '%s' is not a full commit id (40 hex digits)",
-			  commit_arg);
+			  c->commit_arg);
 		return EXIT_USAGE;
 	}
-	if (config) {
-		r = agent_config_load(&cfg, config, &errors);
-		if (r < 0) {
-			fputs(errors.buf, stderr);
-			log_warnx("comment: %s", err_last());
-			goto out;
-		}
-		if (!cfg->github.on) {
-			log_warnx("comment: '%s' has no [github] section", config);
-			goto out;
-		}
-		if (!db_given)
-			dbo.path = cfg->database;
-		if (!hub)
-			hub = cfg->github.hub_url;
-		if (agent_github_client(&gh, &cfg->github, -1, NULL) < 0) {
-			log_warnx("%s", err_last());
-			goto out;
-		}
+	return -1;
+}
+
+/* The configuration's database, hub and client, when --config is given;
+ * 0, or -1 after saying why. */
+static int comment_config(struct comment_cli *c, struct agent_config **cfg,
+			  struct web_gh_client **gh)
+{
+	struct strbuf errors = STRBUF_INIT;
+	int r;
+
+	r = agent_config_load(cfg, c->config, &errors);
+	fputs(errors.buf, stderr);
+	strbuf_release(&errors);
+	if (r < 0) {
+		log_warnx("comment: %s", err_last());
+		return -1;
 	}
-	if (!hub)
-		hub = HUB_DEFAULT;
-	if (commit_arg) {
+	if (!(*cfg)->github.on) {
+		log_warnx("comment: '%s' has no [github] section", c->config);
+		return -1;
+	}
+	if (!c->db_given)
+		c->dbo.path = (*cfg)->database;
+	if (!c->hub)
+		c->hub = (*cfg)->github.hub_url;
+	if (agent_github_client(gh, &(*cfg)->github, -1, NULL) < 0) {
+		log_warnx("%s", err_last());
+		return -1;
+	}
+	return 0;
+}
+
+/* The head commit to describe into commit: --commit, checked against the
+ * pull request's head when the API can be asked, or that head. 0, or -1
+ * after saying why. */
+static int comment_head(char commit[41], const struct comment_cli *c, struct web_gh_client *gh)
+{
+	struct web_gh_pull pull;
+	size_t i;
+
+	if (c->commit_arg) {
 		for (i = 0; i <= 40; i++)
-			commit[i] = (char)tolower((unsigned char)commit_arg[i]);
+			commit[i] = (char)tolower((unsigned char)c->commit_arg[i]);
 	}
-	if (gh) {
-		r = web_gh_pull_get(gh, &pull, pr);
-		if (r < 0) {
-			log_warnx("comment: %s", err_last());
-			goto out;
-		}
-		if (!commit_arg) {
-			memcpy(commit, pull.head_sha, sizeof(commit));
-		} else if (strcmp(commit, pull.head_sha) && !dry_run) {
-			log_warnx("comment: pull request %d's head is %s, not %s: its comment "
-				  "describes its head alone", pr, pull.head_sha, commit);
-			goto out;
-		}
-		if (!pull.open && !dry_run) {
-			log_warnx("comment: pull request %d is closed", pr);
-			goto out;
-		}
+	if (!gh)
+		return 0;
+	if (web_gh_pull_get(gh, &pull, c->pr) < 0) {
+		log_warnx("comment: %s", err_last());
+		return -1;
 	}
+	if (!c->commit_arg) {
+		memcpy(commit, pull.head_sha, 41);
+	} else if (strcmp(commit, pull.head_sha) && !c->dry_run) {
+		log_warnx("comment: pull request %d's head is %s, not %s: its comment "
+			  "describes its head alone", c->pr, pull.head_sha, commit);
+		return -1;
+	}
+	if (!pull.open && !c->dry_run) {
+		log_warnx("comment: pull request %d is closed", c->pr);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_comment(int argc, char **argv)
+{
+	struct comment_cli c = { .dbo = DB_OPTS_INIT };
+	struct strbuf md = STRBUF_INIT;
+	struct agent_config *cfg = NULL;
+	struct web_gh_client *gh = NULL;
+	struct db *db = NULL;
+	struct web_pulls pulls;
+	enum web_post what;
+	char commit[41];
+	int r, ret;
+
+	ret = comment_parse(&c, argc, argv);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_USAGE;
+	if (c.config && comment_config(&c, &cfg, &gh) < 0)
+		goto out;
+	if (!c.hub)
+		c.hub = HUB_DEFAULT;
+	if (comment_head(commit, &c, gh) < 0)
+		goto out;
 	/* Reading only: a mistyped path must not leave a new, empty database. */
-	if (access(dbo.path, F_OK) < 0) {
-		log_warn("comment: database '%s'", dbo.path);
+	if (access(c.dbo.path, F_OK) < 0) {
+		log_warn("comment: database '%s'", c.dbo.path);
 		goto out;
 	}
-	db = cli_db_open(&dbo);
+	db = c.dry_run ? cli_db_open_readonly(&c.dbo) : cli_db_open(&c.dbo);
 	if (!db)
 		goto out;
-	if (dry_run) {
-		r = web_comment_render(&md, db, commit, hub, cfg ? cfg->github.comment_key : NULL,
+	if (c.dry_run) {
+		r = web_comment_render(&md, db, commit, c.hub, cfg ? cfg->github.comment_key : NULL,
 				       WEB_COMMENT_BYTES_MAX);
 		if (r < 0) {
-			log_warnx("comment: pull request %d: %s", pr, err_last());
+			log_warnx("comment: pull request %d: %s", c.pr, err_last());
 			goto out;
 		}
 		fwrite(md.buf, 1, md.len, stdout);
@@ -189,18 +229,17 @@ int cmd_comment(int argc, char **argv)
 	}
 	pulls.gh = gh;
 	pulls.db = db;
-	pulls.hub_url = hub;
+	pulls.hub_url = c.hub;
 	pulls.key = cfg->github.comment_key;
-	r = web_pull_comment_post(&what, &pulls, pr, commit);
+	r = web_pull_comment_post(&what, &pulls, c.pr, commit);
 	if (r < 0) {
-		log_warnx("comment: pull request %d: %s", pr, err_last());
+		log_warnx("comment: pull request %d: %s", c.pr, err_last());
 		goto out;
 	}
-	printf("pull request %d, head %s: comment %s\n", pr, commit, web_post_name(what));
+	printf("pull request %d, head %s: comment %s\n", c.pr, commit, web_post_name(what));
 	ret = EXIT_OK;
 out:
 	strbuf_release(&md);
-	strbuf_release(&errors);
 	db_close(db);
 	web_gh_client_free(gh);
 	agent_config_free(cfg);
