@@ -273,19 +273,28 @@ static void spawn_failed(struct child *c, const struct exec_failure *f)
 	c->exit_code = -1;
 }
 
-int child_run(struct child *c)
-{
-	int outp[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	int devnull = devnull_fd(), pidfd = -1;
-	sigset_t chld, oldmask;
-	bool restore_mask = false, look_now = false;
-	volatile struct exec_failure failure = { 0, 0 };
-	cpu_set_t cpus;
-	bool pinned = false, exited = false, termed = false;
-	int64_t t0, t1 = 0, deadline = INT64_MAX;
-	struct rusage ru;
+/* One run's state, from the spawn to the reaping. */
+struct run {
+	int outp[2], errp[2];
+	int pidfd;                   /* a pidfd, or a signalfd of SIGCHLD */
 	pid_t pid;
-	int r = 0, status = 0;
+	bool restore_mask;           /* SIGCHLD was blocked for the signalfd */
+	sigset_t oldmask;
+	bool look_now;               /* look at the child once before polling */
+	bool exited, termed;
+	int64_t t0, t1, deadline;
+	int status;
+	struct rusage ru;
+};
+
+/* The pipes, the child and a descriptor that says when it ends. */
+static int run_start(struct run *s, struct child *c)
+{
+	volatile struct exec_failure failure = { 0, 0 };
+	int devnull = devnull_fd();
+	cpu_set_t cpus;
+	bool pinned = false;
+	sigset_t chld;
 
 	if (c->cpus && c->cpus->count) {
 		unsigned i;
@@ -296,137 +305,155 @@ int child_run(struct child *c)
 				CPU_SET(i, &cpus);
 		pinned = true;
 	}
-	if (pipe2(outp, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
-		r = err_set(-errno, "pipe: %s", strerror(errno));
-		goto out;
-	}
-	if (devnull < 0) {
-		r = err_set(-errno, "/dev/null: %s", strerror(errno));
-		goto out;
-	}
-
+	if (pipe2(s->outp, O_CLOEXEC) < 0 || pipe2(s->errp, O_CLOEXEC) < 0)
+		return err_set(-errno, "pipe: %s", strerror(errno));
+	if (devnull < 0)
+		return err_set(-errno, "/dev/null: %s", strerror(errno));
 	time_now_iso(c->started_at);
-	t0 = time_monotonic_ns();
-	pid = spawn(c, outp[1], errp[1], &failure, devnull, pinned ? &cpus : NULL);
-	if (pid < 0) {
-		r = err_set(-errno, "vfork: %s", strerror(errno));
-		goto out;
-	}
-	close_fd(&outp[1]);
-	close_fd(&errp[1]);
+	s->t0 = time_monotonic_ns();
+	s->pid = spawn(c, s->outp[1], s->errp[1], &failure, devnull, pinned ? &cpus : NULL);
+	if (s->pid < 0)
+		return err_set(-errno, "vfork: %s", strerror(errno));
+	close_fd(&s->outp[1]);
+	close_fd(&s->errp[1]);
 	/* vfork returns once the child has exec'd or given up. */
 	if (failure.stage) {
 		struct exec_failure f = { failure.stage, failure.err };
 
 		spawn_failed(c, &f);
 	}
-
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0 && errno == ENOSYS) {
+	s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
+	if (s->pidfd < 0 && errno == ENOSYS) {
 		/* No pidfd (a kernel before 5.3, or valgrind): SIGCHLD through a
 		 * signalfd, with one look at the child once it is blocked, in case
 		 * it exited before. */
 		sigemptyset(&chld);
 		sigaddset(&chld, SIGCHLD);
-		sigprocmask(SIG_BLOCK, &chld, &oldmask);
-		restore_mask = true;
-		pidfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
-		look_now = true;
+		sigprocmask(SIG_BLOCK, &chld, &s->oldmask);
+		s->restore_mask = true;
+		s->pidfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+		s->look_now = true;
 	}
-	if (pidfd < 0) {
-		r = err_set(-errno, "pidfd_open: %s", strerror(errno));
-		kill(-pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		goto out;
+	if (s->pidfd < 0) {
+		int r = err_set(-errno, "pidfd_open: %s", strerror(errno));
+
+		kill(-s->pid, SIGKILL);
+		waitpid(s->pid, NULL, 0);
+		return r;
 	}
 	if (c->timeout_s > 0)
-		deadline = t0 + (int64_t)(c->timeout_s * 1e9);
+		s->deadline = s->t0 + (int64_t)(c->timeout_s * 1e9);
+	return 0;
+}
 
-	while (!exited || outp[0] >= 0 || errp[0] >= 0) {
+/* Reaps the child if it has ended; then only its pipes are drained. */
+static void run_reap(struct run *s)
+{
+	struct signalfd_siginfo si;
+
+	s->look_now = false;
+	s->t1 = time_monotonic_ns();
+	if (s->restore_mask)
+		while (read(s->pidfd, &si, sizeof(si)) > 0)
+			;
+	if (wait4(s->pid, &s->status, WNOHANG, &s->ru) == s->pid) {
+		s->exited = true;
+		/* Nothing the program left behind may run on into the next
+		 * measurement. */
+		kill(-s->pid, SIGKILL);
+		s->deadline = s->t1 + (int64_t)DRAIN_MS * 1000000;
+	}
+}
+
+/* The deadline passed: SIGTERM to the group, SIGKILL after the grace
+ * period. Returns false once the child has exited and something outside
+ * its group still holds the pipes: stop reading them. */
+static bool run_deadline(struct run *s, struct child *c)
+{
+	if (s->exited)
+		return false;
+	if (!s->termed) {
+		if (!c->cancelled)
+			c->timed_out = true;
+		s->termed = true;
+		kill(-s->pid, SIGTERM);
+		s->deadline = time_monotonic_ns() + (int64_t)((c->grace_s > 0 ? c->grace_s :
+							       CHILD_GRACE_DEFAULT_S) * 1e9);
+	} else {
+		kill(-s->pid, SIGKILL);
+		s->deadline = INT64_MAX;
+	}
+	return true;
+}
+
+/* Reads the child's output until it has exited and its pipes are closed,
+ * bounding it by the deadline and stopping it on cancel_fd. */
+static int run_wait(struct run *s, struct child *c)
+{
+	while (!s->exited || s->outp[0] >= 0 || s->errp[0] >= 0) {
 		struct pollfd pfd[4];
 		int np = 0, iout = -1, ierr = -1, ipid = -1, icancel = -1;
-		int timeout;
 
-		if (outp[0] >= 0) {
+		if (s->outp[0] >= 0) {
 			iout = np;
-			pfd[np++] = (struct pollfd){ .fd = outp[0], .events = POLLIN };
+			pfd[np++] = (struct pollfd){ .fd = s->outp[0], .events = POLLIN };
 		}
-		if (errp[0] >= 0) {
+		if (s->errp[0] >= 0) {
 			ierr = np;
-			pfd[np++] = (struct pollfd){ .fd = errp[0], .events = POLLIN };
+			pfd[np++] = (struct pollfd){ .fd = s->errp[0], .events = POLLIN };
 		}
-		if (!exited) {
+		if (!s->exited) {
 			ipid = np;
-			pfd[np++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
-			if (c->cancel_fd >= 0 && !termed) {
+			pfd[np++] = (struct pollfd){ .fd = s->pidfd, .events = POLLIN };
+			if (c->cancel_fd >= 0 && !s->termed) {
 				icancel = np;
 				pfd[np++] = (struct pollfd){ .fd = c->cancel_fd, .events = POLLIN };
 			}
 		}
-		timeout = deadline == INT64_MAX ? -1 : ms_until(deadline);
-		if (poll(pfd, (nfds_t)np, timeout) < 0) {
+		if (poll(pfd, (nfds_t)np, s->deadline == INT64_MAX ? -1 :
+			 ms_until(s->deadline)) < 0) {
+			int r;
+
 			if (errno == EINTR)
 				continue;
 			r = err_set(-errno, "poll: %s", strerror(errno));
-			kill(-pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			goto out;
+			kill(-s->pid, SIGKILL);
+			waitpid(s->pid, NULL, 0);
+			return r;
 		}
-		if (iout >= 0 && pfd[iout].revents && !drain(c, outp[0], true))
-			close_fd(&outp[0]);
-		if (ierr >= 0 && pfd[ierr].revents && !drain(c, errp[0], false))
-			close_fd(&errp[0]);
-		if ((ipid >= 0 && pfd[ipid].revents) || look_now) {
-			struct signalfd_siginfo si;
-
-			look_now = false;
-			t1 = time_monotonic_ns();
-			if (restore_mask)
-				while (read(pidfd, &si, sizeof(si)) > 0)
-					;
-			if (wait4(pid, &status, WNOHANG, &ru) == pid) {
-				exited = true;
-				/* Nothing the program left behind may run on into the
-				 * next measurement. */
-				kill(-pid, SIGKILL);
-				deadline = t1 + (int64_t)DRAIN_MS * 1000000;
-			}
+		if (iout >= 0 && pfd[iout].revents && !drain(c, s->outp[0], true))
+			close_fd(&s->outp[0]);
+		if (ierr >= 0 && pfd[ierr].revents && !drain(c, s->errp[0], false))
+			close_fd(&s->errp[0]);
+		if ((ipid >= 0 && pfd[ipid].revents) || s->look_now) {
+			run_reap(s);
 			continue;
 		}
 		if (icancel >= 0 && pfd[icancel].revents) {
 			c->cancelled = true;
-			deadline = time_monotonic_ns();
+			s->deadline = time_monotonic_ns();
 		}
-		if (deadline != INT64_MAX && time_monotonic_ns() >= deadline) {
-			if (exited) {
-				/* Something outside the group holds the pipes. */
-				break;
-			}
-			if (!termed) {
-				if (!c->cancelled)
-					c->timed_out = true;
-				termed = true;
-				kill(-pid, SIGTERM);
-				deadline = time_monotonic_ns() + (int64_t)((c->grace_s > 0 ?
-					c->grace_s : CHILD_GRACE_DEFAULT_S) * 1e9);
-			} else {
-				kill(-pid, SIGKILL);
-				deadline = INT64_MAX;
-			}
-		}
+		if (s->deadline != INT64_MAX && time_monotonic_ns() >= s->deadline &&
+		    !run_deadline(s, c))
+			break;
 	}
+	return 0;
+}
 
-	c->wall_ms = (double)(t1 - t0) / 1e6;
+/* What happened, into c. */
+static void run_finish(const struct run *s, struct child *c)
+{
+	c->wall_ms = (double)(s->t1 - s->t0) / 1e6;
 	time_now_iso(c->ended_at);
-	c->user_ms = (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec / 1e3;
-	c->sys_ms = (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec / 1e3;
-	c->maxrss_kb = ru.ru_maxrss;
-	if (WIFEXITED(status)) {
-		c->exit_code = c->spawn_error ? -1 : WEXITSTATUS(status);
+	c->user_ms = (double)s->ru.ru_utime.tv_sec * 1e3 + (double)s->ru.ru_utime.tv_usec / 1e3;
+	c->sys_ms = (double)s->ru.ru_stime.tv_sec * 1e3 + (double)s->ru.ru_stime.tv_usec / 1e3;
+	c->maxrss_kb = s->ru.ru_maxrss;
+	if (WIFEXITED(s->status)) {
+		c->exit_code = c->spawn_error ? -1 : WEXITSTATUS(s->status);
 		c->signal = 0;
-	} else if (WIFSIGNALED(status)) {
+	} else if (WIFSIGNALED(s->status)) {
 		c->exit_code = -1;
-		c->signal = WTERMSIG(status);
+		c->signal = WTERMSIG(s->status);
 	}
 	/* A failure while we are being stopped is our stop's doing, not the
 	 * program's: a service manager's SIGTERM to the whole service may reach
@@ -434,14 +461,26 @@ int child_run(struct child *c)
 	 * (or a shell's 128 + it) waits a moment for ours. A success stands. */
 	if (!c->cancelled && !c->timed_out && (c->signal || c->exit_code))
 		c->cancelled = cancel_seen(c->cancel_fd, stop_signalled(c) ? STOP_SETTLE_MS : 0);
-out:
-	close_fd(&outp[0]);
-	close_fd(&outp[1]);
-	close_fd(&errp[0]);
-	close_fd(&errp[1]);
-	close_fd(&pidfd);
-	if (restore_mask)
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+}
+
+int child_run(struct child *c)
+{
+	struct run s = { .outp = { -1, -1 }, .errp = { -1, -1 }, .pidfd = -1,
+			 .deadline = INT64_MAX };
+	int r;
+
+	r = run_start(&s, c);
+	if (r == 0)
+		r = run_wait(&s, c);
+	if (r == 0)
+		run_finish(&s, c);
+	close_fd(&s.outp[0]);
+	close_fd(&s.outp[1]);
+	close_fd(&s.errp[0]);
+	close_fd(&s.errp[1]);
+	close_fd(&s.pidfd);
+	if (s.restore_mask)
+		sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
 	return r;
 }
 
