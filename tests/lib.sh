@@ -62,6 +62,32 @@ js() {
 
 sql() { sqlite3 "$DB" "$1"; }
 
+# alive PIDFILE: how many of the pids in PIDFILE (a line each, as plant's
+# --pid-file writes them) are still running; a zombie (killed, not yet
+# reaped by whoever inherited it) is not. Only these processes are looked
+# at, never the machine's others.
+alive() {
+	n=0
+	[ -f "$1" ] || { echo 0; return; }
+	while read -r pid; do
+		state=$(sed 's/^.*) \(.\).*/\1/' "/proc/$pid/stat" 2>/dev/null)
+		[ -n "$state" ] && [ "$state" != Z ] && n=$((n + 1))
+	done <"$1"
+	echo "$n"
+}
+
+# need_vulkan [ARGS...]: skips the test (exit 77) when perfd probe [ARGS]
+# finds no Vulkan device (its exit status 3), and fails it on any other
+# probe failure, which is a fault to see and not a reason to skip.
+need_vulkan() {
+	"$PERFD" probe "$@" >"$T/probe.out" 2>"$T/probe.err"
+	case $? in
+	0) return 0 ;;
+	3) echo "no Vulkan device: skipped"; sed 's/^/  /' "$T/probe.err"; exit 77 ;;
+	*) echo "perfd probe $* failed:"; sed 's/^/  /' "$T/probe.err"; exit 1 ;;
+	esac
+}
+
 # verdict_holds WANT VERDICT GAIN: for comparisons of real timings (the
 # demo's Vulkan kernels), where a loaded machine's noise may keep the rule
 # from a verdict but must never turn one around: VERDICT is WANT, or it is

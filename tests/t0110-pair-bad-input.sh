@@ -89,9 +89,10 @@ check "non-UTF-8 output: runs" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 .
 check "non-UTF-8 output: the RESULT line is kept" eq 'RESULT x on "dev??": passed=1 total=1' "$(js out 'd["processes"][0]["results"][0]["line"]')"
 
 # Children a program leaves behind are killed with its group.
-check "leftovers: runs" run 0 "$PERFD" pair --db "$DB" --pairs 1 "$PLANT" "$PLANT" -- --spawn 2
+check "leftovers: runs" run 0 "$PERFD" pair --db "$DB" --pairs 1 "$PLANT" "$PLANT" -- --spawn 2 --pid-file "$T/spawned"
+check "leftovers: two programs and their four children" eq 6 "$(wc -l <"$T/spawned")"
 sleep 0.2
-check "leftovers: none survive" eq 0 "$(pgrep -f -- "$PLANT -- --spawn|plant --spawn" | wc -l)"
+check "leftovers: none survive" eq 0 "$(alive "$T/spawned")"
 
 # A program perfd could not exec is stored with its reason.
 printf '#!/nonexistent/interpreter\n' >badinterp && chmod +x badinterp

@@ -77,12 +77,12 @@ check "the receipt was printed" eq abandoned "$(js int.json 'd["state"]')"
 check "it verifies" run 0 "$PERFD" verify --db "$DB" 4
 
 # kill -9 of perfd takes the program it was running with it.
-"$PERFD" pair --db "$DB" --timeout 60 "$PLANT" "$PLANT" -- --mode hang --bad-arm old --sleep-ms 1 >/dev/null 2>&1 &
+"$PERFD" pair --db "$DB" --timeout 60 "$PLANT" "$PLANT" -- --mode hang --bad-arm old --sleep-ms 1 --pid-file "$T/hang.pids" >/dev/null 2>&1 &
 p=$!
-for i in $(seq 50); do pgrep -f -- "--mode hang --bad-arm old --sleep-ms 1$" | grep -qv "^$p$" && break; sleep 0.1; done
-check "the hanging program runs" test -n "$(pgrep -f -- "$PLANT --mode hang --bad-arm old --sleep-ms 1")"
+for i in $(seq 50); do [ "$(alive "$T/hang.pids")" = 1 ] && break; sleep 0.1; done
+check "the hanging program runs" eq 1 "$(alive "$T/hang.pids")"
 kill -9 $p
 wait $p 2>/dev/null
 sleep 0.3
-check "and dies with perfd" eq "" "$(pgrep -f -- "$PLANT --mode hang --bad-arm old --sleep-ms 1")"
+check "and dies with perfd" eq 0 "$(alive "$T/hang.pids")"
 finish

@@ -6,10 +6,7 @@
 : "${PLANT:?}"
 HOSTS=$(cd "$TESTS_DIR/../hosts" && pwd)
 
-if ! "$PERFD" probe --host "$HOSTS/lavapipe.conf" >/dev/null 2>&1; then
-	echo "no lavapipe Vulkan device: skipped"
-	exit 77
-fi
+need_vulkan --host "$HOSTS/lavapipe.conf"
 
 # Without --host: the host part of the fingerprint, no device.
 check "pair without a profile" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 "$PLANT" "$PLANT"

@@ -9,7 +9,7 @@
 HISTORY=$(cd "$TESTS_DIR/../kernels/demo/history" && pwd) || exit 99
 
 command -v glslc >/dev/null && command -v cc >/dev/null || exit 77
-"$PERFD" probe >/dev/null 2>&1 || exit 77
+need_vulkan
 
 BUILD='glslc shader.comp -o shader.spv && cc -O2 -std=c11 -o demo demo.c -lvulkan -lm && cc -O2 -std=c11 -o contract contract.c -lvulkan -lm'
 

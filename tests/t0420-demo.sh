@@ -6,7 +6,7 @@
 # verdict must hold or stay unresolved on its side (verdict_holds); the
 # other agent tests plant their programs' timings.
 . "$(dirname "$0")/lib.sh"
-"$PERFD" probe >/dev/null 2>&1 || { echo "no Vulkan device: skipped"; exit 77; }
+need_vulkan
 command -v glslc >/dev/null && command -v cc >/dev/null || { echo "glslc or cc missing: skipped"; exit 77; }
 DB=$T/d/perfd.db
 

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
 command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
-"$PERFD" probe --host lavapipe >/dev/null 2>&1 || { echo "no lavapipe Vulkan device: skipped"; exit 77; }
+need_vulkan --host lavapipe
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
 
 SRC=$T/src

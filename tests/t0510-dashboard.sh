@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$TESTS_DIR/.." && pwd)
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
-"$PERFD" probe >/dev/null 2>&1 || { echo "no Vulkan device: skipped"; exit 77; }
+need_vulkan
 command -v glslc >/dev/null && command -v cc >/dev/null || { echo "glslc or cc missing: skipped"; exit 77; }
 command -v node >/dev/null || { echo "node missing: skipped"; exit 77; }
 [ -x "$CHROMIUM" ] || { echo "chromium missing: skipped"; exit 77; }

@@ -4,7 +4,7 @@
 # replications pool into one cell, strings from a repository or a runner are
 # escaped, and a request it cannot carry out is refused with a clear message.
 . "$(dirname "$0")/lib.sh"
-"$PERFD" probe >/dev/null 2>&1 || { echo "no Vulkan device: skipped"; exit 77; }
+need_vulkan
 command -v glslc >/dev/null && command -v cc >/dev/null || { echo "glslc or cc missing: skipped"; exit 77; }
 DB=$T/d/perfd.db
 HUB=http://127.0.0.1:8080
