@@ -32,20 +32,14 @@ const char cmd_canary_usage[] =
 	"Exit status: 0 every check passed and the control was caught, 1 a check\n"
 	"failed, 2 a usage or Vulkan error, 3 the device is absent.\n";
 
+/* A whole number option in [lo, hi], through the verbs' one parser. */
 static int parse_uint(unsigned *out, const char *opt, const char *value,
 		      unsigned lo, unsigned hi)
 {
-	unsigned long v;
-	char *end;
+	int v;
 
-	errno = 0;
-	v = strtoul(value, &end, 10);
-	if (*value < '0' || *value > '9' || *end != '\0' || errno != 0 ||
-	    v < lo || v > hi) {
-		log_warnx("canary: %s \"%s\" is not a whole number from %u to %u",
-			  opt, value, lo, hi);
+	if (cli_parse_int(&v, opt, value, (int)lo, (int)hi) < 0)
 		return -EINVAL;
-	}
 	*out = (unsigned)v;
 	return 0;
 }
@@ -97,7 +91,6 @@ int cmd_canary(int argc, char **argv)
 	if (cmd_wants_help(argc, argv, cmd_canary_usage))
 		return EXIT_OK;
 	optind = 1;
-	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H':
@@ -119,15 +112,11 @@ int cmd_canary(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		default:
-			log_warnx("canary: unknown option or missing value \"%s\"; see perfd canary --help",
-				  argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_usage_error("canary");
 		}
 	}
-	if (optind < argc) {
-		log_warnx("canary: unexpected argument \"%s\"", argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return cli_extra_argument("canary", argv[optind]);
 
 	if (host) {
 		rc = host_check_load(&profile, host);

@@ -97,10 +97,8 @@ static int comment_parse(struct comment_cli *c, int argc, char **argv)
 			return cli_usage_error("comment");
 		}
 	}
-	if (optind != argc) {
-		log_warnx("comment: unexpected argument '%s'", argv[optind]);
-		return cli_usage_error("comment");
-	}
+	if (optind != argc)
+		return cli_extra_argument("comment", argv[optind]);
 	if (!c->pr) {
 		log_warnx("comment: --pr N is required");
 		return cli_usage_error("comment");

@@ -213,10 +213,8 @@ int cmd_demo(int argc, char **argv)
 			return cli_usage_error("demo");
 		}
 	}
-	if (optind != argc) {
-		log_warnx("demo: unexpected argument '%s'", argv[optind]);
-		return cli_usage_error("demo");
-	}
+	if (optind != argc)
+		return cli_extra_argument("demo", argv[optind]);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		log_warn("cannot create '%s'", dir);
 		goto out;

@@ -77,7 +77,6 @@ int cmd_probe(int argc, char **argv)
 	if (cmd_wants_help(argc, argv, cmd_probe_usage))
 		return EXIT_OK;
 	optind = 1;
-	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -87,15 +86,11 @@ int cmd_probe(int argc, char **argv)
 			host = optarg;
 			break;
 		default:
-			log_warnx("probe: unknown option or missing value \"%s\"; see perfd probe --help",
-				  argv[optind - 1]);
-			return EXIT_USAGE;
+			return cli_usage_error("probe");
 		}
 	}
-	if (optind < argc) {
-		log_warnx("probe: unexpected argument \"%s\"", argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return cli_extra_argument("probe", argv[optind]);
 	if (host) {
 		rc = host_check_load(&profile, host);
 		if (rc != EXIT_OK)

@@ -84,10 +84,8 @@ int cmd_serve(int argc, char **argv)
 			return cli_usage_error("serve");
 		}
 	}
-	if (optind != argc) {
-		log_warnx("serve: unexpected argument '%s'", argv[optind]);
-		return cli_usage_error("serve");
-	}
+	if (optind != argc)
+		return cli_extra_argument("serve", argv[optind]);
 	/* Blocked before the server's thread starts, so that thread inherits
 	 * the mask and the signals reach the signalfd alone. */
 	signal(SIGPIPE, SIG_IGN);

@@ -244,10 +244,8 @@ int cmd_list(int argc, char **argv)
 			return cli_usage_error("list");
 		}
 	}
-	if (optind != argc) {
-		log_warnx("list: unexpected argument '%s'", argv[optind]);
-		return cli_usage_error("list");
-	}
+	if (optind != argc)
+		return cli_extra_argument("list", argv[optind]);
 	db = cli_db_open_readonly(&dbo);
 	if (!db)
 		goto out;

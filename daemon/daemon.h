@@ -86,5 +86,7 @@ int cli_signal_fd(const int *signals);
 
 /* Prints "perfd VERB: see 'perfd VERB --help'" and returns EXIT_USAGE. */
 int cli_usage_error(const char *verb);
+/* Says "VERB: unexpected argument 'ARG'", then as cli_usage_error. */
+int cli_extra_argument(const char *verb, const char *arg);
 
 #endif

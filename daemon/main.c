@@ -116,6 +116,12 @@ int cli_usage_error(const char *verb)
 	return EXIT_USAGE;
 }
 
+int cli_extra_argument(const char *verb, const char *arg)
+{
+	log_warnx("%s: unexpected argument '%s'", verb, arg);
+	return cli_usage_error(verb);
+}
+
 struct db *cli_db_open(const struct db_opts *o)
 {
 	struct db *db = NULL;

@@ -147,7 +147,7 @@ expect_grep "^DIGEST $first\$" "$TMP/extra.out" "extra work keeps the digest"
 expect_rc 3 $? "canary --host m1"
 "$PERFD" canary --scale 0 >/dev/null 2>"$TMP/err"
 expect_rc 2 $? "canary --scale 0"
-expect_grep '--scale "0" is not a whole number' "$TMP/err" "canary names the bad option"
+expect_grep "--scale: '0' is not a whole number" "$TMP/err" "canary names the bad option"
 
 # No loader, no driver: a sentence naming the problem and exit 3, no crash.
 PERFD_VULKAN_LOADER=$TMP/no-such-libvulkan.so "$PERFD" probe >/dev/null 2>"$TMP/err"
