@@ -10,11 +10,11 @@ static int parse_cpu(unsigned *out, const char *s, char **end)
 	unsigned long v;
 
 	if (*s < '0' || *s > '9')
-		return err_set(-EINVAL, "expected a CPU number at \"%s\"", s);
+		return err_set(-EINVAL, "expected a CPU number at '%s'", s);
 	errno = 0;
 	v = strtoul(s, end, 10);
 	if (errno != 0 || v >= CPUS_MAX)
-		return err_set(-EINVAL, "CPU number at \"%s\" is not below %d",
+		return err_set(-EINVAL, "CPU number at '%s' is not below %d",
 			       s, CPUS_MAX);
 	*out = (unsigned)v;
 	return 0;
@@ -46,7 +46,7 @@ int cpus_parse(struct cpus *out, const char *text)
 		}
 		for (unsigned c = lo; c <= hi; c++) {
 			if (cpus_has(&set, c))
-				return err_set(-EINVAL, "CPU %u is listed twice in \"%s\"",
+				return err_set(-EINVAL, "CPU %u is listed twice in '%s'",
 					       c, text);
 			set.bits[c / 64] |= UINT64_C(1) << (c % 64);
 			set.count++;
@@ -54,10 +54,10 @@ int cpus_parse(struct cpus *out, const char *text)
 		if (*s == ',') {
 			s++;
 			if (*s == '\0')
-				return err_set(-EINVAL, "\"%s\" ends with ','", text);
+				return err_set(-EINVAL, "'%s' ends with ','", text);
 		} else if (*s != '\0') {
 			return err_set(-EINVAL,
-				       "unexpected \"%s\" (expected a list like 4-7 or 0,2)", s);
+				       "unexpected '%s' (expected a list like 4-7 or 0,2)", s);
 		}
 	}
 	*out = set;

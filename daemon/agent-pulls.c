@@ -104,7 +104,7 @@ void agent_status_set(struct agent *a, const char *commit, int64_t job, const ch
 	if (web_commit_status_post(&posted, &a->pulls, commit, context, state, desc, url) < 0)
 		log_warnx("status %s of %.12s: %s", context, commit, err_last());
 	else if (posted)
-		log_info("status %s of %.12s: %s, \"%s\"", context, commit, state, desc);
+		log_info("status %s of %.12s: %s, '%s'", context, commit, state, desc);
 	free(context);
 	free(url);
 }

@@ -541,7 +541,7 @@ static int refuse_quarantined(struct agent *a)
 	if (!a->profile || db_host_load(a->db, &h, a->host) < 0)
 		return 0;
 	if (h.quarantined)
-		r = err_set(-EPERM, "host \"%s\" is quarantined (GPU fault: \"%s\"): no GPU work "
+		r = err_set(-EPERM, "host '%s' is quarantined (GPU fault: '%s'): no GPU work "
 			    "until 'perfd host clear --db %s %s'", a->host, h.fault ? h.fault : "",
 			    a->cfg->database, a->host);
 	db_host_release(&h);

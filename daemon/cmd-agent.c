@@ -135,7 +135,7 @@ int cmd_agent(int argc, char **argv)
 		log_warnx("%s", err_last());
 		goto out;
 	}
-	log_info("agent on host \"%s\"%s: watching %s", agent_host(a),
+	log_info("agent on host '%s'%s: watching %s", agent_host(a),
 		 cfg->host ? "" : " (no profile)", cfg->url);
 	for (;;) {
 		/* An unreachable remote is said and the queue still runs. */

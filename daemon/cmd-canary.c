@@ -127,7 +127,7 @@ int cmd_canary(int argc, char **argv)
 			goto out;
 		if (device_set) {
 			if (!host_check_matches(probe, opts.device_index, profile)) {
-				log_warnx("canary: device %u is not the one host \"%s\" expects",
+				log_warnx("canary: device %u is not the one host '%s' expects",
 					  opts.device_index, profile->name);
 				host_check_find(probe, profile);
 				rc = EXIT_NODEVICE;

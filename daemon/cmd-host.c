@@ -76,8 +76,8 @@ int cmd_host(int argc, char **argv)
 			log_warnx("%s", err_last());
 			goto out;
 		}
-		printf(r ? "host \"%s\": quarantine lifted\n" :
-		       "host \"%s\" was not quarantined\n", argv[optind + 1]);
+		printf(r ? "host '%s': quarantine lifted\n" :
+		       "host '%s' was not quarantined\n", argv[optind + 1]);
 		ret = EXIT_OK;
 	} else {
 		log_warnx("host: expected 'list' or 'clear NAME'");

@@ -189,8 +189,8 @@ static bool refuse_quarantined(struct db *db, const char *name, const char *db_p
 	if (db_host_load(db, &h, name) < 0)
 		return false;
 	if (h.quarantined) {
-		log_warnx("host \"%s\" is quarantined since %s: GPU fault in comparison %lld, "
-			  "process %d: \"%s\"", name, h.since, (long long)h.comparison_id,
+		log_warnx("host '%s' is quarantined since %s: GPU fault in comparison %lld, "
+			  "process %d: '%s'", name, h.since, (long long)h.comparison_id,
 			  h.seq, h.fault ? h.fault : "");
 		log_warnx("once the machine is checked, lift it with: perfd host clear --db %s %s",
 			  db_path, name);

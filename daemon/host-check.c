@@ -22,7 +22,7 @@ int host_check_load(struct host_profile **out, const char *arg)
 	}
 	if (host_profile_load(out, path, &errors) < 0) {
 		fputs(errors.buf, stderr);
-		log_warnx("host profile \"%s\" not loaded: %s", path, err_last());
+		log_warnx("host profile '%s' not loaded: %s", path, err_last());
 		rc = EXIT_USAGE;
 		goto out;
 	}
@@ -59,13 +59,13 @@ int host_check_find(const struct kernel_probe *probe,
 
 	if (index >= 0)
 		return index;
-	log_warnx("host \"%s\" (%s) expects a device named like \"%s\" with driver \"%s\"; found:",
+	log_warnx("host '%s' (%s) expects a device named like '%s' with driver '%s'; found:",
 		  profile->name, profile->path, profile->device_match,
 		  profile->expected_driver);
 	for (size_t i = 0; i < probe->ndevices; i++) {
 		const struct kernel_device *d = &probe->devices[i];
 
-		log_warnx("  device %u \"%s\", driver \"%s\" (%s)", d->index, d->name,
+		log_warnx("  device %u '%s', driver '%s' (%s)", d->index, d->name,
 			  d->driver_name, d->driver_info);
 	}
 	return -1;

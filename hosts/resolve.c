@@ -34,7 +34,7 @@ int host_profile_resolve(char **out, const char *arg)
 	if (*arg == '\0' || strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789-_") !=
 	    strlen(arg))
 		return err_set(-EINVAL,
-			       "host \"%s\" is neither a path nor a profile name (a-z, 0-9, '-', '_')",
+			       "host '%s' is neither a path nor a profile name (a-z, 0-9, '-', '_')",
 			       arg);
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		path = xasprintf("%s/%s.conf", dirs[i], arg);
@@ -44,6 +44,6 @@ int host_profile_resolve(char **out, const char *arg)
 		}
 		free(path);
 	}
-	return err_set(-ENOENT, "no host profile \"%s\" in %s or %s", arg,
+	return err_set(-ENOENT, "no host profile '%s' in %s or %s", arg,
 		       PERFD_HOSTS_DIR, PERFD_HOSTS_INSTALL_DIR);
 }

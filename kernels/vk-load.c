@@ -26,14 +26,14 @@ static int load_loader(void)
 	loader = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!loader)
 		return err_set(-ENOENT,
-			       "cannot open the Vulkan loader \"%s\" (%s); install it (Debian: libvulkan1) or set PERFD_VULKAN_LOADER",
+			       "cannot open the Vulkan loader '%s' (%s); install it (Debian: libvulkan1) or set PERFD_VULKAN_LOADER",
 			       path, dlerror());
 	vk.vkGetInstanceProcAddr = (PFN_vkGetInstanceProcAddr)dlsym(loader,
 								    "vkGetInstanceProcAddr");
 	if (!vk.vkGetInstanceProcAddr) {
 		dlclose(loader);
 		loader = NULL;
-		return err_set(-ENOENT, "\"%s\" is not a Vulkan loader: no vkGetInstanceProcAddr",
+		return err_set(-ENOENT, "'%s' is not a Vulkan loader: no vkGetInstanceProcAddr",
 			       path);
 	}
 	return 0;

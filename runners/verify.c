@@ -42,7 +42,7 @@ static void str(struct check *k, const char *what, const char *stored, const cha
 	if ((!stored && !again) || (stored && again && !strcmp(stored, again)))
 		return;
 	k->mismatches++;
-	strbuf_addf(k->report, "%s: stored \"%s\", recomputed \"%s\"\n", what,
+	strbuf_addf(k->report, "%s: stored '%s', recomputed '%s'\n", what,
 		    stored ? stored : "(none)", again ? again : "(none)");
 }
 

@@ -82,9 +82,9 @@ expect_rc 0 $? "probe --host by bare name"
 
 "$PERFD" probe --host "$HOSTS/m1.conf" >"$TMP/out" 2>"$TMP/err"
 expect_rc 3 $? "probe --host m1.conf on a machine without an M1"
-expect_grep 'expects a device named like "Apple M1 \(G13G" with driver "Honeykrisp"' \
+expect_grep "expects a device named like 'Apple M1 \\(G13G' with driver 'Honeykrisp'" \
 	"$TMP/err" "probe --host m1 names what it expected"
-expect_grep 'device 0 "llvmpipe' "$TMP/err" "probe --host m1 names what it found"
+expect_grep "device 0 'llvmpipe" "$TMP/err" "probe --host m1 names what it found"
 
 # A bad profile: exit 2, every error with its file:line.
 cat >"$TMP/bad.conf" <<'CONF'

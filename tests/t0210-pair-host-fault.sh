@@ -22,7 +22,7 @@ check "explicit bound stored" eq 30 "$(js out 'd["settings"]["timeout_s"]')"
 check "fault watch on" eq on "$(js out 'd["processes"][0]["fault_watch"]')"
 
 check "absent device refused" run 3 "$PERFD" pair --db "$DB" --host m1 "$PLANT" "$PLANT"
-check "and named" has err 'expects a device named like "Apple M1 (G13G"'
+check "and named" has err "expects a device named like 'Apple M1 (G13G'"
 check "nothing stored for it" eq 3 "$(sql 'select count(*) from comparisons')"
 
 # A profile of our own, watching a log file the fixture writes to.
@@ -55,7 +55,7 @@ check "quarantined host refused" run 3 "$PERFD" pair --db "$DB" --host ./faulty.
 check "naming the fault" has err "GPU fault in comparison"
 check "and the command that lifts it" has err "perfd host clear --db $DB faulty"
 check "perfd host clear" run 0 "$PERFD" host clear --db "$DB" faulty
-check "says lifted" has out 'host "faulty": quarantine lifted'
+check "says lifted" has out "host 'faulty': quarantine lifted"
 check "runs again after clearing" run 0 "$PERFD" pair --db "$DB" --pairs 1 --host ./faulty.conf "$PLANT" "$PLANT"
 check "clearing twice says so" run 0 "$PERFD" host clear --db "$DB" faulty
 check "not quarantined" has out "was not quarantined"

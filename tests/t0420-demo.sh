@@ -34,6 +34,6 @@ DB=$T/h/perfd.db
 check "perfd demo --once --host lavapipe, fresh" run 0 "$PERFD" demo --once --dir "$T/h" --host lavapipe
 check "all five jobs ended" eq 0 "$(sql "select count(*) from jobs where state not in ('done', 'failed')")"
 check "four comparisons on host lavapipe" eq 4 "$(sql "select count(*) from comparisons where host = 'lavapipe' and state = 'done'")"
-check "the agent names the profile's host" has err 'agent on host "lavapipe"'
+check "the agent names the profile's host" has err "agent on host 'lavapipe'"
 check "and they verify" run 0 "$PERFD" verify --db "$DB"
 finish

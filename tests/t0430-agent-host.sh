@@ -67,7 +67,7 @@ CONF
 DB=$T/lavapipe.db
 conf "$DB" lavapipe "cc -O1 -o prog prog.c" >lavapipe.conf
 check "agent with host = lavapipe, fresh database" run 0 "$PERFD" agent --config lavapipe.conf --once
-check "the start names the host" has err 'agent on host "lavapipe"'
+check "the start names the host" has err "agent on host 'lavapipe'"
 check "the head's job done" eq "done" "$(sql "select group_concat(state, ' ') from jobs")"
 check "two comparisons on lavapipe" eq 2 "$(sql "select count(*) from comparisons where host = 'lavapipe' and state = 'done'")"
 check "the fault watch was on" eq 0 "$(sql "select count(*) from processes where fault_watch is not 'on'")"
@@ -114,7 +114,7 @@ check "the host is quarantined" eq 1 "$(sql "select quarantined from hosts where
 rm -f "$T/fault-on"
 git -C "$SRC" commit -q --allow-empty -m "a head after the fault"
 check "the next start refuses GPU work" run 3 "$PERFD" agent --config own-agent.conf --once
-check "naming the fault and the way out" has err "host \"own\" is quarantined (GPU fault"
+check "naming the fault and the way out" has err "host 'own' is quarantined (GPU fault"
 check "and the command that clears it" has err "perfd host clear --db $DB own"
 check "perfd host clear" run 0 "$PERFD" host clear --db "$DB" own
 check "then the queue runs" run 0 "$PERFD" agent --config own-agent.conf --once
