@@ -9,6 +9,9 @@
  * - strbuf: a growable NUL-terminated byte buffer.
  * - x*alloc: allocation that aborts on out-of-memory.
  * - time: monotonic and wall clock helpers.
+ * - utf8: the one repair of text that is not UTF-8 and the one cut of a
+ *   string on a character boundary, used wherever text from a repository or
+ *   a program is stored, rendered as JSON or posted.
  */
 #ifndef PERFD_COMMON_H
 #define PERFD_COMMON_H
@@ -81,5 +84,23 @@ int64_t time_monotonic_ns(void);
 /* Writes "2026-11-04T10:00:00.123Z" (24 bytes and NUL) for the current time. */
 #define TIME_ISO_LEN 32
 void time_now_iso(char out[TIME_ISO_LEN]);
+
+/*
+ * utf8.c: UTF-8 as Unicode defines it: no overlong forms, no surrogates,
+ * nothing above U+10FFFF. The repair replaces each maximal ill-formed
+ * subpart (Unicode's recommended practice: a stray continuation byte, a
+ * byte that starts no sequence, a sequence cut short) with one U+FFFD; a
+ * NUL byte is a character like any other.
+ */
+#define UTF8_REPLACEMENT "\xef\xbf\xbd"   /* U+FFFD in UTF-8 */
+bool utf8_is_valid(const char *s, size_t len);
+/* Appends s (len bytes), repaired, to out. */
+void utf8_repair(struct strbuf *out, const char *s, size_t len);
+/* A repaired copy of the string s, the caller's to free. */
+char *utf8_repair_dup(const char *s);
+/* The largest length up to max at which s (len bytes) may be cut without
+ * splitting a character (or an ill-formed subpart, which the repair makes
+ * one U+FFFD): len when len <= max. */
+size_t utf8_cut(const char *s, size_t len, size_t max);
 
 #endif
