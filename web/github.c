@@ -848,29 +848,30 @@ int web_gh_comments_list(struct web_gh_client *c, struct web_gh_comment **out, s
 	return 0;
 }
 
-/* {"body": body} as JSON text, which the caller frees. */
-static char *body_json(const char *body)
+/* o as compact JSON text into *out, the caller's; o is released. A string
+ * that is not UTF-8 makes jansson refuse: -EINVAL, nothing sent. */
+static int encode(char **out, json_t *o, const char *what)
 {
-	json_t *o = json_pack("{s:s}", "body", body);
-	char *s;
-
-	if (!o)
-		fatalx("jansson: cannot encode a comment (is it UTF-8?)");
-	s = json_dumps(o, JSON_COMPACT);
+	*out = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
-	if (!s)
-		fatalx("jansson: out of memory");
-	return s;
+	if (!*out)
+		return err_set(-EINVAL, "%s cannot be encoded as JSON (is it UTF-8?)", what);
+	return 0;
 }
 
 int web_gh_comment_create(struct web_gh_client *c, int64_t *out_id, int pr, const char *body)
 {
 	struct web_gh_reply rep = { .body = STRBUF_INIT };
-	char *url = repo_url(c, "/issues/%d/comments", pr), *text = body_json(body);
 	struct web_gh_comment cm = { 0 };
+	char *url = NULL, *text = NULL;
 	json_t *j = NULL;
 	int r;
 
+	*out_id = 0;
+	r = encode(&text, json_pack("{s:s}", "body", body), "the comment");
+	if (r < 0)
+		return r;
+	url = repo_url(c, "/issues/%d/comments", pr);
 	r = request(c, &j, &rep, "POST", url, text, WEB_GH_ONCE);
 	if (r == 0 && (!json_is_object(j) || comment_from_json(&cm, j) < 0))
 		r = err_set(-EAGAIN, "POST /issues/%d/comments: the reply names no comment; "
@@ -902,9 +903,15 @@ static int send_idempotent(struct web_gh_client *c, const char *method, char *ur
 
 int web_gh_comment_edit(struct web_gh_client *c, int64_t id, const char *body)
 {
+	char *text;
+	int r;
+
+	r = encode(&text, json_pack("{s:s}", "body", body), "the comment");
+	if (r < 0)
+		return r;
 	/* The same body sent twice leaves the same comment: safe to retry. */
 	return send_idempotent(c, "PATCH", repo_url(c, "/issues/comments/%lld", (long long)id),
-			       body_json(body));
+			       text);
 }
 
 int web_gh_status_set(struct web_gh_client *c, const char *sha, const char *state,
@@ -912,19 +919,19 @@ int web_gh_status_set(struct web_gh_client *c, const char *sha, const char *stat
 {
 	char *text;
 	json_t *o;
+	int r;
 
 	if (!is_sha(sha))
 		return err_set(-EINVAL, "'%s' is not a full commit id", sha);
 	o = json_pack("{s:s, s:s, s:s}", "state", state, "context", context, "description",
 		      description);
-	if (!o)
-		fatalx("jansson: cannot encode a status");
-	if (target_url)
-		json_object_set_new(o, "target_url", json_string(target_url));
-	text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (!text)
-		fatalx("jansson: out of memory");
+	if (o && target_url && json_object_set_new(o, "target_url", json_string(target_url)) < 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	r = encode(&text, o, "the status");
+	if (r < 0)
+		return r;
 	/* A status set twice is the same status: safe to retry. */
 	return send_idempotent(c, "POST", repo_url(c, "/statuses/%s", sha), text);
 }

@@ -74,7 +74,9 @@ bool web_comment_key_is_valid(const char *key);
  * for longer than max_wait_s, or (creating a comment) an outcome that is
  * unknown; -EIO a 5xx or a transport failure after every retry; -EPROTO a
  * reply that is not the JSON expected; -EFBIG a reply over WEB_GH_REPLY_MAX;
- * -ECANCELED cancel_fd became readable during a wait. */
+ * -ECANCELED cancel_fd became readable during a wait; -EINVAL a comment or
+ * status that cannot be encoded as JSON (text that is not UTF-8: the
+ * callers repair it first), nothing sent. */
 
 #define WEB_GH_REPLY_MAX (8 << 20)       /* bytes of one reply */
 #define WEB_GH_PAGES_MAX 30              /* pages of one list, 100 items each */
