@@ -382,7 +382,7 @@ static void reply_message(char *out, size_t outlen, const struct web_gh_reply *r
 {
 	json_t *j = json_loadb(r->body.buf, r->body.len, 0, NULL);
 	const char *m = j ? json_string_value(json_object_get(j, "message")) : NULL;
-	size_t i, k = 0;
+	size_t i, n;
 
 	if (!m) {
 		snprintf(out, outlen, "%s",
@@ -390,9 +390,10 @@ static void reply_message(char *out, size_t outlen, const struct web_gh_reply *r
 		json_decref(j);
 		return;
 	}
-	for (i = 0; m[i] && k + 1 < outlen && i < WEB_GH_MESSAGE_MAX; i++)
-		out[k++] = (unsigned char)m[i] < ' ' || m[i] == 0x7f ? ' ' : m[i];
-	out[k] = '\0';
+	n = utf8_cut(m, strlen(m), outlen - 1 < WEB_GH_MESSAGE_MAX ? outlen - 1 : WEB_GH_MESSAGE_MAX);
+	for (i = 0; i < n; i++)
+		out[i] = (unsigned char)m[i] < ' ' || m[i] == 0x7f ? ' ' : m[i];
+	out[n] = '\0';
 	json_decref(j);
 }
 
@@ -814,7 +815,9 @@ static int comment_from_json(void *item, json_t *j)
 	cm->created = iso_time(json_string_value(json_object_get(j, "created_at")));
 	/* A comment body is at most 65536 characters on GitHub; more is cut. */
 	if (json_is_string(body))
-		cm->body = xstrndup(json_string_value(body), WEB_GH_COMMENT_MAX);
+		cm->body = xstrndup(json_string_value(body),
+				    utf8_cut(json_string_value(body), json_string_length(body),
+					     WEB_GH_COMMENT_MAX));
 	else
 		cm->body = xstrdup("");
 	return 0;
