@@ -72,6 +72,10 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 char *strbuf_detach(struct strbuf *sb);
 
 /* xalloc.c */
+/* Aborts as the x*alloc functions do when memory runs out: for a library
+ * that reports an allocation failure its own way (inih, glob, jansson,
+ * OpenSSL). Never for anything else. */
+void xalloc_die(void) NORETURN;
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

@@ -392,7 +392,7 @@ int host_profile_load(struct host_profile **out, const char *path,
 
 	rc = ini_parse_stream(read_line, &ps, handle_key, &ps);
 	if (rc == -2)
-		fatalx("ini: out of memory");
+		xalloc_die();       /* inih's only -2: an allocation failed */
 	if (rc > 0 && ps.nerrors == 0)
 		parse_error(&ps, (unsigned)rc, "cannot parse this line");
 	if (ferror(ps.f)) {
