@@ -9,6 +9,7 @@
  * - strbuf: a growable NUL-terminated byte buffer.
  * - x*alloc: allocation that aborts on out-of-memory.
  * - time: monotonic and wall clock helpers.
+ * - sha256: SHA-256 as hex (OpenSSL), for every hash perfd stores or shows.
  * - utf8: the one repair of text that is not UTF-8 and the one cut of a
  *   string on a character boundary, used wherever text from a repository or
  *   a program is stored, rendered as JSON or posted.
@@ -88,6 +89,17 @@ int64_t time_monotonic_ns(void);
 /* Writes "2026-11-04T10:00:00.123Z" (24 bytes and NUL) for the current time. */
 #define TIME_ISO_LEN 32
 void time_now_iso(char out[TIME_ISO_LEN]);
+
+/* sha256.c: the lower-case hex SHA-256 of data, of parts hashed as their
+ * concatenation, or of a file's bytes (*out_size: how many). out is "" and
+ * *out_size 0 on failure: -EIO with OpenSSL's reason when libcrypto cannot
+ * hash (no provider offers SHA-256), a negative errno when the file cannot
+ * be read. Out of memory aborts. */
+#define SHA256_HEX_SIZE 65           /* 64 hex digits and NUL */
+int sha256_hex(char out[SHA256_HEX_SIZE], const void *data, size_t len);
+int sha256_hex_parts(char out[SHA256_HEX_SIZE], const void *const parts[], const size_t lens[],
+		     size_t n);
+int sha256_file_hex(char out[SHA256_HEX_SIZE], int64_t *out_size, const char *path);
 
 /*
  * utf8.c: UTF-8 as Unicode defines it: no overlong forms, no surrogates,

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builder.h"
 #include "runners.h"
 #include "web-internal.h"
 
@@ -117,7 +116,8 @@ static bool fp_memo_update(struct fp_memo *m, const char *text)
 	fp_memo_release(m);
 	m->text = xstrdup(text);
 	m->json = fp ? fp : jstr(text);
-	builder_sha256_hex(m->hash, text, strlen(text));
+	/* A libcrypto that cannot hash leaves the hash "": shown as null. */
+	sha256_hex(m->hash, text, strlen(text));
 	m->hash[12] = '\0';
 	return true;
 }
@@ -131,7 +131,7 @@ static void set_fingerprint_memo(json_t *o, const char *text, struct fp_memo *m)
 	}
 	fp_memo_update(m, text);
 	json_object_set(o, "fingerprint", m->json);
-	json_object_set_new(o, "fingerprint_hash", json_string(m->hash));
+	json_object_set_new(o, "fingerprint_hash", jstr_or_null(m->hash));
 }
 
 static void set_fingerprint(json_t *o, const char *text)

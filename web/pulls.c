@@ -11,7 +11,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "builder.h"
 #include "web-internal.h"
 #include "web.h"
 
@@ -111,7 +110,9 @@ int web_pull_comment_post(enum web_post *out, const struct web_pulls *ps, int pr
 	r = web_comment_render(&md, db, commit, ps->hub_url, key, WEB_COMMENT_BYTES_MAX);
 	if (r < 0)
 		goto out;
-	builder_sha256_hex(sha, md.buf, md.len);
+	r = sha256_hex(sha, md.buf, md.len);
+	if (r < 0)
+		goto out;
 	r = db_pull_comment_get(db, &pc, repo, pr, key);
 	if (r == -ENOENT)
 		r = 0;
