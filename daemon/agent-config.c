@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "agent-internal.h"
-#include "web.h"
+#include "forge.h"
 
 enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_GITHUB, SEC_BUILD, SEC_RUNNER, SEC_CASE,
 	SEC_OTHER };

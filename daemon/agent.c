@@ -19,9 +19,9 @@
 #include "builder.h"
 #include "daemon.h"
 #include "db.h"
+#include "forge.h"
 #include "host-check-internal.h"
 #include "runners.h"
-#include "web.h"
 
 #define BUILD_LOG_MAX (1024 * 1024)
 #define TOOLCHAIN_TIMEOUT_S 30

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "runners.h"
-#include "web.h"
+#include "forge.h"
 
 /* Escapes s for Markdown text and table cells: the characters that open
  * emphasis, code, links or HTML, the pipe that ends a cell, and the # and @

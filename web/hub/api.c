@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "runners.h"
-#include "web-internal.h"
+#include "hub-internal.h"
 
 #define PAGE_DEFAULT 50
 #define PAGE_MAX 500

@@ -2,7 +2,8 @@
  * A client of the GitHub REST API (and of those that answer the same calls:
  * GitHub Enterprise, Gitea, Forgejo), on libcurl: the only file that
  * includes curl.h. libcurl is opened at run time, when the first client is
- * made, not linked (web/dl.c says why). docs/github.md describes what it asks and how it waits.
+ * made, not linked (web/dl says why). docs/github.md describes what it asks
+ * and how it waits.
  *
  * Every request is bounded: its time, the reply's size, the pages of a
  * list, the waits a rate limit asks for. A token is sent in one header to
@@ -24,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "web-internal.h"
-#include "web.h"
+#include "dl.h"
+#include "forge.h"
 
 #define WEB_GH_URL_MAX 2048
 #define WEB_GH_MESSAGE_MAX 200          /* characters of an error reply quoted in a detail */
@@ -57,7 +58,7 @@ struct web_gh_reply {
 
 enum { WEB_GH_IDEMPOTENT = 0, WEB_GH_ONCE = 1 };
 
-/* libcurl, opened at the first client (web/dl.c). */
+/* libcurl, opened at the first client (web/dl). */
 static struct {
 	CURLcode (*global_init)(long flags);
 	CURL *(*easy_init)(void);

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "web-internal.h"
-#include "web.h"
+#include "forge-internal.h"
+#include "forge.h"
 
 const char *web_post_name(enum web_post p)
 {
