@@ -1,6 +1,6 @@
 /*
- * web/forge: the hub's side that faces the pull requests' host (GitHub,
- * GitHub Enterprise, Gitea, Forgejo; docs/github.md). A REST client on
+ * web/forge: what perfd says on the pull requests' host (GitHub, GitHub
+ * Enterprise, Gitea, Forgejo; docs/github.md). A REST client on
  * libcurl (github.c, the only file that includes curl.h; libcurl is opened
  * at run time through web/dl), the pull-request comment rendered from
  * stored rows (comment.c, docs/comment.md), and posting: the one comment
@@ -33,6 +33,8 @@
  * head_commit and nothing is computed but the pooled median. With max
  * (bytes; 0: no bound) the body stays under it: rows, jobs and runner lines
  * that do not fit are left to the hub, and a closing line links there.
+ * Stored text that is not UTF-8 is repaired (utf8_repair), so the body
+ * always is and can be sent as a JSON string.
  * -EINVAL for a malformed commit or hub_url (http:// or https://, nothing to
  * escape); a database error as db returns it. On failure out is left as it
  * was. */
@@ -153,7 +155,9 @@ int web_pull_comment_post(enum web_post *out, const struct web_pulls *ps, int pr
 			  const char *commit);
 
 /* Sets commit's status for context unless db says it is set so already;
- * *posted (may be NULL) says whether it was sent. */
+ * *posted (may be NULL) says whether it was sent. The description is
+ * repaired (utf8_repair) and cut to WEB_STATUS_DESCRIPTION_MAX bytes on a
+ * character boundary. */
 int web_commit_status_post(bool *posted, const struct web_pulls *ps, const char *commit,
 			   const char *context, const char *state, const char *description,
 			   const char *target_url);
