@@ -852,14 +852,18 @@ int web_gh_comments_list(struct web_gh_client *c, struct web_gh_comment **out, s
 	return 0;
 }
 
-/* o as compact JSON text into *out, the caller's; o is released. A string
- * that is not UTF-8 makes jansson refuse: -EINVAL, nothing sent. */
+/* o (built by the caller, NULL when jansson refused a string that is not
+ * UTF-8) as compact JSON text into *out, the caller's; o is released.
+ * -EINVAL for NULL: nothing is sent. */
 static int encode(char **out, json_t *o, const char *what)
 {
-	*out = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	*out = NULL;
+	if (!o)
+		return err_set(-EINVAL, "%s cannot be encoded as JSON (is it UTF-8?)", what);
+	*out = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!*out)
-		return err_set(-EINVAL, "%s cannot be encoded as JSON (is it UTF-8?)", what);
+		xalloc_die();       /* json_dumps fails only when it cannot allocate */
 	return 0;
 }
 
