@@ -1,7 +1,7 @@
 /*
  * bench/bare-mhd.c: the least a libmicrohttpd server can do, the peer of
  * perfd serve in bench/hub.sh. It starts MHD with the flags and options
- * web/server.c uses (one internal polling thread, MHD_USE_AUTO, the same
+ * web/hub/server.c uses (one internal polling thread, MHD_USE_AUTO, the same
  * connection limits, timeout and memory per connection), answers every
  * request with a fixed small JSON body on the second call of the handler
  * (as perfd does, so keep-alive is kept), prints "serving
@@ -22,7 +22,7 @@
 
 #include <microhttpd.h>
 
-/* The values of web/web.h and web/server.c. */
+/* The values of web/hub/hub.h and web/hub/server.c. */
 #define CONNECTIONS_MAX 256
 #define CONNECTIONS_PER_IP 64
 #define TIMEOUT_S 15

@@ -18,7 +18,7 @@
 #             receipt   as above, random ids
 #             list      GET /api/v1/comparisons (50 newest)
 #             bare      bench/bare-mhd.c (the flags and options of
-#                       web/server.c, a fixed 67-byte JSON body)
+#                       web/hub/server.c, a fixed 67-byte JSON body)
 #   memory    VmRSS and VmHWM of the perfd process from /proc after the
 #             loads.
 # The ids and host/case pairs come from the database with sqlite3 first;

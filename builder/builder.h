@@ -26,12 +26,9 @@
 #include "common.h"
 #include "db.h"
 
-/* Hashes the file at path: out_hex receives 64 hex digits and a NUL,
- * *out_size its size in bytes. */
+/* Hashes an artifact, the file at path (sha256_file_hex): out_hex receives
+ * 64 hex digits and a NUL, *out_size its size in bytes. */
 int builder_file_sha256(char out_hex[65], int64_t *out_size, const char *path);
-
-/* The sha256 of len bytes at buf, as 64 hex digits and a NUL. */
-void builder_sha256_hex(char out_hex[65], const void *buf, size_t len);
 
 /* Resolves a program name as a shell would (a name without '/' is searched
  * in PATH) and checks that it is an executable regular file. *out is an

@@ -521,12 +521,7 @@ static char *bounded_line(const char *s)
 
 	if (n > 0 && s[n - 1] == '\r')
 		n--;
-	if (n > builder_git_limits.text) {
-		n = builder_git_limits.text;
-		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)
-			n--;
-	}
-	return xstrndup(s, n);
+	return xstrndup(s, utf8_cut(s, n, builder_git_limits.text));
 }
 
 int builder_commit_load(struct builder_repo *r, struct builder_commit *out, const char *rev)

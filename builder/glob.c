@@ -66,7 +66,7 @@ int builder_glob(char ***out, size_t *out_n, const char *dir, const char *const 
 		e = glob(full, 0, NULL, &g);
 		have_g = true;
 		if (e == GLOB_NOSPACE)
-			fatalx("glob: out of memory");
+			xalloc_die();       /* glob's word for out of memory */
 		if (e != 0 && e != GLOB_NOMATCH) {
 			ret = err_set(-EIO, "pattern '%s' under '%s': cannot read a directory",
 				      patterns[i], dir);

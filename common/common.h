@@ -14,6 +14,10 @@
  * - cpus: CPU sets as the kernel writes them ("0-3,6").
  * - child: the fresh-process launcher, used by builder/ (recipes), runners/
  *   (measured programs and contract runners) and daemon/ (the fetch).
+ * - sha256: SHA-256 as hex (OpenSSL), for every hash perfd stores or shows.
+ * - utf8: the one repair of text that is not UTF-8 and the one cut of a
+ *   string on a character boundary, used wherever text from a repository or
+ *   a program is stored, rendered as JSON or posted.
  */
 #ifndef PERFD_COMMON_H
 #define PERFD_COMMON_H
@@ -74,6 +78,10 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 char *strbuf_detach(struct strbuf *sb);
 
 /* xalloc.c */
+/* Aborts as the x*alloc functions do when memory runs out: for a library
+ * that reports an allocation failure its own way (inih, glob, jansson,
+ * OpenSSL). Never for anything else. */
+void xalloc_die(void) NORETURN;
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -194,5 +202,34 @@ int child_run_shell(struct child *c, const char *command);
  * 9", "... could not start: ..."); NULL when it exited 0. The caller's. */
 char *child_failure(const struct child *c, const char *what);
 void child_release(struct child *c);
+
+/* sha256.c: the lower-case hex SHA-256 of data, of parts hashed as their
+ * concatenation, or of a file's bytes (*out_size: how many). out is "" and
+ * *out_size 0 on failure: -EIO with OpenSSL's reason when libcrypto cannot
+ * hash (no provider offers SHA-256), a negative errno when the file cannot
+ * be read. Out of memory aborts. */
+#define SHA256_HEX_SIZE 65           /* 64 hex digits and NUL */
+int sha256_hex(char out[SHA256_HEX_SIZE], const void *data, size_t len);
+int sha256_hex_parts(char out[SHA256_HEX_SIZE], const void *const parts[], const size_t lens[],
+		     size_t n);
+int sha256_file_hex(char out[SHA256_HEX_SIZE], int64_t *out_size, const char *path);
+
+/*
+ * utf8.c: UTF-8 as Unicode defines it: no overlong forms, no surrogates,
+ * nothing above U+10FFFF. The repair replaces each maximal ill-formed
+ * subpart (Unicode's recommended practice: a stray continuation byte, a
+ * byte that starts no sequence, a sequence cut short) with one U+FFFD; a
+ * NUL byte is a character like any other.
+ */
+#define UTF8_REPLACEMENT "\xef\xbf\xbd"   /* U+FFFD in UTF-8 */
+bool utf8_is_valid(const char *s, size_t len);
+/* Appends s (len bytes), repaired, to out. */
+void utf8_repair(struct strbuf *out, const char *s, size_t len);
+/* A repaired copy of the string s, the caller's to free. */
+char *utf8_repair_dup(const char *s);
+/* The largest length up to max at which s (len bytes) may be cut without
+ * splitting a character (or an ill-formed subpart, which the repair makes
+ * one U+FFFD): len when len <= max. */
+size_t utf8_cut(const char *s, size_t len, size_t max);
 
 #endif

@@ -6,12 +6,16 @@
 
 #include "common.h"
 
+void xalloc_die(void)
+{
+	fputs("perfd: out of memory\n", stderr);
+	abort();
+}
+
 static void *check(void *p)
 {
-	if (!p) {
-		fputs("perfd: out of memory\n", stderr);
-		abort();
-	}
+	if (!p)
+		xalloc_die();
 	return p;
 }
 

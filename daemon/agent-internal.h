@@ -12,7 +12,7 @@
 #include "builder.h"
 #include "common.h"
 #include "runners.h"
-#include "web.h"
+#include "forge.h"
 
 #define AGENT_NAME_MAX 63
 #define AGENT_CONFIG_MAX (1024 * 1024)  /* bytes of a configuration file */

@@ -12,7 +12,7 @@
 #include "builder.h"
 #include "daemon.h"
 #include "db.h"
-#include "web.h"
+#include "forge.h"
 
 int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd,
 			char **token_out)

@@ -19,9 +19,9 @@
 #include "builder.h"
 #include "daemon.h"
 #include "db.h"
+#include "forge.h"
 #include "host-check-internal.h"
 #include "runners.h"
-#include "web.h"
 
 
 #define SUITE_FILE_MAX (256 * 1024)

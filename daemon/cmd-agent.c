@@ -13,7 +13,7 @@
 #include "host-check-internal.h"
 #include "common.h"
 #include "daemon.h"
-#include "web.h"
+#include "forge.h"
 
 const char cmd_agent_usage[] =
 	"usage: perfd agent --config FILE [--check] [--once]\n"

@@ -9,7 +9,8 @@
 #include "agent-internal.h"
 #include "common.h"
 #include "daemon.h"
-#include "web.h"
+#include "forge.h"
+#include "hub.h"
 
 #define HUB_DEFAULT "http://" WEB_LISTEN_DEFAULT
 

@@ -18,7 +18,7 @@
 #include "builder.h"
 #include "common.h"
 #include "daemon.h"
-#include "web.h"
+#include "hub.h"
 
 #ifndef PERFD_WEB_DIR
 #define PERFD_WEB_DIR "web/static"

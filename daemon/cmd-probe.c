@@ -44,11 +44,15 @@ static void print_device(const struct kernel_device *d)
 		printf("  timestamps: none on the compute queue (timings fall back to wall time)\n");
 }
 
-static void print_probe(const struct kernel_probe *probe, const char *json)
+static int print_probe(const struct kernel_probe *probe, const char *json)
 {
 	const struct kernel_host *h = &probe->host;
 	char hash[KERNEL_HASH_LEN];
 
+	if (kernel_fingerprint_hash(hash, json) < 0) {
+		log_warnx("probe: %s", err_last());
+		return EXIT_USAGE;
+	}
 	printf("host: Linux %s %s, %u cpus, \"%s\", governor %s\n", h->kernel_release,
 	       h->machine, h->cpus_online, h->cpu_model[0] ? h->cpu_model : "unknown",
 	       h->governor[0] ? h->governor : "unknown");
@@ -56,8 +60,8 @@ static void print_probe(const struct kernel_probe *probe, const char *json)
 	       probe->ndevices, probe->ndevices == 1 ? "" : "s");
 	for (size_t i = 0; i < probe->ndevices; i++)
 		print_device(&probe->devices[i]);
-	kernel_fingerprint_hash(hash, json);
 	printf("fingerprint %s\n", hash);
+	return EXIT_OK;
 }
 
 int cmd_probe(int argc, char **argv)
@@ -102,8 +106,8 @@ int cmd_probe(int argc, char **argv)
 	text = kernel_probe_json(probe, false);
 	if (json)
 		printf("%s\n", text);
-	else
-		print_probe(probe, text);
+	else if ((rc = print_probe(probe, text)) != EXIT_OK)
+		goto out;
 	if (profile) {
 		index = host_check_find(probe, profile);
 		if (index < 0) {

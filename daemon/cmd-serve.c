@@ -11,7 +11,7 @@
 
 #include "common.h"
 #include "daemon.h"
-#include "web.h"
+#include "hub.h"
 
 #ifndef PERFD_WEB_DIR
 #define PERFD_WEB_DIR "web/static"

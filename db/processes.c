@@ -90,17 +90,21 @@ out:
 	return r;
 }
 
+/* A line is stored repaired (utf8_repair), so that every reader may render
+ * it as text; the bytes as printed stay in process_output. */
 static int insert_line(struct db *db, sqlite3_stmt *st, int64_t pid, int idx,
 		       const char *kind, const char *text)
 {
+	char *fixed = utf8_repair_dup(text);
 	int rc;
 
 	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, pid);
 	sqlite3_bind_int(st, 2, idx);
 	db_bind_text(st, 3, kind);
-	db_bind_text(st, 4, text);
+	db_bind_text(st, 4, fixed);
 	rc = sqlite3_step(st);
+	free(fixed);
 	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, "recording a process's lines");
 }
 

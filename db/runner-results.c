@@ -84,15 +84,20 @@ int db_runner_result_finish(struct db *db, const struct db_runner_result *r)
 	sqlite3_bind_int64(st, 8, r->id);
 	ret = db_step(db, st, "recording a runner's end");
 	for (i = 0; ret == 0 && i < r->nlines; i++) {
+		char *fixed;
+
 		ret = db_prepare(db, &st, "INSERT INTO runner_lines (result_id, idx, kind, text)"
 				 " VALUES (?, ?, ?, ?)");
 		if (ret < 0)
 			break;
+		/* Stored repaired (utf8_repair); the bytes as printed stay in output. */
+		fixed = utf8_repair_dup(r->lines[i].text);
 		sqlite3_bind_int64(st, 1, r->id);
 		sqlite3_bind_int(st, 2, (int)i);
 		db_bind_text(st, 3, r->lines[i].kind);
-		db_bind_text(st, 4, r->lines[i].text);
+		db_bind_text(st, 4, fixed);
 		ret = db_step(db, st, "recording a runner's lines");
+		free(fixed);
 	}
 out:
 	if (ret < 0) {

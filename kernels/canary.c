@@ -647,7 +647,8 @@ int kernel_canary_run(struct kernel_canary_result *out,
 	lens[0] = copy_bytes;
 	parts[1] = host_y;
 	lens[1] = y.size;
-	kernel_hash_parts(res.digest, parts, lens, 2);
+	if ((rc = kernel_hash_parts(res.digest, parts, lens, 2)) < 0)
+		goto out;
 
 	/* The control: nibbles swapped. Checked against the same reference. */
 	sh = &res.control;

@@ -5,10 +5,27 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
 #include "kernels.h"
+
+/* A JSON string of text a driver or the kernel gave (a device name, a CPU
+ * model cut to fit its array), repaired where it is not UTF-8 so that
+ * jansson takes it. */
+static json_t *jtext(const char *s)
+{
+	json_t *j;
+	char *fixed;
+
+	if (utf8_is_valid(s, strlen(s)))
+		return json_string(s);
+	fixed = utf8_repair_dup(s);
+	j = json_string(fixed);
+	free(fixed);
+	return j;
+}
 
 static json_t *device_json(const struct kernel_device *d)
 {
@@ -16,50 +33,56 @@ static json_t *device_json(const struct kernel_device *d)
 
 	snprintf(vendor, sizeof(vendor), "0x%04x", d->vendor_id);
 	snprintf(device, sizeof(device), "0x%04x", d->device_id);
-	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s, s:s, s:s,"
+	return json_pack("{s:I, s:o, s:s, s:s, s:s, s:o, s:o, s:o, s:I, s:o, s:o, s:o,"
 			 " s:f, s:b, s:I, s:b}",
 			 "index", (json_int_t)d->index,
-			 "name", d->name,
+			 "name", jtext(d->name),
 			 "vendor_id", vendor,
 			 "device_id", device,
 			 "type", d->type,
-			 "driver_name", d->driver_name,
-			 "driver_info", d->driver_info,
-			 "driver_version", d->driver_version,
+			 "driver_name", jtext(d->driver_name),
+			 "driver_info", jtext(d->driver_info),
+			 "driver_version", jtext(d->driver_version),
 			 "driver_version_raw", (json_int_t)d->driver_version_raw,
-			 "api_version", d->api_version,
-			 "device_uuid", d->device_uuid,
-			 "driver_uuid", d->driver_uuid,
+			 "api_version", jtext(d->api_version),
+			 "device_uuid", jtext(d->device_uuid),
+			 "driver_uuid", jtext(d->driver_uuid),
 			 "timestamp_period_ns", d->timestamp_period_ns,
 			 "timestamp_compute_and_graphics", d->timestamp_compute_and_graphics,
 			 "timestamp_valid_bits", (json_int_t)d->timestamp_valid_bits,
 			 "compute_queue", d->has_compute_queue);
 }
 
+/* With every string repaired, jansson fails only when it cannot allocate. */
 char *kernel_probe_json(const struct kernel_probe *probe, bool pretty)
 {
 	const struct kernel_host *h = &probe->host;
-	json_t *root, *devices;
+	json_t *root, *devices, *dev;
 	char *text;
 
 	devices = json_array();
-	for (size_t i = 0; i < probe->ndevices; i++)
-		json_array_append_new(devices, device_json(&probe->devices[i]));
-	root = json_pack("{s:{s:s, s:s, s:s, s:s, s:I}, s:s, s:o}",
+	if (!devices)
+		xalloc_die();
+	for (size_t i = 0; i < probe->ndevices; i++) {
+		dev = device_json(&probe->devices[i]);
+		if (!dev || json_array_append_new(devices, dev) < 0)
+			xalloc_die();
+	}
+	root = json_pack("{s:{s:o, s:o, s:o, s:o, s:I}, s:o, s:o}",
 			 "host",
-			 "kernel_release", h->kernel_release,
-			 "machine", h->machine,
-			 "cpu_model", h->cpu_model,
-			 "cpu_governor", h->governor,
+			 "kernel_release", jtext(h->kernel_release),
+			 "machine", jtext(h->machine),
+			 "cpu_model", jtext(h->cpu_model),
+			 "cpu_governor", jtext(h->governor),
 			 "cpus_online", (json_int_t)h->cpus_online,
-			 "vulkan_loader", probe->loader_version,
+			 "vulkan_loader", jtext(probe->loader_version),
 			 "devices", devices);
 	if (!root)
-		fatalx("jansson: cannot build the fingerprint");
+		xalloc_die();
 	text = json_dumps(root, JSON_SORT_KEYS |
 			  (pretty ? JSON_INDENT(2) : JSON_COMPACT));
 	json_decref(root);
 	if (!text)
-		fatalx("jansson: out of memory");
+		xalloc_die();
 	return text; /* jansson allocates with malloc: free() releases it */
 }

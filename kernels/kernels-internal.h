@@ -53,8 +53,9 @@ void q4_matvec_ref(double *y, double *l1, const struct q4_matrix *m,
 double q4_max_rel_err(const float *y, const double *ref, const double *l1,
 		      unsigned rows);
 
-/* The first 12 hex digits of the sha256 of the parts, concatenated. */
-void kernel_hash_parts(char out[KERNEL_HASH_LEN], const void *const parts[],
-		       const size_t lens[], size_t n);
+/* The first 12 hex digits of the sha256 of the parts, concatenated; out ""
+ * and sha256_hex_parts's error when libcrypto cannot hash. */
+int kernel_hash_parts(char out[KERNEL_HASH_LEN], const void *const parts[],
+		      const size_t lens[], size_t n);
 
 #endif

@@ -99,8 +99,9 @@ int kernel_probe_find(const struct kernel_probe *probe, const char *device_match
  */
 char *kernel_probe_json(const struct kernel_probe *probe, bool pretty);
 
-/* The first 12 hex digits of the sha256 of text, NUL-terminated. */
-void kernel_fingerprint_hash(char out[KERNEL_HASH_LEN], const char *text);
+/* The first 12 hex digits of the sha256 of text, NUL-terminated; out "" and
+ * -EIO with a detail when libcrypto cannot hash. */
+int kernel_fingerprint_hash(char out[KERNEL_HASH_LEN], const char *text);
 
 /* The canary's shapes, in the order they run and print. */
 enum {

@@ -114,14 +114,14 @@ static void parse_timing(struct runner_protocol *p, const char *s, const char *e
 		any = true;
 		if (!eq) {
 			add_error(p, lineno, "TIMING: '%.*s' is not name=value",
-				  (int)(len > 64 ? 64 : len), tok);
+				  (int)utf8_cut(tok, len, 64), tok);
 			continue;
 		}
 		nlen = (size_t)(eq - tok);
 		vlen = len - nlen - 1;
 		if (!is_valid_name(tok, nlen)) {
 			add_error(p, lineno, "TIMING: '%.*s' is not a metric name",
-				  (int)(nlen > 64 ? 64 : nlen), tok);
+				  (int)utf8_cut(tok, nlen, 64), tok);
 			continue;
 		}
 		if (vlen == 0 || vlen >= sizeof(value)) {
@@ -196,13 +196,13 @@ static void parse_digest(struct runner_protocol *p, const char *s, const char *e
 		hlen = len - nlen - 1;
 		if (!is_valid_name(name, nlen)) {
 			add_error(p, lineno, "DIGEST: '%.*s' is not a digest name",
-				  (int)(nlen > 64 ? 64 : nlen), name);
+				  (int)utf8_cut(name, nlen, 64), name);
 			return;
 		}
 	}
 	if (!is_hex(hex, hlen) || hlen > 128) {
 		add_error(p, lineno, "DIGEST: '%.*s' is not hexadecimal (at most 128 digits)",
-			  (int)(hlen > 64 ? 64 : hlen), hex);
+			  (int)utf8_cut(hex, hlen, 64), hex);
 		return;
 	}
 	for (i = 0; i < p->ndigests; i++) {
@@ -229,8 +229,7 @@ static void keep_line(struct runner_protocol *p, const char *kind, const char *l
 {
 	if (p->nlines >= RUNNER_LINES_MAX)
 		return;
-	if (len > RUNNER_KEPT_LINE_MAX)
-		len = RUNNER_KEPT_LINE_MAX;
+	len = utf8_cut(line, len, RUNNER_KEPT_LINE_MAX);
 	p->lines = xrealloc(p->lines, (p->nlines + 1) * sizeof(*p->lines));
 	p->lines[p->nlines].kind = xstrdup(kind);
 	p->lines[p->nlines].text = xstrndup(line, len);

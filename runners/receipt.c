@@ -41,22 +41,36 @@ static double round6(double v)
 }
 
 /* A JSON string of text a program or a repository wrote, which need not be
- * UTF-8: a byte that is not is shown as '?' rather than the key dropped. */
+ * UTF-8: repaired (utf8_repair) rather than refused by jansson. NULL gives
+ * "". */
 static json_t *jstr(const char *s)
 {
-	json_t *j = json_string(s ? s : "");
-	char *copy;
-	size_t i;
+	json_t *j;
+	char *fixed;
 
-	if (j)
-		return j;
-	copy = xstrdup(s);
-	for (i = 0; copy[i]; i++)
-		if ((unsigned char)copy[i] >= 0x80)
-			copy[i] = '?';
-	j = json_string(copy);
-	free(copy);
+	if (!s)
+		return json_string("");
+	if (utf8_is_valid(s, strlen(s)))
+		return json_string(s);
+	fixed = utf8_repair_dup(s);
+	j = json_string(fixed);
+	free(fixed);
 	return j;
+}
+
+/* Sets o[key] (v stolen) with the key repaired: jansson drops a key that is
+ * not UTF-8, and a line stored by an older perfd may hold one. */
+static void jset(json_t *o, const char *key, json_t *v)
+{
+	char *fixed;
+
+	if (utf8_is_valid(key, strlen(key))) {
+		json_object_set_new(o, key, v);
+		return;
+	}
+	fixed = utf8_repair_dup(key);
+	json_object_set_new(o, fixed, v);
+	free(fixed);
 }
 
 static json_t *jnum(double v)
@@ -179,14 +193,13 @@ static json_t *result_json(const struct db_line *l)
 		json_object_set_new(o, "name", jstr(r.name));
 		json_object_set_new(o, "device", r.device ? jstr(r.device) : json_null());
 		for (i = 0; i < r.nattrs; i++)
-			json_object_set_new(attrs, r.attrs[i].key, jstr(r.attrs[i].value));
+			jset(attrs, r.attrs[i].key, jstr(r.attrs[i].value));
 		for (i = 0; i < r.ncounts; i++) {
 			char *end;
 			double v = strtod(r.counts[i].value, &end);
 
-			json_object_set_new(counts, r.counts[i].key,
-					    *end || end == r.counts[i].value ?
-					    jstr(r.counts[i].value) : jnum(v));
+			jset(counts, r.counts[i].key, *end || end == r.counts[i].value ?
+			     jstr(r.counts[i].value) : jnum(v));
 		}
 		json_object_set_new(o, "attrs", attrs);
 		json_object_set_new(o, "counts", counts);

@@ -140,6 +140,25 @@ static void test_bounds(void **state)
 	strbuf_release(&sb);
 }
 
+/* A kept line over RUNNER_KEPT_LINE_MAX is cut before a character that
+ * would straddle the bound, never inside it. */
+static void test_long_line_cut(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct runner_protocol p;
+
+	strbuf_adds(&sb, "SUMMARY ");
+	while (sb.len < RUNNER_KEPT_LINE_MAX - 1)
+		strbuf_addch(&sb, 'x');
+	strbuf_adds(&sb, "\xc3\xa9 and more\n");
+	feed_all(&p, sb.buf, sb.len);
+	assert_int_equal(p.nlines, 1);
+	assert_int_equal(strlen(p.lines[0].text), RUNNER_KEPT_LINE_MAX - 1);
+	assert_int_equal(p.lines[0].text[RUNNER_KEPT_LINE_MAX - 2], 'x');
+	runner_protocol_release(&p);
+	strbuf_release(&sb);
+}
+
 static void test_result_parse(void **state)
 {
 	struct runner_result r;
@@ -195,6 +214,7 @@ int main(void)
 		cmocka_unit_test(test_junk_nul_and_long_lines),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_long_line_cut),
 		cmocka_unit_test(test_result_parse),
 		cmocka_unit_test(test_release_zeroed),
 	};

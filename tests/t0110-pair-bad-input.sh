@@ -83,10 +83,13 @@ check "junk: valid" run 0 "$PERFD" pair --db "$DB" --json "$PLANT" "$PLANT" -- -
 check "junk: figures read through it" eq "100 90" "$(js out 'str(d["old"]["median"])+" "+str(d["new"]["median"])')"
 check "junk: no junk metric" eq '["run2_ms"]' "$(js out 'list(d["processes"][0]["metrics"].keys())')"
 
-# Output that is not UTF-8 stays in the receipt, its bad bytes shown as '?'.
+# Output that is not UTF-8 stays in the receipt, each bad byte shown as U+FFFD
+# (one per maximal ill-formed subpart); the captured output keeps the bytes.
 printf '#!/bin/sh\nprintf "TIMING a_ms=1\\nRESULT x on \\"dev\\377\\376\\": passed=1 total=1\\n"\n' >latin && chmod +x latin
 check "non-UTF-8 output: runs" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 ./latin ./latin
-check "non-UTF-8 output: the RESULT line is kept" eq 'RESULT x on "dev??": passed=1 total=1' "$(js out 'd["processes"][0]["results"][0]["line"]')"
+check "non-UTF-8 output: the RESULT line is kept" eq "$(printf 'RESULT x on "dev\357\277\275\357\277\275": passed=1 total=1')" "$(js out 'd["processes"][0]["results"][0]["line"]')"
+lid=$(js out 'd["comparison"]')
+check "non-UTF-8 output: the captured output keeps the bytes" eq 1 "$(sql "select count(*) from process_output o join processes p on p.id = o.process_id where p.comparison_id = $lid and p.seq = 1 and instr(o.stdout, x'646576fffe22') > 0")"
 
 # Children a program leaves behind are killed with its group.
 check "leftovers: runs" run 0 "$PERFD" pair --db "$DB" --pairs 1 "$PLANT" "$PLANT" -- --spawn 2 --pid-file "$T/spawned"

@@ -1,49 +1,26 @@
 /*
- * web: the hub's HTTP side. A libmicrohttpd server (the only folder that
- * includes microhttpd.h) answering a read-only JSON API under /api/v1, CSV
- * for every list, /metrics in Prometheus text format, and static files from
- * one directory. docs/api.md describes every endpoint.
+ * web/forge: what perfd says on the pull requests' host (GitHub, GitHub
+ * Enterprise, Gitea, Forgejo; docs/github.md). A REST client on
+ * libcurl (github.c, the only file that includes curl.h; libcurl is opened
+ * at run time through web/dl), the pull-request comment rendered from
+ * stored rows (comment.c, docs/comment.md), and posting: the one comment
+ * per pull request, commit statuses and the trust rule (pulls.c).
  *
- * Threading: the server answers from one thread of its own (MHD's internal
- * polling thread). That thread is the only user of the database handle
- * while the server runs; the caller must not touch the handle between
- * web_server_start and web_server_free.
- *
- * Ownership: the server borrows db, which must outlive it; it copies
- * listen, static_dir and docs_dir. web_server_free(NULL) does nothing.
- * Errors: negative errno with a detail in err_last(). A function that fills
- * *out (a struct, a pointer, a list with its count) zeroes it on entry,
- * before anything can fail, so it may be freed or released on every path.
- * A strbuf passed in is appended to and is not reset: on failure
- * web_comment_render leaves it as it was.
+ * Ownership: the client copies its options; a web_pulls borrows all it
+ * holds. web_gh_client_free(NULL) does nothing.
+ * Errors: negative errno with a detail in err_last(); nothing here logs. A
+ * function that fills *out (a struct, a pointer, a list with its count)
+ * zeroes it on entry, before anything can fail, so it may be freed or
+ * released on every path. A strbuf passed in is appended to and is not
+ * reset: on failure web_comment_render leaves it as it was.
  */
-#ifndef PERFD_WEB_H
-#define PERFD_WEB_H
+#ifndef PERFD_WEB_FORGE_H
+#define PERFD_WEB_FORGE_H
 
 #include "common.h"
 #include "db.h"
 
-#define WEB_LISTEN_DEFAULT "127.0.0.1:8080"
-#define WEB_CONNECTIONS_MAX 256      /* connections at once, in all */
-#define WEB_CONNECTIONS_PER_IP 64
-#define WEB_TIMEOUT_S 15             /* an idle connection is closed after this */
-
-struct web_server;
-
-/* Starts answering on listen ("ADDRESS:PORT", a numeric IPv4 address or a
- * bracketed IPv6 one; port 0 picks a free port) with the files of
- * static_dir, and the Markdown documents of docs_dir under /docs/ (NULL:
- * none), which the pull-request comment links to. -EINVAL for a malformed
- * listen address or a directory that is not one, -EADDRINUSE (or another
- * errno) when the address cannot be bound. */
-int web_server_start(struct web_server **out, struct db *db, const char *listen,
-		     const char *static_dir, const char *docs_dir);
-/* The port bound (the chosen one when listen asked for port 0). */
-int web_server_port(const struct web_server *s);
-/* Stops answering, waits for the server's thread and frees s. */
-void web_server_free(struct web_server *s);
-
-/* ---- a pull request's comment (web/comment.c, docs/comment.md) ---- */
+/* ---- a pull request's comment (comment.c, docs/comment.md) ---- */
 
 #define WEB_COMMENT_ROWS_MAX 1000    /* comparisons one comment describes */
 #define WEB_COMMENT_JOBS_MAX 64      /* jobs of the commit it lists */
@@ -56,6 +33,8 @@ void web_server_free(struct web_server *s);
  * head_commit and nothing is computed but the pooled median. With max
  * (bytes; 0: no bound) the body stays under it: rows, jobs and runner lines
  * that do not fit are left to the hub, and a closing line links there.
+ * Stored text that is not UTF-8 is repaired (utf8_repair), so the body
+ * always is and can be sent as a JSON string.
  * -EINVAL for a malformed commit or hub_url (http:// or https://, nothing to
  * escape); a database error as db returns it. On failure out is left as it
  * was. */
@@ -67,14 +46,16 @@ void web_comment_marker(struct strbuf *out, const char *key);
 /* A key is at most 63 letters, digits, '.', '_' or '-'. */
 bool web_comment_key_is_valid(const char *key);
 
-/* ---- the pull requests' host: a GitHub REST client (web/github.c) ----
+/* ---- the pull requests' host: a GitHub REST client (github.c) ----
  * GitHub, GitHub Enterprise, Gitea and Forgejo answer these calls alike
  * (docs/github.md). Errors: -EKEYREJECTED a refused token (401); -EACCES a
  * missing permission (403); -ENOENT no such pull request or comment; -EAGAIN rate limited
  * for longer than max_wait_s, or (creating a comment) an outcome that is
  * unknown; -EIO a 5xx or a transport failure after every retry; -EPROTO a
  * reply that is not the JSON expected; -EFBIG a reply over WEB_GH_REPLY_MAX;
- * -ECANCELED cancel_fd became readable during a wait. */
+ * -ECANCELED cancel_fd became readable during a wait; -EINVAL a comment or
+ * status that cannot be encoded as JSON (text that is not UTF-8: the
+ * callers repair it first), nothing sent. */
 
 #define WEB_GH_REPLY_MAX (8 << 20)       /* bytes of one reply */
 #define WEB_GH_PAGES_MAX 30              /* pages of one list, 100 items each */
@@ -143,7 +124,7 @@ int web_gh_status_set(struct web_gh_client *c, const char *sha, const char *stat
 int web_gh_login(struct web_gh_client *c, const char **out);
 void web_gh_client_set_login(struct web_gh_client *c, const char *login);
 
-/* ---- posting to pull requests (web/pulls.c, docs/github.md) ---- */
+/* ---- posting to pull requests (pulls.c, docs/github.md) ---- */
 
 #define WEB_COMMENT_BYTES_MAX 65536  /* GitHub takes 65,536 characters; bytes bound them */
 #define WEB_STATUS_DESCRIPTION_MAX 140
@@ -174,7 +155,9 @@ int web_pull_comment_post(enum web_post *out, const struct web_pulls *ps, int pr
 			  const char *commit);
 
 /* Sets commit's status for context unless db says it is set so already;
- * *posted (may be NULL) says whether it was sent. */
+ * *posted (may be NULL) says whether it was sent. The description is
+ * repaired (utf8_repair) and cut to WEB_STATUS_DESCRIPTION_MAX bytes on a
+ * character boundary. */
 int web_commit_status_post(bool *posted, const struct web_pulls *ps, const char *commit,
 			   const char *context, const char *state, const char *description,
 			   const char *target_url);

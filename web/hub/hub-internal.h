@@ -1,6 +1,6 @@
-/* Shared by the files of web/ and their unit tests alone. */
-#ifndef PERFD_WEB_INTERNAL_H
-#define PERFD_WEB_INTERNAL_H
+/* Shared by the files of web/hub/ and their unit tests alone. */
+#ifndef PERFD_WEB_HUB_INTERNAL_H
+#define PERFD_WEB_HUB_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -92,24 +92,5 @@ void web_api_answer(struct web_reply *out, struct db *db, const struct web_count
 		    const char *path, const struct web_params *params);
 /* A JSON error answer: {"error": msg}. */
 void web_reply_error(struct web_reply *out, int status, const char *msg);
-
-/* Whether a comment's body starts, on its first line, with "/perfd run"
- * (then *sha is "") or "/perfd run SHA" (SHA 7 to 40 hex digits, copied
- * lower-cased into sha); blanks before the command are skipped and
- * anything after it on the line makes it no command. */
-bool web_run_command(char sha[41], const char *body);
-
-/* ---- libraries opened when first needed (web/dl.c) ---- */
-
-struct web_dl_symbol {
-	const char *name;
-	void **slot;             /* where the function's address goes */
-};
-/* Opens soname into *lib (nothing when *lib is set already) and fills each
- * symbol's slot; -ENOENT naming the library and the Debian package to
- * install, or the symbol missing. *lib is in/out, so it is not zeroed; on
- * failure it stays NULL and no slot is left set. */
-int web_dl_open(void **lib, const char *soname, const char *package,
-		const struct web_dl_symbol *syms, size_t n);
 
 #endif

@@ -13,16 +13,23 @@
 #include <string.h>
 
 #include "runners.h"
-#include "web.h"
+#include "forge.h"
 
 /* Escapes s for Markdown text and table cells: the characters that open
  * emphasis, code, links or HTML, the pipe that ends a cell, and the # and @
  * that GitHub turns into references and mentions. A line break would end
- * the table row, so it becomes a blank. */
+ * the table row, so it becomes a blank. Bytes that are not UTF-8 are
+ * repaired (utf8_repair): the body is sent as a JSON string. */
 static void md_text(struct strbuf *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
+	struct strbuf fixed = STRBUF_INIT;
+	const char *p;
+
+	if (!s)
+		return;
+	utf8_repair(&fixed, s, strlen(s));
+	for (p = fixed.buf; *p; p++) {
+		switch (*p) {
 		case '<':
 			strbuf_adds(out, "&lt;");
 			break;
@@ -39,12 +46,27 @@ static void md_text(struct strbuf *out, const char *s)
 		case '|': case '`': case '*': case '_': case '[': case ']': case '\\':
 		case '~': case '#': case '@':
 			strbuf_addch(out, '\\');
-			strbuf_addch(out, *s);
+			strbuf_addch(out, *p);
 			break;
 		default:
-			strbuf_addch(out, *s);
+			strbuf_addch(out, *p);
 		}
 	}
+	strbuf_release(&fixed);
+}
+
+/* A runner's line as it was printed, but repaired (a line stored by an
+ * older perfd may not be UTF-8) and with no line break to end it early. */
+static void verbatim_line(struct strbuf *out, const char *s)
+{
+	size_t start = out->len, i;
+
+	utf8_repair(out, s, strlen(s));
+	for (i = start; i < out->len; i++) {
+		if (out->buf[i] == '\n' || out->buf[i] == '\r')
+			out->buf[i] = ' ';
+	}
+	strbuf_addch(out, '\n');
 }
 
 /* A hub URL goes into link targets unescaped, so it may hold only what a
@@ -319,14 +341,8 @@ static int render_build(struct comment *cm, struct db *db, const char *host, int
 			continue;
 		strbuf_addf(out, "\n%.*s\n", (int)fl, "````````````````````````````````"
 			    "````````````````````````````````");
-		for (k = 0; k < rs[i].nlines; k++) {
-			const char *p;
-
-			/* Verbatim, except that a line break cannot end the line. */
-			for (p = rs[i].lines[k].text; *p; p++)
-				strbuf_addch(out, *p == '\n' || *p == '\r' ? ' ' : *p);
-			strbuf_addch(out, '\n');
-		}
+		for (k = 0; k < rs[i].nlines; k++)
+			verbatim_line(out, rs[i].lines[k].text);
 		strbuf_addf(out, "%.*s\n", (int)fl, "````````````````````````````````"
 			    "````````````````````````````````");
 	}

@@ -1,4 +1,4 @@
-/* Unit tests of web/params.c: the request path checks, the static name
+/* Unit tests of web/hub/params.c: the request path checks, the static name
  * mapping and the query parameter parser. */
 #include <errno.h>
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "web-internal.h"
+#include "hub-internal.h"
 
 static void test_path_ok(void **state)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "web-internal.h"
+#include "hub-internal.h"
 
 void web_params_release(struct web_params *p)
 {

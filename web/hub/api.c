@@ -12,9 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builder.h"
 #include "runners.h"
-#include "web-internal.h"
+#include "hub-internal.h"
 
 #define PAGE_DEFAULT 50
 #define PAGE_MAX 500
@@ -33,41 +32,41 @@
 /* ---- JSON values ---- */
 
 /* A JSON string from bytes that may not be UTF-8 (a commit subject, a build
- * log): invalid sequences become U+FFFD rather than making jansson refuse
- * the whole string. NULL gives null. */
+ * log): repaired (utf8_repair) rather than making jansson refuse the whole
+ * string. NULL gives null. */
 static json_t *jstrn(const char *s, size_t len)
 {
 	struct strbuf sb = STRBUF_INIT;
 	json_t *j;
-	size_t i = 0;
 
 	if (!s)
 		return json_null();
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-		size_t need = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 :
-			      (c & 0xf8) == 0xf0 ? 3 : 9;
-		size_t k;
-
-		for (k = 1; need != 9 && k <= need; k++)
-			if (i + k >= len || ((unsigned char)s[i + k] & 0xc0) != 0x80)
-				break;
-		if (need == 9 || k <= need || (need == 1 && c < 0xc2)) {
-			strbuf_adds(&sb, "\xef\xbf\xbd");
-			i++;
-			continue;
-		}
-		strbuf_add(&sb, s + i, need + 1);
-		i += need + 1;
-	}
+	if (utf8_is_valid(s, len))
+		return json_stringn(s, len);
+	utf8_repair(&sb, s, len);
 	j = json_stringn(sb.buf, sb.len);
 	strbuf_release(&sb);
-	return j ? j : json_string("\xef\xbf\xbd");
+	return j;
 }
 
 static json_t *jstr(const char *s)
 {
 	return s ? jstrn(s, strlen(s)) : json_null();
+}
+
+/* Sets o[key] (v stolen) with the key repaired: jansson drops a key that is
+ * not UTF-8, and a line stored by an older perfd may hold one. */
+static void jset(json_t *o, const char *key, json_t *v)
+{
+	char *fixed;
+
+	if (utf8_is_valid(key, strlen(key))) {
+		json_object_set_new(o, key, v);
+		return;
+	}
+	fixed = utf8_repair_dup(key);
+	json_object_set_new(o, fixed, v);
+	free(fixed);
 }
 
 /* "" means absent. */
@@ -117,7 +116,8 @@ static bool fp_memo_update(struct fp_memo *m, const char *text)
 	fp_memo_release(m);
 	m->text = xstrdup(text);
 	m->json = fp ? fp : jstr(text);
-	builder_sha256_hex(m->hash, text, strlen(text));
+	/* A libcrypto that cannot hash leaves the hash "": shown as null. */
+	sha256_hex(m->hash, text, strlen(text));
 	m->hash[12] = '\0';
 	return true;
 }
@@ -131,7 +131,7 @@ static void set_fingerprint_memo(json_t *o, const char *text, struct fp_memo *m)
 	}
 	fp_memo_update(m, text);
 	json_object_set(o, "fingerprint", m->json);
-	json_object_set_new(o, "fingerprint_hash", json_string(m->hash));
+	json_object_set_new(o, "fingerprint_hash", jstr_or_null(m->hash));
 }
 
 static void set_fingerprint(json_t *o, const char *text)
@@ -522,9 +522,8 @@ static json_t *runner_result_json(const struct db_runner_result *x)
 				char *end;
 				double v = strtod(res.counts[k].value, &end);
 
-				json_object_set_new(counts, res.counts[k].key,
-						    *end || end == res.counts[k].value ?
-						    jstr(res.counts[k].value) : jreal(v));
+				jset(counts, res.counts[k].key, *end || end == res.counts[k].value ?
+				     jstr(res.counts[k].value) : jreal(v));
 			}
 			json_object_set_new(l, "counts", counts);
 			runner_result_release(&res);
@@ -583,7 +582,7 @@ static void api_build(struct web_reply *out, struct db *db, int64_t id,
 	json_object_set_new(o, "artifacts", arts);
 	/* The stored log is bounded when it is written; the answer is bounded
 	 * again so one page stays small. log_bytes counts all the build wrote. */
-	keep = b.log_len < LOG_MAX ? b.log_len : LOG_MAX;
+	keep = utf8_cut(b.log ? b.log : "", b.log_len, LOG_MAX);
 	json_object_set_new(o, "log", jstrn(b.log ? b.log : "", keep));
 	json_object_set_new(o, "log_bytes", json_integer(b.log_bytes));
 	json_object_set_new(o, "log_truncated",

@@ -11,9 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "builder.h"
-#include "web-internal.h"
-#include "web.h"
+#include "forge-internal.h"
+#include "forge.h"
 
 const char *web_post_name(enum web_post p)
 {
@@ -111,7 +110,9 @@ int web_pull_comment_post(enum web_post *out, const struct web_pulls *ps, int pr
 	r = web_comment_render(&md, db, commit, ps->hub_url, key, WEB_COMMENT_BYTES_MAX);
 	if (r < 0)
 		goto out;
-	builder_sha256_hex(sha, md.buf, md.len);
+	r = sha256_hex(sha, md.buf, md.len);
+	if (r < 0)
+		goto out;
 	r = db_pull_comment_get(db, &pc, repo, pr, key);
 	if (r == -ENOENT)
 		r = 0;
@@ -165,33 +166,28 @@ int web_commit_status_post(bool *posted, const struct web_pulls *ps, const char 
 	const char *repo = web_gh_client_repo(ps->gh);
 	struct web_gh_client *gh = ps->gh;
 	struct db *db = ps->db;
-	char was[16], *was_desc = NULL, desc[WEB_STATUS_DESCRIPTION_MAX + 1];
+	char was[16], *was_desc = NULL, *desc;
 	int r;
 
 	if (posted)
 		*posted = false;
-	/* GitHub refuses a longer description: cut at a character's start. */
-	snprintf(desc, sizeof(desc), "%s", description);
-	if (strlen(description) > WEB_STATUS_DESCRIPTION_MAX) {
-		size_t k = WEB_STATUS_DESCRIPTION_MAX;
-
-		while (k > 0 && ((unsigned char)desc[k] & 0xc0) == 0x80)
-			k--;
-		desc[k] = '\0';
-	}
+	/* Sent as a JSON string, so repaired; GitHub refuses a description
+	 * longer than 140 characters, so cut (bytes bound them). */
+	desc = utf8_repair_dup(description);
+	desc[utf8_cut(desc, strlen(desc), WEB_STATUS_DESCRIPTION_MAX)] = '\0';
 	r = db_commit_status_get(db, was, &was_desc, repo, commit, context);
-	if (r == 0 && !strcmp(was, state) && !strcmp(was_desc ? was_desc : "", desc)) {
-		free(was_desc);
-		return 0;
-	}
-	free(was_desc);
+	if (r == 0 && !strcmp(was, state) && !strcmp(was_desc ? was_desc : "", desc))
+		goto out;
 	if (r < 0 && r != -ENOENT)
-		return r;
+		goto out;
 	r = web_gh_status_set(gh, commit, state, context, desc, target_url);
 	if (r == 0)
 		r = db_commit_status_put(db, repo, commit, context, state, desc, target_url);
 	if (r == 0 && posted)
 		*posted = true;
+out:
+	free(was_desc);
+	free(desc);
 	return r;
 }
 

@@ -1,13 +1,9 @@
-/*
- * Opening a shared library when it is first needed. libcurl and
- * libmicrohttpd, with the 30-odd libraries they bring (GnuTLS, Kerberos,
- * LDAP, ...), are opened only by the verbs that speak HTTP, so that every
- * other verb, perfd pair first, starts without loading them.
- */
+/* Opening a shared library when it is first needed; see dl.h. */
 #include <dlfcn.h>
 #include <errno.h>
 
-#include "web-internal.h"
+#include "common.h"
+#include "dl.h"
 
 int web_dl_open(void **lib, const char *soname, const char *package,
 		const struct web_dl_symbol *syms, size_t n)

@@ -1,6 +1,6 @@
 /* Unit tests of the pull requests' side that need no server: the
- * "/perfd run" command (web/pulls.c) and reading a token file
- * (web/github.c). */
+ * "/perfd run" command (web/forge/pulls.c) and reading a token file
+ * (web/forge/github.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "web-internal.h"
-#include "web.h"
+#include "forge-internal.h"
+#include "forge.h"
 
 static void test_run_command(void **state)
 {

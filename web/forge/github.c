@@ -2,7 +2,8 @@
  * A client of the GitHub REST API (and of those that answer the same calls:
  * GitHub Enterprise, Gitea, Forgejo), on libcurl: the only file that
  * includes curl.h. libcurl is opened at run time, when the first client is
- * made, not linked (web/dl.c says why). docs/github.md describes what it asks and how it waits.
+ * made, not linked (web/dl says why). docs/github.md describes what it asks
+ * and how it waits.
  *
  * Every request is bounded: its time, the reply's size, the pages of a
  * list, the waits a rate limit asks for. A token is sent in one header to
@@ -24,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "web-internal.h"
-#include "web.h"
+#include "dl.h"
+#include "forge.h"
 
 #define WEB_GH_URL_MAX 2048
 #define WEB_GH_MESSAGE_MAX 200          /* characters of an error reply quoted in a detail */
@@ -57,7 +58,7 @@ struct web_gh_reply {
 
 enum { WEB_GH_IDEMPOTENT = 0, WEB_GH_ONCE = 1 };
 
-/* libcurl, opened at the first client (web/dl.c). */
+/* libcurl, opened at the first client (web/dl). */
 static struct {
 	CURLcode (*global_init)(long flags);
 	CURL *(*easy_init)(void);
@@ -382,7 +383,7 @@ static void reply_message(char *out, size_t outlen, const struct web_gh_reply *r
 {
 	json_t *j = json_loadb(r->body.buf, r->body.len, 0, NULL);
 	const char *m = j ? json_string_value(json_object_get(j, "message")) : NULL;
-	size_t i, k = 0;
+	size_t i, n;
 
 	if (!m) {
 		snprintf(out, outlen, "%s",
@@ -390,9 +391,10 @@ static void reply_message(char *out, size_t outlen, const struct web_gh_reply *r
 		json_decref(j);
 		return;
 	}
-	for (i = 0; m[i] && k + 1 < outlen && i < WEB_GH_MESSAGE_MAX; i++)
-		out[k++] = (unsigned char)m[i] < ' ' || m[i] == 0x7f ? ' ' : m[i];
-	out[k] = '\0';
+	n = utf8_cut(m, strlen(m), outlen - 1 < WEB_GH_MESSAGE_MAX ? outlen - 1 : WEB_GH_MESSAGE_MAX);
+	for (i = 0; i < n; i++)
+		out[i] = (unsigned char)m[i] < ' ' || m[i] == 0x7f ? ' ' : m[i];
+	out[n] = '\0';
 	json_decref(j);
 }
 
@@ -814,7 +816,9 @@ static int comment_from_json(void *item, json_t *j)
 	cm->created = iso_time(json_string_value(json_object_get(j, "created_at")));
 	/* A comment body is at most 65536 characters on GitHub; more is cut. */
 	if (json_is_string(body))
-		cm->body = xstrndup(json_string_value(body), WEB_GH_COMMENT_MAX);
+		cm->body = xstrndup(json_string_value(body),
+				    utf8_cut(json_string_value(body), json_string_length(body),
+					     WEB_GH_COMMENT_MAX));
 	else
 		cm->body = xstrdup("");
 	return 0;
@@ -848,29 +852,34 @@ int web_gh_comments_list(struct web_gh_client *c, struct web_gh_comment **out, s
 	return 0;
 }
 
-/* {"body": body} as JSON text, which the caller frees. */
-static char *body_json(const char *body)
+/* o (built by the caller, NULL when jansson refused a string that is not
+ * UTF-8) as compact JSON text into *out, the caller's; o is released.
+ * -EINVAL for NULL: nothing is sent. */
+static int encode(char **out, json_t *o, const char *what)
 {
-	json_t *o = json_pack("{s:s}", "body", body);
-	char *s;
-
+	*out = NULL;
 	if (!o)
-		fatalx("jansson: cannot encode a comment (is it UTF-8?)");
-	s = json_dumps(o, JSON_COMPACT);
+		return err_set(-EINVAL, "%s cannot be encoded as JSON (is it UTF-8?)", what);
+	*out = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
-	if (!s)
-		fatalx("jansson: out of memory");
-	return s;
+	if (!*out)
+		xalloc_die();       /* json_dumps fails only when it cannot allocate */
+	return 0;
 }
 
 int web_gh_comment_create(struct web_gh_client *c, int64_t *out_id, int pr, const char *body)
 {
 	struct web_gh_reply rep = { .body = STRBUF_INIT };
-	char *url = repo_url(c, "/issues/%d/comments", pr), *text = body_json(body);
 	struct web_gh_comment cm = { 0 };
+	char *url = NULL, *text = NULL;
 	json_t *j = NULL;
 	int r;
 
+	*out_id = 0;
+	r = encode(&text, json_pack("{s:s}", "body", body), "the comment");
+	if (r < 0)
+		return r;
+	url = repo_url(c, "/issues/%d/comments", pr);
 	r = request(c, &j, &rep, "POST", url, text, WEB_GH_ONCE);
 	if (r == 0 && (!json_is_object(j) || comment_from_json(&cm, j) < 0))
 		r = err_set(-EAGAIN, "POST /issues/%d/comments: the reply names no comment; "
@@ -902,9 +911,15 @@ static int send_idempotent(struct web_gh_client *c, const char *method, char *ur
 
 int web_gh_comment_edit(struct web_gh_client *c, int64_t id, const char *body)
 {
+	char *text;
+	int r;
+
+	r = encode(&text, json_pack("{s:s}", "body", body), "the comment");
+	if (r < 0)
+		return r;
 	/* The same body sent twice leaves the same comment: safe to retry. */
 	return send_idempotent(c, "PATCH", repo_url(c, "/issues/comments/%lld", (long long)id),
-			       body_json(body));
+			       text);
 }
 
 int web_gh_status_set(struct web_gh_client *c, const char *sha, const char *state,
@@ -912,19 +927,19 @@ int web_gh_status_set(struct web_gh_client *c, const char *sha, const char *stat
 {
 	char *text;
 	json_t *o;
+	int r;
 
 	if (!is_sha(sha))
 		return err_set(-EINVAL, "'%s' is not a full commit id", sha);
 	o = json_pack("{s:s, s:s, s:s}", "state", state, "context", context, "description",
 		      description);
-	if (!o)
-		fatalx("jansson: cannot encode a status");
-	if (target_url)
-		json_object_set_new(o, "target_url", json_string(target_url));
-	text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (!text)
-		fatalx("jansson: out of memory");
+	if (o && target_url && json_object_set_new(o, "target_url", json_string(target_url)) < 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	r = encode(&text, o, "the status");
+	if (r < 0)
+		return r;
 	/* A status set twice is the same status: safe to retry. */
 	return send_idempotent(c, "POST", repo_url(c, "/statuses/%s", sha), text);
 }

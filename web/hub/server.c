@@ -26,15 +26,16 @@
 
 #include <microhttpd.h>
 
-#include "web-internal.h"
-#include "web.h"
+#include "dl.h"
+#include "hub-internal.h"
+#include "hub.h"
 
 #define RAW_URI_MAX 4096             /* bytes of the request target kept for checks */
 #define REQUEST_MEMORY (32 * 1024)   /* MHD's buffer per connection: bounds the
 				      * request line and headers */
 #define STATIC_FILE_MAX (64 * 1024 * 1024)
 
-/* libmicrohttpd, opened when the first server starts (web/dl.c). */
+/* libmicrohttpd, opened when the first server starts (web/dl). */
 static struct {
 	__typeof__(MHD_start_daemon) *start_daemon;
 	__typeof__(MHD_stop_daemon) *stop_daemon;

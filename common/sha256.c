@@ -1,0 +1,129 @@
+/*
+ * SHA-256 as lower-case hex, on OpenSSL's EVP interface: the one place that
+ * hashes, for artifacts, recipes, comment bodies, fingerprints and output
+ * digests alike.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#include "common.h"
+
+static int openssl_error(const char *what)
+{
+	char msg[256];
+
+	ERR_error_string_n(ERR_get_error(), msg, sizeof(msg));
+	ERR_clear_error();
+	return err_set(-EIO, "openssl: cannot %s a sha256: %s", what, msg);
+}
+
+static EVP_MD_CTX *start(int *r)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+
+	if (!ctx)
+		xalloc_die();
+	*r = 0;
+	if (!EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
+		*r = openssl_error("start");
+		EVP_MD_CTX_free(ctx);
+		return NULL;
+	}
+	return ctx;
+}
+
+/* Writes the digest as hex into out and frees ctx. */
+static int finish(char out[SHA256_HEX_SIZE], EVP_MD_CTX *ctx)
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+	int r = 0;
+
+	if (!EVP_DigestFinal_ex(ctx, md, &mdlen) || mdlen != 32) {
+		r = openssl_error("finish");
+		goto out;
+	}
+	for (i = 0; i < 32; i++) {
+		out[2 * i] = digits[md[i] >> 4];
+		out[2 * i + 1] = digits[md[i] & 15];
+	}
+	out[64] = '\0';
+out:
+	EVP_MD_CTX_free(ctx);
+	return r;
+}
+
+int sha256_hex_parts(char out[SHA256_HEX_SIZE], const void *const parts[], const size_t lens[],
+		     size_t n)
+{
+	EVP_MD_CTX *ctx;
+	size_t i;
+	int r;
+
+	out[0] = '\0';
+	ctx = start(&r);
+	if (!ctx)
+		return r;
+	for (i = 0; i < n; i++) {
+		if (!EVP_DigestUpdate(ctx, parts[i], lens[i])) {
+			r = openssl_error("compute");
+			EVP_MD_CTX_free(ctx);
+			return r;
+		}
+	}
+	return finish(out, ctx);
+}
+
+int sha256_hex(char out[SHA256_HEX_SIZE], const void *data, size_t len)
+{
+	const void *parts[] = { data };
+	size_t lens[] = { len };
+
+	return sha256_hex_parts(out, parts, lens, 1);
+}
+
+int sha256_file_hex(char out[SHA256_HEX_SIZE], int64_t *out_size, const char *path)
+{
+	unsigned char buf[1 << 16];
+	EVP_MD_CTX *ctx = NULL;
+	int64_t size = 0;
+	ssize_t n;
+	int fd, r = 0;
+
+	out[0] = '\0';
+	*out_size = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
+	ctx = start(&r);
+	if (!ctx)
+		goto out;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		if (!EVP_DigestUpdate(ctx, buf, (size_t)n)) {
+			r = openssl_error("compute");
+			goto out;
+		}
+		size += n;
+	}
+	r = finish(out, ctx);
+	ctx = NULL;
+	if (r == 0)
+		*out_size = size;
+out:
+	EVP_MD_CTX_free(ctx);
+	close(fd);
+	return r;
+}

@@ -1,0 +1,146 @@
+#!/bin/bash
+# A contract runner and a case that print a byte that is not UTF-8 (a raw
+# 0xE9 in a RESULT line's device): the agent stores the line repaired (the
+# byte as U+FFFD) and keeps the raw byte in the captured output; the
+# pull-request comment, perfd show --json and the hub's API show the repaired
+# line; a restart posts normally, and a line stored unrepaired (a database
+# written by an older perfd) is repaired when the comment is made.
+. "$(dirname "$0")/lib.sh"
+command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
+command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
+command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+TOKEN=ghp_perfdTestToken0123456789abcdef
+HUB=http://hub.example:8080
+LINE='RESULT contract on "caf\351": passed=1 total=1'
+RAW=$(printf "$LINE")
+FIXED=$(printf 'RESULT contract on "caf\357\277\275": passed=1 total=1')
+
+# ---- a repository whose runner and case print the byte ----
+SRC=$T/src
+git init -q -b main "$SRC"
+work_prog "$SRC/prog.c" 4000000 7
+printf '#!/bin/sh\nprintf '\''%s\\n'\''\n' "$LINE" >"$SRC/check.sh"
+printf '#!/bin/sh\n"$(dirname "$0")/prog" && printf '\''%s\\n'\''\n' "$LINE" >"$SRC/case.sh"
+chmod +x "$SRC/check.sh" "$SRC/case.sh"
+git -C "$SRC" add -A && git -C "$SRC" commit -qm "base"
+C1=$(git -C "$SRC" rev-parse HEAD)
+git -C "$SRC" checkout -q -b alice-1
+work_prog "$SRC/prog.c" 2000000 7
+git -C "$SRC" commit -qam "half the rounds"
+C2=$(git -C "$SRC" rev-parse HEAD)
+git -C "$SRC" checkout -q main
+git -C "$SRC" update-ref refs/pull/5/head "$C2"
+check "the runner prints the byte" eq 'e9' "$(cd "$SRC" && ./check.sh | od -An -tx1 -j23 -N1 | tr -d ' ')"
+
+# ---- the server ----
+python3 "$TESTS_DIR/fake-github.py" --repo acme/engine --token "$TOKEN" --log "$T/gh.log" \
+	--max-seconds 300 >"$T/fake.out" 2>"$T/fake.err" &
+fake=$!
+srv=
+trap 'kill $fake $srv 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
+PORT=$(head -n 1 "$T/fake.out")
+API=http://127.0.0.1:$PORT
+ctl() { curl -sf -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "$API/_fake/$2"; }
+posted() { # PR: perfd's comment there, as UTF-8 text
+	ctl GET state >"$T/state.json"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.stdout.write([c["body"] for c in d["comments"] if c["pr"] == int(sys.argv[2]) and c["user"]["login"] == "perfd-bot"][0])' "$T/state.json" "$1"
+}
+ncomments() { ctl GET state >"$T/state.json"; js "$T/state.json" "len([c for c in d['comments'] if c['pr'] == $1])"; }
+check "the server is up" test -n "$PORT"
+ctl POST pulls "[{\"number\": 5, \"author\": \"alice\", \"head_sha\": \"$C2\", \"head_ref\": \"alice-1\", \"base_ref\": \"main\", \"base_sha\": \"$C1\"}]" >/dev/null
+
+printf '%s\n' "$TOKEN" >token
+chmod 600 token
+cat >agent.conf <<CONF
+[agent]
+database = $DB
+workdir = $T/work
+
+[repo]
+url = file://$SRC
+pulls = true
+branches = main
+
+[github]
+api = $API
+repo = acme/engine
+token_file = $T/token
+allow = alice
+hub_url = $HUB/
+backoff_s = 0.2
+max_wait_s = 5
+
+[build]
+command = cc -O1 -o prog prog.c
+artifacts = prog check.sh case.sh
+timeout_s = 60
+
+[runner contract]
+command = ./check.sh
+timeout_s = 10
+
+[case work]
+command = ./case.sh
+pairs = 1
+CONF
+
+# ---- the agent posts the comment ----
+check "agent --once exits 0" run 0 "$PERFD" agent --config agent.conf --once
+check "  the pull request's job is done" eq done "$(sql "select state from jobs where head = 'pull/5' and commit_oid = '$C2'")"
+check "one comment on pull request 5" eq 1 "$(ncomments 5)"
+posted 5 >posted1.md
+check "  it holds the line, the byte as U+FFFD" python3 -c 'import sys; sys.exit(sys.argv[1] not in open(sys.argv[2], encoding="utf-8").read().splitlines())' "$FIXED" posted1.md
+check "the runner's line is stored repaired" eq "$(printf '%s' 'RESULT contract on "caf' | od -An -tx1 | tr -d ' \n')efbfbd" "$(sql "select lower(hex(substr(text, 1, 24))) from runner_lines l join runner_results r on r.id = l.result_id where r.runner = 'contract' limit 1")"
+check "  its output keeps the raw byte" test "$(sql "select instr(output, x'22636166e922') from runner_results where runner = 'contract' limit 1")" -gt 0
+check "  and no stored line has it" eq 0 "$(sql "select count(*) from runner_lines where instr(cast(text as blob), x'e9') > 0")"
+cid=$(sql "select c.id from comparisons c join jobs j on j.id = c.job_id where j.commit_oid = '$C2'")
+hb=$(sql "select head_build from comparisons where id = $cid")
+check "a process's line is stored repaired" eq 2 "$(sql "select count(*) from process_lines l join processes p on p.id = l.process_id where p.comparison_id = $cid and instr(cast(l.text as blob), x'636166efbfbd22') > 0")"
+check "  its captured output keeps the raw byte" eq 2 "$(sql "select count(*) from process_output o join processes p on p.id = o.process_id where p.comparison_id = $cid and instr(o.stdout, x'636166e922') > 0")"
+
+# ---- perfd show --json ----
+check "perfd show --json" run 0 "$PERFD" show --db "$DB" --json "$cid"
+check "  the line with U+FFFD" eq "$FIXED" "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["processes"][0]["results"][0]["line"])' out)"
+check "  its device too" eq "caf$(printf '\357\277\275')" "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["processes"][0]["results"][0]["device"])' out)"
+
+# ---- the hub's API ----
+"$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
+srv=$!
+for _ in $(seq 100); do grep -q "serving http://" "$T/serve.err" && break; sleep 0.05; done
+URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/serve.err" | head -n 1)
+check "the hub is up" test -n "$URL"
+check "GET /api/v1/builds/ID" eq 200 "$(curl -s -o build.json -w '%{http_code}' "$URL/api/v1/builds/$hb")"
+check "  the runner's line with U+FFFD" eq "$FIXED" "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["runner_results"][0]["lines"][0]["line"])' build.json)"
+check "GET /api/v1/comparisons/ID" eq 200 "$(curl -s -o cmp.json -w '%{http_code}' "$URL/api/v1/comparisons/$cid")"
+check "  the process's line with U+FFFD" eq "$FIXED" "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["processes"][0]["results"][0]["line"])' cmp.json)"
+kill "$srv"
+wait "$srv" 2>/dev/null
+srv=
+
+# ---- a restart ----
+check "agent --once again exits 0" run 0 "$PERFD" agent --config agent.conf --once
+check "  still one comment" eq 1 "$(ncomments 5)"
+git -C "$SRC" checkout -q alice-1
+work_prog "$SRC/prog.c" 1000000 7
+git -C "$SRC" commit -qam "a quarter of the rounds"
+C3=$(git -C "$SRC" rev-parse HEAD)
+git -C "$SRC" checkout -q main
+git -C "$SRC" update-ref refs/pull/5/head "$C3"
+ctl POST pulls "[{\"number\": 5, \"author\": \"alice\", \"head_sha\": \"$C3\", \"head_ref\": \"alice-1\", \"base_ref\": \"main\", \"base_sha\": \"$C1\"}]" >/dev/null
+check "agent --once on a moved head exits 0" run 0 "$PERFD" agent --config agent.conf --once
+check "  the comment is edited, still one" eq 1 "$(ncomments 5)"
+posted 5 >posted2.md
+check "  it names the new head" has posted2.md "### perfd: \`$C3\`"
+check "  with the repaired line" python3 -c 'import sys; sys.exit(sys.argv[1] not in open(sys.argv[2], encoding="utf-8").read().splitlines())' "$FIXED" posted2.md
+
+# A line stored as raw bytes (a database an older perfd wrote) is repaired
+# when the comment is made, not refused.
+sql "update runner_lines set text = cast(x'$(printf '%s' "$RAW" | od -An -tx1 | tr -d ' \n')' as text)"
+check "  (a raw line is stored)" eq 1 "$(sql "select count(*) > 0 from runner_lines where instr(cast(text as blob), x'e9') > 0")"
+check "perfd comment with a raw stored line exits 0" run 0 "$PERFD" comment --pr 5 --config agent.conf --hub http://hub2.example
+check "  edited" has out "comment edited"
+posted 5 >posted3.md
+check "  with the line repaired" python3 -c 'import sys; sys.exit(sys.argv[1] not in open(sys.argv[2], encoding="utf-8").read().splitlines())' "$FIXED" posted3.md
+finish
