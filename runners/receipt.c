@@ -87,7 +87,7 @@ static json_t *jfrac(double v)
 	return isfinite(v) ? jnum(round6(v)) : json_null();
 }
 
-static void fmt_value(char *buf, size_t len, double v)
+void runner_format_value(char *buf, size_t len, double v)
 {
 	if (!isfinite(v))
 		snprintf(buf, len, "-");
@@ -97,7 +97,7 @@ static void fmt_value(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.6g", v);
 }
 
-static void fmt_pct(char *buf, size_t len, double frac)
+void runner_format_gain(char *buf, size_t len, double frac)
 {
 	if (!isfinite(frac))
 		snprintf(buf, len, "-");
@@ -452,17 +452,17 @@ static void summary_lines(struct strbuf *out, const struct db_comparison *c, boo
 	for (k = 0; k < 2; k++) {
 		if (!st[k]->set)
 			continue;
-		fmt_value(a, sizeof(a), st[k]->median);
-		fmt_value(b, sizeof(b), st[k]->min);
-		fmt_value(d, sizeof(d), st[k]->max);
-		fmt_pct(e, sizeof(e), st[k]->spread);
+		runner_format_value(a, sizeof(a), st[k]->median);
+		runner_format_value(b, sizeof(b), st[k]->min);
+		runner_format_value(d, sizeof(d), st[k]->max);
+		runner_format_gain(e, sizeof(e), st[k]->spread);
 		strbuf_addf(out, md ? "- %s: median %s (%s to %s), spread %s\n" :
 			    "%-5s median %s (%s to %s), spread %s\n", arms[k], a, b, d, e);
 	}
 	if (s->has_gain) {
-		fmt_pct(a, sizeof(a), s->gain_median);
-		fmt_pct(b, sizeof(b), s->gain_min);
-		fmt_pct(d, sizeof(d), s->gain_max);
+		runner_format_gain(a, sizeof(a), s->gain_median);
+		runner_format_gain(b, sizeof(b), s->gain_min);
+		runner_format_gain(d, sizeof(d), s->gain_max);
 		strbuf_addf(out, md ? "- gain, median: **%s** (%s to %s)\n" :
 			    "gain  median %s (%s to %s)\n", a, b, d);
 	}
@@ -492,7 +492,7 @@ static void summary_lines(struct strbuf *out, const struct db_comparison *c, boo
 static void process_cell_value(char *buf, size_t len, const struct db_comparison *c,
 			       const struct db_process *p)
 {
-	fmt_value(buf, len, process_value(c, p));
+	runner_format_value(buf, len, process_value(c, p));
 }
 
 static void render_text(struct strbuf *out, const struct db_comparison *c)
@@ -511,7 +511,7 @@ static void render_text(struct strbuf *out, const struct db_comparison *c)
 	for (p = 1; p <= c->pairs; p++) {
 		process_cell_value(a, sizeof(a), c, pair_process(c, p, "old"));
 		process_cell_value(b, sizeof(b), c, pair_process(c, p, "new"));
-		fmt_pct(g, sizeof(g), (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN);
+		runner_format_gain(g, sizeof(g), (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN);
 		strbuf_addf(out, "%-6d %12s %12s %10s\n", p, a, b, g);
 	}
 	strbuf_addch(out, '\n');
@@ -574,7 +574,7 @@ static void render_md(struct strbuf *out, const struct db_comparison *c)
 	for (p = 1; p <= c->pairs; p++) {
 		process_cell_value(a, sizeof(a), c, pair_process(c, p, "old"));
 		process_cell_value(b, sizeof(b), c, pair_process(c, p, "new"));
-		fmt_pct(g, sizeof(g), (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN);
+		runner_format_gain(g, sizeof(g), (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN);
 		strbuf_addf(out, "| %d | %s | %s | %s |\n", p, a, b, g);
 	}
 	strbuf_addch(out, '\n');

@@ -238,6 +238,11 @@ enum runner_format {
 };
 /* -EINVAL for an unknown name. */
 int runner_format_parse(enum runner_format *out, const char *name);
+/* How every receipt and comment shows a figure: a metric's value whole
+ * when it is whole or at least 1e6, else to 6 significant digits; a gain
+ * or spread as a percentage with three decimals; "-" for NAN. */
+void runner_format_value(char *buf, size_t len, double v);
+void runner_format_gain(char *buf, size_t len, double frac);
 /* Renders a loaded comparison; every format derives from the same fields. */
 void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
 			   enum runner_format f);

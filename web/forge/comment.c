@@ -128,24 +128,6 @@ static void cell_link(struct comment *cm, int64_t id, const char *text)
 	strbuf_adds(cm->out, " |");
 }
 
-static void fmt_value(char *buf, size_t len, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (v == floor(v) || fabs(v) >= 1e6)
-		snprintf(buf, len, "%.0f", v);
-	else
-		snprintf(buf, len, "%.6g", v);
-}
-
-static void fmt_pct(char *buf, size_t len, bool has, double frac)
-{
-	if (!has || !isfinite(frac))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.3f%%", frac * 100.0);
-}
-
 /* The unit a metric's name ends with (docs/protocol.md), or "". */
 static const char *metric_unit(const char *metric)
 {
@@ -170,9 +152,9 @@ static void arm_text(char *buf, size_t len, const struct db_arm_stats *a, const 
 		snprintf(buf, len, "-");
 		return;
 	}
-	fmt_value(m, sizeof(m), a->median);
-	fmt_value(lo, sizeof(lo), a->min);
-	fmt_value(hi, sizeof(hi), a->max);
+	runner_format_value(m, sizeof(m), a->median);
+	runner_format_value(lo, sizeof(lo), a->min);
+	runner_format_value(hi, sizeof(hi), a->max);
 	snprintf(buf, len, "%s%s%s (%s to %s)", m, *unit ? " " : "", unit, lo, hi);
 }
 
@@ -223,7 +205,7 @@ static void render_row(struct comment *cm, const struct db_comparison *cs, size_
 	arm_text(buf, sizeof(buf), &s->new, unit);
 	cell_link(cm, c->id, buf);
 	if (n == 1) {
-		fmt_pct(buf, sizeof(buf), s->has_gain, s->gain_median);
+		runner_format_gain(buf, sizeof(buf), s->has_gain ? s->gain_median : NAN);
 		cell_link(cm, c->id, buf);
 	} else {
 		gains = xcalloc(n, sizeof(*gains));
@@ -231,11 +213,12 @@ static void render_row(struct comment *cm, const struct db_comparison *cs, size_
 			if (counts_in_pool(&cs[i]))
 				gains[ng++] = cs[i].summary.gain_median;
 		}
-		fmt_pct(buf, sizeof(buf), ng > 0, ng ? runner_median(gains, ng) : NAN);
+		runner_format_gain(buf, sizeof(buf), ng ? runner_median(gains, ng) : NAN);
 		free(gains);
 		strbuf_addf(cm->out, " %s, median of %zu runs:", buf, ng);
 		for (i = 0; i < n; i++) {
-			fmt_pct(buf, sizeof(buf), cs[i].summary.has_gain, cs[i].summary.gain_median);
+			runner_format_gain(buf, sizeof(buf),
+					   cs[i].summary.has_gain ? cs[i].summary.gain_median : NAN);
 			strbuf_adds(cm->out, i ? ", " : " ");
 			link_open(cm);
 			md_text(cm->out, buf);
