@@ -24,6 +24,8 @@
 #define PUSH_SIZE 8
 #define MAX_BINDINGS 4
 #define MAX_GROUPS 65535
+#define CANARY_PIPELINES 3      /* copy, q4, control: a descriptor set each */
+#define TIMESTAMP_QUERIES 2     /* before the first timed dispatch, after the last */
 #define FENCE_TIMEOUT_NS (UINT64_C(60) * 1000000000)
 
 struct buffer {
@@ -341,7 +343,7 @@ static void record(struct gpu *g, const struct launch *l)
  */
 static int run_timed(struct gpu *g, const struct launch *l, unsigned reps, double *ms)
 {
-	uint64_t ts[2];
+	uint64_t ts[TIMESTAMP_QUERIES];
 	int64_t start;
 	VkResult r;
 	int rc;
@@ -350,7 +352,7 @@ static int run_timed(struct gpu *g, const struct launch *l, unsigned reps, doubl
 	if (rc < 0)
 		return rc;
 	if (g->queries != VK_NULL_HANDLE) {
-		vk.vkCmdResetQueryPool(g->cmd, g->queries, 0, 2);
+		vk.vkCmdResetQueryPool(g->cmd, g->queries, 0, TIMESTAMP_QUERIES);
 		vk.vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
 				       g->queries, 0);
 	}
@@ -367,7 +369,7 @@ static int run_timed(struct gpu *g, const struct launch *l, unsigned reps, doubl
 		*ms = (double)(time_monotonic_ns() - start) / 1e6;
 		return 0;
 	}
-	r = vk.vkGetQueryPoolResults(g->dev, g->queries, 0, 2, sizeof(ts), ts,
+	r = vk.vkGetQueryPoolResults(g->dev, g->queries, 0, TIMESTAMP_QUERIES, sizeof(ts), ts,
 				     sizeof(ts[0]),
 				     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
 	if (r != VK_SUCCESS)
@@ -376,53 +378,16 @@ static int run_timed(struct gpu *g, const struct launch *l, unsigned reps, doubl
 	return 0;
 }
 
-static int gpu_open(struct gpu *g, unsigned index, struct kernel_canary_result *res)
+/* The physical device at index: its properties in *out, its memory types in
+ * g, its name in res. */
+static int gpu_pick_device(VkPhysicalDeviceProperties *out, struct gpu *g, unsigned index,
+			   struct kernel_canary_result *res)
 {
-	float priority = 1.0f;
-	VkDeviceQueueCreateInfo queue = {
-		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-		.queueCount = 1,
-		.pQueuePriorities = &priority,
-	};
-	VkDeviceCreateInfo device = {
-		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-		.queueCreateInfoCount = 1,
-		.pQueueCreateInfos = &queue,
-	};
-	VkCommandPoolCreateInfo pool = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-	};
-	VkCommandBufferAllocateInfo cmd = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-		.commandBufferCount = 1,
-	};
-	VkFenceCreateInfo fence = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
-	VkDescriptorPoolSize sizes = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * MAX_BINDINGS };
-	VkDescriptorPoolCreateInfo dpool = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-		.maxSets = 3,
-		.poolSizeCount = 1,
-		.pPoolSizes = &sizes,
-	};
-	VkQueryPoolCreateInfo queries = {
-		.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-		.queryType = VK_QUERY_TYPE_TIMESTAMP,
-		.queryCount = 2,
-	};
-	VkPhysicalDeviceProperties props;
-	VkQueueFamilyProperties *fam = NULL;
 	VkPhysicalDevice *pds = NULL;
-	char version[32];
-	uint32_t n = 0, family = UINT32_MAX, valid_bits = 0;
+	uint32_t n = 0;
 	VkResult r;
 	int rc;
 
-	memset(g, 0, sizeof(*g));
-	rc = vk_instance_new(&g->instance, version, sizeof(version));
-	if (rc < 0)
-		return rc;
 	r = vk.vkEnumeratePhysicalDevices(g->instance, &n, NULL);
 	if (r != VK_SUCCESS)
 		return vk_fail(r, "vkEnumeratePhysicalDevices");
@@ -435,14 +400,27 @@ static int gpu_open(struct gpu *g, unsigned index, struct kernel_canary_result *
 		goto out;
 	}
 	g->phys = pds[index];
-	vk.vkGetPhysicalDeviceProperties(g->phys, &props);
+	vk.vkGetPhysicalDeviceProperties(g->phys, out);
 	vk.vkGetPhysicalDeviceMemoryProperties(g->phys, &g->mem);
-	snprintf(res->device, sizeof(res->device), "%s", props.deviceName);
+	snprintf(res->device, sizeof(res->device), "%s", out->deviceName);
+	rc = 0;
+out:
+	free(pds);
+	return rc;
+}
+
+/* The queue family to run on: the first compute family that has
+ * timestamps, else the first compute family. Its timestamps' valid bits
+ * (0: none) go to *out_bits. -ENODEV when the device has no compute queue. */
+static int gpu_pick_family(uint32_t *out, uint32_t *out_bits, const struct gpu *g,
+			   const char *device_name)
+{
+	VkQueueFamilyProperties *fam;
+	uint32_t n = 0, family = UINT32_MAX, valid_bits = 0;
 
 	vk.vkGetPhysicalDeviceQueueFamilyProperties(g->phys, &n, NULL);
 	fam = xcalloc(n, sizeof(*fam));
 	vk.vkGetPhysicalDeviceQueueFamilyProperties(g->phys, &n, fam);
-	/* The first compute family that has timestamps, else the first one. */
 	for (uint32_t i = 0; i < n; i++) {
 		if (!(fam[i].queueFlags & VK_QUEUE_COMPUTE_BIT))
 			continue;
@@ -451,22 +429,74 @@ static int gpu_open(struct gpu *g, unsigned index, struct kernel_canary_result *
 			valid_bits = fam[i].timestampValidBits;
 		}
 	}
-	if (family == UINT32_MAX) {
-		rc = err_set(-ENODEV, "\"%s\" has no compute queue", props.deviceName);
-		goto out;
-	}
-	queue.queueFamilyIndex = family;
+	free(fam);
+	if (family == UINT32_MAX)
+		return err_set(-ENODEV, "\"%s\" has no compute queue", device_name);
+	*out = family;
+	*out_bits = valid_bits;
+	return 0;
+}
+
+/* The logical device, with one queue of the family, and its entry points. */
+static int gpu_create_device(struct gpu *g, uint32_t family)
+{
+	float priority = 1.0f;
+	VkDeviceQueueCreateInfo queue = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+		.queueFamilyIndex = family,
+		.queueCount = 1,
+		.pQueuePriorities = &priority,
+	};
+	VkDeviceCreateInfo device = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.queueCreateInfoCount = 1,
+		.pQueueCreateInfos = &queue,
+	};
+	VkResult r;
+	int rc;
+
 	r = vk.vkCreateDevice(g->phys, &device, NULL, &g->dev);
-	if (r != VK_SUCCESS) {
-		rc = vk_fail(r, "vkCreateDevice");
-		goto out;
-	}
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkCreateDevice");
 	rc = vk_device_load(g->dev);
 	if (rc < 0)
-		goto out;
+		return rc;
 	vk.vkGetDeviceQueue(g->dev, family, 0, &g->queue);
+	return 0;
+}
 
-	pool.queueFamilyIndex = family;
+/* What every submission needs: a command pool and its one command buffer, a
+ * fence, a descriptor set for each pipeline, and, when timed on the device,
+ * the timestamp queries. */
+static int gpu_create_objects(struct gpu *g, uint32_t family, bool timestamps)
+{
+	VkCommandPoolCreateInfo pool = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+		.queueFamilyIndex = family,
+	};
+	VkCommandBufferAllocateInfo cmd = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+		.commandBufferCount = 1,
+	};
+	VkFenceCreateInfo fence = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+	VkDescriptorPoolSize sizes = {
+		VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, CANARY_PIPELINES * MAX_BINDINGS
+	};
+	VkDescriptorPoolCreateInfo dpool = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+		.maxSets = CANARY_PIPELINES,
+		.poolSizeCount = 1,
+		.pPoolSizes = &sizes,
+	};
+	VkQueryPoolCreateInfo queries = {
+		.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+		.queryType = VK_QUERY_TYPE_TIMESTAMP,
+		.queryCount = TIMESTAMP_QUERIES,
+	};
+	VkResult r;
+
 	r = vk.vkCreateCommandPool(g->dev, &pool, NULL, &g->pool);
 	if (r == VK_SUCCESS) {
 		cmd.commandPool = g->pool;
@@ -476,20 +506,38 @@ static int gpu_open(struct gpu *g, unsigned index, struct kernel_canary_result *
 		r = vk.vkCreateFence(g->dev, &fence, NULL, &g->fence);
 	if (r == VK_SUCCESS)
 		r = vk.vkCreateDescriptorPool(g->dev, &dpool, NULL, &g->dpool);
-	if (r == VK_SUCCESS && valid_bits > 0 && props.limits.timestampPeriod > 0)
+	if (r == VK_SUCCESS && timestamps)
 		r = vk.vkCreateQueryPool(g->dev, &queries, NULL, &g->queries);
-	if (r != VK_SUCCESS) {
-		rc = vk_fail(r, "setting up the device");
-		goto out;
-	}
+	return r == VK_SUCCESS ? 0 : vk_fail(r, "setting up the device");
+}
+
+/*
+ * Opens device index with what the canary's submissions need, and says in
+ * res which device it is and whether it is timed with GPU timestamps (a
+ * compute queue with valid timestamp bits and a timestamp period). On
+ * failure g holds what was created, for gpu_close.
+ */
+static int gpu_open(struct gpu *g, unsigned index, struct kernel_canary_result *res)
+{
+	VkPhysicalDeviceProperties props;
+	char version[32];
+	uint32_t family = 0, valid_bits = 0;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	rc = vk_instance_new(&g->instance, version, sizeof(version));
+	if (rc < 0)
+		return rc;
+	if ((rc = gpu_pick_device(&props, g, index, res)) < 0 ||
+	    (rc = gpu_pick_family(&family, &valid_bits, g, props.deviceName)) < 0 ||
+	    (rc = gpu_create_device(g, family)) < 0 ||
+	    (rc = gpu_create_objects(g, family,
+				     valid_bits > 0 && props.limits.timestampPeriod > 0)) < 0)
+		return rc;
 	g->period_ns = props.limits.timestampPeriod;
 	g->ts_mask = valid_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << valid_bits) - 1;
 	res->gpu_timed = g->queries != VK_NULL_HANDLE;
-	rc = 0;
-out:
-	free(fam);
-	free(pds);
-	return rc;
+	return 0;
 }
 
 /* Releases whatever gpu_open and the run created; safe on a partial open. */
