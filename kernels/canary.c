@@ -15,12 +15,18 @@
 #include "kernels-spirv.h"
 #include "vk-internal.h"
 
+#define MIB ((size_t)1 << 20)
 #define COPY_MIB 16             /* times the scale */
 #define COPY_REPS 8
+#define COPY_VECTOR_BYTES 16    /* a copy invocation moves one uvec4 (shaders/copy.comp) */
+#define COPY_GROUP_SIZE 256     /* the copy kernel's local_size_x */
 #define Q4_ROWS 256             /* times the scale */
 #define Q4_COLS 4096
 #define Q4_REPS 100             /* so that --extra-work 1 is one more dispatch */
 #define Q4_TOLERANCE 1e-5       /* of the row's sum of |w x| */
+#define Q4_PER_BYTE 2           /* weights: two nibbles a byte */
+#define WARMUP_DISPATCHES 1     /* untimed, before a shape's timed ones */
+#define CONTROL_DISPATCHES 1    /* the control is there to fail its check, not to be timed */
 #define PUSH_SIZE 8
 #define MAX_BINDINGS 4
 #define MAX_GROUPS 65535
@@ -572,169 +578,273 @@ static void shape_init(struct kernel_shape_result *s, const char *name, const ch
 	s->metric = metric;
 }
 
-int kernel_canary_run(struct kernel_canary_result *out,
-		      const struct kernel_canary_opts *opts)
-{
-	struct kernel_canary_result res;
+/* One run of the canary: the device, its buffers and pipelines, and the
+ * host side of every input and output. canary_release frees what exists. */
+struct canary {
 	struct gpu g;
-	struct buffer src = { 0 }, dst = { 0 }, w = { 0 }, s = { 0 }, x = { 0 };
-	struct buffer y = { 0 }, yc = { 0 };
-	struct pipeline copy = { 0 }, q4 = { 0 }, control = { 0 };
-	struct q4_matrix m = { 0 };
-	struct kernel_shape_result *sh;
-	struct launch l;
-	uint64_t prng = CANARY_SEED;
-	uint64_t *host_src = NULL, *host_dst = NULL;
-	float *host_x = NULL, *host_y = NULL;
-	double *ref = NULL, *l1 = NULL;
-	size_t copy_bytes, copy_words, mismatches = 0;
-	unsigned rows, reps;
-	const void *parts[2];
-	size_t lens[2];
-	int rc;
+	struct buffer src, dst;                 /* the copy's */
+	struct buffer w, s, x, y, yc;           /* q4 weights, scales, x; y and the control's */
+	struct pipeline copy, q4, control;
+	struct q4_matrix m;
+	uint64_t *host_src, *host_dst;          /* copy_words each */
+	float *host_x, *host_y;                 /* Q4_COLS, rows */
+	double *ref, *l1;                       /* the CPU's y and each row's sum of |w x| */
+	size_t copy_bytes, copy_words;
+	unsigned rows;
+};
 
-	memset(out, 0, sizeof(*out));
+static int check_opts(const struct kernel_canary_opts *opts)
+{
 	if (opts->scale < 1 || opts->scale > KERNEL_CANARY_SCALE_MAX)
 		return err_set(-EINVAL, "scale %u is outside 1..%d", opts->scale,
 			       KERNEL_CANARY_SCALE_MAX);
 	if (opts->extra_work_pct > KERNEL_CANARY_EXTRA_MAX)
 		return err_set(-EINVAL, "extra work %u%% is above %d%%", opts->extra_work_pct,
 			       KERNEL_CANARY_EXTRA_MAX);
-	memset(&res, 0, sizeof(res));
-	memset(&g, 0, sizeof(g));
-	shape_init(&res.shapes[KERNEL_SHAPE_COPY], "copy", "copy_ms");
-	shape_init(&res.shapes[KERNEL_SHAPE_Q4_MATVEC], "q4_matvec", "q4_matvec_ms");
-	shape_init(&res.control, "control", "control_ms");
+	return 0;
+}
 
-	/* The inputs, from the fixed seed. */
-	copy_bytes = (size_t)COPY_MIB * opts->scale << 20;
-	copy_words = copy_bytes / sizeof(*host_src);
-	host_src = xmalloc(copy_bytes);
-	host_dst = xmalloc(copy_bytes);
-	for (size_t i = 0; i < copy_words; i++)
-		host_src[i] = canary_prng_next(&prng);
-	rows = Q4_ROWS * opts->scale;
-	host_x = xmalloc(Q4_COLS * sizeof(*host_x));
-	host_y = xmalloc(rows * sizeof(*host_y));
-	ref = xmalloc(rows * sizeof(*ref));
-	l1 = xmalloc(rows * sizeof(*l1));
-	q4_matrix_init_random(&m, host_x, rows, Q4_COLS, &prng);
+/* The inputs, from the fixed seed, always drawn in this order (the words
+ * to copy, then the q4 matrix and x), so every run sees the same data. */
+static void canary_inputs(struct canary *cv, unsigned scale)
+{
+	uint64_t prng = CANARY_SEED;
 
-	rc = gpu_open(&g, opts->device_index, &res);
-	if (rc < 0)
-		goto out;
-	if ((rc = buffer_new(&g, &g.staging, copy_bytes, true)) < 0 ||
-	    (rc = buffer_new(&g, &src, copy_bytes, false)) < 0 ||
-	    (rc = buffer_new(&g, &dst, copy_bytes, false)) < 0 ||
-	    (rc = buffer_new(&g, &w, (size_t)rows * Q4_COLS / 2, false)) < 0 ||
-	    (rc = buffer_new(&g, &s, (size_t)rows * Q4_COLS / Q4_BLOCK * sizeof(float), false)) < 0 ||
-	    (rc = buffer_new(&g, &x, Q4_COLS * sizeof(float), false)) < 0 ||
-	    (rc = buffer_new(&g, &y, rows * sizeof(float), false)) < 0 ||
-	    (rc = buffer_new(&g, &yc, rows * sizeof(float), false)) < 0)
-		goto out;
-	if ((rc = upload(&g, &src, host_src, copy_bytes)) < 0 ||
-	    (rc = upload(&g, &w, m.words, w.size)) < 0 ||
-	    (rc = upload(&g, &s, m.scales, s.size)) < 0 ||
-	    (rc = upload(&g, &x, host_x, x.size)) < 0 ||
-	    (rc = poison(&g, &dst)) < 0 || (rc = poison(&g, &y)) < 0 ||
-	    (rc = poison(&g, &yc)) < 0)
-		goto out;
-	if ((rc = pipeline_new(&g, &copy, spirv_copy, spirv_copy_size,
-			       (struct buffer *const[]){ &src, &dst }, 2)) < 0 ||
-	    (rc = pipeline_new(&g, &q4, spirv_q4_matvec, spirv_q4_matvec_size,
-			       (struct buffer *const[]){ &w, &s, &x, &y }, 4)) < 0 ||
-	    (rc = pipeline_new(&g, &control, spirv_q4_matvec_swapped,
+	memset(cv, 0, sizeof(*cv));
+	cv->copy_bytes = (size_t)COPY_MIB * scale * MIB;
+	cv->copy_words = cv->copy_bytes / sizeof(*cv->host_src);
+	cv->host_src = xmalloc(cv->copy_bytes);
+	cv->host_dst = xmalloc(cv->copy_bytes);
+	for (size_t i = 0; i < cv->copy_words; i++)
+		cv->host_src[i] = canary_prng_next(&prng);
+	cv->rows = Q4_ROWS * scale;
+	cv->host_x = xmalloc(Q4_COLS * sizeof(*cv->host_x));
+	cv->host_y = xmalloc(cv->rows * sizeof(*cv->host_y));
+	cv->ref = xmalloc(cv->rows * sizeof(*cv->ref));
+	cv->l1 = xmalloc(cv->rows * sizeof(*cv->l1));
+	q4_matrix_init_random(&cv->m, cv->host_x, cv->rows, Q4_COLS, &prng);
+}
+
+/* The device buffers, and the staging buffer every transfer goes through. */
+static int canary_create_buffers(struct canary *cv)
+{
+	struct gpu *g = &cv->g;
+	size_t rows = cv->rows;
+	int rc;
+
+	if ((rc = buffer_new(g, &g->staging, cv->copy_bytes, true)) < 0 ||
+	    (rc = buffer_new(g, &cv->src, cv->copy_bytes, false)) < 0 ||
+	    (rc = buffer_new(g, &cv->dst, cv->copy_bytes, false)) < 0 ||
+	    (rc = buffer_new(g, &cv->w, rows * Q4_COLS / Q4_PER_BYTE, false)) < 0 ||
+	    (rc = buffer_new(g, &cv->s, rows * Q4_COLS / Q4_BLOCK * sizeof(float), false)) < 0 ||
+	    (rc = buffer_new(g, &cv->x, Q4_COLS * sizeof(float), false)) < 0 ||
+	    (rc = buffer_new(g, &cv->y, rows * sizeof(float), false)) < 0 ||
+	    (rc = buffer_new(g, &cv->yc, rows * sizeof(float), false)) < 0)
+		return rc;
+	return 0;
+}
+
+/* The inputs go up; every output buffer is poisoned, so that a kernel that
+ * writes nothing fails its check. */
+static int canary_upload(struct canary *cv)
+{
+	struct gpu *g = &cv->g;
+	int rc;
+
+	if ((rc = upload(g, &cv->src, cv->host_src, cv->copy_bytes)) < 0 ||
+	    (rc = upload(g, &cv->w, cv->m.words, cv->w.size)) < 0 ||
+	    (rc = upload(g, &cv->s, cv->m.scales, cv->s.size)) < 0 ||
+	    (rc = upload(g, &cv->x, cv->host_x, cv->x.size)) < 0 ||
+	    (rc = poison(g, &cv->dst)) < 0 || (rc = poison(g, &cv->y)) < 0 ||
+	    (rc = poison(g, &cv->yc)) < 0)
+		return rc;
+	return 0;
+}
+
+/* The three kernels with their buffers bound: copy, q4 and the planted
+ * wrong q4 (nibbles swapped), which writes yc. */
+static int canary_create_pipelines(struct canary *cv)
+{
+	struct gpu *g = &cv->g;
+	int rc;
+
+	if ((rc = pipeline_new(g, &cv->copy, spirv_copy, spirv_copy_size,
+			       (struct buffer *const[]){ &cv->src, &cv->dst }, 2)) < 0 ||
+	    (rc = pipeline_new(g, &cv->q4, spirv_q4_matvec, spirv_q4_matvec_size,
+			       (struct buffer *const[]){ &cv->w, &cv->s, &cv->x, &cv->y }, 4)) < 0 ||
+	    (rc = pipeline_new(g, &cv->control, spirv_q4_matvec_swapped,
 			       spirv_q4_matvec_swapped_size,
-			       (struct buffer *const[]){ &w, &s, &x, &yc }, 4)) < 0)
-		goto out;
+			       (struct buffer *const[]){ &cv->w, &cv->s, &cv->x, &cv->yc }, 4)) < 0)
+		return rc;
+	return 0;
+}
 
-	/* Copy: one untimed dispatch to warm up, then the timed ones. */
-	sh = &res.shapes[KERNEL_SHAPE_COPY];
-	l = (struct launch){
-		.pipeline = &copy,
-		.push = { (uint32_t)(copy_bytes / 16) },
-		.groups_x = (uint32_t)min_u32((uint32_t)(copy_bytes / 16 + 255) / 256, MAX_GROUPS),
+/* Copy: one untimed dispatch to warm up, then COPY_REPS timed; every word
+ * must arrive as it left. */
+static int run_copy(struct canary *cv, struct kernel_shape_result *sh)
+{
+	size_t vectors = cv->copy_bytes / COPY_VECTOR_BYTES, mismatches = 0;
+	struct launch l = {
+		.pipeline = &cv->copy,
+		.push = { (uint32_t)vectors },
+		.groups_x = min_u32((uint32_t)(vectors + COPY_GROUP_SIZE - 1) / COPY_GROUP_SIZE,
+				    MAX_GROUPS),
 		.groups_y = 1,
 	};
+	int rc;
+
 	sh->dispatches = COPY_REPS;
-	if ((rc = run_timed(&g, &l, 1, &sh->ms)) < 0 ||
-	    (rc = run_timed(&g, &l, sh->dispatches, &sh->ms)) < 0 ||
-	    (rc = download(&g, host_dst, &dst, copy_bytes)) < 0)
-		goto out;
-	for (size_t i = 0; i < copy_words; i++)
-		mismatches += host_dst[i] != host_src[i];
+	if ((rc = run_timed(&cv->g, &l, WARMUP_DISPATCHES, &sh->ms)) < 0 ||
+	    (rc = run_timed(&cv->g, &l, sh->dispatches, &sh->ms)) < 0 ||
+	    (rc = download(&cv->g, cv->host_dst, &cv->dst, cv->copy_bytes)) < 0)
+		return rc;
+	for (size_t i = 0; i < cv->copy_words; i++)
+		mismatches += cv->host_dst[i] != cv->host_src[i];
 	sh->max_err = (double)mismatches;
 	sh->tolerance = 0;
 	sh->passed = mismatches == 0;
 	snprintf(sh->detail, sizeof(sh->detail), "mib=%zu dispatches=%u mismatched_words=%zu",
-		 copy_bytes >> 20, sh->dispatches, mismatches);
+		 cv->copy_bytes / MIB, sh->dispatches, mismatches);
+	return 0;
+}
 
-	/* q4 matrix-vector product, same shape; --extra-work adds dispatches. */
-	sh = &res.shapes[KERNEL_SHAPE_Q4_MATVEC];
-	l = (struct launch){
-		.pipeline = &q4,
-		.push = { rows, Q4_COLS },
-		.groups_x = min_u32(rows, MAX_GROUPS),
-		.groups_y = (rows + min_u32(rows, MAX_GROUPS) - 1) / min_u32(rows, MAX_GROUPS),
+/* A q4 kernel over every row: a workgroup a row, in rows of at most
+ * MAX_GROUPS groups. */
+static struct launch q4_launch(const struct canary *cv, const struct pipeline *pipeline)
+{
+	uint32_t groups_x = min_u32(cv->rows, MAX_GROUPS);
+
+	return (struct launch){
+		.pipeline = pipeline,
+		.push = { cv->rows, Q4_COLS },
+		.groups_x = groups_x,
+		.groups_y = (cv->rows + groups_x - 1) / groups_x,
 	};
-	reps = Q4_REPS + (Q4_REPS * opts->extra_work_pct + 50) / 100;
-	sh->dispatches = reps;
-	if ((rc = run_timed(&g, &l, 1, &sh->ms)) < 0 ||
-	    (rc = run_timed(&g, &l, reps, &sh->ms)) < 0 ||
-	    (rc = download(&g, host_y, &y, y.size)) < 0)
-		goto out;
-	q4_matvec_ref(ref, l1, &m, host_x, false);
-	sh->max_err = q4_max_rel_err(host_y, ref, l1, rows);
+}
+
+/* Q4_REPS, and extra_pct percent more rounded to whole dispatches: 1% is one
+ * more of 100 (docs/kernels.md, --extra-work). */
+static unsigned q4_dispatches(unsigned extra_pct)
+{
+	return Q4_REPS + (Q4_REPS * extra_pct + 50) / 100;
+}
+
+/* Judges the y in host_y against the CPU's: the largest error relative to
+ * its row's sum of |w x|, within Q4_TOLERANCE to pass. */
+static void q4_check(struct kernel_shape_result *sh, const struct canary *cv)
+{
+	sh->max_err = q4_max_rel_err(cv->host_y, cv->ref, cv->l1, cv->rows);
 	sh->tolerance = Q4_TOLERANCE;
 	sh->passed = sh->max_err <= sh->tolerance;
+}
+
+/* q4 matrix-vector product: one untimed dispatch, then the timed ones
+ * (--extra-work adds dispatches, same result), checked against the CPU. */
+static int run_q4(struct canary *cv, struct kernel_shape_result *sh, unsigned extra_pct)
+{
+	struct launch l = q4_launch(cv, &cv->q4);
+	unsigned reps = q4_dispatches(extra_pct);
+	int rc;
+
+	sh->dispatches = reps;
+	if ((rc = run_timed(&cv->g, &l, WARMUP_DISPATCHES, &sh->ms)) < 0 ||
+	    (rc = run_timed(&cv->g, &l, reps, &sh->ms)) < 0 ||
+	    (rc = download(&cv->g, cv->host_y, &cv->y, cv->y.size)) < 0)
+		return rc;
+	q4_matvec_ref(cv->ref, cv->l1, &cv->m, cv->host_x, false);
+	q4_check(sh, cv);
 	snprintf(sh->detail, sizeof(sh->detail),
 		 "rows=%u cols=%u dispatches=%u max_rel_err=%.3g tolerance=%.0e",
-		 rows, Q4_COLS, reps, sh->max_err, sh->tolerance);
+		 cv->rows, Q4_COLS, reps, sh->max_err, sh->tolerance);
+	return 0;
+}
 
-	parts[0] = host_dst;
-	lens[0] = copy_bytes;
-	parts[1] = host_y;
-	lens[1] = y.size;
-	kernel_hash_parts(res.digest, parts, lens, 2);
+/* The digest over the checked outputs, in order: the copy's destination,
+ * then q4's y. Taken before the control overwrites host_y. */
+static void canary_digest(char out[KERNEL_HASH_LEN], const struct canary *cv)
+{
+	const void *parts[2] = { cv->host_dst, cv->host_y };
+	size_t lens[2] = { cv->copy_bytes, cv->y.size };
 
-	/* The control: nibbles swapped. Checked against the same reference. */
-	sh = &res.control;
-	l.pipeline = &control;
-	sh->dispatches = 1;
-	if ((rc = run_timed(&g, &l, 1, &sh->ms)) < 0 ||
-	    (rc = download(&g, host_y, &yc, yc.size)) < 0)
-		goto out;
-	sh->max_err = q4_max_rel_err(host_y, ref, l1, rows);
-	sh->tolerance = Q4_TOLERANCE;
-	sh->passed = sh->max_err <= sh->tolerance;
-	res.control_caught = !sh->passed;
+	kernel_hash_parts(out, parts, lens, 2);
+}
+
+/* The control: q4 with nibbles swapped, one dispatch, checked against the
+ * same reference. Its check must fail; sh->passed says whether it did not. */
+static int run_control(struct canary *cv, struct kernel_shape_result *sh)
+{
+	struct launch l = q4_launch(cv, &cv->control);
+	int rc;
+
+	sh->dispatches = CONTROL_DISPATCHES;
+	if ((rc = run_timed(&cv->g, &l, sh->dispatches, &sh->ms)) < 0 ||
+	    (rc = download(&cv->g, cv->host_y, &cv->yc, cv->yc.size)) < 0)
+		return rc;
+	q4_check(sh, cv);
 	snprintf(sh->detail, sizeof(sh->detail),
 		 "kernel=q4_matvec_nibble_swapped max_rel_err=%.3g tolerance=%.0e",
 		 sh->max_err, sh->tolerance);
+	return 0;
+}
 
-	*out = res;
-	rc = 0;
-out:
-	if (g.dev != VK_NULL_HANDLE) {
-		pipeline_release(&g, &copy);
-		pipeline_release(&g, &q4);
-		pipeline_release(&g, &control);
-		buffer_release(&g, &src);
-		buffer_release(&g, &dst);
-		buffer_release(&g, &w);
-		buffer_release(&g, &s);
-		buffer_release(&g, &x);
-		buffer_release(&g, &y);
-		buffer_release(&g, &yc);
+/* Frees whatever the run created, however far it got. */
+static void canary_release(struct canary *cv)
+{
+	struct gpu *g = &cv->g;
+
+	if (g->dev != VK_NULL_HANDLE) {
+		pipeline_release(g, &cv->copy);
+		pipeline_release(g, &cv->q4);
+		pipeline_release(g, &cv->control);
+		buffer_release(g, &cv->src);
+		buffer_release(g, &cv->dst);
+		buffer_release(g, &cv->w);
+		buffer_release(g, &cv->s);
+		buffer_release(g, &cv->x);
+		buffer_release(g, &cv->y);
+		buffer_release(g, &cv->yc);
 	}
-	gpu_close(&g);
-	q4_matrix_release(&m);
-	free(host_src);
-	free(host_dst);
-	free(host_x);
-	free(host_y);
-	free(ref);
-	free(l1);
+	gpu_close(g);
+	q4_matrix_release(&cv->m);
+	free(cv->host_src);
+	free(cv->host_dst);
+	free(cv->host_x);
+	free(cv->host_y);
+	free(cv->ref);
+	free(cv->l1);
+}
+
+int kernel_canary_run(struct kernel_canary_result *out,
+		      const struct kernel_canary_opts *opts)
+{
+	struct kernel_canary_result res;
+	struct canary cv;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = check_opts(opts);
+	if (rc < 0)
+		return rc;
+	memset(&res, 0, sizeof(res));
+	shape_init(&res.shapes[KERNEL_SHAPE_COPY], "copy", "copy_ms");
+	shape_init(&res.shapes[KERNEL_SHAPE_Q4_MATVEC], "q4_matvec", "q4_matvec_ms");
+	shape_init(&res.control, "control", "control_ms");
+	canary_inputs(&cv, opts->scale);
+
+	if ((rc = gpu_open(&cv.g, opts->device_index, &res)) < 0 ||
+	    (rc = canary_create_buffers(&cv)) < 0 || (rc = canary_upload(&cv)) < 0 ||
+	    (rc = canary_create_pipelines(&cv)) < 0 ||
+	    (rc = run_copy(&cv, &res.shapes[KERNEL_SHAPE_COPY])) < 0 ||
+	    (rc = run_q4(&cv, &res.shapes[KERNEL_SHAPE_Q4_MATVEC], opts->extra_work_pct)) < 0)
+		goto out;
+	canary_digest(res.digest, &cv);
+	rc = run_control(&cv, &res.control);
+	if (rc < 0)
+		goto out;
+	res.control_caught = !res.control.passed;
+	*out = res;
+out:
+	canary_release(&cv);
 	return rc;
 }
 
