@@ -15,15 +15,23 @@
 #include "kernels-spirv.h"
 #include "vk-internal.h"
 
+#define MIB ((size_t)1 << 20)
 #define COPY_MIB 16             /* times the scale */
 #define COPY_REPS 8
+#define COPY_VECTOR_BYTES 16    /* a copy invocation moves one uvec4 (shaders/copy.comp) */
+#define COPY_GROUP_SIZE 256     /* the copy kernel's local_size_x */
 #define Q4_ROWS 256             /* times the scale */
 #define Q4_COLS 4096
 #define Q4_REPS 100             /* so that --extra-work 1 is one more dispatch */
 #define Q4_TOLERANCE 1e-5       /* of the row's sum of |w x| */
+#define Q4_PER_BYTE 2           /* weights: two nibbles a byte */
+#define WARMUP_DISPATCHES 1     /* untimed, before a shape's timed ones */
+#define CONTROL_DISPATCHES 1    /* the control is there to fail its check, not to be timed */
 #define PUSH_SIZE 8
 #define MAX_BINDINGS 4
 #define MAX_GROUPS 65535
+#define CANARY_PIPELINES 3      /* copy, q4, control: a descriptor set each */
+#define TIMESTAMP_QUERIES 2     /* before the first timed dispatch, after the last */
 #define FENCE_TIMEOUT_NS (UINT64_C(60) * 1000000000)
 
 struct buffer {
@@ -341,7 +349,7 @@ static void record(struct gpu *g, const struct launch *l)
  */
 static int run_timed(struct gpu *g, const struct launch *l, unsigned reps, double *ms)
 {
-	uint64_t ts[2];
+	uint64_t ts[TIMESTAMP_QUERIES];
 	int64_t start;
 	VkResult r;
 	int rc;
@@ -350,7 +358,7 @@ static int run_timed(struct gpu *g, const struct launch *l, unsigned reps, doubl
 	if (rc < 0)
 		return rc;
 	if (g->queries != VK_NULL_HANDLE) {
-		vk.vkCmdResetQueryPool(g->cmd, g->queries, 0, 2);
+		vk.vkCmdResetQueryPool(g->cmd, g->queries, 0, TIMESTAMP_QUERIES);
 		vk.vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
 				       g->queries, 0);
 	}
@@ -367,7 +375,7 @@ static int run_timed(struct gpu *g, const struct launch *l, unsigned reps, doubl
 		*ms = (double)(time_monotonic_ns() - start) / 1e6;
 		return 0;
 	}
-	r = vk.vkGetQueryPoolResults(g->dev, g->queries, 0, 2, sizeof(ts), ts,
+	r = vk.vkGetQueryPoolResults(g->dev, g->queries, 0, TIMESTAMP_QUERIES, sizeof(ts), ts,
 				     sizeof(ts[0]),
 				     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
 	if (r != VK_SUCCESS)
@@ -376,53 +384,16 @@ static int run_timed(struct gpu *g, const struct launch *l, unsigned reps, doubl
 	return 0;
 }
 
-static int gpu_open(struct gpu *g, unsigned index, struct kernel_canary_result *res)
+/* The physical device at index: its properties in *out, its memory types in
+ * g, its name in res. */
+static int gpu_pick_device(VkPhysicalDeviceProperties *out, struct gpu *g, unsigned index,
+			   struct kernel_canary_result *res)
 {
-	float priority = 1.0f;
-	VkDeviceQueueCreateInfo queue = {
-		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-		.queueCount = 1,
-		.pQueuePriorities = &priority,
-	};
-	VkDeviceCreateInfo device = {
-		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-		.queueCreateInfoCount = 1,
-		.pQueueCreateInfos = &queue,
-	};
-	VkCommandPoolCreateInfo pool = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
-		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-	};
-	VkCommandBufferAllocateInfo cmd = {
-		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
-		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
-		.commandBufferCount = 1,
-	};
-	VkFenceCreateInfo fence = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
-	VkDescriptorPoolSize sizes = { VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3 * MAX_BINDINGS };
-	VkDescriptorPoolCreateInfo dpool = {
-		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-		.maxSets = 3,
-		.poolSizeCount = 1,
-		.pPoolSizes = &sizes,
-	};
-	VkQueryPoolCreateInfo queries = {
-		.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
-		.queryType = VK_QUERY_TYPE_TIMESTAMP,
-		.queryCount = 2,
-	};
-	VkPhysicalDeviceProperties props;
-	VkQueueFamilyProperties *fam = NULL;
 	VkPhysicalDevice *pds = NULL;
-	char version[32];
-	uint32_t n = 0, family = UINT32_MAX, valid_bits = 0;
+	uint32_t n = 0;
 	VkResult r;
 	int rc;
 
-	memset(g, 0, sizeof(*g));
-	rc = vk_instance_new(&g->instance, version, sizeof(version));
-	if (rc < 0)
-		return rc;
 	r = vk.vkEnumeratePhysicalDevices(g->instance, &n, NULL);
 	if (r != VK_SUCCESS)
 		return vk_fail(r, "vkEnumeratePhysicalDevices");
@@ -435,14 +406,27 @@ static int gpu_open(struct gpu *g, unsigned index, struct kernel_canary_result *
 		goto out;
 	}
 	g->phys = pds[index];
-	vk.vkGetPhysicalDeviceProperties(g->phys, &props);
+	vk.vkGetPhysicalDeviceProperties(g->phys, out);
 	vk.vkGetPhysicalDeviceMemoryProperties(g->phys, &g->mem);
-	snprintf(res->device, sizeof(res->device), "%s", props.deviceName);
+	snprintf(res->device, sizeof(res->device), "%s", out->deviceName);
+	rc = 0;
+out:
+	free(pds);
+	return rc;
+}
+
+/* The queue family to run on: the first compute family that has
+ * timestamps, else the first compute family. Its timestamps' valid bits
+ * (0: none) go to *out_bits. -ENODEV when the device has no compute queue. */
+static int gpu_pick_family(uint32_t *out, uint32_t *out_bits, const struct gpu *g,
+			   const char *device_name)
+{
+	VkQueueFamilyProperties *fam;
+	uint32_t n = 0, family = UINT32_MAX, valid_bits = 0;
 
 	vk.vkGetPhysicalDeviceQueueFamilyProperties(g->phys, &n, NULL);
 	fam = xcalloc(n, sizeof(*fam));
 	vk.vkGetPhysicalDeviceQueueFamilyProperties(g->phys, &n, fam);
-	/* The first compute family that has timestamps, else the first one. */
 	for (uint32_t i = 0; i < n; i++) {
 		if (!(fam[i].queueFlags & VK_QUEUE_COMPUTE_BIT))
 			continue;
@@ -451,22 +435,74 @@ static int gpu_open(struct gpu *g, unsigned index, struct kernel_canary_result *
 			valid_bits = fam[i].timestampValidBits;
 		}
 	}
-	if (family == UINT32_MAX) {
-		rc = err_set(-ENODEV, "\"%s\" has no compute queue", props.deviceName);
-		goto out;
-	}
-	queue.queueFamilyIndex = family;
+	free(fam);
+	if (family == UINT32_MAX)
+		return err_set(-ENODEV, "\"%s\" has no compute queue", device_name);
+	*out = family;
+	*out_bits = valid_bits;
+	return 0;
+}
+
+/* The logical device, with one queue of the family, and its entry points. */
+static int gpu_create_device(struct gpu *g, uint32_t family)
+{
+	float priority = 1.0f;
+	VkDeviceQueueCreateInfo queue = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+		.queueFamilyIndex = family,
+		.queueCount = 1,
+		.pQueuePriorities = &priority,
+	};
+	VkDeviceCreateInfo device = {
+		.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+		.queueCreateInfoCount = 1,
+		.pQueueCreateInfos = &queue,
+	};
+	VkResult r;
+	int rc;
+
 	r = vk.vkCreateDevice(g->phys, &device, NULL, &g->dev);
-	if (r != VK_SUCCESS) {
-		rc = vk_fail(r, "vkCreateDevice");
-		goto out;
-	}
+	if (r != VK_SUCCESS)
+		return vk_fail(r, "vkCreateDevice");
 	rc = vk_device_load(g->dev);
 	if (rc < 0)
-		goto out;
+		return rc;
 	vk.vkGetDeviceQueue(g->dev, family, 0, &g->queue);
+	return 0;
+}
 
-	pool.queueFamilyIndex = family;
+/* What every submission needs: a command pool and its one command buffer, a
+ * fence, a descriptor set for each pipeline, and, when timed on the device,
+ * the timestamp queries. */
+static int gpu_create_objects(struct gpu *g, uint32_t family, bool timestamps)
+{
+	VkCommandPoolCreateInfo pool = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+		.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+		.queueFamilyIndex = family,
+	};
+	VkCommandBufferAllocateInfo cmd = {
+		.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+		.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+		.commandBufferCount = 1,
+	};
+	VkFenceCreateInfo fence = { .sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO };
+	VkDescriptorPoolSize sizes = {
+		VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, CANARY_PIPELINES * MAX_BINDINGS
+	};
+	VkDescriptorPoolCreateInfo dpool = {
+		.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+		.maxSets = CANARY_PIPELINES,
+		.poolSizeCount = 1,
+		.pPoolSizes = &sizes,
+	};
+	VkQueryPoolCreateInfo queries = {
+		.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+		.queryType = VK_QUERY_TYPE_TIMESTAMP,
+		.queryCount = TIMESTAMP_QUERIES,
+	};
+	VkResult r;
+
 	r = vk.vkCreateCommandPool(g->dev, &pool, NULL, &g->pool);
 	if (r == VK_SUCCESS) {
 		cmd.commandPool = g->pool;
@@ -476,20 +512,38 @@ static int gpu_open(struct gpu *g, unsigned index, struct kernel_canary_result *
 		r = vk.vkCreateFence(g->dev, &fence, NULL, &g->fence);
 	if (r == VK_SUCCESS)
 		r = vk.vkCreateDescriptorPool(g->dev, &dpool, NULL, &g->dpool);
-	if (r == VK_SUCCESS && valid_bits > 0 && props.limits.timestampPeriod > 0)
+	if (r == VK_SUCCESS && timestamps)
 		r = vk.vkCreateQueryPool(g->dev, &queries, NULL, &g->queries);
-	if (r != VK_SUCCESS) {
-		rc = vk_fail(r, "setting up the device");
-		goto out;
-	}
+	return r == VK_SUCCESS ? 0 : vk_fail(r, "setting up the device");
+}
+
+/*
+ * Opens device index with what the canary's submissions need, and says in
+ * res which device it is and whether it is timed with GPU timestamps (a
+ * compute queue with valid timestamp bits and a timestamp period). On
+ * failure g holds what was created, for gpu_close.
+ */
+static int gpu_open(struct gpu *g, unsigned index, struct kernel_canary_result *res)
+{
+	VkPhysicalDeviceProperties props;
+	char version[32];
+	uint32_t family = 0, valid_bits = 0;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	rc = vk_instance_new(&g->instance, version, sizeof(version));
+	if (rc < 0)
+		return rc;
+	if ((rc = gpu_pick_device(&props, g, index, res)) < 0 ||
+	    (rc = gpu_pick_family(&family, &valid_bits, g, props.deviceName)) < 0 ||
+	    (rc = gpu_create_device(g, family)) < 0 ||
+	    (rc = gpu_create_objects(g, family,
+				     valid_bits > 0 && props.limits.timestampPeriod > 0)) < 0)
+		return rc;
 	g->period_ns = props.limits.timestampPeriod;
 	g->ts_mask = valid_bits >= 64 ? UINT64_MAX : (UINT64_C(1) << valid_bits) - 1;
 	res->gpu_timed = g->queries != VK_NULL_HANDLE;
-	rc = 0;
-out:
-	free(fam);
-	free(pds);
-	return rc;
+	return 0;
 }
 
 /* Releases whatever gpu_open and the run created; safe on a partial open. */
@@ -524,170 +578,273 @@ static void shape_init(struct kernel_shape_result *s, const char *name, const ch
 	s->metric = metric;
 }
 
-int kernel_canary_run(struct kernel_canary_result *out,
-		      const struct kernel_canary_opts *opts)
-{
-	struct kernel_canary_result res;
+/* One run of the canary: the device, its buffers and pipelines, and the
+ * host side of every input and output. canary_release frees what exists. */
+struct canary {
 	struct gpu g;
-	struct buffer src = { 0 }, dst = { 0 }, w = { 0 }, s = { 0 }, x = { 0 };
-	struct buffer y = { 0 }, yc = { 0 };
-	struct pipeline copy = { 0 }, q4 = { 0 }, control = { 0 };
-	struct q4_matrix m = { 0 };
-	struct kernel_shape_result *sh;
-	struct launch l;
-	uint64_t prng = CANARY_SEED;
-	uint64_t *host_src = NULL, *host_dst = NULL;
-	float *host_x = NULL, *host_y = NULL;
-	double *ref = NULL, *l1 = NULL;
-	size_t copy_bytes, copy_words, mismatches = 0;
-	unsigned rows, reps;
-	const void *parts[2];
-	size_t lens[2];
-	int rc;
+	struct buffer src, dst;                 /* the copy's */
+	struct buffer w, s, x, y, yc;           /* q4 weights, scales, x; y and the control's */
+	struct pipeline copy, q4, control;
+	struct q4_matrix m;
+	uint64_t *host_src, *host_dst;          /* copy_words each */
+	float *host_x, *host_y;                 /* Q4_COLS, rows */
+	double *ref, *l1;                       /* the CPU's y and each row's sum of |w x| */
+	size_t copy_bytes, copy_words;
+	unsigned rows;
+};
 
-	memset(out, 0, sizeof(*out));
+static int check_opts(const struct kernel_canary_opts *opts)
+{
 	if (opts->scale < 1 || opts->scale > KERNEL_CANARY_SCALE_MAX)
 		return err_set(-EINVAL, "scale %u is outside 1..%d", opts->scale,
 			       KERNEL_CANARY_SCALE_MAX);
 	if (opts->extra_work_pct > KERNEL_CANARY_EXTRA_MAX)
 		return err_set(-EINVAL, "extra work %u%% is above %d%%", opts->extra_work_pct,
 			       KERNEL_CANARY_EXTRA_MAX);
-	memset(&res, 0, sizeof(res));
-	memset(&g, 0, sizeof(g));
-	shape_init(&res.shapes[KERNEL_SHAPE_COPY], "copy", "copy_ms");
-	shape_init(&res.shapes[KERNEL_SHAPE_Q4_MATVEC], "q4_matvec", "q4_matvec_ms");
-	shape_init(&res.control, "control", "control_ms");
+	return 0;
+}
 
-	/* The inputs, from the fixed seed. */
-	copy_bytes = (size_t)COPY_MIB * opts->scale << 20;
-	copy_words = copy_bytes / sizeof(*host_src);
-	host_src = xmalloc(copy_bytes);
-	host_dst = xmalloc(copy_bytes);
-	for (size_t i = 0; i < copy_words; i++)
-		host_src[i] = canary_prng_next(&prng);
-	rows = Q4_ROWS * opts->scale;
-	host_x = xmalloc(Q4_COLS * sizeof(*host_x));
-	host_y = xmalloc(rows * sizeof(*host_y));
-	ref = xmalloc(rows * sizeof(*ref));
-	l1 = xmalloc(rows * sizeof(*l1));
-	q4_matrix_init_random(&m, host_x, rows, Q4_COLS, &prng);
+/* The inputs, from the fixed seed, always drawn in this order (the words
+ * to copy, then the q4 matrix and x), so every run sees the same data. */
+static void canary_inputs(struct canary *cv, unsigned scale)
+{
+	uint64_t prng = CANARY_SEED;
 
-	rc = gpu_open(&g, opts->device_index, &res);
-	if (rc < 0)
-		goto out;
-	if ((rc = buffer_new(&g, &g.staging, copy_bytes, true)) < 0 ||
-	    (rc = buffer_new(&g, &src, copy_bytes, false)) < 0 ||
-	    (rc = buffer_new(&g, &dst, copy_bytes, false)) < 0 ||
-	    (rc = buffer_new(&g, &w, (size_t)rows * Q4_COLS / 2, false)) < 0 ||
-	    (rc = buffer_new(&g, &s, (size_t)rows * Q4_COLS / Q4_BLOCK * sizeof(float), false)) < 0 ||
-	    (rc = buffer_new(&g, &x, Q4_COLS * sizeof(float), false)) < 0 ||
-	    (rc = buffer_new(&g, &y, rows * sizeof(float), false)) < 0 ||
-	    (rc = buffer_new(&g, &yc, rows * sizeof(float), false)) < 0)
-		goto out;
-	if ((rc = upload(&g, &src, host_src, copy_bytes)) < 0 ||
-	    (rc = upload(&g, &w, m.words, w.size)) < 0 ||
-	    (rc = upload(&g, &s, m.scales, s.size)) < 0 ||
-	    (rc = upload(&g, &x, host_x, x.size)) < 0 ||
-	    (rc = poison(&g, &dst)) < 0 || (rc = poison(&g, &y)) < 0 ||
-	    (rc = poison(&g, &yc)) < 0)
-		goto out;
-	if ((rc = pipeline_new(&g, &copy, spirv_copy, spirv_copy_size,
-			       (struct buffer *const[]){ &src, &dst }, 2)) < 0 ||
-	    (rc = pipeline_new(&g, &q4, spirv_q4_matvec, spirv_q4_matvec_size,
-			       (struct buffer *const[]){ &w, &s, &x, &y }, 4)) < 0 ||
-	    (rc = pipeline_new(&g, &control, spirv_q4_matvec_swapped,
+	memset(cv, 0, sizeof(*cv));
+	cv->copy_bytes = (size_t)COPY_MIB * scale * MIB;
+	cv->copy_words = cv->copy_bytes / sizeof(*cv->host_src);
+	cv->host_src = xmalloc(cv->copy_bytes);
+	cv->host_dst = xmalloc(cv->copy_bytes);
+	for (size_t i = 0; i < cv->copy_words; i++)
+		cv->host_src[i] = canary_prng_next(&prng);
+	cv->rows = Q4_ROWS * scale;
+	cv->host_x = xmalloc(Q4_COLS * sizeof(*cv->host_x));
+	cv->host_y = xmalloc(cv->rows * sizeof(*cv->host_y));
+	cv->ref = xmalloc(cv->rows * sizeof(*cv->ref));
+	cv->l1 = xmalloc(cv->rows * sizeof(*cv->l1));
+	q4_matrix_init_random(&cv->m, cv->host_x, cv->rows, Q4_COLS, &prng);
+}
+
+/* The device buffers, and the staging buffer every transfer goes through. */
+static int canary_create_buffers(struct canary *cv)
+{
+	struct gpu *g = &cv->g;
+	size_t rows = cv->rows;
+	int rc;
+
+	if ((rc = buffer_new(g, &g->staging, cv->copy_bytes, true)) < 0 ||
+	    (rc = buffer_new(g, &cv->src, cv->copy_bytes, false)) < 0 ||
+	    (rc = buffer_new(g, &cv->dst, cv->copy_bytes, false)) < 0 ||
+	    (rc = buffer_new(g, &cv->w, rows * Q4_COLS / Q4_PER_BYTE, false)) < 0 ||
+	    (rc = buffer_new(g, &cv->s, rows * Q4_COLS / Q4_BLOCK * sizeof(float), false)) < 0 ||
+	    (rc = buffer_new(g, &cv->x, Q4_COLS * sizeof(float), false)) < 0 ||
+	    (rc = buffer_new(g, &cv->y, rows * sizeof(float), false)) < 0 ||
+	    (rc = buffer_new(g, &cv->yc, rows * sizeof(float), false)) < 0)
+		return rc;
+	return 0;
+}
+
+/* The inputs go up; every output buffer is poisoned, so that a kernel that
+ * writes nothing fails its check. */
+static int canary_upload(struct canary *cv)
+{
+	struct gpu *g = &cv->g;
+	int rc;
+
+	if ((rc = upload(g, &cv->src, cv->host_src, cv->copy_bytes)) < 0 ||
+	    (rc = upload(g, &cv->w, cv->m.words, cv->w.size)) < 0 ||
+	    (rc = upload(g, &cv->s, cv->m.scales, cv->s.size)) < 0 ||
+	    (rc = upload(g, &cv->x, cv->host_x, cv->x.size)) < 0 ||
+	    (rc = poison(g, &cv->dst)) < 0 || (rc = poison(g, &cv->y)) < 0 ||
+	    (rc = poison(g, &cv->yc)) < 0)
+		return rc;
+	return 0;
+}
+
+/* The three kernels with their buffers bound: copy, q4 and the planted
+ * wrong q4 (nibbles swapped), which writes yc. */
+static int canary_create_pipelines(struct canary *cv)
+{
+	struct gpu *g = &cv->g;
+	int rc;
+
+	if ((rc = pipeline_new(g, &cv->copy, spirv_copy, spirv_copy_size,
+			       (struct buffer *const[]){ &cv->src, &cv->dst }, 2)) < 0 ||
+	    (rc = pipeline_new(g, &cv->q4, spirv_q4_matvec, spirv_q4_matvec_size,
+			       (struct buffer *const[]){ &cv->w, &cv->s, &cv->x, &cv->y }, 4)) < 0 ||
+	    (rc = pipeline_new(g, &cv->control, spirv_q4_matvec_swapped,
 			       spirv_q4_matvec_swapped_size,
-			       (struct buffer *const[]){ &w, &s, &x, &yc }, 4)) < 0)
-		goto out;
+			       (struct buffer *const[]){ &cv->w, &cv->s, &cv->x, &cv->yc }, 4)) < 0)
+		return rc;
+	return 0;
+}
 
-	/* Copy: one untimed dispatch to warm up, then the timed ones. */
-	sh = &res.shapes[KERNEL_SHAPE_COPY];
-	l = (struct launch){
-		.pipeline = &copy,
-		.push = { (uint32_t)(copy_bytes / 16) },
-		.groups_x = (uint32_t)min_u32((uint32_t)(copy_bytes / 16 + 255) / 256, MAX_GROUPS),
+/* Copy: one untimed dispatch to warm up, then COPY_REPS timed; every word
+ * must arrive as it left. */
+static int run_copy(struct canary *cv, struct kernel_shape_result *sh)
+{
+	size_t vectors = cv->copy_bytes / COPY_VECTOR_BYTES, mismatches = 0;
+	struct launch l = {
+		.pipeline = &cv->copy,
+		.push = { (uint32_t)vectors },
+		.groups_x = min_u32((uint32_t)(vectors + COPY_GROUP_SIZE - 1) / COPY_GROUP_SIZE,
+				    MAX_GROUPS),
 		.groups_y = 1,
 	};
+	int rc;
+
 	sh->dispatches = COPY_REPS;
-	if ((rc = run_timed(&g, &l, 1, &sh->ms)) < 0 ||
-	    (rc = run_timed(&g, &l, sh->dispatches, &sh->ms)) < 0 ||
-	    (rc = download(&g, host_dst, &dst, copy_bytes)) < 0)
-		goto out;
-	for (size_t i = 0; i < copy_words; i++)
-		mismatches += host_dst[i] != host_src[i];
+	if ((rc = run_timed(&cv->g, &l, WARMUP_DISPATCHES, &sh->ms)) < 0 ||
+	    (rc = run_timed(&cv->g, &l, sh->dispatches, &sh->ms)) < 0 ||
+	    (rc = download(&cv->g, cv->host_dst, &cv->dst, cv->copy_bytes)) < 0)
+		return rc;
+	for (size_t i = 0; i < cv->copy_words; i++)
+		mismatches += cv->host_dst[i] != cv->host_src[i];
 	sh->max_err = (double)mismatches;
 	sh->tolerance = 0;
 	sh->passed = mismatches == 0;
 	snprintf(sh->detail, sizeof(sh->detail), "mib=%zu dispatches=%u mismatched_words=%zu",
-		 copy_bytes >> 20, sh->dispatches, mismatches);
+		 cv->copy_bytes / MIB, sh->dispatches, mismatches);
+	return 0;
+}
 
-	/* q4 matrix-vector product, same shape; --extra-work adds dispatches. */
-	sh = &res.shapes[KERNEL_SHAPE_Q4_MATVEC];
-	l = (struct launch){
-		.pipeline = &q4,
-		.push = { rows, Q4_COLS },
-		.groups_x = min_u32(rows, MAX_GROUPS),
-		.groups_y = (rows + min_u32(rows, MAX_GROUPS) - 1) / min_u32(rows, MAX_GROUPS),
+/* A q4 kernel over every row: a workgroup a row, in rows of at most
+ * MAX_GROUPS groups. */
+static struct launch q4_launch(const struct canary *cv, const struct pipeline *pipeline)
+{
+	uint32_t groups_x = min_u32(cv->rows, MAX_GROUPS);
+
+	return (struct launch){
+		.pipeline = pipeline,
+		.push = { cv->rows, Q4_COLS },
+		.groups_x = groups_x,
+		.groups_y = (cv->rows + groups_x - 1) / groups_x,
 	};
-	reps = Q4_REPS + (Q4_REPS * opts->extra_work_pct + 50) / 100;
-	sh->dispatches = reps;
-	if ((rc = run_timed(&g, &l, 1, &sh->ms)) < 0 ||
-	    (rc = run_timed(&g, &l, reps, &sh->ms)) < 0 ||
-	    (rc = download(&g, host_y, &y, y.size)) < 0)
-		goto out;
-	q4_matvec_ref(ref, l1, &m, host_x, false);
-	sh->max_err = q4_max_rel_err(host_y, ref, l1, rows);
+}
+
+/* Q4_REPS, and extra_pct percent more rounded to whole dispatches: 1% is one
+ * more of 100 (docs/kernels.md, --extra-work). */
+static unsigned q4_dispatches(unsigned extra_pct)
+{
+	return Q4_REPS + (Q4_REPS * extra_pct + 50) / 100;
+}
+
+/* Judges the y in host_y against the CPU's: the largest error relative to
+ * its row's sum of |w x|, within Q4_TOLERANCE to pass. */
+static void q4_check(struct kernel_shape_result *sh, const struct canary *cv)
+{
+	sh->max_err = q4_max_rel_err(cv->host_y, cv->ref, cv->l1, cv->rows);
 	sh->tolerance = Q4_TOLERANCE;
 	sh->passed = sh->max_err <= sh->tolerance;
+}
+
+/* q4 matrix-vector product: one untimed dispatch, then the timed ones
+ * (--extra-work adds dispatches, same result), checked against the CPU. */
+static int run_q4(struct canary *cv, struct kernel_shape_result *sh, unsigned extra_pct)
+{
+	struct launch l = q4_launch(cv, &cv->q4);
+	unsigned reps = q4_dispatches(extra_pct);
+	int rc;
+
+	sh->dispatches = reps;
+	if ((rc = run_timed(&cv->g, &l, WARMUP_DISPATCHES, &sh->ms)) < 0 ||
+	    (rc = run_timed(&cv->g, &l, reps, &sh->ms)) < 0 ||
+	    (rc = download(&cv->g, cv->host_y, &cv->y, cv->y.size)) < 0)
+		return rc;
+	q4_matvec_ref(cv->ref, cv->l1, &cv->m, cv->host_x, false);
+	q4_check(sh, cv);
 	snprintf(sh->detail, sizeof(sh->detail),
 		 "rows=%u cols=%u dispatches=%u max_rel_err=%.3g tolerance=%.0e",
-		 rows, Q4_COLS, reps, sh->max_err, sh->tolerance);
+		 cv->rows, Q4_COLS, reps, sh->max_err, sh->tolerance);
+	return 0;
+}
 
-	parts[0] = host_dst;
-	lens[0] = copy_bytes;
-	parts[1] = host_y;
-	lens[1] = y.size;
-	if ((rc = kernel_hash_parts(res.digest, parts, lens, 2)) < 0)
-		goto out;
+/* The digest over the checked outputs, in order: the copy's destination,
+ * then q4's y. Taken before the control overwrites host_y. */
+static int canary_digest(char out[KERNEL_HASH_LEN], const struct canary *cv)
+{
+	const void *parts[2] = { cv->host_dst, cv->host_y };
+	size_t lens[2] = { cv->copy_bytes, cv->y.size };
 
-	/* The control: nibbles swapped. Checked against the same reference. */
-	sh = &res.control;
-	l.pipeline = &control;
-	sh->dispatches = 1;
-	if ((rc = run_timed(&g, &l, 1, &sh->ms)) < 0 ||
-	    (rc = download(&g, host_y, &yc, yc.size)) < 0)
-		goto out;
-	sh->max_err = q4_max_rel_err(host_y, ref, l1, rows);
-	sh->tolerance = Q4_TOLERANCE;
-	sh->passed = sh->max_err <= sh->tolerance;
-	res.control_caught = !sh->passed;
+	return kernel_hash_parts(out, parts, lens, 2);
+}
+
+/* The control: q4 with nibbles swapped, one dispatch, checked against the
+ * same reference. Its check must fail; sh->passed says whether it did not. */
+static int run_control(struct canary *cv, struct kernel_shape_result *sh)
+{
+	struct launch l = q4_launch(cv, &cv->control);
+	int rc;
+
+	sh->dispatches = CONTROL_DISPATCHES;
+	if ((rc = run_timed(&cv->g, &l, sh->dispatches, &sh->ms)) < 0 ||
+	    (rc = download(&cv->g, cv->host_y, &cv->yc, cv->yc.size)) < 0)
+		return rc;
+	q4_check(sh, cv);
 	snprintf(sh->detail, sizeof(sh->detail),
 		 "kernel=q4_matvec_nibble_swapped max_rel_err=%.3g tolerance=%.0e",
 		 sh->max_err, sh->tolerance);
+	return 0;
+}
 
-	*out = res;
-	rc = 0;
-out:
-	if (g.dev != VK_NULL_HANDLE) {
-		pipeline_release(&g, &copy);
-		pipeline_release(&g, &q4);
-		pipeline_release(&g, &control);
-		buffer_release(&g, &src);
-		buffer_release(&g, &dst);
-		buffer_release(&g, &w);
-		buffer_release(&g, &s);
-		buffer_release(&g, &x);
-		buffer_release(&g, &y);
-		buffer_release(&g, &yc);
+/* Frees whatever the run created, however far it got. */
+static void canary_release(struct canary *cv)
+{
+	struct gpu *g = &cv->g;
+
+	if (g->dev != VK_NULL_HANDLE) {
+		pipeline_release(g, &cv->copy);
+		pipeline_release(g, &cv->q4);
+		pipeline_release(g, &cv->control);
+		buffer_release(g, &cv->src);
+		buffer_release(g, &cv->dst);
+		buffer_release(g, &cv->w);
+		buffer_release(g, &cv->s);
+		buffer_release(g, &cv->x);
+		buffer_release(g, &cv->y);
+		buffer_release(g, &cv->yc);
 	}
-	gpu_close(&g);
-	q4_matrix_release(&m);
-	free(host_src);
-	free(host_dst);
-	free(host_x);
-	free(host_y);
-	free(ref);
-	free(l1);
+	gpu_close(g);
+	q4_matrix_release(&cv->m);
+	free(cv->host_src);
+	free(cv->host_dst);
+	free(cv->host_x);
+	free(cv->host_y);
+	free(cv->ref);
+	free(cv->l1);
+}
+
+int kernel_canary_run(struct kernel_canary_result *out,
+		      const struct kernel_canary_opts *opts)
+{
+	struct kernel_canary_result res;
+	struct canary cv;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	rc = check_opts(opts);
+	if (rc < 0)
+		return rc;
+	memset(&res, 0, sizeof(res));
+	shape_init(&res.shapes[KERNEL_SHAPE_COPY], "copy", "copy_ms");
+	shape_init(&res.shapes[KERNEL_SHAPE_Q4_MATVEC], "q4_matvec", "q4_matvec_ms");
+	shape_init(&res.control, "control", "control_ms");
+	canary_inputs(&cv, opts->scale);
+
+	if ((rc = gpu_open(&cv.g, opts->device_index, &res)) < 0 ||
+	    (rc = canary_create_buffers(&cv)) < 0 || (rc = canary_upload(&cv)) < 0 ||
+	    (rc = canary_create_pipelines(&cv)) < 0 ||
+	    (rc = run_copy(&cv, &res.shapes[KERNEL_SHAPE_COPY])) < 0 ||
+	    (rc = run_q4(&cv, &res.shapes[KERNEL_SHAPE_Q4_MATVEC], opts->extra_work_pct)) < 0 ||
+	    (rc = canary_digest(res.digest, &cv)) < 0)
+		goto out;
+	rc = run_control(&cv, &res.control);
+	if (rc < 0)
+		goto out;
+	res.control_caught = !res.control.passed;
+	*out = res;
+out:
+	canary_release(&cv);
 	return rc;
 }
 

@@ -12,12 +12,34 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdio.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "runners.h"
+
+/*
+ * The numbers of the rule (docs/rule.md, "Verdict"). They belong to the
+ * rule's name: a different value is a new rule (pairs-median/2), never a new
+ * pairs-median/1, or stored comparisons would no longer verify.
+ *
+ * The sign test is one-sided at alpha = 1/SIGN_TEST_ALPHA_INV = 1/8: the
+ * count of agreeing pairs it needs (runner_sign_threshold) is 3 of 3, 5 of
+ * 6, 8 of 10, the table in docs/rule.md. min_effect and the noise threshold
+ * are not here: each comparison stores its own (defaults 1% and 5%,
+ * HOST_DEFAULT_MIN_EFFECT and HOST_DEFAULT_NOISE in hosts.h).
+ */
+#define SIGN_TEST_ALPHA_INV 8
+/* Up to this many pairs the binomial tail is summed exactly in 64-bit
+ * integers (2^n and every C(n, j) fit); above it, in doubles. */
+#define SIGN_TEST_EXACT_MAX 60
+/* The doubles' tail may exceed alpha by this fraction of it, so that rounding
+ * cannot reject a count whose exact tail is alpha. */
+#define SIGN_TEST_FLOAT_SLACK 1e-12
+/* Wall times are stored in milliseconds; a time-out reason says seconds. */
+#define MS_PER_S 1e3
 
 bool runner_rule_is_known(const char *rule)
 {
@@ -41,11 +63,11 @@ double runner_median(double *v, size_t n)
 	return (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-/* P(X >= k) for X ~ Binomial(n, 1/2) is at most 1/8, i.e.
- * 8 * sum_{j>=k} C(n, j) <= 2^n. Exact in integers up to n = 62. */
+/* P(X >= k) for X ~ Binomial(n, 1/2) is at most alpha = 1/8, i.e.
+ * 8 * sum_{j>=k} C(n, j) <= 2^n. */
 static bool sign_test_accepts(int n, int k)
 {
-	if (n <= 60) {
+	if (n <= SIGN_TEST_EXACT_MAX) {
 		unsigned long long c = 1, tail = 0;
 		int j;
 
@@ -57,7 +79,7 @@ static bool sign_test_accepts(int n, int k)
 			c = (unsigned long long)((unsigned __int128)c * (unsigned)(n - j) /
 						 (unsigned)(j + 1));
 		}
-		return tail <= (1ULL << n) / 8;
+		return tail <= (1ULL << n) / SIGN_TEST_ALPHA_INV;
 	} else {
 		double tail = 0;
 		int j;
@@ -65,7 +87,7 @@ static bool sign_test_accepts(int n, int k)
 		for (j = k; j <= n; j++)
 			tail += exp(lgamma(n + 1.0) - lgamma(j + 1.0) - lgamma(n - j + 1.0) -
 				    n * log(2.0));
-		return tail <= 0.125 * (1 + 1e-12);
+		return tail <= (1.0 / SIGN_TEST_ALPHA_INV) * (1 + SIGN_TEST_FLOAT_SLACK);
 	}
 }
 
@@ -79,17 +101,35 @@ int runner_sign_threshold(int n)
 	return 0;
 }
 
+/* The fewest pairs for which some count passes the sign test: 3, where all
+ * 3 agreeing has probability 1/8. */
+static int sign_test_min_pairs(void)
+{
+	int n = 1;
+
+	while (!runner_sign_threshold(n))
+		n++;
+	return n;
+}
+
+/* Appends a reason or a flag to a summary's list. */
+static void add_note_v(char ***list, size_t *n, const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_vaddf(&sb, fmt, ap);
+	*list = xrealloc(*list, (*n + 1) * sizeof(char *));
+	(*list)[(*n)++] = strbuf_detach(&sb);
+}
+
 static void add_note(char ***list, size_t *n, const char *fmt, ...) PRINTF_LIKE(3, 4);
 static void add_note(char ***list, size_t *n, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	add_note_v(list, n, fmt, ap);
 	va_end(ap);
-	*list = xrealloc(*list, (*n + 1) * sizeof(char *));
-	(*list)[(*n)++] = strbuf_detach(&sb);
 }
 
 /* The metric value of a process: a printed TIMING metric, or for wall_ms
@@ -167,7 +207,7 @@ static char *process_problem(const struct db_process *p, const char *metric,
 	if (p->spawn_error)
 		return xasprintf("could not start: %s", p->spawn_error);
 	if (p->timed_out)
-		return xasprintf("timed out after %.3g s", p->wall_ms / 1e3);
+		return xasprintf("timed out after %.3g s", p->wall_ms / MS_PER_S);
 	if (p->signal)
 		return xasprintf("killed by signal %d (SIG%s)", p->signal, signal_name(p->signal));
 	if (p->exit_code != 0)
@@ -208,211 +248,368 @@ static void arm_stats(struct db_arm_stats *out, double *v, size_t n)
 		out->spread = out->max == out->min ? 0 : INFINITY;
 }
 
+/* Percentages with three decimals, as tables show them (docs/rule.md). */
 static void percent(char *buf, size_t len, double frac)
 {
 	snprintf(buf, len, "%.3f%%", frac * 100.0);
 }
 
+/*
+ * One application of the rule: the summary being filled and what each step
+ * hands the next. The steps run in a fixed order, and that order is the
+ * order of the reasons and flags a stored summary holds.
+ */
+struct rule_run {
+	const struct db_comparison *c;
+	struct db_summary s;
+	size_t npairs;
+	const struct db_process **old_of, **new_of; /* by pair number 1..npairs */
+	double *gains, *olds, *news;   /* the pairs that have a gain, in pair order */
+	size_t ngains;
+	bool invalid;
+	int pos, neg;                  /* gains above and below 0 */
+	int need;                      /* the sign test's count; 0: none passes */
+};
+
+static void run_init(struct rule_run *run, const struct db_comparison *c)
+{
+	memset(run, 0, sizeof(*run));
+	run->c = c;
+	run->npairs = c->pairs > 0 ? (size_t)c->pairs : 0;
+	run->old_of = xcalloc(run->npairs + 1, sizeof(*run->old_of));
+	run->new_of = xcalloc(run->npairs + 1, sizeof(*run->new_of));
+	run->gains = xcalloc(run->npairs + 1, sizeof(double));
+	run->olds = xcalloc(run->npairs + 1, sizeof(double));
+	run->news = xcalloc(run->npairs + 1, sizeof(double));
+	run->s.nprocesses = c->nprocesses;
+	run->s.process_valid = xcalloc(c->nprocesses + 1, sizeof(bool));
+	run->s.process_reason = xcalloc(c->nprocesses + 1, sizeof(char *));
+	run->s.npair_gains = run->npairs;
+	run->s.pair_gains = xcalloc(run->npairs + 1, sizeof(double));
+	run->s.digests_equal = true;
+}
+
+/* Frees what the steps used; the summary is the caller's. */
+static void run_release(struct rule_run *run)
+{
+	free(run->old_of);
+	free(run->new_of);
+	free(run->gains);
+	free(run->olds);
+	free(run->news);
+}
+
+/* The comparison is invalid, for this reason among others. */
+static void reject(struct rule_run *run, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void reject(struct rule_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_note_v(&run->s.reasons, &run->s.nreasons, fmt, ap);
+	va_end(ap);
+	run->invalid = true;
+}
+
+/* The metric the figures use: the one asked for, else the rule's default;
+ * when the default cannot choose, none, and the comparison is invalid. */
+static void choose_metric(struct rule_run *run)
+{
+	const struct db_comparison *c = run->c;
+
+	if (c->metric_requested)
+		run->s.metric = xstrdup(c->metric_requested);
+	else if (runner_metric_choose(&run->s.metric, c->processes, c->nprocesses) < 0)
+		reject(run, "%s", err_last());
+}
+
+/* Once one pair process printed TIMING_RECORD_VALID, each must. */
+static bool is_record_valid_expected(const struct db_comparison *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nprocesses; i++)
+		if (!c->processes[i].warmup && c->processes[i].record_valid)
+			return true;
+	return false;
+}
+
+static bool is_pair_in_range(const struct db_process *p, size_t npairs)
+{
+	return p->pair >= 1 && (size_t)p->pair <= npairs;
+}
+
+/* Each process's validity; each pair process filed under its pair and arm,
+ * and the comparison invalid for one that cannot count or has no pair. */
+static void check_processes(struct rule_run *run)
+{
+	const struct db_comparison *c = run->c;
+	bool record_valid_expected = is_record_valid_expected(c);
+	size_t i;
+
+	for (i = 0; i < c->nprocesses; i++) {
+		const struct db_process *p = &c->processes[i];
+		char *why = process_problem(p, run->s.metric, record_valid_expected);
+
+		run->s.process_valid[i] = !why;
+		run->s.process_reason[i] = why;
+		if (p->warmup)
+			continue;
+		if (!is_pair_in_range(p, run->npairs)) {
+			reject(run, "process %d has pair %d, outside 1 to %zu", p->seq, p->pair,
+			       run->npairs);
+			continue;
+		}
+		if (!strcmp(p->arm, "old"))
+			run->old_of[p->pair] = p;
+		else
+			run->new_of[p->pair] = p;
+		if (why)
+			reject(run, "process %d (%s, pair %d) %s", p->seq, p->arm, p->pair, why);
+	}
+}
+
+/* The digest every other must equal: the first one printed by a pair
+ * process within the pairs; NULL when none printed one. */
+static const char *first_digest(const struct rule_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->c->nprocesses; i++) {
+		const struct db_process *p = &run->c->processes[i];
+
+		if (!p->warmup && is_pair_in_range(p, run->npairs) && p->digest)
+			return p->digest;
+	}
+	return NULL;
+}
+
+/* Digests: printed by every pair process that ran, all equal, or by none. A
+ * process that printed none while others did counts as different. */
+static void check_digests(struct rule_run *run)
+{
+	const char *first = first_digest(run);
+	size_t i;
+
+	if (!first)
+		return;
+	for (i = 0; i < run->c->nprocesses; i++) {
+		const struct db_process *p = &run->c->processes[i];
+
+		if (p->warmup || p->state != DB_STATE_DONE || p->spawn_error)
+			continue;
+		if (!p->digest) {
+			reject(run, "process %d (%s, pair %d) printed no digest while others did",
+			       p->seq, p->arm, p->pair);
+			run->s.digests_equal = false;
+		} else if (strcmp(p->digest, first)) {
+			reject(run, "process %d (%s, pair %d) printed digest %s, not %s",
+			       p->seq, p->arm, p->pair, p->digest, first);
+			run->s.digests_equal = false;
+		}
+	}
+}
+
+/* gain_i = (old_i - new_i) / old_i for each pair, while the comparison is
+ * still valid; a pair without both processes, or with an old value of 0,
+ * makes it invalid. */
+static void compute_pair_gains(struct rule_run *run)
+{
+	size_t i;
+
+	for (i = 1; i <= run->npairs; i++) {
+		double o, n;
+
+		run->s.pair_gains[i - 1] = NAN;
+		if (!run->old_of[i] || !run->new_of[i]) {
+			reject(run, "pair %zu has no %s process", i, !run->old_of[i] ? "old" : "new");
+			continue;
+		}
+		if (run->invalid || !runner_metric_value(run->old_of[i], run->s.metric, &o) ||
+		    !runner_metric_value(run->new_of[i], run->s.metric, &n))
+			continue;
+		if (o == 0) {
+			reject(run, "pair %zu: the old metric is 0, so its gain is undefined", i);
+			continue;
+		}
+		run->s.pair_gains[i - 1] = (o - n) / o;
+		run->gains[run->ngains] = run->s.pair_gains[i - 1];
+		run->olds[run->ngains] = o;
+		run->news[run->ngains] = n;
+		run->ngains++;
+	}
+}
+
+/* An invalid comparison has a verdict and reasons, and no figure at all. */
+static void set_invalid(struct rule_run *run)
+{
+	size_t i;
+
+	snprintf(run->s.verdict, sizeof(run->s.verdict), "invalid");
+	for (i = 0; i < run->npairs; i++)
+		run->s.pair_gains[i] = NAN;
+}
+
+/* The gain (median of the gain_i, the smallest, the largest) and each arm's
+ * figures. */
+static void compute_figures(struct rule_run *run)
+{
+	size_t n = run->ngains;
+	double *sorted = xmalloc((n + 1) * sizeof(double));
+
+	memcpy(sorted, run->gains, n * sizeof(double));
+	run->s.has_gain = n > 0;
+	run->s.gain_median = runner_median(sorted, n);
+	run->s.gain_min = n ? sorted[0] : NAN;
+	run->s.gain_max = n ? sorted[n - 1] : NAN;
+	arm_stats(&run->s.old, run->olds, n);
+	arm_stats(&run->s.new, run->news, n);
+	free(sorted);
+}
+
+/* The sign test's input: how many gains are positive, how many negative, and
+ * how many in one direction it needs. */
+static void count_signs(struct rule_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->ngains; i++) {
+		if (run->gains[i] > 0)
+			run->pos++;
+		else if (run->gains[i] < 0)
+			run->neg++;
+	}
+	run->need = runner_sign_threshold((int)run->ngains);
+}
+
+/* Unchanged: there are gains and every |gain_i| is under min_effect. */
+static bool is_unchanged(const struct rule_run *run)
+{
+	size_t i;
+
+	if (run->ngains == 0)
+		return false;
+	for (i = 0; i < run->ngains; i++)
+		if (fabs(run->gains[i]) >= run->c->min_effect)
+			return false;
+	return true;
+}
+
+/* Why neither faster nor slower nor unchanged, every reason that applies. */
+static void explain_unresolved(struct rule_run *run)
+{
+	struct db_summary *s = &run->s;
+	char a[32], b[32];
+
+	if (run->pos && run->neg)
+		add_note(&s->reasons, &s->nreasons, "pair gains disagree in sign");
+	if (!run->need)
+		add_note(&s->reasons, &s->nreasons, "%zu pairs cannot pass the sign test "
+			 "at alpha 1/%d; it needs %d at least", run->ngains, SIGN_TEST_ALPHA_INV,
+			 sign_test_min_pairs());
+	else if (run->pos < run->need && run->neg < run->need)
+		add_note(&s->reasons, &s->nreasons, "%d of %zu pairs faster and %d slower; "
+			 "the sign test at alpha 1/%d needs %d in one direction",
+			 run->pos, run->ngains, run->neg, SIGN_TEST_ALPHA_INV, run->need);
+	percent(a, sizeof(a), fabs(s->gain_median));
+	percent(b, sizeof(b), run->c->min_effect);
+	if (fabs(s->gain_median) < run->c->min_effect)
+		add_note(&s->reasons, &s->nreasons, "gain median %s is under the "
+			 "minimum effect %s", a, b);
+}
+
+/* Faster or slower: enough pairs agree for the sign test and the median
+ * reaches min_effect in that direction; else unchanged or unresolved. */
+static void decide_verdict(struct rule_run *run)
+{
+	struct db_summary *s = &run->s;
+	double min_effect = run->c->min_effect;
+
+	count_signs(run);
+	if (run->need && run->pos >= run->need && s->gain_median >= min_effect) {
+		snprintf(s->verdict, sizeof(s->verdict), "faster");
+	} else if (run->need && run->neg >= run->need && -s->gain_median >= min_effect) {
+		snprintf(s->verdict, sizeof(s->verdict), "slower");
+	} else if (is_unchanged(run)) {
+		snprintf(s->verdict, sizeof(s->verdict), "unchanged");
+	} else {
+		snprintf(s->verdict, sizeof(s->verdict), "unresolved");
+		explain_unresolved(run);
+	}
+}
+
+/* Noisy: either arm's spread is above the noise threshold (or not a number). */
+static void flag_noisy(struct rule_run *run)
+{
+	struct db_summary *s = &run->s;
+	double noise = run->c->noise;
+
+	if ((s->old.set && !(s->old.spread <= noise)) ||
+	    (s->new.set && !(s->new.spread <= noise)))
+		add_note(&s->flags, &s->nflags, "noisy");
+}
+
+/* A process record's fault watch reads "on", or "off: why". */
+static bool is_fault_watch_off(const struct db_process *p)
+{
+	static const char off[] = "off";
+
+	return p->fault_watch && !strncmp(p->fault_watch, off, sizeof(off) - 1);
+}
+
+/* fault-watch-off: some process ran without the kernel log watched. */
+static void flag_fault_watch_off(struct rule_run *run)
+{
+	size_t i;
+
+	for (i = 0; i < run->c->nprocesses; i++) {
+		if (is_fault_watch_off(&run->c->processes[i])) {
+			add_note(&run->s.flags, &run->s.nflags, "fault-watch-off");
+			return;
+		}
+	}
+}
+
+/* wall-time: the figures use the launcher's wall time, as no process printed
+ * a metric named wall_ms. */
+static void flag_wall_time(struct rule_run *run)
+{
+	size_t i;
+	double v;
+
+	if (!run->s.metric || strcmp(run->s.metric, RUNNER_WALL_METRIC))
+		return;
+	for (i = 0; i < run->c->nprocesses; i++)
+		if (db_process_metric(&run->c->processes[i], RUNNER_WALL_METRIC, &v))
+			return;
+	add_note(&run->s.flags, &run->s.nflags, "wall-time");
+}
+
 int runner_rule_apply(struct db_summary *out, const struct db_comparison *c)
 {
-	struct db_summary s;
-	const struct db_process **old_of, **new_of;
-	double *gains = NULL, *olds = NULL, *news = NULL, *sorted = NULL;
-	bool record_valid_expected = false, invalid = false;
-	const char *first_digest = NULL;
-	size_t i, npairs, ngains = 0;
-	int pos = 0, neg = 0, need, r = 0;
+	struct rule_run run;
 
 	memset(out, 0, sizeof(*out));
 	if (!runner_rule_is_known(c->rule))
 		return err_set(-EINVAL, "comparison %lld uses rule '%s', which this perfd "
 			       "does not know", (long long)c->id, c->rule ? c->rule : "");
-	memset(&s, 0, sizeof(s));
-	npairs = c->pairs > 0 ? (size_t)c->pairs : 0;
-	old_of = xcalloc(npairs + 1, sizeof(*old_of));
-	new_of = xcalloc(npairs + 1, sizeof(*new_of));
-	s.nprocesses = c->nprocesses;
-	s.process_valid = xcalloc(c->nprocesses + 1, sizeof(bool));
-	s.process_reason = xcalloc(c->nprocesses + 1, sizeof(char *));
-	s.digests_equal = true;
-
-	for (i = 0; i < c->nprocesses; i++)
-		if (!c->processes[i].warmup && c->processes[i].record_valid)
-			record_valid_expected = true;
-	if (c->metric_requested) {
-		s.metric = xstrdup(c->metric_requested);
-	} else if (runner_metric_choose(&s.metric, c->processes, c->nprocesses) < 0) {
-		add_note(&s.reasons, &s.nreasons, "%s", err_last());
-		invalid = true;
-	}
-	if (c->state == DB_STATE_ABANDONED) {
-		add_note(&s.reasons, &s.nreasons, "the comparison was interrupted");
-		invalid = true;
-	}
-
-	for (i = 0; i < c->nprocesses; i++) {
-		const struct db_process *p = &c->processes[i];
-		char *why = process_problem(p, s.metric, record_valid_expected);
-
-		s.process_valid[i] = !why;
-		s.process_reason[i] = why;
-		if (p->warmup)
-			continue;
-		if (p->pair < 1 || (size_t)p->pair > npairs) {
-			add_note(&s.reasons, &s.nreasons, "process %d has pair %d, outside 1 to %zu",
-				 p->seq, p->pair, npairs);
-			invalid = true;
-			continue;
-		}
-		if (!strcmp(p->arm, "old"))
-			old_of[p->pair] = p;
-		else
-			new_of[p->pair] = p;
-		if (why) {
-			add_note(&s.reasons, &s.nreasons, "process %d (%s, pair %d) %s",
-				 p->seq, p->arm, p->pair, why);
-			invalid = true;
-		}
-		/* Digests: printed by all pair processes and all equal, or by none. */
-		if (!first_digest && p->digest)
-			first_digest = p->digest;
-	}
-	if (first_digest) {
-		for (i = 0; i < c->nprocesses; i++) {
-			const struct db_process *p = &c->processes[i];
-
-			if (p->warmup || p->state != DB_STATE_DONE || p->spawn_error)
-				continue;
-			if (!p->digest) {
-				add_note(&s.reasons, &s.nreasons,
-					 "process %d (%s, pair %d) printed no digest while others did",
-					 p->seq, p->arm, p->pair);
-				s.digests_equal = false;
-			} else if (strcmp(p->digest, first_digest)) {
-				add_note(&s.reasons, &s.nreasons,
-					 "process %d (%s, pair %d) printed digest %s, not %s",
-					 p->seq, p->arm, p->pair, p->digest, first_digest);
-				s.digests_equal = false;
-			}
-		}
-		if (!s.digests_equal)
-			invalid = true;
-	}
-
-	s.npair_gains = npairs;
-	s.pair_gains = xcalloc(npairs + 1, sizeof(double));
-	gains = xcalloc(npairs + 1, sizeof(double));
-	olds = xcalloc(npairs + 1, sizeof(double));
-	news = xcalloc(npairs + 1, sizeof(double));
-	for (i = 1; i <= npairs; i++) {
-		double o, n;
-
-		s.pair_gains[i - 1] = NAN;
-		if (!old_of[i] || !new_of[i]) {
-			add_note(&s.reasons, &s.nreasons, "pair %zu has no %s process", i,
-				 !old_of[i] ? "old" : "new");
-			invalid = true;
-			continue;
-		}
-		if (invalid || !runner_metric_value(old_of[i], s.metric, &o) ||
-		    !runner_metric_value(new_of[i], s.metric, &n))
-			continue;
-		if (o == 0) {
-			add_note(&s.reasons, &s.nreasons, "pair %zu: the old metric is 0, "
-				 "so its gain is undefined", i);
-			invalid = true;
-			continue;
-		}
-		s.pair_gains[i - 1] = (o - n) / o;
-		gains[ngains] = s.pair_gains[i - 1];
-		olds[ngains] = o;
-		news[ngains] = n;
-		ngains++;
-	}
-
-	if (invalid) {
-		snprintf(s.verdict, sizeof(s.verdict), "invalid");
-		for (i = 0; i < npairs; i++)
-			s.pair_gains[i] = NAN;
-		goto out;
-	}
-
-	sorted = xmalloc((ngains + 1) * sizeof(double));
-	memcpy(sorted, gains, ngains * sizeof(double));
-	s.has_gain = ngains > 0;
-	s.gain_median = runner_median(sorted, ngains);
-	s.gain_min = ngains ? sorted[0] : NAN;
-	s.gain_max = ngains ? sorted[ngains - 1] : NAN;
-	arm_stats(&s.old, olds, ngains);
-	arm_stats(&s.new, news, ngains);
-
-	for (i = 0; i < ngains; i++) {
-		if (gains[i] > 0)
-			pos++;
-		else if (gains[i] < 0)
-			neg++;
-	}
-	need = runner_sign_threshold((int)ngains);
-	if (need && pos >= need && s.gain_median >= c->min_effect) {
-		snprintf(s.verdict, sizeof(s.verdict), "faster");
-	} else if (need && neg >= need && -s.gain_median >= c->min_effect) {
-		snprintf(s.verdict, sizeof(s.verdict), "slower");
+	run_init(&run, c);
+	choose_metric(&run);
+	if (c->state == DB_STATE_ABANDONED)
+		reject(&run, "the comparison was interrupted");
+	check_processes(&run);
+	check_digests(&run);
+	compute_pair_gains(&run);
+	if (run.invalid) {
+		set_invalid(&run);
 	} else {
-		bool all_small = ngains > 0;
-		char a[32], b[32];
-
-		for (i = 0; i < ngains; i++)
-			if (fabs(gains[i]) >= c->min_effect)
-				all_small = false;
-		if (all_small) {
-			snprintf(s.verdict, sizeof(s.verdict), "unchanged");
-			goto flags;
-		}
-		snprintf(s.verdict, sizeof(s.verdict), "unresolved");
-		if (pos && neg)
-			add_note(&s.reasons, &s.nreasons, "pair gains disagree in sign");
-		if (!need)
-			add_note(&s.reasons, &s.nreasons, "%zu pairs cannot pass the sign test "
-				 "at alpha 1/8; it needs 3 at least", ngains);
-		else if (pos < need && neg < need)
-			add_note(&s.reasons, &s.nreasons, "%d of %zu pairs faster and %d slower; "
-				 "the sign test at alpha 1/8 needs %d in one direction",
-				 pos, ngains, neg, need);
-		percent(a, sizeof(a), fabs(s.gain_median));
-		percent(b, sizeof(b), c->min_effect);
-		if (fabs(s.gain_median) < c->min_effect)
-			add_note(&s.reasons, &s.nreasons, "gain median %s is under the "
-				 "minimum effect %s", a, b);
+		compute_figures(&run);
+		decide_verdict(&run);
+		flag_noisy(&run);
 	}
-flags:
-	if ((s.old.set && !(s.old.spread <= c->noise)) ||
-	    (s.new.set && !(s.new.spread <= c->noise)))
-		add_note(&s.flags, &s.nflags, "noisy");
-out:
-	for (i = 0; i < c->nprocesses; i++) {
-		if (c->processes[i].fault_watch && !strncmp(c->processes[i].fault_watch, "off", 3)) {
-			add_note(&s.flags, &s.nflags, "fault-watch-off");
-			break;
-		}
-	}
-	if (s.metric && !strcmp(s.metric, RUNNER_WALL_METRIC)) {
-		bool printed = false;
-
-		for (i = 0; i < c->nprocesses; i++) {
-			double v;
-
-			if (db_process_metric(&c->processes[i], RUNNER_WALL_METRIC, &v))
-				printed = true;
-		}
-		if (!printed)
-			add_note(&s.flags, &s.nflags, "wall-time");
-	}
-	free(old_of);
-	free(new_of);
-	free(gains);
-	free(olds);
-	free(news);
-	free(sorted);
-	*out = s;
-	return r;
+	flag_fault_watch_off(&run);
+	flag_wall_time(&run);
+	*out = run.s;
+	run_release(&run);
+	return 0;
 }
