@@ -130,7 +130,7 @@ want_state=success; [ "$verdict" = slower ] && want_state=failure
 check "pull 5's head has its status ($verdict)" eq "$want_state" "$(state "[s['state'] for s in d['statuses'] if s['sha'] == '$C2' and s['context'] == '$CONTEXT'][-1]")"
 check "  linking to the hub's page of its job" eq "$HUB/static/head.html?job=$(sql "select id from jobs where head = 'pull/5' and commit_oid = '$C2'")" "$(state "[s['target_url'] for s in d['statuses'] if s['sha'] == '$C2' and s['context'] == '$CONTEXT'][-1]")"
 check "pull 6's head is pending, waiting for a maintainer" eq "pending waiting for a maintainer's /perfd run" "$(state "' '.join([s['state'] + ' ' + s['description'] for s in d['statuses'] if s['sha'] == '$C3'][:1])")"
-check "the agent said so" has agent1.err "status $CONTEXT of ${C3:0:12}: pending, \"waiting for a maintainer's /perfd run\""
+check "the agent said so" has agent1.err "status $CONTEXT of ${C3:0:12}: pending, 'waiting for a maintainer's /perfd run'"
 check "every request carried the token" eq "[]" "$(requests "[r['path'] for r in d if r['auth'] != 'ok']")"
 check "and a User-Agent" eq "[]" "$(requests "[r['path'] for r in d if not r['user_agent'].startswith('perfd/')]")"
 POSTS="len([r for r in d if r['method'] == 'POST' and r['path'] == '/repos/acme/engine/issues/5/comments'])"
