@@ -11,11 +11,6 @@
 #include "builder.h"
 #include "common.h"
 
-int builder_file_sha256(char out_hex[65], int64_t *out_size, const char *path)
-{
-	return sha256_file_hex(out_hex, out_size, path);
-}
-
 static int check_executable(const char *path, const char *name)
 {
 	struct stat st;

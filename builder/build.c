@@ -57,7 +57,7 @@ static int hash_artifacts(struct db *db, struct db_build *b, const struct builde
 		ba->name = names[i];
 		names[i] = NULL;
 		ba->artifact.path = xasprintf("%s/%s", b->dir, ba->name);
-		r = builder_file_sha256(ba->artifact.sha256, &ba->artifact.size, ba->artifact.path);
+		r = sha256_file_hex(ba->artifact.sha256, &ba->artifact.size, ba->artifact.path);
 		if (r == 0)
 			r = db_artifact_put(db, &ba->artifact.id, &ba->artifact);
 	}

@@ -26,10 +26,6 @@
 #include "common.h"
 #include "db.h"
 
-/* Hashes an artifact, the file at path (sha256_file_hex): out_hex receives
- * 64 hex digits and a NUL, *out_size its size in bytes. */
-int builder_file_sha256(char out_hex[65], int64_t *out_size, const char *path);
-
 /* Resolves a program name as a shell would (a name without '/' is searched
  * in PATH) and checks that it is an executable regular file. *out is an
  * absolute path the caller frees. */

@@ -370,33 +370,14 @@ static void on_runner_done(void *ctx, const struct db_runner_result *res)
 		 res->spawn_error ? "failed" : "passed");
 }
 
-/* The sha256 of the runner's program when its first word names a file of
- * the build; NULL when it names a command on PATH or a shell builtin. */
-static char *runner_binary_sha(const struct db_build *b, const char *command)
-{
-	char *word = xstrndup(command, strcspn(command, " \t")), *path, hex[65];
-	int64_t size;
-	int r;
-
-	path = xasprintf("%s/%s", b->dir, word);
-	r = builder_file_sha256(hex, &size, path);
-	free(word);
-	free(path);
-	return r < 0 ? NULL : xstrdup(hex);
-}
-
 static int run_runners(struct agent *a, const struct db_build *b, int *out_failed)
 {
 	size_t i;
 	int r = 0;
 
 	for (i = 0; i < a->suite->nrunners && r == 0; i++) {
-		const struct runner_contract *rc = &a->suite->runners[i];
-		char *sha = runner_binary_sha(b, rc->command);
-
-		r = runner_contract_run(a->db, b, rc, sha, a->cancel_fd, out_failed,
+		r = runner_contract_run(a->db, b, &a->suite->runners[i], a->cancel_fd, out_failed,
 					on_runner_done, a);
-		free(sha);
 	}
 	return r;
 }
@@ -456,8 +437,8 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 	o.case_name = k->name;
 	o.host = a->host;
 	o.fingerprint = a->fingerprint;
-	o.min_effect = a->profile ? a->profile->min_effect : 0.01;
-	o.noise = a->profile ? a->profile->noise : 0.05;
+	o.min_effect = a->profile ? a->profile->min_effect : HOST_DEFAULT_MIN_EFFECT;
+	o.noise = a->profile ? a->profile->noise : HOST_DEFAULT_NOISE;
 	o.cpus = a->profile ? &a->profile->cpus : NULL;
 	o.cooldown_ms = a->profile ? a->profile->cooldown_ms : 0;
 	o.watch = a->profile ? &a->watch : NULL;

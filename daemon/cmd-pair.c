@@ -172,7 +172,7 @@ static int hash_artifact(struct db *db, int64_t *out_id, char sha[65], const cha
 
 	sha[0] = '\0';
 	memset(&a, 0, sizeof(a));
-	r = builder_file_sha256(a.sha256, &a.size, path);
+	r = sha256_file_hex(a.sha256, &a.size, path);
 	if (r < 0)
 		return r;
 	a.path = (char *)path;
@@ -423,7 +423,8 @@ static int report(struct db *db, const struct pair_cli *p, int64_t cid, int run_
 int cmd_pair(int argc, char **argv)
 {
 	struct pair_cli p = {
-		.o = { .pairs = 3, .timeout_s = 600, .min_effect = 0.01, .noise = 0.05,
+		.o = { .pairs = 3, .timeout_s = 600, .min_effect = HOST_DEFAULT_MIN_EFFECT,
+		       .noise = HOST_DEFAULT_NOISE,
 		       .cancel_fd = -1 },
 		.dbo = DB_OPTS_INIT, .pr = { isatty(2), NULL }, .format = RUNNER_FORMAT_TEXT,
 		.capture = CHILD_CAPTURE_DEFAULT,

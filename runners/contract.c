@@ -69,10 +69,24 @@ static int run_chunk(struct db_runner_result *res, const struct db_build *b,
 	return r;
 }
 
+/* The sha256 of the runner's program when its first word names a file of
+ * the build; NULL when it names a command on PATH or a shell builtin. */
+static char *binary_sha(const struct db_build *b, const char *command)
+{
+	char *path = xasprintf("%s/%.*s", b->dir, (int)strcspn(command, " \t"), command);
+	char hex[SHA256_HEX_SIZE];
+	int64_t size;
+	int r = sha256_file_hex(hex, &size, path);
+
+	free(path);
+	return r < 0 ? NULL : xstrdup(hex);
+}
+
 int runner_contract_run(struct db *db, const struct db_build *b, const struct runner_contract *rc,
-			const char *binary_sha256, int cancel_fd, int *out_failed,
+			int cancel_fd, int *out_failed,
 			void (*on_done)(void *ctx, const struct db_runner_result *res), void *ctx)
 {
+	char *sha = binary_sha(b, rc->command);
 	int chunk, r = 0;
 
 	for (chunk = 1; chunk <= rc->chunks && r == 0; chunk++) {
@@ -85,14 +99,16 @@ int runner_contract_run(struct db *db, const struct db_build *b, const struct ru
 		}
 		if (r < 0)
 			break;
-		if (stopping(cancel_fd))
-			return err_set(-ECANCELED, "stopped before runner %s", rc->name);
+		if (stopping(cancel_fd)) {
+			r = -ECANCELED;
+			break;
+		}
 		memset(&res, 0, sizeof(res));
 		res.build_id = b->id;
 		snprintf(res.runner, sizeof(res.runner), "%s", rc->name);
 		res.chunk = chunk;
 		res.chunks = rc->chunks;
-		res.binary_sha256 = binary_sha256 ? xstrdup(binary_sha256) : NULL;
+		res.binary_sha256 = sha ? xstrdup(sha) : NULL;
 		time_now_iso(res.started_at);
 		r = db_runner_result_insert(db, &res.id, &res);
 		if (r == 0)
@@ -105,6 +121,7 @@ int runner_contract_run(struct db *db, const struct db_build *b, const struct ru
 			on_done(ctx, &res);
 		db_runner_result_release(&res);
 	}
+	free(sha);
 	if (r == -ECANCELED)
 		r = err_set(-ECANCELED, "runner %s of build %lld: stopped; run again at the next "
 			    "start", rc->name, (long long)b->id);

@@ -49,14 +49,15 @@ struct runner_contract {
 
 /* Runs every chunk of rc on build b that has no finished result yet, each
  * a fresh process with a runner_results row before it starts and its exit,
- * output and RESULT/SUMMARY lines after; binary_sha256 (or NULL) is the
- * hash of the runner's program, stored with each. *out_failed is increased by the
+ * output and RESULT/SUMMARY lines after, with the sha256 of the runner's
+ * program when the command's first word names a file of the build (none
+ * for a command on PATH or a shell builtin). *out_failed is increased by the
  * processes that failed (exit, signal, time-out, could not start); on_done
  * (when not NULL) sees each stored result. Returns 0, -ECANCELED when
  * cancel_fd fired (the row in hand is left running, to be abandoned and
  * run again), or a database error. */
 int runner_contract_run(struct db *db, const struct db_build *b, const struct runner_contract *rc,
-			const char *binary_sha256, int cancel_fd, int *out_failed,
+			int cancel_fd, int *out_failed,
 			void (*on_done)(void *ctx, const struct db_runner_result *res), void *ctx);
 
 /* ---- protocol ---- */
