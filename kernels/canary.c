@@ -385,7 +385,9 @@ static int run_timed(struct gpu *g, const struct launch *l, unsigned reps, doubl
 }
 
 /* The physical device at index: its properties in *out, its memory types in
- * g, its name in res. */
+ * g, its name in res. Its like stands in the demo's gpu.h, kept apart on
+ * purpose: the demo is a program of its own, built by the agent from the
+ * demo repository's sources, and cannot link perfd. */
 static int gpu_pick_device(VkPhysicalDeviceProperties *out, struct gpu *g, unsigned index,
 			   struct kernel_canary_result *res)
 {
