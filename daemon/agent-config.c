@@ -598,10 +598,11 @@ void agent_config_free(struct agent_config *c)
 	free(c);
 }
 
-void agent_suite_recipe_hash(char out[65], const struct agent_suite *s)
+int agent_suite_recipe_hash(char out[65], const struct agent_suite *s)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t i;
+	int r;
 
 	/* Everything that decides what a build produces, and nothing else:
 	 * runners and cases do not change the build. */
@@ -610,9 +611,7 @@ void agent_suite_recipe_hash(char out[65], const struct agent_suite *s)
 		strbuf_addf(&sb, "env\n%s\n", s->build_env[i]);
 	for (i = 0; i < s->nartifacts; i++)
 		strbuf_addf(&sb, "artifact\n%s\n", s->artifacts[i]);
-	/* Only a libcrypto that cannot hash at all fails here, and then no
-	 * build could be told from another: nothing sensible is left to do. */
-	if (sha256_hex(out, sb.buf, sb.len) < 0)
-		fatalx("recipe hash: %s", err_last());
+	r = sha256_hex(out, sb.buf, sb.len);
 	strbuf_release(&sb);
+	return r < 0 ? err_set(r, "the recipe's hash: %s", err_last()) : 0;
 }

@@ -98,8 +98,9 @@ void agent_config_free(struct agent_config *c);
 int agent_suite_parse(struct agent_suite *out, const char *text, size_t len,
 		      const char *name, struct strbuf *errors);
 void agent_suite_release(struct agent_suite *s);
-/* The sha256 of everything that decides how a tree is built. */
-void agent_suite_recipe_hash(char out[65], const struct agent_suite *s);
+/* The sha256 of everything that decides how a tree is built; -EIO only
+ * from a libcrypto that cannot hash. */
+int agent_suite_recipe_hash(char out[65], const struct agent_suite *s);
 
 struct web_gh_client;
 /* The client of g, with its token read from its file and kept nowhere but

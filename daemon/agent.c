@@ -90,12 +90,14 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 	if (!a->probe)
 		a->probe = kernel_probe_host_only();
 	a->fingerprint = kernel_probe_json(a->probe, false);
+	a->mirror = xasprintf("%s/mirror.git", cfg->workdir);
+	r = 0;
 	if (!cfg->suite_file) {
 		a->suite = &cfg->suite;
-		agent_suite_recipe_hash(a->recipe_hash, a->suite);
+		r = agent_suite_recipe_hash(a->recipe_hash, a->suite);
 	}
-	a->mirror = xasprintf("%s/mirror.git", cfg->workdir);
-	r = fs_mkdir_p(cfg->workdir);
+	if (r == 0)
+		r = fs_mkdir_p(cfg->workdir);
 	if (r == 0)
 		r = db_open(&a->db, cfg->database, 10000);
 	if (r == 0)
@@ -184,12 +186,16 @@ static int read_suite(struct agent *a)
 	r = builder_file_read(&text, a->repo, rev, a->cfg->suite_file, SUITE_FILE_MAX);
 	if (r == 0)
 		r = agent_suite_parse(&s, text.buf, text.len, name, &errors);
+	if (r == 0) {
+		r = agent_suite_recipe_hash(hash, &s);
+		if (r < 0)
+			agent_suite_release(&s);
+	}
 	if (r < 0) {
 		fputs(errors.buf, stderr);
 		log_warnx("suite: %s%s", err_last(), a->suite ? "; the suite read before stays" : "");
 		goto out;
 	}
-	agent_suite_recipe_hash(hash, &s);
 	if (!a->suite || strcmp(hash, a->recipe_hash))
 		log_info("suite from %s, recipe %.12s", name, hash);
 	agent_suite_release(&a->repo_suite);
