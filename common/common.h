@@ -232,4 +232,11 @@ char *utf8_repair_dup(const char *s);
  * one U+FFFD): len when len <= max. */
 size_t utf8_cut(const char *s, size_t len, size_t max);
 
+/* json.c: a JSON string (jansson) of len bytes of s, repaired; and o[key]
+ * set (v stolen) with the key repaired, since jansson drops a key that is
+ * not UTF-8 (a line stored by an older perfd may hold one). */
+struct json_t;
+struct json_t *utf8_json(const char *s, size_t len);
+void utf8_json_set(struct json_t *o, const char *key, struct json_t *v);
+
 #endif

@@ -16,15 +16,7 @@
  * jansson takes it. */
 static json_t *jtext(const char *s)
 {
-	json_t *j;
-	char *fixed;
-
-	if (utf8_is_valid(s, strlen(s)))
-		return json_string(s);
-	fixed = utf8_repair_dup(s);
-	j = json_string(fixed);
-	free(fixed);
-	return j;
+	return utf8_json(s, strlen(s));
 }
 
 static json_t *device_json(const struct kernel_device *d)

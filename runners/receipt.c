@@ -45,33 +45,9 @@ static double round6(double v)
  * "". */
 static json_t *jstr(const char *s)
 {
-	json_t *j;
-	char *fixed;
-
-	if (!s)
-		return json_string("");
-	if (utf8_is_valid(s, strlen(s)))
-		return json_string(s);
-	fixed = utf8_repair_dup(s);
-	j = json_string(fixed);
-	free(fixed);
-	return j;
+	return s ? utf8_json(s, strlen(s)) : json_string("");
 }
 
-/* Sets o[key] (v stolen) with the key repaired: jansson drops a key that is
- * not UTF-8, and a line stored by an older perfd may hold one. */
-static void jset(json_t *o, const char *key, json_t *v)
-{
-	char *fixed;
-
-	if (utf8_is_valid(key, strlen(key))) {
-		json_object_set_new(o, key, v);
-		return;
-	}
-	fixed = utf8_repair_dup(key);
-	json_object_set_new(o, fixed, v);
-	free(fixed);
-}
 
 static json_t *jnum(double v)
 {
@@ -193,12 +169,12 @@ static json_t *result_json(const struct db_line *l)
 		json_object_set_new(o, "name", jstr(r.name));
 		json_object_set_new(o, "device", r.device ? jstr(r.device) : json_null());
 		for (i = 0; i < r.nattrs; i++)
-			jset(attrs, r.attrs[i].key, jstr(r.attrs[i].value));
+			utf8_json_set(attrs, r.attrs[i].key, jstr(r.attrs[i].value));
 		for (i = 0; i < r.ncounts; i++) {
 			char *end;
 			double v = strtod(r.counts[i].value, &end);
 
-			jset(counts, r.counts[i].key, *end || end == r.counts[i].value ?
+			utf8_json_set(counts, r.counts[i].key, *end || end == r.counts[i].value ?
 			     jstr(r.counts[i].value) : jnum(v));
 		}
 		json_object_set_new(o, "attrs", attrs);

@@ -36,17 +36,7 @@
  * string. NULL gives null. */
 static json_t *jstrn(const char *s, size_t len)
 {
-	struct strbuf sb = STRBUF_INIT;
-	json_t *j;
-
-	if (!s)
-		return json_null();
-	if (utf8_is_valid(s, len))
-		return json_stringn(s, len);
-	utf8_repair(&sb, s, len);
-	j = json_stringn(sb.buf, sb.len);
-	strbuf_release(&sb);
-	return j;
+	return s ? utf8_json(s, len) : json_null();
 }
 
 static json_t *jstr(const char *s)
@@ -54,20 +44,6 @@ static json_t *jstr(const char *s)
 	return s ? jstrn(s, strlen(s)) : json_null();
 }
 
-/* Sets o[key] (v stolen) with the key repaired: jansson drops a key that is
- * not UTF-8, and a line stored by an older perfd may hold one. */
-static void jset(json_t *o, const char *key, json_t *v)
-{
-	char *fixed;
-
-	if (utf8_is_valid(key, strlen(key))) {
-		json_object_set_new(o, key, v);
-		return;
-	}
-	fixed = utf8_repair_dup(key);
-	json_object_set_new(o, fixed, v);
-	free(fixed);
-}
 
 /* "" means absent. */
 static json_t *jstr_or_null(const char *s)
@@ -522,7 +498,7 @@ static json_t *runner_result_json(const struct db_runner_result *x)
 				char *end;
 				double v = strtod(res.counts[k].value, &end);
 
-				jset(counts, res.counts[k].key, *end || end == res.counts[k].value ?
+				utf8_json_set(counts, res.counts[k].key, *end || end == res.counts[k].value ?
 				     jstr(res.counts[k].value) : jreal(v));
 			}
 			json_object_set_new(l, "counts", counts);

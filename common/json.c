@@ -1,0 +1,34 @@
+/* JSON strings of text perfd did not write (a program's lines, a commit's
+ * subject, a device's name), repaired rather than refused by jansson. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "common.h"
+
+json_t *utf8_json(const char *s, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+
+	if (utf8_is_valid(s, len))
+		return json_stringn(s, len);
+	utf8_repair(&sb, s, len);
+	j = json_stringn(sb.buf, sb.len);
+	strbuf_release(&sb);
+	return j;
+}
+
+void utf8_json_set(json_t *o, const char *key, json_t *v)
+{
+	char *fixed;
+
+	if (utf8_is_valid(key, strlen(key))) {
+		json_object_set_new(o, key, v);
+		return;
+	}
+	fixed = utf8_repair_dup(key);
+	json_object_set_new(o, fixed, v);
+	free(fixed);
+}
