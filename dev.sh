@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Set-up and the two everyday jobs, on a fresh Debian 12 as on a used one:
 #   ./dev.sh demo    install what is missing, build, run the main job
-#   ./dev.sh test    install what is missing, build, run every test
-# Also: ./dev.sh build, ./dev.sh deps. Needs root or sudo only when a
-# Debian package is missing.
+#   ./dev.sh test    install what is missing, build, run every test, then
+#                    the sanitizer pass (test-asan below)
+# Also: ./dev.sh build, ./dev.sh deps, and ./dev.sh test-asan: the
+# sanitizer pass alone, every test again from build-asan/, built with
+# AddressSanitizer and UndefinedBehaviorSanitizer (docs/testing.md). Needs
+# root or sudo only when a Debian package is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -65,22 +68,96 @@ demo() {
 		--listen "${PERFD_DEMO_LISTEN:-127.0.0.1:8080}"
 }
 
+# build-asan/: the same tree with AddressSanitizer (LeakSanitizer
+# included) and UndefinedBehaviorSanitizer; meson.build makes a UB report
+# fatal. GCC links the two as separate runtimes, and the UB one then writes
+# its reports to stderr whatever its log_path says (it sets the other's),
+# where a test that expects perfd to fail may never look. So here a failed
+# UB check traps, and AddressSanitizer reports the trap in its log
+# (handle_sigill, tests/sanitize-wrap.sh) with the stack of the check;
+# -fno-crossjumping keeps each trap on its own line rather than merged
+# into one per function, so the report names the line of the check.
+# float-cast-overflow (a double out of an integer's range converted to it)
+# is undefined too, but not in GCC's -fsanitize=undefined.
+ASAN_C_ARGS="-fsanitize=float-cast-overflow -fsanitize-undefined-trap-on-error -fno-crossjumping"
+build_asan() {
+	deps
+	npm_deps
+	if [ ! -f build-asan/build.ninja ]; then
+		meson setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
+			-Dc_args="$ASAN_C_ARGS" >/dev/null
+	fi
+	ninja -C build-asan >/dev/null
+}
+
+# The sanitizer pass: every test, unit and integration, run again from
+# build-asan/, each through tests/sanitize-wrap.sh, which fails a test when
+# a sanitized process it started wrote a report, whatever the test's own
+# exit status. The reports are printed here, whole. A report that no failed
+# test accounts for (a process that outlived its test) fails the pass too,
+# and counts as one more failed test. Time limits are doubled: sanitized
+# code runs about twice as slowly. meson names its log after the wrapper.
+ASAN_LOG=build-asan/meson-logs/testlog-sanitize-wrap.sh.txt
+asan_late=0
+asan_pass() {
+	local logs=$PWD/build-asan/sanitizer-logs rc=0 f
+	rm -rf "$logs" "$ASAN_LOG"
+	mkdir -p "$logs"
+	SANITIZER_LOGS=$logs meson test -C build-asan --print-errorlogs \
+		--timeout-multiplier 2 --wrapper "$PWD/tests/sanitize-wrap.sh" || rc=$?
+	asan_late=0
+	if [ -n "$(find "$logs" -type f)" ]; then
+		echo "sanitizer reports (build-asan/sanitizer-logs):"
+		find "$logs" -type f | sort | while read -r f; do
+			echo "==== ${f#"$logs"/}"
+			cat "$f"
+		done
+		if [ "$rc" = 0 ]; then
+			echo "sanitizer: a report that no failed test accounts for"
+			asan_late=1
+			rc=1
+		fi
+	fi
+	return $rc
+}
+
+# One closing line in the plain form CI reads, over the meson test logs
+# given (both passes for ./dev.sh test) and LATE failures outside any test.
+summary() {
+	python3 - "$@" <<'PY' || true
+import re, sys
+late = int(sys.argv[1])
+passed = failed = skipped = 0
+for log in sys.argv[2:]:
+    try:
+        text = open(log, errors="replace").read()
+    except OSError:
+        continue
+    def count(name):
+        m = re.findall(r"^%s:\s+(\d+)" % name, text, re.M)
+        return int(m[-1]) if m else 0
+    passed += count("Ok")
+    failed += count("Fail") + count("Timeout") + count("Unexpected Pass")
+    skipped += count("Skipped")
+print("tests: %d passed, %d failed, %d skipped" % (passed, failed + late, skipped))
+PY
+}
+
 test_all() {
 	build
-	local log=build/meson-logs/testlog.txt rc=0
+	build_asan
+	local rc=0
 	meson test -C build --print-errorlogs || rc=$?
-	# One closing line in the plain form CI reads.
-	python3 - "$log" <<'PY' || true
-import re, sys
-text = open(sys.argv[1], errors="replace").read()
-def count(name):
-    m = re.findall(r"^%s:\s+(\d+)" % name, text, re.M)
-    return int(m[-1]) if m else 0
-passed = count("Ok")
-failed = count("Fail") + count("Timeout") + count("Unexpected Pass")
-skipped = count("Skipped")
-print("tests: %d passed, %d failed, %d skipped" % (passed, failed, skipped))
-PY
+	asan_pass || rc=$?
+	summary "$asan_late" build/meson-logs/testlog.txt "$ASAN_LOG"
+	return $rc
+}
+
+test_asan() {
+	build_asan
+	local rc=0
+	asan_pass || rc=$?
+	summary "$asan_late" "$ASAN_LOG"
 	return $rc
 }
 
@@ -89,8 +166,9 @@ deps) deps ;;
 build) build ;;
 demo) demo ;;
 test) test_all ;;
+test-asan) test_asan ;;
 *)
-	echo "usage: ./dev.sh demo|test|build|deps" >&2
+	echo "usage: ./dev.sh demo|test|test-asan|build|deps" >&2
 	exit 2
 	;;
 esac

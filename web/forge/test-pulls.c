@@ -115,7 +115,9 @@ static void test_token_read(void **state)
 	assert_int_equal(web_gh_token_read(&token, path, NULL), -ENOENT);
 	free(path);
 	assert_int_equal(web_gh_token_read(&token, dir, NULL), -EINVAL);  /* a directory */
-	assert_int_equal(system(xasprintf("rm -rf %s", dir)), 0);
+	path = xasprintf("rm -rf %s", dir);
+	assert_int_equal(system(path), 0);
+	free(path);
 }
 
 int main(void)

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The sanitizer pass's wrapper around one test: ./dev.sh test-asan runs
+#   SANITIZER_LOGS=DIR meson test -C build-asan --wrapper tests/sanitize-wrap.sh
+# (docs/testing.md). Every sanitized process the test starts (perfd, a unit
+# test, a fixture perfd runs) writes any report into a directory of its own
+# for this test, DIR/TEST/, instead of to its stderr; the test fails when a
+# report is there, whatever its own exit status. A test that expects perfd
+# to exit 1, or skips when perfd fails, would otherwise pass over a report:
+# AddressSanitizer exits 1 too, and the test may read that stderr only with
+# grep, if at all.
+set -u
+: "${SANITIZER_LOGS:?SANITIZER_LOGS must name the report directory}"
+supp=$(cd "$(dirname "$0")" && pwd)/lsan.supp
+# The test's name: its script's (bash tests/tNNNN-....sh) or its program's.
+name=$(basename "${!#}")
+name=${name%.sh}
+dir=$SANITIZER_LOGS/$name
+rm -rf "$dir"
+mkdir -p "$dir"
+
+# log_path: a report goes to DIR/TEST/asan.PROGRAM.PID, a file made only
+# when there is one. LeakSanitizer runs inside AddressSanitizer and writes
+# to its log. handle_sigill: a failed UB check of a GCC build traps
+# (meson.build) and is reported here. UBSAN_OPTIONS serve a clang build,
+# whose UB reports follow their own log_path; halt_on_error says again that
+# a UB report is fatal. Options already in the environment come last and
+# win.
+export ASAN_OPTIONS="log_path=$dir/asan:log_exe_name=1:detect_leaks=1:handle_sigill=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="log_path=$dir/ubsan:log_exe_name=1:print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+
+"$@"
+rc=$?
+
+n=$(find "$dir" -type f | wc -l)
+if [ "$n" -gt 0 ]; then
+	# ./dev.sh prints the whole reports after the pass; here the line of
+	# each that says what was found.
+	find "$dir" -type f | sort | while read -r f; do
+		echo "sanitizer report ${f#"$SANITIZER_LOGS"/}:"
+		grep -m1 -E '==ERROR: |runtime error: ' "$f" | sed 's/^/  /'
+	done >&2
+	echo "sanitizer: $n report(s); the test's own exit status was $rc" >&2
+	if [ "$rc" = 0 ] || [ "$rc" = 77 ]; then
+		rc=1
+	fi
+fi
+exit "$rc"
