@@ -439,7 +439,7 @@ static int gpu_pick_family(uint32_t *out, uint32_t *out_bits, const struct gpu *
 	}
 	free(fam);
 	if (family == UINT32_MAX)
-		return err_set(-ENODEV, "\"%s\" has no compute queue", device_name);
+		return err_set(-ENODEV, "'%s' has no compute queue", device_name);
 	*out = family;
 	*out_bits = valid_bits;
 	return 0;

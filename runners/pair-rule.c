@@ -212,6 +212,8 @@ static char *process_problem(const struct db_process *p, const char *metric,
 		return xasprintf("killed by signal %d (SIG%s)", p->signal, signal_name(p->signal));
 	if (p->exit_code != 0)
 		return xasprintf("exited %d", p->exit_code);
+	/* A stored reason: its text is the rule's, and verify compares it with
+	 * the rows of older databases, so its quotes stay. */
 	if (p->fault)
 		return xasprintf("GPU fault in the kernel log: \"%s\"", p->fault);
 	if (p->nprotocol_errors)
