@@ -100,22 +100,31 @@ int cmd_probe(int argc, char **argv)
 		if (rc != EXIT_OK)
 			goto out;
 	}
-	rc = host_check_probe(&probe);
-	if (rc != EXIT_OK)
-		goto out;
+	if (profile && !host_profile_has_device(profile)) {
+		/* A CPU host: nothing to match, and no Vulkan needed. */
+		probe = kernel_probe_host_only();
+	} else {
+		rc = host_check_probe(&probe);
+		if (rc != EXIT_OK)
+			goto out;
+	}
 	text = kernel_probe_json(probe, false);
 	if (json)
 		printf("%s\n", text);
 	else if ((rc = print_probe(probe, text)) != EXIT_OK)
 		goto out;
-	if (profile) {
+	if (profile && !host_profile_has_device(profile)) {
+		if (!json)
+			printf("host '%s': a CPU host (no [device]): its processes run on this "
+			       "machine as it is\n", profile->name);
+	} else if (profile) {
 		index = host_check_find(probe, profile);
 		if (index < 0) {
 			rc = EXIT_NODEVICE;
 			goto out;
 		}
 		if (!json)
-			printf("host \"%s\": device %d \"%s\" matches \"%s\" with driver \"%s\"\n",
+			printf("host '%s': device %d '%s' matches '%s' with driver '%s'\n",
 			       profile->name, index, probe->devices[index].name,
 			       profile->device_match, profile->expected_driver);
 	}

@@ -32,7 +32,9 @@ int host_check_find(const struct kernel_probe *probe,
 
 /*
  * All three for a verb that needs the profile's device: loads the profile
- * arg names, probes Vulkan and finds the device. Returns EXIT_OK with the
+ * arg names, probes Vulkan and finds the device; for a CPU host (a profile
+ * without [device]) the probe holds the machine alone and Vulkan is not
+ * asked. Returns EXIT_OK with the
  * profile and the probe in *out_profile and *out_probe (the caller's), or
  * the verb's exit status after saying why (both are NULL then).
  */

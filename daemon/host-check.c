@@ -46,7 +46,7 @@ int host_check_probe(struct kernel_probe **out)
 bool host_check_matches(const struct kernel_probe *probe, unsigned index,
 			const struct host_profile *profile)
 {
-	return index < probe->ndevices &&
+	return host_profile_has_device(profile) && index < probe->ndevices &&
 	       kernel_device_matches(&probe->devices[index], profile->device_match,
 				     profile->expected_driver);
 }
@@ -54,9 +54,14 @@ bool host_check_matches(const struct kernel_probe *probe, unsigned index,
 int host_check_find(const struct kernel_probe *probe,
 		    const struct host_profile *profile)
 {
-	int index = kernel_probe_find(probe, profile->device_match,
-				      profile->expected_driver);
+	int index;
 
+	if (!host_profile_has_device(profile)) {
+		log_warnx("host '%s' (%s) names no device: a CPU host, no GPU to use",
+			  profile->name, profile->path);
+		return -1;
+	}
+	index = kernel_probe_find(probe, profile->device_match, profile->expected_driver);
 	if (index >= 0)
 		return index;
 	log_warnx("host '%s' (%s) expects a device named like '%s' with driver '%s'; found:",
@@ -81,10 +86,14 @@ int host_check_device(struct host_profile **out_profile, struct kernel_probe **o
 	*out_profile = NULL;
 	*out_probe = NULL;
 	rc = host_check_load(&profile, arg);
-	if (rc == EXIT_OK)
+	if (rc == EXIT_OK && !host_profile_has_device(profile)) {
+		/* A CPU host: the machine as it is, no Vulkan asked for. */
+		probe = kernel_probe_host_only();
+	} else if (rc == EXIT_OK) {
 		rc = host_check_probe(&probe);
-	if (rc == EXIT_OK && host_check_find(probe, profile) < 0)
-		rc = EXIT_NODEVICE;
+		if (rc == EXIT_OK && host_check_find(probe, profile) < 0)
+			rc = EXIT_NODEVICE;
+	}
 	if (rc != EXIT_OK) {
 		host_profile_free(profile);
 		kernel_probe_free(probe);

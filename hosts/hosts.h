@@ -30,7 +30,7 @@ struct host_profile {
 	char *path;                     /* the file it came from */
 	char *name;                     /* [host] name */
 	char *description;              /* [host] description, or "" */
-	char *device_match;             /* [device] substring of deviceName */
+	char *device_match;             /* [device] substring of deviceName; NULL: a CPU host */
 	char *expected_driver;          /* [device] substring of driverName or driverInfo */
 	double process_timeout_s;       /* [timing] bound for one process, > 0 */
 	struct cpus cpus;               /* [timing] CPU pinning, count 0 for none */
@@ -70,6 +70,9 @@ void host_profile_free(struct host_profile *profile);
  * NULL on every failure.
  */
 int host_profile_resolve(char **out, const char *arg);
+
+/* False for a CPU host: a profile without [device], which names no GPU. */
+bool host_profile_has_device(const struct host_profile *profile);
 
 /*
  * True when line matches one of the profile's fault patterns; the index of

@@ -312,6 +312,9 @@ static void check_required(struct parse *ps)
 		if (!keys[i].required || ps->key_line[i])
 			continue;
 		s = section_index(keys[i].section);
+		/* A profile without [device] is a CPU host: it names no GPU. */
+		if (!strcmp(keys[i].section, "device") && !ps->section_line[s])
+			continue;
 		line = ps->section_line[s] ? ps->section_line[s] : ps->lineno;
 		if (line == 0)
 			line = 1;
@@ -379,6 +382,11 @@ void host_profile_free(struct host_profile *p)
 	free(p->expected_driver);
 	free(p->fault_log);
 	free(p);
+}
+
+bool host_profile_has_device(const struct host_profile *p)
+{
+	return p->device_match != NULL;
 }
 
 bool host_profile_fault_match(const struct host_profile *p, const char *line,

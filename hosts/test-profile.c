@@ -194,18 +194,36 @@ static void test_all_errors_listed(void **state)
 	strbuf_release(&errors);
 }
 
+/* [device] named but empty: both its keys are missing. */
 static void test_missing_section(void **state)
 {
 	struct strbuf errors = STRBUF_INIT;
 	struct host_profile *p = NULL;
-	char *path = write_temp("[host]\nname = x\n");
+	char *path = write_temp("[host]\nname = x\n[device]\n");
 	char *want;
 
 	assert_int_equal(host_profile_load(&p, path, &errors), -EINVAL);
-	want = xasprintf("%s:2: missing required key 'device_match' in [device]", path);
+	want = xasprintf("%s:3: missing required key 'device_match' in [device]", path);
 	assert_non_null(strstr(errors.buf, want));
 	assert_non_null(strstr(errors.buf, "'expected_driver'"));
 	free(want);
+	unlink(path);
+	free(path);
+	strbuf_release(&errors);
+}
+
+/* No [device] at all: a CPU host, which names no GPU. */
+static void test_cpu_host(void **state)
+{
+	struct strbuf errors = STRBUF_INIT;
+	struct host_profile *p = NULL;
+	char *path = write_temp("[host]\nname = cpu\n[timing]\ncpus = 1-2\n");
+
+	assert_int_equal(host_profile_load(&p, path, &errors), 0);
+	assert_false(host_profile_has_device(p));
+	assert_null(p->device_match);
+	assert_int_equal(p->cpus.count, 2);
+	host_profile_free(p);
 	unlink(path);
 	free(path);
 	strbuf_release(&errors);
@@ -364,6 +382,7 @@ int main(void)
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_no_inline_comment),
+		cmocka_unit_test(test_cpu_host),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_resolve),
 	};

@@ -76,10 +76,22 @@ else fail "fingerprint changed between two runs"; fi
 # --host: the right profile passes, the wrong one names what it expected.
 "$PERFD" probe --host "$HOSTS/lavapipe.conf" >"$TMP/out" 2>"$TMP/err"
 expect_rc 0 $? "probe --host lavapipe.conf"
-expect_grep '^host "lavapipe": device [0-9]+ "llvmpipe' "$TMP/out" "probe --host names the match"
+expect_grep "^host 'lavapipe': device [0-9]+ 'llvmpipe" "$TMP/out" "probe --host names the match"
 "$PERFD" probe --host lavapipe >/dev/null 2>&1
 expect_rc 0 $? "probe --host by bare name"
 
+# A CPU host (no [device]) needs no Vulkan device and says what it is.
+printf '[host]\nname = cpu-only\n[timing]\ncooldown_ms = 5\n' >"$TMP/cpu.conf"
+"$PERFD" probe --host "$TMP/cpu.conf" >"$TMP/out" 2>"$TMP/err"
+expect_rc 0 $? "probe --host of a CPU host"
+expect_grep "^host 'cpu-only': a CPU host \\(no \\[device\\]\\)" "$TMP/out" "probe says it is a CPU host"
+"$PERFD" canary --host "$TMP/cpu.conf" >"$TMP/out" 2>"$TMP/err"
+expect_rc 3 $? "canary on a CPU host: no GPU to run on"
+expect_grep "names no device: a CPU host" "$TMP/err" "canary says why"
+printf '[host]\nname = half\n[device]\ndevice_match = x\n' >"$TMP/half.conf"
+"$PERFD" probe --host "$TMP/half.conf" >"$TMP/out" 2>"$TMP/err"
+expect_rc 2 $? "probe --host of a [device] without expected_driver"
+expect_grep "missing required key 'expected_driver' in \\[device\\]" "$TMP/err" "names the missing key"
 "$PERFD" probe --host "$HOSTS/m1.conf" >"$TMP/out" 2>"$TMP/err"
 expect_rc 3 $? "probe --host m1.conf on a machine without an M1"
 expect_grep "expects a device named like 'Apple M1 \\(G13G' with driver 'Honeykrisp'" \
