@@ -92,6 +92,21 @@ static void set_int(struct parse *ps, int *dst, const char *key, const char *v, 
 		*dst = (int)n;
 }
 
+/* A fraction in [0, 1), as a host profile's noise and min_effect. */
+static void set_fraction(struct parse *ps, double *dst, bool *given, const char *key,
+			 const char *v)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end == v || *end || !isfinite(d) || d < 0 || d >= 1) {
+		perr(ps, "'%s': '%s' is not a fraction in [0, 1) (0.05 is 5%%)", key, v);
+		return;
+	}
+	*dst = d;
+	*given = true;
+}
+
 static void set_bool(struct parse *ps, bool *dst, const char *key, const char *v)
 {
 	if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1"))
@@ -298,9 +313,24 @@ static void key_case(struct parse *ps, const char *k, const char *v)
 		set_int(ps, &c->warmup, k, v, 0, 100);
 	} else if (!strcmp(k, "timeout_s")) {
 		set_seconds(ps, &c->timeout_s, k, v);
+	} else if (!strcmp(k, "min_effect")) {
+		set_fraction(ps, &c->min_effect, &c->has_min_effect, k, v);
+	} else if (!strcmp(k, "noise")) {
+		set_fraction(ps, &c->noise, &c->has_noise, k, v);
+	} else if (!strcmp(k, "cpus")) {
+		if (cpus_parse(&c->cpus, v) < 0)
+			perr(ps, "'cpus': %s", err_last());
+		else
+			c->has_cpus = true;
+	} else if (!strcmp(k, "cooldown_ms")) {
+		int ms = 0;
+
+		set_int(ps, &ms, k, v, 0, 600000);
+		c->cooldown_ms = (unsigned)ms;
+		c->has_cooldown = true;
 	} else {
 		perr(ps, "unknown key '%s' in [case %s] (command, metric, pairs, warmup, "
-		     "timeout_s)", k, c->name);
+		     "timeout_s, min_effect, noise, cpus, cooldown_ms)", k, c->name);
 	}
 }
 

@@ -30,6 +30,12 @@ struct agent_case {
 	int pairs;
 	int warmup;
 	double timeout_s;
+	/* Over the host profile's, when has_*: a case may need its own. */
+	bool has_min_effect, has_noise, has_cpus, has_cooldown;
+	double min_effect;
+	double noise;
+	struct cpus cpus;
+	unsigned cooldown_ms;
 };
 
 struct agent_suite {

@@ -443,10 +443,13 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 	o.case_name = k->name;
 	o.host = a->host;
 	o.fingerprint = a->fingerprint;
-	o.min_effect = a->profile ? a->profile->min_effect : HOST_DEFAULT_MIN_EFFECT;
-	o.noise = a->profile ? a->profile->noise : HOST_DEFAULT_NOISE;
-	o.cpus = a->profile ? &a->profile->cpus : NULL;
-	o.cooldown_ms = a->profile ? a->profile->cooldown_ms : 0;
+	/* The case's own settings, else the host profile's, else the defaults. */
+	o.min_effect = k->has_min_effect ? k->min_effect :
+		       a->profile ? a->profile->min_effect : HOST_DEFAULT_MIN_EFFECT;
+	o.noise = k->has_noise ? k->noise : a->profile ? a->profile->noise : HOST_DEFAULT_NOISE;
+	o.cpus = k->has_cpus ? &k->cpus : a->profile ? &a->profile->cpus : NULL;
+	o.cooldown_ms = k->has_cooldown ? k->cooldown_ms :
+			a->profile ? a->profile->cooldown_ms : HOST_DEFAULT_COOLDOWN_MS;
 	o.watch = a->profile ? &a->watch : NULL;
 	o.cancel_fd = a->cancel_fd;
 	r = runner_pair_run(a->db, &cid, &o);

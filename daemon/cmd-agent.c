@@ -29,9 +29,10 @@ const char cmd_agent_usage[] =
 	"\n"
 	"options:\n"
 	"  --config FILE      the agent's configuration (INI)\n"
-	"  --check            check the configuration (and read [github]'s token\n"
-	"                     file, sending nothing): print \"configuration OK\" or\n"
-	"                     every error as file:line: message, and exit\n"
+	"  --check            check the configuration (and read its host profile and\n"
+	"                     [github]'s token file, sending nothing): print\n"
+	"                     \"configuration OK\" or every error as file:line:\n"
+	"                     message, and exit\n"
 	"  --once             do everything pending, print a summary and exit;\n"
 	"                     without it the agent polls every poll_s seconds, and\n"
 	"                     SIGHUP makes it poll at once\n"
@@ -106,6 +107,15 @@ int cmd_agent(int argc, char **argv)
 		goto out;
 	}
 	if (check) {
+		/* The host profile is read as the agent would read it (its device
+		 * is not looked for: a check may run elsewhere). */
+		if (cfg->host) {
+			struct host_profile *hp = NULL;
+
+			if (host_check_load(&hp, cfg->host) != EXIT_OK)
+				goto out;
+			host_profile_free(hp);
+		}
 		/* The token file is read as the agent would read it; nothing is sent. */
 		if (cfg->github.on) {
 			struct web_gh_client *gh = NULL;

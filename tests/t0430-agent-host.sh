@@ -2,7 +2,8 @@
 # perfd agent with a host profile, each time on a fresh database: the
 # shipped lavapipe profile; a profile of our own with CPU pinning, a
 # cool-down, a fault watch on a log file and a fault that quarantines the
-# host; and a stop (SIGTERM) in the middle of a build, by the agent's own
+# host; a CPU host (no [device]) with settings per case; and a stop
+# (SIGTERM) in the middle of a build, by the agent's own
 # signal and by a service manager's signal to the whole service, after which
 # the next start builds the commit again instead of calling it failed.
 . "$(dirname "$0")/lib.sh"
@@ -120,6 +121,42 @@ check "perfd host clear" run 0 "$PERFD" host clear --db "$DB" own
 check "then the queue runs" run 0 "$PERFD" agent --config own-agent.conf --once
 check "every job ended" eq 0 "$(sql "select count(*) from jobs where state not in ('done', 'failed')")"
 check "they verify" run 0 "$PERFD" verify --db "$DB"
+
+# ---- a CPU host (a profile without [device]) and settings per case ----
+cat >cpu.conf <<CONF
+[host]
+name = cpu-only
+[timing]
+noise = 0.1
+min_effect = 0.05
+[faults]
+fault_log = $T/kmsg
+CONF
+DB=$T/cpu.db
+conf "$DB" "$T/cpu.conf" "cc -O1 -o prog prog.c" >cpu-agent.conf
+# Appended to the last section, [case fault].
+cat >>cpu-agent.conf <<CONF
+min_effect = 0.2
+noise = 0.3
+cpus = 0
+cooldown_ms = 60
+CONF
+check "--check reads a CPU host's profile" run 0 "$PERFD" agent --config cpu-agent.conf --check
+check "the agent on a CPU host, fresh database" run 0 "$PERFD" agent --config cpu-agent.conf --once
+check "its comparisons are the CPU host's" eq 2 "$(sql "select count(*) from comparisons where host = 'cpu-only' and state = 'done'")"
+check "no Vulkan device in its fingerprint" eq 2 "$(sql "select count(*) from comparisons where fingerprint like '%\"devices\": []%' or fingerprint like '%\"devices\":[]%'")"
+check "the work case keeps the host's thresholds" eq "0.1 0.05" "$(sql "select noise || ' ' || min_effect from comparisons where case_name = 'work'")"
+check "the fault case has its own" eq "0.3 0.2" "$(sql "select noise || ' ' || min_effect from comparisons where case_name = 'fault'")"
+check "only the fault case's processes are pinned" eq "fault 0" "$(sql "select distinct c.case_name || ' ' || p.cpus from processes p join comparisons c on c.id = p.comparison_id where p.cpus is not null")"
+gap=$(sql "select min((julianday(b.started_at) - julianday(a.ended_at)) * 86400000) from processes a join processes b on b.comparison_id = a.comparison_id and b.seq = a.seq + 1 join comparisons c on c.id = a.comparison_id where c.case_name = 'fault'")
+check "the fault case's cool-down (min gap ${gap} ms)" python3 -c "import sys; sys.exit(not float('$gap') >= 59)"
+sed 's|^host = .*|host = no-such-host|' cpu-agent.conf >nohost.conf
+check "--check refuses a host profile that does not exist" run 2 "$PERFD" agent --config nohost.conf --check
+check "  naming it" has err "no host profile 'no-such-host'"
+printf 'min_effect = 2\ncpus = 3-1\n' >>cpu-agent.conf
+check "bad case settings are refused" run 2 "$PERFD" agent --config cpu-agent.conf --check
+check "  the fraction" has err "'min_effect': '2' is not a fraction in [0, 1)"
+check "  the CPU list" has err "'cpus': range 3-1 runs backwards"
 
 # ---- a stop in the middle of a build ----
 # The recipe says its process group, then waits on a file that the test
