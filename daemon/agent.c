@@ -432,6 +432,10 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 	o.new_artifact = new->artifact.id;
 	o.old_sha256 = old->artifact.sha256;
 	o.new_sha256 = new->artifact.sha256;
+	if (!strcmp(o.old_sha256, o.new_sha256))
+		log_warnx("case %s of job %lld: base and head built the same '%s' (sha256 %.12s): "
+			  "an A/A comparison, any verdict is noise, not a change", k->name,
+			  (long long)job->id, k->program, o.new_sha256);
 	o.job_id = job->id;
 	o.base_build = base->id;
 	o.head_build = head->id;

@@ -22,7 +22,8 @@ const char cmd_pair_usage[] =
 	"and derives the figures with the rule pairs-median/1 (docs/rule.md). ARGS are\n"
 	"given to both programs; each child also gets PERFD_ARM (old or new),\n"
 	"PERFD_PAIR (1-based; 0 for a warm-up), PERFD_SEQ (1-based position in\n"
-	"execution order) and PERFD_WARMUP (0 or 1).\n"
+	"execution order) and PERFD_WARMUP (0 or 1). When OLD and NEW are one program\n"
+	"(the same sha256) perfd says so: an A/A comparison, whose verdict is noise.\n"
 	"\n"
 	"options:\n"
 	"  --pairs N          pairs to run (default 3; 1 to 1000)\n"
@@ -484,6 +485,9 @@ int cmd_pair(int argc, char **argv)
 	}
 	p.o.old_sha256 = old_sha;
 	p.o.new_sha256 = new_sha;
+	if (!strcmp(old_sha, new_sha))
+		log_warnx("OLD and NEW are the same program (sha256 %.12s): this is an A/A "
+			  "comparison, and any verdict it gives is noise, not a change", old_sha);
 	fill_run(&p, argc, argv, old_path, new_path);
 	/* SIGINT, SIGTERM or SIGHUP stop the process in hand: the comparison
 	 * is stored as abandoned rather than lost. */

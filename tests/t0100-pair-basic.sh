@@ -7,6 +7,9 @@
 B60="--old 4392,4421,4113 --new 4362,4081,4218 --digest c4759069c154 --valid"
 check "pair runs the B60 vector" run 0 "$PERFD" pair --db "$DB" --json --host-name lavapipe "$PLANT" "$PLANT" -- $B60
 cp out b60.json
+check "the same program in both arms is called an A/A comparison" has err "OLD and NEW are the same program (sha256 "
+check "two programs" run 0 "$PERFD" pair --db "$DB" --pairs 1 "${WORK_OLD:?}" "${WORK_NEW:?}"
+check "  are not" eq 0 "$(grep -c "same program" err)"
 check "metric chosen as the only TIMING metric" eq run2_ms "$(js b60.json 'd["metric"]')"
 check "pair gains are the posted rows' gains" eq "[0.006831, 0.076906, -0.025529]" "$(js b60.json '[p["gain"] for p in d["pairs"]]')"
 check "gain median is 0.683%, not 5.3%" eq 0.006831 "$(js b60.json 'd["gain"]["median"]')"
@@ -79,7 +82,7 @@ check "and says why" has out "could not start: cannot pin to CPUs '1000'"
 check "--progress" run 0 "$PERFD" pair --db "$DB" --progress "$PLANT" "$PLANT"
 check "one line per process" eq 6 "$(grep -c '^perfd: \[[1-6]/6\] ' err)"
 check "naming arm and pair" has err "[3/6] new pair 2"
-check "no progress when not a terminal" run 0 "$PERFD" pair --db "$DB" "$PLANT" "$PLANT"
+check "no progress when not a terminal" run 0 "$PERFD" pair --db "$DB" --pairs 1 "$WORK_OLD" "$WORK_NEW"
 check "stderr quiet" eq 0 "$(wc -c <err)"
 
 # Warm-ups run first, interleaved, outside the figures.
