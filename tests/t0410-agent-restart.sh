@@ -52,9 +52,16 @@ command = ./prog
 pairs = 3
 CONF
 
-start=$(date +%s%N)
-"$PERFD" agent --config agent.conf --once >clean.out 2>clean.err || true
-full_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+# How long a whole run takes: the shortest of three, so that the kill points
+# below fall inside a run even when the machine's load eases later on.
+full_ms=
+for _ in 1 2 3; do
+	rm -rf "$T/work" "$DB" "$DB"-wal "$DB"-shm
+	start=$(date +%s%N)
+	"$PERFD" agent --config agent.conf --once >clean.out 2>clean.err || true
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
+	[ -z "$full_ms" ] || [ "$ms" -lt "$full_ms" ] && full_ms=$ms
+done
 echo "# a whole run takes $full_ms ms"
 
 # Each round: a fresh database, a kill -9 at a random point of the run, a
