@@ -409,6 +409,7 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 	const struct db_build_artifact *old = artifact_named(base, k->program);
 	const struct db_build_artifact *new = artifact_named(head, k->program);
 	struct runner_pair_opts o;
+	struct cli_progress progress = { .on = isatty(2) };
 	enum db_state state;
 	int64_t cid;
 	int r;
@@ -456,6 +457,10 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 			a->profile ? a->profile->cooldown_ms : HOST_DEFAULT_COOLDOWN_MS;
 	o.watch = a->profile ? &a->watch : NULL;
 	o.cancel_fd = a->cancel_fd;
+	/* A line per process where someone watches: a long GPU comparison is
+	 * never silent. */
+	o.progress = cli_progress_line;
+	o.progress_ctx = &progress;
 	r = runner_pair_run(a->db, &cid, &o);
 	if (r == 0) {
 		struct db_comparison c;

@@ -58,8 +58,10 @@ const char cmd_pair_usage[] =
 	"                     profile's name, else this machine's host name)\n"
 	"  --json             print the receipt as JSON (same as --format json)\n"
 	"  --format F         text (default), json, csv or md\n"
-	"  --progress         print a line per process on stderr even when it is not\n"
-	"                     a terminal; --quiet prints none\n"
+	"  --progress         print a line per process on stderr (its place, arm,\n"
+	"                     pair, wall time, metric, and each pair's gain once it\n"
+	"                     is whole) even when stderr is not a terminal, where it\n"
+	"                     is printed anyway; --quiet prints none\n"
 	"  --db FILE          database file (default ./perfd.db)\n"
 	"  --lock-timeout S   how long to wait for another writer (default 10)\n"
 	"\n"
@@ -131,41 +133,6 @@ static int check_env(const char *opt, const char *kv)
 	return 0;
 }
 
-struct progress {
-	bool on;
-	const char *metric;
-};
-
-static void progress_line(void *ctx, const struct db_process *p, int total,
-			  const char *metric)
-{
-	const struct progress *pr = ctx;
-	char what[96] = "", pair[24];
-	double v;
-
-	if (!pr->on)
-		return;
-	if (!metric && p->nmetrics)
-		metric = p->metrics[0].name;
-	if (metric && db_process_metric(p, metric, &v))
-		snprintf(what, sizeof(what), "  %s %.6g", metric, v);
-	if (p->warmup)
-		snprintf(pair, sizeof(pair), "warm-up");
-	else
-		snprintf(pair, sizeof(pair), "pair %d", p->pair);
-	fprintf(stderr, "perfd: [%d/%d] %s %-7s wall %.1f ms%s", p->seq, total, p->arm, pair,
-		p->wall_ms, what);
-	if (p->spawn_error)
-		fprintf(stderr, "  could not start: %s", p->spawn_error);
-	else if (p->timed_out)
-		fprintf(stderr, "  timed out");
-	else if (p->signal)
-		fprintf(stderr, "  killed by signal %d", p->signal);
-	else if (p->exit_code)
-		fprintf(stderr, "  exited %d", p->exit_code);
-	fputc('\n', stderr);
-}
-
 static int hash_artifact(struct db *db, int64_t *out_id, char sha[65], const char *path)
 {
 	struct db_artifact a;
@@ -206,7 +173,7 @@ struct pair_cli {
 	struct runner_pair_opts o;
 	struct db_opts dbo;
 	struct strv env, old_args, new_args, old_env, new_env;
-	struct progress pr;
+	struct cli_progress pr;
 	enum runner_format format;
 	struct cpus cpus;
 	const char *host_arg, *fault_log;
@@ -381,7 +348,7 @@ static void fill_run(struct pair_cli *p, int argc, char **argv, const char *old_
 	o->env = p->env.v;
 	o->nenv = p->env.n;
 	o->capture_max = (size_t)p->capture;
-	o->progress = progress_line;
+	o->progress = cli_progress_line;
 	o->progress_ctx = &p->pr;
 }
 
@@ -427,7 +394,7 @@ int cmd_pair(int argc, char **argv)
 		.o = { .pairs = 3, .timeout_s = 600, .min_effect = HOST_DEFAULT_MIN_EFFECT,
 		       .noise = HOST_DEFAULT_NOISE,
 		       .cancel_fd = -1 },
-		.dbo = DB_OPTS_INIT, .pr = { isatty(2), NULL }, .format = RUNNER_FORMAT_TEXT,
+		.dbo = DB_OPTS_INIT, .pr = { .on = isatty(2) }, .format = RUNNER_FORMAT_TEXT,
 		.capture = CHILD_CAPTURE_DEFAULT,
 	};
 	char hostname[256] = "", old_sha[65], new_sha[65];

@@ -77,6 +77,19 @@ bool cmd_wants_help(int argc, char **argv, const char *usage);
 /* Logs "WHAT http://HOST:PORT/" for a listen address and the bound port. */
 void cli_log_url(const char *what, const char *listen, int port);
 
+/* A line on stderr per process of a comparison, while it runs: its place
+ * in the schedule, arm and pair, wall time and metric, how it failed, and
+ * at the end of each pair that pair's gain (the metric asked for, else the
+ * first printed). runner_pair_opts' progress, with a struct cli_progress
+ * as its context; nothing is printed unless on is true. */
+struct cli_progress {
+	bool on;
+	int pair;                    /* the pair of the values below */
+	bool has_old, has_new;
+	double old_v, new_v;
+};
+void cli_progress_line(void *ctx, const struct db_process *p, int total, const char *metric);
+
 /* Blocks the signals of a 0-terminated list in this thread, and so in the
  * threads it starts later (the hub's): they reach a signalfd alone. */
 void cli_signals_block(const int *signals);

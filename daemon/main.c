@@ -116,6 +116,59 @@ int cli_usage_error(const char *verb)
 	return EXIT_USAGE;
 }
 
+/* Notes p's value for its pair; true once both arms of it are known. */
+static bool progress_pair(struct cli_progress *pr, const struct db_process *p, bool has,
+			  double v)
+{
+	if (p->warmup)
+		return false;
+	if (p->pair != pr->pair) {
+		pr->pair = p->pair;
+		pr->has_old = pr->has_new = false;
+	}
+	if (!strcmp(p->arm, "old")) {
+		pr->has_old = has;
+		pr->old_v = v;
+	} else {
+		pr->has_new = has;
+		pr->new_v = v;
+	}
+	return pr->has_old && pr->has_new && pr->old_v != 0;
+}
+
+void cli_progress_line(void *ctx, const struct db_process *p, int total, const char *metric)
+{
+	struct cli_progress *pr = ctx;
+	char what[96] = "", pair[24];
+	double v = 0;
+	bool has;
+
+	if (!pr->on)
+		return;
+	if (!metric && p->nmetrics)
+		metric = p->metrics[0].name;
+	has = metric && db_process_metric(p, metric, &v);
+	if (has)
+		snprintf(what, sizeof(what), "  %s %.6g", metric, v);
+	if (p->warmup)
+		snprintf(pair, sizeof(pair), "warm-up");
+	else
+		snprintf(pair, sizeof(pair), "pair %d", p->pair);
+	fprintf(stderr, "perfd: [%d/%d] %s %-7s wall %.1f ms%s", p->seq, total, p->arm, pair,
+		p->wall_ms, what);
+	if (p->spawn_error)
+		fprintf(stderr, "  could not start: %s", p->spawn_error);
+	else if (p->timed_out)
+		fprintf(stderr, "  timed out");
+	else if (p->signal)
+		fprintf(stderr, "  killed by signal %d", p->signal);
+	else if (p->exit_code)
+		fprintf(stderr, "  exited %d", p->exit_code);
+	if (progress_pair(pr, p, has, v))
+		fprintf(stderr, "  pair gain %+.3f%%", (pr->old_v - pr->new_v) / pr->old_v * 100.0);
+	fputc('\n', stderr);
+}
+
 int cli_extra_argument(const char *verb, const char *arg)
 {
 	log_warnx("%s: unexpected argument '%s'", verb, arg);

@@ -82,6 +82,8 @@ check "and says why" has out "could not start: cannot pin to CPUs '1000'"
 check "--progress" run 0 "$PERFD" pair --db "$DB" --progress "$PLANT" "$PLANT"
 check "one line per process" eq 6 "$(grep -c '^perfd: \[[1-6]/6\] ' err)"
 check "naming arm and pair" has err "[3/6] new pair 2"
+check "each pair's gain once it is whole" eq 3 "$(grep -c '  pair gain +10.000%$' err)"
+check "  on the pair's second process" eq "0 1" "$(grep -c '\[3/6\].*pair gain' err) $(grep -c '\[4/6\] old pair 2 .*pair gain' err)"
 check "no progress when not a terminal" run 0 "$PERFD" pair --db "$DB" --pairs 1 "$WORK_OLD" "$WORK_NEW"
 check "stderr quiet" eq 0 "$(wc -c <err)"
 

@@ -74,6 +74,12 @@ check "two comparisons on lavapipe" eq 2 "$(sql "select count(*) from comparison
 check "the fault watch was on" eq 0 "$(sql "select count(*) from processes where fault_watch is not 'on'")"
 check "the profile's fingerprint is stored" eq 2 "$(sql "select count(*) from comparisons where fingerprint like '%llvmpipe%'")"
 check "they verify" run 0 "$PERFD" verify --db "$DB"
+check "no progress lines when stderr is no terminal" eq 0 "$(grep -c '^perfd: \[[0-9]*/[0-9]*\]' err)"
+# On a terminal (script(1) gives it one) each process is a line as it ends.
+git -C "$SRC" commit -q --allow-empty -m "a head watched on a terminal"
+script -qec "'$PERFD' agent --config lavapipe.conf --once" /dev/null >tty.out 2>&1 </dev/null
+check "progress lines on a terminal" eq 10 "$(grep -c '^perfd: \[[0-9]*/[0-9]*\] ' tty.out)"
+check "  with each pair's gain" eq 5 "$(grep -c 'pair gain [-+][0-9]' tty.out)"
 
 # ---- a profile of our own: pinning, cool-down, fault watch, quarantine ----
 cat >own.conf <<CONF
