@@ -6,13 +6,10 @@
  * done and skipped.
  */
 #include <errno.h>
-#include <ftw.h>
-#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent-internal.h"
@@ -23,10 +20,8 @@
 #include "host-check-internal.h"
 #include "runners.h"
 
-
 #define SUITE_FILE_MAX (256 * 1024)
 #define FETCH_OUTPUT_MAX 4096
-
 
 bool agent_cancelled(const struct agent *a)
 {
