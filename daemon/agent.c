@@ -398,6 +398,24 @@ static const struct db_build_artifact *artifact_named(const struct db_build *b, 
 	return NULL;
 }
 
+/* True when two builds made the same artifacts, name for name and byte for
+ * byte: the case program alone may be the same file in both (a wrapper, or
+ * a program that loads a shader built beside it) while the build differs. */
+static bool same_artifacts(const struct db_build *x, const struct db_build *y)
+{
+	size_t i;
+
+	if (x->nartifacts != y->nartifacts)
+		return false;
+	for (i = 0; i < x->nartifacts; i++) {
+		const struct db_build_artifact *ay = artifact_named(y, x->artifacts[i].name);
+
+		if (!ay || strcmp(ay->artifact.sha256, x->artifacts[i].artifact.sha256))
+			return false;
+	}
+	return true;
+}
+
 static int run_case(struct agent *a, const struct db_job *job, const struct agent_case *k,
 		    const struct db_build *base, const struct db_build *head, char **why)
 {
@@ -428,10 +446,10 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 	o.new_artifact = new->artifact.id;
 	o.old_sha256 = old->artifact.sha256;
 	o.new_sha256 = new->artifact.sha256;
-	if (!strcmp(o.old_sha256, o.new_sha256))
-		log_warnx("case %s of job %lld: base and head built the same '%s' (sha256 %.12s): "
-			  "an A/A comparison, any verdict is noise, not a change", k->name,
-			  (long long)job->id, k->program, o.new_sha256);
+	if (same_artifacts(base, head))
+		log_warnx("case %s of job %lld: base and head builds made the same artifacts, "
+			  "byte for byte: an A/A comparison, any verdict is noise, not a change",
+			  k->name, (long long)job->id);
 	o.job_id = job->id;
 	o.base_build = base->id;
 	o.head_build = head->id;

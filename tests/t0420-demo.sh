@@ -35,5 +35,8 @@ check "perfd demo --once --host lavapipe, fresh" run 0 "$PERFD" demo --once --di
 check "all five jobs ended" eq 0 "$(sql "select count(*) from jobs where state not in ('done', 'failed')")"
 check "four comparisons on host lavapipe" eq 4 "$(sql "select count(*) from comparisons where host = 'lavapipe' and state = 'done'")"
 check "the agent names the profile's host" has err "agent on host 'lavapipe'"
+# Step 05 changes the shader alone: ./demo is the same file in both builds,
+# yet the builds differ, and that is no A/A comparison.
+check "no step is called A/A" eq 0 "$(grep -c 'A/A comparison' err)"
 check "and they verify" run 0 "$PERFD" verify --db "$DB"
 finish
