@@ -22,7 +22,8 @@ const char cmd_pair_usage[] =
 	"given to both programs; each child also gets PERFD_ARM (old or new),\n"
 	"PERFD_PAIR (1-based; 0 for a warm-up), PERFD_SEQ (1-based position in\n"
 	"execution order) and PERFD_WARMUP (0 or 1). When OLD and NEW are one program\n"
-	"(the same sha256) perfd says so: an A/A comparison, whose verdict is noise.\n"
+	"(the same sha256) with the same arguments and environment, perfd says so: an\n"
+	"A/A comparison, whose verdict is noise.\n"
 	"\n"
 	"options:\n"
 	"  --pairs N          pairs to run (default 3; 1 to 1000)\n"
@@ -115,6 +116,18 @@ static void strv_push(struct strv *s, const char *x)
 	s->v = xrealloc(s->v, (s->n + 2) * sizeof(char *));
 	s->v[s->n++] = x;
 	s->v[s->n] = NULL;
+}
+
+static bool strv_equal(const struct strv *a, const struct strv *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], b->v[i]))
+			return false;
+	return true;
 }
 
 static int check_env(const char *opt, const char *kv)
@@ -451,9 +464,11 @@ int cmd_pair(int argc, char **argv)
 	}
 	p.o.old_sha256 = old_sha;
 	p.o.new_sha256 = new_sha;
-	if (!strcmp(old_sha, new_sha))
-		log_warnx("OLD and NEW are the same program (sha256 %.12s): this is an A/A "
-			  "comparison, and any verdict it gives is noise, not a change", old_sha);
+	if (!strcmp(old_sha, new_sha) && strv_equal(&p.old_args, &p.new_args) &&
+	    strv_equal(&p.old_env, &p.new_env))
+		log_warnx("OLD and NEW are the same program (sha256 %.12s) with the same arguments: "
+			  "this is an A/A comparison, and any verdict it gives is noise, not a change",
+			  old_sha);
 	fill_run(&p, argc, argv, old_path, new_path);
 	/* SIGINT, SIGTERM or SIGHUP stop the process in hand: the comparison
 	 * is stored as abandoned rather than lost. */

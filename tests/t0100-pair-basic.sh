@@ -10,6 +10,8 @@ cp out b60.json
 check "the same program in both arms is called an A/A comparison" has err "OLD and NEW are the same program (sha256 "
 check "two programs" run 0 "$PERFD" pair --db "$DB" --pairs 1 "${WORK_OLD:?}" "${WORK_NEW:?}"
 check "  are not" eq 0 "$(grep -c "same program" err)"
+check "one program with its arms' own arguments" run 0 "$PERFD" pair --db "$DB" --pairs 1 --old-arg --old --old-arg 5 "$PLANT" "$PLANT"
+check "  is not" eq 0 "$(grep -c "same program" err)"
 check "metric chosen as the only TIMING metric" eq run2_ms "$(js b60.json 'd["metric"]')"
 check "pair gains are the posted rows' gains" eq "[0.006831, 0.076906, -0.025529]" "$(js b60.json '[p["gain"] for p in d["pairs"]]')"
 check "gain median is 0.683%, not 5.3%" eq 0.006831 "$(js b60.json 'd["gain"]["median"]')"
