@@ -234,19 +234,6 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* True when cancel_fd fires within ms. */
-static bool cancel_seen(int cancel_fd, int ms)
-{
-	struct pollfd p = { .fd = cancel_fd, .events = POLLIN };
-	int n;
-
-	if (cancel_fd < 0)
-		return false;
-	do {
-		n = poll(&p, 1, ms);
-	} while (n < 0 && errno == EINTR);
-	return n > 0;
-}
 
 static bool stop_signalled(const struct child *c)
 {
@@ -459,8 +446,9 @@ static void run_finish(const struct run *s, struct child *c)
 	 * program's: a service manager's SIGTERM to the whole service may reach
 	 * the child before it reaches us, so a child ended by a stop signal
 	 * (or a shell's 128 + it) waits a moment for ours. A success stands. */
-	if (!c->cancelled && !c->timed_out && (c->signal || c->exit_code))
-		c->cancelled = cancel_seen(c->cancel_fd, stop_signalled(c) ? STOP_SETTLE_MS : 0);
+	if (c->cancel_fd >= 0 && !c->cancelled && !c->timed_out && (c->signal || c->exit_code))
+		c->cancelled = child_cancel_wait(c->cancel_fd,
+						 stop_signalled(c) ? STOP_SETTLE_MS : 0);
 }
 
 int child_run(struct child *c)
@@ -508,4 +496,17 @@ char *child_failure(const struct child *c, const char *what)
 	if (c->exit_code)
 		return xasprintf("%s exited %d", what, c->exit_code);
 	return NULL;
+}
+
+bool child_cancel_wait(int cancel_fd, unsigned ms)
+{
+	struct pollfd p = { .fd = cancel_fd, .events = POLLIN };
+	int64_t deadline = time_monotonic_ns() + (int64_t)ms * 1000000;
+	int n;
+
+	for (;;) {
+		n = poll(cancel_fd >= 0 ? &p : NULL, cancel_fd >= 0 ? 1 : 0, ms_until(deadline));
+		if (n >= 0 || errno != EINTR)
+			return n > 0;
+	}
 }

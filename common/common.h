@@ -202,6 +202,9 @@ int child_run_shell(struct child *c, const char *command);
  * 9", "... could not start: ..."); NULL when it exited 0. The caller's. */
 char *child_failure(const struct child *c, const char *what);
 void child_release(struct child *c);
+/* Waits up to ms for cancel_fd (a stop) to become readable: true when it
+ * did. With cancel_fd -1 it only waits (a cool-down) and returns false. */
+bool child_cancel_wait(int cancel_fd, unsigned ms);
 
 /* sha256.c: the lower-case hex SHA-256 of data, of parts hashed as their
  * concatenation, or of a file's bytes (*out_size: how many). out is "" and

@@ -1,4 +1,5 @@
-/* Unit tests of common/: the INI reader, CPU sets, child environments. */
+/* Unit tests of common/: the INI reader, CPU sets, child environments, the
+ * wait for a stop. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -134,6 +136,28 @@ static void test_child_env(void **state)
 	assert_null(e.v);
 }
 
+static void test_cancel_wait(void **state)
+{
+	int fds[2];
+	int64_t t0;
+
+	/* No descriptor: a plain wait of ms, never a stop. */
+	t0 = time_monotonic_ns();
+	assert_false(child_cancel_wait(-1, 30));
+	assert_true(time_monotonic_ns() - t0 >= 29 * 1000000LL);
+	assert_int_equal(pipe(fds), 0);
+	/* Nothing to read: the whole wait, then false. */
+	t0 = time_monotonic_ns();
+	assert_false(child_cancel_wait(fds[0], 30));
+	assert_true(time_monotonic_ns() - t0 >= 29 * 1000000LL);
+	/* A stop waiting: true at once, even with no time to wait. */
+	assert_int_equal(write(fds[1], "x", 1), 1);
+	assert_true(child_cancel_wait(fds[0], 0));
+	assert_true(child_cancel_wait(fds[0], 1000));
+	close(fds[0]);
+	close(fds[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_ini_bounds),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_child_env),
+		cmocka_unit_test(test_cancel_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

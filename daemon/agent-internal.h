@@ -143,8 +143,6 @@ struct agent {
 	int builds;
 };
 
-/* cancel_fd is readable: the agent is being stopped. */
-bool agent_cancelled(const struct agent *a);
 
 /* Opens the database, the mirror of the repository and [github]'s client,
  * and marks what a killed agent left running as abandoned. profile and

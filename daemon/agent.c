@@ -6,7 +6,6 @@
  * done and skipped.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +21,6 @@
 
 #define SUITE_FILE_MAX (256 * 1024)
 #define FETCH_OUTPUT_MAX 4096
-
-bool agent_cancelled(const struct agent *a)
-{
-	struct pollfd p = { .fd = a->cancel_fd, .events = POLLIN };
-
-	return a->cancel_fd >= 0 && poll(&p, 1, 0) > 0;
-}
 
 /* Comparisons a killed agent left running get their summary now: the rule
  * makes them invalid ("interrupted"), their processes stay as they were. */
@@ -570,7 +562,7 @@ int agent_work(struct agent *a)
 	for (;;) {
 		struct db_job job;
 
-		if (agent_cancelled(a))
+		if (child_cancel_wait(a->cancel_fd, 0))
 			return err_set(-ECANCELED, "stopped");
 		r = db_job_next(a->db, &job);
 		if (r == -ENOENT)

@@ -309,6 +309,26 @@ static void test_long_line(void **state)
 	strbuf_release(&errors);
 }
 
+/* A profile is small: a file over 64 KiB is refused whole, not read. */
+static void test_too_big(void **state)
+{
+	struct strbuf text = STRBUF_INIT, errors = STRBUF_INIT;
+	struct host_profile *p = NULL;
+	char *path;
+
+	strbuf_adds(&text, "[host]\nname = x\n");
+	while (text.len <= 64 * 1024)
+		strbuf_adds(&text, "# a comment line to make the file large\n");
+	path = write_temp(text.buf);
+	assert_int_equal(host_profile_load(&p, path, &errors), -EFBIG);
+	assert_null(p);
+	assert_non_null(strstr(errors.buf, "is over 65536 bytes"));
+	unlink(path);
+	free(path);
+	strbuf_release(&text);
+	strbuf_release(&errors);
+}
+
 static void test_unreadable(void **state)
 {
 	struct strbuf errors = STRBUF_INIT;
@@ -383,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_no_inline_comment),
 		cmocka_unit_test(test_cpu_host),
+		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_resolve),
 	};

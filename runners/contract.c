@@ -4,7 +4,6 @@
  * its RESULT and SUMMARY lines after.
  */
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +13,6 @@
 static void on_stdout(void *ctx, const char *buf, size_t len)
 {
 	runner_protocol_feed(ctx, buf, len);
-}
-
-static bool stopping(int cancel_fd)
-{
-	struct pollfd p = { .fd = cancel_fd, .events = POLLIN };
-
-	return cancel_fd >= 0 && poll(&p, 1, 0) > 0;
 }
 
 /* Runs one chunk into res, whose row is stored; -ECANCELED when stopped. */
@@ -99,7 +91,7 @@ int runner_contract_run(struct db *db, const struct db_build *b, const struct ru
 		}
 		if (r < 0)
 			break;
-		if (stopping(cancel_fd)) {
+		if (child_cancel_wait(cancel_fd, 0)) {
 			r = -ECANCELED;
 			break;
 		}

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,19 +126,6 @@ static char *args_json(const struct runner_pair_opts *o)
 static void on_stdout(void *ctx, const char *buf, size_t len)
 {
 	runner_protocol_feed(ctx, buf, len);
-}
-
-/* Waits up to ms for the cancel descriptor; true when it fired. */
-static bool cancel_wait(int fd, unsigned ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-
-	if (fd < 0) {
-		if (ms)
-			poll(NULL, 0, (int)ms);
-		return false;
-	}
-	return poll(&p, 1, (int)ms) > 0;
 }
 
 /* Moves what the child and the parser saw into the process record. */
@@ -344,7 +330,7 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 		 * cannot be summarized, so the rest is not run. */
 		more = i + 1 < nslots && !cancelled && !fault &&
 		       !(metrics_ambiguous(&cur, &seen, &nseen) && !o->metric) &&
-		       !cancel_wait(o->cancel_fd, 0);
+		       !child_cancel_wait(o->cancel_fd, 0);
 		if (more)
 			record_init(&next, o, cid, &slots[i + 1], (int)i + 2);
 		r = store_step(db, o, &cur, more ? &next : NULL);
@@ -354,12 +340,13 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 			o->progress(o->progress_ctx, &cur, (int)nslots, o->metric);
 		db_process_release(&cur);
 		if (!more) {
-			cancelled = cancelled || (i + 1 < nslots && !fault && cancel_wait(o->cancel_fd, 0));
+			cancelled = cancelled || (i + 1 < nslots && !fault &&
+						  child_cancel_wait(o->cancel_fd, 0));
 			break;
 		}
 		cur = next;
 		memset(&next, 0, sizeof(next));
-		if (o->cooldown_ms && cancel_wait(o->cancel_fd, o->cooldown_ms)) {
+		if (o->cooldown_ms && child_cancel_wait(o->cancel_fd, o->cooldown_ms)) {
 			/* The next row exists and never ran: stored as abandoned. */
 			cancelled = true;
 			break;
