@@ -23,6 +23,7 @@ void db_summary_release(struct db_summary *s)
 		return;
 	free(s->metric);
 	free(s->pair_gains);
+	free(s->stages);
 	for (i = 0; i < s->nflags; i++)
 		free(s->flags[i]);
 	free(s->flags);
@@ -36,12 +37,26 @@ void db_summary_release(struct db_summary *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void db_calibration_release(struct db_calibration *c)
+{
+	if (!c)
+		return;
+	free(c->metric);
+	free(c->gains);
+	memset(c, 0, sizeof(*c));
+}
+
 void db_comparison_release(struct db_comparison *c)
 {
 	size_t i;
 
 	if (!c)
 		return;
+	for (i = 0; i < c->ncalibration; i++)
+		db_calibration_release(&c->calibration[i]);
+	free(c->calibration);
+	free(c->old_manifest);
+	free(c->new_manifest);
 	free(c->rule);
 	free(c->case_name);
 	free(c->metric_requested);
@@ -68,8 +83,10 @@ int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_compari
 		       "INSERT INTO comparisons (created_at, state, rule, case_name,"
 		       " metric_requested, metric, host, fingerprint, old_artifact,"
 		       " new_artifact, pairs, warmup, timeout_s, min_effect, noise, args,"
-		       " job_id, base_build, head_build)"
-		       " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+		       " job_id, base_build, head_build, kind, better, max_pairs, calibration,"
+		       " old_manifest, new_manifest)"
+		       " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+		       " ?, ?, ?, ?, ?, ?)");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, c->created_at);
@@ -92,6 +109,22 @@ int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_compari
 		sqlite3_bind_int64(st, 17, c->base_build);
 		sqlite3_bind_int64(st, 18, c->head_build);
 	}
+	db_bind_text(st, 19, c->aa ? "aa" : "compare");
+	db_bind_text(st, 20, c->higher_better ? "higher" : "lower");
+	sqlite3_bind_int(st, 21, c->max_pairs > 0 ? c->max_pairs : c->pairs);
+	if (c->ncalibration) {
+		struct strbuf ids = STRBUF_INIT;
+		size_t i;
+
+		for (i = 0; i < c->ncalibration; i++)
+			strbuf_addf(&ids, "%s%lld", i ? "," : "[",
+				    (long long)c->calibration[i].comparison_id);
+		strbuf_adds(&ids, "]");
+		sqlite3_bind_text(st, 22, ids.buf, -1, SQLITE_TRANSIENT);
+		strbuf_release(&ids);
+	}
+	db_bind_text(st, 23, c->old_manifest);
+	db_bind_text(st, 24, c->new_manifest);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE) {
 		r = db_fail(db, rc, "recording a comparison");
@@ -132,6 +165,37 @@ static int store_notes(struct db *db, int64_t id, const char *kind, char **texts
 	return r;
 }
 
+static int store_stages(struct db *db, int64_t id, const struct db_summary *s)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int r;
+
+	r = db_prepare(db, &st, "INSERT INTO comparison_stages (comparison_id, stage, pairs,"
+		       " test, calibration_gains, alpha, p_faster, p_slower, p_below, p_above,"
+		       " verdict) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	if (r < 0)
+		return r;
+	for (i = 0; i < s->nstages && r == 0; i++) {
+		const struct db_stage *g = &s->stages[i];
+
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int(st, 2, (int)i + 1);
+		sqlite3_bind_int(st, 3, g->pairs);
+		db_bind_text(st, 4, g->test);
+		sqlite3_bind_int(st, 5, g->calibration_gains);
+		db_bind_real(st, 6, g->alpha);
+		db_bind_real(st, 7, g->p_faster);
+		db_bind_real(st, 8, g->p_slower);
+		db_bind_real(st, 9, g->p_below);
+		db_bind_real(st, 10, g->p_above);
+		db_bind_text(st, 11, g->verdict);
+		r = db_step(db, st, "recording the stages");
+	}
+	db_finish(st);
+	return r;
+}
+
 int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 			 const struct db_summary *s, const struct db_process *procs,
 			 size_t nprocs)
@@ -150,7 +214,7 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 		       " gain_median = ?, gain_min = ?, gain_max = ?,"
 		       " old_median = ?, old_min = ?, old_max = ?, old_spread = ?,"
 		       " new_median = ?, new_min = ?, new_max = ?, new_spread = ?,"
-		       " digests_equal = ?, metric = ? WHERE id = ?");
+		       " digests_equal = ?, metric = ?, pairs_run = ? WHERE id = ?");
 	if (r < 0)
 		goto out;
 	db_bind_text(st, 1, db_state_name(state));
@@ -163,7 +227,11 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	bind_arm(st, 11, &s->new);
 	sqlite3_bind_int(st, 15, s->digests_equal);
 	db_bind_text(st, 16, s->metric);
-	sqlite3_bind_int64(st, 17, id);
+	if (s->pairs_run > 0)
+		sqlite3_bind_int(st, 17, s->pairs_run);
+	else
+		sqlite3_bind_null(st, 17);
+	sqlite3_bind_int64(st, 18, id);
 	r = db_step(db, st, "recording the summary");
 	if (r < 0)
 		goto out;
@@ -187,6 +255,18 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	if (r < 0)
 		goto out;
 	db_finish(st);
+	r = db_prepare(db, &st, "DELETE FROM comparison_stages WHERE comparison_id = ?1;");
+	if (r < 0)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	r = db_step(db, st, "recording the summary");
+	if (r < 0)
+		goto out;
+	db_finish(st);
+	st = NULL;
+	r = store_stages(db, id, s);
+	if (r < 0)
+		goto out;
 
 	r = store_notes(db, id, "flag", s->flags, s->nflags);
 	if (r < 0)
@@ -296,10 +376,133 @@ static int load_notes(struct db *db, struct db_comparison *c)
 	return r;
 }
 
+static void stage_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_stage *g = elem;
+
+	g->pairs = sqlite3_column_int(st, 0);
+	db_column_copy(g->test, sizeof(g->test), st, 1);
+	g->calibration_gains = sqlite3_column_int(st, 2);
+	g->alpha = db_column_real(st, 3);
+	g->p_faster = db_column_real(st, 4);
+	g->p_slower = db_column_real(st, 5);
+	g->p_below = db_column_real(st, 6);
+	g->p_above = db_column_real(st, 7);
+	db_column_copy(g->verdict, sizeof(g->verdict), st, 8);
+}
+
+/* The stored judgement of each stage (none for a version 1 row). */
+static int load_stages(struct db *db, struct db_summary *s, int64_t id)
+{
+	static const struct db_rows how = {
+		.size = sizeof(struct db_stage), .max = SIZE_MAX, .fill = stage_fill,
+		.doing = "loading the stages",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v;
+	int r;
+
+	r = db_prepare(db, &st, "SELECT pairs, test, calibration_gains, alpha, p_faster,"
+		       " p_slower, p_below, p_above, verdict FROM comparison_stages"
+		       " WHERE comparison_id = ? ORDER BY stage");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	r = db_rows_load(db, st, &how, &v, &s->nstages);
+	s->stages = v;
+	return r;
+}
+
+/* The ids of a calibration column: "[12,14,15]". */
+static int calibration_ids(int64_t **out, size_t *out_n, const char *text, int64_t id)
+{
+	const char *p = text;
+	char *end;
+
+	*out = NULL;
+	*out_n = 0;
+	if (*p++ != '[')
+		goto bad;
+	while (*p && *p != ']') {
+		long long v = strtoll(p, &end, 10);
+
+		if (end == p || v <= 0)
+			goto bad;
+		*out = xrealloc(*out, (*out_n + 1) * sizeof(**out));
+		(*out)[(*out_n)++] = v;
+		p = end;
+		if (*p == ',')
+			p++;
+	}
+	if (*p != ']' || p[1])
+		goto bad;
+	return 0;
+bad:
+	free(*out);
+	*out = NULL;
+	*out_n = 0;
+	return err_set(-EPROTO, "comparison %lld: its calibration '%s' is not a list of ids",
+		       (long long)id, text);
+}
+
+/* The A/A comparisons a comparison names as its calibration, each with its
+ * metric and its stored pair gains. */
+static int load_calibration(struct db *db, struct db_comparison *c, const char *text)
+{
+	static const struct db_rows gains = {
+		.size = sizeof(double), .max = SIZE_MAX, .fill = gain_fill,
+		.doing = "loading a calibration's pair gains",
+	};
+	sqlite3_stmt *st = NULL;
+	int64_t *ids;
+	size_t n, i;
+	int r;
+
+	if (!text)
+		return 0;
+	r = calibration_ids(&ids, &n, text, c->id);
+	if (r < 0)
+		return r;
+	c->calibration = xcalloc(n + 1, sizeof(*c->calibration));
+	for (i = 0; i < n && r == 0; i++) {
+		struct db_calibration *cal = &c->calibration[c->ncalibration++];
+		void *v;
+		int rc;
+
+		cal->comparison_id = ids[i];
+		r = db_prepare(db, &st, "SELECT metric FROM comparisons WHERE id = ?");
+		if (r < 0)
+			break;
+		sqlite3_bind_int64(st, 1, ids[i]);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			cal->metric = db_column_strdup(st, 0);
+		else if (rc == SQLITE_DONE)
+			r = err_set(-EPROTO, "comparison %lld names comparison %lld as its "
+				    "calibration, and there is none", (long long)c->id,
+				    (long long)ids[i]);
+		else
+			r = db_fail(db, rc, "loading a calibration");
+		db_finish(st);
+		if (r < 0)
+			break;
+		r = db_prepare(db, &st, "SELECT gain FROM pair_gains WHERE comparison_id = ?"
+			       " ORDER BY pair");
+		if (r < 0)
+			break;
+		sqlite3_bind_int64(st, 1, ids[i]);
+		r = db_rows_load(db, st, &gains, &v, &cal->ngains);
+		cal->gains = v;
+	}
+	free(ids);
+	return r;
+}
+
 int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 {
 	struct db_comparison c;
 	sqlite3_stmt *st = NULL;
+	char *calibration = NULL;
 	int64_t old_id, new_id;
 	size_t i;
 	int rc, r;
@@ -314,7 +517,9 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 		       " c.old_median, c.old_min, c.old_max, c.old_spread,"
 		       " c.new_median, c.new_min, c.new_max, c.new_spread, c.digests_equal,"
 		       " coalesce(c.job_id, 0), coalesce(c.base_build, 0), coalesce(c.head_build, 0),"
-		       " j.head, j.commit_oid, j.base_oid"
+		       " j.head, j.commit_oid, j.base_oid, c.kind, c.better,"
+		       " coalesce(c.max_pairs, c.pairs), c.calibration, c.old_manifest,"
+		       " c.new_manifest, coalesce(c.pairs_run, 0)"
 		       " FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id WHERE c.id = ?");
 	if (r < 0)
 		return r;
@@ -361,6 +566,13 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 	c.job_head = db_column_strdup(st, 33);
 	db_column_copy(c.job_commit, sizeof(c.job_commit), st, 34);
 	db_column_copy(c.job_base, sizeof(c.job_base), st, 35);
+	c.aa = !strcmp((const char *)sqlite3_column_text(st, 36), "aa");
+	c.higher_better = !strcmp((const char *)sqlite3_column_text(st, 37), "higher");
+	c.max_pairs = sqlite3_column_int(st, 38);
+	calibration = db_column_strdup(st, 39);
+	c.old_manifest = db_column_strdup(st, 40);
+	c.new_manifest = db_column_strdup(st, 41);
+	c.summary.pairs_run = sqlite3_column_int(st, 42);
 	if (c.metric)
 		c.summary.metric = xstrdup(c.metric);
 	db_finish(st);
@@ -373,6 +585,10 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 	if (r < 0)
 		goto out;
 	r = load_notes(db, &c);
+	if (r == 0)
+		r = load_stages(db, &c.summary, id);
+	if (r == 0)
+		r = load_calibration(db, &c, calibration);
 	if (r < 0)
 		goto out;
 	r = db_processes_load(db, &c.processes, &c.nprocesses, id);
@@ -388,11 +604,72 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 	}
 out:
 	db_finish(st);
+	free(calibration);
 	if (r < 0) {
 		db_comparison_release(&c);
 		return r;
 	}
 	*out = c;
+	return 0;
+}
+
+struct calibration_pick {
+	int64_t id;
+	int pairs;
+};
+
+static void pick_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct calibration_pick *p = elem;
+
+	p->id = sqlite3_column_int64(st, 0);
+	p->pairs = sqlite3_column_int(st, 1);
+}
+
+int db_calibration_select(struct db *db, struct db_calibration **out, size_t *out_n,
+			  const char *rule, const char *host, const char *case_name,
+			  bool higher_better, const char *fingerprint, size_t max_gains)
+{
+	/* Enough rows to fill max_gains with A/A comparisons of one pair. */
+	struct db_rows how = {
+		.size = sizeof(struct calibration_pick), .max = max_gains, .fill = pick_fill,
+		.doing = "choosing a calibration",
+	};
+	struct calibration_pick *picks;
+	sqlite3_stmt *st = NULL;
+	size_t n, i, take = 0, total = 0;
+	void *v;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	if (max_gains == 0)
+		return 0;
+	r = db_prepare(db, &st, "SELECT id, coalesce(pairs_run, pairs) FROM comparisons"
+		       " WHERE host = ? AND case_name = ? AND kind = 'aa' AND state = 'done'"
+		       " AND rule = ? AND better = ? AND fingerprint IS ?"
+		       " AND verdict IS NOT NULL AND verdict != 'invalid'"
+		       " ORDER BY id DESC");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, host);
+	db_bind_text(st, 2, case_name);
+	db_bind_text(st, 3, rule);
+	db_bind_text(st, 4, higher_better ? "higher" : "lower");
+	db_bind_text(st, 5, fingerprint);
+	r = db_rows_load(db, st, &how, &v, &n);
+	if (r < 0)
+		return r;
+	picks = v;
+	while (take < n && total + (size_t)picks[take].pairs <= max_gains)
+		total += (size_t)picks[take++].pairs;
+	if (take) {
+		*out = xcalloc(take, sizeof(**out));
+		for (i = 0; i < take; i++)
+			(*out)[i].comparison_id = picks[take - 1 - i].id;
+		*out_n = take;
+	}
+	free(picks);
 	return 0;
 }
 

@@ -354,6 +354,11 @@ static int migrate(struct db *db)
 	r = db_begin(db);
 	if (r < 0)
 		return r;
+	/* Another process may have migrated the file between the check and
+	 * the write lock: read the version again under the lock. */
+	r = pragma_int(db, "PRAGMA user_version", &version);
+	if (r < 0)
+		goto out;
 	for (i = 0; i < db_nmigrations; i++) {
 		char sql[96];
 

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 4
+#define DB_SCHEMA_VERSION 5
 
 struct db;
 
@@ -173,6 +173,29 @@ struct db_arm_stats {
 	double median, min, max, spread;
 };
 
+/* One stage of pairs-median/2: the pairs judged so far and what each test
+ * said of them (docs/rule.md, "Stages"). p values are NAN where a test did
+ * not apply. */
+struct db_stage {
+	int pairs;               /* pairs judged at this stage, from pair 1 */
+	char test[16];           /* "sign" or "calibrated" */
+	int calibration_gains;   /* A/A gains the calibrated test compared with; 0 for sign */
+	double alpha;            /* this stage's share of the false verdict bound */
+	double p_faster, p_slower; /* one-sided p values of a change either way */
+	double p_below, p_above; /* of the change being under +min_effect, over -min_effect */
+	char verdict[16];        /* this stage's verdict; "unresolved" lets the next run */
+};
+
+/* The A/A comparison whose pair gains calibrate a comparison: its metric and
+ * its gains in pair order (NAN where undefined). */
+struct db_calibration {
+	int64_t comparison_id;
+	char *metric;
+	double *gains;
+	size_t ngains;
+};
+void db_calibration_release(struct db_calibration *c);
+
 /* The figures the rule derives; stored with the comparison, recomputed by
  * `perfd verify`. */
 struct db_summary {
@@ -188,6 +211,13 @@ struct db_summary {
 	size_t nflags;
 	char **reasons;
 	size_t nreasons;
+	/* pairs-median/2: the pairs judged and each stage's judgement; more is
+	 * true while the last stage is unresolved and max_pairs allows another
+	 * (not stored: the scheduler's cue). */
+	int pairs_run;
+	struct db_stage *stages;
+	size_t nstages;
+	bool more;
 	/* Per-process validity, parallel to the comparison's processes. */
 	bool *process_valid;
 	char **process_reason;
@@ -212,6 +242,15 @@ struct db_comparison {
 	double min_effect;
 	double noise;
 	char *args_json;         /* argv and environment of each arm, JSON text */
+	bool aa;                 /* kind 'aa': one build against itself */
+	bool higher_better;      /* better = higher: a larger metric is faster */
+	int max_pairs;           /* the stages' limit; pairs for a version 1 row */
+	/* The A/A comparisons that calibrate it, fixed when it starts, with
+	 * their gains as stored (loaded alongside). */
+	struct db_calibration *calibration;
+	size_t ncalibration;
+	char *old_manifest;      /* sha256 of each arm's manifest; NULL when none */
+	char *new_manifest;
 	struct db_artifact old, new;
 	int64_t job_id;          /* the agent's job, base and head builds; 0 for perfd pair */
 	int64_t base_build;
@@ -237,6 +276,16 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id);
 int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 			 const struct db_summary *s, const struct db_process *procs,
 			 size_t nprocs);
+
+/* The calibration a new comparison of host and case starts with: the
+ * newest done A/A comparisons of that host, case, direction and fingerprint
+ * (NULL matches only NULL) judged by rule whose verdict is not invalid,
+ * taken whole, newest first, while their pairs add up to at most max_gains;
+ * *out (the caller's, released element by element) holds them oldest first
+ * with comparison_id set and nothing loaded. */
+int db_calibration_select(struct db *db, struct db_calibration **out, size_t *out_n,
+			  const char *rule, const char *host, const char *case_name,
+			  bool higher_better, const char *fingerprint, size_t max_gains);
 
 struct db_comparison_row {
 	int64_t id;

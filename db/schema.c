@@ -224,10 +224,53 @@ static const char schema_v4[] =
 	"  first_seen INTEGER NOT NULL,"
 	"  PRIMARY KEY (repo, pr, commit_oid)) WITHOUT ROWID;";
 
+/* Version 5: pairs-median/2 (docs/rule.md). A comparison's kind (an A/A
+ * compares one build with itself and calibrates the host), the direction
+ * that is better, the most pairs its stages may reach, the A/A comparisons
+ * whose pair gains calibrate it (a JSON array of ids, fixed when it starts),
+ * each arm's manifest (the sha256 over its build's commit, tree, recipe and
+ * every artifact, or over a perfd pair's programs and named files), and the
+ * derived judgement of each stage. */
+static const char schema_v5[] =
+	"ALTER TABLE comparisons ADD COLUMN kind TEXT NOT NULL DEFAULT 'compare'"
+	"  CHECK (kind IN ('compare', 'aa'));"
+	"ALTER TABLE comparisons ADD COLUMN better TEXT NOT NULL DEFAULT 'lower'"
+	"  CHECK (better IN ('lower', 'higher'));"
+	"ALTER TABLE comparisons ADD COLUMN max_pairs INTEGER;"
+	"ALTER TABLE comparisons ADD COLUMN calibration TEXT;"
+	"ALTER TABLE comparisons ADD COLUMN old_manifest TEXT;"
+	"ALTER TABLE comparisons ADD COLUMN new_manifest TEXT;"
+	"ALTER TABLE comparisons ADD COLUMN pairs_run INTEGER;"
+	"CREATE INDEX comparisons_kind ON comparisons (host, case_name, kind);"
+	"CREATE TABLE comparison_stages ("
+	"  comparison_id INTEGER NOT NULL REFERENCES comparisons (id),"
+	"  stage INTEGER NOT NULL,"
+	"  pairs INTEGER NOT NULL,"
+	"  test TEXT NOT NULL,"
+	"  calibration_gains INTEGER NOT NULL,"
+	"  alpha REAL NOT NULL,"
+	"  p_faster REAL, p_slower REAL, p_below REAL, p_above REAL,"
+	"  verdict TEXT NOT NULL,"
+	"  PRIMARY KEY (comparison_id, stage)) WITHOUT ROWID;"
+	"CREATE TABLE manifests ("
+	"  hash TEXT PRIMARY KEY,"
+	"  build_id INTEGER REFERENCES builds (id),"
+	"  commit_oid TEXT,"
+	"  tree_oid TEXT,"
+	"  recipe_hash TEXT,"
+	"  created_at TEXT NOT NULL);"
+	"CREATE TABLE manifest_files ("
+	"  manifest TEXT NOT NULL REFERENCES manifests (hash),"
+	"  name TEXT NOT NULL,"
+	"  size INTEGER NOT NULL,"
+	"  sha256 TEXT NOT NULL,"
+	"  PRIMARY KEY (manifest, name)) WITHOUT ROWID;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
 	{ 3, schema_v3 },
 	{ 4, schema_v4 },
+	{ 5, schema_v5 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -300,6 +300,13 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	ins.old.id = o->old_artifact;
 	ins.new.id = o->new_artifact;
 	ins.pairs = o->pairs;
+	ins.max_pairs = o->max_pairs > 0 ? o->max_pairs : o->pairs;
+	ins.aa = o->aa;
+	ins.higher_better = o->higher_better;
+	ins.calibration = (struct db_calibration *)o->calibration;
+	ins.ncalibration = o->ncalibration;
+	ins.old_manifest = (char *)o->old_manifest;
+	ins.new_manifest = (char *)o->new_manifest;
 	ins.warmup = o->warmup;
 	ins.timeout_s = o->timeout_s;
 	ins.min_effect = o->min_effect;

@@ -199,8 +199,17 @@ struct runner_pair_opts {
 	const char *new_sha256;
 	int64_t old_artifact, new_artifact;
 	int64_t job_id, base_build, head_build;  /* the agent's; 0 for perfd pair */
-	int pairs;
+	int pairs;                   /* the first stage */
+	int max_pairs;               /* the stages' limit (pairs-median/2); 0: pairs */
 	int warmup;
+	bool aa;                     /* an A/A: one build or program against itself */
+	bool higher_better;          /* better = higher */
+	/* The A/A comparisons that calibrate it (db_calibration_select): only
+	 * their ids are read. */
+	const struct db_calibration *calibration;
+	size_t ncalibration;
+	const char *old_manifest;    /* each arm's manifest hash; NULL: none */
+	const char *new_manifest;
 	double timeout_s;
 	const struct cpus *cpus;     /* pin each process; NULL or empty: none */
 	size_t capture_max;

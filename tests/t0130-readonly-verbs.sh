@@ -112,13 +112,19 @@ check "the newer file is unchanged" eq "$before" "$(sha256sum newer.db)"
 # does, and the readers then read it.
 cp "$DB" older.db
 sqlite3 older.db "drop table pull_comments; drop table commit_statuses;
-	drop table pull_approvals; drop table pull_heads_seen; pragma user_version = 3;"
+	drop table pull_approvals; drop table pull_heads_seen;
+	drop table comparison_stages; drop table manifest_files; drop table manifests;
+	drop index comparisons_kind;
+	alter table comparisons drop column kind; alter table comparisons drop column better;
+	alter table comparisons drop column max_pairs; alter table comparisons drop column calibration;
+	alter table comparisons drop column old_manifest; alter table comparisons drop column new_manifest;
+	alter table comparisons drop column pairs_run; pragma user_version = 3;"
 before=$(sha256sum older.db)
 refused "an older schema" older.db "database 'older.db' has schema version 3"
 check "and says how to migrate it" has err "perfd host clear"
 check "the older file is unchanged" eq "$before" "$(sha256sum older.db)"
 check "still at version 3" eq 3 "$(sqlite3 older.db 'pragma user_version')"
 check "a writing verb migrates it" run 0 "$PERFD" host clear --db older.db nohost
-check "to version 4" eq 4 "$(sqlite3 older.db 'pragma user_version')"
+check "to version 5" eq 5 "$(sqlite3 older.db 'pragma user_version')"
 check "show then reads it" run 0 "$PERFD" show --db older.db 2
 finish
