@@ -125,6 +125,12 @@ void runner_result_release(struct runner_result *r);
 /* ---- rule ---- */
 
 #define RUNNER_RULE "pairs-median/1"
+/* A comparison under pairs-median/2 is calibrated by the pair gains of the
+ * newest A/A comparisons of its host and case, up to this many gains
+ * (db_calibration_select's max_gains), and leans on them only from
+ * RUNNER_CALIBRATION_MIN_GAINS on (docs/rule.md, "Calibration"). */
+#define RUNNER_CALIBRATION_MAX_GAINS 120
+#define RUNNER_CALIBRATION_MIN_GAINS 12
 #define RUNNER_WALL_METRIC "wall_ms"
 
 /* True when this binary implements the named rule. */
