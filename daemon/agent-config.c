@@ -308,7 +308,14 @@ static void key_case(struct parse *ps, const char *k, const char *v)
 	} else if (!strcmp(k, "metric")) {
 		set_text(ps, &c->metric, k, v);
 	} else if (!strcmp(k, "pairs")) {
-		set_int(ps, &c->pairs, k, v, 1, 1000);
+		set_int(ps, &c->pairs, k, v, 1, HOST_MAX_PAIRS);
+	} else if (!strcmp(k, "max_pairs")) {
+		set_int(ps, &c->max_pairs, k, v, 1, HOST_MAX_PAIRS);
+	} else if (!strcmp(k, "better")) {
+		if (runner_better_parse(&c->higher_better, v) < 0)
+			perr(ps, "'better': %s", err_last());
+		else
+			c->has_better = true;
 	} else if (!strcmp(k, "warmup")) {
 		set_int(ps, &c->warmup, k, v, 0, 100);
 	} else if (!strcmp(k, "timeout_s")) {
@@ -329,8 +336,9 @@ static void key_case(struct parse *ps, const char *k, const char *v)
 		c->cooldown_ms = (unsigned)ms;
 		c->has_cooldown = true;
 	} else {
-		perr(ps, "unknown key '%s' in [case %s] (command, metric, pairs, warmup, "
-		     "timeout_s, min_effect, noise, cpus, cooldown_ms)", k, c->name);
+		perr(ps, "unknown key '%s' in [case %s] (command, metric, better, pairs, "
+		     "max_pairs, warmup, timeout_s, min_effect, noise, cpus, cooldown_ms)", k,
+		     c->name);
 	}
 }
 
@@ -385,7 +393,7 @@ static void section(struct parse *ps, const char *name, const char *arg)
 			s->cases = xrealloc(s->cases, (n + 1) * sizeof(*s->cases));
 			memset(&s->cases[n], 0, sizeof(s->cases[n]));
 			s->cases[n].name = xstrdup(arg);
-			s->cases[n].pairs = 3;
+			s->cases[n].warmup = 1;
 			s->cases[n].timeout_s = 600;
 			s->ncases++;
 			ps->sec = SEC_CASE;
@@ -470,9 +478,18 @@ static void check_suite(struct parse *ps)
 	for (i = 0; i < s->nrunners; i++)
 		if (!s->runners[i].command)
 			perr(ps, "[runner %s] needs 'command'", s->runners[i].name);
-	for (i = 0; i < s->ncases; i++)
-		if (!s->cases[i].program)
-			perr(ps, "[case %s] needs 'command'", s->cases[i].name);
+	for (i = 0; i < s->ncases; i++) {
+		const struct agent_case *c = &s->cases[i];
+
+		if (!c->program)
+			perr(ps, "[case %s] needs 'command'", c->name);
+		if (c->pairs && c->max_pairs && c->max_pairs < c->pairs)
+			perr(ps, "[case %s]: max_pairs %d is under pairs %d", c->name,
+			     c->max_pairs, c->pairs);
+		if (c->metric && !c->has_better && runner_metric_is_rate(c->metric))
+			perr(ps, "[case %s]: metric '%s' reads as a rate: say which way is "
+			     "better with 'better = higher' (or lower)", c->name, c->metric);
+	}
 }
 
 int agent_suite_parse(struct agent_suite *out, const char *text, size_t len,

@@ -27,7 +27,9 @@ struct agent_case {
 	char **args;
 	size_t nargs;
 	char *metric;              /* NULL: the rule's default */
-	int pairs;
+	int pairs;                 /* the first stage; 0: the host's */
+	int max_pairs;             /* the stages' limit; 0: the host's */
+	bool higher_better, has_better; /* better = lower|higher, when said */
 	int warmup;
 	double timeout_s;
 	/* Over the host profile's, when has_*: a case may need its own. */

@@ -438,14 +438,22 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 	o.new_artifact = new->artifact.id;
 	o.old_sha256 = old->artifact.sha256;
 	o.new_sha256 = new->artifact.sha256;
-	if (same_artifacts(base, head))
+	o.aa = same_artifacts(base, head);
+	if (o.aa)
 		log_warnx("case %s of job %lld: base and head builds made the same artifacts, "
 			  "byte for byte: an A/A comparison, any verdict is noise, not a change",
 			  k->name, (long long)job->id);
 	o.job_id = job->id;
 	o.base_build = base->id;
 	o.head_build = head->id;
-	o.pairs = k->pairs;
+	/* The case's stages, else the host profile's, else the defaults. */
+	o.pairs = k->pairs ? k->pairs : a->profile ? a->profile->pairs : HOST_DEFAULT_PAIRS;
+	o.max_pairs = k->max_pairs ? k->max_pairs :
+		      a->profile ? a->profile->max_pairs : HOST_DEFAULT_MAX_PAIRS;
+	if (o.max_pairs < o.pairs)
+		o.max_pairs = o.pairs;
+	o.higher_better = k->higher_better;
+	o.better_given = k->has_better;
 	o.warmup = k->warmup;
 	o.timeout_s = a->profile && a->profile->process_timeout_s < k->timeout_s ?
 		      a->profile->process_timeout_s : k->timeout_s;
@@ -467,6 +475,11 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 	o.progress = cli_progress_line;
 	o.progress_ctx = &progress;
 	r = runner_pair_run(a->db, &cid, &o);
+	if (r == -EDOM) {
+		/* A rate metric with no direction said: the case's mistake. */
+		*why = xasprintf("case %s: %s", k->name, err_last());
+		return 0;
+	}
 	if (r == 0) {
 		struct db_comparison c;
 

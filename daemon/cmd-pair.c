@@ -18,17 +18,24 @@ const char cmd_pair_usage[] =
 	"\n"
 	"Runs OLD and NEW as fresh processes in interleaved pairs (old,new, new,old,\n"
 	"old,new, ...), stores every process in the database before and after it runs,\n"
-	"and derives the figures with the rule pairs-median/1 (docs/rule.md). ARGS are\n"
+	"and derives the figures with the rule pairs-median/2 (docs/rule.md): a first\n"
+	"stage of pairs, then more stages (doubling, up to --max-pairs) while the\n"
+	"verdict is unresolved. ARGS are\n"
 	"given to both programs; each child also gets PERFD_ARM (old or new),\n"
 	"PERFD_PAIR (1-based; 0 for a warm-up), PERFD_SEQ (1-based position in\n"
 	"execution order) and PERFD_WARMUP (0 or 1). When OLD and NEW are one program\n"
-	"(the same sha256) with the same arguments and environment, perfd says so: an\n"
-	"A/A comparison, whose verdict is noise.\n"
+	"(the same sha256) with the same arguments and environment, the comparison is\n"
+	"an A/A: stored as one, it calibrates later comparisons of the same host and\n"
+	"case, and its verdict is noise, never a change.\n"
 	"\n"
 	"options:\n"
-	"  --pairs N          pairs to run (default 3; 1 to 1000)\n"
+	"  --pairs N          pairs of the first stage (default 3; 1 to 64)\n"
+	"  --max-pairs N      the most pairs later stages may reach (default 24, or\n"
+	"                     --pairs when that is more; up to 64)\n"
+	"  --better DIR       lower (default) or higher: which way the metric improves;\n"
+	"                     a metric named as a rate (ops, _per_s, mbps, ...) needs it\n"
 	"  --warmup N         warm-up processes per arm before the pairs, kept as\n"
-	"                     records but outside the figures (default 0)\n"
+	"                     records but outside the figures (default 1)\n"
 	"  --metric NAME      TIMING metric to compare (default: the only one the\n"
 	"                     programs print, else wall_ms, the process wall time)\n"
 	"  --timeout S        per-process bound in seconds: SIGTERM to the process\n"
@@ -72,7 +79,7 @@ const char cmd_pair_usage[] =
 	"130 interrupted (the processes that ran are kept).\n";
 
 enum {
-	OPT_PAIRS = 256, OPT_WARMUP, OPT_METRIC, OPT_TIMEOUT, OPT_CASE, OPT_MIN_EFFECT,
+	OPT_PAIRS = 256, OPT_MAX_PAIRS, OPT_BETTER, OPT_WARMUP, OPT_METRIC, OPT_TIMEOUT, OPT_CASE, OPT_MIN_EFFECT,
 	OPT_NOISE, OPT_CPUS, OPT_ENV, OPT_OLD_ARG, OPT_NEW_ARG, OPT_OLD_ENV, OPT_NEW_ENV,
 	OPT_CAPTURE, OPT_HOST, OPT_JSON, OPT_FORMAT, OPT_PROGRESS, OPT_QUIET, OPT_DB,
 	OPT_LOCK_TIMEOUT, OPT_HOST_NAME, OPT_FAULT_LOG,
@@ -80,6 +87,8 @@ enum {
 
 static const struct option pair_options[] = {
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
+	{ "max-pairs", required_argument, NULL, OPT_MAX_PAIRS },
+	{ "better", required_argument, NULL, OPT_BETTER },
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	{ "metric", required_argument, NULL, OPT_METRIC },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
@@ -189,7 +198,7 @@ struct pair_cli {
 	enum runner_format format;
 	struct cpus cpus;
 	const char *host_arg, *fault_log;
-	bool given_timeout, given_noise, given_effect;
+	bool given_timeout, given_noise, given_effect, given_pairs, given_max_pairs;
 	int capture;
 	int split;                   /* argv index of "--", or argc */
 };
@@ -210,7 +219,18 @@ static int pair_option(struct pair_cli *p, int opt, const char *arg)
 
 	switch (opt) {
 	case OPT_PAIRS:
-		return cli_parse_int(&o->pairs, "--pairs", arg, 1, 1000);
+		p->given_pairs = true;
+		return cli_parse_int(&o->pairs, "--pairs", arg, 1, HOST_MAX_PAIRS);
+	case OPT_MAX_PAIRS:
+		p->given_max_pairs = true;
+		return cli_parse_int(&o->max_pairs, "--max-pairs", arg, 1, HOST_MAX_PAIRS);
+	case OPT_BETTER:
+		if (runner_better_parse(&o->higher_better, arg) < 0) {
+			log_warnx("--better: %s", err_last());
+			return -1;
+		}
+		o->better_given = true;
+		return 0;
 	case OPT_WARMUP:
 		return cli_parse_int(&o->warmup, "--warmup", arg, 0, 100);
 	case OPT_METRIC:
@@ -334,9 +354,35 @@ static void apply_profile(struct pair_cli *p, const struct host_profile *profile
 		o->min_effect = profile->min_effect;
 	if (!o->cpus)
 		o->cpus = &profile->cpus;
+	if (!p->given_pairs)
+		o->pairs = profile->pairs;
+	if (!p->given_max_pairs)
+		o->max_pairs = profile->max_pairs;
 	o->cooldown_ms = profile->cooldown_ms;
 	if (!o->host)
 		o->host = profile->name;
+}
+
+/* The stages' bounds and the metric's direction, once the profile had its
+ * say; -1 after saying what is wrong. */
+static int settle_stages(struct pair_cli *p)
+{
+	struct runner_pair_opts *o = &p->o;
+
+	if (o->max_pairs < o->pairs) {
+		if (p->given_max_pairs) {
+			log_warnx("--max-pairs %d is under the first stage's %d pairs",
+				  o->max_pairs, o->pairs);
+			return -1;
+		}
+		o->max_pairs = o->pairs;
+	}
+	if (o->metric && !o->better_given && runner_metric_is_rate(o->metric)) {
+		log_warnx("metric '%s' reads as a rate: say which way is better with "
+			  "--better higher (or --better lower)", o->metric);
+		return -1;
+	}
+	return 0;
 }
 
 /* The arms, ARGS and the rest of the run's options into p->o. */
@@ -403,7 +449,8 @@ static int report(struct db *db, const struct pair_cli *p, int64_t cid, int run_
 int cmd_pair(int argc, char **argv)
 {
 	struct pair_cli p = {
-		.o = { .pairs = 3, .timeout_s = 600, .min_effect = HOST_DEFAULT_MIN_EFFECT,
+		.o = { .pairs = HOST_DEFAULT_PAIRS, .max_pairs = HOST_DEFAULT_MAX_PAIRS,
+		       .warmup = 1, .timeout_s = 600, .min_effect = HOST_DEFAULT_MIN_EFFECT,
 		       .noise = HOST_DEFAULT_NOISE,
 		       .cancel_fd = -1 },
 		.dbo = DB_OPTS_INIT, .pr = { .on = isatty(2) }, .format = RUNNER_FORMAT_TEXT,
@@ -440,6 +487,10 @@ int cmd_pair(int argc, char **argv)
 	} else {
 		probe = kernel_probe_host_only();
 	}
+	if (settle_stages(&p) < 0) {
+		ret = cli_usage_error("pair");
+		goto out;
+	}
 	fingerprint = kernel_probe_json(probe, false);
 	p.o.fingerprint = fingerprint;
 	if (!p.o.host) {
@@ -464,11 +515,12 @@ int cmd_pair(int argc, char **argv)
 	}
 	p.o.old_sha256 = old_sha;
 	p.o.new_sha256 = new_sha;
-	if (!strcmp(old_sha, new_sha) && strv_equal(&p.old_args, &p.new_args) &&
-	    strv_equal(&p.old_env, &p.new_env))
+	p.o.aa = !strcmp(old_sha, new_sha) && strv_equal(&p.old_args, &p.new_args) &&
+		 strv_equal(&p.old_env, &p.new_env);
+	if (p.o.aa)
 		log_warnx("OLD and NEW are the same program (sha256 %.12s) with the same arguments: "
-			  "this is an A/A comparison, and any verdict it gives is noise, not a change",
-			  old_sha);
+			  "this is an A/A comparison, stored as one; any verdict it gives is "
+			  "noise, not a change", old_sha);
 	fill_run(&p, argc, argv, old_path, new_path);
 	/* SIGINT, SIGTERM or SIGHUP stop the process in hand: the comparison
 	 * is stored as abandoned rather than lost. */

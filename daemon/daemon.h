@@ -78,17 +78,20 @@ bool cmd_wants_help(int argc, char **argv, const char *usage);
 void cli_log_url(const char *what, const char *listen, int port);
 
 /* A line on stderr per process of a comparison, while it runs: its place
- * in the schedule, arm and pair, wall time and metric, how it failed, and
- * at the end of each pair that pair's gain (the metric asked for, else the
- * first printed). runner_pair_opts' progress, with a struct cli_progress
- * as its context; nothing is printed unless on is true. */
+ * in the schedule and stage, arm and pair, wall time and metric, how it
+ * failed, and at the end of each pair that pair's gain (the metric asked
+ * for, else the first printed); and a line per stage judged, with what its
+ * test said and whether another stage runs. runner_pair_opts' progress,
+ * with a struct cli_progress as its context; nothing is printed unless on
+ * is true. */
 struct cli_progress {
 	bool on;
 	int pair;                    /* the pair of the values below */
 	bool has_old, has_new;
 	double old_v, new_v;
 };
-void cli_progress_line(void *ctx, const struct db_process *p, int total, const char *metric);
+struct runner_progress;
+void cli_progress_line(void *ctx, const struct runner_progress *rp);
 
 /* Blocks the signals of a 0-terminated list in this thread, and so in the
  * threads it starts later (the hub's): they reach a signalfd alone. */

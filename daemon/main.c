@@ -12,6 +12,7 @@
 
 #include "common.h"
 #include "daemon.h"
+#include "runners.h"
 
 struct verb {
 	const char *name;
@@ -136,15 +137,32 @@ static bool progress_pair(struct cli_progress *pr, const struct db_process *p, b
 	return pr->has_old && pr->has_new && pr->old_v != 0;
 }
 
-void cli_progress_line(void *ctx, const struct db_process *p, int total, const char *metric)
+/* The line after a stage is judged. */
+static void progress_stage(const struct runner_progress *rp)
+{
+	const struct db_stage *g = rp->judged;
+
+	fprintf(stderr, "perfd: stage %d of %d (%d pairs, %s test): %s, p %.3g faster, "
+		"%.3g slower, bound %.3g%s\n", rp->stage, rp->nstages, g->pairs, g->test,
+		g->verdict, g->p_faster, g->p_slower, g->alpha,
+		rp->more ? "; running the next stage" : "");
+}
+
+void cli_progress_line(void *ctx, const struct runner_progress *rp)
 {
 	struct cli_progress *pr = ctx;
+	const struct db_process *p = rp->p;
+	const char *metric = rp->metric;
 	char what[96] = "", pair[24];
-	double v = 0;
+	double v = 0, gain;
 	bool has;
 
 	if (!pr->on)
 		return;
+	if (!p) {
+		progress_stage(rp);
+		return;
+	}
 	if (!metric && p->nmetrics)
 		metric = p->metrics[0].name;
 	has = metric && db_process_metric(p, metric, &v);
@@ -154,8 +172,8 @@ void cli_progress_line(void *ctx, const struct db_process *p, int total, const c
 		snprintf(pair, sizeof(pair), "warm-up");
 	else
 		snprintf(pair, sizeof(pair), "pair %d", p->pair);
-	fprintf(stderr, "perfd: [%d/%d] %s %-7s wall %.1f ms%s", p->seq, total, p->arm, pair,
-		p->wall_ms, what);
+	fprintf(stderr, "perfd: [%d/%d] stage %d %s %-7s wall %.1f ms%s", p->seq, rp->total,
+		rp->stage, p->arm, pair, p->wall_ms, what);
 	if (p->spawn_error)
 		fprintf(stderr, "  could not start: %s", p->spawn_error);
 	else if (p->timed_out)
@@ -164,8 +182,10 @@ void cli_progress_line(void *ctx, const struct db_process *p, int total, const c
 		fprintf(stderr, "  killed by signal %d", p->signal);
 	else if (p->exit_code)
 		fprintf(stderr, "  exited %d", p->exit_code);
-	if (progress_pair(pr, p, has, v))
-		fprintf(stderr, "  pair gain %+.3f%%", (pr->old_v - pr->new_v) / pr->old_v * 100.0);
+	if (progress_pair(pr, p, has, v)) {
+		gain = (pr->old_v - pr->new_v) / pr->old_v;
+		fprintf(stderr, "  pair gain %+.3f%%", (rp->higher_better ? -gain : gain) * 100.0);
+	}
 	fputc('\n', stderr);
 }
 

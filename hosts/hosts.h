@@ -37,6 +37,8 @@ struct host_profile {
 	double noise;                   /* [timing] spread above which a cell is noisy */
 	double min_effect;              /* [timing] smallest gain worth a verdict */
 	unsigned cooldown_ms;           /* [timing] pause between processes */
+	int pairs;                      /* [timing] a comparison's first stage */
+	int max_pairs;                  /* [timing] the most its stages reach */
 	char *fault_log;                /* [faults] kernel log to watch */
 	struct host_fault *faults;      /* [faults] fault_pattern, in file order */
 	size_t nfaults;
@@ -46,6 +48,11 @@ struct host_profile {
 #define HOST_DEFAULT_NOISE 0.05
 #define HOST_DEFAULT_MIN_EFFECT 0.01
 #define HOST_DEFAULT_COOLDOWN_MS 0
+/* pairs-median/2's defaults (docs/rule.md): 3 pairs, as contributors post,
+ * then stages up to 24 while unresolved; at most 64. */
+#define HOST_DEFAULT_PAIRS 3
+#define HOST_DEFAULT_MAX_PAIRS 24
+#define HOST_MAX_PAIRS 64
 #define HOST_DEFAULT_FAULT_LOG "/dev/kmsg"
 
 /*

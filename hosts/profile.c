@@ -20,6 +20,7 @@ enum key_kind {
 	KIND_SECONDS,
 	KIND_FRACTION,
 	KIND_MS,
+	KIND_PAIRS,
 	KIND_CPUS,
 	KIND_PATTERN,
 };
@@ -34,6 +35,8 @@ enum key_id {
 	KEY_NOISE,
 	KEY_MIN_EFFECT,
 	KEY_COOLDOWN,
+	KEY_PAIRS,
+	KEY_MAX_PAIRS,
 	KEY_FAULT_LOG,
 	KEY_FAULT_PATTERN,
 	KEY_COUNT,
@@ -55,6 +58,8 @@ static const struct key {
 	[KEY_NOISE] = { "timing", "noise", KIND_FRACTION, false, false },
 	[KEY_MIN_EFFECT] = { "timing", "min_effect", KIND_FRACTION, false, false },
 	[KEY_COOLDOWN] = { "timing", "cooldown_ms", KIND_MS, false, false },
+	[KEY_PAIRS] = { "timing", "pairs", KIND_PAIRS, false, false },
+	[KEY_MAX_PAIRS] = { "timing", "max_pairs", KIND_PAIRS, false, false },
 	[KEY_FAULT_LOG] = { "faults", "fault_log", KIND_REQUIRED_TEXT, false, false },
 	[KEY_FAULT_PATTERN] = { "faults", "fault_pattern", KIND_PATTERN, false, true },
 };
@@ -252,6 +257,17 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 		}
 		p->cooldown_ms = (unsigned)ms;
 		break;
+	case KIND_PAIRS:
+		errno = 0;
+		ms = strtoul(value, &end, 10);
+		if (end == value || *end != '\0' || errno != 0 || *value == '-' || ms < 1 ||
+		    ms > HOST_MAX_PAIRS) {
+			parse_error(ps, ps->lineno, "%s '%s' is not a whole number from 1 to %d",
+				    k->name, value, HOST_MAX_PAIRS);
+			return;
+		}
+		*(id == KEY_PAIRS ? &p->pairs : &p->max_pairs) = (int)ms;
+		break;
 	case KIND_CPUS:
 		if (cpus_parse(&cpus, value) < 0) {
 			parse_error(ps, ps->lineno, "cpus: %s", err_last());
@@ -334,6 +350,8 @@ static struct host_profile *profile_new(const char *path)
 	p->noise = HOST_DEFAULT_NOISE;
 	p->min_effect = HOST_DEFAULT_MIN_EFFECT;
 	p->cooldown_ms = HOST_DEFAULT_COOLDOWN_MS;
+	p->pairs = HOST_DEFAULT_PAIRS;
+	p->max_pairs = HOST_DEFAULT_MAX_PAIRS;
 	return p;
 }
 
@@ -356,6 +374,10 @@ int host_profile_load(struct host_profile **out, const char *path,
 	ini_parse(text, len, &h);
 	free(text);
 	check_required(&ps);
+	if (ps.p->max_pairs < ps.p->pairs)
+		parse_error(&ps, ps.key_line[KEY_MAX_PAIRS] ? ps.key_line[KEY_MAX_PAIRS] :
+			    ps.key_line[KEY_PAIRS], "max_pairs %d is under pairs %d",
+			    ps.p->max_pairs, ps.p->pairs);
 	if (ps.nerrors) {
 		rc = err_set(-EINVAL, "'%s': %u error%s", path, ps.nerrors,
 			     ps.nerrors == 1 ? "" : "s");

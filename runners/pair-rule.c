@@ -1,16 +1,21 @@
 /*
- * The rule, version 1: pairs-median/1 (docs/rule.md says it in words).
+ * The rule (docs/rule.md says it in words): the steps both versions share,
+ * and version 1's verdict; version 2's stages and tests are in
+ * pair-rule2.c.
  *
  * Pair i is the old and new processes with pair number i. For the metric,
  * gain_i = (old_i - new_i) / old_i; the gain is the median of the gain_i.
- * A one-sided sign test at alpha 1/8 on the count of agreeing pairs, plus a
- * minimum effect on the median, gives the verdict. Any invalid process, or
- * unequal digests, makes the whole comparison invalid, with no gain at all.
+ * Version 1: a one-sided sign test at alpha 1/8 on the count of agreeing
+ * pairs, plus a minimum effect on the median, gives the verdict. Any invalid
+ * process, or unequal digests, makes the whole comparison invalid, with no
+ * gain at all.
  *
  * Everything here is a pure function of the stored rows, so `perfd verify`
  * recomputes exactly what was stored.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runners.h"
+#include "pair-rule.h"
 
 /*
  * The numbers of the rule (docs/rule.md, "Verdict"). They belong to the
@@ -43,7 +48,7 @@
 
 bool runner_rule_is_known(const char *rule)
 {
-	return rule && !strcmp(rule, RUNNER_RULE);
+	return rule && (!strcmp(rule, RUNNER_RULE) || !strcmp(rule, RUNNER_RULE_V1));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -113,7 +118,7 @@ static int sign_test_min_pairs(void)
 }
 
 /* Appends a reason or a flag to a summary's list. */
-static void add_note_v(char ***list, size_t *n, const char *fmt, va_list ap)
+void rule_note_v(char ***list, size_t *n, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -122,13 +127,12 @@ static void add_note_v(char ***list, size_t *n, const char *fmt, va_list ap)
 	(*list)[(*n)++] = strbuf_detach(&sb);
 }
 
-static void add_note(char ***list, size_t *n, const char *fmt, ...) PRINTF_LIKE(3, 4);
-static void add_note(char ***list, size_t *n, const char *fmt, ...)
+void rule_note(char ***list, size_t *n, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	add_note_v(list, n, fmt, ap);
+	rule_note_v(list, n, fmt, ap);
 	va_end(ap);
 }
 
@@ -144,6 +148,75 @@ bool runner_metric_value(const struct db_process *p, const char *metric, double 
 		return true;
 	}
 	return false;
+}
+
+/* Words of a metric's name that make it a rate, and units that, before a
+ * final "s", make one (mb_s). */
+static const char *const rate_words[] = {
+	"ops", "iops", "flops", "gflops", "tflops", "fps", "bps", "kbps", "mbps", "gbps",
+	"hz", "khz", "mhz", "ghz", "throughput", "bandwidth", "rate", "qps", "rps", "tps",
+};
+static const char *const rate_units[] = {
+	"b", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "bytes", "items", "ops",
+	"frames", "tokens", "samples", "pixels", "elements", "rays",
+};
+
+static bool word_in(const char *w, const char *const *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(w, list[i]))
+			return true;
+	return false;
+}
+
+bool runner_metric_is_rate(const char *name)
+{
+	char words[16][32], prev[32] = "";
+	size_t n = 0, len = 0, i;
+	const char *p;
+
+	/* Lower-case words, split at anything that is not a letter or digit. */
+	for (p = name; n < 16; p++) {
+		if (*p && (isalnum((unsigned char)*p))) {
+			if (len < sizeof(words[0]) - 1)
+				words[n][len++] = (char)tolower((unsigned char)*p);
+			continue;
+		}
+		if (len) {
+			words[n++][len] = '\0';
+			len = 0;
+		}
+		if (!*p)
+			break;
+	}
+	for (i = 0; i < n; i++) {
+		const char *w = words[i];
+
+		if (word_in(w, rate_words, ARRAY_SIZE(rate_words)))
+			return true;
+		if (!strcmp(prev, "per") && (!strcmp(w, "s") || !strcmp(w, "sec") ||
+					     !strcmp(w, "second") || !strcmp(w, "ms")))
+			return true;
+		if ((!strcmp(w, "s") || !strcmp(w, "sec")) &&
+		    word_in(prev, rate_units, ARRAY_SIZE(rate_units)))
+			return true;
+		snprintf(prev, sizeof(prev), "%s", w);
+	}
+	return false;
+}
+
+int runner_better_parse(bool *higher, const char *word)
+{
+	*higher = false;
+	if (!strcmp(word, "lower"))
+		return 0;
+	if (!strcmp(word, "higher")) {
+		*higher = true;
+		return 0;
+	}
+	return err_set(-EINVAL, "'%s' is neither 'lower' nor 'higher'", word);
 }
 
 int runner_metric_choose(char **out, const struct db_process *procs, size_t n)
@@ -196,9 +269,28 @@ static const char *signal_name(int sig)
 	return s ? s : "?";
 }
 
+/* Version 2 counts only a positive normal value whose median with another
+ * cannot overflow: a timer that gives a negative, zero or subnormal value is
+ * broken, and its gain would be meaningless (-5 against 98 is "+2060%"). */
+static char *value_problem(const char *metric, double v)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%.6g", v);
+	if (v <= 0)
+		return xasprintf("metric '%s' is %s, not a positive number", metric, text);
+	if (fpclassify(v) == FP_SUBNORMAL)
+		return xasprintf("metric '%s' is %s, too small to be a measurement "
+				 "(subnormal)", metric, text);
+	if (v > DBL_MAX / 2)
+		return xasprintf("metric '%s' is %s, so large that a median of two "
+				 "such values would overflow", metric, text);
+	return NULL;
+}
+
 /* Why one process cannot be counted, or NULL when it can. */
 static char *process_problem(const struct db_process *p, const char *metric,
-			     bool record_valid_expected)
+			     bool record_valid_expected, int version)
 {
 	double v;
 
@@ -224,6 +316,12 @@ static char *process_problem(const struct db_process *p, const char *metric,
 		return xasprintf("printed no metric '%s'", metric);
 	if (!isfinite(v))
 		return xasprintf("metric '%s' is not a finite number", metric);
+	if (version >= 2) {
+		char *why = value_problem(metric, v);
+
+		if (why)
+			return why;
+	}
 	if (record_valid_expected && !p->record_valid)
 		return xstrdup("did not print TIMING_RECORD_VALID (other processes did)");
 	return NULL;
@@ -251,33 +349,20 @@ static void arm_stats(struct db_arm_stats *out, double *v, size_t n)
 }
 
 /* Percentages with three decimals, as tables show them (docs/rule.md). */
-static void percent(char *buf, size_t len, double frac)
+void rule_percent(char *buf, size_t len, double frac)
 {
 	snprintf(buf, len, "%.3f%%", frac * 100.0);
 }
-
-/*
- * One application of the rule: the summary being filled and what each step
- * hands the next. The steps run in a fixed order, and that order is the
- * order of the reasons and flags a stored summary holds.
- */
-struct rule_run {
-	const struct db_comparison *c;
-	struct db_summary s;
-	size_t npairs;
-	const struct db_process **old_of, **new_of; /* by pair number 1..npairs */
-	double *gains, *olds, *news;   /* the pairs that have a gain, in pair order */
-	size_t ngains;
-	bool invalid;
-	int pos, neg;                  /* gains above and below 0 */
-	int need;                      /* the sign test's count; 0: none passes */
-};
 
 static void run_init(struct rule_run *run, const struct db_comparison *c)
 {
 	memset(run, 0, sizeof(*run));
 	run->c = c;
-	run->npairs = c->pairs > 0 ? (size_t)c->pairs : 0;
+	run->version = strcmp(c->rule, RUNNER_RULE_V1) ? 2 : 1;
+	if (run->version == 1)
+		run->npairs = c->pairs > 0 ? (size_t)c->pairs : 0;
+	else
+		run->npairs = rule2_pairs_run(c);
 	run->old_of = xcalloc(run->npairs + 1, sizeof(*run->old_of));
 	run->new_of = xcalloc(run->npairs + 1, sizeof(*run->new_of));
 	run->gains = xcalloc(run->npairs + 1, sizeof(double));
@@ -301,14 +386,12 @@ static void run_release(struct rule_run *run)
 	free(run->news);
 }
 
-/* The comparison is invalid, for this reason among others. */
-static void reject(struct rule_run *run, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static void reject(struct rule_run *run, const char *fmt, ...)
+void rule_reject(struct rule_run *run, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	add_note_v(&run->s.reasons, &run->s.nreasons, fmt, ap);
+	rule_note_v(&run->s.reasons, &run->s.nreasons, fmt, ap);
 	va_end(ap);
 	run->invalid = true;
 }
@@ -322,7 +405,7 @@ static void choose_metric(struct rule_run *run)
 	if (c->metric_requested)
 		run->s.metric = xstrdup(c->metric_requested);
 	else if (runner_metric_choose(&run->s.metric, c->processes, c->nprocesses) < 0)
-		reject(run, "%s", err_last());
+		rule_reject(run, "%s", err_last());
 }
 
 /* Once one pair process printed TIMING_RECORD_VALID, each must. */
@@ -351,14 +434,15 @@ static void check_processes(struct rule_run *run)
 
 	for (i = 0; i < c->nprocesses; i++) {
 		const struct db_process *p = &c->processes[i];
-		char *why = process_problem(p, run->s.metric, record_valid_expected);
+		char *why = process_problem(p, run->s.metric, record_valid_expected,
+					    run->version);
 
 		run->s.process_valid[i] = !why;
 		run->s.process_reason[i] = why;
 		if (p->warmup)
 			continue;
 		if (!is_pair_in_range(p, run->npairs)) {
-			reject(run, "process %d has pair %d, outside 1 to %zu", p->seq, p->pair,
+			rule_reject(run, "process %d has pair %d, outside 1 to %zu", p->seq, p->pair,
 			       run->npairs);
 			continue;
 		}
@@ -367,7 +451,7 @@ static void check_processes(struct rule_run *run)
 		else
 			run->new_of[p->pair] = p;
 		if (why)
-			reject(run, "process %d (%s, pair %d) %s", p->seq, p->arm, p->pair, why);
+			rule_reject(run, "process %d (%s, pair %d) %s", p->seq, p->arm, p->pair, why);
 	}
 }
 
@@ -401,20 +485,21 @@ static void check_digests(struct rule_run *run)
 		if (p->warmup || p->state != DB_STATE_DONE || p->spawn_error)
 			continue;
 		if (!p->digest) {
-			reject(run, "process %d (%s, pair %d) printed no digest while others did",
+			rule_reject(run, "process %d (%s, pair %d) printed no digest while others did",
 			       p->seq, p->arm, p->pair);
 			run->s.digests_equal = false;
 		} else if (strcmp(p->digest, first)) {
-			reject(run, "process %d (%s, pair %d) printed digest %s, not %s",
+			rule_reject(run, "process %d (%s, pair %d) printed digest %s, not %s",
 			       p->seq, p->arm, p->pair, p->digest, first);
 			run->s.digests_equal = false;
 		}
 	}
 }
 
-/* gain_i = (old_i - new_i) / old_i for each pair, while the comparison is
- * still valid; a pair without both processes, or with an old value of 0,
- * makes it invalid. */
+/* gain_i = (old_i - new_i) / old_i for each pair (version 2, better =
+ * higher: (new_i - old_i) / old_i), while the comparison is still valid; a
+ * pair without both processes, or with an old value of 0, makes it
+ * invalid. */
 static void compute_pair_gains(struct rule_run *run)
 {
 	size_t i;
@@ -424,17 +509,18 @@ static void compute_pair_gains(struct rule_run *run)
 
 		run->s.pair_gains[i - 1] = NAN;
 		if (!run->old_of[i] || !run->new_of[i]) {
-			reject(run, "pair %zu has no %s process", i, !run->old_of[i] ? "old" : "new");
+			rule_reject(run, "pair %zu has no %s process", i, !run->old_of[i] ? "old" : "new");
 			continue;
 		}
 		if (run->invalid || !runner_metric_value(run->old_of[i], run->s.metric, &o) ||
 		    !runner_metric_value(run->new_of[i], run->s.metric, &n))
 			continue;
 		if (o == 0) {
-			reject(run, "pair %zu: the old metric is 0, so its gain is undefined", i);
+			rule_reject(run, "pair %zu: the old metric is 0, so its gain is undefined", i);
 			continue;
 		}
-		run->s.pair_gains[i - 1] = (o - n) / o;
+		run->s.pair_gains[i - 1] = run->version >= 2 && run->c->higher_better ?
+					   (n - o) / o : (o - n) / o;
 		run->gains[run->ngains] = run->s.pair_gains[i - 1];
 		run->olds[run->ngains] = o;
 		run->news[run->ngains] = n;
@@ -443,17 +529,30 @@ static void compute_pair_gains(struct rule_run *run)
 }
 
 /* An invalid comparison has a verdict and reasons, and no figure at all. */
-static void set_invalid(struct rule_run *run)
+void rule_set_invalid(struct rule_run *run)
 {
 	size_t i;
 
 	snprintf(run->s.verdict, sizeof(run->s.verdict), "invalid");
 	for (i = 0; i < run->npairs; i++)
 		run->s.pair_gains[i] = NAN;
+	run->s.has_gain = false;
+	run->s.gain_median = run->s.gain_min = run->s.gain_max = 0;
+	memset(&run->s.old, 0, sizeof(run->s.old));
+	memset(&run->s.new, 0, sizeof(run->s.new));
 }
 
-/* The gain (median of the gain_i, the smallest, the largest) and each arm's
- * figures. */
+double rule_median_of(const double *v, size_t n)
+{
+	double *sorted = xmalloc((n + 1) * sizeof(double));
+	double m;
+
+	memcpy(sorted, v, n * sizeof(double));
+	m = runner_median(sorted, n);
+	free(sorted);
+	return m;
+}
+
 static void compute_figures(struct rule_run *run)
 {
 	size_t n = run->ngains;
@@ -504,19 +603,19 @@ static void explain_unresolved(struct rule_run *run)
 	char a[32], b[32];
 
 	if (run->pos && run->neg)
-		add_note(&s->reasons, &s->nreasons, "pair gains disagree in sign");
+		rule_note(&s->reasons, &s->nreasons, "pair gains disagree in sign");
 	if (!run->need)
-		add_note(&s->reasons, &s->nreasons, "%zu pairs cannot pass the sign test "
+		rule_note(&s->reasons, &s->nreasons, "%zu pairs cannot pass the sign test "
 			 "at alpha 1/%d; it needs %d at least", run->ngains, SIGN_TEST_ALPHA_INV,
 			 sign_test_min_pairs());
 	else if (run->pos < run->need && run->neg < run->need)
-		add_note(&s->reasons, &s->nreasons, "%d of %zu pairs faster and %d slower; "
+		rule_note(&s->reasons, &s->nreasons, "%d of %zu pairs faster and %d slower; "
 			 "the sign test at alpha 1/%d needs %d in one direction",
 			 run->pos, run->ngains, run->neg, SIGN_TEST_ALPHA_INV, run->need);
-	percent(a, sizeof(a), fabs(s->gain_median));
-	percent(b, sizeof(b), run->c->min_effect);
+	rule_percent(a, sizeof(a), fabs(s->gain_median));
+	rule_percent(b, sizeof(b), run->c->min_effect);
 	if (fabs(s->gain_median) < run->c->min_effect)
-		add_note(&s->reasons, &s->nreasons, "gain median %s is under the "
+		rule_note(&s->reasons, &s->nreasons, "gain median %s is under the "
 			 "minimum effect %s", a, b);
 }
 
@@ -548,7 +647,7 @@ static void flag_noisy(struct rule_run *run)
 
 	if ((s->old.set && !(s->old.spread <= noise)) ||
 	    (s->new.set && !(s->new.spread <= noise)))
-		add_note(&s->flags, &s->nflags, "noisy");
+		rule_note(&s->flags, &s->nflags, "noisy");
 }
 
 /* A process record's fault watch reads "on", or "off: why". */
@@ -566,7 +665,7 @@ static void flag_fault_watch_off(struct rule_run *run)
 
 	for (i = 0; i < run->c->nprocesses; i++) {
 		if (is_fault_watch_off(&run->c->processes[i])) {
-			add_note(&run->s.flags, &run->s.nflags, "fault-watch-off");
+			rule_note(&run->s.flags, &run->s.nflags, "fault-watch-off");
 			return;
 		}
 	}
@@ -584,7 +683,7 @@ static void flag_wall_time(struct rule_run *run)
 	for (i = 0; i < run->c->nprocesses; i++)
 		if (db_process_metric(&run->c->processes[i], RUNNER_WALL_METRIC, &v))
 			return;
-	add_note(&run->s.flags, &run->s.nflags, "wall-time");
+	rule_note(&run->s.flags, &run->s.nflags, "wall-time");
 }
 
 int runner_rule_apply(struct db_summary *out, const struct db_comparison *c)
@@ -598,15 +697,18 @@ int runner_rule_apply(struct db_summary *out, const struct db_comparison *c)
 	run_init(&run, c);
 	choose_metric(&run);
 	if (c->state == DB_STATE_ABANDONED)
-		reject(&run, "the comparison was interrupted");
+		rule_reject(&run, "the comparison was interrupted");
 	check_processes(&run);
 	check_digests(&run);
 	compute_pair_gains(&run);
 	if (run.invalid) {
-		set_invalid(&run);
+		rule_set_invalid(&run);
 	} else {
 		compute_figures(&run);
-		decide_verdict(&run);
+		if (run.version == 1)
+			decide_verdict(&run);
+		else
+			rule2_decide(&run);
 		flag_noisy(&run);
 	}
 	flag_fault_watch_off(&run);

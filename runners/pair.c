@@ -23,7 +23,8 @@ struct slot {
 };
 
 /* Order of the 2 * (warmup + pairs) processes. Pair i runs old first when i
- * is odd and new first when it is even; warm-ups alternate the same way. */
+ * is odd and new first when it is even; warm-ups alternate the same way.
+ * Later stages continue the same order from pair pairs + 1. */
 static struct slot *schedule(int warmup, int pairs, size_t *out_n)
 {
 	size_t n = 2 * (size_t)(warmup + pairs), k = 0;
@@ -245,6 +246,21 @@ static bool metrics_ambiguous(const struct db_process *rec, char ***seen, size_t
 	return *nseen > 1;
 }
 
+/* A metric the process printed that reads as a rate, when no metric was
+ * named and no direction said: the comparison cannot know which way is
+ * better. NULL when there is none. */
+static const char *unsaid_rate(const struct runner_pair_opts *o, const struct db_process *rec)
+{
+	size_t i;
+
+	if (o->metric || o->better_given)
+		return NULL;
+	for (i = 0; i < rec->nmetrics; i++)
+		if (runner_metric_is_rate(rec->metrics[i].name))
+			return rec->metrics[i].name;
+	return NULL;
+}
+
 /* Stores the end of cur and, when there is one, the start of next, in one
  * transaction: the next process has its row before it starts, and a
  * comparison pays one commit per process. */
@@ -272,15 +288,50 @@ static int store_step(struct db *db, const struct runner_pair_opts *o,
 	return r;
 }
 
+/* Judges the stages run so far from the stored rows: whether another
+ * stage is to run, after saying where the comparison stands. */
+static int judge_stage(struct db *db, int64_t cid, const struct runner_pair_opts *o,
+		       struct runner_progress *pr, bool *out_more)
+{
+	struct db_comparison c;
+	struct db_summary s;
+	int r;
+
+	*out_more = false;
+	memset(&s, 0, sizeof(s));
+	r = db_comparison_load(db, &c, cid);
+	if (r < 0)
+		return r;
+	c.state = DB_STATE_RUNNING;
+	r = runner_rule_apply(&s, &c);
+	if (r == 0) {
+		*out_more = s.more;
+		if (o->progress && s.nstages) {
+			pr->p = NULL;
+			pr->judged = &s.stages[s.nstages - 1];
+			pr->more = s.more;
+			o->progress(o->progress_ctx, pr);
+			pr->judged = NULL;
+		}
+	}
+	db_summary_release(&s);
+	db_comparison_release(&c);
+	return r;
+}
+
 int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opts *o)
 {
 	struct db_comparison c, ins;
 	struct db_process cur, next;
 	struct db_summary summary;
+	struct runner_progress pr;
 	struct slot *slots;
 	char **seen = NULL;
-	size_t nslots, nseen = 0, i;
+	int stages[RUNNER_STAGES_MAX], nstages, stage = 0;
+	int max_pairs = o->max_pairs > 0 ? o->max_pairs : o->pairs;
+	size_t nslots, nseen = 0, i, stage_end;
 	bool cancelled = false, fault = false;
+	char *rate = NULL;
 	int64_t cid;
 	int r;
 
@@ -290,6 +341,11 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	memset(&next, 0, sizeof(next));
 	memset(&ins, 0, sizeof(ins));
 	memset(&summary, 0, sizeof(summary));
+	nstages = runner_stages(stages, o->pairs, max_pairs);
+	if (nstages < 0)
+		return err_set(-EINVAL, "pairs %d and max pairs %d: pairs-median/2 needs "
+			       "1 <= pairs <= max pairs <= %d", o->pairs, max_pairs,
+			       RUNNER_RULE2_MAX_PAIRS);
 	/* ins borrows every string: it is never released. */
 	time_now_iso(ins.created_at);
 	ins.rule = (char *)RUNNER_RULE;
@@ -300,7 +356,7 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	ins.old.id = o->old_artifact;
 	ins.new.id = o->new_artifact;
 	ins.pairs = o->pairs;
-	ins.max_pairs = o->max_pairs > 0 ? o->max_pairs : o->pairs;
+	ins.max_pairs = max_pairs;
 	ins.aa = o->aa;
 	ins.higher_better = o->higher_better;
 	ins.calibration = (struct db_calibration *)o->calibration;
@@ -321,13 +377,17 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 		return r;
 	*out_id = cid;
 
-	slots = schedule(o->warmup, o->pairs, &nslots);
+	/* The whole order up to max_pairs; a stage ends at stage_end slots. */
+	slots = schedule(o->warmup, max_pairs, &nslots);
+	stage_end = 2 * (size_t)(o->warmup + stages[0]);
+	pr = (struct runner_progress){ .stage = 1, .nstages = nstages, .metric = o->metric,
+				       .higher_better = o->higher_better };
 	record_init(&cur, o, cid, &slots[0], 1);
 	r = db_process_insert(db, &cur.id, &cur);
 	if (r < 0)
 		goto out;
 	for (i = 0; i < nslots; i++) {
-		bool more;
+		bool ambiguous, stop, go_on, last_of_stage, more = false;
 
 		r = run_one(o, &slots[i], &cur, &cancelled);
 		if (r < 0)
@@ -335,24 +395,51 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 		fault = cur.fault != NULL;
 		/* Without --metric, two metric names settle it: the comparison
 		 * cannot be summarized, so the rest is not run. */
-		more = i + 1 < nslots && !cancelled && !fault &&
-		       !(metrics_ambiguous(&cur, &seen, &nseen) && !o->metric) &&
-		       !child_cancel_wait(o->cancel_fd, 0);
-		if (more)
+		ambiguous = metrics_ambiguous(&cur, &seen, &nseen) && !o->metric;
+		if (!rate && unsaid_rate(o, &cur))
+			rate = xstrdup(unsaid_rate(o, &cur));
+		stop = cancelled || rate || child_cancel_wait(o->cancel_fd, 0);
+		go_on = !stop && !fault && !ambiguous;
+		last_of_stage = i + 1 == stage_end;
+		if (go_on && !last_of_stage)
 			record_init(&next, o, cid, &slots[i + 1], (int)i + 2);
-		r = store_step(db, o, &cur, more ? &next : NULL);
+		r = store_step(db, o, &cur, go_on && !last_of_stage ? &next : NULL);
 		if (r < 0)
 			goto out;
-		if (o->progress)
-			o->progress(o->progress_ctx, &cur, (int)nslots, o->metric);
+		if (o->progress) {
+			pr.p = &cur;
+			pr.total = (int)stage_end;
+			o->progress(o->progress_ctx, &pr);
+		}
 		db_process_release(&cur);
-		if (!more) {
-			cancelled = cancelled || (i + 1 < nslots && !fault &&
-						  child_cancel_wait(o->cancel_fd, 0));
+		if (last_of_stage && !fault && !ambiguous && stage + 1 < nstages) {
+			/* The end of a stage: judged from the stored rows. A stop
+			 * asked for now cuts the comparison short only when
+			 * another stage was due. */
+			r = judge_stage(db, cid, o, &pr, &more);
+			if (r < 0)
+				goto out;
+			if (more && stop) {
+				cancelled = true;
+				break;
+			}
+		}
+		if (!more && (!go_on || last_of_stage)) {
+			cancelled = cancelled || rate || (stop && !fault && !last_of_stage);
 			break;
 		}
-		cur = next;
-		memset(&next, 0, sizeof(next));
+		if (more) {
+			stage++;
+			stage_end = 2 * (size_t)(o->warmup + stages[stage]);
+			pr.stage = stage + 1;
+			record_init(&cur, o, cid, &slots[i + 1], (int)i + 2);
+			r = db_process_insert(db, &cur.id, &cur);
+			if (r < 0)
+				goto out;
+		} else {
+			cur = next;
+			memset(&next, 0, sizeof(next));
+		}
 		if (o->cooldown_ms && child_cancel_wait(o->cancel_fd, o->cooldown_ms)) {
 			/* The next row exists and never ran: stored as abandoned. */
 			cancelled = true;
@@ -368,9 +455,14 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	if (r < 0)
 		goto out;
 	r = db_comparison_finish(db, cid, c.state, &summary, c.processes, c.nprocesses);
-	if (r == 0 && cancelled)
+	if (r == 0 && rate)
+		r = err_set(-EDOM, "metric '%s' reads as a rate: say which way is better "
+			    "(--better higher or lower; in an agent's case, better = higher or "
+			    "lower); comparison %lld is stored as abandoned", rate, (long long)cid);
+	else if (r == 0 && cancelled)
 		r = err_set(-ECANCELED, "comparison %lld interrupted", (long long)cid);
 out:
+	free(rate);
 	db_process_release(&cur);
 	db_process_release(&next);
 	db_summary_release(&summary);

@@ -231,6 +231,44 @@ static json_t *process_json(const struct db_process *p)
 	return o;
 }
 
+/* The pairs a receipt lists: every pair that ran (a version 2 comparison
+ * may run more than its first stage), else the pairs it was to run. */
+static int pairs_shown(const struct db_comparison *c)
+{
+	int n = c->pairs;
+
+	if ((int)c->summary.npair_gains > n)
+		n = (int)c->summary.npair_gains;
+	return n;
+}
+
+static json_t *stages_json(const struct db_summary *s)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < s->nstages; i++) {
+		const struct db_stage *g = &s->stages[i];
+
+		json_array_append_new(a, json_pack("{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:s}",
+			"pairs", g->pairs, "test", g->test, "calibration_gains",
+			g->calibration_gains, "alpha", jnum(g->alpha), "p_faster",
+			jnum(g->p_faster), "p_slower", jnum(g->p_slower), "p_below",
+			jnum(g->p_below), "p_above", jnum(g->p_above), "verdict", g->verdict));
+	}
+	return a;
+}
+
+static json_t *calibration_json(const struct db_comparison *c)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < c->ncalibration; i++)
+		json_array_append_new(a, json_integer(c->calibration[i].comparison_id));
+	return a;
+}
+
 static void render_json(struct strbuf *out, const struct db_comparison *c)
 {
 	const struct db_summary *s = &c->summary;
@@ -251,7 +289,7 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(root, "created_at", jstr(c->created_at));
 	json_object_set_new(root, "old", arm_json(&c->old, &s->old));
 	json_object_set_new(root, "new", arm_json(&c->new, &s->new));
-	for (p = 1; p <= c->pairs; p++) {
+	for (p = 1; p <= pairs_shown(c); p++) {
 		json_t *row = json_object();
 		double g = (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN;
 
@@ -262,6 +300,11 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 		json_array_append_new(pairs, row);
 	}
 	json_object_set_new(root, "pairs", pairs);
+	json_object_set_new(root, "kind", jstr(c->aa ? "aa" : "compare"));
+	json_object_set_new(root, "pairs_run", s->pairs_run ? json_integer(s->pairs_run) :
+			    json_null());
+	json_object_set_new(root, "stages", stages_json(s));
+	json_object_set_new(root, "calibration", calibration_json(c));
 	json_object_set_new(gain, "median", s->has_gain ? jfrac(s->gain_median) : json_null());
 	json_object_set_new(gain, "min", s->has_gain ? jfrac(s->gain_min) : json_null());
 	json_object_set_new(gain, "max", s->has_gain ? jfrac(s->gain_max) : json_null());
@@ -276,6 +319,8 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(root, "flags", strs_json(s->flags, s->nflags));
 	json_object_set_new(root, "reasons", strs_json(s->reasons, s->nreasons));
 	json_object_set_new(settings, "pairs", json_integer(c->pairs));
+	json_object_set_new(settings, "max_pairs", json_integer(c->max_pairs));
+	json_object_set_new(settings, "better", jstr(c->higher_better ? "higher" : "lower"));
 	json_object_set_new(settings, "warmup", json_integer(c->warmup));
 	json_object_set_new(settings, "timeout_s", jnum(c->timeout_s));
 	json_object_set_new(settings, "min_effect", jnum(c->min_effect));
@@ -415,6 +460,43 @@ static void render_csv(struct strbuf *out, const struct db_comparison *c)
 
 /* ---- text and Markdown ---- */
 
+/* What a version 2 comparison is: its kind and direction, and each stage
+ * its verdict came through. */
+static void stage_lines(struct strbuf *out, const struct db_comparison *c, bool md)
+{
+	const struct db_summary *s = &c->summary;
+	char alpha[32];
+	size_t i;
+
+	if (strcmp(c->rule, RUNNER_RULE_V1)) {
+		strbuf_addf(out, md ? "- %s; better is %s; pairs %d, up to %d" :
+			    "%s  better %s  pairs %d, up to %d", c->aa ?
+			    (md ? "**A/A** (one build against itself: a calibration sample, "
+			     "never a change)" : "A/A (one build against itself: a calibration "
+			     "sample, never a change)") : "comparison",
+			    c->higher_better ? "higher" : "lower", c->pairs, c->max_pairs);
+		if (c->ncalibration) {
+			strbuf_adds(out, "; calibrated by A/A comparisons");
+			for (i = 0; i < c->ncalibration; i++)
+				strbuf_addf(out, "%s%lld", i ? "," : " ",
+					    (long long)c->calibration[i].comparison_id);
+		}
+		strbuf_addch(out, '\n');
+	}
+	for (i = 0; i < s->nstages; i++) {
+		const struct db_stage *g = &s->stages[i];
+
+		runner_format_gain(alpha, sizeof(alpha), g->alpha);
+		strbuf_addf(out, md ? "- stage %zu: %d pairs, %s test" : "stage %zu  %d pairs, %s test",
+			    i + 1, g->pairs, g->test);
+		if (g->calibration_gains)
+			strbuf_addf(out, " (%d A/A gains)", g->calibration_gains);
+		strbuf_addf(out, ": p %.4g faster, %.4g slower; within min_effect p %.4g, %.4g; "
+			    "bound %s: %s\n", g->p_faster, g->p_slower, g->p_below, g->p_above, alpha,
+			    g->verdict);
+	}
+}
+
 static void summary_lines(struct strbuf *out, const struct db_comparison *c, bool md)
 {
 	const struct db_summary *s = &c->summary;
@@ -484,13 +566,14 @@ static void render_text(struct strbuf *out, const struct db_comparison *c)
 	strbuf_addf(out, "old  %s  sha256 %s\n", c->old.path, c->old.sha256);
 	strbuf_addf(out, "new  %s  sha256 %s\n\n", c->new.path, c->new.sha256);
 	strbuf_addf(out, "%-6s %12s %12s %10s\n", "pair", "old", "new", "gain");
-	for (p = 1; p <= c->pairs; p++) {
+	for (p = 1; p <= pairs_shown(c); p++) {
 		process_cell_value(a, sizeof(a), c, pair_process(c, p, "old"));
 		process_cell_value(b, sizeof(b), c, pair_process(c, p, "new"));
 		runner_format_gain(g, sizeof(g), (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN);
 		strbuf_addf(out, "%-6d %12s %12s %10s\n", p, a, b, g);
 	}
 	strbuf_addch(out, '\n');
+	stage_lines(out, c, false);
 	summary_lines(out, c, false);
 	strbuf_addf(out, "\n%-4s %-4s %-5s %-6s %10s %12s  %-14s %s\n", "seq", "arm", "pair",
 		    "exit", "wall_ms", metric, "digest", "valid");
@@ -547,13 +630,14 @@ static void render_md(struct strbuf *out, const struct db_comparison *c)
 	strbuf_addf(out, " | `%s` |\n\n", c->new.sha256);
 	strbuf_addf(out, "| pair | old (%s) | new (%s) | gain |\n|---:|---:|---:|---:|\n",
 		    metric, metric);
-	for (p = 1; p <= c->pairs; p++) {
+	for (p = 1; p <= pairs_shown(c); p++) {
 		process_cell_value(a, sizeof(a), c, pair_process(c, p, "old"));
 		process_cell_value(b, sizeof(b), c, pair_process(c, p, "new"));
 		runner_format_gain(g, sizeof(g), (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN);
 		strbuf_addf(out, "| %d | %s | %s | %s |\n", p, a, b, g);
 	}
 	strbuf_addch(out, '\n');
+	stage_lines(out, c, true);
 	summary_lines(out, c, true);
 	strbuf_addf(out, "\n<details><summary>%zu processes in execution order</summary>\n\n",
 		    c->nprocesses);

@@ -124,7 +124,8 @@ void runner_result_release(struct runner_result *r);
 
 /* ---- rule ---- */
 
-#define RUNNER_RULE "pairs-median/1"
+#define RUNNER_RULE "pairs-median/2"       /* the rule new comparisons get */
+#define RUNNER_RULE_V1 "pairs-median/1"
 /* A comparison under pairs-median/2 is calibrated by the pair gains of the
  * newest A/A comparisons of its host and case, up to this many gains
  * (db_calibration_select's max_gains), and leans on them only from
@@ -132,6 +133,44 @@ void runner_result_release(struct runner_result *r);
 #define RUNNER_CALIBRATION_MAX_GAINS 120
 #define RUNNER_CALIBRATION_MIN_GAINS 12
 #define RUNNER_WALL_METRIC "wall_ms"
+
+/* ---- the arithmetic of pairs-median/2 (rule-stats.c; docs/rule.md) ---- */
+
+/* Pairs and max_pairs are at most this under version 2, so that the sign
+ * test's tail is summed exactly in integers. */
+#define RUNNER_RULE2_MAX_PAIRS 64
+#define RUNNER_STAGES_MAX 8
+_Static_assert(RUNNER_RULE2_MAX_PAIRS == HOST_MAX_PAIRS, "one bound on pairs");
+
+/* The stages' pair counts for pairs and max_pairs: pairs, then doubling,
+ * the last one max_pairs (3, 6, 12, 24). out has room for RUNNER_STAGES_MAX. Returns the
+ * count, or -EINVAL when 1 <= pairs <= max_pairs <= RUNNER_RULE2_MAX_PAIRS
+ * does not hold. */
+int runner_stages(int *out, int pairs, int max_pairs);
+/* A stage's share of the 1% bound when there are nstages. */
+double runner_stage_alpha(int nstages);
+/* P(X >= k) for X ~ Binomial(n, 1/2), as a double. */
+double runner_sign_p(int n, int k);
+/* Whether k of n agreeing pairs pass the sign test at a stage's share of
+ * the bound, decided exactly in integers. */
+bool runner_sign_passes(int n, int k, int nstages);
+/* The exact null distribution of the rank count of n gains against m
+ * calibration gains (docs/rule.md, "The calibrated test"). */
+struct runner_rank {
+	int n, m;
+	double *tail;                /* tail[u] = P(U >= u), u = 0..n*m+1 */
+};
+/* -EINVAL unless 1 <= n <= RUNNER_RULE2_MAX_PAIRS and 1 <= m <=
+ * RUNNER_CALIBRATION_MAX_GAINS. */
+int runner_rank_init(struct runner_rank *out, int n, int m);
+double runner_rank_p(const struct runner_rank *r, long u);
+void runner_rank_release(struct runner_rank *r);
+/* The couples (i, j) with x[i] + shift > c[j] (below: <). Ties count for
+ * neither, which can only make a p value larger. */
+long runner_rank_count(const double *x, size_t n, const double *c, size_t m, double shift,
+		       bool below);
+/* Whether a rank p value passes at a stage's share of the bound. */
+bool runner_rank_passes(double p, int nstages);
 
 /* True when this binary implements the named rule. */
 bool runner_rule_is_known(const char *rule);
@@ -150,6 +189,14 @@ double runner_median(double *v, size_t n);
  * TIMING metric, or for wall_ms the launcher's wall time when the program
  * printed no such metric and ran to its end. False when there is none. */
 bool runner_metric_value(const struct db_process *p, const char *metric, double *out);
+/* True when a metric's name reads as a rate, where higher is usually
+ * better (ops, iops, fps, mbps, gbps, hz, throughput, bandwidth, rate,
+ * NAME_per_s, NAME_per_sec, mb_s, gib_s, ...): such a metric needs its
+ * direction said. */
+bool runner_metric_is_rate(const char *name);
+/* "lower" or "higher" into *higher; -EINVAL, with the detail, for another
+ * word. */
+int runner_better_parse(bool *higher, const char *word);
 /* Chooses the metric as the rule's default does: the one TIMING metric the
  * pair processes printed, else wall_ms when they printed none. Returns 0
  * with *out set (caller frees), or -EDOM when several were printed, with
@@ -195,6 +242,17 @@ struct runner_arm {
 	size_t nenv;
 };
 
+/* Where a running comparison stands, for a progress line. */
+struct runner_progress {
+	const struct db_process *p;  /* the process that just ended; NULL after a stage */
+	int total;                   /* processes through the stage that runs */
+	int stage, nstages;          /* 1-based stage that runs (or was judged), of at most */
+	const struct db_stage *judged; /* the stage just judged, when p is NULL */
+	bool more;                   /* after a stage: another one runs */
+	const char *metric;          /* --metric, or NULL */
+	bool higher_better;
+};
+
 struct runner_pair_opts {
 	struct runner_arm old, new;
 	const char *const *args;     /* shared args, after the program */
@@ -210,6 +268,7 @@ struct runner_pair_opts {
 	int warmup;
 	bool aa;                     /* an A/A: one build or program against itself */
 	bool higher_better;          /* better = higher */
+	bool better_given;           /* said, not the default: a rate metric needs it */
 	/* The A/A comparisons that calibrate it (db_calibration_select): only
 	 * their ids are read. */
 	const struct db_calibration *calibration;
@@ -228,9 +287,9 @@ struct runner_pair_opts {
 	unsigned cooldown_ms;        /* pause between processes */
 	struct runner_fault_watch *watch; /* NULL: no fault watch */
 	int cancel_fd;
-	/* Called after each process ends, with its stored record. */
-	void (*progress)(void *ctx, const struct db_process *p, int total,
-			 const char *metric);
+	/* Called after each process ends, with its stored record, and after
+	 * each stage is judged (p NULL, stage set). */
+	void (*progress)(void *ctx, const struct runner_progress *pr);
 	void *progress_ctx;
 };
 

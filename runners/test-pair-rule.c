@@ -23,7 +23,7 @@ static void build(struct db_comparison *c, const double *old, const double *new,
 	int i, k = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->rule = xstrdup(RUNNER_RULE);
+	c->rule = xstrdup(RUNNER_RULE_V1);
 	c->metric_requested = xstrdup("run2_ms");
 	c->pairs = n;
 	c->min_effect = HOST_DEFAULT_MIN_EFFECT;
@@ -463,7 +463,7 @@ static void synth_comparison(struct db_comparison *c, uint64_t *x)
 	if (integers && base < 20)
 		base = floor(base) + 1;
 	memset(c, 0, sizeof(*c));
-	c->rule = xstrdup(synth_one_in(x, 200) ? "pairs-median/2" : RUNNER_RULE);
+	c->rule = xstrdup(synth_one_in(x, 200) ? "pairs-median/9" : RUNNER_RULE_V1);
 	c->pairs = npairs;
 	c->warmup = warm;
 	c->min_effect = min_effects[synth_pick(x, 6)];

@@ -78,6 +78,30 @@ static void arm(struct check *k, const char *name, const struct db_arm_stats *s,
 	num(k, what, s->set ? s->spread : NAN, a->set ? a->spread : NAN);
 }
 
+static void stage(struct check *k, size_t n, const struct db_stage *s, const struct db_stage *a)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "stage %zu pairs", n);
+	num(k, what, s->pairs, a->pairs);
+	snprintf(what, sizeof(what), "stage %zu test", n);
+	str(k, what, s->test, a->test);
+	snprintf(what, sizeof(what), "stage %zu calibration gains", n);
+	num(k, what, s->calibration_gains, a->calibration_gains);
+	snprintf(what, sizeof(what), "stage %zu alpha", n);
+	num(k, what, s->alpha, a->alpha);
+	snprintf(what, sizeof(what), "stage %zu p faster", n);
+	num(k, what, s->p_faster, a->p_faster);
+	snprintf(what, sizeof(what), "stage %zu p slower", n);
+	num(k, what, s->p_slower, a->p_slower);
+	snprintf(what, sizeof(what), "stage %zu p below", n);
+	num(k, what, s->p_below, a->p_below);
+	snprintf(what, sizeof(what), "stage %zu p above", n);
+	num(k, what, s->p_above, a->p_above);
+	snprintf(what, sizeof(what), "stage %zu verdict", n);
+	str(k, what, s->verdict, a->verdict);
+}
+
 int runner_verify(struct strbuf *report, const struct db_comparison *c, int *out_checked)
 {
 	const struct db_summary *s = &c->summary;
@@ -116,6 +140,14 @@ int runner_verify(struct strbuf *report, const struct db_comparison *c, int *out
 		snprintf(what, sizeof(what), "pair %zu gain", i + 1);
 		num(&k, what, s->pair_gains[i], a.pair_gains[i]);
 	}
+	num(&k, "pairs_run", s->pairs_run, a.pairs_run);
+	if (s->nstages != a.nstages) {
+		k.checked++;
+		k.mismatches++;
+		strbuf_addf(report, "stages: stored %zu, recomputed %zu\n", s->nstages, a.nstages);
+	}
+	for (i = 0; i < s->nstages && i < a.nstages; i++)
+		stage(&k, i + 1, &s->stages[i], &a.stages[i]);
 	list(&k, "flags", s->flags, s->nflags, a.flags, a.nflags);
 	list(&k, "reasons", s->reasons, s->nreasons, a.reasons, a.nreasons);
 	for (i = 0; i < c->nprocesses && i < a.nprocesses; i++) {

@@ -4,13 +4,21 @@
 . "$(dirname "$0")/lib.sh"
 : "${PLANT:?}"
 
-B60="--old 4392,4421,4113 --new 4362,4081,4218 --digest c4759069c154 --valid"
-check "pair runs the B60 vector" run 0 "$PERFD" pair --db "$DB" --json --host-name lavapipe "$PLANT" "$PLANT" -- $B60
+# The posted rows, replayed by one program whose arms differ by their own
+# arguments; the first stage alone (--max-pairs 3), no warm-up, as posted.
+B60_ARMS="--old-arg --old --old-arg 4392,4421,4113 --new-arg --new --new-arg 4362,4081,4218"
+B60="--digest c4759069c154 --valid"
+check "pair runs the B60 vector" run 0 "$PERFD" pair --db "$DB" --json --host-name lavapipe \
+	--max-pairs 3 --warmup 0 $B60_ARMS "$PLANT" "$PLANT" -- $B60
 cp out b60.json
-check "the same program in both arms is called an A/A comparison" has err "OLD and NEW are the same program (sha256 "
-check "two programs" run 0 "$PERFD" pair --db "$DB" --pairs 1 "${WORK_OLD:?}" "${WORK_NEW:?}"
+check "  a comparison, not an A/A" eq compare "$(js b60.json 'd["kind"]')"
+check "the same program in both arms is called an A/A comparison" run 0 "$PERFD" pair --db "$DB" \
+	--json --pairs 1 --max-pairs 1 --case aa "$PLANT" "$PLANT"
+check "  and says so" has err "OLD and NEW are the same program (sha256 "
+check "  and is stored as one" eq aa "$(js out 'd["kind"]')"
+check "two programs" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 "${WORK_OLD:?}" "${WORK_NEW:?}"
 check "  are not" eq 0 "$(grep -c "same program" err)"
-check "one program with its arms' own arguments" run 0 "$PERFD" pair --db "$DB" --pairs 1 --old-arg --old --old-arg 5 "$PLANT" "$PLANT"
+check "one program with its arms' own arguments" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 --old-arg --old --old-arg 5 "$PLANT" "$PLANT"
 check "  is not" eq 0 "$(grep -c "same program" err)"
 check "metric chosen as the only TIMING metric" eq run2_ms "$(js b60.json 'd["metric"]')"
 check "pair gains are the posted rows' gains" eq "[0.006831, 0.076906, -0.025529]" "$(js b60.json '[p["gain"] for p in d["pairs"]]')"
@@ -32,7 +40,7 @@ check "six process rows stored in order" eq "old|1 new|1 new|2 old|2 old|3 new|3
 check "metric rows stored" eq 6 "$(sql "select count(*) from metrics m join processes p on p.id=m.process_id where p.comparison_id=$id and m.name='run2_ms'")"
 check "stored gain median" eq 0.00683060109289617 "$(sql "select round(gain_median, 17) from comparisons where id=$id")"
 check "verify passes" run 0 "$PERFD" verify --db "$DB" "$id"
-check "verify says the figures match" has out "figures match the rule pairs-median/1"
+check "verify says the figures match" has out "figures match the rule pairs-median/2"
 
 check "show text" run 0 "$PERFD" show --db "$DB" "$id"
 check "text has the verdict" has out "verdict unresolved"
@@ -47,15 +55,23 @@ check "show md" run 0 "$PERFD" show --db "$DB" --format md "$id"
 check "md table row" has out "| 3 | 4113 | 4218 | -2.553% |"
 check "md verdict" has out "verdict: **unresolved**"
 
-# The three M1 vectors: faster with the seeds' medians.
-for v in "2089,2093,2103 1955,1965,1951 0.064146" "2090,2110,2089 1962,1938,1965 0.061244" "3406,3421,3413 3240,3249,3241 0.050278"; do
+# The three M1 vectors: the seeds' medians. Three pairs alone cannot
+# pass the sign test at 1% (all three agree 1/8 of the time by chance):
+# unresolved, and why. With the stages (up to 24 pairs; the program repeats
+# its first values from pair 4 on), all twelve of stage 3 agree: faster.
+for v in "2089,2093,2103 1955,1965,1951 0.064146 0.064146" "2090,2110,2089 1962,1938,1965 0.061244 0.061244" "3406,3421,3413 3240,3249,3241 0.050278 0.048738"; do
 	set -- $v
-	check "M1 vector $3 runs" run 0 "$PERFD" pair --db "$DB" --json "$PLANT" "$PLANT" -- --old "$1" --new "$2"
-	check "M1 vector $3 is faster" eq "faster $3" "$(js out 'd["verdict"]+" "+str(d["gain"]["median"])')"
+	check "M1 vector $3 runs" run 0 "$PERFD" pair --db "$DB" --json --max-pairs 3 --warmup 0 \
+		--old-arg --old --old-arg "$1" --new-arg --new --new-arg "$2" "$PLANT" "$PLANT"
+	check "M1 vector $3 is unresolved in 3 pairs" eq "unresolved $3" "$(js out 'd["verdict"]+" "+str(d["gain"]["median"])')"
+	check "  the sign test cannot pass" has out "stage 1 of 1 (3 pairs, sign test)"
+	check "M1 vector $3 with stages" run 0 "$PERFD" pair --db "$DB" --json --warmup 0 \
+		--old-arg --old --old-arg "$1" --new-arg --new --new-arg "$2" "$PLANT" "$PLANT"
+	check "  is faster at stage 3, 12 pairs" eq "faster 12 3 $4" "$(js out 'd["verdict"]+" "+str(d["pairs_run"])+" "+str(len(d["stages"]))+" "+str(d["gain"]["median"])')"
 done
 
 # Environment and arguments: shared ARGS, then each arm's own.
-check "per-arm args and env" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --env PLANT_BOTH=1 \
+check "per-arm args and env" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --max-pairs 1 --warmup 0 --env PLANT_BOTH=1 \
 	--old-arg --old --old-arg 200 --new-env PLANT_NEW=yes "$PLANT" "$PLANT" -- --show-env --new 150
 cp out env.json
 eid=$(js env.json 'd["comparison"]')
@@ -72,25 +88,30 @@ check "show --output prints stdout" run 0 "$PERFD" show --db "$DB" --output 2 "$
 check "captured stdout" has out "plant: arm new pair 1"
 
 # CPU pinning reaches the child; a CPU that does not exist is a start failure.
-check "--cpus 0" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --cpus 0 "$PLANT" "$PLANT" -- --show-env
+check "--cpus 0" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --max-pairs 1 --cpus 0 "$PLANT" "$PLANT" -- --show-env
 pid=$(js out 'd["comparison"]')
 check "pinning stored" eq 0 "$(js out 'd["processes"][0]["cpus"]')"
 "$PERFD" show --db "$DB" --stderr 1 "$pid" >pin.err
 check "the child runs on CPU 0 alone" has pin.err "affinity 1 cpus, cpu0 1"
-check "--cpus 1000 cannot start" run 1 "$PERFD" pair --db "$DB" --json --pairs 1 --cpus 1000 "$PLANT" "$PLANT"
+check "--cpus 1000 cannot start" run 1 "$PERFD" pair --db "$DB" --json --pairs 1 --max-pairs 1 --cpus 1000 "$PLANT" "$PLANT"
 check "and says why" has out "could not start: cannot pin to CPUs '1000'"
 
 # A progress line per process, on request (by default on a terminal only).
-check "--progress" run 0 "$PERFD" pair --db "$DB" --progress "$PLANT" "$PLANT"
-check "one line per process" eq 6 "$(grep -c '^perfd: \[[1-6]/6\] ' err)"
-check "naming arm and pair" has err "[3/6] new pair 2"
-check "each pair's gain once it is whole" eq 3 "$(grep -c '  pair gain +10.000%$' err)"
-check "  on the pair's second process" eq "0 1" "$(grep -c '\[3/6\].*pair gain' err) $(grep -c '\[4/6\] old pair 2 .*pair gain' err)"
-check "no progress when not a terminal" run 0 "$PERFD" pair --db "$DB" --pairs 1 "$WORK_OLD" "$WORK_NEW"
+check "--progress" run 0 "$PERFD" pair --db "$DB" --progress --warmup 0 --max-pairs 6 \
+	--new-arg --new --new-arg 90 "$PLANT" "$PLANT"
+check "one line per process" eq 12 "$(grep -c '^perfd: \[[0-9]*/[0-9]*\] stage ' err)"
+check "naming arm, pair and stage" has err "[3/6] stage 1 new pair 2"
+check "  and the next stage's" has err "[9/12] stage 2 old pair 5"
+check "each pair's gain once it is whole" eq 6 "$(grep -c '  pair gain +10.000%$' err)"
+check "  on the pair's second process" eq "0 1" "$(grep -c '\[3/6\].*pair gain' err) $(grep -c '\[4/6\] stage 1 old pair 2 .*pair gain' err)"
+check "a line per stage judged" has err "perfd: stage 1 of 2 (3 pairs, sign test): unresolved, p 0.125 faster"
+check "  saying another runs" has err "running the next stage"
+check "no progress when not a terminal" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 "$WORK_OLD" "$WORK_NEW"
 check "stderr quiet" eq 0 "$(wc -c <err)"
 
 # Warm-ups run first, interleaved, outside the figures.
-check "warmup runs" run 0 "$PERFD" pair --db "$DB" --json --warmup 2 "$PLANT" "$PLANT" -- $B60
+check "warmup runs" run 0 "$PERFD" pair --db "$DB" --json --warmup 2 --max-pairs 3 $B60_ARMS \
+	"$PLANT" "$PLANT" -- $B60
 check "ten processes" eq 10 "$(js out 'len(d["processes"])')"
 check "warm-ups first, interleaved" eq "old:0:True,new:0:True,new:0:True,old:0:True,old:1:False" "$(js out '",".join("%s:%d:%s" % (p["arm"], p["pair"], p["warmup"]) for p in d["processes"][:5])')"
 check "figures unchanged by warm-ups" eq 0.006831 "$(js out 'd["gain"]["median"]')"

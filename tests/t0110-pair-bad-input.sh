@@ -17,7 +17,7 @@ check "one program is a usage error" run 2 "$PERFD" pair --db "$DB" "$PLANT"
 check "and says so" has err "expected OLD and NEW, got 1 program"
 
 check "--pairs 0 refused" run 2 "$PERFD" pair --db "$DB" --pairs 0 "$PLANT" "$PLANT"
-check "and named" has err "--pairs: '0' is not a whole number from 1 to 1000"
+check "and named" has err "--pairs: '0' is not a whole number from 1 to 64"
 check "--timeout x refused" run 2 "$PERFD" pair --db "$DB" --timeout x "$PLANT" "$PLANT"
 check "and named" has err "--timeout: 'x' is not a number"
 check "--min-effect 200% refused" run 2 "$PERFD" pair --db "$DB" --min-effect 200% "$PLANT" "$PLANT"
@@ -34,7 +34,7 @@ check "nothing stored by bad options" eq 0 "$( [ -f "$DB" ] && sql 'select count
 invalid() {
 	what=$1 reason=$2
 	shift 2
-	check "$what: exit 1" run 1 "$PERFD" pair --db "$DB" --json "$@"
+	check "$what: exit 1" run 1 "$PERFD" pair --db "$DB" --json --warmup 0 "$@"
 	cp out "$what.json"
 	check "$what: verdict invalid" eq invalid "$(js "$what.json" 'd["verdict"]')"
 	check "$what: no gain" eq "None None" "$(js "$what.json" 'str(d["gain"]["median"])+" "+str(d["pairs"][0]["gain"])')"
@@ -50,7 +50,7 @@ invalid hang "timed out after" --timeout 0.3 "$PLANT" "$PLANT" -- --bad-arm new 
 check "hang: the process is marked timed out" eq "true" "$(js hang.json 'd["processes"][1]["timed_out"]')"
 check "hang: others ran normally" eq "true" "$(js hang.json 'd["processes"][0]["valid"]')"
 start=$(date +%s)
-invalid stubborn "timed out after" --pairs 1 --timeout 0.3 "$PLANT" "$PLANT" -- --bad-arm old --mode hang --stubborn
+invalid stubborn "timed out after" --pairs 1 --max-pairs 1 --timeout 0.3 "$PLANT" "$PLANT" -- --bad-arm old --mode hang --stubborn
 check "stubborn: SIGKILL after the grace period" eq 9 "$(js stubborn.json 'd["processes"][0]["signal"]')"
 check "stubborn: took about the bound plus 2 s" test $(($(date +%s) - start)) -lt 10
 invalid nometric "printed no metric 'run2_ms'" --metric run2_ms "$PLANT" "$PLANT" -- --bad-arm old --bad-pair 3 --mode nometric
@@ -66,7 +66,7 @@ check "ambiguous: --metric resolves it" run 0 "$PERFD" pair --db "$DB" --json --
 check "ambiguous: the chosen metric is used" eq "decode_us unchanged" "$(js out 'd["metric"]+" "+d["verdict"]')"
 
 # 100 MB of output: captured to the bound, counted whole, metric still read.
-check "flood: runs" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 "$PLANT" "$PLANT" -- --bad-arm new --mode flood
+check "flood: runs" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --max-pairs 1 "$PLANT" "$PLANT" -- --bad-arm new --mode flood
 cp out flood.json
 fid=$(js flood.json 'd["comparison"]')
 check "flood: all bytes counted" test "$(js flood.json 'd["processes"][1]["stdout_bytes"]')" -gt 104000000
@@ -74,7 +74,7 @@ check "flood: 1 MiB kept" eq 1048576 "$(sql "select length(o.stdout) from proces
 check "flood: marked as cut" eq "true 1048576" "$(js flood.json 'str(d["processes"][1]["output_truncated"]).lower()+" "+str(d["processes"][1]["stdout_kept"])')"
 check "flood: the other arm is whole" eq false "$(js flood.json 'd["processes"][0]["output_truncated"]')"
 check "flood: metric read after the flood" eq 90 "$(js flood.json 'd["pairs"][0]["new"]')"
-check "--capture bounds what is kept" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --capture 20 "$PLANT" "$PLANT"
+check "--capture bounds what is kept" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --max-pairs 1 --capture 20 "$PLANT" "$PLANT"
 cid=$(js out 'd["comparison"]')
 check "capture: 20 bytes kept" eq 20 "$(sql "select max(length(o.stdout)) from process_output o join processes p on p.id=o.process_id where p.comparison_id=$cid")"
 
@@ -86,16 +86,50 @@ check "junk: no junk metric" eq '["run2_ms"]' "$(js out 'list(d["processes"][0][
 # Output that is not UTF-8 stays in the receipt, each bad byte shown as U+FFFD
 # (one per maximal ill-formed subpart); the captured output keeps the bytes.
 printf '#!/bin/sh\nprintf "TIMING a_ms=1\\nRESULT x on \\"dev\\377\\376\\": passed=1 total=1\\n"\n' >latin && chmod +x latin
-check "non-UTF-8 output: runs" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 ./latin ./latin
+check "non-UTF-8 output: runs" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --max-pairs 1 ./latin ./latin
 check "non-UTF-8 output: the RESULT line is kept" eq "$(printf 'RESULT x on "dev\357\277\275\357\277\275": passed=1 total=1')" "$(js out 'd["processes"][0]["results"][0]["line"]')"
 lid=$(js out 'd["comparison"]')
 check "non-UTF-8 output: the captured output keeps the bytes" eq 1 "$(sql "select count(*) from process_output o join processes p on p.id = o.process_id where p.comparison_id = $lid and p.seq = 1 and instr(o.stdout, x'646576fffe22') > 0")"
 
 # Children a program leaves behind are killed with its group.
-check "leftovers: runs" run 0 "$PERFD" pair --db "$DB" --pairs 1 "$PLANT" "$PLANT" -- --spawn 2 --pid-file "$T/spawned"
+check "leftovers: runs" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 --warmup 0 "$PLANT" "$PLANT" -- --spawn 2 --pid-file "$T/spawned"
 check "leftovers: two programs and their four children" eq 6 "$(wc -l <"$T/spawned")"
 sleep 0.2
 check "leftovers: none survive" eq 0 "$(alive "$T/spawned")"
+
+# Broken timers: a value that is negative, zero, subnormal or so large
+# that a median would overflow makes its process invalid, with the value.
+broken() {
+	invalid "$1" "$2" --max-pairs 3 --old-arg --old --old-arg 98 --new-arg --new --new-arg "$3" \
+		"$PLANT" "$PLANT"
+}
+broken negative "metric 'run2_ms' is -5, not a positive number" -5
+check "negative: no +2060%" eq 0 "$(grep -c 2060 negative.json)"
+broken zero "metric 'run2_ms' is 0, not a positive number" 0
+broken subnormal "too small to be a measurement (subnormal)" 1e-310
+broken huge "so large that a median of two such values would overflow" 1e308
+
+# Direction: a rate metric needs one said; higher-is-better is judged so.
+check "a named rate metric without --better is refused" run 2 "$PERFD" pair --db "$DB" \
+	--metric ops_per_s "$PLANT" "$PLANT" -- --metric ops_per_s
+check "  naming the setting" has err "metric 'ops_per_s' reads as a rate: say which way is better with --better higher"
+check "  before running anything" eq 0 "$(grep -c '^{' out)"
+check "a printed rate metric without --better stops the run" run 2 "$PERFD" pair --db "$DB" \
+	--warmup 0 "$PLANT" "$PLANT" -- --metric read_mbps
+check "  naming the setting" has err "metric 'read_mbps' reads as a rate: say which way is better (--better higher"
+check "  after one process, kept" eq "1|abandoned" "$(sql "select count(*), c.state from processes p join comparisons c on c.id = p.comparison_id where c.id = (select max(id) from comparisons)")"
+check "--better higher judges a throughput that fell" run 0 "$PERFD" pair --db "$DB" --json \
+	--better higher --warmup 0 --old-arg --old --old-arg 500 --new-arg --new --new-arg 400 \
+	"$PLANT" "$PLANT" -- --metric read_mbps
+check "  slower, by 20%" eq "slower -0.2 higher" "$(js out 'd["verdict"]+" "+str(d["gain"]["median"])+" "+d["settings"]["better"]')"
+check "  the same rows, lower better: faster" run 0 "$PERFD" pair --db "$DB" --json \
+	--better lower --warmup 0 --old-arg --old --old-arg 500 --new-arg --new --new-arg 400 \
+	"$PLANT" "$PLANT" -- --metric read_mbps
+check "  faster, by 20%" eq "faster 0.2" "$(js out 'd["verdict"]+" "+str(d["gain"]["median"])')"
+check "--better up is refused" run 2 "$PERFD" pair --db "$DB" --better up "$PLANT" "$PLANT"
+check "  naming the word" has err "--better: 'up' is neither 'lower' nor 'higher'"
+check "--max-pairs under --pairs is refused" run 2 "$PERFD" pair --db "$DB" --pairs 6 --max-pairs 3 "$PLANT" "$PLANT"
+check "  and named" has err "--max-pairs 3 is under the first stage's 6 pairs"
 
 # A program perfd could not exec is stored with its reason.
 printf '#!/nonexistent/interpreter\n' >badinterp && chmod +x badinterp

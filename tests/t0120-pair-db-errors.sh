@@ -17,7 +17,7 @@ check "foreign SQLite file refused" run 2 "$PERFD" pair --db foreign.db "$PLANT"
 check "and named" has err "is an SQLite file but not a perfd database"
 check "foreign file left as it was" eq "$before" "$(sha256sum foreign.db)"
 
-check "a fresh database" run 0 "$PERFD" pair --db "$DB" --pairs 1 "$PLANT" "$PLANT"
+check "a fresh database" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 --warmup 0 "$PLANT" "$PLANT"
 sql "pragma user_version = 99"
 before=$(sha256sum "$DB")
 check "newer schema refused" run 2 "$PERFD" pair --db "$DB" "$PLANT" "$PLANT"
@@ -37,7 +37,7 @@ rm -f lock.fifo && mkfifo lock.fifo
 ( echo "begin exclusive; insert into artifacts (path, size, sha256) values ('x', 1, 'y');"; cat lock.fifo; echo "rollback;" ) | sqlite3 "$DB" &
 holder=$!
 sleep 0.5
-check "locked database refused after the timeout" run 2 "$PERFD" pair --db "$DB" --lock-timeout 0.3 --pairs 1 "$PLANT" "$PLANT"
+check "locked database refused after the timeout" run 2 "$PERFD" pair --db "$DB" --lock-timeout 0.3 --pairs 1 --max-pairs 1 "$PLANT" "$PLANT"
 check "and named" has err "is locked by another writer (waited 300 ms"
 echo "-- released" >lock.fifo
 wait $holder
@@ -46,9 +46,9 @@ check "no process rows left behind" eq 2 "$(sql 'select count(*) from processes'
 check "and it verifies" run 0 "$PERFD" verify --db "$DB"
 
 # Two writers at once both store their comparisons.
-"$PERFD" pair --db "$DB" --pairs 2 "$PLANT" "$PLANT" >/dev/null 2>&1 &
+"$PERFD" pair --db "$DB" --pairs 2 --warmup 0 "$PLANT" "$PLANT" >/dev/null 2>&1 &
 a=$!
-"$PERFD" pair --db "$DB" --pairs 2 "$PLANT" "$PLANT" >/dev/null 2>&1 &
+"$PERFD" pair --db "$DB" --pairs 2 --warmup 0 "$PLANT" "$PLANT" >/dev/null 2>&1 &
 b=$!
 wait $a; ra=$?
 wait $b; rb=$?
@@ -57,7 +57,7 @@ check "three comparisons stored" eq 3 "$(sql 'select count(*) from comparisons')
 
 # Interrupt: the process in hand is stopped, the comparison kept as
 # abandoned with every process that ran, and it still verifies.
-"$PERFD" pair --db "$DB" --json "$PLANT" "$PLANT" -- --bad-arm new --bad-pair 2 --mode hang >int.json 2>int.err &
+"$PERFD" pair --db "$DB" --json --warmup 0 "$PLANT" "$PLANT" -- --bad-arm new --bad-pair 2 --mode hang >int.json 2>int.err &
 p=$!
 for i in $(seq 50); do
 	[ "$(sql "select count(*) from processes where state='running'")" = 1 ] &&

@@ -69,7 +69,7 @@ done
 URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*/\)$|\1|p' "$T/serve.err" | head -n 1)
 check "serve starts" test -n "$URL"
 check "it serves comparison 1" run 0 curl -sf "${URL}api/v1/comparisons/1"
-check "pair writes while serve reads" run 0 "$PERFD" pair --db "$DB" --pairs 1 "$PLANT" "$PLANT"
+check "pair writes while serve reads" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 "$PLANT" "$PLANT"
 check "serve sees the new comparison" run 0 curl -sf "${URL}api/v1/comparisons/2"
 kill -TERM $srv
 wait $srv

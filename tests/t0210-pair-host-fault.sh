@@ -9,15 +9,15 @@ HOSTS=$(cd "$TESTS_DIR/../hosts" && pwd)
 need_vulkan --host "$HOSTS/lavapipe.conf"
 
 # Without --host: the host part of the fingerprint, no device.
-check "pair without a profile" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 "$PLANT" "$PLANT"
+check "pair without a profile" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --max-pairs 1 "$PLANT" "$PLANT"
 check "host fingerprint stored" eq "[] $(uname -r)" "$(js out 'str(d["fingerprint"]["devices"])+" "+d["fingerprint"]["host"]["kernel_release"]')"
 check "no fault watch without a profile" eq None "$(js out 'str(d["processes"][0]["fault_watch"])')"
 
-check "pair --host lavapipe" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --host lavapipe "$PLANT" "$PLANT"
+check "pair --host lavapipe" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --max-pairs 1 --host lavapipe "$PLANT" "$PLANT"
 check "host is the profile's name" eq lavapipe "$(js out 'd["host"]')"
 check "Vulkan fingerprint stored" has out '"name": "llvmpipe'
 check "profile bound applied" eq 60 "$(js out 'd["settings"]["timeout_s"]')"
-check "an explicit --timeout wins" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --timeout 30 --host lavapipe "$PLANT" "$PLANT"
+check "an explicit --timeout wins" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --max-pairs 1 --timeout 30 --host lavapipe "$PLANT" "$PLANT"
 check "explicit bound stored" eq 30 "$(js out 'd["settings"]["timeout_s"]')"
 check "fault watch on" eq on "$(js out 'd["processes"][0]["fault_watch"]')"
 
@@ -42,7 +42,7 @@ fault_log = $T/kmsg
 fault_pattern = GPU HANG
 CONF
 : >kmsg
-check "a fault invalidates" run 1 "$PERFD" pair --db "$DB" --json --host ./faulty.conf "$PLANT" "$PLANT" -- --bad-arm new --bad-pair 2 --mode fault --fault-log "$T/kmsg"
+check "a fault invalidates" run 1 "$PERFD" pair --db "$DB" --json --warmup 0 --host ./faulty.conf "$PLANT" "$PLANT" -- --bad-arm new --bad-pair 2 --mode fault --fault-log "$T/kmsg"
 cp out fault.json
 check "profile thresholds applied" eq "0.2 0.02" "$(js fault.json 'str(d["settings"]["noise"])+" "+str(d["settings"]["min_effect"])')"
 check "the process quotes the line" has fault.json 'GPU fault in the kernel log: \"[ 4242.000001] i915 0000:00:02.0: [drm] GPU HANG'
@@ -56,14 +56,14 @@ check "naming the fault" has err "GPU fault in comparison"
 check "and the command that lifts it" has err "perfd host clear --db $DB faulty"
 check "perfd host clear" run 0 "$PERFD" host clear --db "$DB" faulty
 check "says lifted" has out "host 'faulty': quarantine lifted"
-check "runs again after clearing" run 0 "$PERFD" pair --db "$DB" --pairs 1 --host ./faulty.conf "$PLANT" "$PLANT"
+check "runs again after clearing" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 --host ./faulty.conf "$PLANT" "$PLANT"
 check "clearing twice says so" run 0 "$PERFD" host clear --db "$DB" faulty
 check "not quarantined" has out "was not quarantined"
 check "fault comparison verifies" run 0 "$PERFD" verify --db "$DB"
 
 # An unreadable log is said once and recorded on every process.
 sed "s|fault_log = .*|fault_log = $T/missing/kmsg|" faulty.conf >blind.conf
-check "unreadable log: runs" run 0 "$PERFD" pair --db "$DB" --json --pairs 2 --host ./blind.conf "$PLANT" "$PLANT"
+check "unreadable log: runs" run 0 "$PERFD" pair --db "$DB" --json --pairs 2 --max-pairs 2 --warmup 0 --host ./blind.conf "$PLANT" "$PLANT"
 check "said once" eq 1 "$(grep -c 'fault watch off' err)"
 check "recorded on every process" eq "4" "$(js out 'sum(1 for p in d["processes"] if p["fault_watch"].startswith("off: "))')"
 check "flagged" has out '"fault-watch-off"'

@@ -1,0 +1,45 @@
+/*
+ * Shared by the two files of the rule alone (pair-rule.c, pair-rule2.c):
+ * one application of the rule, the summary being filled and what each step
+ * hands the next. The steps run in a fixed order, and that order is the
+ * order of the reasons and flags a stored summary holds.
+ */
+#ifndef PERFD_PAIR_RULE_H
+#define PERFD_PAIR_RULE_H
+
+#include <stdarg.h>
+
+#include "runners.h"
+
+struct rule_run {
+	const struct db_comparison *c;
+	int version;                   /* 1 or 2 */
+	struct db_summary s;
+	size_t npairs;                 /* v1: c->pairs; v2: the pairs that ran */
+	const struct db_process **old_of, **new_of; /* by pair number 1..npairs */
+	double *gains, *olds, *news;   /* the pairs that have a gain, in pair order */
+	size_t ngains;
+	bool invalid;
+	int pos, neg;                  /* gains above and below 0 */
+	int need;                      /* the sign test's count; 0: none passes */
+};
+
+/* Appends a reason or a flag to a summary's list. */
+void rule_note_v(char ***list, size_t *n, const char *fmt, va_list ap);
+void rule_note(char ***list, size_t *n, const char *fmt, ...) PRINTF_LIKE(3, 4);
+/* The comparison is invalid, for this reason among others. */
+void rule_reject(struct rule_run *run, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* Marks the comparison invalid and drops every figure. */
+void rule_set_invalid(struct rule_run *run);
+/* Percentages with three decimals, as tables show them. */
+void rule_percent(char *buf, size_t len, double frac);
+/* The median of the first n of v, which is left as it was. */
+double rule_median_of(const double *v, size_t n);
+
+/* Version 2's stages and verdict (pair-rule2.c), on a valid comparison
+ * whose gains and figures are computed. */
+void rule2_decide(struct rule_run *run);
+/* Version 2's pair count: the highest pair number a pair process has. */
+size_t rule2_pairs_run(const struct db_comparison *c);
+
+#endif

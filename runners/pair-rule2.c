@@ -1,0 +1,226 @@
+/*
+ * The rule, version 2: pairs-median/2's stages and verdict (docs/rule.md,
+ * "Version 2" says it in words and proves its bound).
+ *
+ * A comparison runs stages of pairs: the configured pairs, then doubling up
+ * to max_pairs, while unresolved. Each stage judges the pairs run so far
+ * with one test: the calibrated rank test when the comparison's calibration
+ * holds RUNNER_CALIBRATION_MIN_GAINS gains of its metric, else the sign
+ * test; each at its stage's equal share of the 1% bound, in each direction.
+ * The same test, shifted by min_effect both ways, decides "unchanged": the
+ * change is bounded within min_effect.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pair-rule.h"
+
+size_t rule2_pairs_run(const struct db_comparison *c)
+{
+	size_t i, n = 0;
+	int most = c->max_pairs > 0 ? c->max_pairs : c->pairs;
+
+	for (i = 0; i < c->nprocesses; i++) {
+		int pair = c->processes[i].pair;
+
+		if (!c->processes[i].warmup && pair > 0 && pair <= most && (size_t)pair > n)
+			n = (size_t)pair;
+	}
+	return n;
+}
+
+/* What one stage's test saw, before it becomes a verdict. */
+struct stage_test {
+	bool faster, slower, below, above;   /* each passed at the stage's share */
+	double median;
+};
+
+/* The calibration gains of the comparison's metric, in the order stored,
+ * at most RUNNER_CALIBRATION_MAX_GAINS. The caller frees them. */
+static double *calibration_gains(const struct rule_run *run, size_t *out_n)
+{
+	const struct db_comparison *c = run->c;
+	double *v = xcalloc(RUNNER_CALIBRATION_MAX_GAINS + 1, sizeof(double));
+	size_t i, j, n = 0;
+
+	for (i = 0; i < c->ncalibration; i++) {
+		const struct db_calibration *cal = &c->calibration[i];
+
+		if (!cal->metric || !run->s.metric || strcmp(cal->metric, run->s.metric))
+			continue;
+		for (j = 0; j < cal->ngains && n < RUNNER_CALIBRATION_MAX_GAINS; j++)
+			if (isfinite(cal->gains[j]))
+				v[n++] = cal->gains[j];
+	}
+	*out_n = n;
+	return v;
+}
+
+/* The sign test on the first n gains: how many lie beyond 0 (and beyond
+ * min_effect, for the bound), each against Binomial(n, 1/2). */
+static void sign_stage(struct db_stage *g, struct stage_test *t, const double *x, int n,
+		       double m, int nstages)
+{
+	int pos = 0, neg = 0, under = 0, over = 0, i;
+
+	for (i = 0; i < n; i++) {
+		pos += x[i] > 0;
+		neg += x[i] < 0;
+		under += x[i] < m;
+		over += x[i] > -m;
+	}
+	snprintf(g->test, sizeof(g->test), "sign");
+	g->p_faster = runner_sign_p(n, pos);
+	g->p_slower = runner_sign_p(n, neg);
+	g->p_below = runner_sign_p(n, under);
+	g->p_above = runner_sign_p(n, over);
+	t->faster = runner_sign_passes(n, pos, nstages);
+	t->slower = runner_sign_passes(n, neg, nstages);
+	t->below = runner_sign_passes(n, under, nstages);
+	t->above = runner_sign_passes(n, over, nstages);
+}
+
+/* The calibrated test on the first n gains: their rank count against the
+ * calibration's gains (shifted by min_effect for the bound), each against
+ * the count's exact distribution when both are exchangeable. */
+static void rank_stage(struct db_stage *g, struct stage_test *t, const double *x, int n,
+		       const double *cal, size_t ncal, double m, int nstages)
+{
+	struct runner_rank rank;
+
+	snprintf(g->test, sizeof(g->test), "calibrated");
+	g->calibration_gains = (int)ncal;
+	if (runner_rank_init(&rank, n, (int)ncal) < 0)
+		return;      /* bounds the callers keep: nothing passes */
+	g->p_faster = runner_rank_p(&rank, runner_rank_count(x, n, cal, ncal, 0, false));
+	g->p_slower = runner_rank_p(&rank, runner_rank_count(x, n, cal, ncal, 0, true));
+	g->p_below = runner_rank_p(&rank, runner_rank_count(x, n, cal, ncal, -m, true));
+	g->p_above = runner_rank_p(&rank, runner_rank_count(x, n, cal, ncal, m, false));
+	t->faster = runner_rank_passes(g->p_faster, nstages);
+	t->slower = runner_rank_passes(g->p_slower, nstages);
+	t->below = runner_rank_passes(g->p_below, nstages);
+	t->above = runner_rank_passes(g->p_above, nstages);
+	runner_rank_release(&rank);
+}
+
+/* A change either way needs its test and a median at least min_effect;
+ * unchanged needs the change bounded within min_effect both ways. */
+static const char *stage_verdict(const struct stage_test *t, double m)
+{
+	if (t->faster && t->median >= m)
+		return "faster";
+	if (t->slower && -t->median >= m)
+		return "slower";
+	if (t->below && t->above)
+		return "unchanged";
+	return "unresolved";
+}
+
+/* Why the last stage gave no verdict, every reason that applies. */
+static void explain_unresolved(struct rule_run *run, const struct db_stage *g,
+			       const struct stage_test *t, int stage, int nstages)
+{
+	struct db_summary *s = &run->s;
+	double m = run->c->min_effect;
+	char a[32], b[32], alpha[32];
+
+	rule_percent(alpha, sizeof(alpha), g->alpha);
+	rule_percent(b, sizeof(b), m);
+	if (run->pos && run->neg)
+		rule_note(&s->reasons, &s->nreasons, "pair gains disagree in sign");
+	if ((t->faster && t->median < m) || (t->slower && -t->median < m)) {
+		rule_percent(a, sizeof(a), fabs(t->median));
+		rule_note(&s->reasons, &s->nreasons, "a change is likely, but the gain median "
+			  "%s is under the minimum effect %s", a, b);
+	} else if (!t->faster && !t->slower) {
+		rule_note(&s->reasons, &s->nreasons, "stage %d of %d (%d pairs, %s test): "
+			  "p %.4g for faster and %.4g for slower, over the stage's bound %s",
+			  stage, nstages, g->pairs, g->test, g->p_faster, g->p_slower, alpha);
+	}
+	if (!(t->below && t->above))
+		rule_note(&s->reasons, &s->nreasons, "the change is not bounded within "
+			  "+-%s: p %.4g and %.4g, over the stage's bound %s", b, g->p_below,
+			  g->p_above, alpha);
+}
+
+/* The stage count must describe this comparison: a valid schedule, and
+ * pairs that end a stage. False, with the comparison's reason, otherwise. */
+static bool check_schedule(struct rule_run *run, int *stages, int *out_nstages)
+{
+	const struct db_comparison *c = run->c;
+	int nstages = runner_stages(stages, c->pairs, c->max_pairs), i;
+
+	*out_nstages = nstages;
+	if (nstages < 0) {
+		rule_note(&run->s.reasons, &run->s.nreasons, "pairs %d and max_pairs %d are "
+			  "not a schedule of pairs-median/2 (1 <= pairs <= max_pairs <= %d)",
+			  c->pairs, c->max_pairs, RUNNER_RULE2_MAX_PAIRS);
+		return false;
+	}
+	for (i = 0; i < nstages; i++)
+		if ((size_t)stages[i] == run->npairs)
+			return true;
+	rule_note(&run->s.reasons, &run->s.nreasons, "%zu pairs ran, which is not the end "
+		  "of a stage", run->npairs);
+	return false;
+}
+
+void rule2_decide(struct rule_run *run)
+{
+	struct db_summary *s = &run->s;
+	const struct db_comparison *c = run->c;
+	double m = c->min_effect;
+	int stages[RUNNER_STAGES_MAX], nstages, i;
+	struct stage_test t = { 0 };
+	size_t ncal;
+	double *cal = calibration_gains(run, &ncal);
+	bool calibrated = ncal >= RUNNER_CALIBRATION_MIN_GAINS;
+	const char *verdict = "unresolved";
+
+	s->pairs_run = (int)run->npairs;
+	if (!check_schedule(run, stages, &nstages)) {
+		rule_set_invalid(run);
+		free(cal);
+		return;
+	}
+	for (i = 0; (size_t)i < run->ngains; i++) {
+		run->pos += run->gains[i] > 0;
+		run->neg += run->gains[i] < 0;
+	}
+	s->stages = xcalloc(RUNNER_STAGES_MAX, sizeof(*s->stages));
+	for (i = 0; i < nstages && (size_t)stages[i] <= run->npairs; i++) {
+		struct db_stage *g = &s->stages[s->nstages++];
+		int n = stages[i];
+
+		memset(&t, 0, sizeof(t));
+		g->pairs = n;
+		g->alpha = runner_stage_alpha(nstages);
+		g->p_faster = g->p_slower = g->p_below = g->p_above = NAN;
+		if (calibrated)
+			rank_stage(g, &t, run->gains, n, cal, ncal, m, nstages);
+		else
+			sign_stage(g, &t, run->gains, n, m, nstages);
+		t.median = rule_median_of(run->gains, (size_t)n);
+		verdict = stage_verdict(&t, m);
+		snprintf(g->verdict, sizeof(g->verdict), "%s", verdict);
+		if (strcmp(verdict, "unresolved"))
+			break;
+	}
+	free(cal);
+	if (s->nstages && (size_t)s->stages[s->nstages - 1].pairs != run->npairs) {
+		rule_note(&s->reasons, &s->nreasons, "stage %zu (%d pairs) was %s, yet %zu "
+			  "pairs ran", s->nstages, s->stages[s->nstages - 1].pairs, verdict,
+			  run->npairs);
+		rule_set_invalid(run);
+		return;
+	}
+	snprintf(s->verdict, sizeof(s->verdict), "%s", verdict);
+	if (strcmp(verdict, "unresolved"))
+		return;
+	s->more = c->state == DB_STATE_RUNNING && run->npairs < (size_t)c->max_pairs;
+	if (!s->more)
+		explain_unresolved(run, &s->stages[s->nstages - 1], &t, (int)s->nstages,
+				   nstages);
+}

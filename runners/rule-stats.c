@@ -1,0 +1,169 @@
+/*
+ * The arithmetic of pairs-median/2 (docs/rule.md, "Version 2"): the stages
+ * of a comparison, the sign test's exact tail, and the exact null
+ * distribution of the rank count that compares a comparison's pair gains
+ * with its calibration's. Pure functions; the unit test checks them against
+ * the numbers docs/rule.md proves with.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runners.h"
+
+/* The bound on false verdicts in each direction, 1/100, shared equally by
+ * the stages: a stage of S may give a verdict when its p value is at most
+ * 1 / (RULE2_ALPHA_INV * S). */
+#define RULE2_ALPHA_INV 100
+/* A computed rank p value is a sum of positive doubles with a relative
+ * error far under this; a stage accepts it only when even p * (1 + slack)
+ * is within the bound, so rounding can withhold a verdict, never add one. */
+#define RULE2_FLOAT_SLACK 1e-9
+
+int runner_stages(int *out, int pairs, int max_pairs)
+{
+	int n = 0, k = pairs;
+
+	if (pairs < 1 || pairs > RUNNER_RULE2_MAX_PAIRS || max_pairs < pairs ||
+	    max_pairs > RUNNER_RULE2_MAX_PAIRS)
+		return -EINVAL;
+	for (;;) {
+		out[n++] = k;
+		if (k >= max_pairs)
+			break;
+		k = k * 2 < max_pairs ? k * 2 : max_pairs;
+	}
+	return n;
+}
+
+double runner_stage_alpha(int nstages)
+{
+	return 1.0 / ((double)RULE2_ALPHA_INV * nstages);
+}
+
+/* sum_{j >= k} C(n, j), exact: n <= 64 keeps every term within 2^64. */
+static unsigned __int128 binomial_tail_count(int n, int k)
+{
+	unsigned __int128 c = 1, tail = 0;
+	int j;
+
+	for (j = 0; j <= n; j++) {
+		if (j >= k)
+			tail += c;
+		c = c * (unsigned)(n - j) / (unsigned)(j + 1);
+	}
+	return tail;
+}
+
+double runner_sign_p(int n, int k)
+{
+	if (k <= 0)
+		return 1.0;
+	if (k > n)
+		return 0.0;
+	return (double)binomial_tail_count(n, k) / ldexp(1.0, n);
+}
+
+bool runner_sign_passes(int n, int k, int nstages)
+{
+	unsigned __int128 two_n = (unsigned __int128)1 << n;
+
+	if (k <= 0 || k > n)
+		return false;
+	return binomial_tail_count(n, k) * RULE2_ALPHA_INV * (unsigned)nstages <= two_n;
+}
+
+bool runner_rank_passes(double p, int nstages)
+{
+	return p * (1 + RULE2_FLOAT_SLACK) <= runner_stage_alpha(nstages);
+}
+
+/*
+ * The null distribution of U, the count of (gain, calibration gain) couples
+ * where the gain is the larger, when the n gains and m calibration gains are
+ * exchangeable: every one of the C(n + m, n) orders of the two kinds is
+ * equally likely. The largest of the n + m values is a gain with
+ * probability n / (n + m), and then exceeds all m calibration values, so
+ *
+ *   P[n, m](u) = n/(n+m) P[n-1, m](u - m) + m/(n+m) P[n, m-1](u)
+ *
+ * with P[0, m] and P[n, 0] all at u = 0. Rolled over m, keeping one row of
+ * n + 1 distributions.
+ */
+int runner_rank_init(struct runner_rank *out, int n, int m)
+{
+	double **prev, **cur;
+	int k, j;
+	long u;
+
+	memset(out, 0, sizeof(*out));
+	if (n < 1 || m < 1 || n > RUNNER_RULE2_MAX_PAIRS || m > RUNNER_CALIBRATION_MAX_GAINS)
+		return -EINVAL;
+	prev = xcalloc((size_t)n + 1, sizeof(double *));
+	cur = xcalloc((size_t)n + 1, sizeof(double *));
+	for (k = 0; k <= n; k++) {
+		prev[k] = xcalloc(1, sizeof(double));
+		prev[k][0] = 1.0;   /* m = 0: U is 0 */
+	}
+	for (j = 1; j <= m; j++) {
+		for (k = 0; k <= n; k++) {
+			long size = (long)k * j + 1;
+
+			cur[k] = xcalloc((size_t)size, sizeof(double));
+			if (k == 0) {
+				cur[k][0] = 1.0;
+				continue;
+			}
+			for (u = 0; u < (long)(k - 1) * j + 1; u++)
+				cur[k][u + j] += (double)k / (k + j) * cur[k - 1][u];
+			for (u = 0; u < (long)k * (j - 1) + 1; u++)
+				cur[k][u] += (double)j / (k + j) * prev[k][u];
+		}
+		for (k = 0; k <= n; k++) {
+			free(prev[k]);
+			prev[k] = cur[k];
+			cur[k] = NULL;
+		}
+	}
+	out->n = n;
+	out->m = m;
+	out->tail = xcalloc((size_t)n * m + 2, sizeof(double));
+	for (u = (long)n * m; u >= 0; u--)
+		out->tail[u] = out->tail[u + 1] + prev[n][u];
+	for (k = 0; k <= n; k++)
+		free(prev[k]);
+	free(prev);
+	free(cur);
+	return 0;
+}
+
+double runner_rank_p(const struct runner_rank *r, long u)
+{
+	if (u <= 0)
+		return 1.0;
+	if (u > (long)r->n * r->m)
+		return 0.0;
+	return fmin(1.0, r->tail[u]);
+}
+
+void runner_rank_release(struct runner_rank *r)
+{
+	if (!r)
+		return;
+	free(r->tail);
+	memset(r, 0, sizeof(*r));
+}
+
+long runner_rank_count(const double *x, size_t n, const double *c, size_t m, double shift,
+		       bool below)
+{
+	long u = 0;
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < m; j++)
+			if (below ? x[i] + shift < c[j] : x[i] + shift > c[j])
+				u++;
+	return u;
+}
