@@ -133,6 +133,7 @@ check "every comparison, newest first" eq "$(sql "select group_concat(id, ' ') f
 check "no next page" eq null "$(js "$T/body" 'd["next"]')"
 check "gain of $c1" eq 0.006831 "$(js "$T/body" '[c["gain"] for c in d["comparisons"] if c["id"]=='"$c1"'][0]')"
 check "sha256 listed" eq "$(sha256sum "$PLANT" | cut -d' ' -f1)" "$(js "$T/body" 'd["comparisons"][-1]["old_sha256"]')"
+check "manifest listed, in full" eq "$(sql "select old_manifest from comparisons where id = $c1")" "$(js "$T/body" 'd["comparisons"][-1]["old_manifest"]')"
 check "limit=2" api_ok "/api/v1/comparisons?limit=2"
 check "two rows" eq 2 "$(js "$T/body" 'len(d["comparisons"])')"
 next=$(js "$T/body" 'd["next"]')
@@ -150,7 +151,7 @@ check "matches nothing" eq 0 "$(js "$T/body" 'len(d["comparisons"])')"
 check "comparisons as CSV" eq 200 "$(status "$URL/api/v1/comparisons?format=csv&host=lavapipe")"
 check "text/csv" eq "text/csv; charset=utf-8" "$(hdr Content-Type)"
 check "a header and five rows" eq 6 "$(wc -l <"$T/body")"
-check "header row" eq "id,created_at,state,host,case,metric,verdict,gain,old_sha256,new_sha256,job,head,commit" "$(head -n 1 "$T/body")"
+check "header row" eq "id,created_at,state,host,case,metric,verdict,gain,old_sha256,new_sha256,old_manifest,new_manifest,job,head,commit" "$(head -n 1 "$T/body")"
 check "a quoted field doubles its quotes" has "$T/body" ',"<script>alert(1)</script>""q'"'"'s",'
 
 # ---- timeline and cells ----
@@ -169,7 +170,22 @@ check "cells" api_ok "/api/v1/cells?host=lavapipe"
 check "the script case pools two" eq "$c2 $c3" "$(js "$T/body" '" ".join(str(c["id"]) for x in d["cells"] if x["case"].startswith("<script>") for c in x["comparisons"])')"
 check "default pools two, median of their gains" eq "2 0.035488" "$(js "$T/body" '[ "%d %s" % (len(x["comparisons"]), x["gain_median"]) for x in d["cells"] if x["case"]=="default"][0]')"
 check "cells CSV" eq 200 "$(status "$URL/api/v1/cells?format=csv")"
-check "header" eq "host,case,old_sha256,new_sha256,gain_median,comparison,verdict,gain" "$(head -n 1 "$T/body")"
+check "header" eq "host,case,old_manifest,new_manifest,old_sha256,new_sha256,gain_median,comparison,verdict,gain" "$(head -n 1 "$T/body")"
+
+# ---- manifests ----
+mf=$(sql "select old_manifest from comparisons where id = $c1")
+check "a manifest" api_ok "/api/v1/manifests/$mf"
+check "  named by its hash" eq "$mf" "$(js "$T/body" 'd["hash"]')"
+check "  of perfd pair: no build" eq "null null" "$(js "$T/body" '"%s %s" % (json.dumps(d["build"]), json.dumps(d["commit"]))')"
+check "  its one file, the program" eq "$(basename "$PLANT") $(stat -c %s "$PLANT") $(sha256sum "$PLANT" | cut -d' ' -f1)" "$(js "$T/body" '" ".join("%s %d %s" % (f["name"], f["size"], f["sha256"]) for f in d["files"])')"
+check "a manifest not stored: 404" eq 404 "$(status "$URL/api/v1/manifests/$(printf '0%.0s' $(seq 64))")"
+check "not a hash: 400" eq 400 "$(status "$URL/api/v1/manifests/abc")"
+if [ "$agent" = yes ]; then
+	hm=$(sql "select new_manifest from comparisons where id = $ca")
+	check "the agent's head manifest" api_ok "/api/v1/manifests/$hm"
+	check "  is its head build's" eq "$hb $CH" "$(js "$T/body" '"%d %s" % (d["build"], d["commit"])')"
+	check "  with every artifact" eq "$(sql "select group_concat(name, ' ') from (select name from build_artifacts where build_id = $hb order by name)")" "$(js "$T/body" '" ".join(f["name"] for f in d["files"])')"
+fi
 
 # ---- verify, then a tampered figure ----
 check "verify" api_ok "/api/v1/comparisons/$c1/verify"
