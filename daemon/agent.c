@@ -408,6 +408,24 @@ static bool same_artifacts(const struct db_build *x, const struct db_build *y)
 	return true;
 }
 
+/* Stores the manifest of build b (its commit, tree, recipe and every
+ * artifact) and puts its hash in out: what tells two builds apart when the
+ * case program is the same file in both. */
+static int build_manifest(struct agent *a, char out[65], const struct db_build *b)
+{
+	struct db_manifest m;
+	int r;
+
+	out[0] = '\0';
+	r = db_manifest_of_build(&m, b);
+	if (r == 0)
+		r = db_manifest_put(a->db, &m);
+	if (r == 0)
+		memcpy(out, m.hash, sizeof(m.hash));
+	db_manifest_release(&m);
+	return r;
+}
+
 static int run_case(struct agent *a, const struct db_job *job, const struct agent_case *k,
 		    const struct db_build *base, const struct db_build *head, char **why)
 {
@@ -415,6 +433,7 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 	const struct db_build_artifact *new = artifact_named(head, k->program);
 	struct runner_pair_opts o;
 	struct cli_progress progress = { .on = isatty(2) };
+	char old_manifest[65], new_manifest[65];
 	enum db_state state;
 	int64_t cid;
 	int r;
@@ -438,6 +457,13 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 	o.new_artifact = new->artifact.id;
 	o.old_sha256 = old->artifact.sha256;
 	o.new_sha256 = new->artifact.sha256;
+	r = build_manifest(a, old_manifest, base);
+	if (r == 0)
+		r = build_manifest(a, new_manifest, head);
+	if (r < 0)
+		return r;
+	o.old_manifest = old_manifest;
+	o.new_manifest = new_manifest;
 	o.aa = same_artifacts(base, head);
 	if (o.aa)
 		log_warnx("case %s of job %lld: base and head builds made the same artifacts, "

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "builder.h"
@@ -24,9 +25,11 @@ const char cmd_pair_usage[] =
 	"given to both programs; each child also gets PERFD_ARM (old or new),\n"
 	"PERFD_PAIR (1-based; 0 for a warm-up), PERFD_SEQ (1-based position in\n"
 	"execution order) and PERFD_WARMUP (0 or 1). When OLD and NEW are one program\n"
-	"(the same sha256) with the same arguments and environment, the comparison is\n"
-	"an A/A: stored as one, it calibrates later comparisons of the same host and\n"
-	"case, and its verdict is noise, never a change.\n"
+	"(the same sha256) with the same arguments, environment and files, the\n"
+	"comparison is an A/A: stored as one, it calibrates later comparisons of the\n"
+	"same host and case, and its verdict is noise, never a change. Each arm's\n"
+	"manifest, the sha256 over its program and the files named for it\n"
+	"(docs/protocol.md), is stored and shown with the comparison.\n"
 	"\n"
 	"options:\n"
 	"  --pairs N          pairs of the first stage (default 3; 1 to 64)\n"
@@ -60,6 +63,11 @@ const char cmd_pair_usage[] =
 	"  --new-arg ARG      the same for NEW\n"
 	"  --old-env K=V      add to OLD's environment only (repeatable)\n"
 	"  --new-env K=V      the same for NEW\n"
+	"  --file PATH        a file both programs read (an input, a shader, a\n"
+	"                     library): its sha256 goes into both arms' manifests\n"
+	"                     (repeatable; at most 64 files per arm in all)\n"
+	"  --old-file PATH    a file only OLD reads, into OLD's manifest (repeatable)\n"
+	"  --new-file PATH    the same for NEW\n"
 	"  --capture BYTES    stdout and stderr bytes kept per process (default 1048576)\n"
 	"  --host-name NAME   host name stored with the comparison (default: the\n"
 	"                     profile's name, else this machine's host name)\n"
@@ -79,11 +87,16 @@ const char cmd_pair_usage[] =
 	"130 interrupted (the processes that ran are kept).\n";
 
 enum {
-	OPT_PAIRS = 256, OPT_MAX_PAIRS, OPT_BETTER, OPT_WARMUP, OPT_METRIC, OPT_TIMEOUT, OPT_CASE, OPT_MIN_EFFECT,
+	OPT_PAIRS = 256, OPT_MAX_PAIRS, OPT_BETTER, OPT_WARMUP, OPT_METRIC, OPT_TIMEOUT,
+	OPT_CASE, OPT_MIN_EFFECT,
 	OPT_NOISE, OPT_CPUS, OPT_ENV, OPT_OLD_ARG, OPT_NEW_ARG, OPT_OLD_ENV, OPT_NEW_ENV,
 	OPT_CAPTURE, OPT_HOST, OPT_JSON, OPT_FORMAT, OPT_PROGRESS, OPT_QUIET, OPT_DB,
-	OPT_LOCK_TIMEOUT, OPT_HOST_NAME, OPT_FAULT_LOG,
+	OPT_LOCK_TIMEOUT, OPT_HOST_NAME, OPT_FAULT_LOG, OPT_FILE, OPT_OLD_FILE, OPT_NEW_FILE,
 };
+
+/* Files named with --file plus --old-file (or --new-file): at most this
+ * many in one arm's manifest. */
+#define PAIR_FILES_MAX 64
 
 static const struct option pair_options[] = {
 	{ "pairs", required_argument, NULL, OPT_PAIRS },
@@ -101,6 +114,9 @@ static const struct option pair_options[] = {
 	{ "new-arg", required_argument, NULL, OPT_NEW_ARG },
 	{ "old-env", required_argument, NULL, OPT_OLD_ENV },
 	{ "new-env", required_argument, NULL, OPT_NEW_ENV },
+	{ "file", required_argument, NULL, OPT_FILE },
+	{ "old-file", required_argument, NULL, OPT_OLD_FILE },
+	{ "new-file", required_argument, NULL, OPT_NEW_FILE },
 	{ "capture", required_argument, NULL, OPT_CAPTURE },
 	{ "host", required_argument, NULL, OPT_HOST },
 	{ "host-name", required_argument, NULL, OPT_HOST_NAME },
@@ -154,19 +170,74 @@ static int check_env(const char *opt, const char *kv)
 	return 0;
 }
 
-static int hash_artifact(struct db *db, int64_t *out_id, char sha[65], const char *path)
+static int hash_artifact(struct db *db, int64_t *out_id, char sha[65], int64_t *out_size,
+			 const char *path)
 {
 	struct db_artifact a;
 	int r;
 
 	sha[0] = '\0';
+	*out_size = 0;
 	memset(&a, 0, sizeof(a));
 	r = sha256_file_hex(a.sha256, &a.size, path);
 	if (r < 0)
 		return r;
 	a.path = (char *)path;
 	memcpy(sha, a.sha256, 65);
+	*out_size = a.size;
 	return db_artifact_put(db, out_id, &a);
+}
+
+/* Adds the file at path to m under its base name; -EINVAL or the read's
+ * error, naming opt and path, when it is not a regular file it can read. */
+static int manifest_add_file(struct db_manifest *m, const char *opt, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct stat st;
+	char sha[65];
+	int64_t size;
+	int r;
+
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return err_set(-EINVAL, "%s '%s': not a regular file", opt, path);
+	r = sha256_file_hex(sha, &size, path);
+	if (r < 0)
+		return err_set(r, "%s: %s", opt, err_last());
+	db_manifest_add(m, base ? base + 1 : path, size, sha);
+	return 0;
+}
+
+/* One arm's manifest, stored, with its hash in out: its program (hashed
+ * already) and each file named for both arms or for this one, under their
+ * base names. */
+static int arm_manifest(struct db *db, char out[65], const char *arm, const char *program,
+			int64_t size, const char *sha, const struct strv *shared,
+			const struct strv *own, const char *own_opt)
+{
+	const char *base = strrchr(program, '/');
+	struct db_manifest m;
+	size_t i;
+	int r = 0;
+
+	out[0] = '\0';
+	memset(&m, 0, sizeof(m));
+	db_manifest_add(&m, base ? base + 1 : program, size, sha);
+	for (i = 0; r == 0 && i < shared->n; i++)
+		r = manifest_add_file(&m, "--file", shared->v[i]);
+	for (i = 0; r == 0 && i < own->n; i++)
+		r = manifest_add_file(&m, own_opt, own->v[i]);
+	if (r == 0) {
+		r = db_manifest_hash(m.hash, &m);
+		if (r == -EINVAL)  /* two of one base name: the rest is checked above */
+			r = err_set(r, "%s: %s; a program and the files of its arm need distinct "
+				    "base names", arm, err_last());
+	}
+	if (r == 0)
+		r = db_manifest_put(db, &m);
+	if (r == 0)
+		memcpy(out, m.hash, sizeof(m.hash));
+	db_manifest_release(&m);
+	return r;
 }
 
 /* True, after saying why, when the host is quarantined. */
@@ -194,6 +265,7 @@ struct pair_cli {
 	struct runner_pair_opts o;
 	struct db_opts dbo;
 	struct strv env, old_args, new_args, old_env, new_env;
+	struct strv files, old_files, new_files;
 	struct cli_progress pr;
 	enum runner_format format;
 	struct cpus cpus;
@@ -210,6 +282,35 @@ static void pair_cli_release(struct pair_cli *p)
 	free(p->new_args.v);
 	free(p->old_env.v);
 	free(p->new_env.v);
+	free(p->files.v);
+	free(p->old_files.v);
+	free(p->new_files.v);
+}
+
+static const char *file_option(int opt)
+{
+	return opt == OPT_FILE ? "--file" : opt == OPT_OLD_FILE ? "--old-file" : "--new-file";
+}
+
+/* A --file, --old-file or --new-file path into p; -1 after saying what was
+ * wrong. */
+static int add_file(struct pair_cli *p, int opt, const char *path)
+{
+	struct strv *own = opt == OPT_FILE ? &p->files : opt == OPT_OLD_FILE ? &p->old_files :
+			   &p->new_files;
+	size_t most = p->old_files.n > p->new_files.n ? p->old_files.n : p->new_files.n;
+
+	if (!*path) {
+		log_warnx("%s: a path is expected", file_option(opt));
+		return -1;
+	}
+	if (p->files.n + (opt == OPT_FILE ? most : own->n) >= PAIR_FILES_MAX) {
+		log_warnx("%s '%s': more than %d files for one arm", file_option(opt), path,
+			  PAIR_FILES_MAX);
+		return -1;
+	}
+	strv_push(own, path);
+	return 0;
 }
 
 /* One option into p; -1 after saying what was wrong. */
@@ -276,6 +377,10 @@ static int pair_option(struct pair_cli *p, int opt, const char *arg)
 	case OPT_NEW_ARG:
 		strv_push(&p->new_args, arg);
 		return 0;
+	case OPT_FILE:
+	case OPT_OLD_FILE:
+	case OPT_NEW_FILE:
+		return add_file(p, opt, arg);
 	case OPT_CAPTURE:
 		return cli_parse_int(&p->capture, "--capture", arg, 0, 1 << 30);
 	case OPT_HOST:
@@ -456,7 +561,8 @@ int cmd_pair(int argc, char **argv)
 		.dbo = DB_OPTS_INIT, .pr = { .on = isatty(2) }, .format = RUNNER_FORMAT_TEXT,
 		.capture = CHILD_CAPTURE_DEFAULT,
 	};
-	char hostname[256] = "", old_sha[65], new_sha[65];
+	char hostname[256] = "", old_sha[65], new_sha[65], old_manifest[65], new_manifest[65];
+	int64_t old_size, new_size;
 	char *old_path = NULL, *new_path = NULL;
 	struct db *db = NULL;
 	struct host_profile *profile = NULL;
@@ -506,17 +612,28 @@ int cmd_pair(int argc, char **argv)
 		ret = EXIT_NODEVICE;
 		goto out;
 	}
-	r = hash_artifact(db, &p.o.old_artifact, old_sha, old_path);
+	r = hash_artifact(db, &p.o.old_artifact, old_sha, &old_size, old_path);
 	if (r == 0)
-		r = hash_artifact(db, &p.o.new_artifact, new_sha, new_path);
+		r = hash_artifact(db, &p.o.new_artifact, new_sha, &new_size, new_path);
 	if (r < 0) {
 		log_warnx("%s", err_last());
 		goto out;
 	}
 	p.o.old_sha256 = old_sha;
 	p.o.new_sha256 = new_sha;
+	r = arm_manifest(db, old_manifest, "OLD", old_path, old_size, old_sha, &p.files,
+			 &p.old_files, "--old-file");
+	if (r == 0)
+		r = arm_manifest(db, new_manifest, "NEW", new_path, new_size, new_sha, &p.files,
+				 &p.new_files, "--new-file");
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		goto out;
+	}
+	p.o.old_manifest = old_manifest;
+	p.o.new_manifest = new_manifest;
 	p.o.aa = !strcmp(old_sha, new_sha) && strv_equal(&p.old_args, &p.new_args) &&
-		 strv_equal(&p.old_env, &p.new_env);
+		 strv_equal(&p.old_env, &p.new_env) && strv_equal(&p.old_files, &p.new_files);
 	if (p.o.aa)
 		log_warnx("OLD and NEW are the same program (sha256 %.12s) with the same arguments: "
 			  "this is an A/A comparison, stored as one; any verdict it gives is "

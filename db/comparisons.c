@@ -689,6 +689,8 @@ static void row_fill(void *elem, sqlite3_stmt *st, void *arg)
 	row->gain_median = db_column_real(st, 7);
 	db_column_copy(row->old_sha256, sizeof(row->old_sha256), st, 8);
 	db_column_copy(row->new_sha256, sizeof(row->new_sha256), st, 9);
+	db_column_copy(row->old_manifest, sizeof(row->old_manifest), st, 10);
+	db_column_copy(row->new_manifest, sizeof(row->new_manifest), st, 11);
 }
 
 int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
@@ -704,7 +706,7 @@ int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
 	r = db_prepare(db, &st,
 		       "SELECT c.id, c.created_at, c.state, c.host, c.case_name,"
 		       " coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median,"
-		       " o.sha256, n.sha256 FROM comparisons c"
+		       " o.sha256, n.sha256, c.old_manifest, c.new_manifest FROM comparisons c"
 		       " JOIN artifacts o ON o.id = c.old_artifact"
 		       " JOIN artifacts n ON n.id = c.new_artifact"
 		       " WHERE c.id < ? ORDER BY c.id DESC LIMIT ?");
@@ -800,7 +802,8 @@ int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char
 		       "  JOIN comparisons c2 ON c2.job_id = j.id"
 		       "  WHERE j.commit_oid = ?1 AND c2.state = 'done'"
 		       "  GROUP BY c2.job_id, c2.host, c2.case_name)"
-		       " ORDER BY c.host, c.case_name, o.sha256, n.sha256, c.id LIMIT ?2");
+		       " ORDER BY c.host, c.case_name, c.old_manifest, c.new_manifest, o.sha256,"
+		       " n.sha256, c.id LIMIT ?2");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, commit);
@@ -810,6 +813,7 @@ int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char
 
 #define ENTRY_COLUMNS "c.id, c.created_at, c.state, c.host, c.case_name," \
 	" coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median, o.sha256, n.sha256," \
+	" c.old_manifest, c.new_manifest," \
 	" coalesce(c.job_id, 0), coalesce(j.head, ''), coalesce(j.commit_oid, '')"
 
 #define ENTRY_FROM " FROM comparisons c JOIN artifacts o ON o.id = c.old_artifact" \
@@ -820,9 +824,9 @@ static void entry_fill(void *elem, sqlite3_stmt *st, void *arg)
 	struct db_comparison_entry *e = elem;
 
 	row_fill(&e->row, st, NULL);
-	e->job_id = sqlite3_column_int64(st, 10);
-	db_column_copy(e->head, sizeof(e->head), st, 11);
-	db_column_copy(e->commit, sizeof(e->commit), st, 12);
+	e->job_id = sqlite3_column_int64(st, 12);
+	db_column_copy(e->head, sizeof(e->head), st, 13);
+	db_column_copy(e->commit, sizeof(e->commit), st, 14);
 }
 
 /*
@@ -900,7 +904,8 @@ int db_comparison_cells(struct db *db, struct db_comparison_entry *out, size_t m
 		strbuf_adds(&sql, " AND c.host = ?1");
 	if (case_name)
 		strbuf_adds(&sql, " AND c.case_name = ?2");
-	strbuf_adds(&sql, " ORDER BY c.host, c.case_name, o.sha256, n.sha256, c.id LIMIT ?3");
+	strbuf_adds(&sql, " ORDER BY c.host, c.case_name, c.old_manifest, c.new_manifest,"
+		    " o.sha256, n.sha256, c.id LIMIT ?3");
 	rc = sqlite3_prepare_v2(db->h, sql.buf, -1, &st, NULL);
 	if (rc != SQLITE_OK) {
 		r = db_fail(db, rc, "pooling comparisons");

@@ -299,6 +299,8 @@ struct db_comparison_row {
 	double gain_median;
 	char old_sha256[65];
 	char new_sha256[65];
+	char old_manifest[65];   /* "" when none (a row stored before manifests) */
+	char new_manifest[65];
 };
 /* Newest first; returns the count filled (at most max). */
 int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
@@ -314,8 +316,9 @@ int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,
 
 /* The comparisons that describe commit: per job whose commit is commit and
  * per host and case, the newest done one; ordered by host, case, old and new
- * sha256, then id, so that the replications of one cell are adjacent. Fills
- * at most max ids of out and returns the count. */
+ * manifest (none first), old and new sha256, then id, so that the
+ * replications of one cell are adjacent. Fills at most max ids of out and
+ * returns the count. */
 int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char *commit);
 
 /* NULL or 0 fields do not filter. commit is a lower-case hex prefix of the
@@ -339,8 +342,9 @@ struct db_comparison_entry {
 int db_comparison_find(struct db *db, struct db_comparison_entry *out, size_t max,
 		       const struct db_comparison_filter *f);
 /* Comparisons of host and case (NULL: any), ordered by host, case, old and
- * new sha256, then id: the rows of the cells that pool them. Fills at most
- * max and returns the count. */
+ * new manifest (none first), old and new sha256, then id: the rows of the
+ * cells that pool them, a cell being the comparisons alike in all six.
+ * Fills at most max and returns the count. */
 int db_comparison_cells(struct db *db, struct db_comparison_entry *out, size_t max,
 			const char *host, const char *case_name);
 
@@ -551,6 +555,50 @@ int db_build_count(struct db *db, enum db_build_state state);
  * finished by the agent with db_comparison_finish, which abandons their
  * running processes.) */
 int db_abandon_running(struct db *db);
+
+/* ---- manifests, manifest_files (db/manifests.c) ----
+ * What one arm of a comparison ran, as a hash: an agent's build (commit,
+ * tree, recipe hash and every artifact) or a perfd pair's program and the
+ * files named for it. The hash is the sha256 of a canonical text
+ * (docs/protocol.md, "Manifests"): the line "perfd-manifest/1", then the
+ * lines "commit OID", "tree OID", "recipe HASH" (those set) and
+ * "file NAME SIZE SHA256" (one per file; in NAME a backslash is written \\
+ * and a line feed \n), sorted bytewise, each ending in a line feed. The
+ * build id is not in it: the same bytes built twice are one manifest. */
+
+struct db_manifest_file {
+	char *name;              /* an artifact's name in its build; a file's base name */
+	int64_t size;
+	char sha256[65];
+};
+
+struct db_manifest {
+	char hash[65];
+	int64_t build_id;        /* the build it was first stored for; 0: none */
+	char commit[DB_OID_HEX]; /* "" when not a build's */
+	char tree[DB_OID_HEX];
+	char recipe_hash[65];
+	char created_at[32];     /* set when loaded */
+	struct db_manifest_file *files;  /* by name when loaded */
+	size_t nfiles;
+};
+void db_manifest_release(struct db_manifest *m);
+/* Appends a file (name copied) to m; its hash is then out of date. */
+void db_manifest_add(struct db_manifest *m, const char *name, int64_t size, const char *sha256);
+/* The hash of m's canonical text into out ("" on failure): -EINVAL, with
+ * the field named, for two files of one name, a file without a name or
+ * whose sha256 is not 64 lower-case hex digits, a commit, tree or recipe
+ * hash that is not hex of its length, or a manifest with nothing in it;
+ * -EIO when sha256 cannot be computed. */
+int db_manifest_hash(char out[65], const struct db_manifest *m);
+/* The manifest of build b, hash computed: its commit, tree, recipe hash and
+ * artifacts (by their names in the build). *out is the caller's. */
+int db_manifest_of_build(struct db_manifest *out, const struct db_build *b);
+/* Stores m, whose hash must be db_manifest_hash's (-EINVAL otherwise);
+ * storing a manifest stored before changes nothing. */
+int db_manifest_put(struct db *db, const struct db_manifest *m);
+/* -ENOENT for a hash not stored. */
+int db_manifest_load(struct db *db, struct db_manifest *out, const char *hash);
 
 /* ---- runner_results, runner_lines (db/runner-results.c) ----
  * One process of a contract runner over a build. */

@@ -1002,6 +1002,208 @@ static void test_pulls_round_trip(void **state)
 /* Garbage where a caller forgot to initialise: a loader must not leave it. */
 #define GARBAGE(x) memset(&(x), 0xA5, sizeof(x))
 
+#define SHA_1 "1111111111111111111111111111111111111111111111111111111111111111"
+#define SHA_2 "2222222222222222222222222222222222222222222222222222222222222222"
+#define SHA_3 "3333333333333333333333333333333333333333333333333333333333333333"
+#define RECIPE "feedfacefeedfacefeedfacefeedfacefeedfacefeedfacefeedfacefeedface"
+
+/* A build whose case program is a wrapper, run.sh, and whose real work is
+ * in libwork.so: the wrapper's bytes alone cannot tell two builds apart. */
+static void wrapper_build(struct db_build *b, struct db_build_artifact arts[2], const char *lib_sha)
+{
+	memset(b, 0, sizeof(*b));
+	b->id = 7;
+	snprintf(b->commit, sizeof(b->commit), OID_C);
+	snprintf(b->tree, sizeof(b->tree), OID_B);
+	snprintf(b->recipe_hash, sizeof(b->recipe_hash), RECIPE);
+	arts[0] = (struct db_build_artifact){ (char *)"run.sh", { 0, (char *)"/w/run.sh", 40, SHA_1 } };
+	arts[1] = (struct db_build_artifact){ (char *)"lib/libwork.so",
+					      { 0, (char *)"/w/lib/libwork.so", 9000, "" } };
+	snprintf(arts[1].artifact.sha256, sizeof(arts[1].artifact.sha256), "%s", lib_sha);
+	b->artifacts = arts;
+	b->nartifacts = 2;
+}
+
+static int64_t manifest_comparison(struct db *db, int64_t art, const char *old_m,
+				   const char *new_m)
+{
+	struct db_comparison c;
+	int64_t cid;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.created_at, sizeof(c.created_at), "2026-11-04T10:00:00.000Z");
+	c.rule = (char *)"pairs-median/1";
+	c.case_name = (char *)"wrapped";
+	c.host = (char *)"gpu0";
+	c.old.id = art;
+	c.new.id = art;
+	c.pairs = 3;
+	c.old_manifest = (char *)old_m;
+	c.new_manifest = (char *)new_m;
+	assert_int_equal(db_comparison_insert(db, &cid, &c), 0);
+	return cid;
+}
+
+/* Manifests: the canonical text and its hash, two wrappers of identical
+ * bytes told apart by the rest of their builds, what is refused, the round
+ * trip through the database, and cells that pool only comparisons of the
+ * same two manifests. */
+static void test_manifest_round_trip(void **state)
+{
+	char *p = path_for("manifests.db");
+	struct db *db = NULL;
+	struct db_build b1, b2;
+	struct db_build_artifact a1[2], a2[2];
+	struct db_manifest m1, m2, m, l;
+	struct db_artifact wrapper = { 0, (char *)"/w/run.sh", 40, SHA_1 };
+	struct db_comparison c;
+	struct db_comparison_entry ents[8];
+	struct db_comparison_row rows[8];
+	char want[65], got[65];
+	int64_t c1, c2, c3, c4, c5;
+	const char *text =
+		"perfd-manifest/1\n"
+		"commit " OID_C "\n"
+		"file lib/libwork.so 9000 " SHA_2 "\n"
+		"file odd\\\\name\\nx 1 " SHA_3 "\n"
+		"file run.sh 40 " SHA_1 "\n"
+		"recipe " RECIPE "\n"
+		"tree " OID_B "\n";
+
+	/* The text as docs/protocol.md defines it, whatever the files' order. */
+	wrapper_build(&b1, a1, SHA_2);
+	GARBAGE(m1);
+	assert_int_equal(db_manifest_of_build(&m1, &b1), 0);
+	assert_int_equal(m1.build_id, 7);
+	assert_int_equal(m1.nfiles, 2);
+	db_manifest_add(&m1, "odd\\name\nx", 1, SHA_3);
+	assert_int_equal(sha256_hex(want, text, strlen(text)), 0);
+	assert_int_equal(db_manifest_hash(got, &m1), 0);
+	assert_string_equal(got, want);
+	memset(&m, 0, sizeof(m));
+	db_manifest_add(&m, "odd\\name\nx", 1, SHA_3);
+	db_manifest_add(&m, "run.sh", 40, SHA_1);
+	db_manifest_add(&m, "lib/libwork.so", 9000, SHA_2);
+	snprintf(m.commit, sizeof(m.commit), OID_C);
+	snprintf(m.tree, sizeof(m.tree), OID_B);
+	snprintf(m.recipe_hash, sizeof(m.recipe_hash), RECIPE);
+	assert_int_equal(db_manifest_hash(got, &m), 0);
+	assert_string_equal(got, want);
+	db_manifest_release(&m1);
+
+	/* Two builds whose wrapper is byte for byte the same, and whose
+	 * library is not: two manifests. */
+	wrapper_build(&b1, a1, SHA_2);
+	wrapper_build(&b2, a2, SHA_3);
+	assert_string_equal(a1[0].artifact.sha256, a2[0].artifact.sha256);
+	assert_int_equal(db_manifest_of_build(&m1, &b1), 0);
+	assert_int_equal(db_manifest_of_build(&m2, &b2), 0);
+	assert_string_not_equal(m1.hash, m2.hash);
+
+	/* Refused: two files of one name, a bad sha256, a bad commit, nothing. */
+	db_manifest_add(&m, "run.sh", 41, SHA_2);
+	GARBAGE(got);
+	assert_int_equal(db_manifest_hash(got, &m), -EINVAL);
+	assert_string_equal(got, "");
+	assert_non_null(strstr(err_last(), "two files named 'run.sh'"));
+	db_manifest_release(&m);
+	db_manifest_add(&m, "x", 1, "abc");
+	assert_int_equal(db_manifest_hash(got, &m), -EINVAL);
+	assert_non_null(strstr(err_last(), "file 'x'"));
+	db_manifest_release(&m);
+	snprintf(m.commit, sizeof(m.commit), "main");
+	assert_int_equal(db_manifest_hash(got, &m), -EINVAL);
+	assert_non_null(strstr(err_last(), "commit 'main'"));
+	db_manifest_release(&m);
+	assert_int_equal(db_manifest_hash(got, &m), -EINVAL);
+	b1.nartifacts = 0;
+	b1.commit[0] = b1.tree[0] = b1.recipe_hash[0] = '\0';
+	GARBAGE(m);
+	assert_int_equal(db_manifest_of_build(&m, &b1), -EINVAL);
+	assert_null(m.files);
+	assert_string_equal(m.hash, "");
+	assert_non_null(strstr(err_last(), "build 7: manifest: no build and no file"));
+	db_manifest_release(&m);
+
+	/* Stored once however often it is put; loaded whole. */
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	m1.build_id = m2.build_id = 0;  /* no build 7 in this file */
+	assert_int_equal(db_manifest_put(db, &m1), 0);
+	assert_int_equal(db_manifest_put(db, &m1), 0);
+	assert_int_equal(db_manifest_put(db, &m2), 0);
+	GARBAGE(l);
+	assert_int_equal(db_manifest_load(db, &l, m1.hash), 0);
+	assert_string_equal(l.hash, m1.hash);
+	assert_int_equal(l.build_id, 0);
+	assert_string_equal(l.commit, OID_C);
+	assert_string_equal(l.tree, OID_B);
+	assert_string_equal(l.recipe_hash, RECIPE);
+	assert_true(l.created_at[0] != '\0');
+	assert_int_equal(l.nfiles, 2);
+	assert_string_equal(l.files[0].name, "lib/libwork.so");
+	assert_int_equal(l.files[0].size, 9000);
+	assert_string_equal(l.files[0].sha256, SHA_2);
+	assert_string_equal(l.files[1].name, "run.sh");
+	assert_string_equal(l.files[1].sha256, SHA_1);
+	assert_int_equal(db_manifest_hash(got, &l), 0);
+	assert_string_equal(got, m1.hash);
+	db_manifest_release(&l);
+	{
+		sqlite3_stmt *st;
+
+		assert_int_equal(sqlite3_prepare_v2(db->h, "SELECT (SELECT count(*) FROM manifests),"
+						    " (SELECT count(*) FROM manifest_files)", -1,
+						    &st, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), 2);
+		assert_int_equal(sqlite3_column_int(st, 1), 4);
+		sqlite3_finalize(st);
+	}
+	/* A hash that is not its text's is refused, and nothing stored. */
+	snprintf(m2.hash, sizeof(m2.hash), SHA_3);
+	assert_int_equal(db_manifest_put(db, &m2), -EINVAL);
+	GARBAGE(l);
+	assert_int_equal(db_manifest_load(db, &l, SHA_3), -ENOENT);
+	assert_null(l.files);
+	assert_int_equal(l.nfiles, 0);
+	db_manifest_release(&l);
+	assert_int_equal(db_manifest_hash(m2.hash, &m2), 0);
+
+	/* Comparisons of one program, the wrapper, in three cells: (m1, m2)
+	 * twice, (m1, m1), and one stored before manifests, pooled by sha256. */
+	assert_int_equal(db_artifact_put(db, &wrapper.id, &wrapper), 0);
+	c1 = manifest_comparison(db, wrapper.id, m1.hash, m2.hash);
+	c2 = manifest_comparison(db, wrapper.id, m1.hash, m1.hash);
+	c3 = manifest_comparison(db, wrapper.id, NULL, NULL);
+	c4 = manifest_comparison(db, wrapper.id, m1.hash, m2.hash);
+	c5 = manifest_comparison(db, wrapper.id, m1.hash, m1.hash);
+	assert_int_equal(db_comparison_load(db, &c, c1), 0);
+	assert_string_equal(c.old_manifest, m1.hash);
+	assert_string_equal(c.new_manifest, m2.hash);
+	db_comparison_release(&c);
+	assert_int_equal(db_comparison_list(db, rows, ARRAY_SIZE(rows), 0), 5);
+	assert_int_equal(rows[0].id, c5);
+	assert_string_equal(rows[0].old_manifest, m1.hash);
+	assert_string_equal(rows[0].new_manifest, m1.hash);
+	assert_string_equal(rows[2].old_manifest, "");
+	assert_string_equal(rows[2].new_manifest, "");
+	assert_int_equal(db_comparison_cells(db, ents, ARRAY_SIZE(ents), "gpu0", "wrapped"), 5);
+	/* The row without a manifest first (NULL sorts first), then each pair
+	 * of manifests together. */
+	assert_int_equal(ents[0].row.id, c3);
+	assert_true((ents[1].row.id == c1 && ents[2].row.id == c4) ||
+		    (ents[1].row.id == c2 && ents[2].row.id == c5));
+	assert_true((ents[3].row.id == c1 && ents[4].row.id == c4) ||
+		    (ents[3].row.id == c2 && ents[4].row.id == c5));
+	assert_string_equal(ents[1].row.new_manifest, ents[2].row.new_manifest);
+	assert_string_not_equal(ents[2].row.new_manifest, ents[3].row.new_manifest);
+	assert_string_equal(ents[3].row.old_sha256, SHA_1);
+	db_manifest_release(&m1);
+	db_manifest_release(&m2);
+	db_close(db);
+	free(p);
+}
+
 /* Every loader asked for a row a fresh database lacks: -ENOENT, and the
  * output zeroed, so that releasing it is safe. */
 static void test_missing_rows_zeroed(void **state)
@@ -1014,6 +1216,7 @@ static void test_missing_rows_zeroed(void **state)
 	struct db_comparison c;
 	struct db_artifact a;
 	struct db_pull_comment pc;
+	struct db_manifest m;
 	char oid[DB_OID_HEX], st[16], *desc, *approver;
 
 	assert_int_equal(db_open(&db, p, 1000), 0);
@@ -1084,6 +1287,13 @@ static void test_missing_rows_zeroed(void **state)
 	assert_int_equal(db_pull_approval_get(db, &approver, "o/r", 1, "0123"), -ENOENT);
 	assert_null(approver);
 	free(approver);
+
+	GARBAGE(m);
+	assert_int_equal(db_manifest_load(db, &m, "0123"), -ENOENT);
+	assert_null(m.files);
+	assert_int_equal(m.nfiles, 0);
+	assert_string_equal(m.hash, "");
+	db_manifest_release(&m);
 
 	GARBAGE(oid);
 	assert_int_equal(db_head_get(db, oid, "main"), -ENOENT);
@@ -1205,6 +1415,7 @@ int main(void)
 		cmocka_unit_test(test_head_job_round_trip),
 		cmocka_unit_test(test_build_runner_round_trip),
 		cmocka_unit_test(test_pulls_round_trip),
+		cmocka_unit_test(test_manifest_round_trip),
 		cmocka_unit_test(test_missing_rows_zeroed),
 		cmocka_unit_test(test_failed_lists_zeroed),
 	};

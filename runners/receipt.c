@@ -131,13 +131,15 @@ static size_t digest_values(const struct db_comparison *c, const char **out, siz
 
 /* ---- JSON ---- */
 
-static json_t *arm_json(const struct db_artifact *a, const struct db_arm_stats *s)
+static json_t *arm_json(const struct db_artifact *a, const char *manifest,
+			const struct db_arm_stats *s)
 {
 	json_t *o = json_object();
 
 	json_object_set_new(o, "path", jstr(a->path ? a->path : ""));
 	json_object_set_new(o, "sha256", jstr(a->sha256));
 	json_object_set_new(o, "size", json_integer(a->size));
+	json_object_set_new(o, "manifest", manifest ? jstr(manifest) : json_null());
 	json_object_set_new(o, "median", s->set ? jnum(s->median) : json_null());
 	json_object_set_new(o, "min", s->set ? jnum(s->min) : json_null());
 	json_object_set_new(o, "max", s->set ? jnum(s->max) : json_null());
@@ -287,8 +289,8 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(root, "host", jstr(c->host));
 	json_object_set_new(root, "state", jstr(db_state_name(c->state)));
 	json_object_set_new(root, "created_at", jstr(c->created_at));
-	json_object_set_new(root, "old", arm_json(&c->old, &s->old));
-	json_object_set_new(root, "new", arm_json(&c->new, &s->new));
+	json_object_set_new(root, "old", arm_json(&c->old, c->old_manifest, &s->old));
+	json_object_set_new(root, "new", arm_json(&c->new, c->new_manifest, &s->new));
 	for (p = 1; p <= pairs_shown(c); p++) {
 		json_t *row = json_object();
 		double g = (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN;
@@ -410,7 +412,7 @@ static void render_csv(struct strbuf *out, const struct db_comparison *c)
 
 	strbuf_adds(out, "comparison,seq,arm,pair,warmup,state,started_at,ended_at,exit,"
 		    "signal,timed_out,valid,invalid_reason,wall_ms,user_ms,sys_ms,maxrss_kb,"
-		    "digest,old_sha256,new_sha256");
+		    "digest,old_sha256,new_sha256,old_manifest,new_manifest");
 	for (j = 0; j < nnames; j++)
 		csv_field(out, names[j], false);
 	strbuf_addch(out, '\n');
@@ -446,6 +448,8 @@ static void render_csv(struct strbuf *out, const struct db_comparison *c)
 		csv_field(out, p->digest, false);
 		csv_field(out, c->old.sha256, false);
 		csv_field(out, c->new.sha256, false);
+		csv_field(out, c->old_manifest, false);
+		csv_field(out, c->new_manifest, false);
 		for (j = 0; j < nnames; j++) {
 			double v;
 
@@ -564,7 +568,12 @@ static void render_text(struct strbuf *out, const struct db_comparison *c)
 	strbuf_addf(out, "comparison %lld  rule %s  case %s  metric %s  host %s\n",
 		    (long long)c->id, c->rule, c->case_name, metric, c->host);
 	strbuf_addf(out, "old  %s  sha256 %s\n", c->old.path, c->old.sha256);
-	strbuf_addf(out, "new  %s  sha256 %s\n\n", c->new.path, c->new.sha256);
+	if (c->old_manifest)
+		strbuf_addf(out, "     manifest %s\n", c->old_manifest);
+	strbuf_addf(out, "new  %s  sha256 %s\n", c->new.path, c->new.sha256);
+	if (c->new_manifest)
+		strbuf_addf(out, "     manifest %s\n", c->new_manifest);
+	strbuf_addch(out, '\n');
 	strbuf_addf(out, "%-6s %12s %12s %10s\n", "pair", "old", "new", "gain");
 	for (p = 1; p <= pairs_shown(c); p++) {
 		process_cell_value(a, sizeof(a), c, pair_process(c, p, "old"));
@@ -609,6 +618,15 @@ static void md_escape(struct strbuf *out, const char *s)
 	}
 }
 
+/* A manifest in a table cell: its first 12 hex digits, or "-" for none. */
+static void md_manifest(struct strbuf *out, const char *manifest)
+{
+	if (manifest)
+		strbuf_addf(out, " `%.12s` |", manifest);
+	else
+		strbuf_adds(out, " - |");
+}
+
 static void render_md(struct strbuf *out, const struct db_comparison *c)
 {
 	const struct db_summary *s = &c->summary;
@@ -622,12 +640,16 @@ static void render_md(struct strbuf *out, const struct db_comparison *c)
 	md_escape(out, c->case_name);
 	strbuf_addf(out, "` · metric `%s` · host `", metric);
 	md_escape(out, c->host);
-	strbuf_adds(out, "`\n\n| arm | binary | sha256 |\n|---|---|---|\n");
+	strbuf_adds(out, "`\n\n| arm | binary | sha256 | manifest |\n|---|---|---|---|\n");
 	strbuf_adds(out, "| old | ");
 	md_escape(out, c->old.path);
-	strbuf_addf(out, " | `%s` |\n| new | ", c->old.sha256);
+	strbuf_addf(out, " | `%s` |", c->old.sha256);
+	md_manifest(out, c->old_manifest);
+	strbuf_adds(out, "\n| new | ");
 	md_escape(out, c->new.path);
-	strbuf_addf(out, " | `%s` |\n\n", c->new.sha256);
+	strbuf_addf(out, " | `%s` |", c->new.sha256);
+	md_manifest(out, c->new_manifest);
+	strbuf_adds(out, "\n\n");
 	strbuf_addf(out, "| pair | old (%s) | new (%s) | gain |\n|---:|---:|---:|---:|\n",
 		    metric, metric);
 	for (p = 1; p <= pairs_shown(c); p++) {

@@ -61,6 +61,8 @@ pairs = 2
 [case fault]
 command = ./fault.sh
 pairs = 3
+max_pairs = 3
+warmup = 0
 CONF
 }
 
@@ -78,8 +80,9 @@ check "no progress lines when stderr is no terminal" eq 0 "$(grep -c '^perfd: \[
 # On a terminal (script(1) gives it one) each process is a line as it ends.
 git -C "$SRC" commit -q --allow-empty -m "a head watched on a terminal"
 script -qec "'$PERFD' agent --config lavapipe.conf --once" /dev/null >tty.out 2>&1 </dev/null
-check "progress lines on a terminal" eq 10 "$(grep -c '^perfd: \[[0-9]*/[0-9]*\] ' tty.out)"
-check "  with each pair's gain" eq 5 "$(grep -c 'pair gain [-+][0-9]' tty.out)"
+last_job="(select max(id) from jobs)"
+check "progress lines on a terminal, one per process" eq "$(sql "select count(*) from processes p join comparisons c on c.id = p.comparison_id where c.job_id = $last_job")" "$(grep -c '^perfd: \[[0-9]*/[0-9]*\] stage [0-9]' tty.out)"
+check "  with each pair's gain" eq "$(sql "select count(*) from processes p join comparisons c on c.id = p.comparison_id where c.job_id = $last_job and p.pair > 0 and p.arm = 'old'")" "$(grep -c 'pair gain [-+][0-9]' tty.out)"
 
 # ---- a profile of our own: pinning, cool-down, fault watch, quarantine ----
 cat >own.conf <<CONF
@@ -136,6 +139,7 @@ name = cpu-only
 [timing]
 noise = 0.1
 min_effect = 0.05
+max_pairs = 4
 [faults]
 fault_log = $T/kmsg
 CONF
@@ -154,6 +158,8 @@ check "its comparisons are the CPU host's" eq 2 "$(sql "select count(*) from com
 check "no Vulkan device in its fingerprint" eq 2 "$(sql "select count(*) from comparisons where fingerprint like '%\"devices\": []%' or fingerprint like '%\"devices\":[]%'")"
 check "the work case keeps the host's thresholds" eq "0.1 0.05" "$(sql "select noise || ' ' || min_effect from comparisons where case_name = 'work'")"
 check "the fault case has its own" eq "0.3 0.2" "$(sql "select noise || ' ' || min_effect from comparisons where case_name = 'fault'")"
+check "the work case's stages reach the host's max_pairs" eq "2 4" "$(sql "select pairs || ' ' || max_pairs from comparisons where case_name = 'work'")"
+check "the fault case keeps its own" eq "3 3" "$(sql "select pairs || ' ' || max_pairs from comparisons where case_name = 'fault'")"
 check "only the fault case's processes are pinned" eq "fault 0" "$(sql "select distinct c.case_name || ' ' || p.cpus from processes p join comparisons c on c.id = p.comparison_id where p.cpus is not null")"
 gap=$(sql "select min((julianday(b.started_at) - julianday(a.ended_at)) * 86400000) from processes a join processes b on b.comparison_id = a.comparison_id and b.seq = a.seq + 1 join comparisons c on c.id = a.comparison_id where c.case_name = 'fault'")
 check "the fault case's cool-down (min gap ${gap} ms)" python3 -c "import sys; sys.exit(not float('$gap') >= 59)"

@@ -9,15 +9,18 @@
 command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
 
 XSS='<script>alert(1)</script>"q'\''s'
-B60="--old 4392,4421,4113 --new 4362,4081,4218 --digest c4759069c154 --valid"
-M1="--old 2089,2093,2103 --new 1955,1965,1951"
-pair() { "$PERFD" pair --db "$DB" --json --host-name lavapipe "$@" >"$T/pair.json" 2>"$T/pair.err" &&
-	js "$T/pair.json" 'd["comparison"]'; }
-c1=$(pair "$PLANT" "$PLANT" -- $B60)
-c2=$(pair --case "$XSS" "$PLANT" "$PLANT" -- $M1)
-c3=$(pair --case "$XSS" "$PLANT" "$PLANT" -- $M1)
-c4=$(pair --case other "$PLANT" "$PLANT" -- $M1)
-c5=$(pair "$PLANT" "$PLANT" -- $M1)
+# The posted rows, each arm with its own; B60 as posted (one stage of 3
+# pairs), M1 through the stages (faster once 12 pairs agree).
+B60="--max-pairs 3 --old-arg --old --old-arg 4392,4421,4113 --new-arg --new --new-arg 4362,4081,4218"
+B60_ARGS="--digest c4759069c154 --valid"
+M1="--old-arg --old --old-arg 2089,2093,2103 --new-arg --new --new-arg 1955,1965,1951"
+pair() { "$PERFD" pair --db "$DB" --json --host-name lavapipe --warmup 0 "$@" >"$T/pair.json" \
+	2>"$T/pair.err" && js "$T/pair.json" 'd["comparison"]'; }
+c1=$(pair $B60 "$PLANT" "$PLANT" -- $B60_ARGS)
+c2=$(pair --case "$XSS" $M1 "$PLANT" "$PLANT")
+c3=$(pair --case "$XSS" $M1 "$PLANT" "$PLANT")
+c4=$(pair --case other $M1 "$PLANT" "$PLANT")
+c5=$(pair $M1 "$PLANT" "$PLANT")
 check "five comparisons stored" eq "1 2 3 4 5" "$c1 $c2 $c3 $c4 $c5"
 
 # A small agent run, as t0400 makes one, on a branch named <script>: jobs,
@@ -133,6 +136,7 @@ check "every comparison, newest first" eq "$(sql "select group_concat(id, ' ') f
 check "no next page" eq null "$(js "$T/body" 'd["next"]')"
 check "gain of $c1" eq 0.006831 "$(js "$T/body" '[c["gain"] for c in d["comparisons"] if c["id"]=='"$c1"'][0]')"
 check "sha256 listed" eq "$(sha256sum "$PLANT" | cut -d' ' -f1)" "$(js "$T/body" 'd["comparisons"][-1]["old_sha256"]')"
+check "manifest listed, in full" eq "$(sql "select old_manifest from comparisons where id = $c1")" "$(js "$T/body" 'd["comparisons"][-1]["old_manifest"]')"
 check "limit=2" api_ok "/api/v1/comparisons?limit=2"
 check "two rows" eq 2 "$(js "$T/body" 'len(d["comparisons"])')"
 next=$(js "$T/body" 'd["next"]')
@@ -150,7 +154,7 @@ check "matches nothing" eq 0 "$(js "$T/body" 'len(d["comparisons"])')"
 check "comparisons as CSV" eq 200 "$(status "$URL/api/v1/comparisons?format=csv&host=lavapipe")"
 check "text/csv" eq "text/csv; charset=utf-8" "$(hdr Content-Type)"
 check "a header and five rows" eq 6 "$(wc -l <"$T/body")"
-check "header row" eq "id,created_at,state,host,case,metric,verdict,gain,old_sha256,new_sha256,job,head,commit" "$(head -n 1 "$T/body")"
+check "header row" eq "id,created_at,state,host,case,metric,verdict,gain,old_sha256,new_sha256,old_manifest,new_manifest,job,head,commit" "$(head -n 1 "$T/body")"
 check "a quoted field doubles its quotes" has "$T/body" ',"<script>alert(1)</script>""q'"'"'s",'
 
 # ---- timeline and cells ----
@@ -164,18 +168,33 @@ check "the fingerprint hash" eq "$(printf %s "$fp" | sha256sum | cut -c1-12)" "$
 check "timeline limit=1 keeps the newest" api_ok "/api/v1/timeline?host=lavapipe&case=default&limit=1"
 check "one point" eq "$c5" "$(js "$T/body" '" ".join(str(p["id"]) for p in d["points"])')"
 check "timeline CSV" eq 200 "$(status "$URL/api/v1/timeline?host=lavapipe&case=default&format=csv")"
-check "one row per process value" eq 13 "$(wc -l <"$T/body")"
+check "one row per process value (6 and 24, and a header)" eq 31 "$(wc -l <"$T/body")"
 check "cells" api_ok "/api/v1/cells?host=lavapipe"
 check "the script case pools two" eq "$c2 $c3" "$(js "$T/body" '" ".join(str(c["id"]) for x in d["cells"] if x["case"].startswith("<script>") for c in x["comparisons"])')"
 check "default pools two, median of their gains" eq "2 0.035488" "$(js "$T/body" '[ "%d %s" % (len(x["comparisons"]), x["gain_median"]) for x in d["cells"] if x["case"]=="default"][0]')"
 check "cells CSV" eq 200 "$(status "$URL/api/v1/cells?format=csv")"
-check "header" eq "host,case,old_sha256,new_sha256,gain_median,comparison,verdict,gain" "$(head -n 1 "$T/body")"
+check "header" eq "host,case,old_manifest,new_manifest,old_sha256,new_sha256,gain_median,comparison,verdict,gain" "$(head -n 1 "$T/body")"
+
+# ---- manifests ----
+mf=$(sql "select old_manifest from comparisons where id = $c1")
+check "a manifest" api_ok "/api/v1/manifests/$mf"
+check "  named by its hash" eq "$mf" "$(js "$T/body" 'd["hash"]')"
+check "  of perfd pair: no build" eq "null null" "$(js "$T/body" '"%s %s" % (json.dumps(d["build"]), json.dumps(d["commit"]))')"
+check "  its one file, the program" eq "$(basename "$PLANT") $(stat -c %s "$PLANT") $(sha256sum "$PLANT" | cut -d' ' -f1)" "$(js "$T/body" '" ".join("%s %d %s" % (f["name"], f["size"], f["sha256"]) for f in d["files"])')"
+check "a manifest not stored: 404" eq 404 "$(status "$URL/api/v1/manifests/$(printf '0%.0s' $(seq 64))")"
+check "not a hash: 400" eq 400 "$(status "$URL/api/v1/manifests/abc")"
+if [ "$agent" = yes ]; then
+	hm=$(sql "select new_manifest from comparisons where id = $ca")
+	check "the agent's head manifest" api_ok "/api/v1/manifests/$hm"
+	check "  is its head build's" eq "$hb $CH" "$(js "$T/body" '"%d %s" % (d["build"], d["commit"])')"
+	check "  with every artifact" eq "$(sql "select group_concat(name, ' ') from (select name from build_artifacts where build_id = $hb order by name)")" "$(js "$T/body" '" ".join(f["name"] for f in d["files"])')"
+fi
 
 # ---- verify, then a tampered figure ----
 check "verify" api_ok "/api/v1/comparisons/$c1/verify"
 check "ok" eq "True 0" "$(js "$T/body" 'str(d["ok"]) + " " + str(len(d["mismatches"]))')"
 check "counts the figures" test "$(js "$T/body" 'd["checked"]')" -gt 10
-check "names the rule" eq pairs-median/1 "$(js "$T/body" 'd["rule"]')"
+check "names the rule" eq pairs-median/2 "$(js "$T/body" 'd["rule"]')"
 sql "update comparisons set gain_median = 0.0529 where id = $c1"
 check "verify after tampering" api_ok "/api/v1/comparisons/$c1/verify"
 check "not ok" eq false "$(js "$T/body" 'd["ok"]')"

@@ -25,10 +25,10 @@ cp out c1.md
 check "equals the one derived from the stored rows" diff -u <($GOLDEN "$DB" "$HEAD" "$HUB") c1.md
 check "the marker is the first line" eq "<!-- perfd:comment -->" "$(head -n 1 c1.md)"
 check "it names the head and the base" has c1.md "Head commit \`$HEAD\` (demo/02-tree-reduction) against base \`$BASE\`."
-check "the rule links to the hub's docs/rule.md" has c1.md "[pairs-median/1]($HUB/docs/rule.md)"
+check "the rule links to the hub's docs/rule.md" has c1.md "[pairs-median/2]($HUB/docs/rule.md)"
 check "one row" eq 1 "$(rows c1.md)"
-check "of nine cells" eq "9 " "$(cols c1.md)"
-check "every cell links to the receipt" eq 9 "$(grep '^| \[' c1.md | grep -o "($HUB/static/comparison.html?id=$CID)" | wc -l)"
+check "of ten cells" eq "10 " "$(cols c1.md)"
+check "every cell links to the receipt" eq 10 "$(grep '^| \[' c1.md | grep -o "($HUB/static/comparison.html?id=$CID)" | wc -l)"
 gain=$(sql "select printf('%.3f%%', gain_median * 100) from comparisons where id = $CID")
 check "the gain is the stored one" has c1.md "[$gain]($HUB/static/comparison.html?id=$CID)"
 check "the verdict is the stored one" has c1.md "[$(sql "select verdict from comparisons where id = $CID")]("
@@ -63,7 +63,7 @@ check "the pooled comment" comment
 cp out c2.md
 check "equals the one derived from the stored rows" diff -u <($GOLDEN "$DB" "$HEAD" "$HUB") c2.md
 check "still one row" eq 1 "$(rows c2.md)"
-check "still of nine cells" eq "9 " "$(cols c2.md)"
+check "still of ten cells" eq "10 " "$(cols c2.md)"
 pooled=$(sql "select printf('%.3f%%', avg(gain_median) * 100) from comparisons where id in ($CID, $CID2)")
 g2=$(sql "select printf('%.3f%%', gain_median * 100) from comparisons where id = $CID2")
 check "the cell pools both runs, each linked" has c2.md " $pooled, median of 2 runs: [$gain]($HUB/static/comparison.html?id=$CID), [$g2]($HUB/static/comparison.html?id=$CID2) |"
@@ -72,6 +72,21 @@ check "no raw HTML from a name" eq 0 "$(grep -c '<script>\|<b>' c2.md)"
 check "the case is escaped" has c2.md "[ker\\|nel \\\`&lt;b&gt;]("
 check "the runner line stays verbatim inside a longer fence" has c2.md "| \`\`\`</pre>"
 check "  (the fence is four backticks)" eq 2 "$(grep -cx '````' c2.md)"
+
+# Another head at the commit whose base build differs while the case
+# program is the same file (a wrapper): another manifest, so a row of its
+# own, not a third run of the cell.
+OTHER=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+sql "insert into jobs (head, commit_oid, base_oid, subject, state, created_at) select 'pull/9/head', commit_oid, base_oid, subject, state, created_at from jobs where head = 'pull/7/head'"
+sql "create temp table t as select * from comparisons where id = $CID; update t set id = (select max(id) + 1 from comparisons), job_id = (select id from jobs where head = 'pull/9/head'), old_manifest = '$OTHER'; insert into comparisons select * from t"
+CID3=$(sql "select max(id) from comparisons")
+check "the comment with another base manifest" comment
+cp out c9.md
+check "equals the one derived from the stored rows" diff -u <($GOLDEN "$DB" "$HEAD" "$HUB") c9.md
+check "two rows: its manifests differ" eq 2 "$(rows c9.md)"
+check "the row names its base manifest" has c9.md "[${OTHER:0:12}, $(sql "select substr(new_manifest, 1, 12) from comparisons where id = $CID3")]($HUB/static/comparison.html?id=$CID3)"
+check "the other row still pools two runs" has c9.md "median of 2 runs"
+sql "delete from comparisons where id = $CID3; delete from jobs where head = 'pull/9/head'"
 
 # A comment over GitHub's 65,536 characters is cut to fit: runner lines of
 # 200 KB and 300 rows leave the comment under 65,536 bytes, the lines and

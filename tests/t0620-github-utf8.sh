@@ -84,6 +84,8 @@ timeout_s = 10
 [case work]
 command = ./case.sh
 pairs = 1
+max_pairs = 1
+warmup = 0
 CONF
 
 # ---- the agent posts the comment ----

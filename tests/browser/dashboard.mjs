@@ -131,6 +131,7 @@ try {
 		&& (await (await page.request.get(BASE + '/docs/rule.md')).text()).startsWith('# '));
 	const body = await page.textContent('main');
 	check('both binaries\' hashes', body.includes(receipt.old.sha256) && body.includes(receipt.new.sha256));
+	check('both manifests, short', body.includes(receipt.old.manifest.slice(0, 12)) && body.includes(receipt.new.manifest.slice(0, 12)));
 	check('the job\'s commit and base', body.includes(receipt.job.commit) && body.includes(receipt.job.base));
 	check('links to both builds', await page.$(`a[href="/static/build.html?id=${receipt.builds.base}"]`) !== null &&
 		await page.$(`a[href="/static/build.html?id=${receipt.builds.head}"]`) !== null);

@@ -169,10 +169,25 @@ static const char *digests_text(const struct db_comparison *c)
 	return "none printed";
 }
 
+static bool same_manifest(const char *a, const char *b)
+{
+	return !strcmp(a ? a : "", b ? b : "");
+}
+
+/* As /api/v1/cells pools them: host, case, both manifests, both programs. */
 static bool same_cell(const struct db_comparison *a, const struct db_comparison *b)
 {
 	return !strcmp(a->host, b->host) && !strcmp(a->case_name, b->case_name) &&
+	       same_manifest(a->old_manifest, b->old_manifest) &&
+	       same_manifest(a->new_manifest, b->new_manifest) &&
 	       !strcmp(a->old.sha256, b->old.sha256) && !strcmp(a->new.sha256, b->new.sha256);
+}
+
+/* "base, head": the first 12 hex digits of each arm's manifest, "-" for none. */
+static void manifests_text(char *buf, size_t len, const struct db_comparison *c)
+{
+	snprintf(buf, len, "%.12s, %.12s", c->old_manifest ? c->old_manifest : "-",
+		 c->new_manifest ? c->new_manifest : "-");
 }
 
 static bool counts_in_pool(const struct db_comparison *c)
@@ -200,6 +215,8 @@ static void render_row(struct comment *cm, const struct db_comparison *cs, size_
 	strbuf_adds(cm->out, "|");
 	cell_link(cm, c->id, c->host);
 	cell_link(cm, c->id, c->case_name);
+	manifests_text(buf, sizeof(buf), c);
+	cell_link(cm, c->id, buf);
 	arm_text(buf, sizeof(buf), &s->old, unit);
 	cell_link(cm, c->id, buf);
 	arm_text(buf, sizeof(buf), &s->new, unit);
@@ -378,9 +395,9 @@ static void render_table(struct comment *cm, const struct db_comparison *cs, siz
 	strbuf_adds(body, "](");
 	strbuf_add(body, cm->hub, cm->hub_len);
 	strbuf_adds(body, "/docs/rule.md), from stored rows; every cell links to its receipt.\n\n"
-		    "| host | case | base median (min to max) | head median (min to max) |"
-		    " gain, median | pairs | digests equal | verdict | flags |\n"
-		    "|---|---|---:|---:|---:|---:|---|---|---|\n");
+		    "| host | case | manifests (base, head) | base median (min to max) |"
+		    " head median (min to max) | gain, median | pairs | digests equal | verdict |"
+		    " flags |\n|---|---|---|---:|---:|---:|---:|---|---|---|\n");
 	for (start = 0, i = 1; i <= n; i++) {
 		size_t mark = body->len;
 

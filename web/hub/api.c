@@ -575,13 +575,57 @@ out:
 	db_build_release(&b);
 }
 
+/* ---- /api/v1/manifests/HASH ---- */
+
+static void api_manifest(struct web_reply *out, struct db *db, const char *hash,
+			 const struct web_params *pa)
+{
+	static const char *const allowed[] = { NULL };
+	struct db_manifest m;
+	json_t *o, *files;
+	size_t i;
+	int r;
+
+	memset(&m, 0, sizeof(m));
+	if (web_params_check(pa, allowed) < 0) {
+		reply_bad(out);
+		return;
+	}
+	if (strlen(hash) != 64 || strspn(hash, "0123456789abcdef") != 64) {
+		web_reply_error(out, 400, "a manifest is named by its sha256: 64 lower-case hex "
+				"digits");
+		return;
+	}
+	r = db_manifest_load(db, &m, hash);
+	if (r < 0) {
+		reply_db_error(out, r);
+		return;
+	}
+	o = json_object();
+	json_object_set_new(o, "hash", jstr(m.hash));
+	json_object_set_new(o, "build", m.build_id ? json_integer(m.build_id) : json_null());
+	json_object_set_new(o, "commit", jstr_or_null(m.commit));
+	json_object_set_new(o, "tree", jstr_or_null(m.tree));
+	json_object_set_new(o, "recipe_hash", jstr_or_null(m.recipe_hash));
+	json_object_set_new(o, "created_at", jstr(m.created_at));
+	files = json_array();
+	for (i = 0; i < m.nfiles; i++)
+		json_array_append_new(files, json_pack("{s:o,s:I,s:s}", "name",
+			jstr(m.files[i].name), "size", (json_int_t)m.files[i].size,
+			"sha256", m.files[i].sha256));
+	json_object_set_new(o, "files", files);
+	reply_json(out, 200, o);
+	db_manifest_release(&m);
+}
+
 /* ---- /api/v1/comparisons ---- */
 
 static const char *const verdicts[] = { "faster", "slower", "unchanged", "unresolved",
 	"invalid", NULL };
 
 static const char *const cmp_cols[] = { "id", "created_at", "state", "host", "case", "metric",
-	"verdict", "gain", "old_sha256", "new_sha256", "job", "head", "commit", NULL };
+	"verdict", "gain", "old_sha256", "new_sha256", "old_manifest", "new_manifest", "job", "head",
+	"commit", NULL };
 
 static json_t *entry_json(const struct db_comparison_entry *e)
 {
@@ -598,6 +642,8 @@ static json_t *entry_json(const struct db_comparison_entry *e)
 	json_object_set_new(o, "gain", jfrac(c->has_gain, c->gain_median));
 	json_object_set_new(o, "old_sha256", jstr(c->old_sha256));
 	json_object_set_new(o, "new_sha256", jstr(c->new_sha256));
+	json_object_set_new(o, "old_manifest", jstr_or_null(c->old_manifest));
+	json_object_set_new(o, "new_manifest", jstr_or_null(c->new_manifest));
 	json_object_set_new(o, "job", e->job_id ? json_integer(e->job_id) : json_null());
 	json_object_set_new(o, "head", jstr_or_null(e->head));
 	json_object_set_new(o, "commit", jstr_or_null(e->commit));
@@ -884,12 +930,18 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 
 /* ---- /api/v1/cells ---- */
 
-static const char *const cell_cols[] = { "host", "case", "old_sha256", "new_sha256",
-	"gain_median", "comparison", "verdict", "gain", NULL };
+static const char *const cell_cols[] = { "host", "case", "old_manifest", "new_manifest",
+	"old_sha256", "new_sha256", "gain_median", "comparison", "verdict", "gain", NULL };
 
+/* One measurement: the same host and case, the same two manifests (what
+ * each arm's build or files were; none for a row stored before them) and
+ * the same two programs. A wrapper script has one sha256 in every build,
+ * so the programs alone would pool unrelated builds. */
 static bool same_cell(const struct db_comparison_row *a, const struct db_comparison_row *b)
 {
 	return !strcmp(a->host, b->host) && !strcmp(a->case_name, b->case_name) &&
+	       !strcmp(a->old_manifest, b->old_manifest) &&
+	       !strcmp(a->new_manifest, b->new_manifest) &&
 	       !strcmp(a->old_sha256, b->old_sha256) && !strcmp(a->new_sha256, b->new_sha256);
 }
 
@@ -906,6 +958,8 @@ static json_t *cell_json(const struct db_comparison_entry *e, size_t n)
 
 	json_object_set_new(o, "host", jstr(e[0].row.host));
 	json_object_set_new(o, "case", jstr(e[0].row.case_name));
+	json_object_set_new(o, "old_manifest", jstr_or_null(e[0].row.old_manifest));
+	json_object_set_new(o, "new_manifest", jstr_or_null(e[0].row.new_manifest));
 	json_object_set_new(o, "old_sha256", jstr(e[0].row.old_sha256));
 	json_object_set_new(o, "new_sha256", jstr(e[0].row.new_sha256));
 	for (i = 0; i < n; i++) {
@@ -1130,6 +1184,10 @@ void web_api_answer(struct web_reply *out, struct db *db, const struct web_count
 			return;
 		}
 		api_build(out, db, id, params);
+		return;
+	}
+	if (!strncmp(path, "/api/v1/manifests/", 18)) {
+		api_manifest(out, db, path + 18, params);
 		return;
 	}
 	if (!strncmp(path, "/api/v1/comparisons/", 20)) {

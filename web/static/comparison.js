@@ -27,9 +27,9 @@ function commits(r) {
 	const b = r.builds || {};
 	return [
 		facts(rows),
-		table(['Arm', 'Build', 'Program', 'sha256', ['Size (bytes)', '.num']], [
-			['old (base)', buildLink(b.base), h('code', {}, r.old.path ?? ''), hash(r.old.sha256), [String(r.old.size ?? ''), '.num']],
-			['new (head)', buildLink(b.head), h('code', {}, r.new.path ?? ''), hash(r.new.sha256), [String(r.new.size ?? ''), '.num']],
+		table(['Arm', 'Build', 'Program', 'sha256', ['Size (bytes)', '.num'], 'Manifest'], [
+			['old (base)', buildLink(b.base), h('code', {}, r.old.path ?? ''), hash(r.old.sha256), [String(r.old.size ?? ''), '.num'], hash(r.old.manifest, 12)],
+			['new (head)', buildLink(b.head), h('code', {}, r.new.path ?? ''), hash(r.new.sha256), [String(r.new.size ?? ''), '.num'], hash(r.new.manifest, 12)],
 		], 'binaries'),
 		r.old.sha256 && r.old.sha256 === r.new.sha256
 			? h('p', { class: 'note' }, 'The two programs have the same hash: what differs is outside the measured binary (its inputs, shaders or libraries).')

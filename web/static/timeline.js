@@ -32,7 +32,8 @@ function draw(canvas, points, changes, metric) {
 	const raw = { old: [], new: [] };
 	points.forEach((p, i) => {
 		for (const v of p.values) {
-			if (v.value === null)
+			// Warm-ups (pair 0) take part in no figure: not drawn.
+			if (v.value === null || v.pair === 0)
 				continue;
 			raw[v.arm === 'old' ? 'old' : 'new'].push({
 				x: i + (v.arm === 'old' ? -OFFSET : OFFSET), y: v.value,
