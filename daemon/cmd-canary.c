@@ -25,8 +25,12 @@ const char cmd_canary_usage[] =
 	"                        the profile's first match); with --host it must match\n"
 	"  --scale N             multiply the work size by N, 1 to 64 (default 1);\n"
 	"                        a GPU wants 16 or more for steady timings\n"
-	"  --extra-work PERCENT  run PERCENT more q4 dispatches, 0 to 1000 (default\n"
-	"                        0): the same result, a planted slowdown\n"
+	"  --extra-work PERCENT  run PERCENT more q4 work, 0 to 1000 (default 0):\n"
+	"                        the same result, a planted slowdown. Whole percents\n"
+	"                        are whole dispatches (1 is one more of 100); a\n"
+	"                        fraction such as 0.5 adds a dispatch over that part\n"
+	"                        of the rows, and must come to whole rows (at --scale\n"
+	"                        1, steps of 1/256 of a percent)\n"
 	"  -h, --help            show this text\n"
 	"\n"
 	"Exit status: 0 every check passed and the control was caught, 1 a check\n"
@@ -107,8 +111,8 @@ int cmd_canary(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'x':
-			if (parse_uint(&opts.extra_work_pct, "--extra-work", optarg, 0,
-				       KERNEL_CANARY_EXTRA_MAX) < 0)
+			if (cli_parse_double(&opts.extra_work_pct, "--extra-work", optarg, 0,
+					     KERNEL_CANARY_EXTRA_MAX) < 0)
 				return EXIT_USAGE;
 			break;
 		default:
@@ -117,6 +121,10 @@ int cmd_canary(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_extra_argument("canary", argv[optind]);
+	if (kernel_canary_opts_check(&opts) < 0) {
+		log_warnx("canary: %s", err_last());
+		return EXIT_USAGE;
+	}
 
 	if (host) {
 		rc = host_check_load(&profile, host);

@@ -34,6 +34,10 @@
 #define TIMESTAMP_QUERIES 2     /* before the first timed dispatch, after the last */
 #define FENCE_TIMEOUT_NS (UINT64_C(60) * 1000000000)
 
+/* A partial dispatch (--extra-work 0.5) covers its rows with one line of
+ * groups, so that it runs exactly those rows and no more. */
+_Static_assert(Q4_ROWS * KERNEL_CANARY_SCALE_MAX <= MAX_GROUPS, "q4 rows fit one line of groups");
+
 struct buffer {
 	VkBuffer buf;
 	VkDeviceMemory mem;
@@ -343,11 +347,13 @@ static void record(struct gpu *g, const struct launch *l)
 }
 
 /*
- * Runs reps dispatches in one submission and returns in *ms the time the
- * device spent between the first and the last: from timestamps when the
- * queue has them, else the wall time around the submission.
+ * Runs reps dispatches of l, then one of tail unless it is NULL, in one
+ * submission and returns in *ms the time the device spent between the
+ * first and the last: from timestamps when the queue has them, else the
+ * wall time around the submission.
  */
-static int run_timed(struct gpu *g, const struct launch *l, unsigned reps, double *ms)
+static int run_timed(struct gpu *g, const struct launch *l, unsigned reps,
+		     const struct launch *tail, double *ms)
 {
 	uint64_t ts[TIMESTAMP_QUERIES];
 	int64_t start;
@@ -364,6 +370,8 @@ static int run_timed(struct gpu *g, const struct launch *l, unsigned reps, doubl
 	}
 	for (unsigned i = 0; i < reps; i++)
 		record(g, l);
+	if (tail)
+		record(g, tail);
 	if (g->queries != VK_NULL_HANDLE)
 		vk.vkCmdWriteTimestamp(g->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
 				       g->queries, 1);
@@ -595,15 +603,14 @@ struct canary {
 	unsigned rows;
 };
 
-static int check_opts(const struct kernel_canary_opts *opts)
+int kernel_canary_opts_check(const struct kernel_canary_opts *opts)
 {
+	unsigned whole, part;
+
 	if (opts->scale < 1 || opts->scale > KERNEL_CANARY_SCALE_MAX)
 		return err_set(-EINVAL, "scale %u is outside 1..%d", opts->scale,
 			       KERNEL_CANARY_SCALE_MAX);
-	if (opts->extra_work_pct > KERNEL_CANARY_EXTRA_MAX)
-		return err_set(-EINVAL, "extra work %u%% is above %d%%", opts->extra_work_pct,
-			       KERNEL_CANARY_EXTRA_MAX);
-	return 0;
+	return q4_extra_work(&whole, &part, opts->extra_work_pct, Q4_REPS, Q4_ROWS * opts->scale);
 }
 
 /* The inputs, from the fixed seed, always drawn in this order (the words
@@ -696,8 +703,8 @@ static int run_copy(struct canary *cv, struct kernel_shape_result *sh)
 	int rc;
 
 	sh->dispatches = COPY_REPS;
-	if ((rc = run_timed(&cv->g, &l, WARMUP_DISPATCHES, &sh->ms)) < 0 ||
-	    (rc = run_timed(&cv->g, &l, sh->dispatches, &sh->ms)) < 0 ||
+	if ((rc = run_timed(&cv->g, &l, WARMUP_DISPATCHES, NULL, &sh->ms)) < 0 ||
+	    (rc = run_timed(&cv->g, &l, sh->dispatches, NULL, &sh->ms)) < 0 ||
 	    (rc = download(&cv->g, cv->host_dst, &cv->dst, cv->copy_bytes)) < 0)
 		return rc;
 	for (size_t i = 0; i < cv->copy_words; i++)
@@ -724,13 +731,6 @@ static struct launch q4_launch(const struct canary *cv, const struct pipeline *p
 	};
 }
 
-/* Q4_REPS, and extra_pct percent more rounded to whole dispatches: 1% is one
- * more of 100 (docs/kernels.md, --extra-work). */
-static unsigned q4_dispatches(unsigned extra_pct)
-{
-	return Q4_REPS + (Q4_REPS * extra_pct + 50) / 100;
-}
-
 /* Judges the y in host_y against the CPU's: the largest error relative to
  * its row's sum of |w x|, within Q4_TOLERANCE to pass. */
 static void q4_check(struct kernel_shape_result *sh, const struct canary *cv)
@@ -741,23 +741,34 @@ static void q4_check(struct kernel_shape_result *sh, const struct canary *cv)
 }
 
 /* q4 matrix-vector product: one untimed dispatch, then the timed ones
- * (--extra-work adds dispatches, same result), checked against the CPU. */
-static int run_q4(struct canary *cv, struct kernel_shape_result *sh, unsigned extra_pct)
+ * (--extra-work adds dispatches, the last perhaps over only the first rows;
+ * the same result), checked against the CPU. */
+static int run_q4(struct canary *cv, struct kernel_shape_result *sh, double extra_pct)
 {
-	struct launch l = q4_launch(cv, &cv->q4);
-	unsigned reps = q4_dispatches(extra_pct);
+	struct launch l = q4_launch(cv, &cv->q4), partial;
+	char partial_note[32];
+	unsigned whole, part;
 	int rc;
 
-	sh->dispatches = reps;
-	if ((rc = run_timed(&cv->g, &l, WARMUP_DISPATCHES, &sh->ms)) < 0 ||
-	    (rc = run_timed(&cv->g, &l, reps, &sh->ms)) < 0 ||
+	rc = q4_extra_work(&whole, &part, extra_pct, Q4_REPS, cv->rows);
+	if (rc < 0)
+		return rc;
+	partial = l;
+	partial.groups_x = part;
+	partial.groups_y = 1;
+	sh->dispatches = Q4_REPS + whole;
+	if ((rc = run_timed(&cv->g, &l, WARMUP_DISPATCHES, NULL, &sh->ms)) < 0 ||
+	    (rc = run_timed(&cv->g, &l, sh->dispatches, part ? &partial : NULL, &sh->ms)) < 0 ||
 	    (rc = download(&cv->g, cv->host_y, &cv->y, cv->y.size)) < 0)
 		return rc;
 	q4_matvec_ref(cv->ref, cv->l1, &cv->m, cv->host_x, false);
 	q4_check(sh, cv);
+	partial_note[0] = '\0';
+	if (part)
+		snprintf(partial_note, sizeof(partial_note), " partial_rows=%u", part);
 	snprintf(sh->detail, sizeof(sh->detail),
-		 "rows=%u cols=%u dispatches=%u max_rel_err=%.3g tolerance=%.0e",
-		 cv->rows, Q4_COLS, reps, sh->max_err, sh->tolerance);
+		 "rows=%u cols=%u dispatches=%u%s max_rel_err=%.3g tolerance=%.0e",
+		 cv->rows, Q4_COLS, sh->dispatches, partial_note, sh->max_err, sh->tolerance);
 	return 0;
 }
 
@@ -779,7 +790,7 @@ static int run_control(struct canary *cv, struct kernel_shape_result *sh)
 	int rc;
 
 	sh->dispatches = CONTROL_DISPATCHES;
-	if ((rc = run_timed(&cv->g, &l, sh->dispatches, &sh->ms)) < 0 ||
+	if ((rc = run_timed(&cv->g, &l, sh->dispatches, NULL, &sh->ms)) < 0 ||
 	    (rc = download(&cv->g, cv->host_y, &cv->yc, cv->yc.size)) < 0)
 		return rc;
 	q4_check(sh, cv);
@@ -824,7 +835,7 @@ int kernel_canary_run(struct kernel_canary_result *out,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = check_opts(opts);
+	rc = kernel_canary_opts_check(opts);
 	if (rc < 0)
 		return rc;
 	memset(&res, 0, sizeof(res));

@@ -53,6 +53,17 @@ void q4_matvec_ref(double *y, double *l1, const struct q4_matrix *m,
 double q4_max_rel_err(const float *y, const double *ref, const double *l1,
 		      unsigned rows);
 
+/*
+ * The planted work of --extra-work: pct percent more than reps dispatches
+ * over rows rows, as *whole more dispatches and then one over the first
+ * *part rows (0: none). The extra work is exact or refused, never rounded:
+ * -EINVAL with a detail when pct of the work is not a whole number of rows,
+ * or pct is outside 0..KERNEL_CANARY_EXTRA_MAX; *whole and *part are then
+ * untouched.
+ */
+int q4_extra_work(unsigned *whole, unsigned *part, double pct, unsigned reps,
+		  unsigned rows);
+
 /* The first 12 hex digits of the sha256 of the parts, concatenated; out ""
  * and sha256_hex_parts's error when libcrypto cannot hash. */
 int kernel_hash_parts(char out[KERNEL_HASH_LEN], const void *const parts[],

@@ -116,8 +116,10 @@ enum {
 struct kernel_canary_opts {
 	unsigned device_index;
 	unsigned scale;                 /* 1..KERNEL_CANARY_SCALE_MAX: work size */
-	unsigned extra_work_pct;        /* 0..KERNEL_CANARY_EXTRA_MAX: more q4
-					 * dispatches, same result */
+	double extra_work_pct;          /* 0..KERNEL_CANARY_EXTRA_MAX percent more
+					 * q4 work, same result: whole dispatches,
+					 * the rest a dispatch over the first rows;
+					 * it must come to whole rows */
 };
 
 struct kernel_shape_result {
@@ -140,6 +142,11 @@ struct kernel_canary_result {
 	bool control_caught;            /* the check rejected it */
 	char digest[KERNEL_HASH_LEN];   /* over every checked output buffer */
 };
+
+/* 0 when opts are in range and the extra work comes to whole rows at the
+ * scale; -EINVAL with a sentence in err_last() otherwise. kernel_canary_run
+ * checks them too; a verb calls this first to refuse before any device work. */
+int kernel_canary_opts_check(const struct kernel_canary_opts *opts);
 
 /*
  * Runs the canary on one device. Returns 0 when it ran, whatever the checks

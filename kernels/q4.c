@@ -1,7 +1,10 @@
 /* The canary's CPU side: inputs, the q4 format and the reference results. */
+#include <assert.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 
+#include "common.h"
 #include "kernels-internal.h"
 
 uint64_t canary_prng_next(uint64_t *state)
@@ -99,4 +102,26 @@ double q4_max_rel_err(const float *y, const double *ref, const double *l1,
 			worst = isnan(e) ? INFINITY : e;
 	}
 	return worst;
+}
+
+int q4_extra_work(unsigned *whole, unsigned *part, double pct, unsigned reps,
+		  unsigned rows)
+{
+	double extra;
+	unsigned long long n;
+
+	assert(reps > 0 && rows > 0);
+	if (!isfinite(pct) || pct < 0 || pct > KERNEL_CANARY_EXTRA_MAX)
+		return err_set(-EINVAL, "extra work %g%% is outside 0..%d%%", pct,
+			       KERNEL_CANARY_EXTRA_MAX);
+	/* In rows: a dispatch is rows rows, the work reps dispatches. */
+	extra = pct / 100.0 * reps * rows;
+	n = (unsigned long long)llround(extra);
+	if (fabs(extra - (double)n) > 1e-6 * fmax(1.0, extra))
+		return err_set(-EINVAL, "extra work %g%% is %.4g rows of %u a dispatch, not a"
+			       " whole number: at this scale it goes in steps of %g%%",
+			       pct, extra, rows, 100.0 / ((double)reps * rows));
+	*whole = (unsigned)(n / rows);
+	*part = (unsigned)(n % rows);
+	return 0;
 }

@@ -1,5 +1,6 @@
 /* Unit tests for the canary's CPU side: q4 packing, the reference, the
  * control's detectability and the digest. No device needed. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,6 +111,42 @@ static void test_digest(void **state)
 	assert_string_equal(out, "ba7816bf8f01");
 }
 
+static void test_extra_work(void **state)
+{
+	unsigned whole = 7, part = 7;
+
+	/* Whole percents are whole dispatches of 100, as before fractions. */
+	assert_int_equal(q4_extra_work(&whole, &part, 1, 100, 256), 0);
+	assert_int_equal(whole, 1);
+	assert_int_equal(part, 0);
+	assert_int_equal(q4_extra_work(&whole, &part, 0, 100, 256), 0);
+	assert_int_equal(whole, 0);
+	assert_int_equal(part, 0);
+	/* Half a percent of 100 dispatches is half of one: 128 of 256 rows,
+	 * 2048 of 4096 at scale 16. */
+	assert_int_equal(q4_extra_work(&whole, &part, 0.5, 100, 256), 0);
+	assert_int_equal(whole, 0);
+	assert_int_equal(part, 128);
+	assert_int_equal(q4_extra_work(&whole, &part, 0.5, 100, 4096), 0);
+	assert_int_equal(part, 2048);
+	assert_int_equal(q4_extra_work(&whole, &part, 2.25, 100, 256), 0);
+	assert_int_equal(whole, 2);
+	assert_int_equal(part, 64);
+	/* 0.1% of 256 rows is 25.6 rows: refused, never rounded, and the
+	 * outputs are left alone; at 1280 rows it is 128. */
+	whole = part = 7;
+	assert_int_equal(q4_extra_work(&whole, &part, 0.1, 100, 256), -EINVAL);
+	assert_int_equal(whole, 7);
+	assert_int_equal(part, 7);
+	assert_int_equal(q4_extra_work(&whole, &part, 0.1, 100, 1280), 0);
+	assert_int_equal(whole, 0);
+	assert_int_equal(part, 128);
+	assert_int_equal(q4_extra_work(&whole, &part, -1, 100, 256), -EINVAL);
+	assert_int_equal(q4_extra_work(&whole, &part, KERNEL_CANARY_EXTRA_MAX + 1, 100, 256),
+			 -EINVAL);
+	assert_int_equal(q4_extra_work(&whole, &part, NAN, 100, 256), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +155,7 @@ int main(void)
 		cmocka_unit_test(test_reference_by_hand),
 		cmocka_unit_test(test_control_detectable),
 		cmocka_unit_test(test_digest),
+		cmocka_unit_test(test_extra_work),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

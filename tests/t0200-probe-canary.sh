@@ -153,6 +153,16 @@ first=$1
 expect_rc 0 $? "canary --extra-work 1"
 expect_grep '^RESULT q4_matvec .*dispatches=101 ' "$TMP/extra.out" "extra work adds a dispatch"
 expect_grep "^DIGEST $first\$" "$TMP/extra.out" "extra work keeps the digest"
+# Half a percent: a last dispatch over half the rows, the same digest; a
+# fraction that is not whole rows is refused before any device work.
+"$PERFD" canary --extra-work 0.5 >"$TMP/half.out" 2>"$TMP/err"
+expect_rc 0 $? "canary --extra-work 0.5"
+expect_grep '^RESULT q4_matvec .*dispatches=100 partial_rows=128 ' "$TMP/half.out" \
+	"half a percent is half a dispatch"
+expect_grep "^DIGEST $first\$" "$TMP/half.out" "a partial dispatch keeps the digest"
+"$PERFD" canary --extra-work 0.3 >"$TMP/out" 2>"$TMP/err"
+expect_rc 2 $? "canary --extra-work 0.3"
+expect_grep "extra work 0.3% is 76.8 rows of 256" "$TMP/err" "a fraction of a row is refused"
 
 # The canary refuses the wrong host and bad options.
 "$PERFD" canary --host m1 >/dev/null 2>"$TMP/err"
