@@ -290,6 +290,27 @@ static void test_three_pairs_need_more(void **state)
 	db_comparison_release(&c);
 }
 
+/* The B60 rows of docs/rule.md: noisy and split in sign, unresolved with
+ * or without a calibration. */
+static void test_b60_stays_unresolved(void **state)
+{
+	const double old[] = { 4392, 4421, 4113 }, new[] = { 4362, 4081, 4218 };
+	struct db_comparison c;
+	struct db_summary s;
+
+	build(&c, old, new, 3, 3);
+	assert_int_equal(runner_rule_apply(&s, &c), 0);
+	assert_string_equal(s.verdict, "unresolved");
+	assert_true(has_reason(&s, "pair gains disagree in sign"));
+	db_summary_release(&s);
+	calibrate(&c, 12, 0.005);
+	assert_int_equal(runner_rule_apply(&s, &c), 0);
+	assert_string_equal(s.verdict, "unresolved");
+	assert_true(has_reason(&s, "pair gains disagree in sign"));
+	db_summary_release(&s);
+	db_comparison_release(&c);
+}
+
 /* Twelve pairs all slower: the sign test passes at stage 3. */
 static void test_stages_reach_a_verdict(void **state)
 {
@@ -451,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_rank_min_calibration),
 		cmocka_unit_test(test_rank_stage_sizes),
 		cmocka_unit_test(test_three_pairs_need_more),
+		cmocka_unit_test(test_b60_stays_unresolved),
 		cmocka_unit_test(test_stages_reach_a_verdict),
 		cmocka_unit_test(test_unchanged_is_bounded),
 		cmocka_unit_test(test_higher_is_better),
