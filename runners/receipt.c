@@ -244,6 +244,7 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 
 	json_object_set_new(root, "comparison", json_integer(c->id));
 	json_object_set_new(root, "rule", jstr(c->rule));
+	json_object_set_new(root, "kind", jstr(c->aa ? "aa" : "compare"));
 	json_object_set_new(root, "case", jstr(c->case_name));
 	json_object_set_new(root, "metric", c->metric ? jstr(c->metric) : json_null());
 	json_object_set_new(root, "host", jstr(c->host));
@@ -290,6 +291,9 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 		json_object_set_new(root, "job", json_pack("{s:I,s:o,s:o,s:o}", "id",
 			(json_int_t)c->job_id, "head", jstr(c->job_head), "commit",
 			jstr(c->job_commit), "base", *c->job_base ? jstr(c->job_base) : json_null()));
+	}
+	if (c->job_id || c->base_build) {
+		/* The agent's builds; an A/A of its own has one build, and no job. */
 		json_object_set_new(root, "builds", json_pack("{s:o,s:o}",
 			"base", c->base_build ? json_integer(c->base_build) : json_null(),
 			"head", c->head_build ? json_integer(c->head_build) : json_null()));
@@ -415,6 +419,10 @@ static void render_csv(struct strbuf *out, const struct db_comparison *c)
 
 /* ---- text and Markdown ---- */
 
+/* What an A/A's receipt says before anything else. */
+#define AA_NOTE "A/A: one build against itself; its verdict is a calibration sample " \
+	"(of the false verdict rate), not a change"
+
 static void summary_lines(struct strbuf *out, const struct db_comparison *c, bool md)
 {
 	const struct db_summary *s = &c->summary;
@@ -481,6 +489,8 @@ static void render_text(struct strbuf *out, const struct db_comparison *c)
 
 	strbuf_addf(out, "comparison %lld  rule %s  case %s  metric %s  host %s\n",
 		    (long long)c->id, c->rule, c->case_name, metric, c->host);
+	if (c->aa)
+		strbuf_adds(out, AA_NOTE "\n");
 	strbuf_addf(out, "old  %s  sha256 %s\n", c->old.path, c->old.sha256);
 	strbuf_addf(out, "new  %s  sha256 %s\n\n", c->new.path, c->new.sha256);
 	strbuf_addf(out, "%-6s %12s %12s %10s\n", "pair", "old", "new", "gain");
@@ -539,7 +549,10 @@ static void render_md(struct strbuf *out, const struct db_comparison *c)
 	md_escape(out, c->case_name);
 	strbuf_addf(out, "` · metric `%s` · host `", metric);
 	md_escape(out, c->host);
-	strbuf_adds(out, "`\n\n| arm | binary | sha256 |\n|---|---|---|\n");
+	strbuf_adds(out, "`\n\n");
+	if (c->aa)
+		strbuf_adds(out, "**" AA_NOTE "**\n\n");
+	strbuf_adds(out, "| arm | binary | sha256 |\n|---|---|---|\n");
 	strbuf_adds(out, "| old | ");
 	md_escape(out, c->old.path);
 	strbuf_addf(out, " | `%s` |\n| new | ", c->old.sha256);
