@@ -509,6 +509,7 @@ struct db_job_comparison {
 	char verdict[16];        /* "" before the summary */
 	bool has_gain;
 	double gain_median;
+	bool aa;                 /* kind 'aa': the job's builds made the same artifacts */
 };
 
 struct db_job_info {
