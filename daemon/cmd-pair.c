@@ -23,7 +23,11 @@ const char cmd_pair_usage[] =
 	"PERFD_PAIR (1-based; 0 for a warm-up), PERFD_SEQ (1-based position in\n"
 	"execution order) and PERFD_WARMUP (0 or 1). When OLD and NEW are one program\n"
 	"(the same sha256) with the same arguments and environment, perfd says so: an\n"
-	"A/A comparison, whose verdict is noise.\n"
+	"A/A comparison, whose verdict is noise (a program may still tell the arms\n"
+	"apart by PERFD_ARM, so it is stored as a comparison like any other). Every\n"
+	"comparison starts with its calibration: the newest A/A comparisons of its\n"
+	"host, case and fingerprint, which the agent runs (docs/config.md,\n"
+	"[calibration]).\n"
 	"\n"
 	"options:\n"
 	"  --pairs N          pairs to run (default 3; 1 to 1000)\n"
@@ -415,6 +419,7 @@ int cmd_pair(int argc, char **argv)
 	struct host_profile *profile = NULL;
 	struct kernel_probe *probe = NULL;
 	struct runner_fault_watch watch = { .fd = -1 };
+	struct runner_calibration cal = { 0 };
 	char *fingerprint = NULL;
 	int64_t cid = 0;
 	int r, ret;
@@ -480,7 +485,9 @@ int cmd_pair(int argc, char **argv)
 			log_warnx("fault watch off: %s; every process is recorded so", watch.off_reason);
 		p.o.watch = &watch;
 	}
-	r = runner_pair_run(db, &cid, &p.o);
+	r = runner_calibration_choose(&cal, db, &p.o);
+	if (r == 0)
+		r = runner_pair_run(db, &cid, &p.o);
 	if (r < 0 && r != -ECANCELED) {
 		log_warnx("%s", err_last());
 		if (cid)
@@ -491,6 +498,7 @@ int cmd_pair(int argc, char **argv)
 out:
 	if (p.o.cancel_fd >= 0)
 		close(p.o.cancel_fd);
+	runner_calibration_release(&cal);
 	runner_fault_watch_close(&watch);
 	host_profile_free(profile);
 	kernel_probe_free(probe);

@@ -39,7 +39,8 @@ const char cmd_verify_usage[] =
 const char cmd_list_usage[] =
 	"usage: perfd list [options]\n"
 	"\n"
-	"Lists stored comparisons, newest first.\n"
+	"Lists stored comparisons, newest first; kind A/A is one build or program\n"
+	"against itself, whose verdict is a calibration sample, not a change.\n"
 	"\n"
 	"options:\n"
 	"  --limit N          at most N rows (default 50, at most 10000)\n"
@@ -255,16 +256,16 @@ int cmd_list(int argc, char **argv)
 		log_warnx("%s", err_last());
 		goto out;
 	}
-	printf("%-6s %-24s %-10s %-16s %-12s %-11s %9s  %-12s %-12s\n", "id", "created", "state",
-	       "host", "case", "verdict", "gain", "old", "new");
+	printf("%-6s %-24s %-10s %-7s %-16s %-12s %-11s %9s  %-12s %-12s\n", "id", "created",
+	       "state", "kind", "host", "case", "verdict", "gain", "old", "new");
 	for (i = 0; i < n; i++) {
 		char gain[32] = "-";
 
 		if (rows[i].has_gain)
 			snprintf(gain, sizeof(gain), "%.3f%%", rows[i].gain_median * 100);
-		printf("%-6lld %-24s %-10s %-16s %-12s %-11s %9s  %-12.12s %-12.12s\n",
+		printf("%-6lld %-24s %-10s %-7s %-16s %-12s %-11s %9s  %-12.12s %-12.12s\n",
 		       (long long)rows[i].id, rows[i].created_at, db_state_name(rows[i].state),
-		       rows[i].host, rows[i].case_name, *rows[i].verdict ? rows[i].verdict : "-",
+		       rows[i].aa ? "A/A" : "compare", rows[i].host, rows[i].case_name, *rows[i].verdict ? rows[i].verdict : "-",
 		       gain, rows[i].old_sha256, rows[i].new_sha256);
 	}
 	ret = EXIT_OK;
