@@ -221,8 +221,9 @@ check "an empty commit" run 0 "$PERFD" agent --config agent.conf --once
 check "  is called A/A" has err "base and head builds made the same artifacts, byte for byte: an A/A comparison"
 check "  its comparisons are stored as A/As of its job" eq "aa aa" "$(sql "select group_concat(c.kind, ' ') from comparisons c join jobs j on j.id = c.job_id where j.commit_oid = '$C5'")"
 check "  one of them a false verdict" eq 1 "$(sql "select count(*) from comparisons c join jobs j on j.id = c.job_id where j.commit_oid = '$C5' and c.verdict in ('faster', 'slower')")"
-check "its comment" run 0 "$PERFD" comment --pr 1 --dry-run --commit "$C5" --db "$DB"
+check "its comment" run 0 "$PERFD" comment --pr 1 --dry-run --commit "$C5" --db "$DB" --hub http://hub.example
 cp out c5.md
+check "  is the one derived from the stored rows" diff -u <(python3 "$TESTS_DIR/fixtures/comment-golden.py" "$DB" "$C5" http://hub.example) c5.md
 check "  shows the false verdict as such" has c5.md "[A/A: a false verdict (calibration sample, not a change)]("
 check "  and the other A/A" has c5.md "[A/A: unchanged (calibration sample)]("
 check "  never faster or slower" eq 0 "$(grep -ciE 'faster|slower' c5.md)"
