@@ -1,6 +1,7 @@
 /*
- * The agent's configuration: an INI file (common/ini.c). Sections: [agent], [repo], and the suite: [build],
- * [runner NAME] (any number), [case NAME] (any number). Every problem is
+ * The agent's configuration: an INI file (common/ini.c). Sections: [agent],
+ * [repo], [github], [calibration], and the suite: [build], [runner NAME]
+ * (any number), [case NAME] (any number). Every problem is
  * reported as file:line: message, all of them, then the load fails; nothing
  * is half-applied since the result is a fresh struct.
  */
@@ -13,8 +14,8 @@
 #include "agent-internal.h"
 #include "forge.h"
 
-enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_GITHUB, SEC_BUILD, SEC_RUNNER, SEC_CASE,
-	SEC_OTHER };
+enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_GITHUB, SEC_CALIBRATION, SEC_BUILD,
+	SEC_RUNNER, SEC_CASE, SEC_OTHER };
 
 struct parse {
 	const char *name;          /* the file, for messages */
@@ -26,6 +27,7 @@ struct parse {
 	struct agent_config *c;    /* NULL when suite_only */
 	struct agent_suite *s;
 	bool seen_build;
+	bool seen_calibration;
 };
 
 static void perr(struct parse *ps, const char *fmt, ...) PRINTF_LIKE(2, 3);
@@ -238,6 +240,26 @@ static void key_github(struct parse *ps, const char *k, const char *v)
 	}
 }
 
+static void key_calibration(struct parse *ps, const char *k, const char *v)
+{
+	struct agent_calibration *c = &ps->c->calibration;
+
+	if (!strcmp(k, "runs")) {
+		set_int(ps, &c->runs, k, v, 0, AGENT_CALIBRATION_RUNS_MAX);
+	} else if (!strcmp(k, "idle_budget_s")) {
+		char *end;
+		double d = strtod(v, &end);
+
+		if (end == v || *end || !isfinite(d) || d < 0 || d > AGENT_IDLE_WINDOW_S)
+			perr(ps, "'idle_budget_s': '%s' is not a number of seconds from 0 to %g "
+			     "(per hour; 0 runs no idle A/A)", v, AGENT_IDLE_WINDOW_S);
+		else
+			c->idle_budget_s = d;
+	} else {
+		perr(ps, "unknown key '%s' in [calibration] (runs, idle_budget_s)", k);
+	}
+}
+
 static void key_build(struct parse *ps, const char *k, const char *v)
 {
 	struct agent_suite *s = ps->s;
@@ -356,6 +378,11 @@ static void section(struct parse *ps, const char *name, const char *arg)
 			perr(ps, "a second [github] section");
 		ps->c->github.on = true;
 		ps->sec = SEC_GITHUB;
+	} else if (!ps->suite_only && !strcmp(name, "calibration") && !arg) {
+		if (ps->seen_calibration)
+			perr(ps, "a second [calibration] section");
+		ps->seen_calibration = true;
+		ps->sec = SEC_CALIBRATION;
 	} else if (!strcmp(name, "build") && !arg) {
 		if (ps->seen_build)
 			perr(ps, "a second [build] section");
@@ -401,8 +428,8 @@ static void section(struct parse *ps, const char *name, const char *arg)
 	} else {
 		perr(ps, ps->suite_only ?
 		     "unknown section [%s%s%s] in a suite ([build], [runner NAME], [case NAME])" :
-		     "unknown section [%s%s%s] ([agent], [repo], [github], [build], [runner NAME],"
-		     " [case NAME])",
+		     "unknown section [%s%s%s] ([agent], [repo], [github], [calibration], [build],"
+		     " [runner NAME], [case NAME])",
 		     name, arg ? " " : "", arg ? arg : "");
 	}
 }
@@ -440,6 +467,9 @@ static void on_key(void *ctx, unsigned lineno, char *k, char *v)
 		break;
 	case SEC_GITHUB:
 		key_github(ps, k, v);
+		break;
+	case SEC_CALIBRATION:
+		key_calibration(ps, k, v);
 		break;
 	case SEC_BUILD:
 		key_build(ps, k, v);
@@ -536,6 +566,8 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 	c->github.max_wait_s = 300;
 	c->github.retries = 3;
 	c->github.backoff_s = 1;
+	c->calibration.runs = AGENT_CALIBRATION_RUNS;
+	c->calibration.idle_budget_s = AGENT_IDLE_BUDGET_S;
 	parse_text(&ps, text, len);
 	free(text);
 	ps.lineno = 0;

@@ -1,6 +1,7 @@
 /*
  * The agent: its configuration and its loop. Shared by the files of daemon/
- * alone (cmd-agent.c, agent.c, agent-config.c, cmd-demo.c).
+ * alone (cmd-agent.c, agent.c, agent-calibration.c, agent-config.c,
+ * agent-pulls.c, cmd-demo.c).
  */
 #ifndef PERFD_DAEMON_AGENT_INTERNAL_H
 #define PERFD_DAEMON_AGENT_INTERNAL_H
@@ -12,6 +13,7 @@
 #include "builder.h"
 #include "common.h"
 #include "runners.h"
+#include "daemon.h"
 #include "forge.h"
 
 #define AGENT_NAME_MAX 63
@@ -56,6 +58,19 @@ struct agent_suite {
 
 enum agent_pull_base { AGENT_BASE_MERGE_BASE, AGENT_BASE_HEAD };
 
+/* [calibration]: the A/A comparisons the agent runs on its own
+ * (docs/config.md). */
+#define AGENT_CALIBRATION_RUNS 2
+#define AGENT_CALIBRATION_RUNS_MAX 100
+#define AGENT_IDLE_BUDGET_S 300.0
+#define AGENT_IDLE_WINDOW_S 3600.0  /* the budget is per this many seconds */
+#define AGENT_IDLE_RUNS_MAX 64      /* idle A/As in one window, at most */
+struct agent_calibration {
+	int runs;                  /* A/As before a case's comparison when it has no
+	                            * calibration; 0: none */
+	double idle_budget_s;      /* seconds of idle A/As per window; 0: none */
+};
+
 /* [github]: the pull requests' host (docs/github.md). */
 struct agent_github {
 	bool on;                   /* the section is there */
@@ -93,6 +108,7 @@ struct agent_config {
 	double fetch_timeout_s;    /* [repo] timeout_s: the bound on one fetch */
 	struct agent_suite suite;  /* from this file when suite_file is NULL */
 	struct agent_github github;
+	struct agent_calibration calibration;
 };
 
 /* Parses the agent configuration at path into a fresh struct. Returns 0, or
@@ -143,6 +159,11 @@ struct agent {
 	int cancel_fd;
 	int cache_hits;
 	int builds;
+	/* The idle A/As of the last AGENT_IDLE_WINDOW_S: when each ended
+	 * (time_monotonic_ns) and how long it took, oldest first. */
+	struct { int64_t end_ns; double secs; } idle[AGENT_IDLE_RUNS_MAX];
+	size_t nidle;
+	int aa_runs;                     /* A/A comparisons run, for the summary */
 };
 
 
@@ -165,6 +186,37 @@ int agent_poll(struct agent *a);
  * quarantined, -EINVAL when there is no suite, or a database error; none
  * is logged here. */
 int agent_work(struct agent *a);
+/* The settings of case k's comparisons: the case's own, else the host
+ * profile's, else the defaults (*o is zeroed first). The arms, artifacts,
+ * builds and kind are the caller's to fill; progress is the line printer's
+ * context. */
+void agent_case_opts(struct agent *a, const struct agent_case *k, struct runner_pair_opts *o,
+		     struct cli_progress *progress);
+/* Stores the manifest of build b (its commit, tree, recipe and every
+ * artifact) and puts its hash in out. */
+int agent_build_manifest(struct agent *a, char out[65], const struct db_build *b);
+/* The artifact of build b named name (a "./" before it is ignored), or
+ * NULL; borrowed from b. */
+const struct db_build_artifact *agent_artifact_named(const struct db_build *b,
+						      const char *name);
+/* Logs "PREFIX: comparison N, VERDICT" once it is stored; an A/A's verdict
+ * in the words that say it is a calibration sample (runner_aa_verdict). */
+void agent_log_verdict(struct agent *a, const char *prefix, int64_t cid);
+
+/* ---- the A/A comparisons (agent-calibration.c) ---- */
+
+/* Before a job's comparison of case k: when the case has no calibration on
+ * this host as it is now, up to [calibration] runs A/As of the base build
+ * (whose program k names). Returns 0, -ECANCELED when stopped (the A/A in
+ * hand is kept as abandoned), or a database error. */
+int agent_calibrate_case(struct agent *a, const struct agent_case *k, const struct db_build *base);
+/* When the queue is empty: one A/A comparison for the case whose
+ * calibration is oldest (none is oldest of all), of the newest build made
+ * with this suite's recipe, while the idle A/As of the last hour took less
+ * than [calibration] idle_budget_s. Returns 1 when it ran one (the caller
+ * polls again at once), 0 when there was nothing to do, -ECANCELED when
+ * stopped (the A/A is kept as abandoned), or a database error. */
+int agent_idle(struct agent *a);
 /* Prints what the agent has done, a line per job. */
 void agent_summary(struct agent *a, FILE *f);
 

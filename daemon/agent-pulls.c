@@ -110,11 +110,12 @@ void agent_status_set(struct agent *a, const char *commit, int64_t job, const ch
 }
 
 /* A job's status: pending until it ends; failure when it failed or a case
- * is slower; success otherwise, with the verdicts counted. */
+ * is slower; success otherwise, with the verdicts counted. An A/A (base and
+ * head built the same artifacts) is counted apart, never as a change. */
 void agent_job_status(struct agent *a, const struct db_job *job)
 {
 	struct strbuf desc = STRBUF_INIT, slow = STRBUF_INIT;
-	int faster = 0, slower = 0, same = 0, other = 0;
+	int faster = 0, slower = 0, same = 0, other = 0, aa = 0;
 	size_t k;
 
 	if (job->state == DB_JOB_QUEUED || job->state == DB_JOB_RUNNING) {
@@ -136,7 +137,9 @@ void agent_job_status(struct agent *a, const struct db_job *job)
 		if (db_job_comparison(a->db, &cid, &st, job->id, name) < 0 ||
 		    db_comparison_load(a->db, &c, cid) < 0)
 			continue;
-		if (!strcmp(c.summary.verdict, "faster")) {
+		if (c.aa) {
+			aa++;   /* one build against itself: never a change */
+		} else if (!strcmp(c.summary.verdict, "faster")) {
 			faster++;
 		} else if (!strcmp(c.summary.verdict, "unchanged")) {
 			same++;
@@ -150,11 +153,14 @@ void agent_job_status(struct agent *a, const struct db_job *job)
 	}
 	if (slower)
 		strbuf_addf(&desc, "slower: %s (%d of %d cases)", slow.buf, slower,
-			    faster + slower + same + other);
+			    faster + slower + same + other + aa);
 	else if (faster + same + other)
 		strbuf_addf(&desc, "%d faster, %d unchanged, %d unresolved or invalid", faster,
 			    same, other);
-	else
+	if (aa && !slower)
+		strbuf_addf(&desc, "%s%d A/A (the same build: not a change)", desc.len ? ", " : "",
+			    aa);
+	else if (!slower && !(faster + same + other))
 		strbuf_addf(&desc, "built and checked%s", *job->base ? "" : "; no base to compare");
 	agent_status_set(a, job->commit, job->id, slower ? "failure" : "success", desc.buf);
 	strbuf_release(&desc);

@@ -377,7 +377,8 @@ static int run_runners(struct agent *a, const struct db_build *b, int *out_faile
 
 /* ---- comparisons ---- */
 
-static const struct db_build_artifact *artifact_named(const struct db_build *b, const char *name)
+const struct db_build_artifact *agent_artifact_named(const struct db_build *b,
+						      const char *name)
 {
 	size_t i;
 	const char *n = name;
@@ -400,7 +401,7 @@ static bool same_artifacts(const struct db_build *x, const struct db_build *y)
 	if (x->nartifacts != y->nartifacts)
 		return false;
 	for (i = 0; i < x->nartifacts; i++) {
-		const struct db_build_artifact *ay = artifact_named(y, x->artifacts[i].name);
+		const struct db_build_artifact *ay = agent_artifact_named(y, x->artifacts[i].name);
 
 		if (!ay || strcmp(ay->artifact.sha256, x->artifacts[i].artifact.sha256))
 			return false;
@@ -411,7 +412,7 @@ static bool same_artifacts(const struct db_build *x, const struct db_build *y)
 /* Stores the manifest of build b (its commit, tree, recipe and every
  * artifact) and puts its hash in out: what tells two builds apart when the
  * case program is the same file in both. */
-static int build_manifest(struct agent *a, char out[65], const struct db_build *b)
+int agent_build_manifest(struct agent *a, char out[65], const struct db_build *b)
 {
 	struct db_manifest m;
 	int r;
@@ -426,15 +427,63 @@ static int build_manifest(struct agent *a, char out[65], const struct db_build *
 	return r;
 }
 
+void agent_case_opts(struct agent *a, const struct agent_case *k, struct runner_pair_opts *o,
+		     struct cli_progress *progress)
+{
+	memset(o, 0, sizeof(*o));
+	o->args = (const char *const *)k->args;
+	o->nargs = k->nargs;
+	/* The case's stages, else the host profile's, else the defaults. */
+	o->pairs = k->pairs ? k->pairs : a->profile ? a->profile->pairs : HOST_DEFAULT_PAIRS;
+	o->max_pairs = k->max_pairs ? k->max_pairs :
+		       a->profile ? a->profile->max_pairs : HOST_DEFAULT_MAX_PAIRS;
+	if (o->max_pairs < o->pairs)
+		o->max_pairs = o->pairs;
+	o->higher_better = k->higher_better;
+	o->better_given = k->has_better;
+	o->warmup = k->warmup;
+	o->timeout_s = a->profile && a->profile->process_timeout_s < k->timeout_s ?
+		       a->profile->process_timeout_s : k->timeout_s;
+	o->metric = k->metric;
+	o->case_name = k->name;
+	o->host = a->host;
+	o->fingerprint = a->fingerprint;
+	o->min_effect = k->has_min_effect ? k->min_effect :
+			a->profile ? a->profile->min_effect : HOST_DEFAULT_MIN_EFFECT;
+	o->noise = k->has_noise ? k->noise : a->profile ? a->profile->noise : HOST_DEFAULT_NOISE;
+	o->cpus = k->has_cpus ? &k->cpus : a->profile ? &a->profile->cpus : NULL;
+	o->cooldown_ms = k->has_cooldown ? k->cooldown_ms :
+			 a->profile ? a->profile->cooldown_ms : HOST_DEFAULT_COOLDOWN_MS;
+	o->watch = a->profile ? &a->watch : NULL;
+	o->cancel_fd = a->cancel_fd;
+	/* A line per process where someone watches: a long GPU comparison is
+	 * never silent. */
+	o->progress = cli_progress_line;
+	o->progress_ctx = progress;
+}
+
+void agent_log_verdict(struct agent *a, const char *prefix, int64_t cid)
+{
+	struct db_comparison c;
+
+	if (db_comparison_load(a->db, &c, cid) < 0)
+		return;
+	log_info("%s: comparison %lld, %s", prefix, (long long)cid,
+		 c.aa ? runner_aa_verdict(c.summary.verdict) : c.summary.verdict);
+	db_comparison_release(&c);
+}
+
 static int run_case(struct agent *a, const struct db_job *job, const struct agent_case *k,
 		    const struct db_build *base, const struct db_build *head, char **why)
 {
-	const struct db_build_artifact *old = artifact_named(base, k->program);
-	const struct db_build_artifact *new = artifact_named(head, k->program);
+	const struct db_build_artifact *old = agent_artifact_named(base, k->program);
+	const struct db_build_artifact *new = agent_artifact_named(head, k->program);
+	struct runner_calibration cal;
 	struct runner_pair_opts o;
 	struct cli_progress progress = { .on = isatty(2) };
 	char old_manifest[65], new_manifest[65];
 	enum db_state state;
+	char *prefix;
 	int64_t cid;
 	int r;
 
@@ -448,72 +497,47 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 				 k->name, k->program, (long long)(!old ? base->id : head->id));
 		return 0;
 	}
-	memset(&o, 0, sizeof(o));
+	r = agent_calibrate_case(a, k, base);
+	if (r < 0)
+		return r;
+	agent_case_opts(a, k, &o, &progress);
 	o.old.path = old->artifact.path;
 	o.new.path = new->artifact.path;
-	o.args = (const char *const *)k->args;
-	o.nargs = k->nargs;
 	o.old_artifact = old->artifact.id;
 	o.new_artifact = new->artifact.id;
 	o.old_sha256 = old->artifact.sha256;
 	o.new_sha256 = new->artifact.sha256;
-	r = build_manifest(a, old_manifest, base);
+	r = agent_build_manifest(a, old_manifest, base);
 	if (r == 0)
-		r = build_manifest(a, new_manifest, head);
+		r = agent_build_manifest(a, new_manifest, head);
 	if (r < 0)
 		return r;
 	o.old_manifest = old_manifest;
 	o.new_manifest = new_manifest;
+	/* Byte for byte the same builds: an A/A, stored and shown as one. */
 	o.aa = same_artifacts(base, head);
-	if (o.aa)
+	if (o.aa) {
 		log_warnx("case %s of job %lld: base and head builds made the same artifacts, "
 			  "byte for byte: an A/A comparison, any verdict is noise, not a change",
 			  k->name, (long long)job->id);
+		progress.label = "A/A";
+	}
 	o.job_id = job->id;
 	o.base_build = base->id;
 	o.head_build = head->id;
-	/* The case's stages, else the host profile's, else the defaults. */
-	o.pairs = k->pairs ? k->pairs : a->profile ? a->profile->pairs : HOST_DEFAULT_PAIRS;
-	o.max_pairs = k->max_pairs ? k->max_pairs :
-		      a->profile ? a->profile->max_pairs : HOST_DEFAULT_MAX_PAIRS;
-	if (o.max_pairs < o.pairs)
-		o.max_pairs = o.pairs;
-	o.higher_better = k->higher_better;
-	o.better_given = k->has_better;
-	o.warmup = k->warmup;
-	o.timeout_s = a->profile && a->profile->process_timeout_s < k->timeout_s ?
-		      a->profile->process_timeout_s : k->timeout_s;
-	o.metric = k->metric;
-	o.case_name = k->name;
-	o.host = a->host;
-	o.fingerprint = a->fingerprint;
-	/* The case's own settings, else the host profile's, else the defaults. */
-	o.min_effect = k->has_min_effect ? k->min_effect :
-		       a->profile ? a->profile->min_effect : HOST_DEFAULT_MIN_EFFECT;
-	o.noise = k->has_noise ? k->noise : a->profile ? a->profile->noise : HOST_DEFAULT_NOISE;
-	o.cpus = k->has_cpus ? &k->cpus : a->profile ? &a->profile->cpus : NULL;
-	o.cooldown_ms = k->has_cooldown ? k->cooldown_ms :
-			a->profile ? a->profile->cooldown_ms : HOST_DEFAULT_COOLDOWN_MS;
-	o.watch = a->profile ? &a->watch : NULL;
-	o.cancel_fd = a->cancel_fd;
-	/* A line per process where someone watches: a long GPU comparison is
-	 * never silent. */
-	o.progress = cli_progress_line;
-	o.progress_ctx = &progress;
-	r = runner_pair_run(a->db, &cid, &o);
+	r = runner_calibration_choose(&cal, a->db, &o);
+	if (r == 0)
+		r = runner_pair_run(a->db, &cid, &o);
+	runner_calibration_release(&cal);
 	if (r == -EDOM) {
 		/* A rate metric with no direction said: the case's mistake. */
 		*why = xasprintf("case %s: %s", k->name, err_last());
 		return 0;
 	}
 	if (r == 0) {
-		struct db_comparison c;
-
-		if (db_comparison_load(a->db, &c, cid) == 0) {
-			log_info("case %s of job %lld: comparison %lld, %s", k->name,
-				 (long long)job->id, (long long)cid, c.summary.verdict);
-			db_comparison_release(&c);
-		}
+		prefix = xasprintf("case %s of job %lld", k->name, (long long)job->id);
+		agent_log_verdict(a, prefix, cid);
+		free(prefix);
 	}
 	return r;
 }
@@ -660,5 +684,6 @@ void agent_summary(struct agent *a, FILE *f)
 		db_job_release(&jobs[i]);
 	}
 	fputs(a->waiting.buf, f);
-	fprintf(f, "builds made %d, cache hits %d\n", a->builds, a->cache_hits);
+	fprintf(f, "builds made %d, cache hits %d, A/A comparisons %d\n", a->builds, a->cache_hits,
+		a->aa_runs);
 }

@@ -28,15 +28,21 @@ const char cmd_agent_usage[] =
 	"The configuration's keys are in docs/config.md. When stderr is a terminal,\n"
 	"each measured process is a line there as it ends, as with perfd pair.\n"
 	"\n"
+	"The agent calibrates each case on its own ([calibration]): before a case's\n"
+	"comparison, when the case has no A/A comparisons (one build against\n"
+	"itself) on this host as it is now (a new case, a changed driver, kernel or\n"
+	"device), it runs some of the base build; and when idle, one at a time\n"
+	"for the case whose calibration is oldest, within an hourly budget.\n"
+	"\n"
 	"options:\n"
 	"  --config FILE      the agent's configuration (INI)\n"
 	"  --check            check the configuration (and read its host profile and\n"
 	"                     [github]'s token file, sending nothing): print\n"
 	"                     \"configuration OK\" or every error as file:line:\n"
 	"                     message, and exit\n"
-	"  --once             do everything pending, print a summary and exit;\n"
-	"                     without it the agent polls every poll_s seconds, and\n"
-	"                     SIGHUP makes it poll at once\n"
+	"  --once             do everything pending, print a summary and exit (no\n"
+	"                     idle A/A); without it the agent polls every poll_s\n"
+	"                     seconds, and SIGHUP makes it poll at once\n"
 	"\n"
 	"Exit status: 0 done (with --once) or stopped by SIGINT or SIGTERM; 2 a\n"
 	"configuration, repository or database error; 3 the host profile's device\n"
@@ -127,6 +133,10 @@ int cmd_agent(int argc, char **argv)
 			}
 			web_gh_client_free(gh);
 		}
+		printf("calibration: %d A/A comparison%s before a case's comparison when it has "
+		       "none on this host; idle A/As up to %g s an hour%s\n", cfg->calibration.runs,
+		       cfg->calibration.runs == 1 ? "" : "s", cfg->calibration.idle_budget_s,
+		       cfg->calibration.idle_budget_s > 0 ? "" : " (none)");
 		printf("configuration OK\n");
 		ret = EXIT_OK;
 		goto out;
@@ -167,6 +177,24 @@ int cmd_agent(int argc, char **argv)
 		if (once) {
 			agent_summary(a, stdout);
 			break;
+		}
+		/* Idle: an A/A within the hour's budget, then a poll at once, so
+		 * that a new head waits one A/A at most. */
+		r = agent_idle(a);
+		if (r == -ECANCELED) {
+			log_info("%s", err_last());
+			break;
+		}
+		if (r < 0)
+			log_warnx("idle A/A: %s", err_last());
+		if (r == 1) {
+			/* A SIGHUP that came during it is said, and answered by
+			 * the poll that follows at once. */
+			if (wait_poll(stop_fd, hup_fd, 0)) {
+				log_info("stopped");
+				break;
+			}
+			continue;
 		}
 		if (wait_poll(stop_fd, hup_fd, (int)(cfg->poll_s * 1000))) {
 			log_info("stopped");

@@ -27,9 +27,12 @@ const char cmd_pair_usage[] =
 	"execution order) and PERFD_WARMUP (0 or 1). When OLD and NEW are one program\n"
 	"(the same sha256) with the same arguments, environment and files, the\n"
 	"comparison is an A/A: stored as one, it calibrates later comparisons of the\n"
-	"same host and case, and its verdict is noise, never a change. Each arm's\n"
-	"manifest, the sha256 over its program and the files named for it\n"
-	"(docs/protocol.md), is stored and shown with the comparison.\n"
+	"same host and case, and its verdict is noise, never a change. Every\n"
+	"comparison starts with its calibration: the newest A/A comparisons of its\n"
+	"host, case and fingerprint (docs/rule.md), which the agent runs on its own\n"
+	"(docs/config.md, [calibration]). Each arm's manifest, the sha256 over its\n"
+	"program and the files named for it (docs/protocol.md), is stored and shown\n"
+	"with the comparison.\n"
 	"\n"
 	"options:\n"
 	"  --pairs N          pairs of the first stage (default 3; 1 to 64)\n"
@@ -568,6 +571,7 @@ int cmd_pair(int argc, char **argv)
 	struct host_profile *profile = NULL;
 	struct kernel_probe *probe = NULL;
 	struct runner_fault_watch watch = { .fd = -1 };
+	struct runner_calibration cal = { 0 };
 	char *fingerprint = NULL;
 	int64_t cid = 0;
 	int r, ret;
@@ -649,7 +653,9 @@ int cmd_pair(int argc, char **argv)
 			log_warnx("fault watch off: %s; every process is recorded so", watch.off_reason);
 		p.o.watch = &watch;
 	}
-	r = runner_pair_run(db, &cid, &p.o);
+	r = runner_calibration_choose(&cal, db, &p.o);
+	if (r == 0)
+		r = runner_pair_run(db, &cid, &p.o);
 	if (r < 0 && r != -ECANCELED) {
 		log_warnx("%s", err_last());
 		if (cid)
@@ -660,6 +666,7 @@ int cmd_pair(int argc, char **argv)
 out:
 	if (p.o.cancel_fd >= 0)
 		close(p.o.cancel_fd);
+	runner_calibration_release(&cal);
 	runner_fault_watch_close(&watch);
 	host_profile_free(profile);
 	kernel_probe_free(probe);

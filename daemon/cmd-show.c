@@ -39,9 +39,10 @@ const char cmd_verify_usage[] =
 const char cmd_list_usage[] =
 	"usage: perfd list [options]\n"
 	"\n"
-	"Lists stored comparisons, newest first, each with the first 12 hex digits\n"
-	"of both programs' sha256 and of both arms' manifests (\"-\" for a comparison\n"
-	"stored before manifests).\n"
+	"Lists stored comparisons, newest first, each with its kind (A/A: one build\n"
+	"or program against itself, whose verdict is a calibration sample, not a\n"
+	"change) and the first 12 hex digits of both programs' sha256 and of both\n"
+	"arms' manifests (\"-\" for a comparison stored before manifests).\n"
 	"\n"
 	"options:\n"
 	"  --limit N          at most N rows (default 50, at most 10000)\n"
@@ -257,18 +258,19 @@ int cmd_list(int argc, char **argv)
 		log_warnx("%s", err_last());
 		goto out;
 	}
-	printf("%-6s %-24s %-10s %-16s %-12s %-11s %9s  %-12s %-12s %-12s %s\n", "id", "created",
-	       "state", "host", "case", "verdict", "gain", "old-sha256", "new-sha256", "old-manifest",
-	       "new-manifest");
+	printf("%-6s %-24s %-10s %-7s %-16s %-12s %-11s %9s  %-12s %-12s %-12s %s\n", "id",
+	       "created", "state", "kind", "host", "case", "verdict", "gain", "old-sha256",
+	       "new-sha256", "old-manifest", "new-manifest");
 	for (i = 0; i < n; i++) {
 		char gain[32] = "-";
 
 		if (rows[i].has_gain)
 			snprintf(gain, sizeof(gain), "%.3f%%", rows[i].gain_median * 100);
-		printf("%-6lld %-24s %-10s %-16s %-12s %-11s %9s  %-12.12s %-12.12s %-12.12s %.12s\n",
-		       (long long)rows[i].id, rows[i].created_at, db_state_name(rows[i].state),
-		       rows[i].host, rows[i].case_name, *rows[i].verdict ? rows[i].verdict : "-",
-		       gain, rows[i].old_sha256, rows[i].new_sha256,
+		printf("%-6lld %-24s %-10s %-7s %-16s %-12s %-11s %9s  %-12.12s %-12.12s %-12.12s "
+		       "%.12s\n", (long long)rows[i].id, rows[i].created_at,
+		       db_state_name(rows[i].state), rows[i].aa ? "A/A" : "compare", rows[i].host,
+		       rows[i].case_name, *rows[i].verdict ? rows[i].verdict : "-", gain,
+		       rows[i].old_sha256, rows[i].new_sha256,
 		       *rows[i].old_manifest ? rows[i].old_manifest : "-",
 		       *rows[i].new_manifest ? rows[i].new_manifest : "-");
 	}

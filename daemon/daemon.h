@@ -86,6 +86,7 @@ void cli_log_url(const char *what, const char *listen, int port);
  * is true. */
 struct cli_progress {
 	bool on;
+	const char *label;           /* before each line's arm ("A/A"), or NULL */
 	int pair;                    /* the pair of the values below */
 	bool has_old, has_new;
 	double old_v, new_v;

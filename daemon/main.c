@@ -172,8 +172,9 @@ void cli_progress_line(void *ctx, const struct runner_progress *rp)
 		snprintf(pair, sizeof(pair), "warm-up");
 	else
 		snprintf(pair, sizeof(pair), "pair %d", p->pair);
-	fprintf(stderr, "perfd: [%d/%d] stage %d %s %-7s wall %.1f ms%s", p->seq, rp->total,
-		rp->stage, p->arm, pair, p->wall_ms, what);
+	fprintf(stderr, "perfd: [%d/%d] stage %d %s%s%s %-7s wall %.1f ms%s", p->seq, rp->total,
+		rp->stage, pr->label ? pr->label : "", pr->label ? " " : "", p->arm, pair,
+		p->wall_ms, what);
 	if (p->spawn_error)
 		fprintf(stderr, "  could not start: %s", p->spawn_error);
 	else if (p->timed_out)

@@ -158,6 +158,22 @@ int db_build_find(struct db *db, struct db_build *out, const char *host, const c
 	return build_query(db, out, st);
 }
 
+int db_build_latest(struct db *db, struct db_build *out, const char *host,
+		    const char *recipe_hash)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = db_prepare(db, &st, "SELECT " BUILD_COLUMNS " FROM builds WHERE host = ? AND"
+		       " recipe_hash = ? AND state = 'done' ORDER BY id DESC LIMIT 1");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, host);
+	db_bind_text(st, 2, recipe_hash);
+	return build_query(db, out, st);
+}
+
 int db_build_load(struct db *db, struct db_build *out, int64_t id)
 {
 	sqlite3_stmt *st;

@@ -104,11 +104,13 @@ int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_compari
 	db_bind_real(st, 13, c->min_effect);
 	db_bind_real(st, 14, c->noise);
 	db_bind_text(st, 15, c->args_json ? c->args_json : "{}");
-	if (c->job_id) {
+	/* An A/A of the agent has its build and no job. */
+	if (c->job_id)
 		sqlite3_bind_int64(st, 16, c->job_id);
+	if (c->base_build)
 		sqlite3_bind_int64(st, 17, c->base_build);
+	if (c->head_build)
 		sqlite3_bind_int64(st, 18, c->head_build);
-	}
 	db_bind_text(st, 19, c->aa ? "aa" : "compare");
 	db_bind_text(st, 20, c->higher_better ? "higher" : "lower");
 	sqlite3_bind_int(st, 21, c->max_pairs > 0 ? c->max_pairs : c->pairs);
@@ -445,15 +447,56 @@ bad:
 		       (long long)id, text);
 }
 
-/* The A/A comparisons a comparison names as its calibration, each with its
- * metric and its stored pair gains. */
-static int load_calibration(struct db *db, struct db_comparison *c, const char *text)
+int db_calibration_load(struct db *db, struct db_calibration *cal, size_t n)
 {
 	static const struct db_rows gains = {
 		.size = sizeof(double), .max = SIZE_MAX, .fill = gain_fill,
 		.doing = "loading a calibration's pair gains",
 	};
 	sqlite3_stmt *st = NULL;
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < n && r == 0; i++) {
+		int64_t id = cal[i].comparison_id;
+		void *v;
+		int rc;
+
+		free(cal[i].metric);
+		free(cal[i].gains);
+		cal[i].metric = NULL;
+		cal[i].gains = NULL;
+		cal[i].ngains = 0;
+		r = db_prepare(db, &st, "SELECT metric FROM comparisons WHERE id = ?");
+		if (r < 0)
+			break;
+		sqlite3_bind_int64(st, 1, id);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			cal[i].metric = db_column_strdup(st, 0);
+		else if (rc == SQLITE_DONE)
+			r = err_set(-ENOENT, "no comparison %lld in '%s' to calibrate with",
+				    (long long)id, db->path);
+		else
+			r = db_fail(db, rc, "loading a calibration");
+		db_finish(st);
+		if (r < 0)
+			break;
+		r = db_prepare(db, &st, "SELECT gain FROM pair_gains WHERE comparison_id = ?"
+			       " ORDER BY pair");
+		if (r < 0)
+			break;
+		sqlite3_bind_int64(st, 1, id);
+		r = db_rows_load(db, st, &gains, &v, &cal[i].ngains);
+		cal[i].gains = v;
+	}
+	return r;
+}
+
+/* The A/A comparisons a comparison names as its calibration, each with its
+ * metric and its stored pair gains. */
+static int load_calibration(struct db *db, struct db_comparison *c, const char *text)
+{
 	int64_t *ids;
 	size_t n, i;
 	int r;
@@ -464,37 +507,14 @@ static int load_calibration(struct db *db, struct db_comparison *c, const char *
 	if (r < 0)
 		return r;
 	c->calibration = xcalloc(n + 1, sizeof(*c->calibration));
-	for (i = 0; i < n && r == 0; i++) {
-		struct db_calibration *cal = &c->calibration[c->ncalibration++];
-		void *v;
-		int rc;
-
-		cal->comparison_id = ids[i];
-		r = db_prepare(db, &st, "SELECT metric FROM comparisons WHERE id = ?");
-		if (r < 0)
-			break;
-		sqlite3_bind_int64(st, 1, ids[i]);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			cal->metric = db_column_strdup(st, 0);
-		else if (rc == SQLITE_DONE)
-			r = err_set(-EPROTO, "comparison %lld names comparison %lld as its "
-				    "calibration, and there is none", (long long)c->id,
-				    (long long)ids[i]);
-		else
-			r = db_fail(db, rc, "loading a calibration");
-		db_finish(st);
-		if (r < 0)
-			break;
-		r = db_prepare(db, &st, "SELECT gain FROM pair_gains WHERE comparison_id = ?"
-			       " ORDER BY pair");
-		if (r < 0)
-			break;
-		sqlite3_bind_int64(st, 1, ids[i]);
-		r = db_rows_load(db, st, &gains, &v, &cal->ngains);
-		cal->gains = v;
-	}
+	for (i = 0; i < n; i++)
+		c->calibration[i].comparison_id = ids[i];
+	c->ncalibration = n;
 	free(ids);
+	r = db_calibration_load(db, c->calibration, n);
+	if (r == -ENOENT)
+		r = err_set(-EPROTO, "comparison %lld names a calibration that is not stored: %s",
+			    (long long)c->id, err_last());
 	return r;
 }
 
@@ -691,6 +711,7 @@ static void row_fill(void *elem, sqlite3_stmt *st, void *arg)
 	db_column_copy(row->new_sha256, sizeof(row->new_sha256), st, 9);
 	db_column_copy(row->old_manifest, sizeof(row->old_manifest), st, 10);
 	db_column_copy(row->new_manifest, sizeof(row->new_manifest), st, 11);
+	row->aa = !strcmp((const char *)sqlite3_column_text(st, 12), "aa");
 }
 
 int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
@@ -706,7 +727,7 @@ int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
 	r = db_prepare(db, &st,
 		       "SELECT c.id, c.created_at, c.state, c.host, c.case_name,"
 		       " coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median,"
-		       " o.sha256, n.sha256, c.old_manifest, c.new_manifest FROM comparisons c"
+		       " o.sha256, n.sha256, c.old_manifest, c.new_manifest, c.kind FROM comparisons c"
 		       " JOIN artifacts o ON o.id = c.old_artifact"
 		       " JOIN artifacts n ON n.id = c.new_artifact"
 		       " WHERE c.id < ? ORDER BY c.id DESC LIMIT ?");
@@ -813,7 +834,7 @@ int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char
 
 #define ENTRY_COLUMNS "c.id, c.created_at, c.state, c.host, c.case_name," \
 	" coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median, o.sha256, n.sha256," \
-	" c.old_manifest, c.new_manifest," \
+	" c.old_manifest, c.new_manifest, c.kind," \
 	" coalesce(c.job_id, 0), coalesce(j.head, ''), coalesce(j.commit_oid, '')"
 
 #define ENTRY_FROM " FROM comparisons c JOIN artifacts o ON o.id = c.old_artifact" \
@@ -824,9 +845,9 @@ static void entry_fill(void *elem, sqlite3_stmt *st, void *arg)
 	struct db_comparison_entry *e = elem;
 
 	row_fill(&e->row, st, NULL);
-	e->job_id = sqlite3_column_int64(st, 12);
-	db_column_copy(e->head, sizeof(e->head), st, 13);
-	db_column_copy(e->commit, sizeof(e->commit), st, 14);
+	e->job_id = sqlite3_column_int64(st, 13);
+	db_column_copy(e->head, sizeof(e->head), st, 14);
+	db_column_copy(e->commit, sizeof(e->commit), st, 15);
 }
 
 /*
@@ -980,7 +1001,7 @@ static int timeline_values(struct db *db, struct db_timeline_point *pts, size_t 
 		       " FROM comparisons c JOIN processes p ON p.comparison_id = c.id"
 		       " LEFT JOIN metrics m ON m.process_id = p.id AND m.name = c.metric"
 		       " WHERE c.id IN (SELECT id FROM comparisons WHERE host = ?1 AND"
-		       "  case_name = ?2 ORDER BY id DESC LIMIT ?3)"
+		       "  case_name = ?2 AND kind = 'compare' ORDER BY id DESC LIMIT ?3)"
 		       " ORDER BY p.comparison_id, p.seq");
 	if (r < 0)
 		return r;
@@ -1034,7 +1055,8 @@ int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
 		       " coalesce(j.head, ''), coalesce(j.commit_oid, ''), coalesce(c.metric, ''),"
 		       " coalesce(c.verdict, ''), c.gain_median, c.old_median, c.new_median,"
 		       " c.fingerprint FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id"
-		       " WHERE c.host = ? AND c.case_name = ? ORDER BY c.id DESC LIMIT ?)"
+		       " WHERE c.host = ? AND c.case_name = ? AND c.kind = 'compare'"
+		       " ORDER BY c.id DESC LIMIT ?)"
 		       " ORDER BY 1");
 	if (r < 0)
 		return r;

@@ -286,6 +286,36 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 int db_calibration_select(struct db *db, struct db_calibration **out, size_t *out_n,
 			  const char *rule, const char *host, const char *case_name,
 			  bool higher_better, const char *fingerprint, size_t max_gains);
+/* Loads the metric and the stored pair gains (in pair order, NAN where
+ * undefined) of each of the n entries of cal, whose comparison_id is set,
+ * as db_calibration_select leaves them: what the entries held is replaced.
+ * -ENOENT when an id names no comparison. On failure the entries may be
+ * partly loaded; db_calibration_release frees each either way. */
+int db_calibration_load(struct db *db, struct db_calibration *cal, size_t n);
+
+/* ---- the A/A comparisons per host and case (db/calibration.c) ---- */
+
+/* The done A/A comparisons of one host and case, for the hub: the newest
+ * max_aa of them counted by verdict, and the newest one that is not
+ * invalid, by whose rule, fingerprint and direction the host and case's
+ * current calibration is chosen (db_calibration_select). */
+struct db_calibration_info {
+	char host[64];
+	char case_name[64];
+	int64_t total;           /* done A/As counted, invalid ones included */
+	int64_t faster, slower, unchanged, unresolved, invalid;
+	char newest_at[32];      /* created_at of the newest counted */
+	int64_t newest_id;       /* the newest not invalid; 0 (and the rest NULL) when none */
+	char *rule;
+	char *fingerprint;       /* NULL when it was stored without one */
+	bool higher_better;
+};
+void db_calibration_info_release(struct db_calibration_info *c);
+/* Per host and case (host, case_name: NULL for any) that has a done A/A
+ * comparison, by host and case: at most max of them, each counting its
+ * newest max_aa. *out is the caller's (release each, then free). */
+int db_calibration_infos(struct db *db, struct db_calibration_info **out, size_t *out_n,
+			 const char *host, const char *case_name, size_t max, size_t max_aa);
 
 struct db_comparison_row {
 	int64_t id;
@@ -301,6 +331,7 @@ struct db_comparison_row {
 	char new_sha256[65];
 	char old_manifest[65];   /* "" when none (a row stored before manifests) */
 	char new_manifest[65];
+	bool aa;                 /* kind 'aa' */
 };
 /* Newest first; returns the count filled (at most max). */
 int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
@@ -374,8 +405,9 @@ struct db_timeline_point {
 	size_t nvalues;
 };
 void db_timeline_point_release(struct db_timeline_point *p);
-/* The newest max comparisons of host and case, oldest first, each with
- * every process's value of its metric. */
+/* The newest max comparisons of host and case that are not A/As (an idle
+ * host's A/As would crowd out its changes; db_calibration_infos shows them),
+ * oldest first, each with every process's value of its metric. */
 int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
 		const char *host, const char *case_name, size_t max);
 
@@ -481,6 +513,7 @@ struct db_job_comparison {
 	char verdict[16];        /* "" before the summary */
 	bool has_gain;
 	double gain_median;
+	bool aa;                 /* kind 'aa': the job's builds made the same artifacts */
 };
 
 struct db_job_info {
@@ -540,6 +573,10 @@ void db_build_release(struct db_build *b);
  * abandoned (done, failed or running), with its artifacts; -ENOENT when none. */
 int db_build_find(struct db *db, struct db_build *out, const char *host, const char *tree,
 		  const char *recipe_hash);
+/* The newest done build on this host with this recipe, with its artifacts:
+ * what an idle agent calibrates with. -ENOENT when none. */
+int db_build_latest(struct db *db, struct db_build *out, const char *host,
+		    const char *recipe_hash);
 int db_build_load(struct db *db, struct db_build *out, int64_t id);
 /* Inserts the build in state running: before its checkout starts. */
 int db_build_insert(struct db *db, int64_t *out_id, const struct db_build *b);

@@ -227,6 +227,7 @@ static void job_comparison_fill(void *elem, sqlite3_stmt *st, void *arg)
 	db_column_copy(c->verdict, sizeof(c->verdict), st, 2);
 	c->has_gain = sqlite3_column_type(st, 3) != SQLITE_NULL;
 	c->gain_median = db_column_real(st, 3);
+	c->aa = !strcmp((const char *)sqlite3_column_text(st, 4), "aa");
 }
 
 static int job_comparisons(struct db *db, struct db_job_info *j)
@@ -239,7 +240,7 @@ static int job_comparisons(struct db *db, struct db_job_info *j)
 	void *v;
 	int r;
 
-	r = db_prepare(db, &st, "SELECT id, case_name, coalesce(verdict, ''), gain_median"
+	r = db_prepare(db, &st, "SELECT id, case_name, coalesce(verdict, ''), gain_median, kind"
 		       " FROM comparisons WHERE job_id = ? ORDER BY id");
 	if (r < 0)
 		return r;

@@ -6,7 +6,8 @@
  * reasons, validity); process with metrics, lines, protocol errors and
  * captured output; host; head; job; build with its artifacts; runner
  * result with its lines; pull comment, commit status, approval and head
- * first seen. Also every loader's output on a missing row or a failed list.
+ * first seen. Also every loader's output on a missing row or a failed list,
+ * and the A/A comparisons counted per host and case.
  */
 #include <errno.h>
 #include <math.h>
@@ -506,6 +507,144 @@ static void test_comparison_round_trip(void **state)
 }
 
 /* A host's quarantine, its clearing, and the hosts as listed. */
+/* An A/A (or, with aa false, a comparison) of host and case, finished as
+ * state with verdict and the gains given; returns its id. */
+static int64_t put_aa(struct db *db, int64_t art, bool aa, const char *host, const char *case_name,
+		      const char *fp, enum db_state state, const char *verdict, double *gains,
+		      size_t ngains)
+{
+	struct db_comparison c;
+	struct db_summary s;
+	int64_t id;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.created_at, sizeof(c.created_at), "2026-11-04T10:00:00.000Z");
+	c.rule = (char *)"pairs-median/1";
+	c.case_name = (char *)case_name;
+	c.host = (char *)host;
+	c.fingerprint = (char *)fp;
+	c.old.id = c.new.id = art;
+	c.pairs = (int)ngains;
+	c.aa = aa;
+	assert_int_equal(db_comparison_insert(db, &id, &c), 0);
+	memset(&s, 0, sizeof(s));
+	s.metric = (char *)"t_ms";
+	snprintf(s.verdict, sizeof(s.verdict), "%s", verdict);
+	s.pair_gains = gains;
+	s.npair_gains = ngains;
+	assert_int_equal(db_comparison_finish(db, id, state, &s, NULL, 0), 0);
+	return id;
+}
+
+/* The A/As per host and case: counted by verdict over the newest, the
+ * newest not invalid one named, filtered and bounded; a calibration's gains
+ * loaded; the timeline without them. */
+static void test_calibration_infos(void **state)
+{
+	char *p = path_for("cal.db");
+	struct db *db = NULL;
+	struct db_artifact a = { 0, (char *)"/bin/true", 1, "ab" };
+	struct db_calibration_info *v;
+	struct db_calibration *cal;
+	struct db_timeline_point *pts;
+	double g3[3] = { 0.01, -0.02, NAN }, g2[2] = { 0.1, 0.2 };
+	int64_t art, x1, x2, x3, x4, y1;
+	size_t n, i;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_artifact_put(db, &art, &a), 0);
+	x1 = put_aa(db, art, true, "h1", "work", "fpA", DB_STATE_DONE, "faster", g3, 3);
+	x2 = put_aa(db, art, true, "h1", "work", "fpA", DB_STATE_DONE, "unchanged", g2, 2);
+	x3 = put_aa(db, art, true, "h1", "work", "fpB", DB_STATE_DONE, "unresolved", g2, 2);
+	x4 = put_aa(db, art, true, "h1", "work", "fpB", DB_STATE_DONE, "invalid", g2, 2);
+	put_aa(db, art, true, "h1", "work", "fpB", DB_STATE_ABANDONED, "invalid", g2, 2);
+	put_aa(db, art, false, "h1", "work", "fpB", DB_STATE_DONE, "slower", g2, 2);
+	put_aa(db, art, false, "h1", "plain", "fpB", DB_STATE_DONE, "slower", g2, 2);
+	y1 = put_aa(db, art, true, "h2", "b", NULL, DB_STATE_DONE, "slower", g2, 2);
+	put_aa(db, art, true, "h0", "a", "fpA", DB_STATE_DONE, "invalid", g2, 2);
+
+	assert_int_equal(db_calibration_infos(db, &v, &n, NULL, NULL, 10, 100), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(v[0].host, "h0");
+	assert_int_equal(v[0].total, 1);
+	assert_int_equal(v[0].invalid, 1);
+	assert_int_equal(v[0].newest_id, 0);
+	assert_null(v[0].rule);
+	assert_string_equal(v[1].host, "h1");
+	assert_string_equal(v[1].case_name, "work");
+	assert_int_equal(v[1].total, 4);
+	assert_int_equal(v[1].faster, 1);
+	assert_int_equal(v[1].slower, 0);
+	assert_int_equal(v[1].unchanged, 1);
+	assert_int_equal(v[1].unresolved, 1);
+	assert_int_equal(v[1].invalid, 1);
+	assert_int_equal(v[1].newest_id, x3);
+	assert_string_equal(v[1].rule, "pairs-median/1");
+	assert_string_equal(v[1].fingerprint, "fpB");
+	assert_false(v[1].higher_better);
+	assert_string_equal(v[2].host, "h2");
+	assert_int_equal(v[2].newest_id, y1);
+	assert_null(v[2].fingerprint);
+	assert_int_equal(v[2].slower, 1);
+	for (i = 0; i < n; i++)
+		db_calibration_info_release(&v[i]);
+	free(v);
+
+	/* Filters, and the bounds: pairs answered, A/As counted per pair. */
+	assert_int_equal(db_calibration_infos(db, &v, &n, "h1", NULL, 10, 100), 0);
+	assert_int_equal(n, 1);
+	db_calibration_info_release(&v[0]);
+	free(v);
+	assert_int_equal(db_calibration_infos(db, &v, &n, NULL, "b", 10, 100), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].host, "h2");
+	db_calibration_info_release(&v[0]);
+	free(v);
+	assert_int_equal(db_calibration_infos(db, &v, &n, "h1", "plain", 10, 100), 0);
+	assert_int_equal(n, 0);
+	assert_null(v);
+	assert_int_equal(db_calibration_infos(db, &v, &n, NULL, NULL, 2, 100), 0);
+	assert_int_equal(n, 2);
+	for (i = 0; i < n; i++)
+		db_calibration_info_release(&v[i]);
+	free(v);
+	assert_int_equal(db_calibration_infos(db, &v, &n, "h1", "work", 10, 2), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].total, 2);
+	assert_int_equal(v[0].invalid, 1);
+	assert_int_equal(v[0].unresolved, 1);
+	assert_int_equal(v[0].faster, 0);
+	db_calibration_info_release(&v[0]);
+	free(v);
+
+	/* The selection of fingerprint A, its gains loaded as stored. */
+	assert_int_equal(db_calibration_select(db, &cal, &n, "pairs-median/1", "h1", "work", false,
+					       "fpA", 120), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(cal[0].comparison_id, x1);
+	assert_int_equal(cal[1].comparison_id, x2);
+	assert_int_equal(db_calibration_load(db, cal, n), 0);
+	assert_string_equal(cal[0].metric, "t_ms");
+	assert_int_equal(cal[0].ngains, 3);
+	assert_true(cal[0].gains[1] == -0.02);
+	assert_true(isnan(cal[0].gains[2]));
+	assert_int_equal(cal[1].ngains, 2);
+	cal[1].comparison_id = 99999;
+	assert_int_equal(db_calibration_load(db, cal, n), -ENOENT);
+	for (i = 0; i < n; i++)
+		db_calibration_release(&cal[i]);
+	free(cal);
+
+	/* The timeline has the comparison, not the A/As. */
+	assert_int_equal(db_timeline(db, &pts, &n, "h1", "work", 100), 0);
+	assert_int_equal(n, 1);
+	assert_true(pts[0].id > x4);
+	db_timeline_point_release(&pts[0]);
+	free(pts);
+	db_close(db);
+	free(p);
+}
+
 static void test_host_round_trip(void **state)
 {
 	char *p = path_for("hosts.db");
@@ -1411,6 +1550,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_and_corrupt_refused),
 		cmocka_unit_test(test_readonly_open),
 		cmocka_unit_test(test_comparison_round_trip),
+		cmocka_unit_test(test_calibration_infos),
 		cmocka_unit_test(test_host_round_trip),
 		cmocka_unit_test(test_head_job_round_trip),
 		cmocka_unit_test(test_build_runner_round_trip),

@@ -284,6 +284,7 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 
 	json_object_set_new(root, "comparison", json_integer(c->id));
 	json_object_set_new(root, "rule", jstr(c->rule));
+	json_object_set_new(root, "kind", jstr(c->aa ? "aa" : "compare"));
 	json_object_set_new(root, "case", jstr(c->case_name));
 	json_object_set_new(root, "metric", c->metric ? jstr(c->metric) : json_null());
 	json_object_set_new(root, "host", jstr(c->host));
@@ -337,6 +338,9 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 		json_object_set_new(root, "job", json_pack("{s:I,s:o,s:o,s:o}", "id",
 			(json_int_t)c->job_id, "head", jstr(c->job_head), "commit",
 			jstr(c->job_commit), "base", *c->job_base ? jstr(c->job_base) : json_null()));
+	}
+	if (c->job_id || c->base_build) {
+		/* The agent's builds; an A/A of its own has one build, and no job. */
 		json_object_set_new(root, "builds", json_pack("{s:o,s:o}",
 			"base", c->base_build ? json_integer(c->base_build) : json_null(),
 			"head", c->head_build ? json_integer(c->head_build) : json_null()));
@@ -464,6 +468,10 @@ static void render_csv(struct strbuf *out, const struct db_comparison *c)
 
 /* ---- text and Markdown ---- */
 
+/* What an A/A's receipt says before anything else. */
+#define AA_NOTE "A/A: one build against itself; its verdict is a calibration sample " \
+	"(of the false verdict rate), not a change"
+
 /* What a version 2 comparison is: its kind and direction, and each stage
  * its verdict came through. */
 static void stage_lines(struct strbuf *out, const struct db_comparison *c, bool md)
@@ -473,11 +481,8 @@ static void stage_lines(struct strbuf *out, const struct db_comparison *c, bool 
 	size_t i;
 
 	if (strcmp(c->rule, RUNNER_RULE_V1)) {
-		strbuf_addf(out, md ? "- %s; better is %s; pairs %d, up to %d" :
-			    "%s  better %s  pairs %d, up to %d", c->aa ?
-			    (md ? "**A/A** (one build against itself: a calibration sample, "
-			     "never a change)" : "A/A (one build against itself: a calibration "
-			     "sample, never a change)") : "comparison",
+		strbuf_addf(out, md ? "- kind %s; better is %s; pairs %d, up to %d" :
+			    "kind %s  better %s  pairs %d, up to %d", c->aa ? "A/A" : "compare",
 			    c->higher_better ? "higher" : "lower", c->pairs, c->max_pairs);
 		if (c->ncalibration) {
 			strbuf_adds(out, "; calibrated by A/A comparisons");
@@ -567,6 +572,8 @@ static void render_text(struct strbuf *out, const struct db_comparison *c)
 
 	strbuf_addf(out, "comparison %lld  rule %s  case %s  metric %s  host %s\n",
 		    (long long)c->id, c->rule, c->case_name, metric, c->host);
+	if (c->aa)
+		strbuf_adds(out, AA_NOTE "\n");
 	strbuf_addf(out, "old  %s  sha256 %s\n", c->old.path, c->old.sha256);
 	if (c->old_manifest)
 		strbuf_addf(out, "     manifest %s\n", c->old_manifest);
@@ -640,7 +647,10 @@ static void render_md(struct strbuf *out, const struct db_comparison *c)
 	md_escape(out, c->case_name);
 	strbuf_addf(out, "` · metric `%s` · host `", metric);
 	md_escape(out, c->host);
-	strbuf_adds(out, "`\n\n| arm | binary | sha256 | manifest |\n|---|---|---|---|\n");
+	strbuf_adds(out, "`\n\n");
+	if (c->aa)
+		strbuf_adds(out, "**" AA_NOTE "**\n\n");
+	strbuf_adds(out, "| arm | binary | sha256 | manifest |\n|---|---|---|---|\n");
 	strbuf_adds(out, "| old | ");
 	md_escape(out, c->old.path);
 	strbuf_addf(out, " | `%s` |", c->old.sha256);

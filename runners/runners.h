@@ -303,6 +303,40 @@ struct runner_pair_opts {
  * process. */
 int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opts *o);
 
+/* ---- calibration (calibration.c) ---- */
+
+/* A comparison's calibration, chosen and owned: the A/A comparisons of
+ * db_calibration_select with their gains loaded. */
+struct runner_calibration {
+	struct db_calibration *v;
+	size_t n;
+	size_t gains;                /* finite pair gains among them */
+};
+/* Chooses the calibration a comparison of o->host, o->case_name,
+ * o->higher_better and o->fingerprint starts with under RUNNER_RULE (the
+ * newest A/As, at most RUNNER_CALIBRATION_MAX_GAINS gains), into *out, and
+ * points o->calibration and o->ncalibration at it: every comparison that
+ * perfd pair or the agent starts is given its calibration here, A/As too
+ * (an A/A is judged as a comparison would be, which is what makes its
+ * verdict a sample of the false verdict rate). The caller releases *out
+ * after runner_pair_run; on failure o's calibration is none. */
+int runner_calibration_choose(struct runner_calibration *out, struct db *db,
+			      struct runner_pair_opts *o);
+void runner_calibration_release(struct runner_calibration *c);
+
+/* The noise A/A comparisons measured: over their finite pair gains, the
+ * median and the 90th percentile (nearest rank) of |gain|; NAN when none. */
+struct runner_noise {
+	size_t gains;
+	double median, p90;
+};
+void runner_calibration_noise(struct runner_noise *out, const struct db_calibration *v,
+			      size_t n);
+/* How a comment or a list says an A/A's verdict: never faster or slower,
+ * which on one build against itself is a false verdict, not a change.
+ * Static text. */
+const char *runner_aa_verdict(const char *verdict);
+
 /* ---- receipt ---- */
 
 enum runner_format {

@@ -33,10 +33,12 @@ check "still five jobs" eq 5 "$(sql "select count(*) from jobs")"
 DB=$T/h/perfd.db
 check "perfd demo --once --host lavapipe, fresh" run 0 "$PERFD" demo --once --dir "$T/h" --host lavapipe
 check "all five jobs ended" eq 0 "$(sql "select count(*) from jobs where state not in ('done', 'failed')")"
-check "four comparisons on host lavapipe" eq 4 "$(sql "select count(*) from comparisons where host = 'lavapipe' and state = 'done'")"
+check "four comparisons on host lavapipe" eq 4 "$(sql "select count(*) from comparisons where host = 'lavapipe' and state = 'done' and kind = 'compare'")"
+check "  after A/As of the first base build, of no job, with the 12 gains of a calibration" eq "1 1 1" "$(sql "select count(*) >= 1, count(distinct base_build), total(pairs_run) >= 12 from comparisons where host = 'lavapipe' and state = 'done' and kind = 'aa' and job_id is null" | tr '|' ' ')"
 check "the agent names the profile's host" has err "agent on host 'lavapipe'"
 # Step 05 changes the shader alone: ./demo is the same file in both builds,
 # yet the builds differ, and that is no A/A comparison.
-check "no step is called A/A" eq 0 "$(grep -c 'A/A comparison' err)"
+check "no step is called A/A" eq 0 "$(grep -c 'byte for byte: an A/A comparison' err)"
+check "  nor stored as one" eq 0 "$(sql "select count(*) from comparisons where job_id is not null and kind = 'aa'")"
 check "and they verify" run 0 "$PERFD" verify --db "$DB"
 finish

@@ -72,9 +72,10 @@ conf "$DB" lavapipe "cc -O1 -o prog prog.c" >lavapipe.conf
 check "agent with host = lavapipe, fresh database" run 0 "$PERFD" agent --config lavapipe.conf --once
 check "the start names the host" has err "agent on host 'lavapipe'"
 check "the head's job done" eq "done" "$(sql "select group_concat(state, ' ') from jobs")"
-check "two comparisons on lavapipe" eq 2 "$(sql "select count(*) from comparisons where host = 'lavapipe' and state = 'done'")"
+check "two comparisons on lavapipe" eq 2 "$(sql "select count(*) from comparisons where host = 'lavapipe' and state = 'done' and kind = 'compare'")"
+check "  after A/As of each case (docs/config.md, [calibration])" eq "fault work" "$(sql "select group_concat(case_name, ' ') from (select distinct case_name from comparisons where host = 'lavapipe' and state = 'done' and kind = 'aa' and job_id is null order by case_name)")"
 check "the fault watch was on" eq 0 "$(sql "select count(*) from processes where fault_watch is not 'on'")"
-check "the profile's fingerprint is stored" eq 2 "$(sql "select count(*) from comparisons where fingerprint like '%llvmpipe%'")"
+check "the profile's fingerprint is stored" eq "$(sql "select count(*) from comparisons")" "$(sql "select count(*) from comparisons where fingerprint like '%llvmpipe%'")"
 check "they verify" run 0 "$PERFD" verify --db "$DB"
 check "no progress lines when stderr is no terminal" eq 0 "$(grep -c '^perfd: \[[0-9]*/[0-9]*\]' err)"
 # On a terminal (script(1) gives it one) each process is a line as it ends.
@@ -154,12 +155,12 @@ cooldown_ms = 60
 CONF
 check "--check reads a CPU host's profile" run 0 "$PERFD" agent --config cpu-agent.conf --check
 check "the agent on a CPU host, fresh database" run 0 "$PERFD" agent --config cpu-agent.conf --once
-check "its comparisons are the CPU host's" eq 2 "$(sql "select count(*) from comparisons where host = 'cpu-only' and state = 'done'")"
-check "no Vulkan device in its fingerprint" eq 2 "$(sql "select count(*) from comparisons where fingerprint like '%\"devices\": []%' or fingerprint like '%\"devices\":[]%'")"
-check "the work case keeps the host's thresholds" eq "0.1 0.05" "$(sql "select noise || ' ' || min_effect from comparisons where case_name = 'work'")"
-check "the fault case has its own" eq "0.3 0.2" "$(sql "select noise || ' ' || min_effect from comparisons where case_name = 'fault'")"
-check "the work case's stages reach the host's max_pairs" eq "2 4" "$(sql "select pairs || ' ' || max_pairs from comparisons where case_name = 'work'")"
-check "the fault case keeps its own" eq "3 3" "$(sql "select pairs || ' ' || max_pairs from comparisons where case_name = 'fault'")"
+check "its comparisons are the CPU host's" eq 6 "$(sql "select count(*) from comparisons where host = 'cpu-only' and state = 'done'")"
+check "no Vulkan device in its fingerprint" eq 6 "$(sql "select count(*) from comparisons where fingerprint like '%\"devices\": []%' or fingerprint like '%\"devices\":[]%'")"
+check "the work case keeps the host's thresholds" eq "0.1 0.05" "$(sql "select distinct noise || ' ' || min_effect from comparisons where case_name = 'work'")"
+check "the fault case has its own" eq "0.3 0.2" "$(sql "select distinct noise || ' ' || min_effect from comparisons where case_name = 'fault'")"
+check "the work case's stages reach the host's max_pairs" eq "2 4" "$(sql "select distinct pairs || ' ' || max_pairs from comparisons where case_name = 'work' and job_id is not null")"
+check "the fault case keeps its own" eq "3 3" "$(sql "select distinct pairs || ' ' || max_pairs from comparisons where case_name = 'fault' and job_id is not null")"
 check "only the fault case's processes are pinned" eq "fault 0" "$(sql "select distinct c.case_name || ' ' || p.cpus from processes p join comparisons c on c.id = p.comparison_id where p.cpus is not null")"
 gap=$(sql "select min((julianday(b.started_at) - julianday(a.ended_at)) * 86400000) from processes a join processes b on b.comparison_id = a.comparison_id and b.seq = a.seq + 1 join comparisons c on c.id = a.comparison_id where c.case_name = 'fault'")
 check "the fault case's cool-down (min gap ${gap} ms)" python3 -c "import sys; sys.exit(not float('$gap') >= 59)"

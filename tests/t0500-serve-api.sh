@@ -154,7 +154,7 @@ check "matches nothing" eq 0 "$(js "$T/body" 'len(d["comparisons"])')"
 check "comparisons as CSV" eq 200 "$(status "$URL/api/v1/comparisons?format=csv&host=lavapipe")"
 check "text/csv" eq "text/csv; charset=utf-8" "$(hdr Content-Type)"
 check "a header and five rows" eq 6 "$(wc -l <"$T/body")"
-check "header row" eq "id,created_at,state,host,case,metric,verdict,gain,old_sha256,new_sha256,old_manifest,new_manifest,job,head,commit" "$(head -n 1 "$T/body")"
+check "header row" eq "id,created_at,state,host,case,metric,verdict,gain,old_sha256,new_sha256,old_manifest,new_manifest,job,head,commit,kind" "$(head -n 1 "$T/body")"
 check "a quoted field doubles its quotes" has "$T/body" ',"<script>alert(1)</script>""q'"'"'s",'
 
 # ---- timeline and cells ----

@@ -67,7 +67,7 @@ while IFS= read -r line; do
 	esac
 done <"$T/browser.out"
 check "the browser test exited 0" eq 0 "$brc"
-for s in overview receipt receipt-verify-ok receipt-verify-mismatch timeline build head receipt-hostile; do
+for s in overview receipt receipt-verify-ok receipt-verify-mismatch timeline build head receipt-hostile receipt-aa; do
 	check "screenshot $s.png kept" test -s "$SHOTS/$s.png"
 done
 

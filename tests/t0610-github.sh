@@ -7,7 +7,8 @@
 # until a listed maintainer's "/perfd run"; rate limits are waited out, 502s
 # retried, a create answered 502 after it was done does not make a second
 # comment; a deleted comment is made again once; a refused token, a reply
-# that is not JSON and a deleted pull request are said clearly; the token
+# that is not JSON and a deleted pull request are said clearly; a head
+# whose build is its base's (an A/A) is never posted as a change; the token
 # is never written anywhere.
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
@@ -419,6 +420,23 @@ t=$(python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[
 check "SIGTERM during a delayed request: exit 0 (got $rc)" eq 0 "$rc"
 check "  within 3 s, not the 20 s delay (took ${t} s)" python3 -c "import sys; sys.exit(not $t < 3)"
 ctl DELETE faults >/dev/null
+
+# ---- an A/A: a head whose build is its base's, byte for byte ----
+# Its comparison is no change: the status counts it apart, and the comment
+# never calls it faster or slower.
+git -C "$SRC" checkout -q -B alice-aa main
+git -C "$SRC" commit -q --allow-empty -m "nothing to measure"
+CAA=$(git -C "$SRC" rev-parse HEAD)
+git -C "$SRC" checkout -q main
+git -C "$SRC" update-ref refs/pull/21/head "$CAA"
+pull 21 alice "$CAA"
+check "agent --once on a head that changes no artifact" run 0 "$PERFD" agent --config agent.conf --once
+check "  its comparison is an A/A" eq aa "$(sql "select c.kind from comparisons c join jobs j on j.id = c.job_id where j.commit_oid = '$CAA'")"
+check "  its status: success, the A/A counted apart" eq "success 1 A/A (the same build: not a change)" "$(state "[s['state'] + ' ' + s['description'] for s in d['statuses'] if s['sha'] == '$CAA' and s['context'] == '$CONTEXT'][-1]")"
+posted 21 >posted21.md
+check "  its comment is the one derived from the stored rows" diff -u <($GOLDEN "$DB" "$CAA" "$HUB") posted21.md
+check "  which says A/A" has posted21.md "[A/A: "
+check "  and never faster or slower" eq 0 "$(grep -ciE 'faster|slower' posted21.md)"
 
 # ---- the token is written nowhere ----
 check "not in the database" eq 0 "$(grep -c "$TOKEN" "$DB")"

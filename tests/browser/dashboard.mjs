@@ -238,6 +238,39 @@ try {
 	await open(`/static/timeline.html?host=${encodeURIComponent(HOSTILE)}&case=${encodeURIComponent(hostileCmp.case)}`, 'timeline-hostile');
 	check('the hostile timeline title is text', (await page.textContent('#title')).includes(HOSTILE));
 
+	// ---- calibration: the A/As per host and case, and an A/A's receipt ----
+	const cal = (await api('/calibration')).calibration;
+	const latest = (await api('/comparisons?limit=100')).comparisons;
+	await open('/', null);
+	const calRows = await page.$$eval('table.calibration tbody tr', (rs) => rs.map((tr) => [...tr.children].map((td) => td.textContent)));
+	const pctOf = (g) => (g === null ? 'n/a' : (g * 100).toFixed(3) + '%');
+	check('the overview has a calibration row per host and case of the API', calRows.length === cal.length && cal.length > 0,
+		{ page: calRows.length, api: cal.length });
+	// The demo agent's A/As: as many as give the 12 gains a calibration needs.
+	const demoCal = cal.find((c) => c.host !== HOSTILE && c.count >= 1 && c.gains >= 12);
+	check('the demo\'s A/As are in it', demoCal !== undefined, cal);
+	check('each row: host, case, A/As, verdicts, false verdict rate and noise as the API says', cal.every((c, i) => calRows[i] &&
+		calRows[i][0] === c.host && calRows[i][1] === c.case && calRows[i][2] === String(c.count) &&
+		calRows[i][3] === `${c.faster} / ${c.slower} / ${c.unchanged} / ${c.unresolved}` &&
+		calRows[i][4] === pctOf(c.false_verdict_rate) && calRows[i][5] === pctOf(c.noise_median) &&
+		calRows[i][6] === pctOf(c.noise_p90) && calRows[i][7] === String(c.gains)), { page: calRows, api: cal });
+	const aaLatest = latest.filter((c) => c.kind === 'aa').length;
+	const aaShown = await page.$$eval('table.comparisons .v-aa', (e) => e.length);
+	check('the latest comparisons mark each A/A as such', aaShown === aaLatest && aaLatest > 0, { page: aaShown, api: aaLatest });
+	check('and call none of them faster or slower', (await texts('table.comparisons .v-aa')).every((t) => !/faster|slower/.test(t)));
+	const aaId = (demoCal || cal[0]).calibration[0];
+	await Promise.all([
+		page.waitForURL(/comparison\.html\?id=/),
+		page.click(`table.calibration a[href="/static/comparison.html?id=${aaId}"]`),
+	]);
+	await page.waitForSelector('body[data-state="ready"], body[data-state="error"]');
+	const aaReceipt = await api(`/comparisons/${aaId}`);
+	check('a calibration link leads to the A/A\'s receipt', page.url().endsWith(`/static/comparison.html?id=${aaId}`) && aaReceipt.kind === 'aa', page.url());
+	check('which says it is an A/A of the agent\'s, with its build', (await page.textContent('main')).includes('an A/A the agent ran to calibrate the case') &&
+		await page.$(`a[href="/static/build.html?id=${aaReceipt.builds.base}"]`) !== null);
+	check('its title calls it A/A', (await page.textContent('#title')).includes('A/A'));
+	await page.screenshot({ path: `${SHOTS}/receipt-aa.png`, fullPage: true });
+
 	// ---- bad input: an unknown id is said, not a blank page ----
 	await page.goto(BASE + '/static/comparison.html?id=999999');
 	await page.waitForSelector('body[data-state]:not([data-state="loading"])');

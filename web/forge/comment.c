@@ -196,6 +196,15 @@ static bool counts_in_pool(const struct db_comparison *c)
 	       strcmp(c->summary.verdict, "invalid");
 }
 
+/* The verdict cell's words: an A/A (one build against itself) is never
+ * shown as faster or slower, which would read as a change. */
+static const char *verdict_text(const struct db_comparison *c)
+{
+	const char *v = c->has_summary ? c->summary.verdict : db_state_name(c->state);
+
+	return c->aa ? runner_aa_verdict(c->has_summary ? v : NULL) : v;
+}
+
 /*
  * One table row for the n comparisons of a cell (n >= 1). The gain is the
  * median of the runs' gain medians (as /api/v1/cells pools them) followed by
@@ -247,13 +256,12 @@ static void render_row(struct comment *cm, const struct db_comparison *cs, size_
 	cell_link(cm, c->id, buf);
 	cell_link(cm, c->id, digests_text(c));
 	if (n == 1) {
-		cell_link(cm, c->id, c->has_summary ? s->verdict : db_state_name(c->state));
+		cell_link(cm, c->id, verdict_text(c));
 	} else {
 		for (i = 0; i < n; i++) {
 			strbuf_adds(cm->out, i ? ", " : " ");
 			link_open(cm);
-			md_text(cm->out, cs[i].has_summary ? cs[i].summary.verdict :
-				db_state_name(cs[i].state));
+			md_text(cm->out, verdict_text(&cs[i]));
 			link_close(cm, cs[i].id);
 		}
 		strbuf_adds(cm->out, " |");

@@ -22,6 +22,8 @@
 #define TIMELINE_DEFAULT 100
 #define TIMELINE_MAX 1000
 #define CELLS_ROWS_MAX 10000         /* comparisons pooled per answer */
+#define CALIBRATION_MAX 1000         /* hosts and cases per answer */
+#define CALIBRATION_AA_MAX 1000      /* A/A comparisons counted per host and case */
 #define LOG_MAX (256 * 1024)         /* bytes of a build log in an answer */
 #define ID_MAX 999999999999999999LL
 
@@ -369,7 +371,7 @@ static const char *const job_cols[] = { "id", "head", "commit", "base", "subject
 	"detail", "created_at", "started_at", "finished_at", NULL };
 static const char *const job_csv_cols[] = { "id", "head", "commit", "base", "subject", "state",
 	"detail", "created_at", "started_at", "finished_at", "comparison", "case", "verdict",
-	"gain", NULL };
+	"gain", "kind", NULL };
 
 static json_t *job_json(const struct db_job_info *j)
 {
@@ -389,10 +391,11 @@ static json_t *job_json(const struct db_job_info *j)
 	for (i = 0; i < j->ncomparisons; i++) {
 		const struct db_job_comparison *c = &j->comparisons[i];
 
-		json_array_append_new(cs, json_pack("{s:I,s:o,s:o,s:o}", "id", (json_int_t)c->id,
+		json_array_append_new(cs, json_pack("{s:I,s:o,s:o,s:o,s:s}", "id", (json_int_t)c->id,
 						    "case", jstr(c->case_name),
 						    "verdict", jstr_or_null(c->verdict),
-						    "gain", jfrac(c->has_gain, c->gain_median)));
+						    "gain", jfrac(c->has_gain, c->gain_median),
+						    "kind", c->aa ? "aa" : "compare"));
 	}
 	json_object_set_new(o, "comparisons", cs);
 	return o;
@@ -416,6 +419,7 @@ static json_t *jobs_flat(json_t *jobs)
 			json_object_set(row, "case", json_object_get(c, "case"));
 			json_object_set(row, "verdict", json_object_get(c, "verdict"));
 			json_object_set(row, "gain", json_object_get(c, "gain"));
+			json_object_set(row, "kind", json_object_get(c, "kind"));
 			json_array_append_new(rows, row);
 		}
 	}
@@ -625,7 +629,7 @@ static const char *const verdicts[] = { "faster", "slower", "unchanged", "unreso
 
 static const char *const cmp_cols[] = { "id", "created_at", "state", "host", "case", "metric",
 	"verdict", "gain", "old_sha256", "new_sha256", "old_manifest", "new_manifest", "job", "head",
-	"commit", NULL };
+	"commit", "kind", NULL };
 
 static json_t *entry_json(const struct db_comparison_entry *e)
 {
@@ -647,6 +651,7 @@ static json_t *entry_json(const struct db_comparison_entry *e)
 	json_object_set_new(o, "job", e->job_id ? json_integer(e->job_id) : json_null());
 	json_object_set_new(o, "head", jstr_or_null(e->head));
 	json_object_set_new(o, "commit", jstr_or_null(e->commit));
+	json_object_set_new(o, "kind", json_string(c->aa ? "aa" : "compare"));
 	return o;
 }
 
@@ -1039,6 +1044,124 @@ static void api_cells(struct web_reply *out, struct db *db, const struct web_par
 	reply_json(out, 200, json_pack("{s:o}", "cells", list));
 }
 
+/* ---- /api/v1/calibration ---- */
+
+static const char *const calibration_cols[] = { "host", "case", "count", "faster", "slower",
+	"unchanged", "unresolved", "invalid", "false_verdict_rate", "newest_at", "rule", "better",
+	"fingerprint_hash", "calibration", "gains", "noise_median", "noise_p90", NULL };
+
+/* One host and case: its A/As counted, and the noise of the calibration a
+ * comparison of it would start with now (that of its newest A/A's rule,
+ * fingerprint and direction). */
+static int calibration_json(json_t **out, struct db *db, const struct db_calibration_info *c)
+{
+	struct db_calibration *v = NULL;
+	struct runner_noise noise = { 0, NAN, NAN };
+	json_t *o = json_object(), *ids = json_array();
+	size_t n = 0, i;
+	int64_t count = c->total - c->invalid;
+	int r = 0;
+
+	if (c->newest_id) {
+		r = db_calibration_select(db, &v, &n, c->rule, c->host, c->case_name,
+					  c->higher_better, c->fingerprint,
+					  RUNNER_CALIBRATION_MAX_GAINS);
+		if (r == 0)
+			r = db_calibration_load(db, v, n);
+		if (r == 0)
+			runner_calibration_noise(&noise, v, n);
+		for (i = 0; i < n; i++) {
+			json_array_append_new(ids, json_integer(v[i].comparison_id));
+			db_calibration_release(&v[i]);
+		}
+		free(v);
+	}
+	json_object_set_new(o, "host", jstr(c->host));
+	json_object_set_new(o, "case", jstr(c->case_name));
+	json_object_set_new(o, "count", json_integer(count));
+	json_object_set_new(o, "faster", json_integer(c->faster));
+	json_object_set_new(o, "slower", json_integer(c->slower));
+	json_object_set_new(o, "unchanged", json_integer(c->unchanged));
+	json_object_set_new(o, "unresolved", json_integer(c->unresolved));
+	json_object_set_new(o, "invalid", json_integer(c->invalid));
+	json_object_set_new(o, "false_verdict_rate",
+			    jfrac(count > 0, (double)(c->faster + c->slower) / (double)count));
+	json_object_set_new(o, "newest_at", jstr_or_null(c->newest_at));
+	json_object_set_new(o, "rule", c->newest_id ? jstr(c->rule) : json_null());
+	json_object_set_new(o, "better", c->newest_id ?
+			    json_string(c->higher_better ? "higher" : "lower") : json_null());
+	if (c->fingerprint) {
+		struct fp_memo m = { 0 };
+
+		fp_memo_update(&m, c->fingerprint);
+		json_object_set_new(o, "fingerprint_hash", jstr_or_null(m.hash));
+		fp_memo_release(&m);
+	} else {
+		json_object_set_new(o, "fingerprint_hash", json_null());
+	}
+	json_object_set_new(o, "calibration", ids);
+	json_object_set_new(o, "gains", json_integer((json_int_t)noise.gains));
+	json_object_set_new(o, "noise_median", jfrac(noise.gains > 0, noise.median));
+	json_object_set_new(o, "noise_p90", jfrac(noise.gains > 0, noise.p90));
+	if (r < 0) {
+		json_decref(o);
+		return r;
+	}
+	*out = o;
+	return 0;
+}
+
+static void api_calibration(struct web_reply *out, struct db *db, const struct web_params *pa)
+{
+	static const char *const allowed[] = { "host", "case", "format", NULL };
+	struct db_calibration_info *infos = NULL;
+	const char *host, *case_name;
+	json_t *list;
+	size_t n = 0, i;
+	bool csv;
+	int r;
+
+	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0 ||
+	    web_param_text(&host, pa, "host", false) < 0 ||
+	    web_param_text(&case_name, pa, "case", false) < 0) {
+		reply_bad(out);
+		return;
+	}
+	r = db_calibration_infos(db, &infos, &n, host, case_name, CALIBRATION_MAX + 1,
+				 CALIBRATION_AA_MAX);
+	if (r < 0) {
+		reply_db_error(out, r);
+		return;
+	}
+	list = json_array();
+	for (i = 0; r == 0 && i < n && i < CALIBRATION_MAX; i++) {
+		json_t *o;
+
+		r = calibration_json(&o, db, &infos[i]);
+		if (r == 0)
+			json_array_append_new(list, o);
+	}
+	for (i = 0; i < n; i++)
+		db_calibration_info_release(&infos[i]);
+	free(infos);
+	if (r < 0) {
+		json_decref(list);
+		reply_db_error(out, r);
+		return;
+	}
+	if (n > CALIBRATION_MAX) {
+		json_decref(list);
+		web_reply_error(out, 400, "more than 1000 hosts and cases have A/A comparisons: "
+				"name a host");
+		return;
+	}
+	if (csv) {
+		reply_csv(out, calibration_cols, list);
+		return;
+	}
+	reply_json(out, 200, json_pack("{s:o}", "calibration", list));
+}
+
 /* ---- /metrics ---- */
 
 void web_counters_add(struct web_counters *c, int code)
@@ -1174,6 +1297,10 @@ void web_api_answer(struct web_reply *out, struct db *db, const struct web_count
 	}
 	if (!strcmp(path, "/api/v1/cells")) {
 		api_cells(out, db, params);
+		return;
+	}
+	if (!strcmp(path, "/api/v1/calibration")) {
+		api_calibration(out, db, params);
 		return;
 	}
 	if (!strncmp(path, "/api/v1/builds/", 15)) {

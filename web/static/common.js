@@ -118,6 +118,26 @@ export function verdict(v) {
 		(known ? VERDICT_MARK[v] + ' ' : '') + v);
 }
 
+// An A/A comparison's verdict (one build against itself), in the words of
+// the pull-request comment (runner_aa_verdict, docs/comment.md): a sample
+// of the false verdict rate, never a change, so never "faster" or "slower".
+export function aaWords(v) {
+	if (v === 'faster' || v === 'slower')
+		return 'A/A: a false verdict (calibration sample, not a change)';
+	if (v === 'unchanged' || v === 'unresolved')
+		return `A/A: ${v} (calibration sample)`;
+	if (v === 'invalid')
+		return 'A/A: invalid';
+	return 'A/A';
+}
+
+// A verdict by the comparison's kind: an A/A's in aaWords, marked apart.
+export function verdictOf(kind, v) {
+	if (kind !== 'aa')
+		return verdict(v);
+	return h('span', { class: 'verdict v-aa', title: v ? `the rule said ${v}` : null }, aaWords(v));
+}
+
 // A job state in the same manner.
 export function state(s) {
 	const cls = s === 'done' ? 's-done' : s === 'failed' ? 's-failed' : 's-other';

@@ -2,7 +2,7 @@
 // the figures and the rule that made them, every pair and every process as
 // stored, the environment, and a button that has the server recompute the
 // figures from the raw rows (GET /api/v1/comparisons/ID/verify).
-import { API, getJSON, h, link, param, pct, num, hash, when, verdict, table, facts, fill, fail, ready } from './common.js';
+import { API, getJSON, h, link, param, pct, num, hash, when, verdict, verdictOf, table, facts, fill, fail, ready } from './common.js';
 
 // "pairs-median/1" -> ["pairs-median", "1"]
 function ruleParts(rule) {
@@ -21,6 +21,8 @@ function commits(r) {
 		rows.push(['Job', link('head.html', { job: j.id }, '#' + j.id + ' ' + j.head)]);
 		rows.push(['Head commit (new)', hash(j.commit)]);
 		rows.push(['Base commit (old)', j.base ? hash(j.base) : h('span', { class: 'muted' }, 'none')]);
+	} else if (r.kind === 'aa' && r.builds) {
+		rows.push(['Job', h('span', { class: 'muted' }, 'none: an A/A the agent ran to calibrate the case, one build against itself')]);
 	} else {
 		rows.push(['Job', h('span', { class: 'muted' }, 'none: made with perfd pair')]);
 	}
@@ -31,9 +33,11 @@ function commits(r) {
 			['old (base)', buildLink(b.base), h('code', {}, r.old.path ?? ''), hash(r.old.sha256), [String(r.old.size ?? ''), '.num'], hash(r.old.manifest, 12)],
 			['new (head)', buildLink(b.head), h('code', {}, r.new.path ?? ''), hash(r.new.sha256), [String(r.new.size ?? ''), '.num'], hash(r.new.manifest, 12)],
 		], 'binaries'),
-		r.old.sha256 && r.old.sha256 === r.new.sha256
-			? h('p', { class: 'note' }, 'The two programs have the same hash: what differs is outside the measured binary (its inputs, shaders or libraries).')
-			: null,
+		r.kind === 'aa'
+			? h('p', { class: 'note' }, 'An A/A: both arms ran the same build, so any difference between them is noise.')
+			: r.old.sha256 && r.old.sha256 === r.new.sha256
+				? h('p', { class: 'note' }, 'The two programs have the same hash: what differs is outside the measured binary (its inputs, shaders or libraries).')
+				: null,
 	];
 }
 
@@ -45,7 +49,9 @@ function figures(r) {
 	const s = r.settings || {};
 	return [
 		facts([
-			['Verdict', verdict(r.verdict)],
+			['Verdict', r.kind === 'aa'
+				? [verdictOf(r.kind, r.verdict), ' ', h('span', { class: 'muted' }, `the rule said ${r.verdict ?? 'nothing yet'}; an A/A compares one build with itself, so a verdict other than unchanged or unresolved is a false one, counted in the host's false verdict rate`)]
+				: verdict(r.verdict)],
 			['Gain, median', h('span', { class: 'num', id: 'gain-median' }, pct(g.median))],
 			['Gain, range', `${pct(g.min)} to ${pct(g.max)}`],
 			['Flags', flags],
@@ -150,7 +156,7 @@ async function main() {
 	document.getElementById('recompute').addEventListener('click', () => recompute(id));
 	const r = await getJSON(`/comparisons/${id}`);
 	document.title = `perfd: receipt #${id}`;
-	fill('title', `Receipt #${id}: `, r.case, ' on ', r.host, ' ', verdict(r.verdict), ' ',
+	fill('title', `Receipt #${id}: `, r.case, ' on ', r.host, ' ', verdictOf(r.kind, r.verdict), ' ',
 		h('span', { class: 'num' }, pct(r.gain ? r.gain.median : null)));
 	fill('nav-extra', link('timeline.html', { host: r.host, case: r.case }, 'Timeline of ' + r.case + ' on ' + r.host),
 		r.job ? link('head.html', { job: r.job.id }, 'Head table') : null);

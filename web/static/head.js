@@ -3,7 +3,7 @@
 // Gain, median; every cell links to the comparison's receipt.
 //   head.html?job=N       the comparisons of job N's commit
 //   head.html?commit=HEX  the comparisons of a commit (a prefix of 4 to 40 digits)
-import { getJSON, h, link, param, pct, num, hash, when, verdict, state, facts, fill, fail, ready, deviceOf } from './common.js';
+import { getJSON, h, link, param, pct, num, hash, when, verdictOf, aaWords, state, facts, fill, fail, ready, deviceOf } from './common.js';
 
 // The unit a metric's name carries ("run2_ms" -> "ms"), else the name.
 function unit(metric) {
@@ -67,11 +67,13 @@ async function main() {
 		const input = `${r.case} (${r.metric ?? 'wall_ms'})`;
 		const cells = [chip, input, run(r.old, r.metric), run(r.new, r.metric), pct(r.gain ? r.gain.median : null)];
 		const flags = r.flags && r.flags.length ? ' ' + r.flags.join(', ') : '';
-		md.push('| ' + [...cells, (r.verdict ?? 'none') + flags].map((x) => x.replace(/[|\\]/g, '\\$&')).join(' | ') + ' |');
+		// An A/A is pasted in the comment's words, never as a change.
+		const said = r.kind === 'aa' ? aaWords(r.verdict) : (r.verdict ?? 'none');
+		md.push('| ' + [...cells, said + flags].map((x) => x.replace(/[|\\]/g, '\\$&')).join(' | ') + ' |');
 		const to = (content, cls) => h('td', { class: cls || null }, link('comparison.html', { id: r.comparison }, content));
 		return h('tr', {},
 			to(chip), to(input), to(cells[2], 'num'), to(cells[3], 'num'), to(cells[4], 'num'),
-			h('td', {}, link('comparison.html', { id: r.comparison }, verdict(r.verdict)), flags ? h('span', { class: 'muted' }, flags) : null));
+			h('td', {}, link('comparison.html', { id: r.comparison }, verdictOf(r.kind, r.verdict)), flags ? h('span', { class: 'muted' }, flags) : null));
 	});
 	fill('table', h('table', { class: 'head-table', id: 'head-table' },
 		h('thead', {}, h('tr', {}, headers.map((x, i) => h('th', { class: i >= 2 && i <= 4 ? 'num' : null }, x)))),

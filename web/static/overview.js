@@ -1,7 +1,8 @@
-// The overview: hosts and their standing, the latest heads with their
-// verdicts, and the latest comparisons (including those made by hand with
-// perfd pair, which belong to no head).
-import { getJSON, h, link, pct, hash, when, verdict, state, table, fill, fail, ready, deviceOf } from './common.js';
+// The overview: hosts and their standing, each host and case's calibration
+// (its A/A comparisons), the latest heads with their verdicts, and the
+// latest comparisons (including those made by hand with perfd pair, which
+// belong to no head, and the agent's A/As).
+import { getJSON, h, link, pct, hash, when, verdictOf, state, table, fill, fail, ready, deviceOf } from './common.js';
 
 function hostRows(hosts, casesByHost) {
 	return hosts.map((x) => {
@@ -26,9 +27,27 @@ function hostRows(hosts, casesByHost) {
 	});
 }
 
+function calibrationRows(list) {
+	return list.map((c) => [
+		h('strong', {}, c.host),
+		link('timeline.html', { host: c.host, case: c.case }, c.case),
+		[String(c.count), '.num'],
+		[`${c.faster} / ${c.slower} / ${c.unchanged} / ${c.unresolved}`, '.num'],
+		[pct(c.false_verdict_rate), '.num'],
+		[pct(c.noise_median), '.num'],
+		[pct(c.noise_p90), '.num'],
+		[String(c.gains), '.num'],
+		c.calibration.length
+			? c.calibration.map((id, i) => [i ? ', ' : '', link('comparison.html', { id }, '#' + id)])
+			: h('span', { class: 'muted' }, 'none'),
+		hash(c.fingerprint_hash),
+		when(c.newest_at),
+	]);
+}
+
 function comparisonCell(c) {
 	return h('div', {}, h('span', { class: 'muted' }, c.case + ': '),
-		link('comparison.html', { id: c.id }, verdict(c.verdict)), ' ',
+		link('comparison.html', { id: c.id }, verdictOf(c.kind, c.verdict)), ' ',
 		h('span', { class: 'num' }, pct(c.gain)), ' ',
 		h('span', { class: 'muted' }, '#' + c.id));
 }
@@ -52,16 +71,17 @@ function comparisonRows(list) {
 		c.host,
 		link('timeline.html', { host: c.host, case: c.case }, c.case),
 		c.metric ?? '',
-		link('comparison.html', { id: c.id }, verdict(c.verdict)),
+		link('comparison.html', { id: c.id }, verdictOf(c.kind, c.verdict)),
 		[pct(c.gain), '.num'],
-		c.head ? (c.job ? link('head.html', { job: c.job }, c.head) : c.head) : h('span', { class: 'muted' }, 'by hand'),
+		c.head ? (c.job ? link('head.html', { job: c.job }, c.head) : c.head)
+			: h('span', { class: 'muted' }, c.kind === 'aa' ? 'the agent\'s A/A' : 'by hand'),
 		hash(c.commit, 12),
 	]);
 }
 
 async function main() {
-	const [hosts, jobs, cmps] = await Promise.all([
-		getJSON('/hosts'), getJSON('/jobs?limit=30'), getJSON('/comparisons?limit=100'),
+	const [hosts, cal, jobs, cmps] = await Promise.all([
+		getJSON('/hosts'), getJSON('/calibration'), getJSON('/jobs?limit=30'), getJSON('/comparisons?limit=100'),
 	]);
 	const casesByHost = new Map();
 	for (const c of cmps.comparisons) {
@@ -73,6 +93,12 @@ async function main() {
 		? table(['Host', 'Device', 'Driver', 'Kernel', 'Fingerprint', 'Last heartbeat', 'Standing', 'Timelines'],
 			hostRows(hosts.hosts, casesByHost), 'hosts')
 		: h('p', { class: 'muted' }, 'No host has reported yet.'));
+	fill('calibration', cal.calibration.length
+		? table(['Host', 'Case (timeline)', ['A/As', '.num'], ['Faster / slower / unchanged / unresolved', '.num'],
+			['False verdict rate', '.num'], ['Noise: |gain| median', '.num'], ['90th percentile', '.num'],
+			['Over gains', '.num'], 'Calibration (its A/As)', 'Fingerprint', 'Newest A/A'],
+			calibrationRows(cal.calibration), 'calibration')
+		: h('p', { class: 'muted' }, 'No A/A comparison is stored yet: the agent runs them before a case\'s first comparison and when idle.'));
 	fill('jobs', jobs.jobs.length
 		? table([['Job', '.num'], 'Head', 'Commit', 'Subject', 'State', 'Verdicts (case: verdict, gain median)', 'Head table'],
 			jobRows(jobs.jobs), 'jobs')

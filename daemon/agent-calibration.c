@@ -1,0 +1,197 @@
+/*
+ * The agent's A/A comparisons: one build of a case's program against
+ * itself, whose pair gains calibrate the case's comparisons and whose
+ * verdicts are the false verdict rate the host shows ([calibration],
+ * docs/config.md). Before a case's comparison when it has no calibration on
+ * this host as it is now, and one at a time when the agent is idle, within
+ * an hourly budget. They belong to no job.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent-internal.h"
+#include "daemon.h"
+#include "db.h"
+#include "runners.h"
+
+/* The A/A comparisons of case k that a comparison starting now would be
+ * calibrated with: the count of their gains, and the newest one's id (0
+ * when none). */
+static int case_calibration(struct agent *a, const struct agent_case *k, size_t *out_gains,
+			    int64_t *out_newest)
+{
+	struct cli_progress progress = { .on = false };
+	struct runner_calibration cal;
+	struct runner_pair_opts o;
+	int r;
+
+	*out_gains = 0;
+	*out_newest = 0;
+	agent_case_opts(a, k, &o, &progress);
+	r = runner_calibration_choose(&cal, a->db, &o);
+	if (r < 0)
+		return r;
+	*out_gains = cal.gains;
+	*out_newest = cal.n ? cal.v[cal.n - 1].comparison_id : 0;
+	runner_calibration_release(&cal);
+	return 0;
+}
+
+/* One A/A comparison of case k: build b's program against itself, of at
+ * least pairs pairs. It belongs to no job: stored as kind 'aa' with the
+ * build as both arms' and no job id. */
+static int run_aa(struct agent *a, const struct agent_case *k, const struct db_build *b,
+		  int pairs, const char *why)
+{
+	const struct db_build_artifact *prog = agent_artifact_named(b, k->program);
+	struct cli_progress progress = { .on = isatty(2), .label = "A/A" };
+	struct runner_calibration cal;
+	struct runner_pair_opts o;
+	char manifest[65];
+	char *prefix;
+	int64_t cid = 0;
+	int r;
+
+	assert(prog);
+	r = agent_build_manifest(a, manifest, b);
+	if (r < 0)
+		return r;
+	agent_case_opts(a, k, &o, &progress);
+	o.old_manifest = o.new_manifest = manifest;
+	o.old.path = o.new.path = prog->artifact.path;
+	o.old_artifact = o.new_artifact = prog->artifact.id;
+	o.old_sha256 = o.new_sha256 = prog->artifact.sha256;
+	o.base_build = o.head_build = b->id;
+	o.aa = true;
+	if (pairs > o.pairs)
+		o.pairs = pairs;
+	if (o.max_pairs < o.pairs)
+		o.max_pairs = o.pairs;
+	log_info("case %s: A/A comparison of build %lld against itself, %d pairs (%s)", k->name,
+		 (long long)b->id, o.pairs, why);
+	r = runner_calibration_choose(&cal, a->db, &o);
+	if (r == 0)
+		r = runner_pair_run(a->db, &cid, &o);
+	runner_calibration_release(&cal);
+	prefix = xasprintf("case %s", k->name);
+	if (r == 0) {
+		a->aa_runs++;
+		agent_log_verdict(a, prefix, cid);
+	} else if (r == -ECANCELED) {
+		r = err_set(-ECANCELED, "A/A comparison %lld of case %s: stopped, kept as "
+			    "abandoned and not counted", (long long)cid, k->name);
+	}
+	free(prefix);
+	return r;
+}
+
+/*
+ * Before a job's comparison of case k: when the case has no calibration on
+ * this host as it is now (fewer than RUNNER_CALIBRATION_MIN_GAINS A/A gains
+ * of this fingerprint: a new case, or a driver, kernel or device that
+ * changed since), [calibration] runs A/As of the base build, each of enough
+ * pairs that together they give that many gains, stopping as soon as the
+ * case has them (after a restart, the ones done before count).
+ */
+int agent_calibrate_case(struct agent *a, const struct agent_case *k, const struct db_build *base)
+{
+	int runs = a->cfg->calibration.runs, pairs, i, r = 0;
+	char why[128];
+	size_t have;
+	int64_t newest;
+
+	if (runs <= 0)
+		return 0;
+	pairs = (RUNNER_CALIBRATION_MIN_GAINS + runs - 1) / runs;
+	for (i = 0; i < runs && r == 0; i++) {
+		r = case_calibration(a, k, &have, &newest);
+		if (r < 0 || have >= RUNNER_CALIBRATION_MIN_GAINS)
+			break;
+		snprintf(why, sizeof(why), "%d of %d: the case has %zu of the %d A/A gains it needs "
+			 "on this host", i + 1, runs, have, RUNNER_CALIBRATION_MIN_GAINS);
+		r = run_aa(a, k, base, pairs, why);
+	}
+	return r;
+}
+
+/* Drops the idle A/As that ended before the window; returns the seconds
+ * the others took. */
+static double idle_spent(struct agent *a, int64_t now)
+{
+	int64_t window = (int64_t)(AGENT_IDLE_WINDOW_S * 1e9);
+	double spent = 0;
+	size_t i, keep = 0;
+
+	for (i = 0; i < a->nidle; i++)
+		if (now - a->idle[i].end_ns < window)
+			a->idle[keep++] = a->idle[i];
+	a->nidle = keep;
+	for (i = 0; i < a->nidle; i++)
+		spent += a->idle[i].secs;
+	return spent;
+}
+
+int agent_idle(struct agent *a)
+{
+	const struct agent_case *pick = NULL;
+	int64_t pick_newest = INT64_MAX, start;
+	double spent;
+	struct db_build b;
+	struct db_host h;
+	size_t i;
+	int r;
+
+	if (a->cfg->calibration.idle_budget_s <= 0 || !a->suite || !a->suite->ncases)
+		return 0;
+	spent = idle_spent(a, time_monotonic_ns());
+	if (spent >= a->cfg->calibration.idle_budget_s || a->nidle >= AGENT_IDLE_RUNS_MAX)
+		return 0;
+	/* A quarantined host runs nothing until it is cleared. */
+	if (a->profile && db_host_load(a->db, &h, a->host) == 0) {
+		bool quarantined = h.quarantined;
+
+		db_host_release(&h);
+		if (quarantined)
+			return 0;
+	}
+	r = db_build_latest(a->db, &b, a->host, a->recipe_hash);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	for (i = 0; i < a->suite->ncases; i++) {
+		const struct agent_case *k = &a->suite->cases[i];
+		const struct db_build_artifact *prog = agent_artifact_named(&b, k->program);
+		size_t have;
+		int64_t newest;
+
+		if (!prog || access(prog->artifact.path, X_OK) < 0)
+			continue;
+		r = case_calibration(a, k, &have, &newest);
+		if (r < 0)
+			goto out;
+		if (newest < pick_newest) {
+			pick = k;
+			pick_newest = newest;
+		}
+	}
+	if (!pick)
+		goto out;
+	start = time_monotonic_ns();
+	r = run_aa(a, pick, &b, pick->pairs, "idle, its calibration the oldest");
+	if (a->nidle < AGENT_IDLE_RUNS_MAX) {
+		int64_t end = time_monotonic_ns();
+
+		a->idle[a->nidle].end_ns = end;
+		a->idle[a->nidle++].secs = (double)(end - start) / 1e9;
+	}
+	if (r == 0)
+		r = 1;
+out:
+	db_build_release(&b);
+	return r;
+}
