@@ -445,15 +445,46 @@ bad:
 		       (long long)id, text);
 }
 
-/* The A/A comparisons a comparison names as its calibration, each with its
- * metric and its stored pair gains. */
-static int load_calibration(struct db *db, struct db_comparison *c, const char *text)
+int db_calibration_load(struct db *db, struct db_calibration *out, int64_t id)
 {
 	static const struct db_rows gains = {
 		.size = sizeof(double), .max = SIZE_MAX, .fill = gain_fill,
 		.doing = "loading a calibration's pair gains",
 	};
 	sqlite3_stmt *st = NULL;
+	void *v;
+	int rc, r;
+
+	memset(out, 0, sizeof(*out));
+	out->comparison_id = id;
+	r = db_prepare(db, &st, "SELECT metric FROM comparisons WHERE id = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		out->metric = db_column_strdup(st, 0);
+	else if (rc == SQLITE_DONE)
+		r = err_set(-ENOENT, "no comparison %lld in '%s'", (long long)id, db->path);
+	else
+		r = db_fail(db, rc, "loading a calibration");
+	db_finish(st);
+	if (r < 0)
+		return r;
+	r = db_prepare(db, &st, "SELECT gain FROM pair_gains WHERE comparison_id = ?"
+		       " ORDER BY pair");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	r = db_rows_load(db, st, &gains, &v, &out->ngains);
+	out->gains = v;
+	return r;
+}
+
+/* The A/A comparisons a comparison names as its calibration, each with its
+ * metric and its stored pair gains. */
+static int load_calibration(struct db *db, struct db_comparison *c, const char *text)
+{
 	int64_t *ids;
 	size_t n, i;
 	int r;
@@ -465,34 +496,12 @@ static int load_calibration(struct db *db, struct db_comparison *c, const char *
 		return r;
 	c->calibration = xcalloc(n + 1, sizeof(*c->calibration));
 	for (i = 0; i < n && r == 0; i++) {
-		struct db_calibration *cal = &c->calibration[c->ncalibration++];
-		void *v;
-		int rc;
-
-		cal->comparison_id = ids[i];
-		r = db_prepare(db, &st, "SELECT metric FROM comparisons WHERE id = ?");
-		if (r < 0)
-			break;
-		sqlite3_bind_int64(st, 1, ids[i]);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			cal->metric = db_column_strdup(st, 0);
-		else if (rc == SQLITE_DONE)
+		r = db_calibration_load(db, &c->calibration[i], ids[i]);
+		c->ncalibration++;
+		if (r == -ENOENT)
 			r = err_set(-EPROTO, "comparison %lld names comparison %lld as its "
 				    "calibration, and there is none", (long long)c->id,
 				    (long long)ids[i]);
-		else
-			r = db_fail(db, rc, "loading a calibration");
-		db_finish(st);
-		if (r < 0)
-			break;
-		r = db_prepare(db, &st, "SELECT gain FROM pair_gains WHERE comparison_id = ?"
-			       " ORDER BY pair");
-		if (r < 0)
-			break;
-		sqlite3_bind_int64(st, 1, ids[i]);
-		r = db_rows_load(db, st, &gains, &v, &cal->ngains);
-		cal->gains = v;
 	}
 	free(ids);
 	return r;
