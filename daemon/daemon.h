@@ -36,6 +36,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_comment(int argc, char **argv);
 int cmd_fetch(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 extern const char cmd_pair_usage[];
 extern const char cmd_show_usage[];
@@ -49,6 +50,7 @@ extern const char cmd_demo_usage[];
 extern const char cmd_serve_usage[];
 extern const char cmd_comment_usage[];
 extern const char cmd_fetch_usage[];
+extern const char cmd_export_usage[];
 
 /* Options shared by verbs that open the database. */
 struct db_opts {

@@ -42,6 +42,8 @@ static const struct verb verbs[] = {
 	  cmd_comment_usage },
 	{ "fetch", cmd_fetch, "fetch a repository into the agent's mirror (the agent runs it, bounded)",
 	  cmd_fetch_usage },
+	{ "export", cmd_export, "print a stored comparison as the record the hub ingests",
+	  cmd_export_usage },
 };
 
 static void usage(FILE *f)
