@@ -15,6 +15,9 @@ DEPS=(
 	libsqlite3-dev sqlite3 libjansson-dev libssl-dev libcmocka-dev
 	libvulkan-dev libvulkan1 mesa-vulkan-drivers glslc
 	libgit2-dev git libmicrohttpd-dev libcurl4-openssl-dev curl
+	# openssl(1) makes the self-signed certificate of the hub's HTTPS test
+	# (t0700); the hub's TLS itself is GnuTLS, inside Debian's libmicrohttpd12.
+	openssl
 	procps
 	nodejs chromium fonts-dejavu-core
 	# Debian's npm, unless npm is there already: NodeSource's nodejs carries

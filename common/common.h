@@ -14,7 +14,9 @@
  * - cpus: CPU sets as the kernel writes them ("0-3,6").
  * - child: the fresh-process launcher, used by builder/ (recipes), runners/
  *   (measured programs and contract runners) and daemon/ (the fetch).
- * - sha256: SHA-256 as hex (OpenSSL), for every hash perfd stores or shows.
+ * - sha256: SHA-256 as hex (OpenSSL), for every hash perfd stores or shows,
+ *   and their comparison in constant time.
+ * - base64: bytes inside JSON (captured output in an ingest record).
  * - utf8: the one repair of text that is not UTF-8 and the one cut of a
  *   string on a character boundary, used wherever text from a repository or
  *   a program is stored, rendered as JSON or posted.
@@ -216,6 +218,18 @@ int sha256_hex(char out[SHA256_HEX_SIZE], const void *data, size_t len);
 int sha256_hex_parts(char out[SHA256_HEX_SIZE], const void *const parts[], const size_t lens[],
 		     size_t n);
 int sha256_file_hex(char out[SHA256_HEX_SIZE], int64_t *out_size, const char *path);
+/* Whether a and b are the same 64 hex digits, compared in a time that does
+ * not depend on where they differ (a token's hash against the stored ones);
+ * false for a string of another length. */
+bool sha256_hex_equal(const char *a, const char *b);
+
+/* base64.c: RFC 4648 base64 with padding, for bytes inside JSON. Encoding
+ * appends to out. Decoding resets out and fills it; -EINVAL (the detail
+ * names the character) for text that is not strict base64 (no blanks,
+ * padding only at the end, unused bits zero), -EFBIG for more than max
+ * bytes; out is then empty. */
+void base64_encode(struct strbuf *out, const void *data, size_t len);
+int base64_decode(struct strbuf *out, const char *text, size_t len, size_t max);
 
 /*
  * utf8.c: UTF-8 as Unicode defines it: no overlong forms, no surrogates,

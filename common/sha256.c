@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <openssl/err.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 
 #include "common.h"
@@ -126,4 +127,14 @@ out:
 	EVP_MD_CTX_free(ctx);
 	close(fd);
 	return r;
+}
+
+bool sha256_hex_equal(const char *a, const char *b)
+{
+	size_t na = strnlen(a, SHA256_HEX_SIZE), nb = strnlen(b, SHA256_HEX_SIZE);
+
+	/* The lengths are no secret (both are 64 for every stored hash); the
+	 * digits are compared in time that does not depend on where they
+	 * differ. */
+	return na == SHA256_HEX_SIZE - 1 && nb == na && CRYPTO_memcmp(a, b, na) == 0;
 }

@@ -1,5 +1,6 @@
 /* Unit tests of common/: the INI reader, CPU sets, child environments, the
- * wait for a stop. */
+ * wait for a stop, base64. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -158,6 +159,43 @@ static void test_cancel_wait(void **state)
 	close(fds[1]);
 }
 
+/* RFC 4648's vectors both ways, every byte value, and what a strict
+ * decoder refuses. */
+static void test_base64(void **state)
+{
+	static const char *const vec[][2] = {
+		{ "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" }, { "foo", "Zm9v" },
+		{ "foob", "Zm9vYg==" }, { "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" },
+	};
+	static const char *const bad[] = { "Zg=", "Zh==", "Zm9=", "Zg==Zg==", "Z===", "Zm 9",
+					   "Zm\n9v", "====", "Zm9v\n" };
+	struct strbuf sb = STRBUF_INIT, back = STRBUF_INIT;
+	unsigned char all[256];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(vec); i++) {
+		strbuf_reset(&sb);
+		base64_encode(&sb, vec[i][0], strlen(vec[i][0]));
+		assert_string_equal(sb.buf, vec[i][1]);
+		assert_int_equal(base64_decode(&back, sb.buf, sb.len, 64), 0);
+		assert_int_equal(back.len, strlen(vec[i][0]));
+		assert_memory_equal(back.buf, vec[i][0], back.len);
+	}
+	for (i = 0; i < 256; i++)
+		all[i] = (unsigned char)(255 - i);
+	strbuf_reset(&sb);
+	base64_encode(&sb, all, sizeof(all));
+	assert_int_equal(base64_decode(&back, sb.buf, sb.len, 256), 0);
+	assert_int_equal(back.len, 256);
+	assert_memory_equal(back.buf, all, 256);
+	assert_int_equal(base64_decode(&back, sb.buf, sb.len, 255), -EFBIG);
+	assert_int_equal(back.len, 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		assert_int_equal(base64_decode(&back, bad[i], strlen(bad[i]), 64), -EINVAL);
+	strbuf_release(&sb);
+	strbuf_release(&back);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_child_env),
 		cmocka_unit_test(test_cancel_wait),
+		cmocka_unit_test(test_base64),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* Unit tests of common/sha256.c: the FIPS 180-2 vectors, parts hashed as
- * their concatenation, a file read in several chunks, a file that is not. */
+ * their concatenation, a file read in several chunks, a file that is not;
+ * the comparison of two hashes. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -62,12 +63,28 @@ static void test_file(void **state)
 	free(zeros);
 }
 
+static void test_equal(void **state)
+{
+	char other[SHA256_HEX_SIZE];
+
+	assert_true(sha256_hex_equal(ABC, ABC));
+	assert_false(sha256_hex_equal(ABC, EMPTY));
+	snprintf(other, sizeof(other), "%s", ABC);
+	other[63] = other[63] == '0' ? '1' : '0';
+	assert_false(sha256_hex_equal(ABC, other));
+	/* Only whole hashes are ever equal. */
+	assert_false(sha256_hex_equal("ab", "ab"));
+	assert_false(sha256_hex_equal("", ""));
+	assert_false(sha256_hex_equal(ABC "0", ABC "0"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_data),
 		cmocka_unit_test(test_parts),
 		cmocka_unit_test(test_file),
+		cmocka_unit_test(test_equal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

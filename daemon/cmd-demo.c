@@ -242,13 +242,19 @@ int cmd_demo(int argc, char **argv)
 		 * read while the agent writes through another. */
 		r = db_open(&web_db, db_path, 10000);
 		free(db_path);
-		if (r == 0)
-			r = web_server_start(&srv, web_db, listen, PERFD_WEB_DIR, PERFD_DOCS_DIR);
+		if (r == 0) {
+			const struct web_server_opts wo = {
+				.listen = listen, .static_dir = PERFD_WEB_DIR,
+				.docs_dir = PERFD_DOCS_DIR,
+			};
+
+			r = web_server_start(&srv, web_db, &wo);
+		}
 		if (r < 0) {
 			log_warnx("%s", err_last());
 			goto out;
 		}
-		cli_log_url("dashboard", listen, web_server_port(srv));
+		cli_log_url("dashboard", "http", listen, web_server_port(srv));
 	}
 	agent_argv[n++] = "agent";
 	agent_argv[n++] = "--config";

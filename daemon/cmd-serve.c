@@ -1,4 +1,5 @@
-/* perfd serve: the hub's read-only HTTP server over one database. */
+/* perfd serve: the hub's HTTP server over one database; with --config, the
+ * hub that also accepts what agents push. */
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
@@ -11,6 +12,7 @@
 
 #include "common.h"
 #include "daemon.h"
+#include "hub-config-internal.h"
 #include "hub.h"
 
 #ifndef PERFD_WEB_DIR
@@ -21,16 +23,26 @@
 #endif
 
 const char cmd_serve_usage[] =
-	"usage: perfd serve [options]\n"
+	"usage: perfd serve [--db FILE] [--listen ADDR:PORT] [options]\n"
+	"       perfd serve --config FILE [--check] [options]\n"
 	"\n"
 	"Serves the database over HTTP: the JSON API under /api/v1 (CSV with\n"
 	"?format=csv), /metrics in Prometheus text format, the static files at /\n"
 	"and /static/, and perfd's documents at /docs/NAME.md (the rule, which\n"
-	"pull-request comments link to). It only reads: any method but GET and HEAD, and any\n"
-	"request body, is refused. docs/api.md describes every endpoint.\n"
-	"The first line it logs is \"serving http://ADDRESS:PORT/\".\n"
+	"pull-request comments link to). docs/api.md describes every endpoint.\n"
+	"With --db it only reads: any method but GET and HEAD, and any request\n"
+	"body, is refused. With --config it is the hub (docs/hub.md): it also\n"
+	"accepts the records agents push (POST /api/v1/ingest/comparisons, each\n"
+	"with a host's token from 'perfd token'), over HTTPS when the\n"
+	"configuration names a certificate and key, and creates or migrates its\n"
+	"database. The first line it logs is \"serving http(s)://ADDRESS:PORT/\".\n"
 	"\n"
 	"options:\n"
+	"  --config FILE      the hub's configuration: its database, address, TLS\n"
+	"                     certificate and key, and the hosts it accepts records\n"
+	"                     from; not with --db or --listen\n"
+	"  --check            with --config: print \"configuration OK\" or every\n"
+	"                     mistake as FILE:LINE: message, and exit\n"
 	"  --db FILE          database file (default ./perfd.db)\n"
 	"  --listen ADDR:PORT numeric address and port (default " WEB_LISTEN_DEFAULT ");\n"
 	"                     port 0 picks a free one; [::1]:PORT for IPv6\n"
@@ -38,28 +50,50 @@ const char cmd_serve_usage[] =
 	"  --docs DIR         the documents (default " PERFD_DOCS_DIR ")\n"
 	"\n"
 	"SIGINT or SIGTERM stops it; it then exits 0. Exit status 2: a usage,\n"
-	"address or database error.\n";
+	"configuration, address or database error.\n";
 
-enum { OPT_DB = 256, OPT_LISTEN, OPT_STATIC, OPT_DOCS };
+enum { OPT_DB = 256, OPT_LISTEN, OPT_STATIC, OPT_DOCS, OPT_CONFIG, OPT_CHECK };
 
 static const struct option serve_options[] = {
 	{ "db", required_argument, NULL, OPT_DB },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "static", required_argument, NULL, OPT_STATIC },
 	{ "docs", required_argument, NULL, OPT_DOCS },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* "accepting records of hosts a, b" or that it accepts none. */
+static void log_hosts(const struct hub_config *cfg)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < cfg->nhosts; i++)
+		strbuf_addf(&sb, "%s'%s'", i ? ", " : "", cfg->hosts[i]);
+	if (cfg->nhosts)
+		log_info("accepting records of host%s %s", cfg->nhosts > 1 ? "s" : "", sb.buf);
+	else
+		log_info("accepting no records: '%s' names no hosts", cfg->path);
+	strbuf_release(&sb);
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct db_opts dbo = DB_OPTS_INIT;
-	const char *listen = WEB_LISTEN_DEFAULT, *static_dir = PERFD_WEB_DIR;
-	const char *docs_dir = PERFD_DOCS_DIR;
+	struct web_server_opts wo = {
+		.listen = WEB_LISTEN_DEFAULT, .static_dir = PERFD_WEB_DIR, .docs_dir = PERFD_DOCS_DIR,
+	};
+	struct strbuf errors = STRBUF_INIT;
+	struct hub_config *cfg = NULL;
+	const char *config = NULL;
 	struct web_server *srv = NULL;
 	struct signalfd_siginfo si;
 	struct pollfd pfd;
 	struct db *db = NULL;
+	bool check = false, db_given = false;
 	int opt, r, sfd = -1, ret = EXIT_USAGE;
 
 	optind = 1;
@@ -67,15 +101,23 @@ int cmd_serve(int argc, char **argv)
 		switch (opt) {
 		case OPT_DB:
 			dbo.path = optarg;
+			db_given = true;
 			break;
 		case OPT_LISTEN:
-			listen = optarg;
+			wo.listen = optarg;
+			db_given = true;
 			break;
 		case OPT_STATIC:
-			static_dir = optarg;
+			wo.static_dir = optarg;
 			break;
 		case OPT_DOCS:
-			docs_dir = optarg;
+			wo.docs_dir = optarg;
+			break;
+		case OPT_CONFIG:
+			config = optarg;
+			break;
+		case OPT_CHECK:
+			check = true;
 			break;
 		case 'h':
 			fputs(cmd_serve_usage, stdout);
@@ -86,21 +128,53 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (optind != argc)
 		return cli_extra_argument("serve", argv[optind]);
+	if (config && db_given) {
+		log_warnx("serve: --config names the database and the address: --db and --listen "
+			  "go without it");
+		return cli_usage_error("serve");
+	}
+	if (check && !config) {
+		log_warnx("serve: --check checks the configuration named with --config");
+		return cli_usage_error("serve");
+	}
+	if (config) {
+		r = hub_config_load(&cfg, config, &errors);
+		if (r < 0) {
+			fputs(errors.buf, stderr);
+			log_warnx("%s", err_last());
+			goto out;
+		}
+		if (check) {
+			printf("configuration OK\n");
+			ret = EXIT_OK;
+			goto out;
+		}
+		dbo.path = cfg->database;
+		wo.listen = cfg->listen;
+		wo.tls_cert = cfg->cert_pem;
+		wo.tls_key = cfg->key_pem;
+		wo.ingest = true;
+		wo.hosts = (const char *const *)cfg->hosts;
+		wo.nhosts = cfg->nhosts;
+	}
 	/* Blocked before the server's thread starts, so that thread inherits
 	 * the mask and the signals reach the signalfd alone. */
 	signal(SIGPIPE, SIG_IGN);
 	sfd = cli_signal_fd((const int[]){ SIGINT, SIGTERM, 0 });
 	if (sfd < 0)
 		goto out;
-	db = cli_db_open_readonly(&dbo);
+	/* The hub writes what it ingests; a plain server only reads. */
+	db = cfg ? cli_db_open(&dbo) : cli_db_open_readonly(&dbo);
 	if (!db)
 		goto out;
-	r = web_server_start(&srv, db, listen, static_dir, docs_dir);
+	r = web_server_start(&srv, db, &wo);
 	if (r < 0) {
 		log_warnx("%s", err_last());
 		goto out;
 	}
-	cli_log_url("serving", listen, web_server_port(srv));
+	cli_log_url("serving", wo.tls_cert ? "https" : "http", wo.listen, web_server_port(srv));
+	if (cfg)
+		log_hosts(cfg);
 	pfd.fd = sfd;
 	pfd.events = POLLIN;
 	for (;;) {
@@ -119,6 +193,8 @@ out:
 	/* The server's thread ends before the handle it reads is closed. */
 	web_server_free(srv);
 	db_close(db);
+	hub_config_free(cfg);
+	strbuf_release(&errors);
 	if (sfd >= 0)
 		close(sfd);
 	return ret;

@@ -36,6 +36,8 @@ int cmd_demo(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_comment(int argc, char **argv);
 int cmd_fetch(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_token(int argc, char **argv);
 
 extern const char cmd_pair_usage[];
 extern const char cmd_show_usage[];
@@ -49,6 +51,8 @@ extern const char cmd_demo_usage[];
 extern const char cmd_serve_usage[];
 extern const char cmd_comment_usage[];
 extern const char cmd_fetch_usage[];
+extern const char cmd_export_usage[];
+extern const char cmd_token_usage[];
 
 /* Options shared by verbs that open the database. */
 struct db_opts {
@@ -74,8 +78,8 @@ int cli_parse_id(long long *out, const char *s);
  * --help or -h; the verb then returns EXIT_OK. */
 bool cmd_wants_help(int argc, char **argv, const char *usage);
 
-/* Logs "WHAT http://HOST:PORT/" for a listen address and the bound port. */
-void cli_log_url(const char *what, const char *listen, int port);
+/* Logs "WHAT SCHEME://HOST:PORT/" for a listen address and the bound port. */
+void cli_log_url(const char *what, const char *scheme, const char *listen, int port);
 
 /* A line on stderr per process of a comparison, while it runs: its place
  * in the schedule and stage, arm and pair, wall time and metric, how it

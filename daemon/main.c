@@ -36,12 +36,16 @@ static const struct verb verbs[] = {
 	  cmd_agent_usage },
 	{ "demo", cmd_demo, "measure the demo's history with the agent (the embedded default)",
 	  cmd_demo_usage },
-	{ "serve", cmd_serve, "serve the database over HTTP: dashboard, JSON API, CSV, /metrics",
+	{ "serve", cmd_serve, "serve the dashboard, JSON API and /metrics; with --config, the hub",
 	  cmd_serve_usage },
 	{ "comment", cmd_comment, "post or edit a pull request's comment, or print it (--dry-run)",
 	  cmd_comment_usage },
 	{ "fetch", cmd_fetch, "fetch a repository into the agent's mirror (the agent runs it, bounded)",
 	  cmd_fetch_usage },
+	{ "export", cmd_export, "print a stored comparison as the record the hub ingests",
+	  cmd_export_usage },
+	{ "token", cmd_token, "make, revoke or list the hub's tokens for hosts and maintainers",
+	  cmd_token_usage },
 };
 
 static void usage(FILE *f)
@@ -75,12 +79,12 @@ bool cmd_wants_help(int argc, char **argv, const char *usage)
 	return false;
 }
 
-void cli_log_url(const char *what, const char *listen, int port)
+void cli_log_url(const char *what, const char *scheme, const char *listen, int port)
 {
 	const char *colon = strrchr(listen, ':');
 
-	log_info("%s http://%.*s:%d/", what, colon ? (int)(colon - listen) : (int)strlen(listen),
-		 listen, port);
+	log_info("%s %s://%.*s:%d/", what, scheme,
+		 colon ? (int)(colon - listen) : (int)strlen(listen), listen, port);
 }
 
 static void signals_set(sigset_t *set, const int *signals)

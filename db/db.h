@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 5
+#define DB_SCHEMA_VERSION 6
 
 struct db;
 
@@ -707,6 +707,57 @@ int db_pull_approval_last(struct db *db, int64_t *out, const char *repo, int pr)
  * since the epoch): now, the first time it is asked. */
 int db_pull_head_first_seen(struct db *db, int64_t *out, const char *repo, int pr,
 			    const char *commit);
+
+/* ---- tokens (db/tokens.c) ----
+ * The tokens the hub issued (docs/hub.md), each kept as the sha256 of its
+ * text alone: a host's, with which that host's agent pushes its records, or
+ * a maintainer's. Revoked tokens keep their row. */
+
+enum db_token_kind { DB_TOKEN_HOST, DB_TOKEN_MAINTAINER };
+/* "host" or "maintainer". */
+const char *db_token_kind_name(enum db_token_kind k);
+
+struct db_token {
+	int64_t id;
+	enum db_token_kind kind;
+	char name[64];           /* the host's or the maintainer's */
+	char sha256[65];         /* of the token's text */
+	char created_at[32];
+	char revoked_at[32];     /* "" while the token is live */
+};
+int db_token_add(struct db *db, int64_t *out_id, enum db_token_kind kind, const char *name,
+		 const char *sha256);
+/* Revokes every live token of kind and name; returns how many. */
+int db_token_revoke(struct db *db, enum db_token_kind kind, const char *name);
+/* Tokens by kind, name and id (only the live ones when live_only), at most
+ * max; *out is the caller's to free. */
+int db_token_list(struct db *db, struct db_token **out, size_t *out_n, bool live_only,
+		  size_t max);
+
+/* ---- comparison_origins (db/origins.c) ----
+ * Where each comparison the hub ingested came from: its host, its id on
+ * that host and the sha256 of the record it came in (docs/hub.md). */
+
+struct db_origin {
+	char host[64];
+	int64_t origin_id;       /* the comparison's id on its host */
+	int64_t comparison_id;   /* its id here */
+	char sha256[65];         /* of the record's canonical form */
+	char received_at[32];
+};
+/* -ENOENT when no comparison of host came with that id. */
+int db_origin_get(struct db *db, struct db_origin *out, const char *host, int64_t origin_id);
+/*
+ * Stores an ingested comparison whole, in one transaction: its artifacts,
+ * the comparison with its settings, times and calibration (c->calibration's
+ * ids are this database's), every process (each done, with its metrics,
+ * lines and captured output), the summary s and the origin o (whose
+ * comparison_id and received_at are set here). c->state must be done.
+ * *out_id is the new comparison's id. -EEXIST when o's host and id are
+ * stored already; nothing is stored on any error.
+ */
+int db_comparison_ingest(struct db *db, int64_t *out_id, const struct db_comparison *c,
+			 const struct db_summary *s, const struct db_origin *o);
 
 /* ---- counts across tables (db/db.c) ----
  * For /metrics. */

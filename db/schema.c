@@ -266,11 +266,35 @@ static const char schema_v5[] =
 	"  sha256 TEXT NOT NULL,"
 	"  PRIMARY KEY (manifest, name)) WITHOUT ROWID;";
 
+/* Version 6: the hub accepts writes (docs/hub.md). The tokens it issued,
+ * each kept only as the sha256 of its text (a host's, for the agent that
+ * pushes that host's records, or a maintainer's), and where each ingested
+ * comparison came from: its host, its id there and the sha256 of the record
+ * it came in, so that the same record again stores nothing and the same id
+ * with other content is refused. */
+static const char schema_v6[] =
+	"CREATE TABLE tokens ("
+	"  id INTEGER PRIMARY KEY,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('host', 'maintainer')),"
+	"  name TEXT NOT NULL,"
+	"  sha256 TEXT NOT NULL UNIQUE,"
+	"  created_at TEXT NOT NULL,"
+	"  revoked_at TEXT);"
+	"CREATE INDEX tokens_name ON tokens (kind, name);"
+	"CREATE TABLE comparison_origins ("
+	"  host TEXT NOT NULL,"
+	"  origin_id INTEGER NOT NULL,"
+	"  comparison_id INTEGER NOT NULL UNIQUE REFERENCES comparisons (id),"
+	"  sha256 TEXT NOT NULL,"
+	"  received_at TEXT NOT NULL,"
+	"  PRIMARY KEY (host, origin_id)) WITHOUT ROWID;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
 	{ 3, schema_v3 },
 	{ 4, schema_v4 },
 	{ 5, schema_v5 },
+	{ 6, schema_v6 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

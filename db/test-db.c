@@ -6,8 +6,9 @@
  * reasons, validity); process with metrics, lines, protocol errors and
  * captured output; host; head; job; build with its artifacts; runner
  * result with its lines; pull comment, commit status, approval and head
- * first seen. Also every loader's output on a missing row or a failed list,
- * and the A/A comparisons counted per host and case.
+ * first seen; tokens; an ingested comparison with its origin. Also every
+ * loader's output on a missing row or a failed list, and the A/A
+ * comparisons counted per host and case.
  */
 #include <errno.h>
 #include <math.h>
@@ -1345,6 +1346,150 @@ static void test_manifest_round_trip(void **state)
 
 /* Every loader asked for a row a fresh database lacks: -ENOENT, and the
  * output zeroed, so that releasing it is safe. */
+static void test_tokens(void **state)
+{
+	char *p = path_for("tokens.db");
+	struct db *db = NULL;
+	struct db_token *t;
+	int64_t id1, id2, id3;
+	size_t n;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_token_add(db, &id1, DB_TOKEN_HOST, "m1", "aa"), 0);
+	assert_int_equal(db_token_add(db, &id2, DB_TOKEN_HOST, "m1", "bb"), 0);
+	assert_int_equal(db_token_add(db, &id3, DB_TOKEN_MAINTAINER, "alice", "cc"), 0);
+	assert_true(id1 < id2 && id2 < id3);
+	/* A hash is stored once. */
+	assert_int_equal(db_token_add(db, &id1, DB_TOKEN_HOST, "m2", "aa"), -EIO);
+	assert_int_equal(id1, 0);
+	assert_int_equal(db_token_list(db, &t, &n, true, 10), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(t[0].kind, DB_TOKEN_HOST);
+	assert_string_equal(t[0].name, "m1");
+	assert_string_equal(t[0].sha256, "aa");
+	assert_string_equal(t[0].revoked_at, "");
+	assert_true(t[0].created_at[0] != '\0');
+	assert_int_equal(t[2].kind, DB_TOKEN_MAINTAINER);
+	assert_string_equal(t[2].name, "alice");
+	free(t);
+	assert_int_equal(db_token_list(db, &t, &n, true, 2), 0);
+	assert_int_equal(n, 2);
+	free(t);
+	/* Revoking ends every live token of the name, and only of its kind. */
+	assert_int_equal(db_token_revoke(db, DB_TOKEN_MAINTAINER, "m1"), 0);
+	assert_int_equal(db_token_revoke(db, DB_TOKEN_HOST, "m1"), 2);
+	assert_int_equal(db_token_revoke(db, DB_TOKEN_HOST, "m1"), 0);
+	assert_int_equal(db_token_list(db, &t, &n, true, 10), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(t[0].name, "alice");
+	free(t);
+	assert_int_equal(db_token_list(db, &t, &n, false, 10), 0);
+	assert_int_equal(n, 3);
+	assert_true(t[0].revoked_at[0] != '\0' && t[1].revoked_at[0] != '\0');
+	assert_string_equal(t[2].revoked_at, "");
+	free(t);
+	db_close(db);
+	free(p);
+}
+
+static void test_ingest(void **state)
+{
+	char *p = path_for("ingest.db");
+	struct db *db = NULL;
+	struct db_artifact a = { 0, (char *)"/agent/prog", 123, "ab" };
+	struct db_process procs[2];
+	struct db_comparison c, l;
+	struct db_summary s;
+	struct db_origin o, got;
+	struct db_calibration cal;
+	bool valid[2] = { false, true };
+	char *reason[2] = { (char *)"exited 1", NULL };
+	double gains[1] = { 0.25 };
+	int64_t id, *ids;
+	size_t n;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	memset(&c, 0, sizeof(c));
+	snprintf(c.created_at, sizeof(c.created_at), "2026-11-04T10:00:00.123Z");
+	snprintf(c.finished_at, sizeof(c.finished_at), "2026-11-04T10:00:09.456Z");
+	c.state = DB_STATE_DONE;
+	c.rule = (char *)"pairs-median/2";
+	c.case_name = (char *)"default";
+	c.host = (char *)"m1";
+	c.old = a;
+	c.new = a;
+	c.pairs = c.max_pairs = 1;
+	c.timeout_s = 30;
+	c.args_json = (char *)"{}";
+	rt_process(&procs[0], 0);
+	rt_process_done(&procs[0]);
+	procs[1] = procs[0];
+	procs[1].seq = 2;
+	snprintf(procs[1].arm, sizeof(procs[1].arm), "new");
+	c.processes = procs;
+	c.nprocesses = 2;
+	memset(&s, 0, sizeof(s));
+	s.metric = (char *)"run2_ms";
+	snprintf(s.verdict, sizeof(s.verdict), "unresolved");
+	s.pair_gains = gains;
+	s.npair_gains = 1;
+	s.process_valid = valid;
+	s.process_reason = reason;
+	s.nprocesses = 2;
+	memset(&o, 0, sizeof(o));
+	snprintf(o.host, sizeof(o.host), "m1");
+	o.origin_id = 17;
+	snprintf(o.sha256, sizeof(o.sha256), "%064d", 1);
+
+	assert_int_equal(db_origin_get(db, &got, "m1", 17), -ENOENT);
+	assert_int_equal(db_comparison_ingest(db, &id, &c, &s, &o), 0);
+	assert_true(id > 0);
+	assert_int_equal(db_origin_get(db, &got, "m1", 17), 0);
+	assert_int_equal(got.comparison_id, id);
+	assert_string_equal(got.sha256, o.sha256);
+	assert_true(got.received_at[0] != '\0');
+	assert_int_equal(db_origin_get(db, &got, "m2", 17), -ENOENT);
+	assert_int_equal(db_comparison_load(db, &l, id), 0);
+	assert_int_equal(l.state, DB_STATE_DONE);
+	/* The host's times, not the ingest's. */
+	assert_string_equal(l.created_at, "2026-11-04T10:00:00.123Z");
+	assert_string_equal(l.finished_at, "2026-11-04T10:00:09.456Z");
+	assert_int_equal(l.nprocesses, 2);
+	rt_process_check(&l.processes[0], l.processes[0].id, id);
+	assert_int_equal(l.processes[1].seq, 2);
+	assert_true(l.processes[1].valid);
+	assert_string_equal(l.summary.verdict, "unresolved");
+	db_comparison_release(&l);
+	/* As a calibration: its metric and gains. */
+	memset(&cal, 0, sizeof(cal));
+	cal.comparison_id = id;
+	assert_int_equal(db_calibration_load(db, &cal, 1), 0);
+	assert_int_equal(cal.comparison_id, id);
+	assert_string_equal(cal.metric, "run2_ms");
+	assert_int_equal(cal.ngains, 1);
+	assert_true(cal.gains[0] == 0.25);
+	db_calibration_release(&cal);
+	cal.comparison_id = id + 1;
+	assert_int_equal(db_calibration_load(db, &cal, 1), -ENOENT);
+	assert_null(cal.metric);
+	assert_null(cal.gains);
+	db_calibration_release(&cal);
+
+	/* The same host and id again, and a failure half way: nothing stored. */
+	assert_int_equal(db_comparison_ingest(db, &id, &c, &s, &o), -EEXIST);
+	assert_int_equal(id, 0);
+	o.origin_id = 18;
+	procs[1].seq = 1;
+	assert_int_not_equal(db_comparison_ingest(db, &id, &c, &s, &o), 0);
+	assert_int_equal(id, 0);
+	assert_int_equal(db_origin_get(db, &got, "m1", 18), -ENOENT);
+	assert_int_equal(db_comparison_ids(db, &ids, &n), 0);
+	assert_int_equal(n, 1);
+	free(ids);
+	db_close(db);
+	free(p);
+}
+
 static void test_missing_rows_zeroed(void **state)
 {
 	char *p = path_for("missing.db");
@@ -1556,6 +1701,8 @@ int main(void)
 		cmocka_unit_test(test_build_runner_round_trip),
 		cmocka_unit_test(test_pulls_round_trip),
 		cmocka_unit_test(test_manifest_round_trip),
+		cmocka_unit_test(test_tokens),
+		cmocka_unit_test(test_ingest),
 		cmocka_unit_test(test_missing_rows_zeroed),
 		cmocka_unit_test(test_failed_lists_zeroed),
 	};

@@ -15,6 +15,8 @@
  * - fault watch: reads the kernel log while each process runs and reports
  *   the first line that matches the host profile's fault patterns.
  * - receipt: renders a stored comparison as text, JSON, CSV or Markdown.
+ * - record: a stored comparison as the hub ingests it (docs/hub.md), built
+ *   for sending and taken apart, strictly, on arrival.
  *
  * Ownership: strings and arrays a function fills in a struct belong to that
  * struct and are freed by its _release, which accepts NULL and a zeroed
@@ -355,5 +357,38 @@ void runner_format_gain(char *buf, size_t len, double frac);
 /* Renders a loaded comparison; every format derives from the same fields. */
 void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
 			   enum runner_format f);
+
+/* ---- record (record.c): a comparison as the hub ingests it ---- */
+
+#define RUNNER_RECORD_FORMAT "perfd-comparison/1"
+/* Bytes of one stream of a process's captured output a record may carry:
+ * all that perfd keeps of it. */
+#define RUNNER_RECORD_OUTPUT_MAX CHILD_CAPTURE_DEFAULT
+
+/* Appends the record of comparison c (as db_comparison_load fills it) in
+ * its canonical form (docs/hub.md) with its sha256, and a newline. With
+ * with_output, each process whose captured output the caller loaded
+ * (db_process_output_load) carries it. -EIO when sha256 cannot be
+ * computed; out is then as it was. */
+int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool with_output);
+
+/* A record taken apart: the comparison as its host stored it. */
+struct runner_record {
+	int64_t origin_id;           /* the comparison's id on its host */
+	char sha256[65];             /* the record's, checked against its canonical form */
+	/* c.host, settings, times, artifacts and manifests, every process (with
+	 * its captured output when sent, and its validity), the summary
+	 * (has_summary false when the record has none) with per-process
+	 * validity, and the calibration's ids as the host numbers them, nothing
+	 * loaded. c.id is 0. */
+	struct db_comparison c;
+};
+/* Parses and checks a record: -EINVAL, naming the member ("processes[3].exit:
+ * expected ..."), for malformed JSON, a missing or unknown member, a wrong
+ * type or a value out of its bounds; -EBADMSG when its sha256 is not that of
+ * its canonical form. *out is zeroed on entry and released by the caller
+ * on every path. */
+int runner_record_parse(struct runner_record *out, const char *text, size_t len);
+void runner_record_release(struct runner_record *r);
 
 #endif

@@ -93,4 +93,32 @@ void web_api_answer(struct web_reply *out, struct db *db, const struct web_count
 /* A JSON error answer: {"error": msg}. */
 void web_reply_error(struct web_reply *out, int status, const char *msg);
 
+/* ---- ingest.c: the writes the hub accepts (docs/hub.md) ---- */
+
+#define WEB_INGEST_COMPARISONS "/api/v1/ingest/comparisons"
+#define WEB_INGEST_BODY_MAX (8 * 1024 * 1024)   /* bytes of one record */
+#define WEB_TOKENS_MAX 100000                  /* live tokens compared per request */
+
+/* Who a request's token belongs to. */
+struct web_identity {
+	enum db_token_kind kind;
+	char name[64];
+};
+/* The identity of the bearer token in an Authorization header (NULL: none
+ * sent): 0; -EACCES, with what is wrong in err_last(), for no header,
+ * another scheme, a malformed token or one that is unknown or revoked; or a
+ * database error. The token's sha256 is compared with every live one, each
+ * in constant time. *out is zeroed on entry. */
+int web_token_check(struct web_identity *out, struct db *db, const char *authorization);
+/* Ingests one comparison record (runner_record_parse) sent by who, a
+ * host's token already accepted: 201 when stored, 200 when the same record
+ * was stored before (nothing is stored), 400 for a malformed record or a
+ * wrong sha256, 403 for another host's record, 409 for the same host and id
+ * with other content (logged), 422 for a record that is not done, names
+ * calibration comparisons not here yet, or whose figures differ from the
+ * rule's (each named), 500 for a database error (logged). Nothing is
+ * stored unless the answer is 201. */
+void web_ingest_comparison(struct web_reply *out, struct db *db,
+			   const struct web_identity *who, const char *body, size_t len);
+
 #endif

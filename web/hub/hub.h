@@ -3,7 +3,9 @@
  * includes microhttpd.h; the library is opened at run time through web/dl)
  * answering a read-only JSON API under /api/v1, CSV for every list, /metrics
  * in Prometheus text format, and static files from one directory (the
- * dashboard, web/static/). docs/api.md describes every endpoint.
+ * dashboard, web/static/). docs/api.md describes every endpoint. Started to
+ * accept writes, it also takes the records agents push, each with a host's
+ * token (docs/hub.md), over HTTPS when given a certificate.
  *
  * Threading: the server answers from one thread of its own (MHD's internal
  * polling thread). That thread is the only user of the database handle
@@ -11,7 +13,7 @@
  * web_server_start and web_server_free.
  *
  * Ownership: the server borrows db, which must outlive it; it copies
- * listen, static_dir and docs_dir. web_server_free(NULL) does nothing.
+ * everything in its options. web_server_free(NULL) does nothing.
  * Errors: negative errno with a detail in err_last(). *out is zeroed on
  * entry, before anything can fail.
  */
@@ -28,14 +30,33 @@
 
 struct web_server;
 
-/* Starts answering on listen ("ADDRESS:PORT", a numeric IPv4 address or a
- * bracketed IPv6 one; port 0 picks a free port) with the files of
- * static_dir, and the Markdown documents of docs_dir under /docs/ (NULL:
- * none), which the pull-request comment links to. -EINVAL for a malformed
- * listen address or a directory that is not one, -EADDRINUSE (or another
- * errno) when the address cannot be bound. */
-int web_server_start(struct web_server **out, struct db *db, const char *listen,
-		     const char *static_dir, const char *docs_dir);
+struct web_server_opts {
+	/* "ADDRESS:PORT", a numeric IPv4 address or a bracketed IPv6 one; port
+	 * 0 picks a free port. */
+	const char *listen;
+	const char *static_dir;      /* the dashboard's files */
+	const char *docs_dir;        /* Markdown documents under /docs/; NULL: none */
+	/* PEM text of the certificate (chain) and its private key: HTTPS when
+	 * both are set. */
+	const char *tls_cert;
+	const char *tls_key;
+	/* Accept records (POST /api/v1/ingest/comparisons) from the hosts
+	 * named, each with a token of its own (db_token_*); the database must
+	 * then be open for writing. */
+	bool ingest;
+	const char *const *hosts;
+	size_t nhosts;
+};
+
+/* Starts answering with o's files, documents and, with ingest, writes.
+ * -EINVAL for a malformed listen address or a directory that is not one,
+ * -ENOTSUP when TLS is asked of a libmicrohttpd built without it,
+ * -EADDRINUSE (or another errno) when the address cannot be bound or TLS
+ * cannot start with the certificate and key. */
+int web_server_start(struct web_server **out, struct db *db, const struct web_server_opts *o);
+/* 1 when listen ("ADDRESS:PORT" as above) is a loopback address (127.0.0.0/8,
+ * ::1), 0 when not, -EINVAL when it is malformed. */
+int web_listen_is_loopback(const char *listen);
 /* The port bound (the chosen one when listen asked for port 0). */
 int web_server_port(const struct web_server *s);
 /* Stops answering, waits for the server's thread and frees s. */

@@ -1,6 +1,9 @@
 /*
- * The HTTP server: libmicrohttpd setup, the checks every request passes
- * before it is routed, and static files.
+ * The HTTP server: libmicrohttpd setup (HTTPS when given a certificate),
+ * the checks every request passes before it is routed, static files, and
+ * the one request that carries a body: a record pushed to the ingest
+ * endpoint, whose token, size and host are checked before any of the body
+ * is read.
  *
  * One internal polling thread (MHD_USE_INTERNAL_POLLING_THREAD with epoll
  * or poll, whichever MHD finds) answers every connection. The API reads
@@ -47,6 +50,7 @@ static struct {
 	__typeof__(MHD_destroy_response) *destroy_response;
 	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
 	__typeof__(MHD_get_connection_values) *get_connection_values;
+	__typeof__(MHD_is_feature_supported) *is_feature_supported;
 } lm;
 
 static int mhd_open(void)
@@ -63,6 +67,7 @@ static int mhd_open(void)
 		{ "MHD_destroy_response", (void **)&lm.destroy_response },
 		{ "MHD_lookup_connection_value", (void **)&lm.lookup_connection_value },
 		{ "MHD_get_connection_values", (void **)&lm.get_connection_values },
+		{ "MHD_is_feature_supported", (void **)&lm.is_feature_supported },
 	};
 
 	return web_dl_open(&lib, "libmicrohttpd.so.12", "libmicrohttpd12", syms,
@@ -76,12 +81,19 @@ struct web_server {
 	char *docs_root;             /* realpath of the documents' directory, or NULL */
 	int port;
 	struct web_counters counters;
+	bool ingest;                 /* accepts records from hosts */
+	char **hosts;                /* the hosts whose records it accepts */
+	size_t nhosts;
+	char *tls_cert, *tls_key;    /* PEM text, or NULL for plain HTTP */
 };
 
 /* What is known of a request before MHD routes it. */
 struct request {
 	char *raw;                   /* the target as sent, NULL when over RAW_URI_MAX */
 	bool called;                 /* the first call of on_request is over */
+	bool ingest;                 /* a record's body is being read, for who */
+	struct web_identity who;
+	struct strbuf body;
 };
 
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
@@ -90,6 +102,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 
 	if (strlen(uri) <= RAW_URI_MAX)
 		rq->raw = xstrdup(uri);
+	strbuf_init(&rq->body);
 	return rq;
 }
 
@@ -101,6 +114,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (!rq)
 		return;
 	free(rq->raw);
+	strbuf_release(&rq->body);
 	free(rq);
 	*con_cls = NULL;
 }
@@ -122,8 +136,9 @@ static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind, const char 
 	return MHD_YES;
 }
 
-static enum MHD_Result send_reply(struct web_server *s, struct MHD_Connection *conn,
-				  struct web_reply *rp, bool is_api)
+/* allow: the Allow header of a 405 (NULL: GET, HEAD). */
+static enum MHD_Result send_reply_allow(struct web_server *s, struct MHD_Connection *conn,
+					struct web_reply *rp, bool is_api, const char *allow)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
@@ -137,23 +152,37 @@ static enum MHD_Result send_reply(struct web_server *s, struct MHD_Connection *c
 	if (is_api)
 		lm.add_response_header(resp, "Cache-Control", "no-store");
 	if (rp->status == 405)
-		lm.add_response_header(resp, "Allow", "GET, HEAD");
+		lm.add_response_header(resp, "Allow", allow ? allow : "GET, HEAD");
+	if (rp->status == 401)
+		lm.add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"perfd\"");
 	ret = lm.queue_response(conn, (unsigned)rp->status, resp);
 	lm.destroy_response(resp);
 	web_counters_add(&s->counters, rp->status);
 	return ret;
 }
 
-static enum MHD_Result send_error(struct web_server *s, struct MHD_Connection *conn, int status,
-				  const char *msg)
+static enum MHD_Result send_reply(struct web_server *s, struct MHD_Connection *conn,
+				  struct web_reply *rp, bool is_api)
+{
+	return send_reply_allow(s, conn, rp, is_api, NULL);
+}
+
+static enum MHD_Result send_error_allow(struct web_server *s, struct MHD_Connection *conn,
+					int status, const char *msg, const char *allow)
 {
 	struct web_reply rp = { .status = status, .body = STRBUF_INIT };
 	enum MHD_Result ret;
 
 	web_reply_error(&rp, status, msg);
-	ret = send_reply(s, conn, &rp, true);
+	ret = send_reply_allow(s, conn, &rp, true, allow);
 	strbuf_release(&rp.body);
 	return ret;
+}
+
+static enum MHD_Result send_error(struct web_server *s, struct MHD_Connection *conn, int status,
+				  const char *msg)
+{
+	return send_error_allow(s, conn, status, msg, NULL);
 }
 
 static const char *content_type(const char *name)
@@ -266,6 +295,87 @@ out:
 	return ret;
 }
 
+static bool accepts_host(const struct web_server *s, const char *host)
+{
+	size_t i;
+
+	for (i = 0; i < s->nhosts; i++)
+		if (!strcmp(s->hosts[i], host))
+			return true;
+	return false;
+}
+
+/*
+ * MHD's first call for the ingest endpoint: everything that can be said
+ * before the body is read is said here, and an answer queued now makes MHD
+ * close the connection without reading the body. The token comes first, so
+ * that nobody without one can make the hub read a byte of a body; then the
+ * host, then the length, which must be announced (a record's sender knows
+ * it) and within WEB_INGEST_BODY_MAX.
+ */
+static enum MHD_Result ingest_start(struct web_server *s, struct MHD_Connection *conn,
+				    struct request *rq, const char *url, const char *method)
+{
+	const char *length, *auth;
+	char msg[160], *end;
+	unsigned long long n;
+	int r;
+
+	if (strcmp(method, MHD_HTTP_METHOD_POST))
+		return send_error_allow(s, conn, 405, "this endpoint takes a record: use POST",
+					"POST");
+	if (!rq->raw || web_path_check(rq->raw, url) < 0 || strchr(rq->raw, '?'))
+		return send_error(s, conn, 400, "this endpoint takes no parameters");
+	auth = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+	r = web_token_check(&rq->who, s->db, auth);
+	if (r == -EACCES)
+		return send_error(s, conn, 401, err_last());
+	if (r < 0) {
+		log_warnx("ingest: %s", err_last());
+		return send_error(s, conn, 500, err_last());
+	}
+	if (rq->who.kind != DB_TOKEN_HOST) {
+		snprintf(msg, sizeof(msg), "'%s' holds a maintainer's token, which does not push "
+			 "a host's records", rq->who.name);
+		return send_error(s, conn, 403, msg);
+	}
+	if (!accepts_host(s, rq->who.name)) {
+		snprintf(msg, sizeof(msg), "host '%s' is not among the hosts this hub accepts",
+			 rq->who.name);
+		return send_error(s, conn, 403, msg);
+	}
+	length = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+	if (!length || lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"))
+		return send_error(s, conn, 411, "a record is sent with its Content-Length");
+	errno = 0;
+	n = strtoull(length, &end, 10);
+	if (!*length || *end || errno || *length < '0' || *length > '9')
+		return send_error(s, conn, 400, "Content-Length is not a number");
+	if (n > WEB_INGEST_BODY_MAX) {
+		snprintf(msg, sizeof(msg), "a record of %llu bytes is over the bound of %d bytes "
+			 "(8 MiB)", n, WEB_INGEST_BODY_MAX);
+		return send_error(s, conn, 413, msg);
+	}
+	rq->ingest = true;
+	rq->called = true;
+	return MHD_YES;
+}
+
+/* The last call for a record: its whole body is read. */
+static enum MHD_Result ingest_answer(struct web_server *s, struct MHD_Connection *conn,
+				     struct request *rq)
+{
+	struct web_reply rp = { .status = 500, .body = STRBUF_INIT };
+	enum MHD_Result ret;
+
+	web_ingest_comparison(&rp, s->db, &rq->who, rq->body.buf, rq->body.len);
+	ret = send_reply(s, conn, &rp, true);
+	strbuf_release(&rp.body);
+	strbuf_release(&rq->body);
+	rq->ingest = false;
+	return ret;
+}
+
 /*
  * A method other than GET or HEAD, or a request that announces a body, is
  * refused with 405 on MHD's first call, before any body is read, and MHD
@@ -286,10 +396,24 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	char name[WEB_PATH_MAX + 1];
 	enum MHD_Result ret;
 
-	if (*upload_data_size)
-		return MHD_NO;  /* a body after the answer: drop the connection */
+	if (*upload_data_size) {
+		/* A record's body, whose announced length was checked: MHD hands
+		 * no more than that. Any other body comes after an answer: the
+		 * connection is dropped. */
+		if (!rq || !rq->ingest || rq->body.len + *upload_data_size > WEB_INGEST_BODY_MAX)
+			return MHD_NO;
+		strbuf_add(&rq->body, upload_data, *upload_data_size);
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (rq && rq->ingest)
+		return ingest_answer(s, conn, rq);
+	if (s->ingest && rq && !rq->called && !strcmp(url, WEB_INGEST_COMPARISONS))
+		return ingest_start(s, conn, rq, url, method);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return send_error(s, conn, 405, "this server only reads: use GET or HEAD");
+		return send_error(s, conn, 405, s->ingest ?
+				  "use GET or HEAD (records are POSTed to " WEB_INGEST_COMPARISONS ")" :
+				  "this server only reads: use GET or HEAD");
 	length = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 	chunked = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
 	if ((length && strcmp(length, "0")) || chunked)
@@ -378,23 +502,52 @@ bad:
 		       "(127.0.0.1:8080, [::1]:8080) and a port from 0 to 65535", listen);
 }
 
-int web_server_start(struct web_server **out, struct db *db, const char *listen,
-		     const char *static_dir, const char *docs_dir)
+int web_listen_is_loopback(const char *listen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int r;
+
+	r = parse_listen(&ss, &len, listen);
+	if (r < 0)
+		return r;
+	if (ss.ss_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&((struct sockaddr_in6 *)&ss)->sin6_addr);
+	return (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
+}
+
+int web_server_start(struct web_server **out, struct db *db, const struct web_server_opts *o)
 {
 	struct web_server *s = xcalloc(1, sizeof(*s));
+	const char *listen = o->listen, *static_dir = o->static_dir, *docs_dir = o->docs_dir;
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
+	struct MHD_OptionItem tls[3];
 	char real[PATH_MAX];
 	struct stat stb;
 	socklen_t sslen = 0;
 	unsigned flags;
+	size_t i;
 	int r;
 
 	*out = NULL;
 	s->db = db;
+	s->ingest = o->ingest;
+	s->hosts = xcalloc(o->nhosts + 1, sizeof(char *));
+	for (i = 0; i < o->nhosts; i++)
+		s->hosts[s->nhosts++] = xstrdup(o->hosts[i]);
+	if (o->tls_cert && o->tls_key) {
+		s->tls_cert = xstrdup(o->tls_cert);
+		s->tls_key = xstrdup(o->tls_key);
+	}
 	r = mhd_open();
 	if (r < 0)
 		goto out;
+	if (s->tls_cert && lm.is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		r = err_set(-ENOTSUP, "this libmicrohttpd was built without TLS: HTTPS cannot be "
+			    "served (Debian's libmicrohttpd12 has it)");
+		goto out;
+	}
 	r = parse_listen(&ss, &sslen, listen);
 	if (r < 0)
 		goto out;
@@ -414,6 +567,14 @@ int web_server_start(struct web_server **out, struct db *db, const char *listen,
 	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	/* The certificate and key as an option list: empty without TLS. */
+	memset(tls, 0, sizeof(tls));
+	tls[0].option = tls[1].option = tls[2].option = MHD_OPTION_END;
+	if (s->tls_cert) {
+		flags |= MHD_USE_TLS;
+		tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key };
+		tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert };
+	}
 	errno = 0;
 	s->mhd = lm.start_daemon(flags, 0, NULL, NULL, on_request, s,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -423,7 +584,13 @@ int web_server_start(struct web_server **out, struct db *db, const char *listen,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQUEST_MEMORY,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+		MHD_OPTION_ARRAY, tls,
 		MHD_OPTION_END);
+	if (!s->mhd && s->tls_cert && errno != EADDRINUSE && errno != EACCES) {
+		r = err_set(-EPROTO, "cannot serve HTTPS on %s: libmicrohttpd refused the "
+			    "certificate and key (each PEM, and the key the certificate's?)", listen);
+		goto out;
+	}
 	if (!s->mhd) {
 		r = err_set(errno ? -errno : -EADDRINUSE, "cannot listen on %s: %s", listen,
 			    errno ? strerror(errno) : "the server did not start");
@@ -448,11 +615,20 @@ int web_server_port(const struct web_server *s)
 
 void web_server_free(struct web_server *s)
 {
+	size_t i;
+
 	if (!s)
 		return;
 	if (s->mhd)
 		lm.stop_daemon(s->mhd);
 	free(s->static_root);
 	free(s->docs_root);
+	for (i = 0; i < s->nhosts; i++)
+		free(s->hosts[i]);
+	free(s->hosts);
+	free(s->tls_cert);
+	if (s->tls_key)
+		explicit_bzero(s->tls_key, strlen(s->tls_key));
+	free(s->tls_key);
 	free(s);
 }

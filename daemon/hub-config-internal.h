@@ -1,0 +1,45 @@
+/*
+ * The hub's configuration (docs/hub.md), shared by the verbs that read it:
+ * perfd serve --config and perfd token. Only daemon/ includes this.
+ */
+#ifndef PERFD_HUB_CONFIG_INTERNAL_H
+#define PERFD_HUB_CONFIG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "common.h"
+
+#define HUB_CONFIG_MAX (64 * 1024)   /* bytes of the file */
+#define HUB_PEM_MAX (1024 * 1024)    /* bytes of a certificate or key file */
+#define HUB_HOSTS_MAX 1024
+#define HUB_NAME_MAX 63              /* a host's or a maintainer's name */
+
+struct hub_config {
+	char *path;
+	char *database;              /* default perfd.db */
+	char *listen;                /* default 127.0.0.1:8080 */
+	char *tls_cert;              /* the files' paths, both or neither */
+	char *tls_key;
+	char *cert_pem;              /* their text, read with the configuration */
+	char *key_pem;
+	bool allow_plain_http;       /* plain HTTP on an address other than loopback */
+	char **hosts;                /* the hosts whose records the hub accepts */
+	size_t nhosts;
+};
+
+/* Reads and checks the configuration at path into a new *out (the caller's,
+ * hub_config_free): the certificate and key are read too, and plain HTTP on
+ * an address other than loopback is refused unless allowed. Every mistake is
+ * appended to errors as "FILE:LINE: message" (a line each), all of them;
+ * -EINVAL then, with a count in err_last(), or the error of reading the
+ * file. *out is NULL on failure. */
+int hub_config_load(struct hub_config **out, const char *path, struct strbuf *errors);
+void hub_config_free(struct hub_config *c);
+/* Whether host is one of the configuration's hosts. */
+bool hub_config_accepts(const struct hub_config *c, const char *host);
+/* Whether name is letters, digits, '.', '_' and '-', 1 to HUB_NAME_MAX of
+ * them: a host's or a maintainer's name. */
+bool hub_name_is_valid(const char *name);
+
+#endif

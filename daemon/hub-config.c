@@ -1,0 +1,271 @@
+/*
+ * The hub's configuration: an INI file (common/ini.c) with one section,
+ * [hub]. Every problem is reported as file:line: message, all of them,
+ * then the load fails; the result is a fresh struct, so nothing is half
+ * applied.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hub-config-internal.h"
+#include "hub.h"
+
+struct parse {
+	const char *name;            /* the file, for messages */
+	unsigned lineno;
+	struct strbuf *errors;
+	int nerrors;
+	bool in_hub;                 /* the keys that follow are [hub]'s */
+	bool in_other;               /* ... of an unknown section, reported once */
+	int hubs;
+	unsigned listen_line, cert_line, key_line;
+	struct hub_config *c;
+};
+
+static void perr(struct parse *ps, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void perr(struct parse *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ps->lineno)
+		strbuf_addf(ps->errors, "%s:%u: ", ps->name, ps->lineno);
+	else
+		strbuf_addf(ps->errors, "%s: ", ps->name);
+	va_start(ap, fmt);
+	strbuf_vaddf(ps->errors, fmt, ap);
+	va_end(ap);
+	strbuf_addch(ps->errors, '\n');
+	ps->nerrors++;
+}
+
+bool hub_name_is_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= HUB_NAME_MAX &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+static void set_text(struct parse *ps, char **dst, const char *key, const char *v)
+{
+	if (*dst) {
+		perr(ps, "'%s' is set twice", key);
+		return;
+	}
+	if (!*v) {
+		perr(ps, "'%s' needs a value", key);
+		return;
+	}
+	*dst = xstrdup(v);
+}
+
+static void add_hosts(struct parse *ps, const char *v)
+{
+	struct hub_config *c = ps->c;
+	char *copy = xstrdup(v), *save = NULL, *w;
+	size_t i;
+
+	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (!hub_name_is_valid(w)) {
+			perr(ps, "'hosts': '%s' is not a host's name (1 to 63 letters, digits, '.', "
+			     "'_' or '-')", w);
+			continue;
+		}
+		for (i = 0; i < c->nhosts && strcmp(c->hosts[i], w); i++)
+			;
+		if (i < c->nhosts) {
+			perr(ps, "'hosts': '%s' is named twice", w);
+			continue;
+		}
+		if (c->nhosts >= HUB_HOSTS_MAX) {
+			perr(ps, "'hosts': more than %d hosts", HUB_HOSTS_MAX);
+			break;
+		}
+		c->hosts = xrealloc(c->hosts, (c->nhosts + 1) * sizeof(char *));
+		c->hosts[c->nhosts++] = xstrdup(w);
+	}
+	free(copy);
+}
+
+static void on_key(void *ctx, unsigned lineno, char *k, char *v)
+{
+	struct parse *ps = ctx;
+	struct hub_config *c = ps->c;
+
+	ps->lineno = lineno;
+	if (!ps->in_hub) {
+		if (!ps->in_other)
+			perr(ps, "'%s' is outside any section: the keys go under [hub]", k);
+		return;
+	}
+	if (!strcmp(k, "database")) {
+		set_text(ps, &c->database, k, v);
+	} else if (!strcmp(k, "listen")) {
+		set_text(ps, &c->listen, k, v);
+		ps->listen_line = lineno;
+		if (web_listen_is_loopback(v) < 0)
+			perr(ps, "'listen': '%s' is not ADDRESS:PORT with a numeric address "
+			     "(0.0.0.0:8443, [::]:8443, 127.0.0.1:8080) and a port from 0 to 65535",
+			     v);
+	} else if (!strcmp(k, "tls_cert")) {
+		set_text(ps, &c->tls_cert, k, v);
+		ps->cert_line = lineno;
+	} else if (!strcmp(k, "tls_key")) {
+		set_text(ps, &c->tls_key, k, v);
+		ps->key_line = lineno;
+	} else if (!strcmp(k, "allow_plain_http")) {
+		if (!strcmp(v, "yes") || !strcmp(v, "true"))
+			c->allow_plain_http = true;
+		else if (!strcmp(v, "no") || !strcmp(v, "false"))
+			c->allow_plain_http = false;
+		else
+			perr(ps, "'allow_plain_http': '%s' is not yes or no", v);
+	} else if (!strcmp(k, "hosts")) {
+		add_hosts(ps, v);
+	} else {
+		perr(ps, "unknown key '%s' in [hub] (database, listen, tls_cert, tls_key, "
+		     "allow_plain_http, hosts)", k);
+	}
+}
+
+static void on_section(void *ctx, unsigned lineno, char *name, char *arg)
+{
+	struct parse *ps = ctx;
+
+	ps->lineno = lineno;
+	ps->in_hub = false;
+	ps->in_other = true;
+	if (!name)
+		return;         /* a malformed header, reported */
+	if (strcmp(name, "hub") || arg) {
+		perr(ps, "unknown section [%s%s%s]: the hub's configuration is [hub] alone", name,
+		     arg ? " " : "", arg ? arg : "");
+		return;
+	}
+	if (ps->hubs++)
+		perr(ps, "a second [hub] section");
+	ps->in_hub = true;
+}
+
+static void on_error(void *ctx, unsigned lineno, const char *msg)
+{
+	struct parse *ps = ctx;
+
+	ps->lineno = lineno;
+	perr(ps, "%s", msg);
+}
+
+/* A certificate or key file, read whole, which must be PEM text. */
+static void read_pem(struct parse *ps, char **out, const char *key, const char *path,
+		     unsigned lineno)
+{
+	size_t len = 0;
+	int r;
+
+	ps->lineno = lineno;
+	r = fs_read_file(out, &len, path, HUB_PEM_MAX);
+	if (r < 0) {
+		perr(ps, "'%s': %s", key, err_last());
+		return;
+	}
+	if (memchr(*out, '\0', len) || !strstr(*out, "-----BEGIN ")) {
+		perr(ps, "'%s': '%s' is not PEM text (-----BEGIN ...)", key, path);
+		free(*out);
+		*out = NULL;
+	}
+}
+
+/* What holds across keys, said once the file is read. */
+static void check(struct parse *ps)
+{
+	struct hub_config *c = ps->c;
+	int loopback;
+
+	ps->lineno = 0;
+	if (!c->database)
+		c->database = xstrdup("perfd.db");
+	if (!c->listen)
+		c->listen = xstrdup(WEB_LISTEN_DEFAULT);
+	if (!!c->tls_cert != !!c->tls_key) {
+		ps->lineno = c->tls_cert ? ps->cert_line : ps->key_line;
+		perr(ps, "'%s' needs '%s' too: HTTPS needs the certificate and its key",
+		     c->tls_cert ? "tls_cert" : "tls_key", c->tls_cert ? "tls_key" : "tls_cert");
+		return;
+	}
+	if (c->tls_cert) {
+		read_pem(ps, &c->cert_pem, "tls_cert", c->tls_cert, ps->cert_line);
+		read_pem(ps, &c->key_pem, "tls_key", c->tls_key, ps->key_line);
+		return;
+	}
+	loopback = web_listen_is_loopback(c->listen);
+	if (loopback == 0 && !c->allow_plain_http) {
+		ps->lineno = ps->listen_line;
+		perr(ps, "'listen': %s is not a loopback address, and without tls_cert and tls_key "
+		     "the hub would take tokens in plain HTTP there: give them, or say "
+		     "'allow_plain_http = yes' (behind a proxy that ends TLS)", c->listen);
+	}
+}
+
+int hub_config_load(struct hub_config **out, const char *path, struct strbuf *errors)
+{
+	struct hub_config *c = xcalloc(1, sizeof(*c));
+	struct parse ps = { .name = path, .errors = errors, .c = c };
+	const struct ini_handler h = { on_section, on_key, on_error, &ps };
+	char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	*out = NULL;
+	r = fs_read_file(&text, &len, path, HUB_CONFIG_MAX);
+	if (r < 0) {
+		err_set(r, "configuration %s", err_last());
+		hub_config_free(c);
+		return r;
+	}
+	c->path = xstrdup(path);
+	ini_parse(text, len, &h);
+	free(text);
+	check(&ps);
+	if (ps.nerrors) {
+		hub_config_free(c);
+		return err_set(-EINVAL, "%d error%s in '%s'", ps.nerrors, ps.nerrors == 1 ? "" : "s",
+			       path);
+	}
+	*out = c;
+	return 0;
+}
+
+void hub_config_free(struct hub_config *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	free(c->path);
+	free(c->database);
+	free(c->listen);
+	free(c->tls_cert);
+	free(c->tls_key);
+	free(c->cert_pem);
+	if (c->key_pem) {
+		/* The private key leaves no copy behind in freed memory. */
+		explicit_bzero(c->key_pem, strlen(c->key_pem));
+		free(c->key_pem);
+	}
+	for (i = 0; i < c->nhosts; i++)
+		free(c->hosts[i]);
+	free(c->hosts);
+	free(c);
+}
+
+bool hub_config_accepts(const struct hub_config *c, const char *host)
+{
+	size_t i;
+
+	for (i = 0; i < c->nhosts; i++)
+		if (!strcmp(c->hosts[i], host))
+			return true;
+	return false;
+}

@@ -1,0 +1,1034 @@
+/*
+ * Records: a stored comparison as an agent sends it to the hub
+ * (docs/hub.md, "The comparison record"), and the same record taken apart
+ * again, checked field by field, at the hub.
+ *
+ * A record is JSON. Its canonical form is the record without its "sha256"
+ * member, written by jansson with sorted keys, no blanks and reals at 17
+ * significant digits (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
+ * "sha256" is the sha256 of those bytes. The hub parses what it receives,
+ * writes the canonical form of what it parsed and hashes it, so the hash
+ * holds whatever blanks or key order a sender used, and one record has one
+ * hash. Every REAL column is sent as a JSON real (17 digits give the same
+ * double back, so the hub stores the agent's numbers bit for bit), every
+ * INTEGER column as a JSON integer.
+ *
+ * The parser is strict: every member is required (the one exception is a
+ * process's "output"), no other member is allowed, each has one type, and
+ * strings, lists and numbers are bounded, so that what the hub stores is
+ * what the format says and nothing else.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "runners.h"
+
+#define CANONICAL_FLAGS (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17))
+#define TEXT_MAX (64 * 1024)         /* bytes of most strings */
+#define JSON_TEXT_MAX (256 * 1024)   /* bytes of the args and fingerprint texts */
+#define NAME_MAX_BYTES 63            /* a host, a case */
+#define PROCESSES_MAX 4096
+#define PAIRS_MAX 1000
+#define WARMUP_MAX 100
+#define NOTES_MAX 4096               /* flags and reasons */
+
+/* ---- building ---- */
+
+static json_t *jtext(const char *s)
+{
+	return s ? utf8_json(s, strlen(s)) : json_null();
+}
+
+/* A REAL column: always a JSON real, null for NULL (NAN). */
+static json_t *jreal(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *strs(char **v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, jtext(v[i]));
+	return a;
+}
+
+static json_t *b64(const char *data, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+
+	base64_encode(&sb, data ? data : "", len);
+	j = json_stringn(sb.buf, sb.len);
+	strbuf_release(&sb);
+	return j;
+}
+
+static json_t *process_record(const struct db_process *p, bool with_output)
+{
+	json_t *o = json_object(), *m = json_object(), *lines = json_array();
+	size_t i;
+
+	json_object_set_new(o, "seq", json_integer(p->seq));
+	json_object_set_new(o, "arm", json_string(p->arm));
+	json_object_set_new(o, "pair", json_integer(p->pair));
+	json_object_set_new(o, "warmup", json_boolean(p->warmup));
+	json_object_set_new(o, "state", json_string(db_state_name(p->state)));
+	json_object_set_new(o, "started_at", jtext(p->started_at));
+	json_object_set_new(o, "ended_at", *p->ended_at ? jtext(p->ended_at) : json_null());
+	json_object_set_new(o, "exit", p->exit_code >= 0 ? json_integer(p->exit_code) :
+			    json_null());
+	json_object_set_new(o, "signal", json_integer(p->signal));
+	json_object_set_new(o, "timed_out", json_boolean(p->timed_out));
+	json_object_set_new(o, "spawn_error", jtext(p->spawn_error));
+	json_object_set_new(o, "wall_ms", jreal(p->wall_ms));
+	json_object_set_new(o, "user_ms", jreal(p->user_ms));
+	json_object_set_new(o, "sys_ms", jreal(p->sys_ms));
+	json_object_set_new(o, "maxrss_kb", json_integer(p->maxrss_kb));
+	json_object_set_new(o, "cpus", jtext(p->cpus));
+	json_object_set_new(o, "digest", jtext(p->digest));
+	json_object_set_new(o, "record_valid", json_boolean(p->record_valid));
+	for (i = 0; i < p->nmetrics; i++)
+		utf8_json_set(m, p->metrics[i].name, jreal(p->metrics[i].value));
+	json_object_set_new(o, "metrics", m);
+	for (i = 0; i < p->nlines; i++)
+		json_array_append_new(lines, json_pack("{s:o,s:o}", "kind", jtext(p->lines[i].kind),
+						       "text", jtext(p->lines[i].text)));
+	json_object_set_new(o, "lines", lines);
+	json_object_set_new(o, "protocol_errors", strs(p->protocol_errors, p->nprotocol_errors));
+	json_object_set_new(o, "fault", jtext(p->fault));
+	json_object_set_new(o, "fault_watch", jtext(p->fault_watch));
+	json_object_set_new(o, "stdout_bytes", json_integer(p->stdout_bytes));
+	json_object_set_new(o, "stderr_bytes", json_integer(p->stderr_bytes));
+	json_object_set_new(o, "valid", json_boolean(p->valid));
+	json_object_set_new(o, "invalid_reason", jtext(p->invalid_reason));
+	if (with_output && (p->out || p->err))
+		json_object_set_new(o, "output", json_pack("{s:o,s:o}",
+			"stdout", b64(p->out, p->out_len), "stderr", b64(p->err, p->err_len)));
+	return o;
+}
+
+static json_t *arm_figures(const struct db_arm_stats *a)
+{
+	if (!a->set)
+		return json_null();
+	return json_pack("{s:o,s:o,s:o,s:o}", "median", jreal(a->median), "min", jreal(a->min),
+			 "max", jreal(a->max), "spread", jreal(a->spread));
+}
+
+static json_t *summary_record(const struct db_comparison *c)
+{
+	const struct db_summary *s = &c->summary;
+	json_t *o, *gains = json_array(), *stages = json_array();
+	size_t i;
+
+	if (!c->has_summary)
+		return json_null();
+	for (i = 0; i < s->npair_gains; i++)
+		json_array_append_new(gains, jreal(s->pair_gains[i]));
+	for (i = 0; i < s->nstages; i++) {
+		const struct db_stage *g = &s->stages[i];
+
+		json_array_append_new(stages, json_pack("{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:s}",
+			"pairs", g->pairs, "test", g->test, "calibration_gains",
+			g->calibration_gains, "alpha", jreal(g->alpha), "p_faster",
+			jreal(g->p_faster), "p_slower", jreal(g->p_slower), "p_below",
+			jreal(g->p_below), "p_above", jreal(g->p_above), "verdict", g->verdict));
+	}
+	o = json_object();
+	json_object_set_new(o, "metric", jtext(c->metric));
+	json_object_set_new(o, "verdict", json_string(s->verdict));
+	json_object_set_new(o, "gain", !s->has_gain ? json_null() :
+			    json_pack("{s:o,s:o,s:o}", "median", jreal(s->gain_median), "min",
+				      jreal(s->gain_min), "max", jreal(s->gain_max)));
+	json_object_set_new(o, "old", arm_figures(&s->old));
+	json_object_set_new(o, "new", arm_figures(&s->new));
+	json_object_set_new(o, "pair_gains", gains);
+	json_object_set_new(o, "digests_equal", json_boolean(s->digests_equal));
+	json_object_set_new(o, "pairs_run", s->pairs_run > 0 ? json_integer(s->pairs_run) :
+			    json_null());
+	json_object_set_new(o, "stages", stages);
+	json_object_set_new(o, "flags", strs(s->flags, s->nflags));
+	json_object_set_new(o, "reasons", strs(s->reasons, s->nreasons));
+	return o;
+}
+
+static json_t *artifact_record(const struct db_artifact *a, const char *manifest)
+{
+	return json_pack("{s:o,s:I,s:s,s:o}", "path", jtext(a->path ? a->path : ""),
+			 "size", (json_int_t)a->size, "sha256", a->sha256,
+			 "manifest", jtext(manifest));
+}
+
+/* The canonical bytes of a record (its "sha256" member, if any, left out)
+ * and their hash. The caller frees *text. */
+static int canonical_hash(char out[SHA256_HEX_SIZE], char **text, json_t *root)
+{
+	json_t *copy = json_copy(root);
+	int r;
+
+	json_object_del(copy, "sha256");
+	*text = json_dumps(copy, CANONICAL_FLAGS);
+	json_decref(copy);
+	if (!*text)
+		xalloc_die();
+	r = sha256_hex(out, *text, strlen(*text));
+	return r < 0 ? err_set(r, "the record's sha256: %s", err_last()) : 0;
+}
+
+int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool with_output)
+{
+	json_t *root = json_object(), *settings = json_object(), *cal = json_array();
+	json_t *procs = json_array();
+	char hash[SHA256_HEX_SIZE], *text = NULL;
+	size_t i;
+	int r;
+
+	json_object_set_new(settings, "case", jtext(c->case_name));
+	json_object_set_new(settings, "kind", json_string(c->aa ? "aa" : "compare"));
+	json_object_set_new(settings, "pairs", json_integer(c->pairs));
+	json_object_set_new(settings, "max_pairs", json_integer(c->max_pairs));
+	json_object_set_new(settings, "warmup", json_integer(c->warmup));
+	json_object_set_new(settings, "better", json_string(c->higher_better ? "higher" : "lower"));
+	json_object_set_new(settings, "timeout_s", jreal(c->timeout_s));
+	json_object_set_new(settings, "min_effect", jreal(c->min_effect));
+	json_object_set_new(settings, "noise", jreal(c->noise));
+	json_object_set_new(settings, "metric_requested", jtext(c->metric_requested));
+	json_object_set_new(settings, "fingerprint", jtext(c->fingerprint));
+	json_object_set_new(settings, "args", jtext(c->args_json ? c->args_json : "{}"));
+	for (i = 0; i < c->ncalibration; i++)
+		json_array_append_new(cal, json_integer(c->calibration[i].comparison_id));
+	for (i = 0; i < c->nprocesses; i++)
+		json_array_append_new(procs, process_record(&c->processes[i], with_output));
+	json_object_set_new(root, "format", json_string(RUNNER_RECORD_FORMAT));
+	json_object_set_new(root, "host", jtext(c->host));
+	json_object_set_new(root, "id", json_integer(c->id));
+	json_object_set_new(root, "state", json_string(db_state_name(c->state)));
+	json_object_set_new(root, "rule", jtext(c->rule));
+	json_object_set_new(root, "created_at", jtext(c->created_at));
+	json_object_set_new(root, "finished_at", *c->finished_at ? jtext(c->finished_at) :
+			    json_null());
+	json_object_set_new(root, "settings", settings);
+	json_object_set_new(root, "old", artifact_record(&c->old, c->old_manifest));
+	json_object_set_new(root, "new", artifact_record(&c->new, c->new_manifest));
+	json_object_set_new(root, "calibration", cal);
+	json_object_set_new(root, "processes", procs);
+	json_object_set_new(root, "summary", summary_record(c));
+	r = canonical_hash(hash, &text, root);
+	if (r < 0)
+		goto out;
+	free(text);
+	json_object_set_new(root, "sha256", json_string(hash));
+	text = json_dumps(root, CANONICAL_FLAGS);
+	if (!text)
+		xalloc_die();
+	strbuf_adds(out, text);
+	strbuf_addch(out, '\n');
+out:
+	free(text);
+	json_decref(root);
+	return r;
+}
+
+/* ---- parsing ---- */
+
+/* Where in the record a value is, for messages: "processes[3].exit". */
+struct at {
+	char path[96];
+};
+
+/* A path too long for the buffer ends in "...": it is only ever shown. */
+static void at_cut(struct at *a, int n)
+{
+	if (n >= (int)sizeof(a->path))
+		memcpy(a->path + sizeof(a->path) - 4, "...", 4);
+}
+
+static struct at at_key(const struct at *parent, const char *key)
+{
+	struct at a;
+
+	at_cut(&a, snprintf(a.path, sizeof(a.path), "%s%s%s", parent->path,
+			    *parent->path ? "." : "", key));
+	return a;
+}
+
+static struct at at_index(const struct at *parent, size_t i)
+{
+	struct at a;
+
+	at_cut(&a, snprintf(a.path, sizeof(a.path), "%s[%zu]", parent->path, i));
+	return a;
+}
+
+static enum db_state state_of(const char *word)
+{
+	if (!strcmp(word, "done"))
+		return DB_STATE_DONE;
+	if (!strcmp(word, "abandoned"))
+		return DB_STATE_ABANDONED;
+	return DB_STATE_RUNNING;
+}
+
+static int bad(const struct at *a, const char *what)
+{
+	return err_set(-EINVAL, "%s: expected %s", *a->path ? a->path : "the record", what);
+}
+
+/* o is an object with exactly the members of keys (a NULL-terminated list;
+ * those after a NULL entry in optional are optional). */
+static int object_check(json_t *o, const struct at *a, const char *const *keys,
+			const char *const *optional)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (!json_is_object(o))
+		return bad(a, "an object");
+	for (i = 0; keys[i]; i++) {
+		if (!json_object_get(o, keys[i])) {
+			struct at k = at_key(a, keys[i]);
+
+			return err_set(-EINVAL, "%s: missing", k.path);
+		}
+	}
+	json_object_foreach(o, key, v) {
+		bool known = false;
+
+		for (i = 0; keys[i] && !known; i++)
+			known = !strcmp(key, keys[i]);
+		for (i = 0; optional && optional[i] && !known; i++)
+			known = !strcmp(key, optional[i]);
+		if (!known) {
+			char shown[48];
+
+			/* The name is the sender's: shown cut, and only in quotes. */
+			snprintf(shown, sizeof(shown), "%s", key);
+			return err_set(-EINVAL, "%s: unknown member '%s'%s",
+				       *a->path ? a->path : "the record", shown,
+				       strlen(key) >= sizeof(shown) ? "..." : "");
+		}
+	}
+	return 0;
+}
+
+/* A string of at most max bytes into a new copy (*out NULL for null when
+ * nullable). */
+static int get_text(char **out, json_t *o, const struct at *parent, const char *key,
+		    bool nullable, size_t max)
+{
+	struct at a = at_key(parent, key);
+	json_t *v = json_object_get(o, key);
+	char what[80];
+
+	*out = NULL;
+	if (nullable && json_is_null(v))
+		return 0;
+	snprintf(what, sizeof(what), "a string of at most %zu bytes%s", max,
+		 nullable ? " or null" : "");
+	if (!json_is_string(v) || json_string_length(v) > max)
+		return bad(&a, what);
+	*out = xstrndup(json_string_value(v), json_string_length(v));
+	return 0;
+}
+
+/* A string that is one of words (NULL-terminated), into out. */
+static int get_word(char *out, size_t outlen, json_t *o, const struct at *parent,
+		    const char *key, const char *const *words, const char *what)
+{
+	struct at a = at_key(parent, key);
+	json_t *v = json_object_get(o, key);
+	size_t i;
+
+	for (i = 0; json_is_string(v) && words[i]; i++) {
+		if (!strcmp(json_string_value(v), words[i])) {
+			snprintf(out, outlen, "%s", words[i]);
+			return 0;
+		}
+	}
+	return bad(&a, what);
+}
+
+static int get_int(int64_t *out, json_t *o, const struct at *parent, const char *key,
+		   int64_t lo, int64_t hi)
+{
+	struct at a = at_key(parent, key);
+	json_t *v = json_object_get(o, key);
+	char what[96];
+
+	if (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi) {
+		*out = json_integer_value(v);
+		return 0;
+	}
+	snprintf(what, sizeof(what), "a whole number from %lld to %lld", (long long)lo,
+		 (long long)hi);
+	return bad(&a, what);
+}
+
+static int get_int32(int *out, json_t *o, const struct at *parent, const char *key, int lo,
+		     int hi)
+{
+	int64_t v = 0;
+	int r = get_int(&v, o, parent, key, lo, hi);
+
+	*out = (int)v;
+	return r;
+}
+
+/* A number (NAN for null when nullable); a finite one. */
+static int get_num(double *out, json_t *o, const struct at *parent, const char *key,
+		   bool nullable)
+{
+	struct at a = at_key(parent, key);
+	json_t *v = json_object_get(o, key);
+
+	*out = NAN;
+	if (nullable && json_is_null(v))
+		return 0;
+	if (json_is_number(v) && isfinite(json_number_value(v))) {
+		*out = json_number_value(v);
+		return 0;
+	}
+	return bad(&a, nullable ? "a number or null" : "a number");
+}
+
+static int get_bool(bool *out, json_t *o, const struct at *parent, const char *key)
+{
+	struct at a = at_key(parent, key);
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_boolean(v))
+		return bad(&a, "true or false");
+	*out = json_is_true(v);
+	return 0;
+}
+
+static bool is_hex64(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return s[64] == '\0';
+}
+
+/* 64 lower-case hex digits (NULL for null when nullable). */
+static int get_hash(char **out, json_t *o, const struct at *parent, const char *key,
+		    bool nullable)
+{
+	struct at a = at_key(parent, key);
+	json_t *v = json_object_get(o, key);
+
+	*out = NULL;
+	if (nullable && json_is_null(v))
+		return 0;
+	if (!json_is_string(v) || !is_hex64(json_string_value(v)))
+		return bad(&a, nullable ? "64 lower-case hex digits or null" :
+			   "64 lower-case hex digits");
+	*out = xstrdup(json_string_value(v));
+	return 0;
+}
+
+/* A time as perfd writes them, "2026-11-04T10:00:00.123Z", into out (""
+ * for null when nullable). */
+static int get_time(char out[32], json_t *o, const struct at *parent, const char *key,
+		    bool nullable)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd.dddZ";
+	struct at a = at_key(parent, key);
+	json_t *v = json_object_get(o, key);
+	const char *s;
+	size_t i;
+
+	out[0] = '\0';
+	if (nullable && json_is_null(v))
+		return 0;
+	s = json_is_string(v) ? json_string_value(v) : "";
+	for (i = 0; shape[i]; i++)
+		if (shape[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != shape[i])
+			break;
+	if (shape[i] || s[i])
+		return bad(&a, nullable ? "a time as 2026-11-04T10:00:00.123Z or null" :
+			   "a time as 2026-11-04T10:00:00.123Z");
+	memcpy(out, s, sizeof(shape));
+	return 0;
+}
+
+/* A list of at most max strings of at most TEXT_MAX bytes each. */
+static int get_texts(char ***out, size_t *out_n, json_t *o, const struct at *parent,
+		     const char *key, size_t max)
+{
+	struct at a = at_key(parent, key);
+	json_t *v = json_object_get(o, key), *e;
+	char what[64];
+	size_t i;
+
+	*out = NULL;
+	*out_n = 0;
+	snprintf(what, sizeof(what), "a list of at most %zu strings", max);
+	if (!json_is_array(v) || json_array_size(v) > max)
+		return bad(&a, what);
+	*out = xcalloc(json_array_size(v) + 1, sizeof(char *));
+	json_array_foreach(v, i, e) {
+		struct at ai = at_index(&a, i);
+
+		if (!json_is_string(e) || json_string_length(e) > TEXT_MAX)
+			return bad(&ai, "a string of at most 65536 bytes");
+		(*out)[(*out_n)++] = xstrndup(json_string_value(e), json_string_length(e));
+	}
+	return 0;
+}
+
+static int get_list(json_t **out, json_t *o, const struct at *parent, const char *key,
+		    size_t max)
+{
+	struct at a = at_key(parent, key);
+	json_t *v = json_object_get(o, key);
+	char what[48];
+
+	*out = v;
+	snprintf(what, sizeof(what), "a list of at most %zu entries", max);
+	return json_is_array(v) && json_array_size(v) <= max ? 0 : bad(&a, what);
+}
+
+static int parse_metrics(struct db_process *p, json_t *o, const struct at *parent)
+{
+	struct at a = at_key(parent, "metrics");
+	json_t *m = json_object_get(o, "metrics"), *v;
+	const char *name;
+
+	if (!json_is_object(m) || json_object_size(m) > RUNNER_METRICS_MAX)
+		return bad(&a, "an object of at most 256 metrics");
+	p->metrics = xcalloc(json_object_size(m) + 1, sizeof(*p->metrics));
+	json_object_foreach(m, name, v) {
+		struct at am;
+
+		at_cut(&am, snprintf(am.path, sizeof(am.path), "%s['%.32s']", a.path, name));
+		if (!*name || strlen(name) > 255)
+			return bad(&a, "metric names of 1 to 255 bytes");
+		if (!json_is_null(v) && !(json_is_number(v) && isfinite(json_number_value(v))))
+			return bad(&am, "a number or null");
+		p->metrics[p->nmetrics].name = xstrdup(name);
+		p->metrics[p->nmetrics++].value = json_is_null(v) ? NAN : json_number_value(v);
+	}
+	return 0;
+}
+
+static int parse_lines(struct db_process *p, json_t *o, const struct at *parent)
+{
+	static const char *const keys[] = { "kind", "text", NULL };
+	static const char *const kinds[] = { "RESULT", "SUMMARY", NULL };
+	struct at a = at_key(parent, "lines");
+	json_t *list, *e;
+	size_t i;
+	int r;
+
+	r = get_list(&list, o, parent, "lines", RUNNER_LINES_MAX);
+	if (r < 0)
+		return r;
+	p->lines = xcalloc(json_array_size(list) + 1, sizeof(*p->lines));
+	json_array_foreach(list, i, e) {
+		struct at ai = at_index(&a, i);
+		struct db_line *l = &p->lines[p->nlines];
+		char kind[8];
+
+		r = object_check(e, &ai, keys, NULL);
+		if (r == 0)
+			r = get_word(kind, sizeof(kind), e, &ai, "kind", kinds, "RESULT or SUMMARY");
+		if (r == 0)
+			r = get_text(&l->text, e, &ai, "text", false, TEXT_MAX);
+		if (r < 0)
+			return r;
+		l->kind = xstrdup(kind);
+		p->nlines++;
+	}
+	return 0;
+}
+
+/* The captured output, when the record carries it: each stream decoded,
+ * at most RUNNER_RECORD_OUTPUT_MAX bytes and no more than the process
+ * wrote. */
+static int parse_output(struct db_process *p, json_t *o, const struct at *parent)
+{
+	static const char *const keys[] = { "stdout", "stderr", NULL };
+	struct at a = at_key(parent, "output");
+	json_t *out = json_object_get(o, "output");
+	struct strbuf sb = STRBUF_INIT;
+	int i, r;
+
+	if (!out)
+		return 0;
+	r = object_check(out, &a, keys, NULL);
+	for (i = 0; i < 2 && r == 0; i++) {
+		struct at as = at_key(&a, keys[i]);
+		json_t *v = json_object_get(out, keys[i]);
+
+		if (!json_is_string(v)) {
+			r = bad(&as, "base64 text");
+			break;
+		}
+		r = base64_decode(&sb, json_string_value(v), json_string_length(v),
+				  RUNNER_RECORD_OUTPUT_MAX);
+		if (r < 0) {
+			r = err_set(-EINVAL, "%s: %s", as.path, err_last());
+			break;
+		}
+		if ((int64_t)sb.len > (i ? p->stderr_bytes : p->stdout_bytes)) {
+			r = bad(&as, "no more bytes than the process wrote");
+			break;
+		}
+		if (i) {
+			p->err_len = sb.len;
+			p->err = strbuf_detach(&sb);
+			p->stderr_kept = (int64_t)p->err_len;
+		} else {
+			p->out_len = sb.len;
+			p->out = strbuf_detach(&sb);
+			p->stdout_kept = (int64_t)p->out_len;
+		}
+	}
+	strbuf_release(&sb);
+	return r;
+}
+
+static int parse_process(struct db_process *p, json_t *o, const struct at *a, size_t index)
+{
+	static const char *const keys[] = {
+		"seq", "arm", "pair", "warmup", "state", "started_at", "ended_at", "exit",
+		"signal", "timed_out", "spawn_error", "wall_ms", "user_ms", "sys_ms", "maxrss_kb",
+		"cpus", "digest", "record_valid", "metrics", "lines", "protocol_errors", "fault",
+		"fault_watch", "stdout_bytes", "stderr_bytes", "valid", "invalid_reason", NULL,
+	};
+	static const char *const optional[] = { "output", NULL };
+	static const char *const arms[] = { "old", "new", NULL };
+	static const char *const states[] = { "running", "done", "abandoned", NULL };
+	struct at ax = at_key(a, "exit");
+	char state[16];
+	json_t *v;
+	int r;
+
+	r = object_check(o, a, keys, optional);
+	if (r == 0)
+		r = get_int32(&p->seq, o, a, "seq", 1, PROCESSES_MAX);
+	if (r == 0 && p->seq != (int)index + 1)
+		r = err_set(-EINVAL, "%s.seq: expected %zu (processes in execution order)", a->path,
+			    index + 1);
+	if (r == 0)
+		r = get_word(p->arm, sizeof(p->arm), o, a, "arm", arms, "old or new");
+	if (r == 0)
+		r = get_int32(&p->pair, o, a, "pair", 0, PAIRS_MAX);
+	if (r == 0)
+		r = get_bool(&p->warmup, o, a, "warmup");
+	if (r == 0 && p->warmup != (p->pair == 0))
+		r = err_set(-EINVAL, "%s: a warm-up has pair 0, and only a warm-up", a->path);
+	if (r == 0)
+		r = get_word(state, sizeof(state), o, a, "state", states,
+			     "running, done or abandoned");
+	if (r < 0)
+		return r;
+	p->state = state_of(state);
+	r = get_time(p->started_at, o, a, "started_at", false);
+	if (r == 0)
+		r = get_time(p->ended_at, o, a, "ended_at", true);
+	if (r < 0)
+		return r;
+	v = json_object_get(o, "exit");
+	p->exit_code = -1;
+	if (!json_is_null(v)) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255)
+			return bad(&ax, "a whole number from 0 to 255, or null");
+		p->exit_code = (int)json_integer_value(v);
+	}
+	r = get_int32(&p->signal, o, a, "signal", 0, 128);
+	if (r == 0)
+		r = get_bool(&p->timed_out, o, a, "timed_out");
+	if (r == 0)
+		r = get_text(&p->spawn_error, o, a, "spawn_error", true, TEXT_MAX);
+	if (r == 0)
+		r = get_num(&p->wall_ms, o, a, "wall_ms", true);
+	if (r == 0)
+		r = get_num(&p->user_ms, o, a, "user_ms", true);
+	if (r == 0)
+		r = get_num(&p->sys_ms, o, a, "sys_ms", true);
+	if (r == 0)
+		r = get_int(&p->maxrss_kb, o, a, "maxrss_kb", 0, INT64_MAX);
+	if (r == 0)
+		r = get_text(&p->cpus, o, a, "cpus", true, 4096);
+	if (r == 0)
+		r = get_text(&p->digest, o, a, "digest", true, TEXT_MAX);
+	if (r == 0)
+		r = get_bool(&p->record_valid, o, a, "record_valid");
+	if (r == 0)
+		r = parse_metrics(p, o, a);
+	if (r == 0)
+		r = parse_lines(p, o, a);
+	if (r == 0)
+		r = get_texts(&p->protocol_errors, &p->nprotocol_errors, o, a, "protocol_errors",
+			      RUNNER_ERRORS_MAX);
+	if (r == 0)
+		r = get_text(&p->fault, o, a, "fault", true, TEXT_MAX);
+	if (r == 0)
+		r = get_text(&p->fault_watch, o, a, "fault_watch", true, TEXT_MAX);
+	if (r == 0)
+		r = get_int(&p->stdout_bytes, o, a, "stdout_bytes", 0, INT64_MAX);
+	if (r == 0)
+		r = get_int(&p->stderr_bytes, o, a, "stderr_bytes", 0, INT64_MAX);
+	if (r == 0)
+		r = get_bool(&p->valid, o, a, "valid");
+	if (r == 0)
+		r = get_text(&p->invalid_reason, o, a, "invalid_reason", true, TEXT_MAX);
+	if (r == 0)
+		r = parse_output(p, o, a);
+	return r;
+}
+
+static int parse_artifact(struct db_artifact *out, char **manifest, json_t *root,
+			  const char *key)
+{
+	static const char *const keys[] = { "path", "size", "sha256", "manifest", NULL };
+	struct at top = { "" }, a = at_key(&top, key);
+	json_t *o = json_object_get(root, key);
+	char *sha = NULL;
+	int r;
+
+	r = object_check(o, &a, keys, NULL);
+	if (r == 0)
+		r = get_text(&out->path, o, &a, "path", false, 4096);
+	if (r == 0)
+		r = get_int(&out->size, o, &a, "size", 0, INT64_MAX);
+	if (r == 0)
+		r = get_hash(&sha, o, &a, "sha256", false);
+	if (r == 0)
+		memcpy(out->sha256, sha, sizeof(out->sha256));
+	free(sha);
+	if (r == 0)
+		r = get_hash(manifest, o, &a, "manifest", true);
+	return r;
+}
+
+static int parse_settings(struct db_comparison *c, json_t *root)
+{
+	static const char *const keys[] = {
+		"case", "kind", "pairs", "max_pairs", "warmup", "better", "timeout_s",
+		"min_effect", "noise", "metric_requested", "fingerprint", "args", NULL,
+	};
+	static const char *const kinds[] = { "compare", "aa", NULL };
+	static const char *const betters[] = { "lower", "higher", NULL };
+	struct at top = { "" }, a = at_key(&top, "settings");
+	json_t *o = json_object_get(root, "settings"), *args;
+	char word[16];
+	int r;
+
+	r = object_check(o, &a, keys, NULL);
+	if (r == 0)
+		r = get_text(&c->case_name, o, &a, "case", false, NAME_MAX_BYTES);
+	if (r == 0 && !*c->case_name)
+		r = bad(&a, "a case of 1 to 63 bytes");
+	if (r == 0)
+		r = get_word(word, sizeof(word), o, &a, "kind", kinds, "compare or aa");
+	if (r < 0)
+		return r;
+	c->aa = !strcmp(word, "aa");
+	r = get_int32(&c->pairs, o, &a, "pairs", 1, PAIRS_MAX);
+	if (r == 0)
+		r = get_int32(&c->max_pairs, o, &a, "max_pairs", 1, PAIRS_MAX);
+	if (r == 0)
+		r = get_int32(&c->warmup, o, &a, "warmup", 0, WARMUP_MAX);
+	if (r == 0)
+		r = get_word(word, sizeof(word), o, &a, "better", betters, "lower or higher");
+	if (r < 0)
+		return r;
+	c->higher_better = !strcmp(word, "higher");
+	r = get_num(&c->timeout_s, o, &a, "timeout_s", false);
+	if (r == 0)
+		r = get_num(&c->min_effect, o, &a, "min_effect", false);
+	if (r == 0)
+		r = get_num(&c->noise, o, &a, "noise", false);
+	if (r == 0)
+		r = get_text(&c->metric_requested, o, &a, "metric_requested", true, 255);
+	if (r == 0)
+		r = get_text(&c->fingerprint, o, &a, "fingerprint", true, JSON_TEXT_MAX);
+	if (r == 0)
+		r = get_text(&c->args_json, o, &a, "args", false, JSON_TEXT_MAX);
+	if (r < 0)
+		return r;
+	/* The receipt shows args as the JSON it holds. */
+	args = json_loads(c->args_json, 0, NULL);
+	if (!json_is_object(args))
+		r = err_set(-EINVAL, "settings.args: expected the text of a JSON object");
+	json_decref(args);
+	return r;
+}
+
+static int parse_figures(struct db_arm_stats *out, json_t *s, const struct at *parent,
+			 const char *key)
+{
+	static const char *const keys[] = { "median", "min", "max", "spread", NULL };
+	struct at a = at_key(parent, key);
+	json_t *o = json_object_get(s, key);
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (json_is_null(o))
+		return 0;
+	r = object_check(o, &a, keys, NULL);
+	if (r == 0)
+		r = get_num(&out->median, o, &a, "median", true);
+	if (r == 0)
+		r = get_num(&out->min, o, &a, "min", true);
+	if (r == 0)
+		r = get_num(&out->max, o, &a, "max", true);
+	if (r == 0)
+		r = get_num(&out->spread, o, &a, "spread", true);
+	out->set = r == 0;
+	return r;
+}
+
+static int parse_stage(struct db_stage *g, json_t *o, const struct at *a)
+{
+	static const char *const keys[] = {
+		"pairs", "test", "calibration_gains", "alpha", "p_faster", "p_slower",
+		"p_below", "p_above", "verdict", NULL,
+	};
+	static const char *const tests[] = { "sign", "calibrated", NULL };
+	static const char *const verdicts[] = {
+		"faster", "slower", "unchanged", "unresolved", "invalid", NULL,
+	};
+	int r;
+
+	r = object_check(o, a, keys, NULL);
+	if (r == 0)
+		r = get_int32(&g->pairs, o, a, "pairs", 1, PAIRS_MAX);
+	if (r == 0)
+		r = get_word(g->test, sizeof(g->test), o, a, "test", tests, "sign or calibrated");
+	if (r == 0)
+		r = get_int32(&g->calibration_gains, o, a, "calibration_gains", 0,
+			      RUNNER_CALIBRATION_MAX_GAINS);
+	if (r == 0)
+		r = get_num(&g->alpha, o, a, "alpha", false);
+	if (r == 0)
+		r = get_num(&g->p_faster, o, a, "p_faster", true);
+	if (r == 0)
+		r = get_num(&g->p_slower, o, a, "p_slower", true);
+	if (r == 0)
+		r = get_num(&g->p_below, o, a, "p_below", true);
+	if (r == 0)
+		r = get_num(&g->p_above, o, a, "p_above", true);
+	if (r == 0)
+		r = get_word(g->verdict, sizeof(g->verdict), o, a, "verdict", verdicts,
+			     "a verdict");
+	return r;
+}
+
+static int parse_summary(struct db_comparison *c, json_t *root)
+{
+	static const char *const keys[] = {
+		"metric", "verdict", "gain", "old", "new", "pair_gains", "digests_equal",
+		"pairs_run", "stages", "flags", "reasons", NULL,
+	};
+	static const char *const gain_keys[] = { "median", "min", "max", NULL };
+	static const char *const verdicts[] = {
+		"faster", "slower", "unchanged", "unresolved", "invalid", NULL,
+	};
+	struct at top = { "" }, a = at_key(&top, "summary"), ag = at_key(&a, "gain");
+	struct at ap = at_key(&a, "pair_gains"), as = at_key(&a, "stages");
+	json_t *o = json_object_get(root, "summary"), *gain, *list, *e, *v;
+	struct db_summary *s = &c->summary;
+	size_t i;
+	int r;
+
+	if (json_is_null(o))
+		return 0;
+	r = object_check(o, &a, keys, NULL);
+	if (r == 0)
+		r = get_text(&c->metric, o, &a, "metric", true, 255);
+	if (r == 0)
+		r = get_word(s->verdict, sizeof(s->verdict), o, &a, "verdict", verdicts,
+			     "faster, slower, unchanged, unresolved or invalid");
+	if (r < 0)
+		return r;
+	if (c->metric)
+		s->metric = xstrdup(c->metric);
+	gain = json_object_get(o, "gain");
+	if (!json_is_null(gain)) {
+		r = object_check(gain, &ag, gain_keys, NULL);
+		if (r == 0)
+			r = get_num(&s->gain_median, gain, &ag, "median", false);
+		if (r == 0)
+			r = get_num(&s->gain_min, gain, &ag, "min", false);
+		if (r == 0)
+			r = get_num(&s->gain_max, gain, &ag, "max", false);
+		if (r < 0)
+			return r;
+		s->has_gain = true;
+	}
+	r = parse_figures(&s->old, o, &a, "old");
+	if (r == 0)
+		r = parse_figures(&s->new, o, &a, "new");
+	if (r == 0)
+		r = get_list(&list, o, &a, "pair_gains", PAIRS_MAX);
+	if (r < 0)
+		return r;
+	s->pair_gains = xcalloc(json_array_size(list) + 1, sizeof(double));
+	json_array_foreach(list, i, e) {
+		struct at ai = at_index(&ap, i);
+
+		if (!json_is_null(e) && !(json_is_number(e) && isfinite(json_number_value(e))))
+			return bad(&ai, "a number or null");
+		s->pair_gains[s->npair_gains++] = json_is_null(e) ? NAN : json_number_value(e);
+	}
+	r = get_bool(&s->digests_equal, o, &a, "digests_equal");
+	if (r < 0)
+		return r;
+	v = json_object_get(o, "pairs_run");
+	if (!json_is_null(v)) {
+		r = get_int32(&s->pairs_run, o, &a, "pairs_run", 1, PAIRS_MAX);
+		if (r < 0)
+			return r;
+	}
+	r = get_list(&list, o, &a, "stages", RUNNER_STAGES_MAX);
+	if (r < 0)
+		return r;
+	s->stages = xcalloc(json_array_size(list) + 1, sizeof(*s->stages));
+	json_array_foreach(list, i, e) {
+		struct at ai = at_index(&as, i);
+
+		r = parse_stage(&s->stages[s->nstages], e, &ai);
+		if (r < 0)
+			return r;
+		s->nstages++;
+	}
+	r = get_texts(&s->flags, &s->nflags, o, &a, "flags", NOTES_MAX);
+	if (r == 0)
+		r = get_texts(&s->reasons, &s->nreasons, o, &a, "reasons", NOTES_MAX);
+	if (r < 0)
+		return r;
+	c->has_summary = true;
+	return 0;
+}
+
+static int parse_record(struct runner_record *rec, json_t *root)
+{
+	static const char *const keys[] = {
+		"format", "host", "id", "sha256", "state", "rule", "created_at", "finished_at",
+		"settings", "old", "new", "calibration", "processes", "summary", NULL,
+	};
+	static const char *const formats[] = { RUNNER_RECORD_FORMAT, NULL };
+	static const char *const states[] = { "running", "done", "abandoned", NULL };
+	struct at top = { "" }, ac = at_key(&top, "calibration"), ap = at_key(&top, "processes");
+	struct db_comparison *c = &rec->c;
+	char word[32], *sha = NULL;
+	json_t *list, *e;
+	size_t i;
+	int r;
+
+	r = object_check(root, &top, keys, NULL);
+	if (r == 0)
+		r = get_word(word, sizeof(word), root, &top, "format", formats,
+			     "'" RUNNER_RECORD_FORMAT "'");
+	if (r == 0)
+		r = get_text(&c->host, root, &top, "host", false, NAME_MAX_BYTES);
+	if (r == 0 && !*c->host)
+		r = bad(&top, "a host of 1 to 63 bytes");
+	if (r == 0)
+		r = get_int(&rec->origin_id, root, &top, "id", 1, INT64_MAX);
+	if (r == 0)
+		r = get_hash(&sha, root, &top, "sha256", false);
+	if (r == 0)
+		memcpy(rec->sha256, sha, sizeof(rec->sha256));
+	free(sha);
+	if (r == 0)
+		r = get_word(word, sizeof(word), root, &top, "state", states,
+			     "running, done or abandoned");
+	if (r < 0)
+		return r;
+	c->state = state_of(word);
+	r = get_text(&c->rule, root, &top, "rule", false, 255);
+	if (r == 0)
+		r = get_time(c->created_at, root, &top, "created_at", false);
+	if (r == 0)
+		r = get_time(c->finished_at, root, &top, "finished_at", true);
+	if (r == 0)
+		r = parse_settings(c, root);
+	if (r == 0)
+		r = parse_artifact(&c->old, &c->old_manifest, root, "old");
+	if (r == 0)
+		r = parse_artifact(&c->new, &c->new_manifest, root, "new");
+	if (r == 0)
+		r = get_list(&list, root, &top, "calibration", RUNNER_CALIBRATION_MAX_GAINS);
+	if (r < 0)
+		return r;
+	c->calibration = xcalloc(json_array_size(list) + 1, sizeof(*c->calibration));
+	json_array_foreach(list, i, e) {
+		struct at ai = at_index(&ac, i);
+
+		if (!json_is_integer(e) || json_integer_value(e) < 1)
+			return bad(&ai, "a comparison id (a whole number from 1)");
+		c->calibration[c->ncalibration++].comparison_id = json_integer_value(e);
+	}
+	r = get_list(&list, root, &top, "processes", PROCESSES_MAX);
+	if (r < 0)
+		return r;
+	c->processes = xcalloc(json_array_size(list) + 1, sizeof(*c->processes));
+	json_array_foreach(list, i, e) {
+		struct at ai = at_index(&ap, i);
+
+		r = parse_process(&c->processes[c->nprocesses], e, &ai, i);
+		c->nprocesses++;
+		if (r < 0)
+			return r;
+	}
+	r = parse_summary(c, root);
+	if (r < 0 || !c->has_summary)
+		return r;
+	/* Parallel to the processes, as db_comparison_load fills them. */
+	c->summary.nprocesses = c->nprocesses;
+	c->summary.process_valid = xcalloc(c->nprocesses + 1, sizeof(bool));
+	c->summary.process_reason = xcalloc(c->nprocesses + 1, sizeof(char *));
+	for (i = 0; i < c->nprocesses; i++) {
+		c->summary.process_valid[i] = c->processes[i].valid;
+		if (c->processes[i].invalid_reason)
+			c->summary.process_reason[i] = xstrdup(c->processes[i].invalid_reason);
+	}
+	return 0;
+}
+
+int runner_record_parse(struct runner_record *out, const char *text, size_t len)
+{
+	char hash[SHA256_HEX_SIZE], *canonical = NULL;
+	json_error_t jerr;
+	json_t *root;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
+			       jerr.column, jerr.text);
+	r = parse_record(out, root);
+	if (r == 0)
+		r = canonical_hash(hash, &canonical, root);
+	if (r == 0 && strcmp(hash, out->sha256))
+		r = err_set(-EBADMSG, "sha256: the record says %s, and its canonical form "
+			    "(docs/hub.md) hashes to %s", out->sha256, hash);
+	free(canonical);
+	json_decref(root);
+	return r;
+}
+
+void runner_record_release(struct runner_record *r)
+{
+	if (!r)
+		return;
+	db_comparison_release(&r->c);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,346 @@
+/*
+ * Unit tests of runners/record.c: a comparison built into a record and
+ * parsed back, field by field; the same record with other blanks and member
+ * order; and each kind of record the parser refuses, with the member named.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "runners.h"
+
+#define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+static struct db_metric metrics[2] = { { (char *)"run2_ms", 4392 }, { (char *)"x_ms", 0.1 } };
+static struct db_line lines[1] = { { (char *)"RESULT", (char *)"RESULT a on \"d\u00e9v\": n=1" } };
+static char *errors[1] = { (char *)"line 3: metric 'y' is not a number" };
+static double pair_gains[2] = { 0.0068306010928961746, NAN };
+static struct db_stage stages[1] = {
+	{ 3, "sign", 0, 0.01, 0.5, 0.875, NAN, 0.5, "unresolved" },
+};
+static char *flags[1] = { (char *)"noisy" };
+static struct db_calibration cal[2] = { { .comparison_id = 4 }, { .comparison_id = 7 } };
+
+/* A done comparison with two processes, the second a warm-up's shape. */
+static void sample(struct db_comparison *c, struct db_process *p)
+{
+	memset(c, 0, sizeof(*c));
+	memset(p, 0, 2 * sizeof(*p));
+	c->id = 17;
+	snprintf(c->created_at, sizeof(c->created_at), "2026-11-04T10:00:00.100Z");
+	snprintf(c->finished_at, sizeof(c->finished_at), "2026-11-04T10:00:09.300Z");
+	c->state = DB_STATE_DONE;
+	c->rule = (char *)"pairs-median/2";
+	c->case_name = (char *)"default";
+	c->metric = (char *)"run2_ms";
+	c->host = (char *)"m1";
+	c->fingerprint = (char *)"{\"host\":{}}";
+	c->pairs = 3;
+	c->max_pairs = 24;
+	c->warmup = 1;
+	c->timeout_s = 600;
+	c->min_effect = 0.01;
+	c->noise = 0.05;
+	c->args_json = (char *)"{\"old\":{\"argv\":[\"/a\"]}}";
+	c->higher_better = true;
+	c->calibration = cal;
+	c->ncalibration = 2;
+	c->old_manifest = (char *)SHA_B;
+	c->old = (struct db_artifact){ 0, (char *)"/abs/old", 81920, SHA_A };
+	c->new = (struct db_artifact){ 0, (char *)"/abs/new", 81921, SHA_B };
+	p[0].seq = 1;
+	snprintf(p[0].arm, sizeof(p[0].arm), "old");
+	p[0].warmup = true;
+	p[0].state = DB_STATE_DONE;
+	snprintf(p[0].started_at, sizeof(p[0].started_at), "2026-11-04T10:00:00.123Z");
+	snprintf(p[0].ended_at, sizeof(p[0].ended_at), "2026-11-04T10:00:04.624Z");
+	p[0].exit_code = 0;
+	p[0].wall_ms = 4501.2;
+	p[0].user_ms = 4380.1;
+	p[0].sys_ms = NAN;
+	p[0].maxrss_kb = 81234;
+	p[0].metrics = metrics;
+	p[0].nmetrics = 2;
+	p[0].digest = (char *)"c475";
+	p[0].record_valid = true;
+	p[0].lines = lines;
+	p[0].nlines = 1;
+	p[0].protocol_errors = errors;
+	p[0].nprotocol_errors = 1;
+	p[0].stdout_bytes = 5000;
+	p[0].stderr_bytes = 3;
+	p[0].out = (char *)"TIMING run2_ms=4392\n";
+	p[0].out_len = strlen(p[0].out);
+	p[0].err = (char *)"a\0b";
+	p[0].err_len = 3;
+	p[0].valid = true;
+	p[1].seq = 2;
+	snprintf(p[1].arm, sizeof(p[1].arm), "new");
+	p[1].pair = 1;
+	p[1].state = DB_STATE_DONE;
+	snprintf(p[1].started_at, sizeof(p[1].started_at), "2026-11-04T10:00:05.000Z");
+	p[1].exit_code = -1;
+	p[1].signal = 9;
+	p[1].wall_ms = 1e-5;
+	p[1].spawn_error = (char *)"cannot execute";
+	p[1].invalid_reason = (char *)"killed by signal 9 (SIGKILL)";
+	c->processes = p;
+	c->nprocesses = 2;
+	c->has_summary = true;
+	c->summary.metric = c->metric;
+	snprintf(c->summary.verdict, sizeof(c->summary.verdict), "unresolved");
+	c->summary.has_gain = true;
+	c->summary.gain_median = 0.0068306010928961746;
+	c->summary.gain_min = -0.025528811086797956;
+	c->summary.gain_max = 1e20;
+	c->summary.old = (struct db_arm_stats){ true, 4392, 4113, 4421, 0.070127504553734066 };
+	c->summary.pair_gains = pair_gains;
+	c->summary.npair_gains = 2;
+	c->summary.digests_equal = true;
+	c->summary.pairs_run = 3;
+	c->summary.stages = stages;
+	c->summary.nstages = 1;
+	c->summary.flags = flags;
+	c->summary.nflags = 1;
+}
+
+static json_t *load(const char *text)
+{
+	json_t *j = json_loads(text, 0, NULL);
+
+	assert_non_null(j);
+	return j;
+}
+
+/* j's sha256 set to that of its canonical form, as docs/hub.md defines it;
+ * the text returned is the caller's. */
+static char *seal(json_t *j, size_t dump_flags)
+{
+	char hash[SHA256_HEX_SIZE], *text;
+
+	json_object_del(j, "sha256");
+	text = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
+	assert_int_equal(sha256_hex(hash, text, strlen(text)), 0);
+	free(text);
+	json_object_set_new(j, "sha256", json_string(hash));
+	return json_dumps(j, dump_flags);
+}
+
+static void test_round_trip(void **state)
+{
+	struct db_comparison c;
+	struct db_process p[2];
+	struct runner_record r;
+	struct strbuf sb = STRBUF_INIT;
+	const struct db_process *q;
+	json_t *j;
+	char *pretty;
+
+	sample(&c, p);
+	assert_int_equal(runner_record_build(&sb, &c, true), 0);
+	assert_int_equal(sb.buf[sb.len - 1], '\n');
+	assert_null(memchr(sb.buf, '\n', sb.len - 1));
+	assert_int_equal(runner_record_parse(&r, sb.buf, sb.len), 0);
+	assert_int_equal(r.origin_id, 17);
+	assert_string_equal(r.c.host, "m1");
+	assert_int_equal(r.c.id, 0);
+	assert_int_equal(r.c.state, DB_STATE_DONE);
+	assert_string_equal(r.c.rule, "pairs-median/2");
+	assert_string_equal(r.c.created_at, c.created_at);
+	assert_string_equal(r.c.finished_at, c.finished_at);
+	assert_string_equal(r.c.case_name, "default");
+	assert_string_equal(r.c.fingerprint, c.fingerprint);
+	assert_string_equal(r.c.args_json, c.args_json);
+	assert_null(r.c.metric_requested);
+	assert_int_equal(r.c.pairs, 3);
+	assert_int_equal(r.c.max_pairs, 24);
+	assert_int_equal(r.c.warmup, 1);
+	assert_true(r.c.higher_better);
+	assert_false(r.c.aa);
+	assert_true(r.c.timeout_s == 600 && r.c.min_effect == 0.01 && r.c.noise == 0.05);
+	assert_string_equal(r.c.old.path, "/abs/old");
+	assert_int_equal(r.c.new.size, 81921);
+	assert_string_equal(r.c.new.sha256, SHA_B);
+	assert_string_equal(r.c.old_manifest, SHA_B);
+	assert_null(r.c.new_manifest);
+	assert_int_equal(r.c.ncalibration, 2);
+	assert_int_equal(r.c.calibration[1].comparison_id, 7);
+	assert_int_equal(r.c.nprocesses, 2);
+	q = &r.c.processes[0];
+	assert_true(q->warmup && q->pair == 0 && q->exit_code == 0);
+	assert_true(q->wall_ms == 4501.2 && q->user_ms == 4380.1 && isnan(q->sys_ms));
+	assert_int_equal(q->nmetrics, 2);
+	assert_string_equal(q->metrics[0].name, "run2_ms");
+	assert_true(q->metrics[1].value == 0.1);
+	assert_string_equal(q->lines[0].text, lines[0].text);
+	assert_string_equal(q->protocol_errors[0], errors[0]);
+	assert_int_equal(q->out_len, 20);
+	assert_memory_equal(q->out, "TIMING run2_ms=4392\n", 20);
+	assert_int_equal(q->err_len, 3);
+	assert_memory_equal(q->err, "a\0b", 3);
+	assert_int_equal(q->stdout_kept, 20);
+	q = &r.c.processes[1];
+	assert_true(q->exit_code == -1 && q->signal == 9 && q->wall_ms == 1e-5);
+	assert_null(q->out);
+	assert_string_equal(q->spawn_error, "cannot execute");
+	assert_true(r.c.has_summary);
+	assert_string_equal(r.c.metric, "run2_ms");
+	assert_true(r.c.summary.gain_median == c.summary.gain_median);
+	assert_true(r.c.summary.gain_max == 1e20);
+	assert_true(r.c.summary.old.set && !r.c.summary.new.set);
+	assert_true(r.c.summary.old.spread == c.summary.old.spread);
+	assert_true(isnan(r.c.summary.pair_gains[1]));
+	assert_true(isnan(r.c.summary.stages[0].p_below));
+	assert_true(r.c.summary.stages[0].p_slower == 0.875);
+	assert_int_equal(r.c.summary.nprocesses, 2);
+	assert_false(r.c.summary.process_valid[1]);
+	assert_string_equal(r.c.summary.process_reason[1], "killed by signal 9 (SIGKILL)");
+	runner_record_release(&r);
+
+	/* Blanks and member order are no part of the record. */
+	j = load(sb.buf);
+	pretty = json_dumps(j, JSON_INDENT(3));
+	assert_int_equal(runner_record_parse(&r, pretty, strlen(pretty)), 0);
+	runner_record_release(&r);
+	free(pretty);
+	json_decref(j);
+	strbuf_release(&sb);
+}
+
+struct refusal {
+	const char *path;        /* a member, "a.b[1].c" */
+	const char *json;        /* its new value; NULL: removed */
+	const char *said;        /* in err_last() */
+};
+
+/* The value at a dotted path with [i] indexes; its parent and last key. */
+static json_t *parent_of(json_t *root, const char *path, char *key, size_t keylen,
+			 size_t *index, bool *is_index)
+{
+	char buf[128], *tok, *save = NULL;
+	json_t *cur = root, *parent = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
+		char *br = strchr(tok, '[');
+
+		parent = cur;
+		*is_index = false;
+		if (br) {
+			*br = '\0';
+			parent = json_object_get(cur, tok);
+			*index = strtoul(br + 1, NULL, 10);
+			*is_index = true;
+			cur = json_array_get(parent, *index);
+		} else {
+			snprintf(key, keylen, "%s", tok);
+			cur = json_object_get(cur, tok);
+		}
+	}
+	return parent;
+}
+
+static void test_refused(void **state)
+{
+	static const struct refusal cases[] = {
+		{ "colour", "1", "the record: unknown member 'colour'" },
+		{ "processes[1].colour", "1", "processes[1]: unknown member 'colour'" },
+		{ "summary.verdict", NULL, "summary.verdict: missing" },
+		{ "processes[0].seq", "\"1\"", "processes[0].seq: expected a whole number" },
+		{ "processes[1].seq", "3", "processes[1].seq: expected 2" },
+		{ "processes[1].pair", "0", "processes[1]: a warm-up has pair 0" },
+		{ "processes[0].exit", "-1", "processes[0].exit: expected a whole number from 0" },
+		{ "processes[0].started_at", "\"2026-11-04 10:00\"", "processes[0].started_at: "
+		  "expected a time" },
+		{ "processes[0].metrics", "{\"a\": \"1\"}", "processes[0].metrics['a']: expected a "
+		  "number" },
+		{ "processes[0].output", "{\"stdout\": \"eA=\", \"stderr\": \"\"}",
+		  "processes[0].output.stdout: base64 of 3 characters" },
+		{ "processes[0].output", "{\"stdout\": \"\", \"stderr\": \"YWJjZA==\"}",
+		  "processes[0].output.stderr: expected no more bytes than the process wrote" },
+		{ "processes[0].lines[0].kind", "\"error\"", "processes[0].lines[0].kind: expected "
+		  "RESULT or SUMMARY" },
+		{ "old.sha256", "\"ABC\"", "old.sha256: expected 64 lower-case hex digits" },
+		{ "settings.args", "\"[1]\"", "settings.args: expected the text of a JSON object" },
+		{ "settings.pairs", "0", "settings.pairs: expected a whole number from 1" },
+		{ "settings.case", "\"\"", "settings: expected a case" },
+		{ "summary.gain.median", "null", "summary.gain.median: expected a number" },
+		{ "summary.stages[0].test", "\"t\"", "summary.stages[0].test: expected sign or "
+		  "calibrated" },
+		{ "calibration[1]", "0", "calibration[1]: expected a comparison id" },
+		{ "format", "\"perfd-comparison/2\"", "format: expected 'perfd-comparison/1'" },
+		{ "id", "0", "id: expected a whole number from 1" },
+		{ "host", "\"\"", "the record: expected a host" },
+	};
+	struct db_comparison c;
+	struct db_process p[2];
+	struct runner_record r;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, index = 0;
+	char key[64], *text;
+	bool is_index = false;
+	json_t *j, *parent;
+
+	sample(&c, p);
+	assert_int_equal(runner_record_build(&sb, &c, true), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		j = load(sb.buf);
+		parent = parent_of(j, cases[i].path, key, sizeof(key), &index, &is_index);
+		assert_non_null(parent);
+		if (!cases[i].json)
+			json_object_del(parent, key);
+		else if (is_index)
+			json_array_set_new(parent, index, json_loads(cases[i].json,
+								     JSON_DECODE_ANY, NULL));
+		else
+			json_object_set_new(parent, key, json_loads(cases[i].json,
+								    JSON_DECODE_ANY, NULL));
+		text = seal(j, JSON_COMPACT);
+		assert_int_equal(runner_record_parse(&r, text, strlen(text)), -EINVAL);
+		if (!strstr(err_last(), cases[i].said))
+			fail_msg("%s: '%s' does not say '%s'", cases[i].path, err_last(),
+				 cases[i].said);
+		runner_record_release(&r);
+		free(text);
+		json_decref(j);
+	}
+
+	/* Not JSON, duplicate members, and a sha256 of other content. */
+	assert_int_equal(runner_record_parse(&r, sb.buf, 100), -EINVAL);
+	assert_non_null(strstr(err_last(), "malformed JSON: line 1"));
+	runner_record_release(&r);
+	text = xasprintf("{\"host\": \"a\", \"host\": \"b\", %s", sb.buf + 1);
+	assert_int_equal(runner_record_parse(&r, text, strlen(text)), -EINVAL);
+	assert_non_null(strstr(err_last(), "duplicate"));
+	runner_record_release(&r);
+	free(text);
+	j = load(sb.buf);
+	json_object_set_new(j, "id", json_integer(18));
+	text = json_dumps(j, JSON_COMPACT);
+	assert_int_equal(runner_record_parse(&r, text, strlen(text)), -EBADMSG);
+	assert_non_null(strstr(err_last(), "canonical form"));
+	runner_record_release(&r);
+	free(text);
+	json_decref(j);
+	strbuf_release(&sb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

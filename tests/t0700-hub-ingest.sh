@@ -1,0 +1,351 @@
+#!/bin/bash
+# The hub accepts writes (docs/hub.md): its configuration and --check, one
+# clear line per mistake with file:line, plain HTTP refused off loopback;
+# tokens made, listed and revoked; comparisons made by perfd pair in two
+# agents' databases, exported with perfd export and POSTed: stored once with
+# their calibration mapped to the hub's rows, a retry stores nothing, a
+# changed gain is refused naming the figure, the same id with other content
+# is a conflict, another host's token, a maintainer's, no token, a bad one,
+# malformed, unknown, mistyped and missing members, a wrong sha256, an
+# oversize body, a comparison not done: each refused with nothing stored;
+# the stored rows are the agent's, byte for byte, and perfd verify passes
+# on them. Then the same over HTTPS with a self-signed certificate.
+. "$(dirname "$0")/lib.sh"
+: "${PLANT:?}"
+command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
+
+# ---- two agents' databases ----
+A=$T/lavapipe.db
+M=$T/m1.db
+B60="--old-arg --old --old-arg 4392,4421,4113 --new-arg --new --new-arg 4362,4081,4218"
+M1="--old-arg --old --old-arg 2089,2093,2103 --new-arg --new --new-arg 1955,1965,1951"
+pair() { "$PERFD" pair --json "$@" >"$T/pair.json" 2>"$T/pair.err"; js "$T/pair.json" 'd["comparison"]'; }
+a1=$(pair --db "$A" --host-name lavapipe --max-pairs 3 "$PLANT" "$PLANT" -- --old 100,101,99 --new 100,101,99)
+check "an A/A on lavapipe" eq aa "$(js "$T/pair.json" 'd["kind"]')"
+a2=$(pair --db "$A" --host-name lavapipe --max-pairs 3 $B60 "$PLANT" "$PLANT" -- --digest c4759069c154 --valid)
+a3=$(pair --db "$A" --host-name lavapipe $M1 "$PLANT" "$PLANT")
+check "lavapipe's third comparison is faster after its stages" eq faster "$(js "$T/pair.json" 'd["verdict"]')"
+"$PERFD" pair --db "$A" --host-name lavapipe --warmup 0 "$PLANT" "$PLANT" -- --metric ops_per_s >/dev/null 2>&1
+a4=$(sqlite3 "$A" "select max(id) from comparisons")
+check "a fourth, abandoned (a rate without its direction)" eq abandoned "$(sqlite3 "$A" "select state from comparisons where id = $a4")"
+a5=$(pair --db "$A" --host-name lavapipe --warmup 0 --pairs 1 --max-pairs 1 "$PLANT" "$PLANT" -- --junk)
+m1=$(pair --db "$M" --host-name m1 $M1 --max-pairs 3 "$PLANT" "$PLANT")
+check "lavapipe's and m1's ids" eq "1 2 3 4 5 1" "$a1 $a2 $a3 $a4 $a5 $m1"
+# The agent's calibration (perfd pair sets none): the A/A calibrates the
+# B60 comparison. With 3 gains, under the calibrated test's 12, its stored
+# figures stay the sign test's, which perfd verify confirms.
+sqlite3 "$A" "update comparisons set calibration = '[$a1]' where id = $a2"
+check "the agent's rows verify" run 0 "$PERFD" verify --db "$A"
+
+# ---- export ----
+exp() { "$PERFD" export --db "$@"; }
+exp "$A" "$a1" >a1.json && exp "$A" "$a2" >a2.json && exp "$A" --output "$a3" >a3.json &&
+	exp "$A" "$a4" >a4.json && exp "$A" --output "$a5" >a5.json && exp "$M" "$m1" >m1.json
+check "perfd export prints one line" eq 1 "$(wc -l <a2.json)"
+check "a record is the format" eq perfd-comparison/1 "$(js a2.json 'd["format"]')"
+check "with its host and id" eq "lavapipe 2" "$(js a2.json 'd["host"]') $(js a2.json 'd["id"]')"
+check "and its calibration as the host numbers it" eq "[$a1]" "$(js a2.json 'd["calibration"]')"
+check "every process" eq "$(sqlite3 "$A" "select count(*) from processes where comparison_id = $a2")" "$(js a2.json 'len(d["processes"])')"
+check "--output carries captured output" has a3.json '"output":{"stderr":'
+check "export of no comparison" run 2 "$PERFD" export --db "$A" 99
+check "  says so" has "$T/err" "no comparison 99"
+
+# canon.py: the canonical form as docs/hub.md defines it, written here
+# without jansson. "sha FILE": the sha256 of the record's canonical form
+# without its sha256; "form FILE": the canonical form of the whole record;
+# rehash FILE EXPR: applies EXPR (Python, to the record d) and puts the
+# sha256 of the new canonical form in.
+cat >canon.py <<'PY'
+import hashlib, json, sys
+def s(v):
+    out = ['"']
+    for ch in v:
+        o = ord(ch)
+        if ch == '"': out.append('\\"')
+        elif ch == '\\': out.append('\\\\')
+        elif ch in '\b\f\n\r\t': out.append({'\b':'\\b','\f':'\\f','\n':'\\n','\r':'\\r','\t':'\\t'}[ch])
+        elif o < 0x20: out.append('\\u%04X' % o)
+        else: out.append(ch)
+    return ''.join(out) + '"'
+def canon(v):
+    if v is None: return 'null'
+    if v is True: return 'true'
+    if v is False: return 'false'
+    if isinstance(v, int): return str(v)
+    if isinstance(v, float):
+        t = '%.17g' % v
+        if 'e' in t:
+            m, e = t.split('e')
+            t = m + 'e' + ('-' if e[0] == '-' else '') + (e.lstrip('+-').lstrip('0') or '0')
+        elif '.' not in t:
+            t += '.0'
+        return t
+    if isinstance(v, str): return s(v)
+    if isinstance(v, list): return '[' + ','.join(canon(x) for x in v) + ']'
+    return '{' + ','.join(s(k) + ':' + canon(v[k]) for k in sorted(v, key=lambda k: k.encode())) + '}'
+def sha(d):
+    d = dict(d); d.pop('sha256', None)
+    return hashlib.sha256(canon(d).encode()).hexdigest()
+d = json.load(open(sys.argv[2]))
+if sys.argv[1] == 'sha':
+    print(sha(d))
+elif sys.argv[1] == 'form':
+    print(canon(d))
+else:
+    exec(sys.argv[3])
+    d['sha256'] = sha(d)
+    sys.stdout.write(json.dumps(d) + '\n')
+PY
+check "the documented canonical form gives the record's sha256" eq "$(js a3.json 'd["sha256"]')" "$(python3 canon.py sha a3.json)"
+check "  and export prints the canonical form of the whole record" eq "$(cat a2.json)" "$(python3 canon.py form a2.json)"
+rehash() { python3 canon.py edit "$1" "$2"; }
+
+# ---- the hub's configuration ----
+cat >hub.conf <<CONF
+[hub]
+database = $T/hub.db
+listen = 127.0.0.1:0
+hosts = lavapipe m1
+CONF
+check "serve --config --check" run 0 "$PERFD" serve --config hub.conf --check
+check "  says so" has "$T/out" "configuration OK"
+cat >bad.conf <<CONF
+[hub]
+listen = 0.0.0.0:0
+hosts = lavapipe bad/name lavapipe
+colour = blue
+
+[agent]
+database = x.db
+CONF
+check "mistakes refused" run 2 "$PERFD" serve --config bad.conf --check
+check "  plain HTTP off loopback, at its line" has "$T/err" "bad.conf:2: 'listen': 0.0.0.0:0 is not a loopback address"
+check "  with the way out" has "$T/err" "'allow_plain_http = yes'"
+check "  a host's name" has "$T/err" "bad.conf:3: 'hosts': 'bad/name' is not a host's name"
+check "  a host twice" has "$T/err" "bad.conf:3: 'hosts': 'lavapipe' is named twice"
+check "  an unknown key" has "$T/err" "bad.conf:4: unknown key 'colour' in [hub]"
+check "  an unknown section" has "$T/err" "bad.conf:6: unknown section [agent]"
+check "  each once, counted" has "$T/err" "5 errors in 'bad.conf'"
+check "  the key under it is not reported again" eq 5 "$(grep -c '^bad.conf:' "$T/err")"
+check "serve refuses it too, before listening" run 2 "$PERFD" serve --config bad.conf
+check "  with the same line" has "$T/err" "bad.conf:2: 'listen'"
+printf '[hub]\nlisten = 0.0.0.0:0\nallow_plain_http = yes\n' >plain.conf
+check "allow_plain_http = yes lets it" run 0 "$PERFD" serve --config plain.conf --check
+printf '[hub]\nlisten = [::1]:0\n' >v6.conf
+check "[::1] is loopback" run 0 "$PERFD" serve --config v6.conf --check
+printf '[hub]\ntls_cert = %s/nothing.pem\n' "$T" >tls-half.conf
+check "a certificate without its key" run 2 "$PERFD" serve --config tls-half.conf --check
+check "  named at its line" has "$T/err" "tls-half.conf:2: 'tls_cert' needs 'tls_key' too"
+printf '[hub]\ntls_cert = %s/nothing.pem\ntls_key = %s/hub.conf\n' "$T" "$T" >tls-bad.conf
+check "unreadable and non-PEM files" run 2 "$PERFD" serve --config tls-bad.conf --check
+check "  the missing one" has "$T/err" "tls-bad.conf:2: 'tls_cert': '$T/nothing.pem': No such file"
+check "  the one that is not PEM" has "$T/err" "tls-bad.conf:3: 'tls_key': '$T/hub.conf' is not PEM text"
+check "--config with --db is a usage error" run 2 "$PERFD" serve --config hub.conf --db x.db
+
+# ---- tokens ----
+check "a token for a host the hub does not accept" run 2 "$PERFD" token new gfx1201 --config hub.conf
+check "  refused, naming it" has "$T/err" "host 'gfx1201' is not among the hosts"
+check "token new lavapipe" run 0 "$PERFD" token new lavapipe --config hub.conf
+TOK=$(cat "$T/out")
+check "  prints 64 hex digits" eq 64 "$(printf %s "$TOK" | tr -dc 0-9a-f | wc -c)"
+check "  and only its sha256 is stored" eq "$(printf %s "$TOK" | sha256sum | cut -d' ' -f1)" "$(sqlite3 hub.db "select sha256 from tokens where name = 'lavapipe'")"
+check "  the token itself nowhere in the database" eq 0 "$(grep -c "$TOK" hub.db)"
+TOKM=$("$PERFD" token new m1 --config hub.conf 2>/dev/null)
+TOKX=$("$PERFD" token new --maintainer alice --config hub.conf 2>/dev/null)
+check "two tokens are never the same" test "$TOK" != "$TOKM"
+check "token list" run 0 "$PERFD" token list --config hub.conf
+check "  lists the maintainer's" has "$T/out" "maintainer alice"
+check "  by hash, not by token" eq 0 "$(grep -c "$TOK" "$T/out")"
+check "the hub's database is at schema 6" eq 6 "$(sqlite3 hub.db 'pragma user_version')"
+
+# ---- the hub ----
+"$PERFD" serve --config hub.conf 2>"$T/hub.err" &
+hub=$!
+for i in $(seq 100); do grep -q "serving http://" "$T/hub.err" && break; sleep 0.05; done
+URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/hub.err" | head -n 1)
+check "the hub serves on loopback" test -n "$URL"
+ING=$URL/api/v1/ingest/comparisons
+# post FILE [CURL ARGS]: the answer in $T/body, headers in $T/hdr; prints the status.
+post() { f=$1; shift; curl -s -o "$T/body" -D "$T/hdr" -w '%{http_code}' -H 'Content-Type: application/json' --data-binary "@$f" "$@" "$ING"; }
+auth() { echo "Authorization: Bearer $1"; }
+rows() { sqlite3 hub.db "select (select count(*) from comparisons) || ' ' || (select count(*) from processes) || ' ' || (select count(*) from comparison_origins)"; }
+
+check "no token: 401" eq 401 "$(post a1.json)"
+check "  asking for one" has "$T/hdr" 'WWW-Authenticate: Bearer realm="perfd"'
+check "  in JSON" has "$T/body" '"error":"no token'
+check "an unknown token: 401" eq 401 "$(post a1.json -H "$(auth "$(printf %064d 0)")")"
+check "  said" has "$T/body" "not one this hub issued"
+check "a malformed token: 401" eq 401 "$(post a1.json -H "Authorization: Bearer x")"
+check "another scheme: 401" eq 401 "$(post a1.json -H "Authorization: Basic $TOK")"
+check "a maintainer's token: 403" eq 403 "$(post a1.json -H "$(auth "$TOKX")")"
+check "m1's token, lavapipe's record: 403" eq 403 "$(post a1.json -H "$(auth "$TOKM")")"
+check "  naming both" has "$T/body" "the record is of host 'lavapipe', and the token is host 'm1''s"
+check "GET on the endpoint: 405" eq 405 "$(curl -s -o /dev/null -D "$T/hdr" -w '%{http_code}' "$ING")"
+check "  Allow: POST" has "$T/hdr" "Allow: POST"
+check "nothing stored yet" eq "0 0 0" "$(rows)"
+
+check "m1's comparison: 201" eq 201 "$(post m1.json -H "$(auth "$TOKM")")"
+check "  the hub's id" eq 1 "$(js "$T/body" 'd["comparison"]')"
+check "  stored" eq true "$(js "$T/body" 'd["stored"]')"
+check "the B60 comparison before its calibration: 422" eq 422 "$(post a2.json -H "$(auth "$TOK")")"
+check "  naming the missing one" has "$T/body" "calibration: comparison $a1 of host 'lavapipe' is not at this hub: send it first"
+check "the A/A: 201" eq 201 "$(post a1.json -H "$(auth "$TOK")")"
+h1=$(js "$T/body" 'd["comparison"]')
+check "  as the hub's 2" eq 2 "$h1"
+check "the B60 comparison now: 201" eq 201 "$(post a2.json -H "$(auth "$TOK")")"
+h2=$(js "$T/body" 'd["comparison"]')
+check "  its calibration is the hub's row of the A/A" eq "[$h1]" "$(sqlite3 hub.db "select calibration from comparisons where id = $h2")"
+check "  its origin recorded" eq "lavapipe|$a2|$(js a2.json 'd["sha256"]')" "$(sqlite3 hub.db "select host, origin_id, sha256 from comparison_origins where comparison_id = $h2")"
+before=$(rows)
+check "the same record again: 200" eq 200 "$(post a2.json -H "$(auth "$TOK")")"
+check "  the same id" eq "$h2" "$(js "$T/body" 'd["comparison"]')"
+check "  stored nothing" eq false "$(js "$T/body" 'd["stored"]')"
+check "  nothing new in the tables" eq "$before" "$(rows)"
+# The same record with other blanks and key order is the same record.
+python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), indent=2, sort_keys=False))' a2.json >a2-pretty.json
+check "the same record, pretty: 200" eq 200 "$(post a2-pretty.json -H "$(auth "$TOK")")"
+
+# A changed gain, the record otherwise sound (its sha256 recomputed).
+rehash a3.json 'd["summary"]["gain"]["median"] += 0.01' >a3-gain.json
+check "a changed gain: 422" eq 422 "$(post a3-gain.json -H "$(auth "$TOK")")"
+check "  naming the figure" has "$T/body" "figures differ from the rule's: gain.median"
+check "  with both values" eq 1 "$(js "$T/body" 'sum(m.startswith("gain.median: sent ") and ", recomputed " in m for m in d["mismatches"])')"
+rehash a3.json 'd["processes"][3]["metrics"]["run2_ms"] = 1500.0' >a3-proc.json
+check "a process's value changed under its figures: 422" eq 422 "$(post a3-proc.json -H "$(auth "$TOK")")"
+check "  naming what it moves" has "$T/body" "pair 1 gain"
+check "  nothing stored" eq "$before" "$(rows)"
+check "lavapipe's faster comparison: 201" eq 201 "$(post a3.json -H "$(auth "$TOK")")"
+h3=$(js "$T/body" 'd["comparison"]')
+rehash a3.json 'd["processes"][0]["wall_ms"] += 1' >a3-other.json
+check "its id again with other content: 409" eq 409 "$(post a3-other.json -H "$(auth "$TOK")")"
+check "  said" has "$T/body" "is here already (as $h3"
+check "  and logged" has "$T/hub.err" "ingest: comparison $a3 of host 'lavapipe' is here already"
+check "a record of $(($(wc -c <a5.json) / 1000)) kB (1 MiB of output a process): 201" eq 201 "$(post a5.json -H "$(auth "$TOK")")"
+h5=$(js "$T/body" 'd["comparison"]')
+check "an abandoned comparison: 422" eq 422 "$(post a4.json -H "$(auth "$TOK")")"
+check "  only a done one is accepted" has "$T/body" "is abandoned: only a done comparison is accepted"
+
+# ---- 400 and 413: nothing read into the tables ----
+after=$(rows)
+head -c 1000 a1.json >cut.json
+check "malformed JSON: 400" eq 400 "$(post cut.json -H "$(auth "$TOK")")"
+check "  said where" has "$T/body" "malformed JSON: line 1"
+rehash a1.json 'd["colour"] = "blue"' >unknown.json
+check "an unknown member: 400" eq 400 "$(post unknown.json -H "$(auth "$TOK")")"
+check "  named" has "$T/body" "the record: unknown member 'colour'"
+rehash a1.json 'd["processes"][2]["seq"] = "3"' >type.json
+check "a wrong type: 400" eq 400 "$(post type.json -H "$(auth "$TOK")")"
+check "  named with its place" has "$T/body" "processes[2].seq: expected a whole number"
+rehash a1.json 'del d["summary"]["verdict"]' >missing.json
+check "a missing member: 400" eq 400 "$(post missing.json -H "$(auth "$TOK")")"
+check "  named" has "$T/body" "summary.verdict: missing"
+rehash a1.json 'd["processes"][1]["metrics"]["extra"] = "x"' >mtype.json
+check "a metric that is not a number: 400" eq 400 "$(post mtype.json -H "$(auth "$TOK")")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["processes"][0]["wall_ms"] += 1; print(json.dumps(d))' a1.json >nosha.json
+check "a changed value under the old sha256: 400" eq 400 "$(post nosha.json -H "$(auth "$TOK")")"
+check "  the canonical form's hash named" has "$T/body" "its canonical form (docs/hub.md) hashes to"
+head -c $((8 * 1024 * 1024 + 1)) /dev/zero >big.json
+check "a body over 8 MiB: 413" eq 413 "$(post big.json -H "$(auth "$TOK")")"
+check "  with the bound" has "$T/body" "over the bound of 8388608 bytes"
+check "a body without Content-Length: 411" eq 411 "$(post a1.json -H "$(auth "$TOK")" -H 'Transfer-Encoding: chunked')"
+check "nothing stored by any of them" eq "$after" "$(rows)"
+
+# ---- what the hub stored ----
+check "perfd verify --db hub.db" run 0 "$PERFD" verify --db hub.db
+check "  every comparison" has "$T/out" "5 comparisons verified, 0 with differences"
+same_rows() {  # same_rows HUBID AGENTDB ID [output]: the raw rows, less ids
+	for q in "select created_at, finished_at, state, rule, case_name, metric_requested, metric, host, fingerprint, pairs, warmup, timeout_s, min_effect, noise, args, verdict, gain_median, gain_min, gain_max, old_median, old_min, old_max, old_spread, new_median, new_min, new_max, new_spread, digests_equal, kind, better, max_pairs, old_manifest, new_manifest, pairs_run from comparisons where id = %s" \
+		"select seq, arm, pair, warmup, state, started_at, ended_at, exit_code, signal, timed_out, spawn_error, wall_ms, user_ms, sys_ms, maxrss_kb, cpus, digest, record_valid, stdout_bytes, stderr_bytes, fault, fault_watch, valid, invalid_reason from processes where comparison_id = %s order by seq" \
+		"select p.seq, m.name, m.value from metrics m join processes p on p.id = m.process_id where p.comparison_id = %s order by 1, 2" \
+		"select p.seq, l.idx, l.kind, l.text from process_lines l join processes p on p.id = l.process_id where p.comparison_id = %s order by 1, 2" \
+		${4:+"select p.seq, hex(o.stdout), hex(o.stderr) from process_output o join processes p on p.id = o.process_id where p.comparison_id = %s order by 1"} \
+		"select pair, gain from pair_gains where comparison_id = %s order by pair" \
+		"select kind, idx, text from comparison_notes where comparison_id = %s order by 1, 2" \
+		"select stage, pairs, test, calibration_gains, alpha, p_faster, p_slower, p_below, p_above, verdict from comparison_stages where comparison_id = %s order by stage"; do
+		# shellcheck disable=SC2059
+		hub_rows=$(sqlite3 hub.db "$(printf "$q" "$1")") || return 1
+		agent_rows=$(sqlite3 "$2" "$(printf "$q" "$3")") || return 1
+		# The comparison, its processes and metrics exist; notes may not.
+		case $q in *"from comparisons "*|*"from processes "*|*"from metrics "*)
+			[ -n "$hub_rows" ] || { echo "  none: $q"; return 1; } ;;
+		esac
+		[ "$hub_rows" = "$agent_rows" ] || { echo "  differs: $q"; return 1; }
+	done
+}
+check "the faster comparison's rows are lavapipe's, output included" same_rows "$h3" "$A" "$a3" output
+check "the B60 comparison's rows are lavapipe's" same_rows "$h2" "$A" "$a2"
+check "m1's rows are m1's" same_rows 1 "$M" "$m1"
+check "the large record's rows, its output whole" same_rows "$h5" "$A" "$a5" output
+"$PERFD" show --db hub.db --json "$h3" >hub3.json
+"$PERFD" show --db "$A" --json "$a3" >agent3.json
+check "its receipt at the hub is the agent's but for the id" eq same "$(python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); a.pop("comparison"); b.pop("comparison"); print("same" if a==b else "differs")' hub3.json agent3.json)"
+check "served by the API" eq 200 "$(curl -s -o "$T/body" -w '%{http_code}' "$URL/api/v1/comparisons/$h3")"
+check "  as perfd show" cmp -s "$T/body" hub3.json
+check "exported again from the hub: the same record but for the id" eq same "$(exp hub.db --output "$h3" | python3 -c 'import json,sys; a=json.load(sys.stdin); b=json.load(open(sys.argv[1])); [x.pop(k) for x in (a,b) for k in ("id","sha256")]; print("same" if a==b else "differs")' a3.json)"
+
+# ---- revocation, at once ----
+check "token revoke lavapipe" run 0 "$PERFD" token revoke lavapipe --config hub.conf
+check "  said" has "$T/err" "revoked 1 token of host 'lavapipe'"
+check "the running hub refuses it at once: 401" eq 401 "$(post a1.json -H "$(auth "$TOK")")"
+check "m1's still works" eq 200 "$(post m1.json -H "$(auth "$TOKM")")"
+check "revoking again: nothing to revoke" run 2 "$PERFD" token revoke lavapipe --config hub.conf
+check "  said" has "$T/err" "host 'lavapipe' has no live token to revoke"
+check "the maintainer's revoked" run 0 "$PERFD" token revoke --maintainer alice --config hub.conf
+check "  listed with its time" eq 2 "$(sqlite3 hub.db "select count(*) from tokens where revoked_at is not null")"
+kill -TERM "$hub"
+wait "$hub"
+check "the hub stops on SIGTERM with 0" eq 0 "$?"
+
+# A read-only server (--db) still refuses every write.
+"$PERFD" serve --db hub.db --listen 127.0.0.1:0 2>"$T/ro.err" &
+ro=$!
+for i in $(seq 100); do grep -q "serving http://" "$T/ro.err" && break; sleep 0.05; done
+RO=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/ro.err" | head -n 1)
+check "serve --db: a POST is 405" eq 405 "$(curl -s -o "$T/body" -w '%{http_code}' -H "$(auth "$TOKM")" --data-binary @m1.json "$RO/api/v1/ingest/comparisons")"
+check "  it only reads" has "$T/body" "this server only reads"
+kill -TERM "$ro"
+wait "$ro"
+
+# ---- HTTPS ----
+if command -v openssl >/dev/null; then
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+		-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+		-keyout key.pem -out cert.pem 2>/dev/null
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+		-subj /CN=other -keyout other-key.pem -out other.pem 2>/dev/null
+	check "a self-signed certificate made" test -s cert.pem -a -s key.pem
+	cat >tls.conf <<CONF
+[hub]
+database = $T/hub.db
+listen = 0.0.0.0:0
+tls_cert = $T/cert.pem
+tls_key = $T/key.pem
+hosts = m1 lavapipe
+CONF
+	check "TLS off loopback needs no allow_plain_http" run 0 "$PERFD" serve --config tls.conf --check
+	sed -i 's/^listen = .*/listen = 127.0.0.1:0/' tls.conf
+	"$PERFD" serve --config tls.conf 2>"$T/tls.err" &
+	tls=$!
+	for i in $(seq 100); do grep -q "serving https://" "$T/tls.err" && break; sleep 0.05; done
+	HTTPS=$(sed -n 's|^perfd: serving \(https://127.0.0.1:[0-9]*\)/$|\1|p' "$T/tls.err" | head -n 1)
+	check "the hub serves HTTPS" test -n "$HTTPS"
+	check "GET over HTTPS, the certificate checked" eq 200 "$(curl -s --cacert cert.pem -o "$T/body" -w '%{http_code}' "$HTTPS/api/v1/comparisons")"
+	check "  the stored comparisons" eq 5 "$(js "$T/body" 'len(d["comparisons"])')"
+	check "a client that does not trust it fails" test "$(curl -s -o /dev/null -w '%{http_code}' "$HTTPS/api/v1/hosts")" = 000
+	check "plain HTTP on the TLS port gets no answer" test "$(curl -s -o /dev/null -w '%{http_code}' "http${HTTPS#https}/api/v1/hosts")" != 200
+	TOK2=$("$PERFD" token new lavapipe --config tls.conf 2>/dev/null)
+	check "a record over HTTPS: 200 for one stored" eq 200 "$(curl -s --cacert cert.pem -o "$T/body" -w '%{http_code}' -H "$(auth "$TOK2")" --data-binary @a2.json "$HTTPS/api/v1/ingest/comparisons")"
+	"$PERFD" pair --db "$A" --host-name lavapipe --max-pairs 3 $B60 "$PLANT" "$PLANT" >/dev/null 2>&1
+	exp "$A" "$(sqlite3 "$A" "select max(id) from comparisons")" >a6.json
+	check "a new one over HTTPS: 201" eq 201 "$(curl -s --cacert cert.pem -o "$T/body" -w '%{http_code}' -H "$(auth "$TOK2")" --data-binary @a6.json "$HTTPS/api/v1/ingest/comparisons")"
+	check "over HTTPS, a token is still needed" eq 401 "$(curl -s --cacert cert.pem -o /dev/null -w '%{http_code}' --data-binary @a6.json "$HTTPS/api/v1/ingest/comparisons")"
+	kill -TERM "$tls"
+	wait "$tls"
+	sed -i "s|^tls_key = .*|tls_key = $T/other-key.pem|" tls.conf
+	check "a key that is not the certificate's: refused at start" run 2 "$PERFD" serve --config tls.conf
+	check "  said" has "$T/err" "libmicrohttpd refused the certificate and key"
+else
+	not_ok "openssl is missing: the HTTPS test needs it (dev.sh installs it)"
+fi
+check "perfd verify --db hub.db at the end" run 0 "$PERFD" verify --db hub.db
+finish

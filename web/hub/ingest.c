@@ -1,0 +1,301 @@
+/*
+ * The writes the hub accepts (docs/hub.md): who a token belongs to, and the
+ * ingest of one comparison record. A record is taken apart strictly
+ * (runner_record_parse), placed against what the hub holds of its host
+ * (the same record again stores nothing; the same id with other content is
+ * refused), its calibration's ids are mapped to the hub's own rows of that
+ * host, every figure is recomputed from its process records with the rule
+ * it names and compared (runner_verify), and only then is it stored, whole,
+ * in one transaction.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "runners.h"
+#include "hub-internal.h"
+
+#define TOKEN_HEX 64
+
+static bool is_token(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < TOKEN_HEX; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return s[TOKEN_HEX] == '\0';
+}
+
+int web_token_check(struct web_identity *out, struct db *db, const char *authorization)
+{
+	struct db_token *tokens = NULL;
+	char hash[SHA256_HEX_SIZE];
+	const char *token;
+	size_t n = 0, i, match = 0;
+	bool found = false;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!authorization)
+		return err_set(-EACCES, "no token: send 'Authorization: Bearer TOKEN'");
+	if (strncasecmp(authorization, "Bearer ", 7))
+		return err_set(-EACCES, "the Authorization header is not 'Bearer TOKEN'");
+	token = authorization + 7;
+	while (*token == ' ')
+		token++;
+	if (!is_token(token))
+		return err_set(-EACCES, "the token is not 64 lower-case hex digits");
+	r = sha256_hex(hash, token, TOKEN_HEX);
+	if (r < 0)
+		return r;
+	r = db_token_list(db, &tokens, &n, true, WEB_TOKENS_MAX);
+	if (r < 0)
+		return r;
+	/* Every live token is compared, each in constant time: how long this
+	 * takes says nothing of which one, if any, matched. */
+	for (i = 0; i < n; i++) {
+		bool same = sha256_hex_equal(hash, tokens[i].sha256);
+
+		match = same ? i : match;
+		found |= same;
+	}
+	if (found) {
+		out->kind = tokens[match].kind;
+		snprintf(out->name, sizeof(out->name), "%s", tokens[match].name);
+	} else {
+		r = err_set(-EACCES, "the token is not one this hub issued, or it was revoked");
+	}
+	free(tokens);
+	return r;
+}
+
+static void reply(struct web_reply *out, int status, json_t *root)
+{
+	char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(12));
+
+	out->status = status;
+	out->type = "application/json";
+	strbuf_reset(&out->body);
+	strbuf_adds(&out->body, text ? text : "null");
+	strbuf_addch(&out->body, '\n');
+	free(text);
+	json_decref(root);
+}
+
+static void reply_stored(struct web_reply *out, int status, const char *host, int64_t origin_id,
+			 int64_t id, bool stored)
+{
+	reply(out, status, json_pack("{s:I,s:s,s:I,s:b}", "comparison", (json_int_t)id,
+				     "host", host, "id", (json_int_t)origin_id, "stored", stored));
+}
+
+/* The figures that differ, from runner_verify's report (a line each,
+ * "gain.median: stored X, recomputed Y"), as the answer names them: the
+ * record's value is the one sent. */
+static void reply_mismatches(struct web_reply *out, const char *report, int n, int checked)
+{
+	json_t *list = json_array();
+	struct strbuf names = STRBUF_INIT, line = STRBUF_INIT, msg = STRBUF_INIT;
+	const char *p = report, *nl, *stored;
+
+	for (; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p);
+		strbuf_reset(&line);
+		strbuf_add(&line, p, (size_t)(nl - p));
+		stored = strstr(line.buf, ": stored ");
+		strbuf_addf(&names, "%s%.*s", names.len ? ", " : "",
+			    (int)strcspn(line.buf, ":"), line.buf);
+		if (stored) {
+			struct strbuf fixed = STRBUF_INIT;
+
+			strbuf_add(&fixed, line.buf, (size_t)(stored - line.buf));
+			strbuf_addf(&fixed, ": sent %s", stored + strlen(": stored "));
+			json_array_append_new(list, utf8_json(fixed.buf, fixed.len));
+			strbuf_release(&fixed);
+		} else {
+			json_array_append_new(list, utf8_json(line.buf, line.len));
+		}
+		if (!*nl)
+			break;
+	}
+	strbuf_addf(&msg, "%d of %d figures differ from the rule's: %s", n, checked, names.buf);
+	reply(out, 422, json_pack("{s:o,s:o}", "error", utf8_json(msg.buf, msg.len),
+				  "mismatches", list));
+	strbuf_release(&names);
+	strbuf_release(&line);
+	strbuf_release(&msg);
+}
+
+/* Replaces the calibration's ids (the host's) with the hub's rows of the
+ * same host, loaded. Those not here are listed in missing; 0 then, with
+ * nothing loaded. A database error is returned. */
+static int map_calibration(struct db *db, struct db_comparison *c, struct strbuf *missing)
+{
+	struct db_origin o;
+	size_t i;
+	int r;
+
+	for (i = 0; i < c->ncalibration; i++) {
+		r = db_origin_get(db, &o, c->host, c->calibration[i].comparison_id);
+		if (r == -ENOENT) {
+			strbuf_addf(missing, "%s%lld", missing->len ? ", " : "",
+				    (long long)c->calibration[i].comparison_id);
+			continue;
+		}
+		if (r < 0)
+			return r;
+		if (missing->len)
+			continue;
+		db_calibration_release(&c->calibration[i]);
+		c->calibration[i].comparison_id = o.comparison_id;
+		r = db_calibration_load(db, &c->calibration[i], 1);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* What stops a record before its figures are checked: a 4xx answer, or 0. */
+static int refuse(struct web_reply *out, const struct runner_record *rec,
+		  const struct web_identity *who)
+{
+	const struct db_comparison *c = &rec->c;
+	char msg[256];
+	size_t i;
+
+	if (strcmp(c->host, who->name)) {
+		snprintf(msg, sizeof(msg), "the record is of host '%s', and the token is host "
+			 "'%s''s: a token writes only its own host's records", c->host, who->name);
+		web_reply_error(out, 403, msg);
+		return 403;
+	}
+	if (c->state != DB_STATE_DONE) {
+		snprintf(msg, sizeof(msg), "comparison %lld of host '%s' is %s: only a done "
+			 "comparison is accepted", (long long)rec->origin_id, c->host,
+			 db_state_name(c->state));
+		web_reply_error(out, 422, msg);
+		return 422;
+	}
+	if (!c->has_summary) {
+		snprintf(msg, sizeof(msg), "comparison %lld of host '%s' has no summary",
+			 (long long)rec->origin_id, c->host);
+		web_reply_error(out, 422, msg);
+		return 422;
+	}
+	for (i = 0; i < c->nprocesses; i++) {
+		if (c->processes[i].state != DB_STATE_DONE) {
+			snprintf(msg, sizeof(msg), "processes[%zu] is %s: every process of a done "
+				 "comparison is done", i, db_state_name(c->processes[i].state));
+			web_reply_error(out, 422, msg);
+			return 422;
+		}
+	}
+	return 0;
+}
+
+static void reply_db_error(struct web_reply *out)
+{
+	log_warnx("ingest: %s", err_last());
+	web_reply_error(out, 500, err_last());
+}
+
+void web_ingest_comparison(struct web_reply *out, struct db *db,
+			   const struct web_identity *who, const char *body, size_t len)
+{
+	struct strbuf missing = STRBUF_INIT, report = STRBUF_INIT;
+	struct runner_record rec;
+	struct db_summary again;
+	struct db_origin had, o;
+	struct db_comparison *c = &rec.c;
+	int64_t id;
+	int checked = 0, n, r;
+
+	memset(&again, 0, sizeof(again));
+	r = runner_record_parse(&rec, body, len);
+	if (r < 0) {
+		web_reply_error(out, 400, err_last());
+		goto out;
+	}
+	if (refuse(out, &rec, who))
+		goto out;
+	r = db_origin_get(db, &had, c->host, rec.origin_id);
+	if (r == 0 && !strcmp(had.sha256, rec.sha256)) {
+		reply_stored(out, 200, c->host, rec.origin_id, had.comparison_id, false);
+		goto out;
+	}
+	if (r == 0) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "comparison %lld of host '%s' is here already (as %lld, "
+			 "received %s) with other content: sha256 %s, this one %s; a finished "
+			 "record never changes", (long long)rec.origin_id, c->host,
+			 (long long)had.comparison_id, had.received_at, had.sha256, rec.sha256);
+		log_warnx("ingest: %s", msg);
+		web_reply_error(out, 409, msg);
+		goto out;
+	}
+	if (r != -ENOENT) {
+		reply_db_error(out);
+		goto out;
+	}
+	r = map_calibration(db, c, &missing);
+	if (r < 0) {
+		reply_db_error(out);
+		goto out;
+	}
+	if (missing.len) {
+		struct strbuf msg = STRBUF_INIT;
+
+		strbuf_addf(&msg, "calibration: comparison%s %s of host '%s' %s not at this hub: "
+			    "send %s first", strchr(missing.buf, ',') ? "s" : "", missing.buf,
+			    c->host, strchr(missing.buf, ',') ? "are" : "is",
+			    strchr(missing.buf, ',') ? "them" : "it");
+		web_reply_error(out, 422, msg.buf);
+		strbuf_release(&msg);
+		goto out;
+	}
+	/* The rule's messages name the comparison by the id its host gave it. */
+	c->id = rec.origin_id;
+	n = runner_verify(&report, c, &checked);
+	if (n < 0) {
+		struct strbuf msg = STRBUF_INIT;
+
+		strbuf_addf(&msg, "host '%s': %s", c->host, err_last());
+		web_reply_error(out, 422, msg.buf);
+		strbuf_release(&msg);
+		goto out;
+	}
+	if (n > 0) {
+		reply_mismatches(out, report.buf, n, checked);
+		goto out;
+	}
+	/* What the hub stores is its own computation, which the record's
+	 * figures were just found equal to. */
+	r = runner_rule_apply(&again, c);
+	if (r == 0) {
+		memset(&o, 0, sizeof(o));
+		snprintf(o.host, sizeof(o.host), "%s", c->host);
+		o.origin_id = rec.origin_id;
+		memcpy(o.sha256, rec.sha256, sizeof(o.sha256));
+		r = db_comparison_ingest(db, &id, c, &again, &o);
+	}
+	if (r < 0) {
+		reply_db_error(out);
+		goto out;
+	}
+	log_info("ingest: comparison %lld of host '%s' stored as %lld", (long long)rec.origin_id,
+		 c->host, (long long)id);
+	reply_stored(out, 201, c->host, rec.origin_id, id, true);
+out:
+	db_summary_release(&again);
+	strbuf_release(&missing);
+	strbuf_release(&report);
+	runner_record_release(&rec);
+}
