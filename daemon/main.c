@@ -304,7 +304,7 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	if (!strcmp(verb, "--version") || !strcmp(verb, "version")) {
-		printf("perfd %s (rule %s, schema %d)\n", PERFD_VERSION, "pairs-median/1",
+		printf("perfd %s (rule %s, schema %d)\n", PERFD_VERSION, RUNNER_RULE,
 		       DB_SCHEMA_VERSION);
 		return EXIT_OK;
 	}
