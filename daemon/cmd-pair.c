@@ -46,7 +46,9 @@ const char cmd_pair_usage[] =
 	"                     programs print, else wall_ms, the process wall time)\n"
 	"  --timeout S        per-process bound in seconds: SIGTERM to the process\n"
 	"                     group, SIGKILL 2 s later (default 600)\n"
-	"  --case NAME        name of what is measured (default \"default\")\n"
+	"  --case NAME        name of what is measured (default \"default\"); A/As of\n"
+	"                     this host and case calibrate its later comparisons, so\n"
+	"                     only a comparison with --case given uses a calibration\n"
 	"  --min-effect F     smallest gain that counts, as a fraction or a\n"
 	"                     percentage (default 0.01, i.e. 1%)\n"
 	"  --noise F          arm spread above which the result is flagged noisy\n"
@@ -653,7 +655,9 @@ int cmd_pair(int argc, char **argv)
 			log_warnx("fault watch off: %s; every process is recorded so", watch.off_reason);
 		p.o.watch = &watch;
 	}
-	r = runner_calibration_choose(&cal, db, &p.o);
+	/* Without --case every program shares "default": another program's
+	 * A/As would calibrate this one, so none does. */
+	r = p.o.case_name ? runner_calibration_choose(&cal, db, &p.o) : 0;
 	if (r == 0)
 		r = runner_pair_run(db, &cid, &p.o);
 	if (r < 0 && r != -ECANCELED) {

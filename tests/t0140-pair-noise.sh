@@ -52,5 +52,13 @@ check "the posted M1 rows, one stage of 3 pairs" run 0 "$PERFD" pair --db "$DB" 
 	--host-name quiet-host --case m1 --max-pairs 3 --warmup 0 \
 	--old-arg --old --old-arg 2089,2093,2103 --new-arg --new --new-arg 1955,1965,1951 "$PLANT" "$PLANT"
 check "  are faster at once: 3 gains above all 12 A/A gains, p 1/455" eq "faster 3 0.002198" "$(js out 'd["verdict"] + " " + str(d["pairs_run"]) + " " + "%.6f" % d["stages"][0]["p_faster"]')"
+# Without --case every program shares the case "default": no calibration.
+for seed in 1 2; do
+	"$PERFD" pair --db "$DB" --json --host-name quiet-host --max-pairs 6 "$PLANT" "$PLANT" \
+		-- --old 2089 --new 2089 --noise 0.2 --seed "$seed" >/dev/null 2>&1
+done
+check "a comparison without --case" run 0 "$PERFD" pair --db "$DB" --json --host-name quiet-host \
+	--max-pairs 3 --warmup 0 --old-arg --old --old-arg 2089 --new-arg --new --new-arg 1955 "$PLANT" "$PLANT"
+check "  uses no calibration, though A/As of its case exist" eq "[] sign" "$(js out 'json.dumps(d["calibration"]) + " " + d["stages"][0]["test"]')"
 check "and everything verifies" run 0 "$PERFD" verify --db "$DB"
 finish
