@@ -34,11 +34,12 @@ bench_scratch() {
 	trap 'exit 130' INT TERM HUP
 }
 
-# bench_cc NAME [CC_ARGS...]: compiles bench/NAME.c into $SCRATCH/NAME.
+# bench_cc NAME [CC_ARGS...]: compiles bench/NAME.c into $SCRATCH/NAME;
+# CC_ARGS come after the source, so libraries (-lm) link.
 bench_cc() {
 	name=$1
 	shift
-	${CC:-cc} -O2 -std=c11 -Wall -Wextra "$@" -o "$SCRATCH/$name" "$BENCH_DIR/$name.c" ||
+	${CC:-cc} -O2 -std=c11 -Wall -Wextra -o "$SCRATCH/$name" "$BENCH_DIR/$name.c" "$@" ||
 		bench_fail "cannot compile bench/$name.c"
 }
 

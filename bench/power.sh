@@ -131,13 +131,10 @@ stop_load() {
 	fi
 }
 
-# The CPU part's helpers. Compiled here, not by bench_cc: libm must
-# follow the source.
+# The CPU part's helpers.
 if [ -n "$cpu" ]; then
-	for helper in noisy burner; do
-		${CC:-cc} -O2 -std=c11 -Wall -Wextra -o "$SCRATCH/$helper" "$BENCH_DIR/$helper.c" -lm ||
-			bench_fail "cannot compile bench/$helper.c"
-	done
+	bench_cc noisy -lm
+	bench_cc burner -lm
 fi
 
 # The GPU part's device, before anything runs. The canary's command line
