@@ -118,6 +118,12 @@ try {
 	const procRows = await page.$$eval('#process-table tbody tr', (r) => r.length);
 	check('the receipt shows every process', procRows === receipt.processes.length && procRows > 0,
 		{ page: procRows, api: receipt.processes.length });
+	const stageRows = await texts('table.stages tbody tr td:last-child');
+	check('the receipt shows each stage and its verdict', stageRows.length === receipt.stages.length && stageRows.length > 0 &&
+		stageRows.every((v, i) => v === receipt.stages[i].verdict), { page: stageRows, api: receipt.stages });
+	const calLinks = await page.$$eval('a[href^="/static/comparison.html?id="]', (as) => as.map((a) => a.getAttribute('href')));
+	check('and links each A/A of its calibration', receipt.calibration.every((c) => calLinks.includes(`/static/comparison.html?id=${c}`)),
+		{ page: calLinks, api: receipt.calibration });
 	const seqs = (await texts('#process-table tbody tr td:first-child')).map(Number);
 	check('in execution order', JSON.stringify(seqs) === JSON.stringify(receipt.processes.map((p) => p.seq).sort((a, b) => a - b)), seqs);
 	const arms = await texts('#process-table tbody tr td:nth-child(2)');

@@ -59,11 +59,16 @@ function figures(r) {
 			['Rule', [h('code', { id: 'rule-name' }, name), ', version ', h('code', { id: 'rule-version' }, version),
 				' (', h('a', { id: 'rule-doc', href: '/docs/rule.md' }, 'the rule, in words'), ')']],
 			['Metric', r.metric ?? h('span', { class: 'muted' }, 'none')],
-			['Settings', `${s.pairs} pairs, ${s.warmup} warm-up per arm, minimum effect ${pct(s.min_effect)}, noise threshold ${pct(s.noise)}, ${s.timeout_s} s per process`],
+			['Settings', `${s.pairs} pairs${s.max_pairs && s.max_pairs !== s.pairs ? ` in the first stage, up to ${s.max_pairs}` : ''}, ${s.warmup} warm-up per arm, ${s.better === 'higher' ? 'higher' : 'lower'} is better, minimum effect ${pct(s.min_effect)}, noise threshold ${pct(s.noise)}, ${s.timeout_s} s per process`],
+			['Calibration', r.calibration && r.calibration.length
+				? [`${r.calibration.length} A/A comparison${r.calibration.length === 1 ? '' : 's'}: `,
+					r.calibration.map((c, i) => [i ? ', ' : '', link('comparison.html', { id: c }, '#' + c)])]
+				: h('span', { class: 'muted' }, 'none')],
 			['Digests', r.digests ? [r.digests.equal ? 'equal: ' : 'differ: ', (r.digests.values || []).map((d, i) => [i ? ', ' : '', h('code', {}, d)])] : 'none printed'],
 			['State', r.state ?? ''],
 			['Created', when(r.created_at)],
 		]),
+		...stages(r),
 		h('h3', {}, 'Arm figures'),
 		table(['Arm', ['Median', '.num'], ['Min', '.num'], ['Max', '.num'], ['Spread', '.num']],
 			['old', 'new'].map((a) => [a, [num(r[a].median), '.num'], [num(r[a].min), '.num'], [num(r[a].max), '.num'], [pct(r[a].spread), '.num']]),
@@ -71,11 +76,31 @@ function figures(r) {
 	];
 }
 
+// pairs-median/2's stages: the pairs each judged, its test and p values,
+// its share of the bound and what it said (docs/rule.md, "Stages").
+function stages(r) {
+	if (!r.stages || !r.stages.length)
+		return [];
+	const p = (v) => (v === null || v === undefined ? '\u2013' : Number(v).toPrecision(4));
+	return [
+		h('h3', {}, 'Stages'),
+		table([['Stage', '.num'], ['Pairs', '.num'], 'Test', ['p faster', '.num'], ['p slower', '.num'],
+			['p under +min effect', '.num'], ['p over \u2212min effect', '.num'], ['Bound', '.num'], 'Verdict'],
+		r.stages.map((g, i) => [[String(i + 1), '.num'], [String(g.pairs), '.num'],
+			g.test === 'calibrated' ? `calibrated (${g.calibration_gains} A/A gains)` : g.test,
+			[p(g.p_faster), '.num'], [p(g.p_slower), '.num'], [p(g.p_below), '.num'], [p(g.p_above), '.num'],
+			[pct(g.alpha), '.num'], g.verdict]),
+		'stages'),
+	];
+}
+
 function pairs(r) {
 	if (!r.pairs || !r.pairs.length)
 		return h('p', { class: 'muted' }, 'No pair has both values.');
 	return [
-		h('p', { class: 'note' }, 'gain = (old \u2212 new) / old; positive: the head is faster.'),
+		h('p', { class: 'note' }, (r.settings || {}).better === 'higher'
+			? 'gain = (new \u2212 old) / old, higher being better; positive: the head is faster.'
+			: 'gain = (old \u2212 new) / old; positive: the head is faster.'),
 		table([['Pair', '.num'], [`Old (${r.metric})`, '.num'], [`New (${r.metric})`, '.num'], ['Gain', '.num']],
 			r.pairs.map((p) => [[String(p.pair), '.num'], [num(p.old), '.num'], [num(p.new), '.num'], [pct(p.gain), '.num']]),
 			'pairs'),
