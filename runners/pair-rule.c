@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pair-rule.h"
+#include "rule-internal.h"
 
 /*
  * The numbers of the rule (docs/rule.md, "Verdict"). They belong to the

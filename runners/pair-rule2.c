@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pair-rule.h"
+#include "rule-internal.h"
 
 size_t rule2_pairs_run(const struct db_comparison *c)
 {

@@ -4,8 +4,8 @@
  * hands the next. The steps run in a fixed order, and that order is the
  * order of the reasons and flags a stored summary holds.
  */
-#ifndef PERFD_PAIR_RULE_H
-#define PERFD_PAIR_RULE_H
+#ifndef PERFD_RULE_INTERNAL_H
+#define PERFD_RULE_INTERNAL_H
 
 #include <stdarg.h>
 
