@@ -133,6 +133,16 @@ int cmd_agent(int argc, char **argv)
 			}
 			web_gh_client_free(gh);
 		}
+		if (cfg->hub.on) {
+			char *auth = NULL;
+
+			if (agent_push_token(&auth, &cfg->hub) < 0) {
+				log_warnx("%s", err_last());
+				goto out;
+			}
+			explicit_bzero(auth, strlen(auth));
+			free(auth);
+		}
 		printf("calibration: %d A/A comparison%s before a case's comparison when it has "
 		       "none on this host; idle A/As up to %g s an hour%s\n", cfg->calibration.runs,
 		       cfg->calibration.runs == 1 ? "" : "s", cfg->calibration.idle_budget_s,
@@ -165,6 +175,10 @@ int cmd_agent(int argc, char **argv)
 			log_warnx("%s", err_last());
 		if (r != -ECANCELED)
 			r = agent_work(a);
+		if (r == 0)
+			r = agent_push_turn(a);
+		if (r > 0)
+			r = 0;
 		if (r == -ECANCELED) {
 			log_info("%s", err_last());
 			break;
