@@ -253,7 +253,10 @@ static bool is_loopback_url(const char *url)
 	if (!strncmp(h, "[::1]", 5))
 		return h[5] == '\0' || h[5] == ':' || h[5] == '/';
 	n = strcspn(h, ":/");
-	return (n == 9 && !strncmp(h, "localhost", 9)) || !strncmp(h, "127.", 4);
+	if (n == 9 && !strncmp(h, "localhost", 9))
+		return true;
+	/* 127.0.0.0/8 written as an address, not a name that begins so. */
+	return n > 4 && !strncmp(h, "127.", 4) && strspn(h, "0123456789.") == n;
 }
 
 static void key_hub(struct parse *ps, const char *k, const char *v)

@@ -104,7 +104,8 @@ static int push_one(struct agent *a, int64_t id)
 		if (r == 0)
 			r = 1;
 	} else {
-		char *msg = xasprintf("POST %s: answered %d", url.buf, status);
+		char *msg = xasprintf("POST %s: answered %d%s%s", url.buf, status,
+				      reply.len ? ": " : "", reply.buf);
 
 		say_down(a, msg);
 		free(msg);

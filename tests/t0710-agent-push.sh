@@ -85,6 +85,9 @@ check "  having built nothing" test ! -e "$T/work/builds"
 conf "http://hub.example.org:8443" "$T/token" >plain.conf
 check "plain HTTP to another host refused" run 2 "$PERFD" agent --config plain.conf --check
 check "  at its line" has "$T/err" "plain.conf:15: 'url': 'http://hub.example.org:8443' is plain HTTP to a host other than this one"
+conf "http://127.0.0.1.example.org" "$T/token" >name.conf
+check "a name that begins as a loopback address is not one" run 2 "$PERFD" agent --config name.conf --check
+check "  refused at its line" has "$T/err" "name.conf:15: 'url': 'http://127.0.0.1.example.org' is plain HTTP"
 conf "ftp://127.0.0.1" "$T/token" | sed '/^token_file/d' >ftp.conf
 check "another scheme, and no token_file" run 2 "$PERFD" agent --config ftp.conf --check
 check "  the scheme at its line" has "$T/err" "ftp.conf:15: 'url': 'ftp://127.0.0.1' is not an https:// URL"
