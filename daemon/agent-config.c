@@ -14,7 +14,7 @@
 #include "agent-internal.h"
 #include "forge.h"
 
-enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_GITHUB, SEC_CALIBRATION, SEC_BUILD,
+enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_GITHUB, SEC_HUB, SEC_CALIBRATION, SEC_BUILD,
 	SEC_RUNNER, SEC_CASE, SEC_OTHER };
 
 struct parse {
@@ -240,6 +240,44 @@ static void key_github(struct parse *ps, const char *k, const char *v)
 	}
 }
 
+/* True when url's host is a loopback name or address: plain HTTP goes
+ * nowhere else, since the token would cross the network in clear. */
+static bool is_loopback_url(const char *url)
+{
+	const char *h = strstr(url, "://");
+	size_t n;
+
+	if (!h)
+		return false;
+	h += 3;
+	if (!strncmp(h, "[::1]", 5))
+		return h[5] == '\0' || h[5] == ':' || h[5] == '/';
+	n = strcspn(h, ":/");
+	if (n == 9 && !strncmp(h, "localhost", 9))
+		return true;
+	/* 127.0.0.0/8 written as an address, not a name that begins so. */
+	return n > 4 && !strncmp(h, "127.", 4) && strspn(h, "0123456789.") == n;
+}
+
+static void key_hub(struct parse *ps, const char *k, const char *v)
+{
+	struct agent_hub *h = &ps->c->hub;
+
+	if (!strcmp(k, "url")) {
+		set_text(ps, &h->url, k, v);
+		if (!is_http_url(v) || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					      "0123456789-._~:/[]%") < strlen(v))
+			perr(ps, "'url': '%s' is not an https:// URL", v);
+		else if (!strncmp(v, "http://", 7) && !is_loopback_url(v))
+			perr(ps, "'url': '%s' is plain HTTP to a host other than this one: the token "
+			     "would cross the network in clear; use https://", v);
+	} else if (!strcmp(k, "token_file")) {
+		set_text(ps, &h->token_file, k, v);
+	} else {
+		perr(ps, "unknown key '%s' in [hub] (url, token_file)", k);
+	}
+}
+
 static void key_calibration(struct parse *ps, const char *k, const char *v)
 {
 	struct agent_calibration *c = &ps->c->calibration;
@@ -378,6 +416,11 @@ static void section(struct parse *ps, const char *name, const char *arg)
 			perr(ps, "a second [github] section");
 		ps->c->github.on = true;
 		ps->sec = SEC_GITHUB;
+	} else if (!ps->suite_only && !strcmp(name, "hub") && !arg) {
+		if (ps->c->hub.on)
+			perr(ps, "a second [hub] section");
+		ps->c->hub.on = true;
+		ps->sec = SEC_HUB;
 	} else if (!ps->suite_only && !strcmp(name, "calibration") && !arg) {
 		if (ps->seen_calibration)
 			perr(ps, "a second [calibration] section");
@@ -428,7 +471,7 @@ static void section(struct parse *ps, const char *name, const char *arg)
 	} else {
 		perr(ps, ps->suite_only ?
 		     "unknown section [%s%s%s] in a suite ([build], [runner NAME], [case NAME])" :
-		     "unknown section [%s%s%s] ([agent], [repo], [github], [calibration], [build],"
+		     "unknown section [%s%s%s] ([agent], [repo], [github], [hub], [calibration], [build],"
 		     " [runner NAME], [case NAME])",
 		     name, arg ? " " : "", arg ? arg : "");
 	}
@@ -467,6 +510,9 @@ static void on_key(void *ctx, unsigned lineno, char *k, char *v)
 		break;
 	case SEC_GITHUB:
 		key_github(ps, k, v);
+		break;
+	case SEC_HUB:
+		key_hub(ps, k, v);
 		break;
 	case SEC_CALIBRATION:
 		key_calibration(ps, k, v);
@@ -605,6 +651,16 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 		while (strlen(g->hub_url) > 8 && g->hub_url[strlen(g->hub_url) - 1] == '/')
 			g->hub_url[strlen(g->hub_url) - 1] = '\0';
 	}
+	if (c->hub.on) {
+		if (!c->hub.url)
+			perr(&ps, "[hub] needs 'url' (https://HOST:PORT)");
+		if (!c->hub.token_file)
+			perr(&ps, "[hub] needs 'token_file' (a file holding this host's token alone, "
+			     "from 'perfd token new HOST' at the hub)");
+		while (c->hub.url && strlen(c->hub.url) > 8 &&
+		       c->hub.url[strlen(c->hub.url) - 1] == '/')
+			c->hub.url[strlen(c->hub.url) - 1] = '\0';
+	}
 	if (c->suite_file) {
 		if (ps.seen_build || c->suite.nrunners || c->suite.ncases)
 			perr(&ps, "[repo] 'suite' reads the suite from the default branch: "
@@ -674,6 +730,8 @@ void agent_config_free(struct agent_config *c)
 	free_strv(c->github.allow, c->github.nallow);
 	free(c->github.hub_url);
 	free(c->github.comment_key);
+	free(c->hub.url);
+	free(c->hub.token_file);
 	free(c);
 }
 

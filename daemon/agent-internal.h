@@ -91,6 +91,15 @@ struct agent_github {
 	double backoff_s;
 };
 
+/* [hub]: where the agent pushes its done comparisons (docs/hub.md). */
+#define AGENT_PUSH_TIMEOUT_S 30.0  /* one request's bound */
+#define AGENT_PUSH_BATCH 50        /* records sent at most per loop turn */
+struct agent_hub {
+	bool on;                   /* the section is there */
+	char *url;                 /* https://, or http:// to a loopback host; no final '/' */
+	char *token_file;
+};
+
 struct agent_config {
 	char *path;
 	char *database;
@@ -108,6 +117,7 @@ struct agent_config {
 	double fetch_timeout_s;    /* [repo] timeout_s: the bound on one fetch */
 	struct agent_suite suite;  /* from this file when suite_file is NULL */
 	struct agent_github github;
+	struct agent_hub hub;
 	struct agent_calibration calibration;
 };
 
@@ -164,6 +174,9 @@ struct agent {
 	struct { int64_t end_ns; double secs; } idle[AGENT_IDLE_RUNS_MAX];
 	size_t nidle;
 	int aa_runs;                     /* A/A comparisons run, for the summary */
+	char *push_auth;                 /* [hub]: the header with the token, or NULL */
+	bool push_down;                  /* the hub did not answer this loop turn */
+	char *push_error;                /* the last failure said, logged once */
 };
 
 
@@ -219,6 +232,21 @@ int agent_calibrate_case(struct agent *a, const struct agent_case *k, const stru
 int agent_idle(struct agent *a);
 /* Prints what the agent has done, a line per job. */
 void agent_summary(struct agent *a, FILE *f);
+
+/* ---- the push to the hub (agent-push.c, docs/hub.md) ---- */
+
+/* Reads [hub]'s token file into *out, the caller's: the whole header line
+ * that carries it ("Authorization: Bearer ..."). -EPERM for a file that
+ * others than its owner may read; the detail never holds the token. */
+int agent_push_token(char **out, const struct agent_hub *h);
+/* Sends the oldest of the backlog, at most AGENT_PUSH_BATCH, each after the
+ * one before it was answered for; stops at the first that gets no answer
+ * (said once, not as an error), and sends nothing more until
+ * agent_push_turn. Returns how many were answered for, or a negative errno:
+ * the database's, or -ECANCELED. */
+int agent_push(struct agent *a);
+/* The same at a loop turn: the hub is tried again. */
+int agent_push_turn(struct agent *a);
 
 /* ---- the pull requests' host (agent-pulls.c) ---- */
 

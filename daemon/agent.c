@@ -91,6 +91,8 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 		r = builder_repo_open(&a->repo, a->mirror, cfg->url);
 	if (r == 0 && cfg->github.on)
 		r = agent_pulls_open(a);
+	if (r == 0 && cfg->hub.on)
+		r = agent_push_token(&a->push_auth, &cfg->hub);
 	if (r == 0)
 		r = db_abandon_running(a->db);
 	if (r > 0)
@@ -124,6 +126,11 @@ void agent_free(struct agent *a)
 		explicit_bzero(a->fetch_token, strlen(a->fetch_token));
 		free(a->fetch_token);
 	}
+	if (a->push_auth) {
+		explicit_bzero(a->push_auth, strlen(a->push_auth));
+		free(a->push_auth);
+	}
+	free(a->push_error);
 	agent_suite_release(&a->repo_suite);
 	host_profile_free(a->profile);
 	kernel_probe_free(a->probe);
@@ -538,8 +545,10 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 		prefix = xasprintf("case %s of job %lld", k->name, (long long)job->id);
 		agent_log_verdict(a, prefix, cid);
 		free(prefix);
+		/* At once, with the A/As before it: the hub's table waits for no poll. */
+		r = agent_push(a);
 	}
-	return r;
+	return r < 0 ? r : 0;
 }
 
 /* ---- jobs ---- */
@@ -684,6 +693,13 @@ void agent_summary(struct agent *a, FILE *f)
 		db_job_release(&jobs[i]);
 	}
 	fputs(a->waiting.buf, f);
-	fprintf(f, "builds made %d, cache hits %d, A/A comparisons %d\n", a->builds, a->cache_hits,
+	fprintf(f, "builds made %d, cache hits %d, A/A comparisons %d", a->builds, a->cache_hits,
 		a->aa_runs);
+	if (a->push_auth) {
+		int64_t backlog = 0;
+
+		if (db_push_backlog(a->db, &backlog) == 0)
+			fprintf(f, ", push backlog %lld", (long long)backlog);
+	}
+	fputc('\n', f);
 }

@@ -34,12 +34,16 @@ const char cmd_agent_usage[] =
 	"device), it runs some of the base build; and when idle, one at a time\n"
 	"for the case whose calibration is oldest, within an hourly budget.\n"
 	"\n"
+	"With [hub], every done comparison is sent to the hub, oldest first, and\n"
+	"counts as sent once the hub answered: its database is the spool, and a\n"
+	"hub out of reach leaves a backlog sent at a later turn (docs/hub.md).\n"
+	"\n"
 	"options:\n"
 	"  --config FILE      the agent's configuration (INI)\n"
 	"  --check            check the configuration (and read its host profile and\n"
-	"                     [github]'s token file, sending nothing): print\n"
-	"                     \"configuration OK\" or every error as file:line:\n"
-	"                     message, and exit\n"
+	"                     [github]'s and [hub]'s token files, sending nothing):\n"
+	"                     print \"configuration OK\" or every error as\n"
+	"                     file:line: message, and exit\n"
 	"  --once             do everything pending, print a summary and exit (no\n"
 	"                     idle A/A); without it the agent polls every poll_s\n"
 	"                     seconds, and SIGHUP makes it poll at once\n"
@@ -133,6 +137,16 @@ int cmd_agent(int argc, char **argv)
 			}
 			web_gh_client_free(gh);
 		}
+		if (cfg->hub.on) {
+			char *auth = NULL;
+
+			if (agent_push_token(&auth, &cfg->hub) < 0) {
+				log_warnx("%s", err_last());
+				goto out;
+			}
+			explicit_bzero(auth, strlen(auth));
+			free(auth);
+		}
 		printf("calibration: %d A/A comparison%s before a case's comparison when it has "
 		       "none on this host; idle A/As up to %g s an hour%s\n", cfg->calibration.runs,
 		       cfg->calibration.runs == 1 ? "" : "s", cfg->calibration.idle_budget_s,
@@ -165,6 +179,10 @@ int cmd_agent(int argc, char **argv)
 			log_warnx("%s", err_last());
 		if (r != -ECANCELED)
 			r = agent_work(a);
+		if (r == 0)
+			r = agent_push_turn(a);
+		if (r > 0)
+			r = 0;
 		if (r == -ECANCELED) {
 			log_info("%s", err_last());
 			break;

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 6
+#define DB_SCHEMA_VERSION 7
 
 struct db;
 
@@ -758,6 +758,20 @@ int db_origin_get(struct db *db, struct db_origin *out, const char *host, int64_
  */
 int db_comparison_ingest(struct db *db, int64_t *out_id, const struct db_comparison *c,
 			 const struct db_summary *s, const struct db_origin *o);
+
+/* ---- pushed (db/pushed.c) ----
+ * The agent's push to the hub: its database is the spool. The backlog is
+ * every done comparison of this database's own (not ingested from another
+ * host) the hub has not answered for with a 2xx or a permanent refusal. */
+
+/* The oldest max of the backlog, ids ascending; *out is the caller's. */
+int db_push_pending(struct db *db, int64_t **out, size_t *out_n, size_t max);
+/* How many comparisons the backlog holds. */
+int db_push_backlog(struct db *db, int64_t *out);
+/* Records the hub's answer for a comparison: status (200, 201, 409, 422),
+ * the hub's id for it (0: none said) and its message (NULL: none). */
+int db_push_mark(struct db *db, int64_t comparison_id, int status, int64_t hub_id,
+		 const char *message);
 
 /* ---- counts across tables (db/db.c) ----
  * For /metrics. */

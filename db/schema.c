@@ -289,6 +289,18 @@ static const char schema_v6[] =
 	"  received_at TEXT NOT NULL,"
 	"  PRIMARY KEY (host, origin_id)) WITHOUT ROWID;";
 
+/* Version 7: the agent's push (docs/hub.md). Per done comparison the hub
+ * answered for: the answer's status (200 or 201: the hub has it; 409 or 422:
+ * refused for good, with the hub's message), the hub's id for it, and when.
+ * A done comparison with no row is the backlog. */
+static const char schema_v7[] =
+	"CREATE TABLE pushed ("
+	"  comparison_id INTEGER PRIMARY KEY REFERENCES comparisons (id),"
+	"  status INTEGER NOT NULL,"
+	"  hub_id INTEGER,"
+	"  message TEXT,"
+	"  pushed_at TEXT NOT NULL);";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -296,5 +308,6 @@ const struct db_migration db_migrations[] = {
 	{ 4, schema_v4 },
 	{ 5, schema_v5 },
 	{ 6, schema_v6 },
+	{ 7, schema_v7 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -1490,6 +1490,40 @@ static void test_ingest(void **state)
 	free(p);
 }
 
+/* The agent's push: the backlog is its own done comparisons the hub has not
+ * answered for, oldest first; one a hub ingested is never in it. */
+static void test_pushed(void **state)
+{
+	char *p = path_for("ingest.db");        /* test_ingest's, one comparison */
+	struct db *db = NULL;
+	int64_t backlog, *ids;
+	size_t n;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_push_backlog(db, &backlog), 0);
+	assert_int_equal(backlog, 0);
+	assert_int_equal(db_push_pending(db, &ids, &n, 10), 0);
+	assert_int_equal(n, 0);
+	free(ids);
+	/* The same comparison as this database's own. */
+	set_pragma(p, "DELETE FROM comparison_origins");
+	assert_int_equal(db_push_backlog(db, &backlog), 0);
+	assert_int_equal(backlog, 1);
+	assert_int_equal(db_push_pending(db, &ids, &n, 10), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], 1);
+	assert_int_equal(db_push_mark(db, 1, 201, 7, NULL), 0);
+	assert_int_equal(db_push_backlog(db, &backlog), 0);
+	assert_int_equal(backlog, 0);
+	/* A refusal replaces the mark, and keeps it out of the backlog. */
+	assert_int_equal(db_push_mark(db, 1, 409, 0, "conflict"), 0);
+	assert_int_equal(db_push_backlog(db, &backlog), 0);
+	assert_int_equal(backlog, 0);
+	free(ids);
+	db_close(db);
+	free(p);
+}
+
 static void test_missing_rows_zeroed(void **state)
 {
 	char *p = path_for("missing.db");
@@ -1703,6 +1737,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_round_trip),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_ingest),
+		cmocka_unit_test(test_pushed),
 		cmocka_unit_test(test_missing_rows_zeroed),
 		cmocka_unit_test(test_failed_lists_zeroed),
 	};

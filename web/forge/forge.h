@@ -79,6 +79,17 @@ struct web_gh_options {
 
 struct web_gh_client;
 
+/* One POST of a JSON body to url, for the agent's push to the hub
+ * (docs/hub.md): auth is the whole header line that carries the token
+ * ("Authorization: Bearer ..."), sent to url alone (no redirect is
+ * followed); the request is bounded by timeout_s and stopped when cancel_fd
+ * (-1: none) becomes readable. Returns the HTTP status (any, 2xx to 5xx)
+ * with up to max bytes of the reply's body in *reply (reset first), or
+ * -ECANCELED, or -EIO for an exchange that got no answer (a refused
+ * connection, a timeout), naming url but never the token. */
+int web_http_post_json(struct strbuf *reply, const char *url, const char *auth,
+		       const char *body, size_t len, double timeout_s, int cancel_fd, size_t max);
+
 /* Reads a token alone on the first line of the file at path; *out is the
  * caller's. *loose_mode (when not NULL) says whether others than the owner
  * may read the file. The detail of an error never holds the token. */

@@ -1,7 +1,7 @@
 /*
  * A client of the GitHub REST API (and of those that answer the same calls:
- * GitHub Enterprise, Gitea, Forgejo), on libcurl: the only file that
- * includes curl.h. libcurl is opened at run time, when the first client is
+ * GitHub Enterprise, Gitea, Forgejo), and the agent's POST to the hub, on
+ * libcurl: the only file that includes curl.h. libcurl is opened at run time, when the first client is
  * made, not linked (web/dl says why). docs/github.md describes what it asks
  * and how it waits.
  *
@@ -458,6 +458,89 @@ static CURLcode perform(struct web_gh_client *c, struct web_gh_reply *rep, const
 		lc.easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &rep->status);
 	lc.slist_free_all(h);
 	return e;
+}
+
+/* ---- a plain POST (the agent's push to the hub) ---- */
+
+struct post_reply {
+	struct strbuf *body;
+	size_t max;
+	int cancel_fd;
+};
+
+static size_t on_post_body(char *data, size_t size, size_t n, void *ctx)
+{
+	struct post_reply *r = ctx;
+	size_t room = r->max > r->body->len ? r->max - r->body->len : 0;
+
+	strbuf_add(r->body, data, n < room ? n : room);
+	return n;
+}
+
+static int on_post_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+			    curl_off_t ulnow)
+{
+	const struct post_reply *r = ctx;
+	struct pollfd p = { .fd = r->cancel_fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
+int web_http_post_json(struct strbuf *reply, const char *url, const char *auth,
+		       const char *body, size_t len, double timeout_s, int cancel_fd, size_t max)
+{
+	struct post_reply rep = { .body = reply, .max = max, .cancel_fd = cancel_fd };
+	struct curl_slist *h = NULL;
+	char ua[64];
+	long status = 0;
+	CURL *curl;
+	CURLcode e;
+	int r;
+
+	strbuf_reset(reply);
+	r = curl_open();
+	if (r < 0)
+		return r;
+	curl = lc.easy_init();
+	if (!curl)
+		return err_set(-ENOMEM, "libcurl could not be set up");
+	snprintf(ua, sizeof(ua), "User-Agent: perfd/%s", PERFD_VERSION);
+	h = lc.slist_append(h, ua);
+	h = lc.slist_append(h, "Content-Type: application/json");
+	h = lc.slist_append(h, auth);
+	if (!h) {
+		lc.easy_cleanup(curl);
+		return err_set(-ENOMEM, "libcurl could not be set up");
+	}
+	lc.easy_setopt(curl, CURLOPT_URL, url);
+	lc.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	lc.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+	lc.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	lc.easy_setopt(curl, CURLOPT_HTTPHEADER, h);
+	lc.easy_setopt(curl, CURLOPT_POST, 1L);
+	lc.easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+	lc.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	lc.easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)(timeout_s * 1000));
+	lc.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, (long)(fmin(timeout_s, 10) * 1000));
+	lc.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_post_body);
+	lc.easy_setopt(curl, CURLOPT_WRITEDATA, &rep);
+	if (cancel_fd >= 0) {
+		lc.easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_post_progress);
+		lc.easy_setopt(curl, CURLOPT_XFERINFODATA, &rep);
+		lc.easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+	}
+	e = lc.easy_perform(curl);
+	if (e == CURLE_OK)
+		lc.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	lc.slist_free_all(h);
+	lc.easy_cleanup(curl);
+	if (e == CURLE_ABORTED_BY_CALLBACK)
+		return err_set(-ECANCELED, "POST %s: stopped", url);
+	if (e != CURLE_OK)
+		return err_set(-EIO, "POST %s: %s", url, lc.easy_strerror(e));
+	if (status < 100 || status > 599)
+		return err_set(-EPROTO, "POST %s: no HTTP status in the answer", url);
+	return (int)status;
 }
 
 /* What a failed exchange asks for next: the error itself (returned, < 0),

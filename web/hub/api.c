@@ -1224,6 +1224,16 @@ static void api_metrics(struct web_reply *out, struct db *db, const struct web_c
 	if (r == 0)
 		r = metric_family(&sb, db, DB_COUNT_QUARANTINED, "perfd_hosts_quarantined", NULL,
 				  "hosts in quarantine");
+	if (r == 0) {
+		int64_t backlog;
+
+		r = db_push_backlog(db, &backlog);
+		if (r == 0)
+			strbuf_addf(&sb, "# HELP perfd_push_backlog done comparisons of this "
+				    "database's own the hub has not answered for\n"
+				    "# TYPE perfd_push_backlog gauge\nperfd_push_backlog %lld\n",
+				    (long long)backlog);
+	}
 	if (r < 0) {
 		strbuf_release(&sb);
 		reply_db_error(out, r);

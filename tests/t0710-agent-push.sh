@@ -1,0 +1,204 @@
+#!/bin/bash
+# The agent pushes its done comparisons to the hub ([hub], docs/hub.md),
+# its own database the spool: after perfd agent --once every done
+# comparison is at the hub once, with the sha256 perfd export gives; with
+# the hub killed (SIGKILL) the agent still measures and its summary and
+# /metrics show the backlog; the hub back, the next --once drains it in id
+# order with nothing doubled; a record sent again stores nothing; a token
+# file others may read and plain HTTP off loopback are refused; the token is
+# in no child's environment.
+. "$(dirname "$0")/lib.sh"
+command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
+command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
+command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+
+SRC=$T/src
+git init -q -b main "$SRC"
+work_prog "$SRC/prog.c" 2000000 7
+git -C "$SRC" add -A && git -C "$SRC" commit -qm base
+work_prog "$SRC/prog.c" 1000000 7
+git -C "$SRC" commit -qam "half the rounds"
+
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+HUB=$T/hub.db
+cat >hub.conf <<CONF
+[hub]
+database = $HUB
+listen = 127.0.0.1:$PORT
+hosts = box
+CONF
+TOK=$("$PERFD" token new box --config hub.conf 2>/dev/null)
+check "a token for host box" eq 64 "${#TOK}"
+printf '%s\n' "$TOK" >token
+chmod 600 token
+
+cat >box.conf <<CONF
+[host]
+name = box
+CONF
+# The build prints its environment into its log: the token must not be in it.
+conf() {
+	cat <<CONF
+[agent]
+database = $DB
+workdir = $T/work
+host = $T/box.conf
+
+[repo]
+url = file://$SRC
+branches = main
+
+[calibration]
+runs = 1
+idle_budget_s = 0
+
+[hub]
+url = $1
+token_file = $2
+
+[build]
+command = env; cc -O1 -o prog prog.c
+artifacts = prog
+timeout_s = 60
+
+[case work]
+command = ./prog
+pairs = 3
+max_pairs = 3
+warmup = 0
+CONF
+}
+conf "http://127.0.0.1:$PORT/" "$T/token" >agent.conf
+check "--check reads the token file" run 0 "$PERFD" agent --config agent.conf --check
+check "  configuration OK" has "$T/out" "configuration OK"
+
+# ---- refused configurations ----
+cp token loose-token
+chmod 644 loose-token
+conf "http://127.0.0.1:$PORT" "$T/loose-token" >loose.conf
+check "a token file others may read: --check refuses it" run 2 "$PERFD" agent --config loose.conf --check
+check "  saying so" has "$T/err" "[hub] token file '$T/loose-token' can be read by others than its owner: refused"
+check "  the token not in the message" eq 0 "$(grep -c "$TOK" "$T/err")"
+check "  and the agent does not start" run 2 "$PERFD" agent --config loose.conf --once
+check "  having built nothing" test ! -e "$T/work/builds"
+conf "http://hub.example.org:8443" "$T/token" >plain.conf
+check "plain HTTP to another host refused" run 2 "$PERFD" agent --config plain.conf --check
+check "  at its line" has "$T/err" "plain.conf:15: 'url': 'http://hub.example.org:8443' is plain HTTP to a host other than this one"
+conf "http://127.0.0.1.example.org" "$T/token" >name.conf
+check "a name that begins as a loopback address is not one" run 2 "$PERFD" agent --config name.conf --check
+check "  refused at its line" has "$T/err" "name.conf:15: 'url': 'http://127.0.0.1.example.org' is plain HTTP"
+conf "ftp://127.0.0.1" "$T/token" | sed '/^token_file/d' >ftp.conf
+check "another scheme, and no token_file" run 2 "$PERFD" agent --config ftp.conf --check
+check "  the scheme at its line" has "$T/err" "ftp.conf:15: 'url': 'ftp://127.0.0.1' is not an https:// URL"
+check "  the missing key" has "$T/err" "[hub] needs 'token_file'"
+
+# ---- the hub ----
+start_hub() {
+	"$PERFD" serve --config hub.conf 2>"$T/hub-$1.err" &
+	hub=$!
+	for i in $(seq 100); do grep -q "serving http://" "$T/hub-$1.err" && break; sleep 0.05; done
+	grep -q "serving http://127.0.0.1:$PORT/" "$T/hub-$1.err"
+}
+check "the hub starts" start_hub 1
+done_ids() { sql "select group_concat(id, ' ') from (select id from comparisons where state = 'done' order by id)"; }
+hub_ids() { sqlite3 "$HUB" "select group_concat(origin_id, ' ') from (select origin_id from comparison_origins where host = 'box' order by comparison_id)"; }
+
+check "agent --once" run 0 "$PERFD" agent --config agent.conf --once
+cp "$T/out" once1.out
+cp "$T/err" once1.err
+check "  an A/A and a comparison, done" eq "aa compare" "$(sql "select group_concat(kind, ' ') from (select kind from comparisons where state = 'done' order by id)")"
+check "  the summary shows no backlog" has once1.out ", push backlog 0"
+check "  the push is logged" has once1.err "push: 2 comparisons sent to http://127.0.0.1:$PORT"
+check "every done comparison at the hub, in order" eq "$(done_ids)" "$(hub_ids)"
+check "  marked sent, with the hub's ids" eq "201 201" "$(sql "select group_concat(status, ' ') from pushed")"
+check "  the hub's ids recorded" eq "$(sqlite3 "$HUB" "select group_concat(comparison_id, ' ') from (select comparison_id from comparison_origins order by comparison_id)")" "$(sql "select group_concat(hub_id, ' ') from (select hub_id from pushed order by comparison_id)")"
+for id in $(done_ids); do
+	"$PERFD" export --db "$DB" "$id" >"exp-$id.json"
+	check "  comparison $id: the hub has the record perfd export prints" eq "$(js "exp-$id.json" 'd["sha256"]')" "$(sqlite3 "$HUB" "select sha256 from comparison_origins where host = 'box' and origin_id = $id")"
+done
+check "  with its gain" eq "$(sql "select gain_median from comparisons where kind = 'compare'")" "$(sqlite3 "$HUB" "select gain_median from comparisons where kind = 'compare'")"
+
+# ---- the hub down ----
+kill -9 "$hub"
+wait "$hub" 2>/dev/null
+work_prog "$SRC/prog.c" 500000 7
+git -C "$SRC" commit -qam "half again"
+check "the hub killed: agent --once still measures" run 0 "$PERFD" agent --config agent.conf --once
+cp "$T/out" once2.out
+cp "$T/err" once2.err
+check "  the new comparison done" eq 3 "$(sql "select count(*) from comparisons where state = 'done'")"
+check "  the summary shows the backlog" has once2.out ", push backlog 1"
+check "  the failure said once" eq 1 "$(grep -c "push: POST http://127.0.0.1:$PORT/api/v1/ingest/comparisons" once2.err)"
+check "  nothing marked" eq 2 "$(sql "select count(*) from pushed")"
+"$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/ro.err" &
+ro=$!
+for i in $(seq 100); do grep -q "serving http://" "$T/ro.err" && break; sleep 0.05; done
+RO=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/ro.err" | head -n 1)
+curl -s "$RO/metrics" >metrics.txt
+kill "$ro"; wait "$ro" 2>/dev/null
+check "/metrics of the agent's database shows the backlog" has metrics.txt "perfd_push_backlog 1"
+
+# A second commit while the hub is down: a backlog of two.
+work_prog "$SRC/prog.c" 250000 7
+git -C "$SRC" commit -qam "half once more"
+check "still down: agent --once measures again" run 0 "$PERFD" agent --config agent.conf --once
+check "  a backlog of 2" has "$T/out" ", push backlog 2"
+check "  the hub has the first two only" eq "1 2" "$(sqlite3 "$HUB" "select group_concat(origin_id, ' ') from comparison_origins")"
+
+# A hub that answers 503: the backlog stays, to be sent later.
+cat >h503.py <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(503); self.send_header("Content-Length", "0"); self.end_headers()
+        open("h503.log", "a").write(self.path + "\n")
+    def log_message(self, *a): pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+python3 h503.py "$PORT" &
+h503=$!
+for i in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.05; done
+check "a hub answering 503: agent --once" run 0 "$PERFD" agent --config agent.conf --once
+check "  said" has "$T/err" "push: POST http://127.0.0.1:$PORT/api/v1/ingest/comparisons: answered 503"
+check "  one request, the turn ends there" eq 1 "$(wc -l <h503.log)"
+check "  the backlog kept" has "$T/out" ", push backlog 2"
+kill "$h503"; wait "$h503" 2>/dev/null
+
+# ---- the hub back ----
+check "the hub restarts" start_hub 2
+check "agent --once drains the backlog" run 0 "$PERFD" agent --config agent.conf --once
+check "  no backlog" has "$T/out" ", push backlog 0"
+check "  said" has "$T/err" "push: 2 comparisons sent to http://127.0.0.1:$PORT"
+check "every done comparison at the hub, in order" eq "$(done_ids)" "$(hub_ids)"
+check "  none twice" eq "$(sqlite3 "$HUB" "select count(*) from comparison_origins")" "$(sqlite3 "$HUB" "select count(distinct origin_id) from comparison_origins")"
+check "  the hub received them in id order" eq "$(hub_ids)" "$(sqlite3 "$HUB" "select group_concat(origin_id, ' ') from (select origin_id from comparison_origins order by received_at, comparison_id)")"
+
+# ---- a record sent again ----
+before=$(sqlite3 "$HUB" "select (select count(*) from comparisons) || ' ' || (select count(*) from processes)")
+sql "delete from pushed where comparison_id = 2"
+check "a lost answer: the record again" run 0 "$PERFD" agent --config agent.conf --once
+check "  answered 200" eq 200 "$(sql "select status from pushed where comparison_id = 2")"
+check "  the hub stored nothing new" eq "$before" "$(sqlite3 "$HUB" "select (select count(*) from comparisons) || ' ' || (select count(*) from processes)")"
+
+# ---- a permanent refusal ----
+# The hub refuses, for good, an id it has with other content (409): the
+# agent keeps the refusal and sends it no more.
+sql "delete from pushed where comparison_id = 3; update processes set wall_ms = wall_ms + 1 where comparison_id = 3 and seq = 1"
+check "a record the hub refuses" run 0 "$PERFD" agent --config agent.conf --once
+check "  kept as refused, with the hub's message" eq 409 "$(sql "select status from pushed where comparison_id = 3")"
+check "  the message" has <(sql "select message from pushed where comparison_id = 3") "is here already"
+check "  logged" has "$T/err" "push: comparison 3 refused by the hub (409:"
+check "  not sent again" run 0 "$PERFD" agent --config agent.conf --once
+check "  nor logged again" eq 0 "$(grep -c "refused by the hub" "$T/err")"
+check "  no backlog" has "$T/out" ", push backlog 0"
+
+# ---- the token ----
+check "builds printed their environment" eq 1 "$(sql "select count(*) > 0 from builds where cast(log as text) like '%PATH=%'")"
+check "the token is in no build log" eq 0 "$(sql "select count(*) from builds where instr(cast(log as text), '$TOK') > 0")"
+check "  nor anywhere in the agent's database or work directory" eq 0 "$(grep -rlF "$TOK" "$DB" "$T/work" | wc -l)"
+check "  nor in the agent's log" eq 0 "$(cat once1.err once2.err "$T/err" | grep -cF "$TOK")"
+kill "$hub"; wait "$hub" 2>/dev/null
+
+[ "$fails" -eq 0 ]
