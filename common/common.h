@@ -254,6 +254,10 @@ size_t utf8_cut(const char *s, size_t len, size_t max);
  * not UTF-8 (a line stored by an older perfd may hold one). */
 struct json_t;
 struct json_t *utf8_json(const char *s, size_t len);
+/* The whole-number member name of the JSON object in text (len bytes): true
+ * with *out set, false (and *out 0) when text is no object or has no such
+ * integer member. */
+bool json_member_int(int64_t *out, const char *text, size_t len, const char *name);
 void utf8_json_set(struct json_t *o, const char *key, struct json_t *v);
 
 #endif

@@ -32,3 +32,14 @@ void utf8_json_set(json_t *o, const char *key, json_t *v)
 	json_object_set_new(o, fixed, v);
 	free(fixed);
 }
+
+bool json_member_int(int64_t *out, const char *text, size_t len, const char *name)
+{
+	json_t *root = json_loadb(text, len, 0, NULL);
+	json_t *v = json_object_get(root, name);   /* NULL-safe: NULL for a non-object */
+	bool ok = json_is_integer(v);
+
+	*out = ok ? (int64_t)json_integer_value(v) : 0;
+	json_decref(root);
+	return ok;
+}

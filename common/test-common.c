@@ -196,6 +196,22 @@ static void test_base64(void **state)
 	strbuf_release(&back);
 }
 
+/* The hub's answer's id, read by the agent's push. */
+static void test_json_member_int(void **state)
+{
+	static const char ok[] = "{\"comparison\": 42, \"host\": \"m1\"}";
+	int64_t v = 7;
+
+	assert_true(json_member_int(&v, ok, strlen(ok), "comparison"));
+	assert_int_equal(v, 42);
+	assert_false(json_member_int(&v, ok, strlen(ok), "host"));
+	assert_int_equal(v, 0);
+	assert_false(json_member_int(&v, ok, strlen(ok), "missing"));
+	assert_false(json_member_int(&v, "[1]", 3, "comparison"));
+	assert_false(json_member_int(&v, "{\"comparison\":", 14, "comparison"));
+	assert_int_equal(v, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_child_env),
 		cmocka_unit_test(test_cancel_wait),
 		cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_json_member_int),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -45,12 +45,12 @@ int agent_push_token(char **out, const struct agent_hub *h)
 }
 
 /* The hub's id of a stored comparison, from its answer
- * ({"comparison":ID,...}); 0 when it names none. */
-static int64_t hub_id(const char *reply)
+ * ({"comparison": ID, ...}); 0 when it names none. */
+static int64_t hub_id(const struct strbuf *reply)
 {
-	const char *p = strstr(reply, "\"comparison\":");
+	int64_t id;
 
-	return p ? strtoll(p + 13, NULL, 10) : 0;
+	return json_member_int(&id, reply->buf, reply->len, "comparison") ? id : 0;
 }
 
 /* Says a failure once: the same one again, turn after turn, is not logged
@@ -94,7 +94,7 @@ static int push_one(struct agent *a, int64_t id)
 	while (reply.len && (reply.buf[reply.len - 1] == '\n' || reply.len > PUSH_MESSAGE_MAX))
 		reply.buf[--reply.len] = '\0';
 	if (status == 200 || status == 201) {
-		r = db_push_mark(a->db, id, status, hub_id(reply.buf), NULL);
+		r = db_push_mark(a->db, id, status, hub_id(&reply), NULL);
 		if (r == 0)
 			r = 1;
 	} else if (status == 409 || status == 422) {
