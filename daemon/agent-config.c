@@ -35,14 +35,9 @@ static void perr(struct parse *ps, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (ps->lineno)
-		strbuf_addf(ps->errors, "%s:%u: ", ps->name, ps->lineno);
-	else
-		strbuf_addf(ps->errors, "%s: ", ps->name);
 	va_start(ap, fmt);
-	strbuf_vaddf(ps->errors, fmt, ap);
+	cli_config_error(ps->errors, ps->name, ps->lineno, fmt, ap);
 	va_end(ap);
-	strbuf_addch(ps->errors, '\n');
 	ps->nerrors++;
 }
 

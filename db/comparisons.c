@@ -167,6 +167,14 @@ static int store_notes(struct db *db, int64_t id, const char *kind, char **texts
 	return r;
 }
 
+/* The derived rows a summary writes anew (string literals: db_prepare's
+ * cache key). */
+static const char *const derived_deletes[] = {
+	"DELETE FROM comparison_notes WHERE comparison_id = ?1",
+	"DELETE FROM pair_gains WHERE comparison_id = ?1",
+	"DELETE FROM comparison_stages WHERE comparison_id = ?1",
+};
+
 static int store_stages(struct db *db, int64_t id, const struct db_summary *s)
 {
 	sqlite3_stmt *st = NULL;
@@ -241,31 +249,17 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	st = NULL;
 
 	/* A summary replaces any earlier one: finishing is idempotent. */
-	r = db_prepare(db, &st, "DELETE FROM comparison_notes WHERE comparison_id = ?1;");
-	if (r < 0)
-		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	r = db_step(db, st, "recording the summary");
-	if (r < 0)
-		goto out;
-	db_finish(st);
-	r = db_prepare(db, &st, "DELETE FROM pair_gains WHERE comparison_id = ?1;");
-	if (r < 0)
-		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	r = db_step(db, st, "recording the summary");
-	if (r < 0)
-		goto out;
-	db_finish(st);
-	r = db_prepare(db, &st, "DELETE FROM comparison_stages WHERE comparison_id = ?1;");
-	if (r < 0)
-		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	r = db_step(db, st, "recording the summary");
-	if (r < 0)
-		goto out;
-	db_finish(st);
-	st = NULL;
+	for (i = 0; i < ARRAY_SIZE(derived_deletes); i++) {
+		r = db_prepare(db, &st, derived_deletes[i]);
+		if (r < 0)
+			goto out;
+		sqlite3_bind_int64(st, 1, id);
+		r = db_step(db, st, "recording the summary");
+		if (r < 0)
+			goto out;
+		db_finish(st);
+		st = NULL;
+	}
 	r = store_stages(db, id, s);
 	if (r < 0)
 		goto out;

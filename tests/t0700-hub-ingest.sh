@@ -50,55 +50,11 @@ check "--output carries captured output" has a3.json '"output":{"stderr":'
 check "export of no comparison" run 2 "$PERFD" export --db "$A" 99
 check "  says so" has "$T/err" "no comparison 99"
 
-# canon.py: the canonical form as docs/hub.md defines it, written here
-# without jansson. "sha FILE": the sha256 of the record's canonical form
-# without its sha256; "form FILE": the canonical form of the whole record;
-# rehash FILE EXPR: applies EXPR (Python, to the record d) and puts the
-# sha256 of the new canonical form in.
-cat >canon.py <<'PY'
-import hashlib, json, sys
-def s(v):
-    out = ['"']
-    for ch in v:
-        o = ord(ch)
-        if ch == '"': out.append('\\"')
-        elif ch == '\\': out.append('\\\\')
-        elif ch in '\b\f\n\r\t': out.append({'\b':'\\b','\f':'\\f','\n':'\\n','\r':'\\r','\t':'\\t'}[ch])
-        elif o < 0x20: out.append('\\u%04X' % o)
-        else: out.append(ch)
-    return ''.join(out) + '"'
-def canon(v):
-    if v is None: return 'null'
-    if v is True: return 'true'
-    if v is False: return 'false'
-    if isinstance(v, int): return str(v)
-    if isinstance(v, float):
-        t = '%.17g' % v
-        if 'e' in t:
-            m, e = t.split('e')
-            t = m + 'e' + ('-' if e[0] == '-' else '') + (e.lstrip('+-').lstrip('0') or '0')
-        elif '.' not in t:
-            t += '.0'
-        return t
-    if isinstance(v, str): return s(v)
-    if isinstance(v, list): return '[' + ','.join(canon(x) for x in v) + ']'
-    return '{' + ','.join(s(k) + ':' + canon(v[k]) for k in sorted(v, key=lambda k: k.encode())) + '}'
-def sha(d):
-    d = dict(d); d.pop('sha256', None)
-    return hashlib.sha256(canon(d).encode()).hexdigest()
-d = json.load(open(sys.argv[2]))
-if sys.argv[1] == 'sha':
-    print(sha(d))
-elif sys.argv[1] == 'form':
-    print(canon(d))
-else:
-    exec(sys.argv[3])
-    d['sha256'] = sha(d)
-    sys.stdout.write(json.dumps(d) + '\n')
-PY
-check "the documented canonical form gives the record's sha256" eq "$(js a3.json 'd["sha256"]')" "$(python3 canon.py sha a3.json)"
-check "  and export prints the canonical form of the whole record" eq "$(cat a2.json)" "$(python3 canon.py form a2.json)"
-rehash() { python3 canon.py edit "$1" "$2"; }
+# tests/fixtures/canon.py: the canonical form as docs/hub.md defines it,
+# written without jansson; rehash FILE EXPR edits a record and hashes it anew.
+check "the documented canonical form gives the record's sha256" eq "$(js a3.json 'd["sha256"]')" "$(python3 "$TESTS_DIR/fixtures/canon.py" sha a3.json)"
+check "  and export prints the canonical form of the whole record" eq "$(cat a2.json)" "$(python3 "$TESTS_DIR/fixtures/canon.py" form a2.json)"
+rehash() { python3 "$TESTS_DIR/fixtures/canon.py" edit "$1" "$2"; }
 
 # ---- the hub's configuration ----
 cat >hub.conf <<CONF
