@@ -171,6 +171,21 @@ printf 'min_effect = 2\ncpus = 3-1\n' >>cpu-agent.conf
 check "bad case settings are refused" run 2 "$PERFD" agent --config cpu-agent.conf --check
 check "  the fraction" has err "'min_effect': '2' is not a fraction in [0, 1)"
 check "  the CPU list" has err "'cpus': range 3-1 runs backwards"
+sed '/^min_effect = 2$/d; /^cpus = 3-1$/d' cpu-agent.conf >stages.conf
+printf '\n[case rate]\ncommand = ./prog\nmetric = ops_per_s\npairs = 6\nmax_pairs = 3\nbetter = up\n' >>stages.conf
+check "bad stages and directions are refused" run 2 "$PERFD" agent --config stages.conf --check
+check "  a direction that is no word of the two" has err "'better': 'up' is neither 'lower' nor 'higher'"
+check "  max_pairs under pairs" has err "[case rate]: max_pairs 3 is under pairs 6"
+check "  a rate metric with no direction said" has err "[case rate]: metric 'ops_per_s' reads as a rate: say which way is better with 'better = higher' (or lower)"
+printf '[host]\nname = cpu-stages\n[timing]\npairs = 8\nmax_pairs = 4\n' >stages-host.conf
+printf '[host]\nname = cpu-zero\n[timing]\npairs = 0\nmax_pairs = 65\n' >zero-host.conf
+sed "s|^host = .*|host = $T/stages-host.conf|" cpu-agent.conf | sed '/^min_effect = 2$/d; /^cpus = 3-1$/d' >sh.conf
+sed "s|^host = .*|host = $T/zero-host.conf|" cpu-agent.conf | sed '/^min_effect = 2$/d; /^cpus = 3-1$/d' >zh.conf
+check "a host profile whose max_pairs is under its pairs" run 2 "$PERFD" agent --config sh.conf --check
+check "  refused, at its line" has err "stages-host.conf:5: max_pairs 4 is under pairs 8"
+check "a host profile with pairs 0 and max_pairs 65" run 2 "$PERFD" agent --config zh.conf --check
+check "  pairs named" has err "pairs '0' is not a whole number from 1 to 64"
+check "  max_pairs named" has err "max_pairs '65' is not a whole number from 1 to 64"
 
 # ---- a stop in the middle of a build ----
 # The recipe says its process group, then waits on a file that the test
