@@ -96,6 +96,9 @@ int64_t time_monotonic_ns(void);
 /* Writes "2026-11-04T10:00:00.123Z" (24 bytes and NUL) for the current time. */
 #define TIME_ISO_LEN 32
 void time_now_iso(char out[TIME_ISO_LEN]);
+struct timespec;
+/* The time of a string time_now_iso wrote; -EINVAL for any other string. */
+int time_parse_iso(struct timespec *out, const char *s);
 
 /* fs.c: each returns 0 or -errno with the path in err_last(). fs_mkdir_p
  * makes path and its missing parents (mode 0777 less the umask); fs_rm_rf

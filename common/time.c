@@ -1,4 +1,5 @@
 /* Clocks; see common.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -26,4 +27,21 @@ void time_now_iso(char out[TIME_ISO_LEN])
 		 tm.tm_min, tm.tm_sec, (int)(ts.tv_nsec / 1000000));
 	memcpy(out, buf, TIME_ISO_LEN - 1);
 	out[TIME_ISO_LEN - 1] = '\0';
+}
+
+int time_parse_iso(struct timespec *out, const char *s)
+{
+	struct tm tm;
+	int ms = 0, n = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	memset(out, 0, sizeof(*out));
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms, &n) != 7 || n != 24 || s[n])
+		return -EINVAL;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	out->tv_sec = timegm(&tm);
+	out->tv_nsec = (long)ms * 1000000;
+	return 0;
 }

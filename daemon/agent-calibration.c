@@ -182,6 +182,7 @@ int agent_idle(struct agent *a)
 	if (!pick)
 		goto out;
 	start = time_monotonic_ns();
+	agent_heartbeat(a, "calibrating", 0);
 	r = run_aa(a, pick, &b, pick->pairs, "idle, its calibration the oldest");
 	if (a->nidle < AGENT_IDLE_RUNS_MAX) {
 		int64_t end = time_monotonic_ns();

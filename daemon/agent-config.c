@@ -186,53 +186,25 @@ static bool is_http_url(const char *v)
 
 static void key_github(struct parse *ps, const char *k, const char *v)
 {
-	struct agent_github *g = &ps->c->github;
+	struct forge_config *g = &ps->c->github;
+	struct strbuf why = STRBUF_INIT;
+	int r = forge_config_key(g, k, v, &why);
 
-	if (!strcmp(k, "api")) {
-		set_text(ps, &g->api, k, v);
-		if (!is_http_url(v))
-			perr(ps, "'api': '%s' is not an http:// or https:// URL", v);
-	} else if (!strcmp(k, "repo")) {
-		set_text(ps, &g->repo, k, v);
-		if (!strchr(v, '/') || strchr(v, '/') != strrchr(v, '/'))
-			perr(ps, "'repo': '%s' is not OWNER/NAME", v);
-	} else if (!strcmp(k, "token_file")) {
-		set_text(ps, &g->token_file, k, v);
-	} else if (!strcmp(k, "login")) {
-		set_text(ps, &g->login, k, v);
-		if (strlen(v) > 39 + 5 || strspn(v, "abcdefghijklmnopqrstuvwxyz"
-						 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-[]") < strlen(v))
-			perr(ps, "'login': '%s' is not a GitHub login", v);
-	} else if (!strcmp(k, "allow")) {
-		add_words(ps, &g->allow, &g->nallow, k, v);
-	} else if (!strcmp(k, "hub_url")) {
-		set_text(ps, &g->hub_url, k, v);
-		if (!is_http_url(v))
-			perr(ps, "'hub_url': '%s' is not an http:// or https:// URL", v);
-	} else if (!strcmp(k, "comment_key")) {
+	if (r == 1 && !strcmp(k, "comment_key")) {
 		set_text(ps, &g->comment_key, k, v);
 		if (!web_comment_key_is_valid(v))
 			perr(ps, "'comment_key': '%s' is not at most 63 letters, digits, '.', '_' "
 			     "or '-'", v);
-	} else if (!strcmp(k, "comment")) {
-		set_bool(ps, &g->comment, k, v);
-	} else if (!strcmp(k, "statuses")) {
-		set_bool(ps, &g->statuses, k, v);
-	} else if (!strcmp(k, "fetch_token")) {
+	} else if (r == 1 && !strcmp(k, "fetch_token")) {
 		set_bool(ps, &g->fetch_token, k, v);
-	} else if (!strcmp(k, "timeout_s")) {
-		set_seconds(ps, &g->timeout_s, k, v);
-	} else if (!strcmp(k, "max_wait_s")) {
-		set_seconds(ps, &g->max_wait_s, k, v);
-	} else if (!strcmp(k, "backoff_s")) {
-		set_seconds(ps, &g->backoff_s, k, v);
-	} else if (!strcmp(k, "retries")) {
-		set_int(ps, &g->retries, k, v, 0, 10);
-	} else {
+	} else if (r == 1) {
 		perr(ps, "unknown key '%s' in [github] (api, repo, token_file, login, allow, hub_url, "
 		     "comment, comment_key, statuses, fetch_token, timeout_s, max_wait_s, retries, "
 		     "backoff_s)", k);
+	} else if (r < 0) {
+		perr(ps, "%s", why.buf);
 	}
+	strbuf_release(&why);
 }
 
 /* True when url's host is a loopback name or address: plain HTTP goes
@@ -601,12 +573,7 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 	c->poll_s = 60;
 	c->fetch_timeout_s = AGENT_FETCH_TIMEOUT_S;
 	c->pull_base_mode = AGENT_BASE_MERGE_BASE;
-	c->github.comment = true;
-	c->github.statuses = true;
-	c->github.timeout_s = 30;
-	c->github.max_wait_s = 300;
-	c->github.retries = 3;
-	c->github.backoff_s = 1;
+	forge_config_defaults(&c->github);
 	c->calibration.runs = AGENT_CALIBRATION_RUNS;
 	c->calibration.idle_budget_s = AGENT_IDLE_BUDGET_S;
 	parse_text(&ps, text, len);
@@ -625,7 +592,7 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 	if (!c->workdir)
 		c->workdir = xstrdup("perfd-work");
 	if (c->github.on) {
-		struct agent_github *g = &c->github;
+		struct forge_config *g = &c->github;
 
 		if (!g->repo)
 			perr(&ps, "[github] needs 'repo' (OWNER/NAME)");
@@ -639,12 +606,7 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 		    strncmp(c->url, "http://", 7))
 			perr(&ps, "[github] 'fetch_token' is for an http(s) [repo] url, not '%s'",
 			     c->url);
-		if (!g->api)
-			g->api = xstrdup("https://api.github.com");
-		if (!g->hub_url)
-			g->hub_url = xstrdup("http://127.0.0.1:8080");
-		while (strlen(g->hub_url) > 8 && g->hub_url[strlen(g->hub_url) - 1] == '/')
-			g->hub_url[strlen(g->hub_url) - 1] = '\0';
+		forge_config_finish(g);
 	}
 	if (c->hub.on) {
 		if (!c->hub.url)
@@ -718,13 +680,7 @@ void agent_config_free(struct agent_config *c)
 	free(c->default_branch);
 	free(c->suite_file);
 	agent_suite_release(&c->suite);
-	free(c->github.api);
-	free(c->github.repo);
-	free(c->github.token_file);
-	free(c->github.login);
-	free_strv(c->github.allow, c->github.nallow);
-	free(c->github.hub_url);
-	free(c->github.comment_key);
+	forge_config_release(&c->github);
 	free(c->hub.url);
 	free(c->hub.token_file);
 	free(c);

@@ -71,25 +71,6 @@ struct agent_calibration {
 	double idle_budget_s;      /* seconds of idle A/As per window; 0: none */
 };
 
-/* [github]: the pull requests' host (docs/github.md). */
-struct agent_github {
-	bool on;                   /* the section is there */
-	char *api;                 /* the API's base URL */
-	char *repo;                /* OWNER/NAME */
-	char *token_file;
-	char *login;               /* the token's login, or NULL: asked of the API */
-	char **allow;              /* logins whose pull requests are built at once */
-	size_t nallow;
-	char *hub_url;             /* where links in comments and statuses point */
-	char *comment_key;         /* tells this agent's comment from others', or NULL */
-	bool comment;              /* post the comment */
-	bool statuses;             /* set commit statuses */
-	bool fetch_token;          /* fetch [repo] url over http(s) with the token */
-	double timeout_s;
-	double max_wait_s;
-	int retries;
-	double backoff_s;
-};
 
 /* [hub]: where the agent pushes its done comparisons (docs/hub.md). */
 #define AGENT_PUSH_TIMEOUT_S 30.0  /* one request's bound */
@@ -116,7 +97,7 @@ struct agent_config {
 	char *suite_file;          /* the suite's file on the default branch, or NULL */
 	double fetch_timeout_s;    /* [repo] timeout_s: the bound on one fetch */
 	struct agent_suite suite;  /* from this file when suite_file is NULL */
-	struct agent_github github;
+	struct forge_config github;
 	struct agent_hub hub;
 	struct agent_calibration calibration;
 };
@@ -135,15 +116,6 @@ void agent_suite_release(struct agent_suite *s);
 /* The sha256 of everything that decides how a tree is built; -EIO only
  * from a libcrypto that cannot hash. */
 int agent_suite_recipe_hash(char out[65], const struct agent_suite *s);
-
-struct web_gh_client;
-/* The client of g, with its token read from its file and kept nowhere but
- * in the client; with token_out, a copy of the token too (the caller's, to
- * zero and free). Returns 0, or the error with its detail ("[github] ...")
- * with *out and *token_out NULL; warns (a log line) of a token file others
- * may read. */
-int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd,
-			char **token_out);
 
 /* ---- the loop ---- */
 
@@ -177,6 +149,7 @@ struct agent {
 	char *push_auth;                 /* [hub]: the header with the token, or NULL */
 	bool push_down;                  /* the hub did not answer this loop turn */
 	char *push_error;                /* the last failure said, logged once */
+	int64_t heartbeat_seq;           /* the last heartbeat's */
 };
 
 
@@ -247,6 +220,15 @@ int agent_push_token(char **out, const struct agent_hub *h);
 int agent_push(struct agent *a);
 /* The same at a loop turn: the hub is tried again. */
 int agent_push_turn(struct agent *a);
+/* Tells the hub what the agent does now (state: idle, polling, building,
+ * measuring, calibrating; job: the job, 0 for none), with its backlog,
+ * fingerprint and quarantine. Not spooled: a heartbeat the hub does not
+ * get is overtaken by the next. */
+void agent_heartbeat(struct agent *a, const char *state, int64_t job);
+/* The hub's list of open pull heads (GET /api/v1/hub/pulls); *out is the
+ * caller's. -EIO or -EPROTO when the hub did not give it (the pull heads
+ * then wait for a poll that gets it), -ECANCELED when stopped. */
+int agent_hub_pulls(struct agent *a, struct web_hub_pull **out, size_t *out_n);
 
 /* ---- the pull requests' host (agent-pulls.c) ---- */
 

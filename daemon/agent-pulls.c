@@ -14,47 +14,6 @@
 #include "db.h"
 #include "forge.h"
 
-int agent_github_client(struct web_gh_client **out, const struct agent_github *g, int cancel_fd,
-			char **token_out)
-{
-	struct web_gh_options o = WEB_GH_OPTIONS_INIT;
-	char *token = NULL;
-	bool loose = false;
-	int r;
-
-	*out = NULL;
-	if (token_out)
-		*token_out = NULL;
-	r = web_gh_token_read(&token, g->token_file, &loose);
-	if (r < 0)
-		return err_set(r, "[github] %s", err_last());
-	if (loose)
-		log_warnx("[github] token file '%s' can be read by others than its owner: "
-			  "chmod 600 it", g->token_file);
-	o.api = g->api;
-	o.repo = g->repo;
-	o.token = token;
-	o.timeout_s = g->timeout_s;
-	o.max_wait_s = g->max_wait_s;
-	o.retries = g->retries;
-	o.backoff_s = g->backoff_s;
-	o.cancel_fd = cancel_fd;
-	r = web_gh_client_new(out, &o);
-	if (r == 0 && token_out) {
-		*token_out = token;
-		token = NULL;
-	}
-	if (token) {
-		explicit_bzero(token, strlen(token));
-		free(token);
-	}
-	if (r < 0)
-		return err_set(r, "[github] %s", err_last());
-	if (g->login)
-		web_gh_client_set_login(*out, g->login);
-	return 0;
-}
-
 /* A refused token stops the agent; an API out of reach, or a token that
  * may not ask its own login (a GitHub App's: set [github] login), is said
  * and asked again at each poll. */
@@ -64,7 +23,7 @@ int agent_pulls_open(struct agent *a)
 	char *token = NULL;
 	int r;
 
-	r = agent_github_client(&a->gh, &a->cfg->github, a->cancel_fd,
+	r = forge_client(&a->gh, &a->cfg->github, a->cancel_fd,
 				a->cfg->github.fetch_token ? &token : NULL);
 	if (r < 0)
 		return r;
@@ -110,61 +69,14 @@ void agent_status_set(struct agent *a, const char *commit, int64_t job, const ch
 }
 
 /* A job's status: pending until it ends; failure when it failed or a case
- * is slower; success otherwise, with the verdicts counted. An A/A (base and
- * head built the same artifacts) is counted apart, never as a change. */
+ * is slower; success otherwise, with the verdicts counted (web_job_verdicts). */
 void agent_job_status(struct agent *a, const struct db_job *job)
 {
-	struct strbuf desc = STRBUF_INIT, slow = STRBUF_INIT;
-	int faster = 0, slower = 0, same = 0, other = 0, aa = 0;
-	size_t k;
+	struct strbuf desc = STRBUF_INIT;
+	const char *state = web_job_verdicts(&desc, a->db, job);
 
-	if (job->state == DB_JOB_QUEUED || job->state == DB_JOB_RUNNING) {
-		agent_status_set(a, job->commit, job->id, "pending",
-			   job->state == DB_JOB_QUEUED ? "queued" : "running");
-		return;
-	}
-	if (job->state == DB_JOB_FAILED) {
-		agent_status_set(a, job->commit, job->id, "failure",
-			   job->detail ? job->detail : "failed");
-		return;
-	}
-	for (k = 0; a->suite && k < a->suite->ncases; k++) {
-		const char *name = a->suite->cases[k].name;
-		struct db_comparison c;
-		enum db_state st;
-		int64_t cid;
-
-		if (db_job_comparison(a->db, &cid, &st, job->id, name) < 0 ||
-		    db_comparison_load(a->db, &c, cid) < 0)
-			continue;
-		if (c.aa) {
-			aa++;   /* one build against itself: never a change */
-		} else if (!strcmp(c.summary.verdict, "faster")) {
-			faster++;
-		} else if (!strcmp(c.summary.verdict, "unchanged")) {
-			same++;
-		} else if (!strcmp(c.summary.verdict, "slower")) {
-			if (!slower++)
-				strbuf_addf(&slow, "%s %+.3f%%", name, c.summary.gain_median * 100);
-		} else {
-			other++;
-		}
-		db_comparison_release(&c);
-	}
-	if (slower)
-		strbuf_addf(&desc, "slower: %s (%d of %d cases)", slow.buf, slower,
-			    faster + slower + same + other + aa);
-	else if (faster + same + other)
-		strbuf_addf(&desc, "%d faster, %d unchanged, %d unresolved or invalid", faster,
-			    same, other);
-	if (aa && !slower)
-		strbuf_addf(&desc, "%s%d A/A (the same build: not a change)", desc.len ? ", " : "",
-			    aa);
-	else if (!slower && !(faster + same + other))
-		strbuf_addf(&desc, "built and checked%s", *job->base ? "" : "; no base to compare");
-	agent_status_set(a, job->commit, job->id, slower ? "failure" : "success", desc.buf);
+	agent_status_set(a, job->commit, job->id, state, desc.buf);
 	strbuf_release(&desc);
-	strbuf_release(&slow);
 }
 
 /* Brings pull request p's statuses and comment up to date with the rows of
@@ -208,7 +120,7 @@ void agent_pull_publish(struct agent *a, const struct web_gh_pull *p)
 bool agent_pull_allowed(struct agent *a, const struct builder_head *h,
 			 const struct web_gh_pull *open, size_t nopen)
 {
-	const struct agent_github *g = &a->cfg->github;
+	const struct forge_config *g = &a->cfg->github;
 	const struct web_gh_pull *p = NULL;
 	enum web_trust trust;
 	char *approver = NULL;

@@ -247,13 +247,46 @@ static int fetch(struct agent *a)
 	return r;
 }
 
+/* With a hub and no [github] of its own, the agent builds a pull head only
+ * when the hub lists it, trusted, at that very commit, and against the base
+ * the hub fixed for it: every host then compares the same two commits. A
+ * head the hub does not list (or a hub that did not answer) waits. Returns
+ * true when the head may be queued, with base set. */
+static bool hub_pull_allowed(struct agent *a, const struct builder_head *h,
+			     const struct web_hub_pull *ps, size_t n, bool known,
+			     char base[BUILDER_OID_HEX])
+{
+	struct builder_commit c;
+	size_t i;
+
+	for (i = 0; known && i < n && ps[i].number != h->pull; i++)
+		;
+	if (!known || i == n || strcmp(ps[i].head, h->oid))
+		return false;  /* closed, moved, or not known yet: a later poll sees it */
+	if (!ps[i].trusted) {
+		strbuf_addf(&a->waiting, "pull/%d at %.12s: waiting for a maintainer's /perfd run "
+			    "(at the hub)\n", h->pull, h->oid);
+		return false;
+	}
+	if (builder_commit_load(a->repo, &c, ps[i].base) < 0) {
+		log_warnx("pull/%d at %.12s: the hub's base %.12s is not in the mirror (%s); "
+			  "asked again at the next poll", h->pull, h->oid, ps[i].base, err_last());
+		return false;
+	}
+	builder_commit_release(&c);
+	snprintf(base, BUILDER_OID_HEX, "%s", ps[i].base);
+	return true;
+}
+
 int agent_poll(struct agent *a)
 {
 	struct builder_head *heads = NULL;
 	struct web_gh_pull *open = NULL;
+	struct web_hub_pull *hub_open = NULL;
 	const char **names = NULL;
-	size_t n = 0, nopen = 0, i;
-	bool pulls_known = false;
+	size_t n = 0, nopen = 0, nhub = 0, i;
+	bool pulls_known = false, hub_known = false;
+	bool from_hub = !a->gh && a->push_auth && a->cfg->pulls;
 	int r;
 
 	r = fetch(a);
@@ -275,6 +308,14 @@ int agent_poll(struct agent *a)
 		else
 			pulls_known = true;
 	}
+	if (from_hub) {
+		r = agent_hub_pulls(a, &hub_open, &nhub);
+		if (r == -ECANCELED)
+			goto out;
+		if (r < 0)
+			log_warnx("pull heads: %s; they wait for the next poll", err_last());
+		hub_known = r == 0;
+	}
 	names = xcalloc(n + 1, sizeof(*names));
 	for (i = 0; i < n; i++) {
 		char seen[DB_OID_HEX], base[BUILDER_OID_HEX] = "";
@@ -290,10 +331,15 @@ int agent_poll(struct agent *a)
 		if (a->gh && heads[i].is_pull &&
 		    (!pulls_known || !agent_pull_allowed(a, &heads[i], open, nopen)))
 			continue;
+		if (from_hub && heads[i].is_pull &&
+		    !hub_pull_allowed(a, &heads[i], hub_open, nhub, hub_known, base))
+			continue;
 		r = builder_commit_load(a->repo, &c, heads[i].oid);
 		if (r < 0)
 			goto out;
-		if (head_base(a, base, &heads[i], &c) < 0) {
+		if (from_hub && heads[i].is_pull) {
+			/* base: the hub's */
+		} else if (head_base(a, base, &heads[i], &c) < 0) {
 			log_warnx("head %s: no base (%s): it is built and checked, not compared",
 				  heads[i].name, err_last());
 			base[0] = '\0';
@@ -322,6 +368,7 @@ int agent_poll(struct agent *a)
 		agent_pull_publish(a, &open[i]);
 out:
 	free(open);
+	free(hub_open);
 	free(names);
 	builder_heads_free(heads, n);
 	return r < 0 ? r : 0;
@@ -567,6 +614,11 @@ static int do_job(struct agent *a, struct db_job *job)
 	r = db_job_set_state(a->db, job->id, DB_JOB_RUNNING, NULL);
 	if (r < 0)
 		return r;
+	/* The hub hears of it at once: its table says "building" here. */
+	r = agent_push(a);
+	if (r < 0)
+		return r;
+	agent_heartbeat(a, "building", job->id);
 	r = ensure_build(a, &head, job->commit);
 	if (r < 0)
 		goto out;
@@ -586,6 +638,7 @@ static int do_job(struct agent *a, struct db_job *job)
 			why = xasprintf("the base build %lld failed: no comparison", (long long)base.id);
 			goto out;
 		}
+		agent_heartbeat(a, "measuring", job->id);
 		for (i = 0; i < a->suite->ncases && !why; i++) {
 			r = run_case(a, job, &a->suite->cases[i], &base, &head, &why);
 			if (r < 0)
@@ -601,6 +654,10 @@ out:
 	if (r == 0)
 		log_info("job %lld: %s%s%s", (long long)job->id, why ? "failed" : "done",
 			 why ? ": " : "", why ? why : "");
+	if (r == 0)
+		r = agent_push(a);
+	if (r > 0)
+		r = 0;
 	free(why);
 	db_build_release(&head);
 	db_build_release(&base);

@@ -131,7 +131,7 @@ int cmd_agent(int argc, char **argv)
 		if (cfg->github.on) {
 			struct web_gh_client *gh = NULL;
 
-			if (agent_github_client(&gh, &cfg->github, -1, NULL) < 0) {
+			if (forge_client(&gh, &cfg->github, -1, NULL) < 0) {
 				log_warnx("%s", err_last());
 				goto out;
 			}

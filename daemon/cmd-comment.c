@@ -146,7 +146,7 @@ static int comment_config(struct comment_cli *c, struct agent_config **cfg,
 		c->dbo.path = (*cfg)->database;
 	if (!c->hub)
 		c->hub = (*cfg)->github.hub_url;
-	if (agent_github_client(gh, &(*cfg)->github, -1, NULL) < 0) {
+	if (forge_client(gh, &(*cfg)->github, -1, NULL) < 0) {
 		log_warnx("%s", err_last());
 		return -1;
 	}
@@ -217,7 +217,7 @@ int cmd_comment(int argc, char **argv)
 		goto out;
 	if (c.dry_run) {
 		r = web_comment_render(&md, db, commit, c.hub, cfg ? cfg->github.comment_key : NULL,
-				       WEB_COMMENT_BYTES_MAX);
+				       WEB_COMMENT_BYTES_MAX, NULL);
 		if (r < 0) {
 			log_warnx("comment: pull request %d: %s", c.pr, err_last());
 			goto out;

@@ -91,7 +91,8 @@ int cmd_serve(int argc, char **argv)
 	const char *config = NULL;
 	struct web_server *srv = NULL;
 	struct signalfd_siginfo si;
-	struct pollfd pfd;
+	struct pollfd pfd[2];
+	struct hub_forge *forge = NULL;
 	struct db *db = NULL;
 	bool check = false, db_given = false;
 	int opt, r, sfd = -1, ret = EXIT_USAGE;
@@ -167,6 +168,16 @@ int cmd_serve(int argc, char **argv)
 	db = cfg ? cli_db_open(&dbo) : cli_db_open_readonly(&dbo);
 	if (!db)
 		goto out;
+	if (cfg && cfg->github.on) {
+		r = hub_forge_open(&forge, cfg, sfd);
+		if (r < 0) {
+			log_warnx("%s", err_last());
+			goto out;
+		}
+		wo.on_change = hub_forge_kick;
+		wo.on_change_ctx = forge;
+		wo.repo = cfg->github.repo;
+	}
 	r = web_server_start(&srv, db, &wo);
 	if (r < 0) {
 		log_warnx("%s", err_last());
@@ -175,23 +186,31 @@ int cmd_serve(int argc, char **argv)
 	cli_log_url("serving", wo.tls_cert ? "https" : "http", wo.listen, web_server_port(srv));
 	if (cfg)
 		log_hosts(cfg);
-	pfd.fd = sfd;
-	pfd.events = POLLIN;
+	pfd[0].fd = sfd;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = forge ? hub_forge_fd(forge) : -1;
+	pfd[1].events = POLLIN;
 	for (;;) {
-		if (poll(&pfd, 1, -1) < 0) {
+		int n = poll(pfd, 2, forge ? hub_forge_timeout_ms(forge) : -1);
+
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			log_warn("poll");
 			goto out;
 		}
-		if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		if ((pfd[0].revents & POLLIN) && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 			break;
+		if (forge)
+			hub_forge_run(forge);
 	}
 	log_info("%s: stopped", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
 	ret = EXIT_OK;
 out:
-	/* The server's thread ends before the handle it reads is closed. */
+	/* The server's thread ends before the handle it reads is closed, and
+	 * before the loop it kicks is freed. */
 	web_server_free(srv);
+	hub_forge_free(forge);
 	db_close(db);
 	hub_config_free(cfg);
 	strbuf_release(&errors);

@@ -1,6 +1,7 @@
 /*
  * The hub's configuration (docs/hub.md), shared by the verbs that read it:
- * perfd serve --config and perfd token. Only daemon/ includes this.
+ * perfd serve --config and perfd token; and the hub's loop with the pull
+ * requests' host (hub-forge.c). Only daemon/ includes this.
  */
 #ifndef PERFD_HUB_CONFIG_INTERNAL_H
 #define PERFD_HUB_CONFIG_INTERNAL_H
@@ -9,6 +10,7 @@
 #include <stddef.h>
 
 #include "common.h"
+#include "daemon.h"
 
 #define HUB_CONFIG_MAX (64 * 1024)   /* bytes of the file */
 #define HUB_PEM_MAX (1024 * 1024)    /* bytes of a certificate or key file */
@@ -26,7 +28,15 @@ struct hub_config {
 	bool allow_plain_http;       /* plain HTTP on an address other than loopback */
 	char **hosts;                /* the hosts whose records the hub accepts */
 	size_t nhosts;
+	/* [github]: the hub posts the comment and statuses (docs/hub.md). */
+	struct forge_config github;
+	char **expect;               /* the hosts each pull head is measured on */
+	size_t nexpect;
+	double poll_s;               /* how often the open pull requests are listed */
+	double silent_after_s;       /* a host not heard from for this long is "silent" */
 };
+#define HUB_POLL_S 60.0
+#define HUB_SILENT_AFTER_S 900.0
 
 /* Reads and checks the configuration at path into a new *out (the caller's,
  * hub_config_free): the certificate and key are read too, and plain HTTP on
@@ -41,5 +51,23 @@ bool hub_config_accepts(const struct hub_config *c, const char *host);
 /* Whether name is letters, digits, '.', '_' and '-', 1 to HUB_NAME_MAX of
  * them: a host's or a maintainer's name. */
 bool hub_name_is_valid(const char *name);
+
+/* ---- hub-forge.c: the hub and the pull requests' host ---- */
+
+struct hub_forge;
+/* Opens [github]'s client (a refused token is an error) and a database
+ * handle of the loop's own. cancel_fd ends the client's waits. */
+int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int cancel_fd);
+void hub_forge_free(struct hub_forge *f);
+/* A descriptor that is readable when the loop has work: poll it with the
+ * timeout hub_forge_timeout_ms gives, then call hub_forge_run. */
+int hub_forge_fd(const struct hub_forge *f);
+int hub_forge_timeout_ms(const struct hub_forge *f);
+/* Wakes the loop: called on the server's thread after a record changed
+ * what the hub holds (ctx is the hub_forge). */
+void hub_forge_kick(void *ctx);
+/* Lists the open pull requests when a poll is due, then brings every open
+ * trusted head's statuses and comment up to date. */
+void hub_forge_run(struct hub_forge *f);
 
 #endif

@@ -19,6 +19,8 @@ struct parse {
 	struct strbuf *errors;
 	int nerrors;
 	bool in_hub;                 /* the keys that follow are [hub]'s */
+	bool in_github;              /* ... [github]'s */
+	unsigned expect_line;
 	bool in_other;               /* ... of an unknown section, reported once */
 	int hubs;
 	unsigned listen_line, cert_line, key_line;
@@ -85,12 +87,59 @@ static void add_hosts(struct parse *ps, const char *v)
 	free(copy);
 }
 
+static void set_seconds(struct parse *ps, double *dst, const char *k, const char *v)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end == v || *end || !(d > 0 && d <= 86400 * 7))
+		perr(ps, "'%s': '%s' is not a number of seconds above 0", k, v);
+	else
+		*dst = d;
+}
+
+/* [github]: the keys every [github] takes, and the hub's own. */
+static void key_github(struct parse *ps, const char *k, const char *v)
+{
+	struct hub_config *c = ps->c;
+	struct strbuf why = STRBUF_INIT;
+	int r = forge_config_key(&c->github, k, v, &why);
+
+	if (r == 1 && !strcmp(k, "expect")) {
+		char *copy = xstrdup(v), *save = NULL, *w;
+
+		ps->expect_line = ps->lineno;
+		for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+			if (c->nexpect >= HUB_HOSTS_MAX)
+				break;
+			c->expect = xrealloc(c->expect, (c->nexpect + 1) * sizeof(char *));
+			c->expect[c->nexpect++] = xstrdup(w);
+		}
+		free(copy);
+	} else if (r == 1 && !strcmp(k, "poll_s")) {
+		set_seconds(ps, &c->poll_s, k, v);
+	} else if (r == 1 && !strcmp(k, "silent_after_s")) {
+		set_seconds(ps, &c->silent_after_s, k, v);
+	} else if (r == 1) {
+		perr(ps, "unknown key '%s' in [github] (api, repo, token_file, login, allow, hub_url, "
+		     "expect, comment, statuses, poll_s, silent_after_s, timeout_s, max_wait_s, "
+		     "retries, backoff_s)", k);
+	} else if (r < 0) {
+		perr(ps, "%s", why.buf);
+	}
+	strbuf_release(&why);
+}
+
 static void on_key(void *ctx, unsigned lineno, char *k, char *v)
 {
 	struct parse *ps = ctx;
 	struct hub_config *c = ps->c;
 
 	ps->lineno = lineno;
+	if (ps->in_github) {
+		key_github(ps, k, v);
+		return;
+	}
 	if (!ps->in_hub) {
 		if (!ps->in_other)
 			perr(ps, "'%s' is outside any section: the keys go under [hub]", k);
@@ -132,12 +181,21 @@ static void on_section(void *ctx, unsigned lineno, char *name, char *arg)
 
 	ps->lineno = lineno;
 	ps->in_hub = false;
+	ps->in_github = false;
 	ps->in_other = true;
 	if (!name)
 		return;         /* a malformed header, reported */
+	if (!strcmp(name, "github") && !arg) {
+		if (ps->c->github.on)
+			perr(ps, "a second [github] section");
+		ps->c->github.on = true;
+		ps->in_github = true;
+		ps->in_other = false;
+		return;
+	}
 	if (strcmp(name, "hub") || arg) {
-		perr(ps, "unknown section [%s%s%s]: the hub's configuration is [hub] alone", name,
-		     arg ? " " : "", arg ? arg : "");
+		perr(ps, "unknown section [%s%s%s]: the hub's configuration is [hub] and "
+		     "[github]", name, arg ? " " : "", arg ? arg : "");
 		return;
 	}
 	if (ps->hubs++)
@@ -171,6 +229,39 @@ static void read_pem(struct parse *ps, char **out, const char *key, const char *
 		free(*out);
 		*out = NULL;
 	}
+}
+
+/* [github] as a whole: what it needs, and expected hosts the hub accepts. */
+static void check_github(struct parse *ps)
+{
+	struct hub_config *c = ps->c;
+	struct forge_config *g = &c->github;
+	size_t i, k;
+
+	ps->lineno = 0;
+	if (!g->on)
+		return;
+	if (!g->repo)
+		perr(ps, "[github] needs 'repo' (OWNER/NAME)");
+	if (!g->token_file)
+		perr(ps, "[github] needs 'token_file' (a file holding the forge's token alone)");
+	if (!g->nallow)
+		perr(ps, "[github] needs 'allow': the logins whose pull requests are built at once "
+		     "and who may approve others' with /perfd run");
+	ps->lineno = ps->expect_line;
+	if (!c->nexpect)
+		perr(ps, "[github] needs 'expect': the hosts each pull request is measured on "
+		     "(m1 m1-max arc-b60 gfx1201)");
+	for (i = 0; i < c->nexpect; i++) {
+		for (k = 0; k < i && strcmp(c->expect[k], c->expect[i]); k++)
+			;
+		if (k < i)
+			perr(ps, "'expect': '%s' is named twice", c->expect[i]);
+		else if (!hub_config_accepts(c, c->expect[i]))
+			perr(ps, "'expect': '%s' is not among [hub] hosts, whose records the hub "
+			     "accepts", c->expect[i]);
+	}
+	forge_config_finish(g);
 }
 
 /* What holds across keys, said once the file is read. */
@@ -221,9 +312,13 @@ int hub_config_load(struct hub_config **out, const char *path, struct strbuf *er
 		return r;
 	}
 	c->path = xstrdup(path);
+	c->poll_s = HUB_POLL_S;
+	c->silent_after_s = HUB_SILENT_AFTER_S;
+	forge_config_defaults(&c->github);
 	ini_parse(text, len, &h);
 	free(text);
 	check(&ps);
+	check_github(&ps);
 	if (ps.nerrors) {
 		hub_config_free(c);
 		return err_set(-EINVAL, "%d error%s in '%s'", ps.nerrors, ps.nerrors == 1 ? "" : "s",
@@ -253,6 +348,10 @@ void hub_config_free(struct hub_config *c)
 	for (i = 0; i < c->nhosts; i++)
 		free(c->hosts[i]);
 	free(c->hosts);
+	for (i = 0; i < c->nexpect; i++)
+		free(c->expect[i]);
+	free(c->expect);
+	forge_config_release(&c->github);
 	free(c);
 }
 

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 7
+#define DB_SCHEMA_VERSION 8
 
 struct db;
 
@@ -449,6 +449,27 @@ void db_host_info_release(struct db_host_info *h);
  * free). */
 int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_t max);
 
+/* A host's newest heartbeat at the hub (table host_status): what its agent
+ * said it was doing, and when the hub heard it. */
+struct db_host_status {
+	char host[64];
+	int64_t seq;
+	char sent_at[32];        /* the agent's clock */
+	char received_at[32];    /* the hub's */
+	char state[16];          /* idle, polling, building, measuring, calibrating */
+	int64_t job_origin;      /* the job it works on, its id on the host; 0: none */
+	int64_t backlog;
+	char *fingerprint;
+	bool quarantined;
+	char *fault;
+};
+void db_host_status_release(struct db_host_status *h);
+/* Keeps h unless the host's stored heartbeat has a seq as new or newer;
+ * *out_stored says which. received_at is set to now. */
+int db_host_status_put(struct db *db, const struct db_host_status *h, bool *out_stored);
+/* -ENOENT when the host never sent one. */
+int db_host_status_get(struct db *db, struct db_host_status *out, const char *host);
+
 /* ---- heads (db/heads.c) ----
  * The branches and pull heads the agent watches. */
 
@@ -482,12 +503,18 @@ const char *db_job_state_name(enum db_job_state s);
 
 struct db_job {
 	int64_t id;
+	char host[64];           /* "" for this database's own agent's */
 	char head[256];
 	char commit[DB_OID_HEX];
 	char base[DB_OID_HEX];   /* "" when the commit has no base */
 	char *subject;
 	enum db_job_state state;
 	char *detail;
+	char created_at[32];
+	char started_at[32];     /* "" when not yet */
+	char finished_at[32];
+	int64_t seq;             /* the number of its latest change, on its host */
+	int64_t origin_id;       /* its id on its host, for a hub's; else 0 */
 };
 void db_job_release(struct db_job *j);
 /* Queues a job for head at commit unless one exists; returns 1 when queued,
@@ -504,8 +531,31 @@ int db_job_list(struct db *db, struct db_job *out, size_t max);
 /* The jobs whose head is at commit, oldest first; fills at most max and
  * returns the count (release each). */
 int db_commit_jobs(struct db *db, struct db_job *out, size_t max, const char *commit);
-/* The job of head at commit; -ENOENT when none. */
+/* This agent's job of head at commit; -ENOENT when none. */
 int db_job_get(struct db *db, struct db_job *out, const char *head, const char *commit);
+/* One job by id, of any host; -ENOENT when none. */
+int db_job_load(struct db *db, struct db_job *out, int64_t id);
+
+/* The agent's push of its jobs (docs/hub.md): every change of one of its
+ * jobs takes the next sequence number (seq); a job whose newest seq the hub
+ * has not answered for is pending. Fills *out (the caller's: release each,
+ * then free) with at most max, in seq order. */
+int db_jobs_unpushed(struct db *db, struct db_job **out, size_t *out_n, size_t max);
+int db_jobs_unpushed_count(struct db *db, int64_t *out);
+/* Records the hub's answer to job id's update seq. */
+int db_job_pushed(struct db *db, int64_t id, int64_t seq, int status, const char *message);
+
+/* The hub's ingest of a host's job update j (j->host, origin_id, seq and
+ * the record's sha256): stored (*out_stored) when newer than the one held,
+ * or when new; an update not newer is not applied (a replay, or one
+ * overtaken). -EEXIST, with the reason, when the same host, id and seq came
+ * with another sha256, or when the head, commit or base differs from the
+ * stored job's (a job's identity never changes). A new job links the host's
+ * comparisons ingested before it. *out_id is the hub's id of the job. */
+int db_job_ingest(struct db *db, const struct db_job *j, const char *sha256, int64_t *out_id,
+		  bool *out_stored);
+/* The hub's id of a host's job, or -ENOENT. */
+int db_job_origin(struct db *db, int64_t *out_id, const char *host, int64_t origin_id);
 
 struct db_job_comparison {
 	int64_t id;
@@ -531,6 +581,9 @@ struct db_job_info {
 	size_t ncomparisons;
 };
 void db_job_info_release(struct db_job_info *j);
+/* The comparisons of job job_id, by id; *out is the caller's to free. */
+int db_job_comparisons(struct db *db, struct db_job_comparison **out, size_t *out_n,
+		       int64_t job_id);
 /* Jobs with ids below before_id (0: no bound), newest first, each with its
  * comparisons; fills at most max of out and returns the count. */
 int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t before_id);
@@ -669,6 +722,34 @@ int db_runner_result_finish(struct db *db, const struct db_runner_result *r);
 int db_runner_results_load(struct db *db, struct db_runner_result **out, size_t *out_n,
 			   int64_t build_id);
 
+/* ---- hub_pulls (db/hub-pulls.c) ----
+ * The hub's pull request heads: per head it saw, the base commit it fixed
+ * the first time (every host compares against it), whether it is trusted
+ * (its author allowed, or a maintainer's /perfd run), and whether it is
+ * still its open pull request's head. */
+struct db_hub_pull {
+	int pr;
+	char commit[DB_OID_HEX];
+	char base[DB_OID_HEX];
+	char base_ref[256];
+	char how[16];            /* "merge-base" or "base-head": how base was found */
+	char author[128];
+	bool trusted;
+	bool open;
+	char fixed_at[32];
+};
+/* -ENOENT when the hub never saw that head of pr. */
+int db_hub_pull_get(struct db *db, struct db_hub_pull *out, const char *repo, int pr,
+		    const char *commit);
+/* Records what the forge says now of the open pull requests of repo: each
+ * of heads (n of them) is open, with its trust; a head seen before keeps
+ * the base fixed for it; every other head of repo is no longer open. One
+ * transaction. */
+int db_hub_pulls_set(struct db *db, const char *repo, const struct db_hub_pull *heads,
+		     size_t n);
+/* The open heads of repo, by pull request; *out is the caller's. */
+int db_hub_pulls_open(struct db *db, struct db_hub_pull **out, size_t *out_n, const char *repo);
+
 /* ---- pull_comments, commit_statuses, pull_approvals, pull_heads_seen (db/pulls.c) ----
  * What perfd said on a pull request's host. repo is "owner/name". These rows only remember what was posted, so that
  * nothing is posted twice and a restart does not post again. */
@@ -742,6 +823,7 @@ struct db_origin {
 	char host[64];
 	int64_t origin_id;       /* the comparison's id on its host */
 	int64_t comparison_id;   /* its id here */
+	int64_t origin_job;      /* its job's id on its host; 0: none */
 	char sha256[65];         /* of the record's canonical form */
 	char received_at[32];
 };
@@ -766,7 +848,8 @@ int db_comparison_ingest(struct db *db, int64_t *out_id, const struct db_compari
 
 /* The oldest max of the backlog, ids ascending; *out is the caller's. */
 int db_push_pending(struct db *db, int64_t **out, size_t *out_n, size_t max);
-/* How many comparisons the backlog holds. */
+/* How many records the backlog holds: comparisons, and jobs whose newest
+ * update the hub has not answered for. */
 int db_push_backlog(struct db *db, int64_t *out);
 /* Records the hub's answer for a comparison: status (200, 201, 409, 422),
  * the hub's id for it (0: none said) and its message (NULL: none). */

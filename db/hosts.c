@@ -221,3 +221,81 @@ int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_
 	*out = v;
 	return r;
 }
+
+/* ---- host_status: each host's newest heartbeat, at the hub ---- */
+
+void db_host_status_release(struct db_host_status *h)
+{
+	if (!h)
+		return;
+	free(h->fingerprint);
+	free(h->fault);
+	h->fingerprint = h->fault = NULL;
+}
+
+int db_host_status_put(struct db *db, const struct db_host_status *h, bool *out_stored)
+{
+	char now[TIME_ISO_LEN];
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	*out_stored = false;
+	time_now_iso(now);
+	r = db_prepare(db, &st, "INSERT INTO host_status (host, seq, sent_at, received_at, state,"
+		       " job_origin, backlog, fingerprint, quarantined, fault)"
+		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+		       " ON CONFLICT (host) DO UPDATE SET seq = ?2, sent_at = ?3, received_at = ?4,"
+		       " state = ?5, job_origin = ?6, backlog = ?7, fingerprint = ?8,"
+		       " quarantined = ?9, fault = ?10 WHERE host_status.seq < ?2");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, h->host);
+	sqlite3_bind_int64(st, 2, h->seq);
+	db_bind_text(st, 3, h->sent_at);
+	db_bind_text(st, 4, now);
+	db_bind_text(st, 5, h->state);
+	if (h->job_origin > 0)
+		sqlite3_bind_int64(st, 6, h->job_origin);
+	else
+		sqlite3_bind_null(st, 6);
+	sqlite3_bind_int64(st, 7, h->backlog);
+	db_bind_text(st, 8, h->fingerprint);
+	sqlite3_bind_int(st, 9, h->quarantined);
+	db_bind_text(st, 10, h->quarantined ? h->fault : NULL);
+	r = db_step(db, st, "storing a host's heartbeat");
+	if (r == 0)
+		*out_stored = sqlite3_changes(db->h) > 0;
+	db_finish(st);
+	return r;
+}
+
+int db_host_status_get(struct db *db, struct db_host_status *out, const char *host)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	memset(out, 0, sizeof(*out));
+	r = db_prepare(db, &st, "SELECT host, seq, sent_at, received_at, state,"
+		       " coalesce(job_origin, 0), backlog, fingerprint, quarantined, fault"
+		       " FROM host_status WHERE host = ?");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, host);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		db_column_copy(out->host, sizeof(out->host), st, 0);
+		out->seq = sqlite3_column_int64(st, 1);
+		db_column_copy(out->sent_at, sizeof(out->sent_at), st, 2);
+		db_column_copy(out->received_at, sizeof(out->received_at), st, 3);
+		db_column_copy(out->state, sizeof(out->state), st, 4);
+		out->job_origin = sqlite3_column_int64(st, 5);
+		out->backlog = sqlite3_column_int64(st, 6);
+		out->fingerprint = db_column_strdup(st, 7);
+		out->quarantined = sqlite3_column_int(st, 8) != 0;
+		out->fault = db_column_strdup(st, 9);
+	} else {
+		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, rc, "reading a host's heartbeat");
+	}
+	db_finish(st);
+	return r;
+}

@@ -25,6 +25,9 @@ static enum db_job_state job_state(const char *s)
 	return DB_JOB_QUEUED;
 }
 
+/* The sequence number of this agent's next change of a job. */
+#define NEXT_SEQ "(SELECT coalesce(max(seq), 0) + 1 FROM jobs)"
+
 void db_job_release(struct db_job *j)
 {
 	if (!j)
@@ -43,8 +46,8 @@ int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *com
 
 	time_now_iso(now);
 	r = db_prepare(db, &st, "INSERT INTO jobs (head, commit_oid, base_oid, subject, state,"
-		       " created_at) VALUES (?, ?, ?, ?, 'queued', ?)"
-		       " ON CONFLICT (head, commit_oid) DO NOTHING RETURNING id");
+		       " created_at, seq) VALUES (?, ?, ?, ?, 'queued', ?, " NEXT_SEQ ")"
+		       " ON CONFLICT (host, head, commit_oid) DO NOTHING RETURNING id");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, head);
@@ -66,7 +69,9 @@ int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *com
 	return r;
 }
 
-#define JOB_COLUMNS "id, head, commit_oid, coalesce(base_oid, ''), subject, state, detail"
+#define JOB_COLUMNS "id, head, commit_oid, coalesce(base_oid, ''), subject, state, detail," \
+	" host, created_at, coalesce(started_at, ''), coalesce(finished_at, ''), seq," \
+	" coalesce(origin_id, 0)"
 
 static void job_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
@@ -80,6 +85,12 @@ static void job_fill(void *elem, sqlite3_stmt *st, void *arg)
 	j->subject = db_column_strdup(st, 4);
 	j->state = job_state((const char *)sqlite3_column_text(st, 5));
 	j->detail = db_column_strdup(st, 6);
+	db_column_copy(j->host, sizeof(j->host), st, 7);
+	db_column_copy(j->created_at, sizeof(j->created_at), st, 8);
+	db_column_copy(j->started_at, sizeof(j->started_at), st, 9);
+	db_column_copy(j->finished_at, sizeof(j->finished_at), st, 10);
+	j->seq = sqlite3_column_int64(st, 11);
+	j->origin_id = sqlite3_column_int64(st, 12);
 }
 
 /* The one job a prepared statement selects, or -ENOENT. */
@@ -104,7 +115,7 @@ int db_job_next(struct db *db, struct db_job *out)
 
 	memset(out, 0, sizeof(*out));
 	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs"
-		       " WHERE state IN ('queued', 'running') ORDER BY id LIMIT 1");
+		       " WHERE host = '' AND state IN ('queued', 'running') ORDER BY id LIMIT 1");
 	return r < 0 ? r : job_one(db, st, out, "reading the queue");
 }
 
@@ -115,11 +126,24 @@ int db_job_get(struct db *db, struct db_job *out, const char *head, const char *
 
 	memset(out, 0, sizeof(*out));
 	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs"
-		       " WHERE head = ?1 AND commit_oid = ?2");
+		       " WHERE host = '' AND head = ?1 AND commit_oid = ?2");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, head);
 	db_bind_text(st, 2, commit);
+	return job_one(db, st, out, "reading a job");
+}
+
+int db_job_load(struct db *db, struct db_job *out, int64_t id)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
 	return job_one(db, st, out, "reading a job");
 }
 
@@ -169,7 +193,7 @@ int db_job_set_state(struct db *db, int64_t id, enum db_job_state state, const c
 	int r;
 
 	time_now_iso(now);
-	r = db_prepare(db, &st, "UPDATE jobs SET state = ?1, detail = ?2,"
+	r = db_prepare(db, &st, "UPDATE jobs SET state = ?1, detail = ?2, seq = " NEXT_SEQ ","
 		       " started_at = CASE WHEN ?1 = 'running' THEN coalesce(started_at, ?3) ELSE started_at END,"
 		       " finished_at = CASE WHEN ?1 IN ('done', 'failed') THEN ?3 ELSE NULL END"
 		       " WHERE id = ?4");
@@ -250,6 +274,17 @@ static int job_comparisons(struct db *db, struct db_job_info *j)
 	return r;
 }
 
+int db_job_comparisons(struct db *db, struct db_job_comparison **out, size_t *out_n,
+		       int64_t job_id)
+{
+	struct db_job_info j = { .id = job_id };
+	int r = job_comparisons(db, &j);
+
+	*out = j.comparisons;
+	*out_n = j.ncomparisons;
+	return r;
+}
+
 int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t before_id)
 {
 	const struct db_rows how = {
@@ -275,4 +310,238 @@ int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t bef
 		return r;
 	}
 	return n;
+}
+
+/* ---- the agent's push of its jobs, and the hub's ingest of them ---- */
+
+/* This agent's jobs whose newest change the hub has not answered for. */
+#define JOBS_UNSENT " FROM jobs j WHERE j.host = '' AND NOT EXISTS" \
+	" (SELECT 1 FROM pushed_jobs p WHERE p.job_id = j.id AND p.seq >= j.seq)"
+
+int db_jobs_unpushed(struct db *db, struct db_job **out, size_t *out_n, size_t max)
+{
+	const struct db_rows how = {
+		.size = sizeof(**out), .max = max, .fill = job_fill, .release = job_release,
+		.doing = "listing the jobs not yet pushed",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v = NULL;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS JOBS_UNSENT " ORDER BY j.seq LIMIT ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}
+
+int db_jobs_unpushed_count(struct db *db, int64_t *out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	*out = 0;
+	r = db_prepare(db, &st, "SELECT count(*)" JOBS_UNSENT);
+	if (r < 0)
+		return r;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	else
+		r = db_fail(db, rc, "counting the jobs not yet pushed");
+	db_finish(st);
+	return r;
+}
+
+int db_job_pushed(struct db *db, int64_t id, int64_t seq, int status, const char *message)
+{
+	sqlite3_stmt *st = NULL;
+	char now[TIME_ISO_LEN];
+	int r;
+
+	time_now_iso(now);
+	r = db_prepare(db, &st, "INSERT OR REPLACE INTO pushed_jobs (job_id, seq, status, message,"
+		       " pushed_at) VALUES (?, ?, ?, ?, ?)");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, seq);
+	sqlite3_bind_int(st, 3, status);
+	db_bind_text(st, 4, message);
+	db_bind_text(st, 5, now);
+	r = db_step(db, st, "recording a job pushed");
+	db_finish(st);
+	return r;
+}
+
+int db_job_origin(struct db *db, int64_t *out_id, const char *host, int64_t origin_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	*out_id = 0;
+	r = db_prepare(db, &st, "SELECT id FROM jobs WHERE host = ? AND origin_id = ?");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, host);
+	sqlite3_bind_int64(st, 2, origin_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out_id = sqlite3_column_int64(st, 0);
+	else
+		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, rc, "finding a host's job");
+	db_finish(st);
+	return r;
+}
+
+static int job_insert(struct db *db, const struct db_job *j, const char *sha256, int64_t *out_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	r = db_prepare(db, &st, "INSERT INTO jobs (host, head, commit_oid, base_oid, subject,"
+		       " state, detail, created_at, started_at, finished_at, origin_id, seq, sha256)"
+		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, nullif(?9, ''), nullif(?10, ''),"
+		       " ?11, ?12, ?13) RETURNING id");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, j->host);
+	db_bind_text(st, 2, j->head);
+	db_bind_text(st, 3, j->commit);
+	db_bind_text(st, 4, *j->base ? j->base : NULL);
+	db_bind_text(st, 5, j->subject);
+	db_bind_text(st, 6, db_job_state_name(j->state));
+	db_bind_text(st, 7, j->detail);
+	db_bind_text(st, 8, j->created_at);
+	db_bind_text(st, 9, j->started_at);
+	db_bind_text(st, 10, j->finished_at);
+	sqlite3_bind_int64(st, 11, j->origin_id);
+	sqlite3_bind_int64(st, 12, j->seq);
+	db_bind_text(st, 13, sha256);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out_id = sqlite3_column_int64(st, 0);
+		rc = sqlite3_step(st);
+	}
+	if (rc != SQLITE_DONE)
+		r = rc == SQLITE_CONSTRAINT ?
+			err_set(-EEXIST, "host '%s' has another job (not id %lld) of %s at %.12s",
+				j->host, (long long)j->origin_id, j->head, j->commit) :
+			db_fail(db, rc, "storing a host's job");
+	db_finish(st);
+	return r;
+}
+
+static int job_update(struct db *db, const struct db_job *j, const char *sha256, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	r = db_prepare(db, &st, "UPDATE jobs SET subject = ?1, state = ?2, detail = ?3,"
+		       " started_at = nullif(?4, ''), finished_at = nullif(?5, ''), seq = ?6,"
+		       " sha256 = ?7 WHERE id = ?8");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, j->subject);
+	db_bind_text(st, 2, db_job_state_name(j->state));
+	db_bind_text(st, 3, j->detail);
+	db_bind_text(st, 4, j->started_at);
+	db_bind_text(st, 5, j->finished_at);
+	sqlite3_bind_int64(st, 6, j->seq);
+	db_bind_text(st, 7, sha256);
+	sqlite3_bind_int64(st, 8, id);
+	r = db_step(db, st, "updating a host's job");
+	db_finish(st);
+	return r;
+}
+
+/* The host's comparisons ingested before their job get its id. */
+static int job_link(struct db *db, const char *host, int64_t origin_id, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	r = db_prepare(db, &st, "UPDATE comparisons SET job_id = ?1 WHERE job_id IS NULL AND id IN"
+		       " (SELECT comparison_id FROM comparison_origins WHERE host = ?2"
+		       " AND origin_job = ?3)");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	db_bind_text(st, 2, host);
+	sqlite3_bind_int64(st, 3, origin_id);
+	r = db_step(db, st, "linking a job's comparisons");
+	db_finish(st);
+	return r;
+}
+
+int db_job_ingest(struct db *db, const struct db_job *j, const char *sha256, int64_t *out_id,
+		  bool *out_stored)
+{
+	struct db_job old;
+	char *old_sha = NULL;
+	sqlite3_stmt *st = NULL;
+	int64_t id = 0;
+	int rc, r;
+
+	*out_stored = false;
+	*out_id = 0;
+	r = db_begin(db);
+	if (r < 0)
+		return r;
+	r = db_job_origin(db, &id, j->host, j->origin_id);
+	if (r == -ENOENT) {
+		r = job_insert(db, j, sha256, &id);
+		if (r == 0)
+			r = job_link(db, j->host, j->origin_id, id);
+		if (r == 0)
+			*out_stored = true;
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+	r = db_job_load(db, &old, id);
+	if (r < 0)
+		goto out;
+	r = db_prepare(db, &st, "SELECT coalesce(sha256, '') FROM jobs WHERE id = ?");
+	if (r == 0) {
+		sqlite3_bind_int64(st, 1, id);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			old_sha = db_column_strdup(st, 0);
+		else
+			r = db_fail(db, rc, "reading a host's job");
+		db_finish(st);
+	}
+	if (r < 0) {
+		/* nothing more */
+	} else if (strcmp(old.head, j->head) || strcmp(old.commit, j->commit) ||
+		   strcmp(old.base, j->base)) {
+		r = err_set(-EEXIST, "job %lld of host '%s' is %s at %.12s against %.12s here; the "
+			    "update says %s at %.12s against %.12s", (long long)j->origin_id, j->host,
+			    old.head, old.commit, *old.base ? old.base : "(none)", j->head,
+			    j->commit, *j->base ? j->base : "(none)");
+	} else if (j->seq == old.seq && strcmp(old_sha ? old_sha : "", sha256)) {
+		r = err_set(-EEXIST, "update %lld of job %lld of host '%s' came before with sha256 "
+			    "%.12s, now with %.12s", (long long)j->seq, (long long)j->origin_id,
+			    j->host, old_sha ? old_sha : "", sha256);
+	} else if (j->seq > old.seq) {
+		r = job_update(db, j, sha256, id);
+		if (r == 0)
+			*out_stored = true;
+	}
+	free(old_sha);
+	db_job_release(&old);
+out:
+	if (r == 0) {
+		r = db_commit(db);
+		*out_id = id;
+	} else {
+		db_rollback(db);
+		*out_stored = false;
+	}
+	return r;
 }

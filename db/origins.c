@@ -39,6 +39,30 @@ int db_origin_get(struct db *db, struct db_origin *out, const char *host, int64_
 	return r;
 }
 
+/* An ingested comparison made for a job of its host's gets the hub's row of
+ * that job, when the job came first; else db_job_ingest links it when the
+ * job comes. */
+static int link_job(struct db *db, int64_t id, const struct db_origin *o)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t job;
+	int r;
+
+	r = db_job_origin(db, &job, o->host, o->origin_job);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	r = db_prepare(db, &st, "UPDATE comparisons SET job_id = ? WHERE id = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, job);
+	sqlite3_bind_int64(st, 2, id);
+	r = db_step(db, st, "linking a comparison to its job");
+	db_finish(st);
+	return r;
+}
+
 /* The origin row and the comparison's own end time (db_comparison_finish
  * wrote the time of the ingest). */
 static int store_origin(struct db *db, int64_t id, const struct db_comparison *c,
@@ -61,7 +85,7 @@ static int store_origin(struct db *db, int64_t id, const struct db_comparison *c
 			return r;
 	}
 	r = db_prepare(db, &st, "INSERT INTO comparison_origins (host, origin_id, comparison_id,"
-		       " sha256, received_at) VALUES (?, ?, ?, ?, ?)");
+		       " sha256, received_at, origin_job) VALUES (?, ?, ?, ?, ?, ?)");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, o->host);
@@ -69,9 +93,15 @@ static int store_origin(struct db *db, int64_t id, const struct db_comparison *c
 	sqlite3_bind_int64(st, 3, id);
 	db_bind_text(st, 4, o->sha256);
 	db_bind_text(st, 5, now);
+	if (o->origin_job > 0)
+		sqlite3_bind_int64(st, 6, o->origin_job);
+	else
+		sqlite3_bind_null(st, 6);
 	r = db_step(db, st, "recording a comparison's origin");
 	db_finish(st);
-	return r;
+	if (r < 0 || o->origin_job <= 0)
+		return r;
+	return link_job(db, id, o);
 }
 
 int db_comparison_ingest(struct db *db, int64_t *out_id, const struct db_comparison *c,

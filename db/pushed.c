@@ -58,6 +58,12 @@ int db_push_backlog(struct db *db, int64_t *out)
 	else
 		r = db_fail(db, rc, "counting the comparisons not yet pushed");
 	db_finish(st);
+	if (r == 0) {
+		int64_t jobs = 0;
+
+		r = db_jobs_unpushed_count(db, &jobs);
+		*out += jobs;
+	}
 	return r;
 }
 

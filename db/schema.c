@@ -301,6 +301,76 @@ static const char schema_v7[] =
 	"  message TEXT,"
 	"  pushed_at TEXT NOT NULL);";
 
+/* Version 8: the hub's many hosts (docs/hub.md). Jobs gain the host they
+ * were made on ('' for this database's own agent), their id there and the
+ * sequence number and sha256 of the update that set them; (host, head,
+ * commit) is unique in place of (head, commit), which takes rebuilding the
+ * table. An ingested comparison keeps its job's id on its host, so that a
+ * job that arrives after its comparisons finds them. The agent numbers
+ * every change of a job (seq) and keeps what the hub acknowledged of each
+ * (pushed_jobs); the hub keeps each host's newest heartbeat (host_status)
+ * and, per pull request head it saw, the base commit it fixed for it, how,
+ * and whether the head is trusted and still its open pull request's head
+ * (hub_pulls): what the agents build. */
+static const char schema_v8[] =
+	"CREATE TABLE jobs_v8 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  host TEXT NOT NULL DEFAULT '',"
+	"  head TEXT NOT NULL,"
+	"  commit_oid TEXT NOT NULL,"
+	"  base_oid TEXT,"
+	"  subject TEXT,"
+	"  state TEXT NOT NULL CHECK (state IN ('queued', 'running', 'done', 'failed')),"
+	"  detail TEXT,"
+	"  created_at TEXT NOT NULL,"
+	"  started_at TEXT,"
+	"  finished_at TEXT,"
+	"  origin_id INTEGER,"
+	"  seq INTEGER NOT NULL DEFAULT 0,"
+	"  sha256 TEXT,"
+	"  UNIQUE (host, head, commit_oid));"
+	"INSERT INTO jobs_v8 (id, head, commit_oid, base_oid, subject, state, detail, created_at,"
+	"  started_at, finished_at, seq)"
+	"  SELECT id, head, commit_oid, base_oid, subject, state, detail, created_at, started_at,"
+	"  finished_at, id FROM jobs;"
+	"DROP TABLE jobs;"
+	"ALTER TABLE jobs_v8 RENAME TO jobs;"
+	"CREATE INDEX jobs_commit ON jobs (commit_oid);"
+	"CREATE INDEX jobs_seq ON jobs (seq);"
+	"CREATE UNIQUE INDEX jobs_origin ON jobs (host, origin_id) WHERE origin_id IS NOT NULL;"
+	"ALTER TABLE comparison_origins ADD COLUMN origin_job INTEGER;"
+	"CREATE INDEX comparison_origins_job ON comparison_origins (host, origin_job)"
+	"  WHERE origin_job IS NOT NULL;"
+	"CREATE TABLE pushed_jobs ("
+	"  job_id INTEGER PRIMARY KEY REFERENCES jobs (id),"
+	"  seq INTEGER NOT NULL,"
+	"  status INTEGER NOT NULL,"
+	"  message TEXT,"
+	"  pushed_at TEXT NOT NULL);"
+	"CREATE TABLE host_status ("
+	"  host TEXT PRIMARY KEY,"
+	"  seq INTEGER NOT NULL,"
+	"  sent_at TEXT NOT NULL,"
+	"  received_at TEXT NOT NULL,"
+	"  state TEXT NOT NULL,"
+	"  job_origin INTEGER,"
+	"  backlog INTEGER NOT NULL,"
+	"  fingerprint TEXT,"
+	"  quarantined INTEGER NOT NULL,"
+	"  fault TEXT);"
+	"CREATE TABLE hub_pulls ("
+	"  repo TEXT NOT NULL,"
+	"  pr INTEGER NOT NULL,"
+	"  commit_oid TEXT NOT NULL,"
+	"  base_oid TEXT NOT NULL,"
+	"  base_ref TEXT NOT NULL,"
+	"  how TEXT NOT NULL,"
+	"  author TEXT NOT NULL,"
+	"  trusted INTEGER NOT NULL,"
+	"  open INTEGER NOT NULL,"
+	"  fixed_at TEXT NOT NULL,"
+	"  PRIMARY KEY (repo, pr, commit_oid)) WITHOUT ROWID;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -309,5 +379,6 @@ const struct db_migration db_migrations[] = {
 	{ 5, schema_v5 },
 	{ 6, schema_v6 },
 	{ 7, schema_v7 },
+	{ 8, schema_v8 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -219,6 +219,7 @@ int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool 
 	json_object_set_new(root, "old", artifact_record(&c->old, c->old_manifest));
 	json_object_set_new(root, "new", artifact_record(&c->new, c->new_manifest));
 	json_object_set_new(root, "calibration", cal);
+	json_object_set_new(root, "job", c->job_id > 0 ? json_integer(c->job_id) : json_null());
 	json_object_set_new(root, "processes", procs);
 	json_object_set_new(root, "summary", summary_record(c));
 	r = canonical_hash(hash, &text, root);
@@ -920,7 +921,7 @@ static int parse_record(struct runner_record *rec, json_t *root)
 {
 	static const char *const keys[] = {
 		"format", "host", "id", "sha256", "state", "rule", "created_at", "finished_at",
-		"settings", "old", "new", "calibration", "processes", "summary", NULL,
+		"settings", "old", "new", "calibration", "job", "processes", "summary", NULL,
 	};
 	static const char *const formats[] = { RUNNER_RECORD_FORMAT, NULL };
 	static const char *const states[] = { "running", "done", "abandoned", NULL };
@@ -975,6 +976,10 @@ static int parse_record(struct runner_record *rec, json_t *root)
 			return bad(&ai, "a comparison id (a whole number from 1)");
 		c->calibration[c->ncalibration++].comparison_id = json_integer_value(e);
 	}
+	if (json_is_null(json_object_get(root, "job")))
+		rec->origin_job = 0;
+	else if ((r = get_int(&rec->origin_job, root, &top, "job", 1, INT64_MAX)) < 0)
+		return bad(&(struct at){ "job" }, "a job's id (a whole number from 1) or null");
 	r = get_list(&list, root, &top, "processes", PROCESSES_MAX);
 	if (r < 0)
 		return r;
@@ -1031,4 +1036,278 @@ void runner_record_release(struct runner_record *r)
 		return;
 	db_comparison_release(&r->c);
 	memset(r, 0, sizeof(*r));
+}
+
+/* ---- a job's update (docs/hub.md, "The job record") ---- */
+
+static bool is_commit(const char *s)
+{
+	return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
+}
+
+int runner_job_record_build(struct strbuf *out, const struct db_job *j, const char *host)
+{
+	json_t *root = json_object();
+	char hash[SHA256_HEX_SIZE], *text = NULL;
+	int r;
+
+	json_object_set_new(root, "format", json_string(RUNNER_JOB_FORMAT));
+	json_object_set_new(root, "host", jtext(host));
+	json_object_set_new(root, "id", json_integer(j->id));
+	json_object_set_new(root, "seq", json_integer(j->seq));
+	json_object_set_new(root, "head", jtext(j->head));
+	json_object_set_new(root, "commit", jtext(j->commit));
+	json_object_set_new(root, "base", *j->base ? jtext(j->base) : json_null());
+	json_object_set_new(root, "subject", jtext(j->subject));
+	json_object_set_new(root, "state", json_string(db_job_state_name(j->state)));
+	json_object_set_new(root, "detail", jtext(j->detail));
+	json_object_set_new(root, "created_at", jtext(j->created_at));
+	json_object_set_new(root, "started_at", *j->started_at ? jtext(j->started_at) :
+			    json_null());
+	json_object_set_new(root, "finished_at", *j->finished_at ? jtext(j->finished_at) :
+			    json_null());
+	r = canonical_hash(hash, &text, root);
+	if (r < 0)
+		goto out;
+	free(text);
+	json_object_set_new(root, "sha256", json_string(hash));
+	text = json_dumps(root, CANONICAL_FLAGS);
+	if (!text)
+		xalloc_die();
+	strbuf_adds(out, text);
+	strbuf_addch(out, '\n');
+out:
+	free(text);
+	json_decref(root);
+	return r;
+}
+
+/* A commit id, 40 lower-case hex digits, into out ("" for null when nullable). */
+static int get_commit(char out[41], json_t *o, const struct at *parent, const char *key,
+		      bool nullable)
+{
+	struct at a = at_key(parent, key);
+	json_t *v = json_object_get(o, key);
+
+	out[0] = '\0';
+	if (nullable && json_is_null(v))
+		return 0;
+	if (!json_is_string(v) || !is_commit(json_string_value(v)))
+		return bad(&a, nullable ? "a commit id (40 lower-case hex digits) or null" :
+			   "a commit id (40 lower-case hex digits)");
+	memcpy(out, json_string_value(v), 41);
+	return 0;
+}
+
+/* Host names as the hub's configuration takes them. */
+static int get_host(char *out, size_t outlen, json_t *o, const struct at *parent)
+{
+	struct at a = at_key(parent, "host");
+	json_t *v = json_object_get(o, "host");
+	const char *s = json_is_string(v) ? json_string_value(v) : "";
+	size_t n = strlen(s);
+
+	if (n == 0 || n > NAME_MAX_BYTES || n >= outlen ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
+		return bad(&a, "a host's name: 1 to 63 letters, digits, '.', '_' or '-'");
+	memcpy(out, s, n + 1);
+	return 0;
+}
+
+static int parse_job(struct runner_job_record *rec, json_t *root)
+{
+	static const char *const keys[] = {
+		"format", "host", "id", "seq", "sha256", "head", "commit", "base", "subject",
+		"state", "detail", "created_at", "started_at", "finished_at", NULL,
+	};
+	static const char *const formats[] = { RUNNER_JOB_FORMAT, NULL };
+	static const char *const states[] = { "queued", "running", "done", "failed", NULL };
+	struct at top = { "" };
+	struct db_job *j = &rec->job;
+	char word[32], *text = NULL;
+	size_t i;
+	int r;
+
+	r = object_check(root, &top, keys, NULL);
+	if (r == 0)
+		r = get_word(word, sizeof(word), root, &top, "format", formats,
+			     "'" RUNNER_JOB_FORMAT "'");
+	if (r == 0)
+		r = get_host(j->host, sizeof(j->host), root, &top);
+	if (r == 0)
+		r = get_int(&j->origin_id, root, &top, "id", 1, INT64_MAX);
+	if (r == 0)
+		r = get_int(&j->seq, root, &top, "seq", 1, INT64_MAX);
+	if (r == 0)
+		r = get_hash(&text, root, &top, "sha256", false);
+	if (r == 0)
+		memcpy(rec->sha256, text, sizeof(rec->sha256));
+	free(text);
+	text = NULL;
+	if (r == 0)
+		r = get_text(&text, root, &top, "head", false, sizeof(j->head) - 1);
+	if (r == 0 && !*text)
+		r = bad(&(struct at){ "head" }, "a head's name");
+	if (r == 0)
+		snprintf(j->head, sizeof(j->head), "%s", text);
+	free(text);
+	if (r == 0)
+		r = get_commit(j->commit, root, &top, "commit", false);
+	if (r == 0)
+		r = get_commit(j->base, root, &top, "base", true);
+	if (r == 0)
+		r = get_text(&j->subject, root, &top, "subject", true, TEXT_MAX);
+	if (r == 0)
+		r = get_word(word, sizeof(word), root, &top, "state", states,
+			     "queued, running, done or failed");
+	if (r < 0)
+		return r;
+	for (i = 0; states[i]; i++)
+		if (!strcmp(word, states[i]))
+			j->state = (enum db_job_state)i;
+	r = get_text(&j->detail, root, &top, "detail", true, TEXT_MAX);
+	if (r == 0)
+		r = get_time(j->created_at, root, &top, "created_at", false);
+	if (r == 0)
+		r = get_time(j->started_at, root, &top, "started_at", true);
+	if (r == 0)
+		r = get_time(j->finished_at, root, &top, "finished_at", true);
+	return r;
+}
+
+/* Parses root's text, checks it with parse, and checks its sha256 against
+ * its canonical form. */
+static int parse_hashed(const char *text, size_t len, void *rec, const char *sha256,
+			int (*parse)(void *rec, json_t *root))
+{
+	char hash[SHA256_HEX_SIZE], *canonical = NULL;
+	json_error_t jerr;
+	json_t *root;
+	int r;
+
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
+			       jerr.column, jerr.text);
+	r = parse(rec, root);
+	if (r == 0 && sha256)
+		r = canonical_hash(hash, &canonical, root);
+	if (r == 0 && sha256 && strcmp(hash, sha256))
+		r = err_set(-EBADMSG, "sha256: the record says %s, and its canonical form "
+			    "(docs/hub.md) hashes to %s", sha256, hash);
+	free(canonical);
+	json_decref(root);
+	return r;
+}
+
+static int parse_job_any(void *rec, json_t *root)
+{
+	return parse_job(rec, root);
+}
+
+int runner_job_record_parse(struct runner_job_record *out, const char *text, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	return parse_hashed(text, len, out, out->sha256, parse_job_any);
+}
+
+void runner_job_record_release(struct runner_job_record *r)
+{
+	if (!r)
+		return;
+	db_job_release(&r->job);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- a host's heartbeat (docs/hub.md, "The heartbeat") ---- */
+
+static const char *const heartbeat_states[] = { "idle", "polling", "building", "measuring",
+						"calibrating", NULL };
+
+int runner_heartbeat_build(struct strbuf *out, const struct runner_heartbeat *h)
+{
+	json_t *root = json_object();
+	char *text;
+
+	json_object_set_new(root, "format", json_string(RUNNER_HEARTBEAT_FORMAT));
+	json_object_set_new(root, "host", jtext(h->host));
+	json_object_set_new(root, "seq", json_integer(h->seq));
+	json_object_set_new(root, "sent_at", jtext(h->sent_at));
+	json_object_set_new(root, "state", json_string(h->state));
+	json_object_set_new(root, "job", h->job > 0 ? json_integer(h->job) : json_null());
+	json_object_set_new(root, "backlog", json_integer(h->backlog));
+	json_object_set_new(root, "fingerprint", jtext(h->fingerprint));
+	json_object_set_new(root, "quarantine", h->quarantined ?
+			    json_pack("{s:o,s:o}", "fault", jtext(h->fault ? h->fault : ""),
+				      "since", jtext(h->since)) : json_null());
+	text = json_dumps(root, CANONICAL_FLAGS);
+	if (!text)
+		xalloc_die();
+	strbuf_adds(out, text);
+	strbuf_addch(out, '\n');
+	free(text);
+	json_decref(root);
+	return 0;
+}
+
+static int parse_heartbeat(void *rec, json_t *root)
+{
+	static const char *const keys[] = {
+		"format", "host", "seq", "sent_at", "state", "job", "backlog", "fingerprint",
+		"quarantine", NULL,
+	};
+	static const char *const qkeys[] = { "fault", "since", NULL };
+	static const char *const formats[] = { RUNNER_HEARTBEAT_FORMAT, NULL };
+	struct runner_heartbeat *h = rec;
+	struct at top = { "" }, aq = at_key(&top, "quarantine");
+	char word[32];
+	json_t *q;
+	int r;
+
+	r = object_check(root, &top, keys, NULL);
+	if (r == 0)
+		r = get_word(word, sizeof(word), root, &top, "format", formats,
+			     "'" RUNNER_HEARTBEAT_FORMAT "'");
+	if (r == 0)
+		r = get_host(h->host, sizeof(h->host), root, &top);
+	if (r == 0)
+		r = get_int(&h->seq, root, &top, "seq", 1, INT64_MAX);
+	if (r == 0)
+		r = get_time(h->sent_at, root, &top, "sent_at", false);
+	if (r == 0)
+		r = get_word(h->state, sizeof(h->state), root, &top, "state", heartbeat_states,
+			     "idle, polling, building, measuring or calibrating");
+	if (r == 0 && !json_is_null(json_object_get(root, "job")))
+		r = get_int(&h->job, root, &top, "job", 1, INT64_MAX);
+	if (r == 0)
+		r = get_int(&h->backlog, root, &top, "backlog", 0, INT64_MAX);
+	if (r == 0)
+		r = get_text(&h->fingerprint, root, &top, "fingerprint", true, JSON_TEXT_MAX);
+	if (r < 0)
+		return r;
+	q = json_object_get(root, "quarantine");
+	if (json_is_null(q))
+		return 0;
+	h->quarantined = true;
+	r = object_check(q, &aq, qkeys, NULL);
+	if (r == 0)
+		r = get_text(&h->fault, q, &aq, "fault", false, TEXT_MAX);
+	if (r == 0)
+		r = get_time(h->since, q, &aq, "since", true);
+	return r;
+}
+
+int runner_heartbeat_parse(struct runner_heartbeat *out, const char *text, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	return parse_hashed(text, len, out, NULL, parse_heartbeat);
+}
+
+void runner_heartbeat_release(struct runner_heartbeat *h)
+{
+	if (!h)
+		return;
+	free(h->fingerprint);
+	free(h->fault);
+	memset(h, 0, sizeof(*h));
 }

@@ -360,7 +360,7 @@ void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
 
 /* ---- record (record.c): a comparison as the hub ingests it ---- */
 
-#define RUNNER_RECORD_FORMAT "perfd-comparison/1"
+#define RUNNER_RECORD_FORMAT "perfd-comparison/2"
 /* Bytes of one stream of a process's captured output a record may carry:
  * all that perfd keeps of it. */
 #define RUNNER_RECORD_OUTPUT_MAX CHILD_CAPTURE_DEFAULT
@@ -375,6 +375,7 @@ int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool 
 /* A record taken apart: the comparison as its host stored it. */
 struct runner_record {
 	int64_t origin_id;           /* the comparison's id on its host */
+	int64_t origin_job;          /* its job's id on its host; 0: none */
 	char sha256[65];             /* the record's, checked against its canonical form */
 	/* c.host, settings, times, artifacts and manifests, every process (with
 	 * its captured output when sent, and its validity), the summary
@@ -390,5 +391,38 @@ struct runner_record {
  * on every path. */
 int runner_record_parse(struct runner_record *out, const char *text, size_t len);
 void runner_record_release(struct runner_record *r);
+
+/* A job's update as an agent sends it to the hub (docs/hub.md, "The job
+ * record"): host is the agent's; j->seq numbers the update. Canonical, with
+ * its sha256, and a newline. */
+#define RUNNER_JOB_FORMAT "perfd-job/1"
+int runner_job_record_build(struct strbuf *out, const struct db_job *j, const char *host);
+struct runner_job_record {
+	char sha256[65];
+	struct db_job job;           /* host, origin_id (its id on the host), seq; id 0 */
+};
+/* As runner_record_parse, for a job record. */
+int runner_job_record_parse(struct runner_job_record *out, const char *text, size_t len);
+void runner_job_record_release(struct runner_job_record *r);
+
+/* A host's heartbeat (docs/hub.md, "The heartbeat"): what the agent is
+ * doing, its backlog, fingerprint and quarantine; the newest seq wins. */
+#define RUNNER_HEARTBEAT_FORMAT "perfd-heartbeat/1"
+struct runner_heartbeat {
+	char host[64];
+	int64_t seq;
+	char sent_at[32];
+	char state[16];              /* idle, polling, building, measuring, calibrating */
+	int64_t job;                 /* the job it works on, its id on the host; 0: none */
+	int64_t backlog;             /* records not yet acknowledged by the hub */
+	char *fingerprint;           /* NULL when not known yet */
+	bool quarantined;
+	char *fault;                 /* when quarantined */
+	char since[32];
+};
+int runner_heartbeat_build(struct strbuf *out, const struct runner_heartbeat *h);
+/* Parses and checks a heartbeat (no sha256: it is state, not a record). */
+int runner_heartbeat_parse(struct runner_heartbeat *out, const char *text, size_t len);
+void runner_heartbeat_release(struct runner_heartbeat *h);
 
 #endif

@@ -278,7 +278,7 @@ static void test_refused(void **state)
 		{ "summary.stages[0].test", "\"t\"", "summary.stages[0].test: expected sign or "
 		  "calibrated" },
 		{ "calibration[1]", "0", "calibration[1]: expected a comparison id" },
-		{ "format", "\"perfd-comparison/2\"", "format: expected 'perfd-comparison/1'" },
+		{ "format", "\"perfd-comparison/1\"", "format: expected 'perfd-comparison/2'" },
 		{ "id", "0", "id: expected a whole number from 1" },
 		{ "host", "\"\"", "the record: expected a host" },
 	};

@@ -11,6 +11,9 @@ Each API request is appended as one JSON line to --log and kept in memory:
 {"t", "method", "path", "query", "auth", "user_agent", "body", "status",
 "fault", "applied"}. A short line per request also goes to stderr.
 
+A GET of /repos/O/N/compare/BASE...HEAD answers the merge base when
+--git-dir names the repository, as git merge-base finds it.
+
 Unauthenticated control endpoints under /_fake/ let a test script shape the
 state and inject failures:
 
@@ -48,6 +51,7 @@ import json
 import os
 import re
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -101,6 +105,7 @@ class State:
         self.repo = repo
         self.owner = repo.split("/", 1)[0]
         self.login = login
+        self.git_dir = None
         self.port = 0
         self.pulls = {}           # number -> dict
         self.comments = {}        # id -> dict (with "pr")
@@ -436,6 +441,10 @@ class State:
             c["updated"] = max(time.time(), int(c["updated"]) + 1)
             return 200, self.comment_obj(c), None
 
+        m = re.match(r"^/compare/([A-Za-z0-9._/-]+)\.\.\.([0-9a-f]{40})$", rest)
+        if m and method == "GET":
+            return self.compare(m.group(1), m.group(2))
+
         m = re.match(r"^/statuses/([^/]+)$", rest)
         if m and method == "POST":
             return self.create_status(m.group(1), body)
@@ -448,6 +457,20 @@ class State:
             return 200, [self.status_obj(s) for s in chunk], link
 
         return 404, message("Not Found"), None
+
+    def compare(self, base, head):
+        """GET /compare/BASE...HEAD: the merge base, from the git
+        repository given with --git-dir (404 without one, as an API with no
+        compare would answer)."""
+        if not self.git_dir:
+            return 404, message("Not Found"), None
+        r = subprocess.run(["git", "-C", self.git_dir, "merge-base", base, head],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            return 404, message("Not Found"), None
+        sha = r.stdout.strip()
+        return 200, {"status": "ahead", "merge_base_commit": {"sha": sha},
+                     "base_commit": {"sha": sha}}, None
 
     @staticmethod
     def parse_json(body):
@@ -764,6 +787,7 @@ def main():
     ap.add_argument("--login", default="perfd-bot",
                     help="the token's user, author of comments and statuses")
     ap.add_argument("--max-seconds", type=int, default=600)
+    ap.add_argument("--git-dir", help="a repository whose merge bases GET /compare answers")
     args = ap.parse_args()
     if not re.match(r"^[^/\s]+/[^/\s]+$", args.repo):
         ap.error("--repo must be OWNER/NAME")
@@ -776,6 +800,7 @@ def main():
     signal.signal(signal.SIGALRM, stop)
     signal.alarm(args.max_seconds)
     Handler.state = State(args.repo, args.login, args.log)
+    Handler.state.git_dir = args.git_dir
     Handler.token = args.token
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     Handler.state.port = server.server_address[1]

@@ -42,7 +42,7 @@ exp() { "$PERFD" export --db "$@"; }
 exp "$A" "$a1" >a1.json && exp "$A" "$a2" >a2.json && exp "$A" --output "$a3" >a3.json &&
 	exp "$A" "$a4" >a4.json && exp "$A" --output "$a5" >a5.json && exp "$M" "$m1" >m1.json
 check "perfd export prints one line" eq 1 "$(wc -l <a2.json)"
-check "a record is the format" eq perfd-comparison/1 "$(js a2.json 'd["format"]')"
+check "a record is the format" eq perfd-comparison/2 "$(js a2.json 'd["format"]')"
 check "with its host and id" eq "lavapipe 2" "$(js a2.json 'd["host"]') $(js a2.json 'd["id"]')"
 check "and its calibration as the host numbers it" eq "[$a1]" "$(js a2.json 'd["calibration"]')"
 check "every process" eq "$(sqlite3 "$A" "select count(*) from processes where comparison_id = $a2")" "$(js a2.json 'len(d["processes"])')"
@@ -112,7 +112,7 @@ check "two tokens are never the same" test "$TOK" != "$TOKM"
 check "token list" run 0 "$PERFD" token list --config hub.conf
 check "  lists the maintainer's" has "$T/out" "maintainer alice"
 check "  by hash, not by token" eq 0 "$(grep -c "$TOK" "$T/out")"
-check "the hub's database is at schema 7" eq 7 "$(sqlite3 hub.db 'pragma user_version')"
+check "the hub's database is at schema 8" eq 8 "$(sqlite3 hub.db 'pragma user_version')"
 
 # ---- the hub ----
 "$PERFD" serve --config hub.conf 2>"$T/hub.err" &
@@ -202,7 +202,7 @@ check "a changed value under the old sha256: 400" eq 400 "$(post nosha.json -H "
 check "  the canonical form's hash named" has "$T/body" "its canonical form (docs/hub.md) hashes to"
 head -c $((8 * 1024 * 1024 + 1)) /dev/zero >big.json
 check "a body over 8 MiB: 413" eq 413 "$(post big.json -H "$(auth "$TOK")")"
-check "  with the bound" has "$T/body" "over the bound of 8388608 bytes"
+check "  with the bound" has "$T/body" "over this endpoint's bound of 8388608 bytes"
 check "a body without Content-Length: 411" eq 411 "$(post a1.json -H "$(auth "$TOK")" -H 'Transfer-Encoding: chunked')"
 check "nothing stored by any of them" eq "$after" "$(rows)"
 
@@ -238,6 +238,81 @@ check "its receipt at the hub is the agent's but for the id" eq same "$(python3 
 check "served by the API" eq 200 "$(curl -s -o "$T/body" -w '%{http_code}' "$URL/api/v1/comparisons/$h3")"
 check "  as perfd show" cmp -s "$T/body" hub3.json
 check "exported again from the hub: the same record but for the id" eq same "$(exp hub.db --output "$h3" | python3 -c 'import json,sys; a=json.load(sys.stdin); b=json.load(open(sys.argv[1])); [x.pop(k) for x in (a,b) for k in ("id","sha256")]; print("same" if a==b else "differs")' a3.json)"
+
+# ---- job updates (docs/hub.md, "The job record") ----
+# postto PATH FILE [CURL ARGS]: as post, to another endpoint.
+postto() { p=$1 f=$2; shift 2; curl -s -o "$T/body" -w '%{http_code}' -H 'Content-Type: application/json' --data-binary "@$f" "$@" "$URL$p"; }
+C1=$(printf 'c%.0s' $(seq 40)); B1=$(printf 'b%.0s' $(seq 40))
+cat >job0.json <<JSON
+{"format": "perfd-job/1", "host": "lavapipe", "id": 7, "seq": 1, "sha256": "", "head": "pull/3",
+ "commit": "$C1", "base": "$B1", "subject": "Faster \"blit\"", "state": "queued", "detail": null,
+ "created_at": "2026-11-04T10:00:00.100Z", "started_at": null, "finished_at": null}
+JSON
+rehash job0.json 'pass' >job1.json
+rehash job0.json 'd["seq"] = 3; d["state"] = "running"; d["started_at"] = "2026-11-04T10:00:01.000Z"' >job3.json
+rehash job0.json 'd["seq"] = 2; d["state"] = "failed"; d["detail"] = "late"' >job2.json
+rehash job0.json 'd["detail"] = "other"' >job1-other.json
+rehash job0.json 'd["seq"] = 4; d["commit"] = "d" * 40' >job4-moved.json
+rehash job0.json 'd["seq"] = 5; d["state"] = "done"; d["finished_at"] = "2026-11-04T10:00:09.000Z"' >job5.json
+rehash job0.json 'd["commit"] = "C" * 40' >job-upper.json
+rehash job0.json 'd["colour"] = "blue"' >job-unknown.json
+rehash job0.json 'd["host"] = "m1"' >job-m1.json
+rehash job0.json 'del d["base"]' >job-nobase.json
+check "a job's update: 201" eq 201 "$(postto /api/v1/ingest/jobs job1.json -H "$(auth "$TOK")")"
+check "  stored" eq "lavapipe|7|1|queued|pull/3|$C1|$B1" "$(sqlite3 hub.db "select host, origin_id, seq, state, head, commit_oid, base_oid from jobs")"
+hj=$(js "$T/body" 'd["job"]')
+check "the same update again: 200, nothing stored" eq "200 false" "$(postto /api/v1/ingest/jobs job1.json -H "$(auth "$TOK")") $(js "$T/body" 'str(d["stored"]).lower()')"
+check "the same update with other content: 409" eq 409 "$(postto /api/v1/ingest/jobs job1-other.json -H "$(auth "$TOK")")"
+check "  said, with both hashes" has "$T/body" "update 1 of job 7 of host 'lavapipe' came before with sha256"
+check "a newer update: 201" eq 201 "$(postto /api/v1/ingest/jobs job3.json -H "$(auth "$TOK")")"
+check "an older one after it: 200, not applied" eq "200 false" "$(postto /api/v1/ingest/jobs job2.json -H "$(auth "$TOK")") $(js "$T/body" 'str(d["stored"]).lower()')"
+check "  the newest wins" eq "3|running|2026-11-04T10:00:01.000Z" "$(sqlite3 hub.db "select seq, state, started_at from jobs")"
+check "the job moved to another commit: 409" eq 409 "$(postto /api/v1/ingest/jobs job4-moved.json -H "$(auth "$TOK")")"
+check "  a job's identity never changes" has "$T/body" "job 7 of host 'lavapipe' is pull/3 at cccccccccccc"
+check "a commit not in lower-case hex: 400" eq 400 "$(postto /api/v1/ingest/jobs job-upper.json -H "$(auth "$TOK")")"
+check "  named" has "$T/body" "commit: expected a commit id (40 lower-case hex digits)"
+check "an unknown member: 400" eq 400 "$(postto /api/v1/ingest/jobs job-unknown.json -H "$(auth "$TOK")")"
+check "a missing one: 400" eq 400 "$(postto /api/v1/ingest/jobs job-nobase.json -H "$(auth "$TOK")")"
+check "  named" has "$T/body" "base: missing"
+check "another host's job with lavapipe's token: 403" eq 403 "$(postto /api/v1/ingest/jobs job-m1.json -H "$(auth "$TOK")")"
+check "no token: 401" eq 401 "$(postto /api/v1/ingest/jobs job1.json)"
+check "  nothing of them stored" eq "3|running" "$(sqlite3 hub.db "select seq, state from jobs")"
+# A comparison of that job, sent before the job's last update: tied to the
+# job at once (the job is here); one of a job not here yet is tied when the
+# job comes.
+rehash a1.json 'd["id"] = 60; d["job"] = 7' >a60.json
+rehash a1.json 'd["id"] = 61; d["job"] = 8' >a61.json
+check "a comparison of job 7: 201" eq 201 "$(postto /api/v1/ingest/comparisons a60.json -H "$(auth "$TOK")")"
+check "  tied to the hub's row of the job" eq "$hj" "$(sqlite3 hub.db "select c.job_id from comparisons c join comparison_origins o on o.comparison_id = c.id where o.origin_id = 60")"
+check "a comparison of job 8, not here yet: 201" eq 201 "$(postto /api/v1/ingest/comparisons a61.json -H "$(auth "$TOK")")"
+check "  not tied yet" eq "" "$(sqlite3 hub.db "select c.job_id from comparisons c join comparison_origins o on o.comparison_id = c.id where o.origin_id = 61")"
+rehash job5.json 'd["id"] = 8; d["seq"] = 6; d["head"] = "main"' >job8.json
+check "job 8 comes: 201" eq 201 "$(postto /api/v1/ingest/jobs job8.json -H "$(auth "$TOK")")"
+check "  its comparison tied to it" eq "$(js "$T/body" 'd["job"]')" "$(sqlite3 hub.db "select c.job_id from comparisons c join comparison_origins o on o.comparison_id = c.id where o.origin_id = 61")"
+check "a job's update over 512 KiB: 413" eq 413 "$(postto /api/v1/ingest/jobs big.json -H "$(auth "$TOK")")"
+
+# ---- heartbeats ----
+hb() { printf '{"format": "perfd-heartbeat/1", "host": "%s", "seq": %s, "sent_at": "2026-11-04T10:00:00.100Z", "state": "%s", "job": 7, "backlog": 3, "fingerprint": "{}", "quarantine": %s}' "$1" "$2" "$3" "${4:-null}" >hb.json; }
+hb lavapipe 100 measuring
+check "a heartbeat: 200, kept" eq "200 true" "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")") $(js "$T/body" 'str(d["stored"]).lower()')"
+check "  as sent" eq "100|measuring|7|3|0" "$(sqlite3 hub.db "select seq, state, job_origin, backlog, quarantined from host_status where host = 'lavapipe'")"
+hb lavapipe 99 idle '{"fault": "GPU hang", "since": null}'
+check "an older one: 200, not kept" eq "200 false" "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")") $(js "$T/body" 'str(d["stored"]).lower()')"
+hb lavapipe 101 idle '{"fault": "GPU hang", "since": "2026-11-04T10:00:00.000Z"}'
+check "a newer one, quarantined: kept" eq 200 "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")")"
+check "  with its fault" eq "101|idle|1|GPU hang" "$(sqlite3 hub.db "select seq, state, quarantined, fault from host_status where host = 'lavapipe'")"
+hb lavapipe 102 sleeping
+check "an unknown state: 400" eq 400 "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")")"
+check "  naming the states" has "$T/body" "state: expected idle, polling, building, measuring or calibrating"
+hb m1 103 idle
+check "m1's heartbeat with lavapipe's token: 403" eq 403 "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")")"
+check "  nothing of m1 kept" eq 0 "$(sqlite3 hub.db "select count(*) from host_status where host = 'm1'")"
+
+# ---- the pull heads agents read ----
+check "GET /api/v1/hub/pulls without a token: 401" eq 401 "$(curl -s -o "$T/body" -w '%{http_code}' "$URL/api/v1/hub/pulls")"
+check "  with a host's token: 200" eq 200 "$(curl -s -o "$T/body" -w '%{http_code}' -H "$(auth "$TOK")" "$URL/api/v1/hub/pulls")"
+check "  none: this hub has no [github]" eq "None []" "$(js "$T/body" 'd["repo"], d["pulls"]' | tr -d '(),')"
+check "  no parameters taken" eq 400 "$(curl -s -o "$T/body" -w '%{http_code}' -H "$(auth "$TOK")" "$URL/api/v1/hub/pulls?x=1")"
 
 # ---- revocation, at once ----
 check "token revoke lavapipe" run 0 "$PERFD" token revoke lavapipe --config hub.conf
@@ -286,7 +361,7 @@ CONF
 	HTTPS=$(sed -n 's|^perfd: serving \(https://127.0.0.1:[0-9]*\)/$|\1|p' "$T/tls.err" | head -n 1)
 	check "the hub serves HTTPS" test -n "$HTTPS"
 	check "GET over HTTPS, the certificate checked" eq 200 "$(curl -s --cacert cert.pem -o "$T/body" -w '%{http_code}' "$HTTPS/api/v1/comparisons")"
-	check "  the stored comparisons" eq 5 "$(js "$T/body" 'len(d["comparisons"])')"
+	check "  the stored comparisons" eq 7 "$(js "$T/body" 'len(d["comparisons"])')"
 	check "a client that does not trust it fails" test "$(curl -s -o /dev/null -w '%{http_code}' "$HTTPS/api/v1/hosts")" = 000
 	check "plain HTTP on the TLS port gets no answer" test "$(curl -s -o /dev/null -w '%{http_code}' "http${HTTPS#https}/api/v1/hosts")" != 200
 	TOK2=$("$PERFD" token new lavapipe --config tls.conf 2>/dev/null)

@@ -118,6 +118,12 @@ for id in $(done_ids); do
 	check "  comparison $id: the hub has the record perfd export prints" eq "$(js "exp-$id.json" 'd["sha256"]')" "$(sqlite3 "$HUB" "select sha256 from comparison_origins where host = 'box' and origin_id = $id")"
 done
 check "  with its gain" eq "$(sql "select gain_median from comparisons where kind = 'compare'")" "$(sqlite3 "$HUB" "select gain_median from comparisons where kind = 'compare'")"
+check "the job at the hub, as the host's, done" eq "box|1|main|done|$(sql "select commit_oid from jobs where id = 1")" "$(sqlite3 "$HUB" "select host, origin_id, head, state, commit_oid from jobs")"
+check "  its comparison tied to it there" eq "$(sqlite3 "$HUB" "select id from jobs")" "$(sqlite3 "$HUB" "select job_id from comparisons where kind = 'compare'")"
+check "  its updates acknowledged" eq "$(sql "select seq from jobs where id = 1")" "$(sql "select seq from pushed_jobs where job_id = 1")"
+check "  the hub's copy at the newest" eq "$(sql "select seq from jobs where id = 1")" "$(sqlite3 "$HUB" "select seq from jobs")"
+check "the heartbeat at the hub: idle, no backlog" eq "idle|0" "$(sqlite3 "$HUB" "select state, backlog from host_status where host = 'box'")"
+check "  with the host's fingerprint" eq 1 "$(sqlite3 "$HUB" "select fingerprint is not null from host_status")"
 
 # ---- the hub down ----
 kill -9 "$hub"
@@ -128,8 +134,8 @@ check "the hub killed: agent --once still measures" run 0 "$PERFD" agent --confi
 cp "$T/out" once2.out
 cp "$T/err" once2.err
 check "  the new comparison done" eq 3 "$(sql "select count(*) from comparisons where state = 'done'")"
-check "  the summary shows the backlog" has once2.out ", push backlog 1"
-check "  the failure said once" eq 1 "$(grep -c "push: POST http://127.0.0.1:$PORT/api/v1/ingest/comparisons" once2.err)"
+check "  the summary shows the backlog: the comparison and its job" has once2.out ", push backlog 2"
+check "  the failure said once" eq 1 "$(grep -c "push: POST http://127.0.0.1:$PORT/api/v1/ingest/" once2.err)"
 check "  nothing marked" eq 2 "$(sql "select count(*) from pushed")"
 "$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/ro.err" &
 ro=$!
@@ -137,13 +143,14 @@ for i in $(seq 100); do grep -q "serving http://" "$T/ro.err" && break; sleep 0.
 RO=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/ro.err" | head -n 1)
 curl -s "$RO/metrics" >metrics.txt
 kill "$ro"; wait "$ro" 2>/dev/null
-check "/metrics of the agent's database shows the backlog" has metrics.txt "perfd_push_backlog 1"
+check "/metrics of the agent's database shows the backlog" has metrics.txt "perfd_push_backlog 2"
 
-# A second commit while the hub is down: a backlog of two.
+# A second commit while the hub is down: a backlog of four (two
+# comparisons, two jobs).
 work_prog "$SRC/prog.c" 250000 7
 git -C "$SRC" commit -qam "half once more"
 check "still down: agent --once measures again" run 0 "$PERFD" agent --config agent.conf --once
-check "  a backlog of 2" has "$T/out" ", push backlog 2"
+check "  a backlog of 4" has "$T/out" ", push backlog 4"
 check "  the hub has the first two only" eq "1 2" "$(sqlite3 "$HUB" "select group_concat(origin_id, ' ') from comparison_origins")"
 
 # A hub that answers 503: the backlog stays, to be sent later.
@@ -161,9 +168,9 @@ python3 h503.py "$PORT" &
 h503=$!
 for i in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.05; done
 check "a hub answering 503: agent --once" run 0 "$PERFD" agent --config agent.conf --once
-check "  said" has "$T/err" "push: POST http://127.0.0.1:$PORT/api/v1/ingest/comparisons: answered 503"
+check "  said" has "$T/err" "push: POST http://127.0.0.1:$PORT/api/v1/ingest/jobs: answered 503"
 check "  one request, the turn ends there" eq 1 "$(wc -l <h503.log)"
-check "  the backlog kept" has "$T/out" ", push backlog 2"
+check "  the backlog kept" has "$T/out" ", push backlog 4"
 kill "$h503"; wait "$h503" 2>/dev/null
 
 # ---- the hub back ----
@@ -173,6 +180,8 @@ check "  no backlog" has "$T/out" ", push backlog 0"
 check "  said" has "$T/err" "push: 2 comparisons sent to http://127.0.0.1:$PORT"
 check "every done comparison at the hub, in order" eq "$(done_ids)" "$(hub_ids)"
 check "  none twice" eq "$(sqlite3 "$HUB" "select count(*) from comparison_origins")" "$(sqlite3 "$HUB" "select count(distinct origin_id) from comparison_origins")"
+check "  the jobs too, each once, each tied to its comparison" eq "1 2 3" "$(sqlite3 "$HUB" "select group_concat(j.origin_id, ' ') from (select origin_id from jobs order by origin_id) j")"
+check "  every compare at the hub has its job" eq 0 "$(sqlite3 "$HUB" "select count(*) from comparisons where kind = 'compare' and job_id is null")"
 check "  the hub received them in id order" eq "$(hub_ids)" "$(sqlite3 "$HUB" "select group_concat(origin_id, ' ') from (select origin_id from comparison_origins order by received_at, comparison_id)")"
 
 # ---- a record sent again ----

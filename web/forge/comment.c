@@ -457,8 +457,56 @@ static int render_jobs(struct comment *cm, struct db *db, const char *commit)
 	return 0;
 }
 
+static const char *const host_at_words[] = {
+	[WEB_HOST_DONE] = "done", [WEB_HOST_FAILED] = "failed", [WEB_HOST_QUEUED] = "queued",
+	[WEB_HOST_BUILDING] = "building", [WEB_HOST_MEASURING] = "measuring",
+	[WEB_HOST_QUARANTINED] = "quarantined", [WEB_HOST_SILENT] = "silent",
+	[WEB_HOST_WAITING] = "pending",
+};
+
+/* A hub's comment: the base every host uses, and a row per expected host
+ * saying where it stands, linked to its job when it has one. */
+static int render_hosts(struct comment *cm, struct db *db, const char *commit,
+			const struct web_comment_hosts *hosts)
+{
+	struct strbuf *out = cm->out;
+	size_t i, mark = out->len;
+	int r;
+
+	if (hosts->base && *hosts->base)
+		strbuf_addf(out, "\nEvery host compares against base `%s`, fixed by the hub when it "
+			    "first saw this head.\n", hosts->base);
+	strbuf_adds(out, "\n| host | state | detail |\n|---|---|---|\n");
+	for (i = 0; i < hosts->nexpect; i++) {
+		struct web_host_state hs;
+
+		r = web_host_state(&hs, db, hosts->expect[i], commit, hosts->base,
+				   hosts->silent_after_s);
+		if (r < 0) {
+			web_host_state_release(&hs);
+			return r;
+		}
+		strbuf_adds(out, "| ");
+		md_text(out, hs.host);
+		strbuf_adds(out, " | ");
+		if (hs.has_job)
+			strbuf_addf(out, "[%s](%.*s/static/head.html?job=%lld)",
+				    host_at_words[hs.state], (int)cm->hub_len, cm->hub,
+				    (long long)hs.job.id);
+		else
+			strbuf_adds(out, host_at_words[hs.state]);
+		strbuf_adds(out, " | ");
+		md_text(out, hs.desc.buf);
+		strbuf_adds(out, " |\n");
+		web_host_state_release(&hs);
+	}
+	fits(cm, mark);
+	return 0;
+}
+
 int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit,
-		       const char *hub_url, const char *key, size_t max)
+		       const char *hub_url, const char *key, size_t max,
+		       const struct web_comment_hosts *hosts)
 {
 	struct strbuf body = STRBUF_INIT, heads = STRBUF_INIT, bases = STRBUF_INIT;
 	struct strbuf rules = STRBUF_INIT;
@@ -509,7 +557,7 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 			    head_commit);
 	else
 		render_table(&cm, cs, n, &heads, &bases, &rules);
-	r = render_jobs(&cm, db, head_commit);
+	r = hosts ? render_hosts(&cm, db, head_commit, hosts) : render_jobs(&cm, db, head_commit);
 	if (r < 0)
 		goto out;
 	/* Each host's head builds, in the table's order, once each. */

@@ -38,8 +38,10 @@
  * -EINVAL for a malformed commit or hub_url (http:// or https://, nothing to
  * escape); a database error as db returns it. On failure out is left as it
  * was. */
+struct web_comment_hosts;
 int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit,
-		       const char *hub_url, const char *key, size_t max);
+		       const char *hub_url, const char *key, size_t max,
+		       const struct web_comment_hosts *hosts);
 /* The hidden first line by which perfd finds its comment: "<!-- perfd:comment
  * -->", or "<!-- perfd:comment KEY -->" for a key (NULL or "": none). */
 void web_comment_marker(struct strbuf *out, const char *key);
@@ -89,6 +91,20 @@ struct web_gh_client;
  * connection, a timeout), naming url but never the token. */
 int web_http_post_json(struct strbuf *reply, const char *url, const char *auth,
 		       const char *body, size_t len, double timeout_s, int cancel_fd, size_t max);
+/* A pull head a hub hands its agents (GET /api/v1/hub/pulls, docs/hub.md):
+ * built, against base, only when trusted and only at that very commit. */
+struct web_hub_pull {
+	int number;
+	char head[41];
+	char base[41];
+	bool trusted;
+};
+/* Parses the hub's answer into *out (the caller's). -EPROTO, naming the
+ * entry, for anything else. */
+int web_hub_pulls_parse(struct web_hub_pull **out, size_t *out_n, const char *text, size_t len);
+/* The same exchange as a GET, for what the hub hands its agents. */
+int web_http_get(struct strbuf *reply, const char *url, const char *auth, double timeout_s,
+		 int cancel_fd, size_t max);
 
 /* Reads a token alone on the first line of the file at path; *out is the
  * caller's. *loose_mode (when not NULL) says whether others than the owner
@@ -113,6 +129,10 @@ struct web_gh_pull {
 /* Every open pull request (at most WEB_GH_PAGES_MAX pages); *out is the caller's. */
 int web_gh_pulls_open(struct web_gh_client *c, struct web_gh_pull **out, size_t *out_n);
 int web_gh_pull_get(struct web_gh_client *c, struct web_gh_pull *out, int number);
+/* The merge base of head_sha and branch base_ref, as the API's compare
+ * answers it (merge_base_commit.sha), into out. */
+int web_gh_merge_base(struct web_gh_client *c, char out[41], const char *base_ref,
+		      const char *head_sha);
 
 struct web_gh_comment {
 	int64_t id;
@@ -141,11 +161,50 @@ void web_gh_client_set_login(struct web_gh_client *c, const char *login);
 #define WEB_STATUS_DESCRIPTION_MAX 140
 
 /* What posting needs; all borrowed. */
+/* ---- what a pull head stands at on each host (hosts.c) ---- */
+
+/* Counts the verdicts of job's comparisons (the newest of each case) into
+ * desc, as its commit status says them; returns the status's state:
+ * "pending" (queued, running), "failure" (the job failed, or a case is
+ * slower) or "success". An A/A is counted apart, never as a change. */
+const char *web_job_verdicts(struct strbuf *desc, struct db *db, const struct db_job *job);
+
+enum web_host_at { WEB_HOST_DONE, WEB_HOST_FAILED, WEB_HOST_QUEUED, WEB_HOST_BUILDING,
+		   WEB_HOST_MEASURING, WEB_HOST_QUARANTINED, WEB_HOST_SILENT, WEB_HOST_WAITING };
+struct web_host_state {
+	char host[64];
+	enum web_host_at state;
+	const char *status;          /* the commit status's state: pending, success, failure */
+	struct strbuf desc;          /* its description */
+	bool has_job;
+	struct db_job job;           /* the host's newest job of the commit, when has_job */
+	bool base_differs;           /* that job's base is not the hub's */
+};
+/* Where host stands with commit: done or failed (its job's verdicts),
+ * quarantined, silent (no heartbeat for silent_after_s, or none ever),
+ * queued, building or measuring (its heartbeat names the job), or
+ * waiting (heard from, no job yet). base is the hub's fixed base (NULL or
+ * "": none), against which the job's is checked. Release out on every
+ * path. */
+int web_host_state(struct web_host_state *out, struct db *db, const char *host,
+		   const char *commit, const char *base, double silent_after_s);
+void web_host_state_release(struct web_host_state *s);
+
+/* The hosts a hub expects a pull head on, for its comment: a row each for
+ * those not done (their state), and the base every host is to use. */
+struct web_comment_hosts {
+	const char *const *expect;
+	size_t nexpect;
+	const char *base;            /* the hub's fixed base commit of the head */
+	double silent_after_s;
+};
+
 struct web_pulls {
 	struct web_gh_client *gh;
 	struct db *db;
 	const char *hub_url;         /* where the comment's and statuses' links point */
 	const char *key;             /* the comment's key: NULL or "" for none */
+	const struct web_comment_hosts *hosts;  /* a hub's; NULL for an agent */
 };
 
 enum web_post { WEB_POST_UNCHANGED, WEB_POST_CREATED, WEB_POST_EDITED, WEB_POST_RECREATED,

@@ -486,9 +486,11 @@ static int on_post_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, cur
 	return poll(&p, 1, 0) > 0;
 }
 
-int web_http_post_json(struct strbuf *reply, const char *url, const char *auth,
-		       const char *body, size_t len, double timeout_s, int cancel_fd, size_t max)
+/* A POST of body (a GET when body is NULL), as web_http_post_json says. */
+static int http_exchange(struct strbuf *reply, const char *url, const char *auth,
+			 const char *body, size_t len, double timeout_s, int cancel_fd, size_t max)
 {
+	const char *method = body ? "POST" : "GET";
 	struct post_reply rep = { .body = reply, .max = max, .cancel_fd = cancel_fd };
 	struct curl_slist *h = NULL;
 	char ua[64];
@@ -506,7 +508,8 @@ int web_http_post_json(struct strbuf *reply, const char *url, const char *auth,
 		return err_set(-ENOMEM, "libcurl could not be set up");
 	snprintf(ua, sizeof(ua), "User-Agent: perfd/%s", PERFD_VERSION);
 	h = lc.slist_append(h, ua);
-	h = lc.slist_append(h, "Content-Type: application/json");
+	if (body)
+		h = lc.slist_append(h, "Content-Type: application/json");
 	h = lc.slist_append(h, auth);
 	if (!h) {
 		lc.easy_cleanup(curl);
@@ -517,9 +520,11 @@ int web_http_post_json(struct strbuf *reply, const char *url, const char *auth,
 	lc.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
 	lc.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	lc.easy_setopt(curl, CURLOPT_HTTPHEADER, h);
-	lc.easy_setopt(curl, CURLOPT_POST, 1L);
-	lc.easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-	lc.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	if (body) {
+		lc.easy_setopt(curl, CURLOPT_POST, 1L);
+		lc.easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+		lc.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	}
 	lc.easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)(timeout_s * 1000));
 	lc.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, (long)(fmin(timeout_s, 10) * 1000));
 	lc.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_post_body);
@@ -535,12 +540,24 @@ int web_http_post_json(struct strbuf *reply, const char *url, const char *auth,
 	lc.slist_free_all(h);
 	lc.easy_cleanup(curl);
 	if (e == CURLE_ABORTED_BY_CALLBACK)
-		return err_set(-ECANCELED, "POST %s: stopped", url);
+		return err_set(-ECANCELED, "%s %s: stopped", method, url);
 	if (e != CURLE_OK)
-		return err_set(-EIO, "POST %s: %s", url, lc.easy_strerror(e));
+		return err_set(-EIO, "%s %s: %s", method, url, lc.easy_strerror(e));
 	if (status < 100 || status > 599)
-		return err_set(-EPROTO, "POST %s: no HTTP status in the answer", url);
+		return err_set(-EPROTO, "%s %s: no HTTP status in the answer", method, url);
 	return (int)status;
+}
+
+int web_http_post_json(struct strbuf *reply, const char *url, const char *auth,
+		       const char *body, size_t len, double timeout_s, int cancel_fd, size_t max)
+{
+	return http_exchange(reply, url, auth, body ? body : "", len, timeout_s, cancel_fd, max);
+}
+
+int web_http_get(struct strbuf *reply, const char *url, const char *auth, double timeout_s,
+		 int cancel_fd, size_t max)
+{
+	return http_exchange(reply, url, auth, NULL, 0, timeout_s, cancel_fd, max);
 }
 
 /* What a failed exchange asks for next: the error itself (returned, < 0),
@@ -870,6 +887,35 @@ int web_gh_pull_get(struct web_gh_client *c, struct web_gh_pull *out, int number
 	return r;
 }
 
+int web_gh_merge_base(struct web_gh_client *c, char out[41], const char *base_ref,
+		      const char *head_sha)
+{
+	struct web_gh_reply rep = { .body = STRBUF_INIT };
+	const char *sha;
+	json_t *j = NULL;
+	char *url;
+	int r;
+
+	out[0] = '\0';
+	/* A branch name goes into the path as it is: only what needs no escaping. */
+	if (!*base_ref || strspn(base_ref, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				 "0123456789._/-") != strlen(base_ref) || strstr(base_ref, ".."))
+		return err_set(-EINVAL, "base branch '%s': not asked of the API (a name with "
+			       "characters a URL would need escaped)", base_ref);
+	url = repo_url(c, "/compare/%s...%s", base_ref, head_sha);
+	r = request(c, &j, &rep, "GET", url, NULL, WEB_GH_IDEMPOTENT);
+	sha = json_string_value(json_object_get(json_object_get(j, "merge_base_commit"), "sha"));
+	if (r == 0 && (!sha || strlen(sha) != 40 || strspn(sha, "0123456789abcdef") != 40))
+		r = err_set(-EPROTO, "GET /compare/%s...%.12s: no merge_base_commit.sha in the "
+			    "reply", base_ref, head_sha);
+	if (r == 0)
+		memcpy(out, sha, 41);
+	json_decref(j);
+	free(url);
+	strbuf_release(&rep.body);
+	return r;
+}
+
 /* "2026-11-30T01:02:03Z" as seconds since the epoch; 0 for anything else. */
 static int64_t iso_time(const char *s)
 {
@@ -1051,5 +1097,51 @@ int web_gh_login(struct web_gh_client *c, const char **out)
 	free(url);
 	strbuf_release(&rep.body);
 	*out = c->login;
+	return r;
+}
+
+static bool is_oid(const char *s)
+{
+	return s && strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
+}
+
+int web_hub_pulls_parse(struct web_hub_pull **out, size_t *out_n, const char *text, size_t len)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(text, len, 0, &jerr), *list = json_object_get(root, "pulls"), *e;
+	size_t i;
+	int r = 0;
+
+	*out = NULL;
+	*out_n = 0;
+	if (!json_is_array(list)) {
+		json_decref(root);
+		return err_set(-EPROTO, "not the hub's list of pull heads (docs/hub.md)");
+	}
+	*out = xcalloc(json_array_size(list) + 1, sizeof(**out));
+	json_array_foreach(list, i, e) {
+		struct web_hub_pull *p = &(*out)[*out_n];
+		const char *head = json_string_value(json_object_get(e, "head"));
+		const char *base = json_string_value(json_object_get(e, "base"));
+		json_t *num = json_object_get(e, "number"), *trusted = json_object_get(e, "trusted");
+
+		if (!json_is_integer(num) || json_integer_value(num) < 1 ||
+		    json_integer_value(num) > INT32_MAX || !is_oid(head) || !is_oid(base) ||
+		    !json_is_boolean(trusted)) {
+			r = err_set(-EPROTO, "pulls[%zu] is not a pull head (docs/hub.md)", i);
+			break;
+		}
+		p->number = (int)json_integer_value(num);
+		memcpy(p->head, head, 41);
+		memcpy(p->base, base, 41);
+		p->trusted = json_is_true(trusted);
+		(*out_n)++;
+	}
+	if (r < 0) {
+		free(*out);
+		*out = NULL;
+		*out_n = 0;
+	}
+	json_decref(root);
 	return r;
 }

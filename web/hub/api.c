@@ -1229,8 +1229,9 @@ static void api_metrics(struct web_reply *out, struct db *db, const struct web_c
 
 		r = db_push_backlog(db, &backlog);
 		if (r == 0)
-			strbuf_addf(&sb, "# HELP perfd_push_backlog done comparisons of this "
-				    "database's own the hub has not answered for\n"
+			strbuf_addf(&sb, "# HELP perfd_push_backlog records of this database's "
+				    "own (done comparisons, job updates) the hub has not "
+				    "answered for\n"
 				    "# TYPE perfd_push_backlog gauge\nperfd_push_backlog %lld\n",
 				    (long long)backlog);
 	}

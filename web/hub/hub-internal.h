@@ -118,7 +118,23 @@ int web_token_check(struct web_identity *out, struct db *db, const char *authori
  * calibration comparisons not here yet, or whose figures differ from the
  * rule's (each named), 500 for a database error (logged). Nothing is
  * stored unless the answer is 201. */
-void web_ingest_comparison(struct web_reply *out, struct db *db,
-			   const struct web_identity *who, const char *body, size_t len);
+/* POST /api/v1/ingest/comparisons; 1 when the comparison was stored. */
+int web_ingest_comparison(struct web_reply *out, struct db *db,
+			  const struct web_identity *who, const char *body, size_t len);
+/* POST /api/v1/ingest/jobs: one job's update (docs/hub.md). Returns 1 when
+ * it changed what the hub holds, else 0 (the answer says why). */
+#define WEB_INGEST_JOBS "/api/v1/ingest/jobs"
+int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identity *who,
+		   const char *body, size_t len);
+/* POST /api/v1/ingest/heartbeat: a host's state; 1 when kept. */
+#define WEB_INGEST_HEARTBEAT "/api/v1/ingest/heartbeat"
+#define WEB_INGEST_SMALL_MAX (512 * 1024)      /* bytes of a job record or heartbeat */
+/* GET /api/v1/hub/pulls (docs/hub.md): repo's open pull heads, each with
+ * the base commit the hub fixed and whether it is trusted; repo NULL: the
+ * hub has no [github], and the list is empty. */
+#define WEB_HUB_PULLS "/api/v1/hub/pulls"
+void web_hub_pulls_answer(struct web_reply *out, struct db *db, const char *repo);
+int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_identity *who,
+			 const char *body, size_t len);
 
 #endif

@@ -46,6 +46,13 @@ struct web_server_opts {
 	bool ingest;
 	const char *const *hosts;
 	size_t nhosts;
+	/* Called on the server's thread after a record changed what the hub
+	 * holds (a comparison, a job's update or a heartbeat stored). */
+	void (*on_change)(void *ctx);
+	void *on_change_ctx;
+	/* With ingest: the repository (OWNER/NAME) whose open pull heads
+	 * GET /api/v1/hub/pulls lists to a token's holder; NULL: none. */
+	const char *repo;
 };
 
 /* Starts answering with o's files, documents and, with ingest, writes.

@@ -206,8 +206,8 @@ static void reply_db_error(struct web_reply *out)
 	web_reply_error(out, 500, err_last());
 }
 
-void web_ingest_comparison(struct web_reply *out, struct db *db,
-			   const struct web_identity *who, const char *body, size_t len)
+int web_ingest_comparison(struct web_reply *out, struct db *db,
+			  const struct web_identity *who, const char *body, size_t len)
 {
 	struct strbuf missing = STRBUF_INIT, report = STRBUF_INIT;
 	struct runner_record rec;
@@ -215,7 +215,7 @@ void web_ingest_comparison(struct web_reply *out, struct db *db,
 	struct db_origin had, o;
 	struct db_comparison *c = &rec.c;
 	int64_t id;
-	int checked = 0, n, r;
+	int checked = 0, n, r, changed = 0;
 
 	memset(&again, 0, sizeof(again));
 	r = runner_record_parse(&rec, body, len);
@@ -283,6 +283,7 @@ void web_ingest_comparison(struct web_reply *out, struct db *db,
 		memset(&o, 0, sizeof(o));
 		snprintf(o.host, sizeof(o.host), "%s", c->host);
 		o.origin_id = rec.origin_id;
+		o.origin_job = rec.origin_job;
 		memcpy(o.sha256, rec.sha256, sizeof(o.sha256));
 		r = db_comparison_ingest(db, &id, c, &again, &o);
 	}
@@ -293,9 +294,124 @@ void web_ingest_comparison(struct web_reply *out, struct db *db,
 	log_info("ingest: comparison %lld of host '%s' stored as %lld", (long long)rec.origin_id,
 		 c->host, (long long)id);
 	reply_stored(out, 201, c->host, rec.origin_id, id, true);
+	changed = 1;
 out:
 	db_summary_release(&again);
 	strbuf_release(&missing);
 	strbuf_release(&report);
 	runner_record_release(&rec);
+	return changed;
+}
+
+/* ---- job updates and heartbeats ---- */
+
+static int refuse_host(struct web_reply *out, const char *host, const struct web_identity *who)
+{
+	char msg[256];
+
+	if (!strcmp(host, who->name))
+		return 0;
+	snprintf(msg, sizeof(msg), "the record is of host '%s', and the token is host '%s''s: "
+		 "a token writes only its own host's records", host, who->name);
+	web_reply_error(out, 403, msg);
+	return 403;
+}
+
+int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identity *who,
+		   const char *body, size_t len)
+{
+	struct runner_job_record rec;
+	struct db_job *j = &rec.job;
+	bool stored = false;
+	int64_t id = 0;
+	int r, changed = 0;
+
+	r = runner_job_record_parse(&rec, body, len);
+	if (r < 0) {
+		web_reply_error(out, 400, err_last());
+		goto out;
+	}
+	if (refuse_host(out, j->host, who))
+		goto out;
+	r = db_job_ingest(db, j, rec.sha256, &id, &stored);
+	if (r == -EEXIST) {
+		log_warnx("ingest: %s", err_last());
+		web_reply_error(out, 409, err_last());
+		goto out;
+	}
+	if (r < 0) {
+		reply_db_error(out);
+		goto out;
+	}
+	if (stored) {
+		log_info("ingest: job %lld of host '%s' (%s at %.12s): %s, update %lld, as %lld",
+			 (long long)j->origin_id, j->host, j->head, j->commit,
+			 db_job_state_name(j->state), (long long)j->seq, (long long)id);
+		changed = 1;
+	}
+	reply(out, stored ? 201 : 200, json_pack("{s:I,s:s,s:I,s:I,s:b}", "job", (json_int_t)id,
+						 "host", j->host, "id", (json_int_t)j->origin_id,
+						 "seq", (json_int_t)j->seq, "stored", stored));
+out:
+	runner_job_record_release(&rec);
+	return changed;
+}
+
+int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_identity *who,
+			 const char *body, size_t len)
+{
+	struct runner_heartbeat h;
+	struct db_host_status s;
+	bool stored = false;
+	int r;
+
+	r = runner_heartbeat_parse(&h, body, len);
+	if (r < 0) {
+		web_reply_error(out, 400, err_last());
+		goto out;
+	}
+	if (refuse_host(out, h.host, who))
+		goto out;
+	memset(&s, 0, sizeof(s));
+	snprintf(s.host, sizeof(s.host), "%s", h.host);
+	s.seq = h.seq;
+	memcpy(s.sent_at, h.sent_at, sizeof(s.sent_at));
+	snprintf(s.state, sizeof(s.state), "%s", h.state);
+	s.job_origin = h.job;
+	s.backlog = h.backlog;
+	s.fingerprint = h.fingerprint;
+	s.quarantined = h.quarantined;
+	s.fault = h.fault;
+	r = db_host_status_put(db, &s, &stored);
+	if (r < 0) {
+		reply_db_error(out);
+		goto out;
+	}
+	reply(out, 200, json_pack("{s:s,s:I,s:b}", "host", h.host, "seq", (json_int_t)h.seq,
+				  "stored", stored));
+out:
+	runner_heartbeat_release(&h);
+	return stored;
+}
+
+void web_hub_pulls_answer(struct web_reply *out, struct db *db, const char *repo)
+{
+	struct db_hub_pull *ps = NULL;
+	json_t *list = json_array();
+	size_t n = 0, i;
+
+	if (repo && db_hub_pulls_open(db, &ps, &n, repo) < 0) {
+		json_decref(list);
+		reply_db_error(out);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, json_pack("{s:i,s:s,s:s,s:o,s:s,s:o,s:b}",
+			"number", ps[i].pr, "head", ps[i].commit, "base", ps[i].base,
+			"base_ref", utf8_json(ps[i].base_ref, strlen(ps[i].base_ref)),
+			"how", ps[i].how, "author", utf8_json(ps[i].author, strlen(ps[i].author)),
+			"trusted", ps[i].trusted));
+	free(ps);
+	reply(out, 200, json_pack("{s:o,s:o}", "repo", repo ? json_string(repo) : json_null(),
+				  "pulls", list));
 }

@@ -85,13 +85,16 @@ struct web_server {
 	char **hosts;                /* the hosts whose records it accepts */
 	size_t nhosts;
 	char *tls_cert, *tls_key;    /* PEM text, or NULL for plain HTTP */
+	void (*on_change)(void *ctx);
+	void *on_change_ctx;
+	const char *repo;            /* [github] repo: the pull heads agents read */
 };
 
 /* What is known of a request before MHD routes it. */
 struct request {
 	char *raw;                   /* the target as sent, NULL when over RAW_URI_MAX */
 	bool called;                 /* the first call of on_request is over */
-	bool ingest;                 /* a record's body is being read, for who */
+	int ingest;                  /* a record's body is being read, for who: INGEST_* */
 	struct web_identity who;
 	struct strbuf body;
 };
@@ -313,9 +316,26 @@ static bool accepts_host(const struct web_server *s, const char *host)
  * host, then the length, which must be announced (a record's sender knows
  * it) and within WEB_INGEST_BODY_MAX.
  */
+enum { INGEST_NONE, INGEST_COMPARISON, INGEST_JOB, INGEST_HEARTBEAT };
+
+/* Which record url takes, or INGEST_NONE. */
+static int ingest_kind(const char *url)
+{
+	if (!strcmp(url, WEB_INGEST_COMPARISONS))
+		return INGEST_COMPARISON;
+	if (!strcmp(url, WEB_INGEST_JOBS))
+		return INGEST_JOB;
+	if (!strcmp(url, WEB_INGEST_HEARTBEAT))
+		return INGEST_HEARTBEAT;
+	return INGEST_NONE;
+}
+
 static enum MHD_Result ingest_start(struct web_server *s, struct MHD_Connection *conn,
 				    struct request *rq, const char *url, const char *method)
 {
+	int kind = ingest_kind(url);
+	unsigned long long max = kind == INGEST_COMPARISON ? WEB_INGEST_BODY_MAX :
+				 WEB_INGEST_SMALL_MAX;
 	const char *length, *auth;
 	char msg[160], *end;
 	unsigned long long n;
@@ -351,12 +371,12 @@ static enum MHD_Result ingest_start(struct web_server *s, struct MHD_Connection 
 	n = strtoull(length, &end, 10);
 	if (!*length || *end || errno || *length < '0' || *length > '9')
 		return send_error(s, conn, 400, "Content-Length is not a number");
-	if (n > WEB_INGEST_BODY_MAX) {
-		snprintf(msg, sizeof(msg), "a record of %llu bytes is over the bound of %d bytes "
-			 "(8 MiB)", n, WEB_INGEST_BODY_MAX);
+	if (n > max) {
+		snprintf(msg, sizeof(msg), "a record of %llu bytes is over this endpoint's bound "
+			 "of %llu bytes", n, max);
 		return send_error(s, conn, 413, msg);
 	}
-	rq->ingest = true;
+	rq->ingest = kind;
 	rq->called = true;
 	return MHD_YES;
 }
@@ -368,11 +388,46 @@ static enum MHD_Result ingest_answer(struct web_server *s, struct MHD_Connection
 	struct web_reply rp = { .status = 500, .body = STRBUF_INIT };
 	enum MHD_Result ret;
 
-	web_ingest_comparison(&rp, s->db, &rq->who, rq->body.buf, rq->body.len);
+	int changed;
+
+	if (rq->ingest == INGEST_COMPARISON)
+		changed = web_ingest_comparison(&rp, s->db, &rq->who, rq->body.buf, rq->body.len);
+	else if (rq->ingest == INGEST_JOB)
+		changed = web_ingest_job(&rp, s->db, &rq->who, rq->body.buf, rq->body.len);
+	else
+		changed = web_ingest_heartbeat(&rp, s->db, &rq->who, rq->body.buf, rq->body.len);
+	if (changed && s->on_change)
+		s->on_change(s->on_change_ctx);
 	ret = send_reply(s, conn, &rp, true);
 	strbuf_release(&rp.body);
 	strbuf_release(&rq->body);
-	rq->ingest = false;
+	rq->ingest = INGEST_NONE;
+	return ret;
+}
+
+/* GET /api/v1/hub/pulls: the pull heads agents build, for a token's
+ * holder alone (the list names commits of pull requests that may be
+ * private). */
+static enum MHD_Result hub_pulls(struct web_server *s, struct MHD_Connection *conn,
+				 struct request *rq)
+{
+	struct web_reply rp = { .status = 500, .body = STRBUF_INIT };
+	const char *auth = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+	enum MHD_Result ret;
+	int r;
+
+	if (strchr(rq->raw, '?'))
+		return send_error(s, conn, 400, "this endpoint takes no parameters");
+	r = web_token_check(&rq->who, s->db, auth);
+	if (r == -EACCES)
+		return send_error(s, conn, 401, err_last());
+	if (r < 0) {
+		log_warnx("pulls: %s", err_last());
+		return send_error(s, conn, 500, err_last());
+	}
+	web_hub_pulls_answer(&rp, s->db, s->repo);
+	ret = send_reply(s, conn, &rp, true);
+	strbuf_release(&rp.body);
 	return ret;
 }
 
@@ -408,7 +463,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	if (rq && rq->ingest)
 		return ingest_answer(s, conn, rq);
-	if (s->ingest && rq && !rq->called && !strcmp(url, WEB_INGEST_COMPARISONS))
+	if (s->ingest && rq && !rq->called && ingest_kind(url) != INGEST_NONE)
 		return ingest_start(s, conn, rq, url, method);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return send_error(s, conn, 405, s->ingest ?
@@ -430,6 +485,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return serve_file(s, conn, s->static_root, name);
 	if (s->docs_root && web_doc_name(name, sizeof(name), url) == 0)
 		return serve_file(s, conn, s->docs_root, name);
+	if (s->ingest && !strcmp(url, WEB_HUB_PULLS))
+		return hub_pulls(s, conn, rq);
 	if (strcmp(url, "/metrics") && strncmp(url, "/api/", 5))
 		return send_error(s, conn, 404, "no such page");
 	lm.get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_param, &walk);
@@ -533,6 +590,9 @@ int web_server_start(struct web_server **out, struct db *db, const struct web_se
 	*out = NULL;
 	s->db = db;
 	s->ingest = o->ingest;
+	s->on_change = o->on_change;
+	s->on_change_ctx = o->on_change_ctx;
+	s->repo = o->repo;
 	s->hosts = xcalloc(o->nhosts + 1, sizeof(char *));
 	for (i = 0; i < o->nhosts; i++)
 		s->hosts[s->nhosts++] = xstrdup(o->hosts[i]);

@@ -1,0 +1,267 @@
+/*
+ * The hub and the pull requests' host (docs/hub.md, "Pull requests at the
+ * hub"): with [github] in its configuration the hub alone holds the forge's
+ * token. It lists the open pull requests, applies the trust rule, fixes
+ * each new head's base commit (the merge base), records what agents may
+ * build (hub_pulls, read by them at GET /api/v1/hub/pulls), and brings each
+ * open pull request's one comment and its per-host statuses up to date
+ * from the rows the agents pushed. It runs on perfd serve's main thread,
+ * with a database handle of its own; the server's thread kicks it when a
+ * record changed something, so a comment follows a comparison at once.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "db.h"
+#include "forge.h"
+#include "hub-config-internal.h"
+
+struct hub_forge {
+	const struct hub_config *cfg;
+	struct db *db;                   /* this thread's own handle */
+	struct web_gh_client *gh;
+	struct web_pulls pulls;
+	struct web_comment_hosts hosts;
+	int kick_fd;                     /* an eventfd the server's thread writes */
+	int64_t next_poll_ns;            /* when the pull requests are listed next */
+};
+
+int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int cancel_fd)
+{
+	struct hub_forge *f = xcalloc(1, sizeof(*f));
+	struct db_opts dbo = { cfg->database, DEFAULT_LOCK_TIMEOUT_S };
+	const char *login;
+	int r;
+
+	*out = NULL;
+	f->cfg = cfg;
+	f->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (f->kick_fd < 0) {
+		r = err_set(-errno, "eventfd: %s", strerror(errno));
+		goto fail;
+	}
+	f->db = cli_db_open(&dbo);
+	if (!f->db) {
+		r = err_set(-EIO, "the hub's database: see above");
+		goto fail;
+	}
+	r = forge_client(&f->gh, &cfg->github, cancel_fd, NULL);
+	if (r < 0)
+		goto fail;
+	f->hosts.expect = (const char *const *)cfg->expect;
+	f->hosts.nexpect = cfg->nexpect;
+	f->hosts.silent_after_s = cfg->silent_after_s;
+	f->pulls.gh = f->gh;
+	f->pulls.db = f->db;
+	f->pulls.hub_url = cfg->github.hub_url;
+	f->pulls.hosts = &f->hosts;
+	r = web_gh_login(f->gh, &login);
+	if (r == -EKEYREJECTED) {
+		r = err_set(r, "[github] %s", err_last());
+		goto fail;
+	}
+	if (r < 0)
+		log_warnx("[github] %s; going on: the API is asked again at each poll", err_last());
+	else
+		log_info("[github] %s at %s, as %s", cfg->github.repo, cfg->github.api, login);
+	*out = f;
+	return 0;
+fail:
+	hub_forge_free(f);
+	return r;
+}
+
+void hub_forge_free(struct hub_forge *f)
+{
+	if (!f)
+		return;
+	web_gh_client_free(f->gh);
+	db_close(f->db);
+	if (f->kick_fd >= 0)
+		close(f->kick_fd);
+	free(f);
+}
+
+int hub_forge_fd(const struct hub_forge *f)
+{
+	return f->kick_fd;
+}
+
+void hub_forge_kick(void *ctx)
+{
+	struct hub_forge *f = ctx;
+	uint64_t one = 1;
+
+	if (write(f->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		log_warn("waking the hub's forge loop");
+}
+
+int hub_forge_timeout_ms(const struct hub_forge *f)
+{
+	int64_t left = f->next_poll_ns - time_monotonic_ns();
+
+	return left <= 0 ? 0 : (int)(left / 1000000 + 1);
+}
+
+/* The base every host compares pull request p's head against: the merge
+ * base of the head and the base branch, as the forge's compare answers it;
+ * the base branch's head the forge reported when it has no compare. */
+static int fix_base(struct hub_forge *f, struct db_hub_pull *h, const struct web_gh_pull *p)
+{
+	if (web_gh_merge_base(f->gh, h->base, p->base_ref, p->head_sha) == 0) {
+		snprintf(h->how, sizeof(h->how), "merge-base");
+		return 0;
+	}
+	if (!*p->base_sha)
+		return err_set(-EPROTO, "no merge base (%s), and the pull request names no base "
+			       "commit", err_last());
+	log_warnx("pull request %d at %.12s: no merge base (%s); its base branch's head %.12s is "
+		  "its base", p->number, p->head_sha, err_last(), p->base_sha);
+	snprintf(h->base, sizeof(h->base), "%s", p->base_sha);
+	snprintf(h->how, sizeof(h->how), "base-head");
+	return 0;
+}
+
+/* Lists the open pull requests and records what agents may build. */
+static void sync_pulls(struct hub_forge *f)
+{
+	const struct forge_config *g = &f->cfg->github;
+	struct web_gh_pull *open = NULL;
+	struct db_hub_pull *heads;
+	size_t nopen = 0, n = 0, i;
+
+	if (web_gh_pulls_open(f->gh, &open, &nopen) < 0) {
+		log_warnx("pull requests: %s; listed again at the next poll", err_last());
+		return;
+	}
+	heads = xcalloc(nopen + 1, sizeof(*heads));
+	for (i = 0; i < nopen; i++) {
+		const struct web_gh_pull *p = &open[i];
+		struct db_hub_pull *h = &heads[n];
+		enum web_trust trust;
+		char *approver = NULL;
+		int r;
+
+		r = db_hub_pull_get(f->db, h, g->repo, p->number, p->head_sha);
+		if (r == -ENOENT) {
+			r = fix_base(f, h, p);
+			if (r == 0)
+				log_info("pull request %d at %.12s: base %.12s (%s of %s)", p->number,
+					 p->head_sha, h->base, h->how, p->base_ref);
+		}
+		if (r < 0) {
+			log_warnx("pull request %d at %.12s: %s; asked again at the next poll",
+				  p->number, p->head_sha, err_last());
+			continue;
+		}
+		h->pr = p->number;
+		snprintf(h->commit, sizeof(h->commit), "%s", p->head_sha);
+		snprintf(h->base_ref, sizeof(h->base_ref), "%s", p->base_ref);
+		snprintf(h->author, sizeof(h->author), "%s", p->author);
+		if (web_pull_trust(&trust, &approver, &f->pulls, p, (const char *const *)g->allow,
+				   g->nallow) < 0) {
+			log_warnx("pull request %d: %s; not built until its author can be checked",
+				  p->number, err_last());
+			trust = WEB_TRUST_WAITING;
+		} else if (trust == WEB_TRUST_APPROVED) {
+			log_info("pull request %d at %.12s: approved by %s", p->number, p->head_sha,
+				 approver);
+		}
+		free(approver);
+		h->trusted = trust != WEB_TRUST_WAITING;
+		n++;
+	}
+	if (db_hub_pulls_set(f->db, g->repo, heads, n) < 0)
+		log_warnx("pull requests: %s", err_last());
+	free(heads);
+	free(open);
+}
+
+/* Each expected host's status of a trusted head, and the head's comment. */
+static void publish(struct hub_forge *f, const struct db_hub_pull *p)
+{
+	const struct forge_config *g = &f->cfg->github;
+	size_t i;
+
+	f->hosts.base = p->base;
+	for (i = 0; g->statuses && i < f->cfg->nexpect; i++) {
+		const char *host = f->cfg->expect[i];
+		struct web_host_state hs;
+		bool posted = false;
+		char *context = xasprintf("perfd/%s", host), *url;
+
+		memset(&hs, 0, sizeof(hs));
+		strbuf_init(&hs.desc);
+		if (!p->trusted) {
+			url = xasprintf("%s/static/head.html?commit=%s", g->hub_url, p->commit);
+			if (web_commit_status_post(&posted, &f->pulls, p->commit, context, "pending",
+						   "waiting for a maintainer's /perfd run", url) < 0)
+				log_warnx("status %s of %.12s: %s", context, p->commit, err_last());
+			else if (posted)
+				log_info("status %s of %.12s: pending, waiting for a maintainer's "
+					 "/perfd run", context, p->commit);
+		} else if (web_host_state(&hs, f->db, host, p->commit, p->base,
+					  f->cfg->silent_after_s) == 0) {
+			url = hs.has_job ? xasprintf("%s/static/head.html?job=%lld", g->hub_url,
+						     (long long)hs.job.id) :
+				xasprintf("%s/static/head.html?commit=%s", g->hub_url, p->commit);
+			if (web_commit_status_post(&posted, &f->pulls, p->commit, context, hs.status,
+						   hs.desc.buf, url) < 0)
+				log_warnx("status %s of %.12s: %s", context, p->commit, err_last());
+			else if (posted)
+				log_info("status %s of %.12s: %s, '%s'", context, p->commit, hs.status,
+					 hs.desc.buf);
+		} else {
+			url = NULL;
+			log_warnx("status %s of %.12s: %s", context, p->commit, err_last());
+		}
+		web_host_state_release(&hs);
+		free(context);
+		free(url);
+	}
+	if (g->comment && !p->trusted) {
+		struct db_pull_comment pc;
+
+		/* A head that waits starts no comment; one about an older head
+		 * is made to name this one instead. */
+		if (db_pull_comment_get(f->db, &pc, g->repo, p->pr, "") < 0 || !pc.comment_id ||
+		    !strcmp(pc.commit, p->commit))
+			return;
+	}
+	if (g->comment) {
+		enum web_post what;
+
+		if (web_pull_comment_post(&what, &f->pulls, p->pr, p->commit) < 0)
+			log_warnx("comment on pull request %d: %s", p->pr, err_last());
+		else if (what != WEB_POST_UNCHANGED)
+			log_info("comment on pull request %d for %.12s: %s", p->pr, p->commit,
+				 web_post_name(what));
+	}
+}
+
+void hub_forge_run(struct hub_forge *f)
+{
+	struct db_hub_pull *ps = NULL;
+	uint64_t kicks;
+	size_t n = 0, i;
+
+	while (read(f->kick_fd, &kicks, sizeof(kicks)) == (ssize_t)sizeof(kicks))
+		;
+	if (time_monotonic_ns() >= f->next_poll_ns) {
+		sync_pulls(f);
+		f->next_poll_ns = time_monotonic_ns() + (int64_t)(f->cfg->poll_s * 1e9);
+	}
+	if (db_hub_pulls_open(f->db, &ps, &n, f->cfg->github.repo) < 0) {
+		log_warnx("pull requests: %s", err_last());
+		return;
+	}
+	for (i = 0; i < n; i++)
+		publish(f, &ps[i]);
+	free(ps);
+}

@@ -1,0 +1,282 @@
+#!/bin/bash
+# Many hosts, one hub (docs/hub.md, "Pull requests at the hub"): a hub with
+# [github] and a fake forge, and four agents (m1, m1-max, arc-b60, gfx1201:
+# host profiles simulated on lavapipe, each with its own database and
+# token, none with a forge token). The hub lists the pull requests, trusts
+# alice's and not mallory's, fixes each head's base (the merge base, not
+# the base branch's head), and hands the trusted heads to the agents; every
+# agent compares against that base. The one comment of the pull request
+# gains a row per host as each pushes, the hosts not done shown pending
+# with their state; a status per host. Meanwhile the hub is killed with
+# SIGKILL twice while agents push, an agent is killed and run again, one
+# agent's network is cut (a port that refuses) and comes back, a record is
+# sent twice, a record with a changed gain is refused, and a host's token
+# is refused for another host's record. At the end every comparison is at
+# the hub exactly once, equal to its agent's rows; the pull request has one
+# comment with four host rows linked to receipts; and the forge's token is
+# on no agent's disk and in no child's environment.
+. "$(dirname "$0")/lib.sh"
+command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
+command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
+command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
+need_vulkan --host lavapipe
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+HOSTS="m1 m1-max arc-b60 gfx1201"
+GHTOKEN=ghp_$(printf 'f%.0s' $(seq 36))
+
+# ---- the repository: main moves on after alice's branch leaves it ----
+SRC=$T/src
+git init -q -b main "$SRC"
+work_prog "$SRC/prog.c" 2000000 7
+git -C "$SRC" add -A && git -C "$SRC" commit -qm base
+C1=$(git -C "$SRC" rev-parse HEAD)
+git -C "$SRC" checkout -q -b alice-1
+work_prog "$SRC/prog.c" 1000000 7
+git -C "$SRC" commit -qam "half the rounds"
+C2=$(git -C "$SRC" rev-parse HEAD)
+git -C "$SRC" checkout -q -b mallory-1 main
+work_prog "$SRC/prog.c" 4000000 7
+git -C "$SRC" commit -qam "twice the rounds"
+C3=$(git -C "$SRC" rev-parse HEAD)
+git -C "$SRC" checkout -q main
+echo "notes" >"$SRC/NOTES"
+git -C "$SRC" add NOTES && git -C "$SRC" commit -qm "notes"
+C1B=$(git -C "$SRC" rev-parse HEAD)
+git -C "$SRC" update-ref refs/pull/5/head "$C2"
+git -C "$SRC" update-ref refs/pull/6/head "$C3"
+
+# ---- the forge ----
+python3 "$TESTS_DIR/fake-github.py" --repo acme/engine --token "$GHTOKEN" --log "$T/gh.log" \
+	--git-dir "$SRC" --max-seconds 900 >"$T/fake.out" 2>"$T/fake.err" &
+fake=$!
+trap 'kill $fake $hub $proxy 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
+API=http://127.0.0.1:$(head -n 1 "$T/fake.out")
+ctl() { curl -sf -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "$API/_fake/$2"; }
+ctl POST pulls "[{\"number\": 5, \"author\": \"alice\", \"head_sha\": \"$C2\", \"head_ref\": \"alice-1\", \"base_ref\": \"main\", \"base_sha\": \"$C1B\"},
+	{\"number\": 6, \"author\": \"mallory\", \"head_sha\": \"$C3\", \"head_ref\": \"mallory-1\", \"base_ref\": \"main\", \"base_sha\": \"$C1B\"}]" >/dev/null
+state() { ctl GET state >"$T/state.json"; js "$T/state.json" "$1"; }
+comment() { # the body of perfd's comments on pull request 5, and their count
+	ctl GET state >"$T/state.json"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); c = [c["body"] for c in d["comments"] if c["pr"] == 5 and c["user"]["login"] == "perfd-bot"]; open(sys.argv[2], "w").write(c[-1] if c else ""); print(len(c))' "$T/state.json" "$T/comment.md"
+}
+status_of() { # SHA CONTEXT: the newest status "state: description"
+	state "''.join([s['state'] + ': ' + s['description'] for s in d['statuses'] if s['sha'] == '$1' and s['context'] == '$2'][-1:])"
+}
+
+# ---- the hub ----
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+HUBURL=http://127.0.0.1:$PORT
+HUB=$T/hub.db
+printf '%s\n' "$GHTOKEN" >gh-token
+chmod 600 gh-token
+cat >hub.conf <<CONF
+[hub]
+database = $HUB
+listen = 127.0.0.1:$PORT
+hosts = $HOSTS
+
+[github]
+api = $API
+repo = acme/engine
+token_file = $T/gh-token
+allow = alice
+expect = $HOSTS
+hub_url = $HUBURL
+poll_s = 1
+CONF
+check "the hub's configuration with [github]" run 0 "$PERFD" serve --config hub.conf --check
+cat >bad-hub.conf <<CONF
+[hub]
+hosts = m1
+
+[github]
+repo = acme/engine
+token_file = $T/gh-token
+expect = m1 m1 gfx1201
+comment_key = mine
+CONF
+check "mistakes in the hub's [github]" run 2 "$PERFD" serve --config bad-hub.conf --check
+check "  an expected host twice" has "$T/err" "bad-hub.conf:7: 'expect': 'm1' is named twice"
+check "  an expected host the hub does not accept" has "$T/err" "'expect': 'gfx1201' is not among [hub] hosts"
+check "  an agent's key" has "$T/err" "bad-hub.conf:8: unknown key 'comment_key' in [github]"
+check "  no allow list" has "$T/err" "[github] needs 'allow'"
+for h in $HOSTS; do
+	"$PERFD" token new "$h" --config hub.conf >"tok-$h" 2>/dev/null
+	chmod 600 "tok-$h"
+done
+check "a token per host" eq 4 "$(cat tok-* | tr -dc 0-9a-f | wc -c | awk '{print $1 / 64}')"
+
+start_hub() {
+	"$PERFD" serve --config hub.conf 2>>"$T/hub.err" &
+	hub=$!
+	for _ in $(seq 200); do
+		curl -s -o /dev/null "$HUBURL/api/v1/hosts" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+check "the hub starts" start_hub
+pulls() { curl -s -H "Authorization: Bearer $(cat "tok-$1")" "$HUBURL/api/v1/hub/pulls" >"$T/pulls.json"; }
+wait_pulls() { for _ in $(seq 100); do pulls m1; [ "$(js "$T/pulls.json" 'len(d["pulls"])')" = 2 ] && return 0; sleep 0.1; done; return 1; }
+check "the hub lists the open pull requests" wait_pulls
+check "  alice's trusted, mallory's not" eq "5 True 6 False" "$(js "$T/pulls.json" '" ".join("%d %s" % (p["number"], p["trusted"]) for p in d["pulls"])')"
+check "  the base: the merge base, not main's head" eq "$C1 $C1" "$(js "$T/pulls.json" '" ".join(p["base"] for p in d["pulls"])')"
+check "  found by the compare" eq "merge-base" "$(js "$T/pulls.json" 'd["pulls"][0]["how"]')"
+check "  said in the hub's log" has "$T/hub.err" "pull request 5 at ${C2:0:12}: base ${C1:0:12} (merge-base of main)"
+check "mallory's head: pending, waiting for a maintainer" eq "pending: waiting for a maintainer's /perfd run" "$(status_of "$C3" perfd/m1)"
+
+# ---- the agents ----
+for h in $HOSTS; do
+	sed "s/^name = lavapipe/name = $h/" "$TESTS_DIR/../hosts/lavapipe.conf" >"$h.conf"
+done
+agent_conf() { # HOST HUB-URL
+	cat <<CONF
+[agent]
+database = $T/$1.db
+workdir = $T/work-$1
+host = $T/$1.conf
+
+[repo]
+url = file://$SRC
+branches = main
+pulls = true
+
+[calibration]
+runs = 0
+idle_budget_s = 0
+
+[hub]
+url = $2
+token_file = $T/tok-$1
+
+[build]
+command = env; cc -O1 -o prog prog.c
+artifacts = prog
+timeout_s = 60
+
+[case work]
+command = ./prog
+pairs = 3
+max_pairs = 12
+warmup = 0
+CONF
+}
+for h in $HOSTS; do agent_conf "$h" "$HUBURL" >"$h-agent.conf"; done
+# gfx1201 reaches the hub through a port that refuses until its network
+# comes back (a forwarder started there).
+PROXYPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+agent_conf gfx1201 "http://127.0.0.1:$PROXYPORT" >gfx1201-agent.conf
+check "an agent with [hub] and no [github]" run 0 "$PERFD" agent --config m1-agent.conf --check
+
+once() { "$PERFD" agent --config "$1-agent.conf" --once >"$T/$1.out" 2>>"$T/$1.err"; }
+check "m1 alone: agent --once" once m1
+check "  built main and alice's head, not mallory's" eq "main $C1B $C1|pull/5 $C2 $C1" "$(sqlite3 "$T/m1.db" "select group_concat(head || ' ' || commit_oid || ' ' || base_oid, '|') from (select * from jobs order by id)")"
+check "  mallory's said waiting" has "$T/m1.out" "pull/6 at ${C3:0:12}: waiting for a maintainer's /perfd run (at the hub)"
+wait_rows() { # N: the comment shows N host rows in its table
+	for _ in $(seq 100); do
+		comment >/dev/null
+		[ "$(grep -cE '^\| \[(m1|m1-max|arc-b60|gfx1201)\]\(' "$T/comment.md")" = "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "the comment has m1's row" wait_rows 1
+check "  one comment" eq 1 "$(comment)"
+check "  linked to m1's receipt at the hub" has "$T/comment.md" "| [m1]($HUBURL/static/comparison.html?id="
+check "  the hub's base named" has "$T/comment.md" "Every host compares against base \`$C1\`"
+check "  m1 done" has "$T/comment.md" "| m1 | [done]($HUBURL/static/head.html?job="
+check "  the others pending, never heard from" eq 3 "$(grep -cE '^\| (m1-max|arc-b60|gfx1201) \| silent \| never heard from \|' "$T/comment.md")"
+check "m1's status: success" eq "success: 1 faster, 0 unchanged, 0 unresolved or invalid" "$(status_of "$C2" perfd/m1)"
+check "m1-max's: pending, never heard from" eq "pending: never heard from" "$(status_of "$C2" perfd/m1-max)"
+
+# ---- the others, with the hub killed twice under them ----
+for h in m1-max arc-b60 gfx1201; do once "$h" & eval "pid_$(echo "$h" | tr -d -)=\$!"; done
+sleep 0.3
+kill -9 "$hub"; wait "$hub" 2>/dev/null
+check "the hub killed (SIGKILL) while the agents work, and restarted" start_hub
+# m1-max killed in the middle of its run, then run again.
+kill -9 "$pid_m1max" 2>/dev/null; wait "$pid_m1max" 2>/dev/null
+sleep 0.3
+kill -9 "$hub"; wait "$hub" 2>/dev/null
+check "killed a second time, and restarted" start_hub
+wait "$pid_arcb60"; wait "$pid_gfx1201"
+check "m1-max, killed, runs again" once m1-max
+check "arc-b60 runs again (its backlog drains)" once arc-b60
+check "gfx1201's network is cut: it measures main" once gfx1201
+check "  and has a backlog" eq 1 "$(grep -c 'push backlog [1-9]' "$T/gfx1201.out")"
+check "  it does not build a pull head the hub has not handed it" eq 0 "$(sqlite3 "$T/gfx1201.db" "select count(*) from jobs where head like 'pull/%'")"
+check "  the comment shows it silent or never heard from" wait_rows 3
+check "  its row pending" eq 1 "$(grep -cE '^\| gfx1201 \| silent \|' "$T/comment.md")"
+# The network back: a forwarder on the port that refused.
+python3 -c '
+import socket, sys, threading
+def pipe(a, b):
+    try:
+        while True:
+            d = a.recv(65536)
+            if not d: break
+            b.sendall(d)
+    except OSError: pass
+    finally:
+        for s in (a, b):
+            try: s.shutdown(socket.SHUT_RDWR)
+            except OSError: pass
+ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", int(sys.argv[1]))); ls.listen(16)
+while True:
+    c, _ = ls.accept()
+    u = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
+    threading.Thread(target=pipe, args=(c, u), daemon=True).start()
+    threading.Thread(target=pipe, args=(u, c), daemon=True).start()
+' "$PROXYPORT" "$PORT" &
+proxy=$!
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PROXYPORT/api/v1/hosts" && break; sleep 0.05; done
+check "the network back: gfx1201 runs again" once gfx1201
+check "  now it builds alice's head against the hub's base" eq "pull/5 $C2 $C1" "$(sqlite3 "$T/gfx1201.db" "select head || ' ' || commit_oid || ' ' || base_oid from jobs where head = 'pull/5'")"
+check "  and drains its backlog" has "$T/gfx1201.out" ", push backlog 0"
+for h in m1 m1-max arc-b60; do once "$h"; done
+check "the comment has a row per host" wait_rows 4
+
+# ---- records sent twice, changed, or with another host's token ----
+sqlite3 "$T/arc-b60.db" "delete from pushed where comparison_id = (select max(comparison_id) from pushed)"
+before=$(sqlite3 "$HUB" "select count(*) from comparisons")
+check "a lost answer: arc-b60 sends a record again" once arc-b60
+check "  answered 200, nothing stored" eq "200 $before" "$(sqlite3 "$T/arc-b60.db" "select status from pushed order by pushed_at desc limit 1") $(sqlite3 "$HUB" "select count(*) from comparisons")"
+cid=$(sqlite3 "$T/m1.db" "select id from comparisons where job_id = (select id from jobs where head = 'pull/5')")
+"$PERFD" export --db "$T/m1.db" "$cid" >m1.json
+python3 "$TESTS_DIR/fixtures/canon.py" edit m1.json 'd["id"] = 99; d["summary"]["gain"]["median"] += 0.01' >m1-gain.json
+post() { curl -s -o "$T/body" -w '%{http_code}' -H "Authorization: Bearer $(cat "tok-$1")" --data-binary "@$2" "$HUBURL/api/v1/ingest/comparisons"; }
+check "a record with a changed gain: 422" eq 422 "$(post m1 m1-gain.json)"
+check "  naming the figure" has "$T/body" "gain.median: sent"
+check "  nothing stored" eq 0 "$(sqlite3 "$HUB" "select count(*) from comparison_origins where origin_id = 99")"
+check "m1's record with arc-b60's token: 403" eq 403 "$(post arc-b60 m1.json)"
+check "  said" has "$T/body" "the record is of host 'm1', and the token is host 'arc-b60''s"
+
+# ---- at the end ----
+for h in $HOSTS; do
+	mine=$(sqlite3 "$T/$h.db" "select group_concat(id, ' ') from (select id from comparisons where state = 'done' order by id)")
+	there=$(sqlite3 "$HUB" "select group_concat(origin_id, ' ') from (select origin_id from comparison_origins where host = '$h' order by origin_id)")
+	check "$h: every done comparison at the hub, once" eq "$mine" "$there"
+	check "  none twice" eq "$(sqlite3 "$HUB" "select count(*) from comparison_origins where host = '$h'")" "$(sqlite3 "$HUB" "select count(distinct origin_id) from comparison_origins where host = '$h'")"
+	for id in $mine; do
+		"$PERFD" export --db "$T/$h.db" "$id" >"exp.json"
+		check "  comparison $id: the record perfd export prints" eq "$(js exp.json 'd["sha256"]')" "$(sqlite3 "$HUB" "select sha256 from comparison_origins where host = '$h' and origin_id = $id")"
+	done
+	check "  its pull job at the hub, done, against the hub's base" eq "done $C1" "$(sqlite3 "$HUB" "select state || ' ' || base_oid from jobs where host = '$h' and head = 'pull/5'")"
+	check "  its status of alice's head: success" eq "success: 1 faster, 0 unchanged, 0 unresolved or invalid" "$(status_of "$C2" "perfd/$h")"
+	check "  the forge's token nowhere on its disk" eq 0 "$(grep -rlF "$GHTOKEN" "$T/$h.db" "$T/work-$h" "$h-agent.conf" | wc -l)"
+	check "  its builds printed their environment, without it" eq "1 0" "$(sqlite3 "$T/$h.db" "select (select count(*) > 0 from builds where cast(log as text) like '%PATH=%') || ' ' || (select count(*) from builds where instr(cast(log as text), '$GHTOKEN') > 0)")"
+done
+check "perfd verify on the hub" run 0 "$PERFD" verify --db "$HUB"
+check "one comment on alice's pull request" eq 1 "$(comment)"
+check "  a row per host, each linked to its receipt" eq 4 "$(grep -cE "^\| \[(m1|m1-max|arc-b60|gfx1201)\]\($HUBURL/static/comparison.html\?id=[0-9]+\)" "$T/comment.md")"
+check "  every host done" eq 4 "$(grep -cE "^\| (m1|m1-max|arc-b60|gfx1201) \| \[done\]" "$T/comment.md")"
+for id in $(grep -oE "comparison.html\?id=[0-9]+" "$T/comment.md" | sort -u | cut -d= -f2); do
+	check "  receipt $id answers" eq 200 "$(curl -s -o /dev/null -w '%{http_code}' "$HUBURL/api/v1/comparisons/$id")"
+done
+check "none on mallory's" eq 0 "$(state "len([c for c in d['comments'] if c['pr'] == 6])")"
+check "the heartbeats at the hub" eq 4 "$(sqlite3 "$HUB" "select count(*) from host_status where state = 'idle' and backlog = 0")"
+check "the hub sent the forge's token to the forge alone" eq 0 "$(grep -c "$GHTOKEN" "$T/hub.err")"
+kill "$hub"; wait "$hub" 2>/dev/null
+finish

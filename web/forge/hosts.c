@@ -1,0 +1,156 @@
+/*
+ * What a pull request's head stands at on each host: the verdicts of a
+ * host's done job, counted for its commit status, and the state of a host
+ * that is not done with it yet, for the hub's statuses and comment
+ * (docs/hub.md). Read from stored rows alone: jobs, their comparisons and
+ * each host's newest heartbeat.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "forge.h"
+
+const char *web_job_verdicts(struct strbuf *desc, struct db *db, const struct db_job *job)
+{
+	struct db_job_comparison *cs = NULL;
+	struct strbuf slow = STRBUF_INIT;
+	int faster = 0, slower = 0, same = 0, other = 0, aa = 0;
+	size_t n = 0, i, k;
+
+	if (job->state == DB_JOB_QUEUED || job->state == DB_JOB_RUNNING) {
+		strbuf_adds(desc, job->state == DB_JOB_QUEUED ? "queued" : "running");
+		return "pending";
+	}
+	if (job->state == DB_JOB_FAILED) {
+		strbuf_adds(desc, job->detail ? job->detail : "failed");
+		return "failure";
+	}
+	if (db_job_comparisons(db, &cs, &n, job->id) < 0)
+		n = 0;
+	for (i = 0; i < n; i++) {
+		const struct db_job_comparison *c = &cs[i];
+
+		/* The newest comparison of each case counts. */
+		for (k = i + 1; k < n && strcmp(cs[k].case_name, c->case_name); k++)
+			;
+		if (k < n)
+			continue;
+		if (c->aa) {
+			aa++;   /* one build against itself: never a change */
+		} else if (!strcmp(c->verdict, "faster")) {
+			faster++;
+		} else if (!strcmp(c->verdict, "unchanged")) {
+			same++;
+		} else if (!strcmp(c->verdict, "slower")) {
+			if (!slower++)
+				strbuf_addf(&slow, "%s %+.3f%%", c->case_name,
+					    c->has_gain ? c->gain_median * 100 : NAN);
+		} else {
+			other++;
+		}
+	}
+	free(cs);
+	if (slower)
+		strbuf_addf(desc, "slower: %s (%d of %d cases)", slow.buf, slower,
+			    faster + slower + same + other + aa);
+	else if (faster + same + other)
+		strbuf_addf(desc, "%d faster, %d unchanged, %d unresolved or invalid", faster,
+			    same, other);
+	if (aa && !slower)
+		strbuf_addf(desc, "%s%d A/A (the same build: not a change)", desc->len ? ", " : "",
+			    aa);
+	else if (!slower && !(faster + same + other))
+		strbuf_addf(desc, "built and checked%s", *job->base ? "" : "; no base to compare");
+	strbuf_release(&slow);
+	return slower ? "failure" : "success";
+}
+
+/* Seconds between two of perfd's times ("2026-11-04T10:00:00.123Z"). */
+static double seconds_between(const char *from, const char *to)
+{
+	struct timespec a, b;
+
+	if (time_parse_iso(&a, from) < 0 || time_parse_iso(&b, to) < 0)
+		return 0;
+	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+int web_host_state(struct web_host_state *out, struct db *db, const char *host,
+		   const char *commit, const char *base, double silent_after_s)
+{
+	struct db_job jobs[WEB_COMMENT_JOBS_MAX];
+	struct db_host_status hs;
+	char now[TIME_ISO_LEN];
+	bool heard;
+	int n, i, r;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->host, sizeof(out->host), "%s", host);
+	strbuf_init(&out->desc);
+	time_now_iso(now);
+	r = db_host_status_get(db, &hs, host);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	heard = r == 0;
+	n = db_commit_jobs(db, jobs, ARRAY_SIZE(jobs), commit);
+	if (n < 0) {
+		db_host_status_release(&hs);
+		return n;
+	}
+	/* The host's newest job of the commit. */
+	for (i = 0; i < n; i++) {
+		if (!strcmp(jobs[i].host, host)) {
+			db_job_release(&out->job);
+			out->job = jobs[i];
+			out->has_job = true;
+			memset(&jobs[i], 0, sizeof(jobs[i]));
+		}
+		db_job_release(&jobs[i]);
+	}
+	if (out->has_job && base && *base && strcmp(out->job.base, base))
+		out->base_differs = true;
+	if (out->has_job && (out->job.state == DB_JOB_DONE || out->job.state == DB_JOB_FAILED)) {
+		out->state = out->job.state == DB_JOB_DONE ? WEB_HOST_DONE : WEB_HOST_FAILED;
+		out->status = web_job_verdicts(&out->desc, db, &out->job);
+	} else if (heard && hs.quarantined) {
+		out->state = WEB_HOST_QUARANTINED;
+		strbuf_addf(&out->desc, "quarantined since %s: %s", hs.sent_at,
+			    hs.fault ? hs.fault : "a fault");
+	} else if (!heard || seconds_between(hs.received_at, now) > silent_after_s) {
+		out->state = WEB_HOST_SILENT;
+		if (heard)
+			strbuf_addf(&out->desc, "silent since %s", hs.received_at);
+		else
+			strbuf_adds(&out->desc, "never heard from");
+	} else if (!out->has_job) {
+		out->state = WEB_HOST_WAITING;
+		strbuf_adds(&out->desc, "not queued yet");
+	} else if (out->job.state == DB_JOB_QUEUED) {
+		out->state = WEB_HOST_QUEUED;
+		strbuf_adds(&out->desc, "queued");
+	} else if (hs.job_origin == out->job.origin_id && !strcmp(hs.state, "measuring")) {
+		out->state = WEB_HOST_MEASURING;
+		strbuf_adds(&out->desc, "measuring");
+	} else {
+		out->state = WEB_HOST_BUILDING;
+		strbuf_adds(&out->desc, "building");
+	}
+	if (!out->status)
+		out->status = "pending";
+	if (out->base_differs)
+		strbuf_addf(&out->desc, "; compared against base %.12s, not %.12s", out->job.base,
+			    base);
+	db_host_status_release(&hs);
+	return 0;
+}
+
+void web_host_state_release(struct web_host_state *s)
+{
+	if (!s)
+		return;
+	db_job_release(&s->job);
+	strbuf_release(&s->desc);
+}
