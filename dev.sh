@@ -18,6 +18,9 @@ DEPS=(
 	# openssl(1) makes the self-signed certificate of the hub's HTTPS test
 	# (t0700); the hub's TLS itself is GnuTLS, inside Debian's libmicrohttpd12.
 	openssl
+	# systemd-analyze verifies the installed units (t0800), and systemd's
+	# pkg-config file says where units install; nothing here runs systemd.
+	systemd
 	procps
 	nodejs chromium fonts-dejavu-core
 	# Debian's npm, unless npm is there already: NodeSource's nodejs carries

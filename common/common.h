@@ -17,6 +17,8 @@
  * - sha256: SHA-256 as hex (OpenSSL), for every hash perfd stores or shows,
  *   and their comparison in constant time.
  * - base64: bytes inside JSON (captured output in an ingest record).
+ * - datadir: where the shipped files (host profiles, dashboard, documents,
+ *   the demo's history) are read: the source tree's or the installed ones.
  * - utf8: the one repair of text that is not UTF-8 and the one cut of a
  *   string on a character boundary, used wherever text from a repository or
  *   a program is stored, rendered as JSON or posted.
@@ -90,6 +92,14 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+
+/* datadir.c: the shipped files perfd reads at run time. A binary inside the
+ * build tree it was built in reads the source tree's copies, any other the
+ * installed ones (PREFIX/share/perfd/...); never NULL, a path that need not
+ * exist. */
+enum datadir { DATADIR_HOSTS, DATADIR_STATIC, DATADIR_DOCS, DATADIR_DEMO };
+bool datadir_is_build_tree(void);
+const char *datadir_path(enum datadir which);
 
 /* time.c */
 int64_t time_monotonic_ns(void);

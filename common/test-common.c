@@ -212,6 +212,17 @@ static void test_json_member_int(void **state)
 	assert_int_equal(v, 0);
 }
 
+/* This test runs from the build tree: the source tree's files, not the
+ * installed ones (tests/t0800-install.sh checks an installed perfd). */
+static void test_datadir(void **state)
+{
+	assert_true(datadir_is_build_tree());
+	assert_string_equal(datadir_path(DATADIR_HOSTS), PERFD_SOURCE_ROOT "/hosts");
+	assert_string_equal(datadir_path(DATADIR_STATIC), PERFD_SOURCE_ROOT "/web/static");
+	assert_string_equal(datadir_path(DATADIR_DOCS), PERFD_SOURCE_ROOT "/docs");
+	assert_string_equal(datadir_path(DATADIR_DEMO), PERFD_SOURCE_ROOT "/kernels/demo/history");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_cancel_wait),
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_json_member_int),
+		cmocka_unit_test(test_datadir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,17 +20,6 @@
 #include "daemon.h"
 #include "hub.h"
 
-#ifndef PERFD_WEB_DIR
-#define PERFD_WEB_DIR "web/static"
-#endif
-#ifndef PERFD_DOCS_DIR
-#define PERFD_DOCS_DIR "docs"
-#endif
-
-#ifndef PERFD_DEMO_DIR
-#define PERFD_DEMO_DIR "kernels/demo/history"
-#endif
-
 #define DEMO_STEPS_MAX 64
 
 const char cmd_demo_usage[] =
@@ -119,7 +108,7 @@ static int make_repository(const char *repo, const char *stage)
 		return 0;
 	if (mkdir(stage, 0755) < 0 && errno != EEXIST)
 		return err_set(-errno, "cannot create '%s': %s", stage, strerror(errno));
-	snprintf(path, sizeof(path), "%s/steps", PERFD_DEMO_DIR);
+	snprintf(path, sizeof(path), "%s/steps", datadir_path(DATADIR_DEMO));
 	f = fopen(path, "re");
 	if (!f)
 		return err_set(-errno, "the demo's history '%s': %s", path, strerror(errno));
@@ -144,7 +133,7 @@ static int make_repository(const char *repo, const char *stage)
 			if (access(ref, F_OK) < 0)
 				r = builder_history_branch(repo, branch, prev);
 		}
-		src = xasprintf("%s/%s", PERFD_DEMO_DIR, dir);
+		src = xasprintf("%s/%s", datadir_path(DATADIR_DEMO), dir);
 		if (r == 0)
 			r = overlay(stage, src);
 		if (r == 0)
@@ -244,8 +233,9 @@ int cmd_demo(int argc, char **argv)
 		free(db_path);
 		if (r == 0) {
 			const struct web_server_opts wo = {
-				.listen = listen, .static_dir = PERFD_WEB_DIR,
-				.docs_dir = PERFD_DOCS_DIR,
+				.listen = listen,
+				.static_dir = datadir_path(DATADIR_STATIC),
+				.docs_dir = datadir_path(DATADIR_DOCS),
 			};
 
 			r = web_server_start(&srv, web_db, &wo);

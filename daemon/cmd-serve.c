@@ -15,11 +15,9 @@
 #include "hub-config-internal.h"
 #include "hub.h"
 
-#ifndef PERFD_WEB_DIR
-#define PERFD_WEB_DIR "web/static"
-#endif
-#ifndef PERFD_DOCS_DIR
-#define PERFD_DOCS_DIR "docs"
+/* Set by meson: where `meson install` puts the dashboard and documents. */
+#ifndef PERFD_DATA_DIR
+#error "PERFD_DATA_DIR must name perfd's installed data directory"
 #endif
 
 const char cmd_serve_usage[] =
@@ -46,8 +44,11 @@ const char cmd_serve_usage[] =
 	"  --db FILE          database file (default ./perfd.db)\n"
 	"  --listen ADDR:PORT numeric address and port (default " WEB_LISTEN_DEFAULT ");\n"
 	"                     port 0 picks a free one; [::1]:PORT for IPv6\n"
-	"  --static DIR       the static files (default " PERFD_WEB_DIR ")\n"
-	"  --docs DIR         the documents (default " PERFD_DOCS_DIR ")\n"
+	"  --static DIR       the static files (default " PERFD_DATA_DIR "/static,\n"
+	"                     or the source tree's web/static for a perfd run from\n"
+	"                     its build tree)\n"
+	"  --docs DIR         the documents (default " PERFD_DATA_DIR "/docs, or\n"
+	"                     the source tree's docs/ likewise)\n"
 	"\n"
 	"SIGINT or SIGTERM stops it; it then exits 0. Exit status 2: a usage,\n"
 	"configuration, address or database error.\n";
@@ -84,7 +85,9 @@ int cmd_serve(int argc, char **argv)
 {
 	struct db_opts dbo = DB_OPTS_INIT;
 	struct web_server_opts wo = {
-		.listen = WEB_LISTEN_DEFAULT, .static_dir = PERFD_WEB_DIR, .docs_dir = PERFD_DOCS_DIR,
+		.listen = WEB_LISTEN_DEFAULT,
+		.static_dir = datadir_path(DATADIR_STATIC),
+		.docs_dir = datadir_path(DATADIR_DOCS),
 	};
 	struct strbuf errors = STRBUF_INIT;
 	struct hub_config *cfg = NULL;

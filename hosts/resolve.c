@@ -6,14 +6,6 @@
 
 #include "hosts.h"
 
-/* Set by meson: the source tree's hosts/ and where the profiles install. */
-#ifndef PERFD_HOSTS_DIR
-#error "PERFD_HOSTS_DIR must name the hosts/ source folder"
-#endif
-#ifndef PERFD_HOSTS_INSTALL_DIR
-#define PERFD_HOSTS_INSTALL_DIR PERFD_HOSTS_DIR
-#endif
-
 static bool is_path(const char *arg)
 {
 	size_t len = strlen(arg);
@@ -23,7 +15,7 @@ static bool is_path(const char *arg)
 
 int host_profile_resolve(char **out, const char *arg)
 {
-	static const char *const dirs[] = { PERFD_HOSTS_DIR, PERFD_HOSTS_INSTALL_DIR };
+	const char *dir = datadir_path(DATADIR_HOSTS);
 	char *path;
 
 	*out = NULL;
@@ -36,14 +28,11 @@ int host_profile_resolve(char **out, const char *arg)
 		return err_set(-EINVAL,
 			       "host '%s' is neither a path nor a profile name (a-z, 0-9, '-', '_')",
 			       arg);
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		path = xasprintf("%s/%s.conf", dirs[i], arg);
-		if (access(path, R_OK) == 0) {
-			*out = path;
-			return 0;
-		}
-		free(path);
+	path = xasprintf("%s/%s.conf", dir, arg);
+	if (access(path, R_OK) == 0) {
+		*out = path;
+		return 0;
 	}
-	return err_set(-ENOENT, "no host profile '%s' in %s or %s", arg,
-		       PERFD_HOSTS_DIR, PERFD_HOSTS_INSTALL_DIR);
+	free(path);
+	return err_set(-ENOENT, "no host profile '%s' in %s", arg, dir);
 }
