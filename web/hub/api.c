@@ -748,8 +748,10 @@ static void api_comparison(struct web_reply *out, struct db *db, int64_t id,
 	strbuf_reset(&out->body);
 	r = db_receipt_get(db, &stored, id, format, RUNNER_RECEIPT_RENDERER);
 	if (r == 0) {
-		strbuf_add(&out->body, stored.body, stored.len);
+		/* The bytes as read, not copied again: the body owns them. */
 		snprintf(out->etag, sizeof(out->etag), "\"%s\"", stored.sha256);
+		strbuf_attach(&out->body, stored.body, stored.len, stored.len + 1);
+		stored.body = NULL;
 		db_receipt_release(&stored);
 		return;
 	}

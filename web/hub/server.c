@@ -173,11 +173,18 @@ static enum MHD_Result send_reply_allow(struct web_server *s, struct MHD_Connect
 	if (tagged && etag_matches(lm.lookup_connection_value(conn, MHD_HEADER_KIND,
 							      "If-None-Match"), rp->etag))
 		status = MHD_HTTP_NOT_MODIFIED;
-	if (status == MHD_HTTP_NOT_MODIFIED)
+	if (status == MHD_HTTP_NOT_MODIFIED) {
 		resp = lm.create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
-	else
-		resp = lm.create_response_from_buffer(rp->body.len, rp->body.buf,
-						       MHD_RESPMEM_MUST_COPY);
+	} else {
+		/* The body's buffer is handed over, not copied: MHD frees it with
+		 * the response (or here, when none could be made). */
+		size_t len = rp->body.len;
+		char *body = strbuf_detach(&rp->body);
+
+		resp = lm.create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+		if (!resp)
+			free(body);
+	}
 	if (!resp)
 		return MHD_NO;
 	if (status != MHD_HTTP_NOT_MODIFIED)
