@@ -1,13 +1,17 @@
 #!/bin/sh
 # bench/hub.sh [PERFD] [DB]: the hub's latency, request rate and memory on a
-# large database, side by side with a bare libmicrohttpd handler.
+# large database, side by side with a bare libmicrohttpd handler; and the
+# rate of stored receipts against libmicrohttpd answering the same bytes
+# from memory.
 #
 # Needs wrk (apt-get install wrk; Debian 12 has 4.1.0) and libmicrohttpd's
 # headers (libmicrohttpd-dev) for bench/bare-mhd.c. PERFD defaults to
 # build/daemon/perfd; DB to a database made by bench/hub-db.sh (1,000,000
 # process records: bench/hub-db.sh hub.db). Only 127.0.0.1 is used.
 #
-# The script starts `perfd serve --db DB --listen 127.0.0.1:0` (the port is
+# The script first drops the receipts DB has stored (the table of schema
+# version 8), so that the server that only reads renders every receipt.
+# It starts `perfd serve --db DB --listen 127.0.0.1:0` (the port is
 # read from its first log line), then, each load bounded by wrk's -d:
 #   latency   wrk -t1 -c1 -d LAT_S --latency, one request at a time:
 #             receipt   GET /api/v1/comparisons/ID, ID random over 1..max(id)
@@ -21,21 +25,35 @@
 #                       web/hub/server.c, a fixed 67-byte JSON body)
 #   memory    VmRSS and VmHWM of the perfd process from /proc after the
 #             loads.
+#   stored    the hub, `perfd serve --config` on DB (a server that writes,
+#             so it stores each done receipt at its first ask): HUB_RECEIPTS
+#             random done comparisons are asked once each with curl, which
+#             stores them, and their bytes and ETags are kept in files;
+#             then wrk -t2 -c16 -d RATE_S asks for random ones of them
+#             ("perfd stored receipt"), and the same of bench/bare-mhd.c
+#             given those files, which answers each id with its bytes from
+#             memory ("bare, same bytes").
 # The ids and host/case pairs come from the database with sqlite3 first;
 # the figures are wrk's (latency from its histogram, in ms).
 #
 # Targets (issue 5): receipt and timeline p99 under 20 ms; perfd's rate at
-# least half the bare handler's; RSS under 64 MiB. The last lines say met
-# or missed; the exit status is 0 either way, 2 when something could not be
-# measured.
+# least half the bare handler's; RSS under 64 MiB; stored receipts at
+# least half the rate of the bare handler answering the same bytes. The
+# last lines say met or missed; the exit status is 0 either way, 2 when
+# something could not be measured. The receipts stored stay in DB.
 #
-# Environment: HUB_LAT_S (10), HUB_RATE_S (10), CC (cc).
+# Environment: HUB_LAT_S (10), HUB_RATE_S (10), HUB_RECEIPTS (1000), CC (cc).
 set -eu
 
 . "$(dirname "$0")/lib.sh"
 
 lat_s=${HUB_LAT_S:-10}
 rate_s=${HUB_RATE_S:-10}
+nreceipts=${HUB_RECEIPTS:-1000}
+case $nreceipts in
+'' | *[!0-9]*) bench_fail "HUB_RECEIPTS must be a count, 1 to 100000" ;;
+esac
+[ "$nreceipts" -ge 1 ] && [ "$nreceipts" -le 100000 ] || bench_fail "HUB_RECEIPTS must be a count, 1 to 100000"
 for v in "$lat_s" "$rate_s"; do
 	case $v in
 	'' | *[!0-9]*) bench_fail "HUB_LAT_S and HUB_RATE_S must be seconds, 1 to 120" ;;
@@ -55,9 +73,11 @@ ${CC:-cc} -O2 -std=c11 -Wall -Wextra -o "$SCRATCH/bare-mhd" "$BENCH_DIR/bare-mhd
 
 serve_pid=
 bare_pid=
+hub_serve_pid=
 cleanup() {
 	[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null
 	[ -n "$bare_pid" ] && kill "$bare_pid" 2>/dev/null
+	[ -n "$hub_serve_pid" ] && kill "$hub_serve_pid" 2>/dev/null
 	rm -rf "$SCRATCH"
 }
 trap cleanup EXIT
@@ -67,7 +87,7 @@ trap cleanup EXIT
 wait_port() {
 	i=0
 	while [ $i -lt 100 ]; do
-		port=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9][0-9]*\)/.*|\1|p' "$1" | head -n 1)
+		port=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9][0-9]*\)/.*|\1|p' "$1" 2>/dev/null | head -n 1)
 		[ -n "$port" ] && { echo "$port"; return 0; }
 		sleep 0.1
 		i=$((i + 1))
@@ -75,6 +95,9 @@ wait_port() {
 	return 1
 }
 
+[ "$(sqlite3 "$db" "PRAGMA user_version")" -ge 8 ] ||
+	bench_fail "'$db' is older than schema version 8: run a verb that writes to it first (perfd host clear x --db $db)"
+sqlite3 "$db" "DELETE FROM receipts" || bench_fail "cannot drop the receipts stored in '$db'"
 maxid=$(sqlite3 "$db" "SELECT max(id) FROM comparisons")
 nproc_rec=$(sqlite3 "$db" "SELECT count(*) FROM processes")
 ncomp=$(sqlite3 "$db" "SELECT count(*) FROM comparisons")
@@ -124,6 +147,16 @@ tl_lua "" >"$SCRATCH/timeline.lua"
 	printf '%s\n' "$lua_common"
 	echo 'function request() return wrk.format("GET", "/") end'
 } >"$SCRATCH/bare.lua"
+# The done comparisons whose stored receipts are asked for.
+sqlite3 "$db" "SELECT id FROM comparisons WHERE state = 'done' ORDER BY random() LIMIT $nreceipts" \
+	>"$SCRATCH/stored-ids"
+{
+	printf '%s\n' "$lua_common"
+	echo "local ids = {"
+	sed 's/$/,/' "$SCRATCH/stored-ids"
+	echo "}"
+	echo 'function request() return wrk.format("GET", "/api/v1/comparisons/" .. ids[math.random(1, #ids)]) end'
+} >"$SCRATCH/stored.lua"
 
 # load NAME PORT LUA THREADS CONNECTIONS SECONDS: runs wrk, keeps its output
 # in $SCRATCH/NAME.wrk and sets $res to its RESULT line's fields (p50 p99 rate requests errors non2xx).
@@ -142,7 +175,8 @@ echo "hub: $perfd"
 echo "database: $db, $nproc_rec process records, $ncomp comparisons, $ncells host/case pairs," \
 	"$(calc "$(stat -c %s "$db") / 1048576" "%.1f") MiB"
 echo "machine: $(machine_line)"
-echo "wrk: $(wrk --version 2>&1 | head -n 1 | cut -d' ' -f1-2); latency runs ${lat_s}s at -t1 -c1, rate runs ${rate_s}s at -t2 -c16"
+echo "wrk: $(wrk --version 2>&1 | head -n 1 | cut -d' ' -f1-2); latency runs ${lat_s}s at -t1 -c1, rate runs ${rate_s}s at -t2 -c16;" \
+	"$nreceipts stored receipts"
 echo
 
 # The hub, bounded in time: it gets SIGTERM after the loads at the latest.
@@ -208,9 +242,55 @@ wait "$bare_pid" 2>/dev/null || true
 bare_pid=
 echo
 
+# The hub, which stores each done receipt at its first ask.
+printf '[hub]\ndatabase = %s\nlisten = 127.0.0.1:0\nhosts = bench\n' "$db" >"$SCRATCH/hub.conf"
+timeout $((rate_s + 60 + nreceipts / 50)) "$perfd" serve --config "$SCRATCH/hub.conf" \
+	>"$SCRATCH/hub.log" 2>&1 &
+hub_serve_pid=$!
+hport=$(wait_port "$SCRATCH/hub.log") || { cat "$SCRATCH/hub.log" >&2; bench_fail "perfd serve --config did not start"; }
+hub2_pid=$(pgrep -P "$hub_serve_pid" | head -n 1)
+mkdir "$SCRATCH/receipts"
+t0=$(date +%s.%N)
+while read -r id; do
+	code=$(curl -s -D "$SCRATCH/hdr" -o "$SCRATCH/receipts/$id.body" -w '%{http_code}' \
+		"http://127.0.0.1:$hport/api/v1/comparisons/$id")
+	[ "$code" = 200 ] || bench_fail "GET /api/v1/comparisons/$id answered $code"
+	tr -d '\r' <"$SCRATCH/hdr" | sed -n 's/^ETag: //p' >"$SCRATCH/receipts/$id.etag"
+done <"$SCRATCH/stored-ids"
+t1=$(date +%s.%N)
+nstored=$(sqlite3 "$db" "SELECT count(*) FROM receipts WHERE format = 'json'")
+[ "$nstored" = "$nreceipts" ] || bench_fail "$nstored receipts stored of the $nreceipts asked for"
+id=$(head -n 1 "$SCRATCH/stored-ids")
+"$perfd" show --db "$db" --json "$id" | cmp -s - "$SCRATCH/receipts/$id.body" ||
+	bench_fail "the stored receipt of $id is not perfd show --json $id"
+echo "stored: $nreceipts receipts rendered and stored at their first ask in" \
+	"$(calc "$t1 - $t0" "%.1f") s (curl, one at a time), $(du -sk "$SCRATCH/receipts" | cut -f1) KiB"
+printf '%-28s %10s %10s %10s %10s\n' "rate (-t2 -c16)" "p50 ms" "p99 ms" "req/s" requests
+load rate-stored "$hport" "$SCRATCH/stored.lua" 2 16 "$rate_s"
+	set -- $res
+rate_stored=$3
+printf '%-28s %10s %10s %10s %10s\n' "perfd stored receipt" "$1" "$2" "$3" "$4"
+hub_hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$hub2_pid/status")
+kill "$hub_serve_pid" 2>/dev/null || true
+wait "$hub_serve_pid" 2>/dev/null || true
+hub_serve_pid=
+timeout $((rate_s + 30)) "$SCRATCH/bare-mhd" 0 $((rate_s + 20)) "$SCRATCH/receipts" \
+	>"$SCRATCH/bare2.log" 2>&1 &
+bare_pid=$!
+bport=$(wait_port "$SCRATCH/bare2.log") || { cat "$SCRATCH/bare2.log" >&2; bench_fail "bare-mhd did not start"; }
+load rate-bare-same "$bport" "$SCRATCH/stored.lua" 2 16 "$rate_s"
+	set -- $res
+rate_bare_same=$3
+printf '%-28s %10s %10s %10s %10s\n' "bare, same bytes" "$1" "$2" "$3" "$4"
+kill "$bare_pid" 2>/dev/null || true
+wait "$bare_pid" 2>/dev/null || true
+bare_pid=
+echo
+
 r_receipt=$(calc "$rate_receipt / $rate_bare" "%.3f")
 r_list=$(calc "$rate_list / $rate_bare" "%.3f")
-echo "rate / bare: receipt $r_receipt, list $r_list"
+r_stored=$(calc "$rate_stored / $rate_bare_same" "%.3f")
+echo "rate / bare: receipt $r_receipt, list $r_list; stored receipt / bare with the same bytes $r_stored"
 echo "memory after the loads: VmRSS $(calc "$rss / 1024" "%.1f") MiB, VmHWM $(calc "$hwm / 1024" "%.1f") MiB"
 echo
 
@@ -222,6 +302,8 @@ echo "target timeline p99 < 20 ms, limit=100: $(verdict "$p99_timeline100 < 20")
 echo "target timeline p99 < 20 ms, default limit: $(verdict "$p99_timeline < 20") ($p99_timeline ms)"
 echo "target rate >= half the bare handler's, receipt: $(verdict "$r_receipt >= 0.5") ($r_receipt)"
 echo "target rate >= half the bare handler's, list: $(verdict "$r_list >= 0.5") ($r_list)"
-echo "target RSS < 64 MiB: $(verdict "$hwm < 65536") (VmHWM $(calc "$hwm / 1024" "%.1f") MiB)"
+echo "target RSS < 64 MiB: $(verdict "$hwm < 65536") (VmHWM $(calc "$hwm / 1024" "%.1f") MiB; the hub storing receipts $(calc "$hub_hwm / 1024" "%.1f") MiB)"
+echo "target stored receipts >= half the bare handler's with the same bytes: $(verdict "$r_stored >= 0.5") ($r_stored)"
 echo "hub: receipt p99 $p99_receipt ms, timeline p99 $p99_timeline100 ms (limit 100) and $p99_timeline ms (default limit)," \
-	"rate receipt $rate_receipt/s list $rate_list/s bare $rate_bare/s, VmHWM $(calc "$hwm / 1024" "%.1f") MiB"
+	"rate receipt $rate_receipt/s list $rate_list/s bare $rate_bare/s," \
+	"stored receipt $rate_stored/s bare same bytes $rate_bare_same/s, VmHWM $(calc "$hwm / 1024" "%.1f") MiB"

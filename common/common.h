@@ -80,6 +80,10 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 /* Returns the buffer, which the caller frees; sb is left empty. */
 char *strbuf_detach(struct strbuf *sb);
+/* Makes buf (from malloc, alloc bytes, len of them used and a NUL after
+ * them) the contents of sb, which owns it from then on; what sb held is
+ * freed. */
+void strbuf_attach(struct strbuf *sb, char *buf, size_t len, size_t alloc);
 
 /* xalloc.c */
 /* Aborts as the x*alloc functions do when memory runs out: for a library

@@ -1,4 +1,5 @@
 /* A growable byte buffer, always NUL-terminated; see common.h. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,15 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(sb, fmt, ap);
 	va_end(ap);
+}
+
+void strbuf_attach(struct strbuf *sb, char *buf, size_t len, size_t alloc)
+{
+	assert(len < alloc && buf[len] == '\0');
+	strbuf_release(sb);
+	sb->buf = buf;
+	sb->len = len;
+	sb->alloc = alloc;
 }
 
 char *strbuf_detach(struct strbuf *sb)

@@ -247,6 +247,9 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 		goto out;
 	db_finish(st);
 	st = NULL;
+	r = db_receipt_forget(db, id);
+	if (r < 0)
+		goto out;
 
 	/* A summary replaces any earlier one: finishing is idempotent. */
 	for (i = 0; i < ARRAY_SIZE(derived_deletes); i++) {

@@ -20,6 +20,7 @@ struct db {
 	size_t ncache;
 	int depth;                   /* open db_begin calls; only the outermost commits */
 	bool failed;                 /* a nested write failed: the outermost rolls back */
+	bool readonly;               /* opened by db_open_readonly */
 };
 
 /* perfd's mark in the SQLite header ("perf"), so a foreign file is refused. */

@@ -450,6 +450,7 @@ int db_open_readonly(struct db **out, const char *path, int lock_timeout_ms)
 	r = handle_open(&db, path, lock_timeout_ms, SQLITE_OPEN_READWRITE);
 	if (r < 0)
 		return r;
+	db->readonly = true;
 	r = db_exec(db, "PRAGMA query_only = ON", "opening for reading");
 	if (r < 0)
 		goto out;

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 8
+#define DB_SCHEMA_VERSION 9
 
 struct db;
 
@@ -855,6 +855,43 @@ int db_push_backlog(struct db *db, int64_t *out);
  * the hub's id for it (0: none said) and its message (NULL: none). */
 int db_push_mark(struct db *db, int64_t comparison_id, int status, int64_t hub_id,
 		 const char *message);
+
+/* ---- receipts (db/receipts.c) ----
+ * A done or abandoned comparison's receipt as the bytes the hub answered,
+ * stored once (docs/api.md, "Receipts"). db/ neither renders nor reads
+ * them: format and renderer are the caller's names. A stored receipt is
+ * derived from the comparison's rows, and every write in db/ that changes
+ * what a receipt shows drops it with db_receipt_forget. */
+
+struct db_receipt {
+	char *body;              /* len bytes and a NUL after them */
+	size_t len;
+	char sha256[65];         /* of the bytes, as stored with them */
+};
+void db_receipt_release(struct db_receipt *r);
+/* The receipt of comparison_id stored in format by renderer: 0 with *out
+ * the caller's, or -ENOENT when none is stored, or only one by another
+ * renderer. */
+int db_receipt_get(struct db *db, struct db_receipt *out, int64_t comparison_id,
+		   const char *format, const char *renderer);
+/* A mark of what this handle can see: it changes whenever another
+ * connection commits a write. Read before a comparison is loaded to render
+ * the receipt that db_receipt_put then stores. */
+int db_receipt_mark(struct db *db, int64_t *out);
+/* Stores body (len bytes, sha256 its hash) as the receipt of comparison_id
+ * in format by renderer, replacing any. Only if nothing was committed by
+ * another connection since mark was read (db_receipt_mark): -EAGAIN
+ * otherwise, for what was rendered may be stale. It never waits for the
+ * write lock: -EBUSY when another writer holds it; -EACCES on a handle
+ * opened read-only. Nothing is stored on any error. */
+int db_receipt_put(struct db *db, int64_t comparison_id, const char *format,
+		   const char *renderer, const char *sha256, const char *body, size_t len,
+		   int64_t mark);
+/* Drops every stored receipt of comparison_id (all formats): called by
+ * each write that changes what the comparison's receipt shows (its row,
+ * summary, stages, notes, pair gains, processes, or the job it is linked
+ * to), inside that write's transaction. 0 when there was none. */
+int db_receipt_forget(struct db *db, int64_t comparison_id);
 
 /* ---- counts across tables (db/db.c) ----
  * For /metrics. */

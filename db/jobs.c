@@ -459,12 +459,23 @@ static int job_update(struct db *db, const struct db_job *j, const char *sha256,
 	return r;
 }
 
-/* The host's comparisons ingested before their job get its id. */
+/* The host's comparisons ingested before their job get its id; their
+ * receipts, which now name the job, are rendered anew. */
 static int job_link(struct db *db, const char *host, int64_t origin_id, int64_t id)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
+	r = db_prepare(db, &st, "DELETE FROM receipts WHERE comparison_id IN"
+		       " (SELECT comparison_id FROM comparison_origins WHERE host = ?1"
+		       " AND origin_job = ?2)");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, host);
+	sqlite3_bind_int64(st, 2, origin_id);
+	r = db_step(db, st, "forgetting the receipts of a job's comparisons");
+	if (r < 0)
+		return r;
 	r = db_prepare(db, &st, "UPDATE comparisons SET job_id = ?1 WHERE job_id IS NULL AND id IN"
 		       " (SELECT comparison_id FROM comparison_origins WHERE host = ?2"
 		       " AND origin_job = ?3)");

@@ -60,7 +60,7 @@ static int link_job(struct db *db, int64_t id, const struct db_origin *o)
 	sqlite3_bind_int64(st, 2, id);
 	r = db_step(db, st, "linking a comparison to its job");
 	db_finish(st);
-	return r;
+	return r < 0 ? r : db_receipt_forget(db, id);
 }
 
 /* The origin row and the comparison's own end time (db_comparison_finish

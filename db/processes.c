@@ -65,13 +65,17 @@ bool db_process_metric(const struct db_process *p, const char *name, double *out
 int db_process_insert(struct db *db, int64_t *out_id, const struct db_process *p)
 {
 	sqlite3_stmt *st = NULL;
+	int64_t id;
 	int rc, r;
 
+	r = db_begin(db);
+	if (r < 0)
+		return r;
 	r = db_prepare(db, &st,
 		       "INSERT INTO processes (comparison_id, seq, arm, pair, warmup,"
 		       " state, started_at, cpus) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)");
 	if (r < 0)
-		return r;
+		goto out;
 	sqlite3_bind_int64(st, 1, p->comparison_id);
 	sqlite3_bind_int(st, 2, p->seq);
 	db_bind_text(st, 3, p->arm);
@@ -84,9 +88,18 @@ int db_process_insert(struct db *db, int64_t *out_id, const struct db_process *p
 		r = db_fail(db, rc, "recording a process start");
 		goto out;
 	}
-	*out_id = sqlite3_last_insert_rowid(db->h);
+	id = sqlite3_last_insert_rowid(db->h);
+	db_finish(st);
+	st = NULL;
+	r = db_receipt_forget(db, p->comparison_id);
+	if (r == 0)
+		r = db_commit(db);
+	if (r == 0)
+		*out_id = id;
 out:
 	db_finish(st);
+	if (r < 0)
+		db_rollback(db);
 	return r;
 }
 
@@ -150,6 +163,9 @@ int db_process_finish(struct db *db, const struct db_process *p)
 		r = db_fail(db, rc, "recording a process's end");
 		goto out;
 	}
+	r = db_receipt_forget(db, p->comparison_id);
+	if (r < 0)
+		goto out;
 
 	r = db_prepare(db, &mt, "INSERT INTO metrics (process_id, name, value) VALUES (?, ?, ?)");
 	if (r < 0)

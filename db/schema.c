@@ -371,6 +371,22 @@ static const char schema_v8[] =
 	"  fixed_at TEXT NOT NULL,"
 	"  PRIMARY KEY (repo, pr, commit_oid)) WITHOUT ROWID;";
 
+/* Version 9: receipts as answered (docs/api.md, "Receipts"). A done or
+ * abandoned comparison's receipt, in one format ("json", "csv"), rendered
+ * once and kept as its bytes with their sha256. Derived: db_receipt_forget
+ * drops a comparison's rows whenever a write changes what its receipt
+ * shows, and `renderer` names the renderer that wrote the bytes, so that a
+ * row written by another one is never answered. Dropping every row loses
+ * nothing. Self-contained: it names only comparisons. */
+static const char schema_v9[] =
+	"CREATE TABLE receipts ("
+	"  comparison_id INTEGER NOT NULL REFERENCES comparisons (id) ON DELETE CASCADE,"
+	"  format TEXT NOT NULL,"
+	"  renderer TEXT NOT NULL,"
+	"  sha256 TEXT NOT NULL,"
+	"  body BLOB NOT NULL,"
+	"  PRIMARY KEY (comparison_id, format));";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -380,5 +396,6 @@ const struct db_migration db_migrations[] = {
 	{ 6, schema_v6 },
 	{ 7, schema_v7 },
 	{ 8, schema_v8 },
+	{ 9, schema_v9 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -6,7 +6,8 @@
  * reasons, validity); process with metrics, lines, protocol errors and
  * captured output; host; head; job; build with its artifacts; runner
  * result with its lines; pull comment, commit status, approval and head
- * first seen; tokens; an ingested comparison with its origin. Also every
+ * first seen; tokens; an ingested comparison with its origin; stored
+ * receipts and what drops them. Also every
  * loader's output on a missing row or a failed list, and the A/A
  * comparisons counted per host and case.
  */
@@ -1524,6 +1525,132 @@ static void test_pushed(void **state)
 	free(p);
 }
 
+/* Puts a receipt of cid in format under renderer "r1", as a reader that
+ * has just rendered it would. */
+static void receipt_put(struct db *db, int64_t cid, const char *format, const char *body)
+{
+	int64_t mark;
+
+	assert_int_equal(db_receipt_mark(db, &mark), 0);
+	assert_int_equal(db_receipt_put(db, cid, format, "r1", "5eed", body, strlen(body), mark),
+			 0);
+}
+
+static bool receipt_stored(struct db *db, int64_t cid, const char *format)
+{
+	struct db_receipt got;
+	int r = db_receipt_get(db, &got, cid, format, "r1");
+
+	assert_true(r == 0 || r == -ENOENT);
+	db_receipt_release(&got);
+	return r == 0;
+}
+
+/*
+ * Stored receipts: answered for the renderer that stored them alone; gone
+ * after every write that changes what they show; not stored when another
+ * connection wrote since the comparison was read, nor by waiting for a
+ * writer, nor through a read-only handle.
+ */
+static void test_receipts(void **state)
+{
+	char *p = path_for("receipts.db");
+	struct db *db = NULL, *other = NULL, *ro = NULL;
+	struct db_artifact a = { 0, (char *)"/bin/true", 123, "ab" };
+	struct db_comparison c;
+	struct db_process pr, pr2;
+	struct db_summary s;
+	struct db_receipt got;
+	bool valid[1] = { true };
+	char *reason[1] = { NULL };
+	int64_t art, cid, mark;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_artifact_put(db, &art, &a), 0);
+	memset(&c, 0, sizeof(c));
+	snprintf(c.created_at, sizeof(c.created_at), "2026-11-04T10:00:00.123Z");
+	c.rule = (char *)"pairs-median/1";
+	c.case_name = (char *)"default";
+	c.host = (char *)"lavapipe";
+	c.old.id = art;
+	c.new.id = art;
+	c.pairs = 1;
+	assert_int_equal(db_comparison_insert(db, &cid, &c), 0);
+	rt_process(&pr, cid);
+	assert_int_equal(db_process_insert(db, &pr.id, &pr), 0);
+	rt_process_done(&pr);
+	assert_int_equal(db_process_finish(db, &pr), 0);
+	memset(&s, 0, sizeof(s));
+	snprintf(s.verdict, sizeof(s.verdict), "unresolved");
+	s.process_valid = valid;
+	s.process_reason = reason;
+	s.nprocesses = 1;
+	assert_int_equal(db_comparison_finish(db, cid, DB_STATE_DONE, &s, &pr, 1), 0);
+
+	assert_int_equal(db_receipt_get(db, &got, cid, "json", "r1"), -ENOENT);
+	assert_null(got.body);
+	receipt_put(db, cid, "json", "{\"comparison\": 1}\n");
+	receipt_put(db, cid, "csv", "comparison\n1\n");
+	assert_int_equal(db_receipt_get(db, &got, cid, "json", "r1"), 0);
+	assert_int_equal(got.len, 18);
+	assert_memory_equal(got.body, "{\"comparison\": 1}\n", 19);
+	assert_string_equal(got.sha256, "5eed");
+	db_receipt_release(&got);
+	/* Bytes of another renderer (an older perfd's) are not answered. */
+	assert_int_equal(db_receipt_get(db, &got, cid, "json", "r2"), -ENOENT);
+	assert_true(receipt_stored(db, cid, "csv"));
+
+	/* Each write that changes what the receipt shows drops every format:
+	 * the summary written again, a process recorded or finished. */
+	assert_int_equal(db_comparison_finish(db, cid, DB_STATE_DONE, &s, &pr, 1), 0);
+	assert_false(receipt_stored(db, cid, "json"));
+	assert_false(receipt_stored(db, cid, "csv"));
+	receipt_put(db, cid, "json", "{}\n");
+	rt_process(&pr2, cid);
+	pr2.seq = 2;
+	assert_int_equal(db_process_insert(db, &pr2.id, &pr2), 0);
+	assert_false(receipt_stored(db, cid, "json"));
+	receipt_put(db, cid, "json", "{}\n");
+	pr2.ended_at[0] = '\0';
+	assert_int_equal(db_process_finish(db, &pr2), 0);
+	assert_false(receipt_stored(db, cid, "json"));
+	/* A write with no function of its own yet (linking the comparison to
+	 * its job) forgets through db_receipt_forget, in its transaction. */
+	receipt_put(db, cid, "json", "{}\n");
+	receipt_put(db, cid, "csv", "comparison\n");
+	assert_int_equal(db_transaction_begin(db), 0);
+	assert_int_equal(db_exec(db, "UPDATE comparisons SET job_id = NULL", "linking"), 0);
+	assert_int_equal(db_receipt_forget(db, cid), 0);
+	assert_int_equal(db_transaction_commit(db), 0);
+	assert_false(receipt_stored(db, cid, "json"));
+	assert_false(receipt_stored(db, cid, "csv"));
+	assert_int_equal(db_receipt_forget(db, cid), 0);
+
+	/* Another connection wrote since the comparison was read: what was
+	 * rendered may be stale, and is not stored. */
+	assert_int_equal(db_open(&other, p, 1000), 0);
+	assert_int_equal(db_receipt_mark(db, &mark), 0);
+	receipt_put(other, cid, "csv", "comparison\n");
+	assert_int_equal(db_receipt_put(db, cid, "json", "r1", "5eed", "{}\n", 3, mark), -EAGAIN);
+	assert_false(receipt_stored(db, cid, "json"));
+	/* A writer holds the lock: not waited for. */
+	assert_int_equal(db_receipt_mark(db, &mark), 0);
+	assert_int_equal(db_transaction_begin(other), 0);
+	assert_int_equal(db_receipt_put(db, cid, "json", "r1", "5eed", "{}\n", 3, mark), -EBUSY);
+	db_transaction_rollback(other);
+	assert_int_equal(db_receipt_put(db, cid, "json", "r1", "5eed", "{}\n", 3, mark), 0);
+	/* A read-only handle answers what is stored and stores nothing. */
+	assert_int_equal(db_open_readonly(&ro, p, 1000), 0);
+	assert_true(receipt_stored(ro, cid, "csv"));
+	assert_int_equal(db_receipt_mark(ro, &mark), 0);
+	assert_int_equal(db_receipt_put(ro, cid, "md", "r1", "5eed", "x", 1, mark), -EACCES);
+	assert_false(receipt_stored(db, cid, "md"));
+	db_close(ro);
+	db_close(other);
+	db_close(db);
+	free(p);
+}
+
 static void test_missing_rows_zeroed(void **state)
 {
 	char *p = path_for("missing.db");
@@ -1738,6 +1865,7 @@ int main(void)
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_ingest),
 		cmocka_unit_test(test_pushed),
+		cmocka_unit_test(test_receipts),
 		cmocka_unit_test(test_missing_rows_zeroed),
 		cmocka_unit_test(test_failed_lists_zeroed),
 	};

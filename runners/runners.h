@@ -357,6 +357,12 @@ void runner_format_gain(char *buf, size_t len, double frac);
 /* Renders a loaded comparison; every format derives from the same fields. */
 void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
 			   enum runner_format f);
+/* Names the renderer whose bytes a stored receipt holds (db_receipt_get):
+ * perfd's version, and a number raised with every change to receipt.c (or
+ * to what it reads) that changes the bytes of a receipt already stored. A
+ * receipt stored under another name is never answered: it is rendered
+ * anew. */
+#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 1"
 
 /* ---- record (record.c): a comparison as the hub ingests it ---- */
 

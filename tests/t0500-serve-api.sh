@@ -3,6 +3,7 @@
 # what perfd show and the database hold; CSV, paging, filters, 404, 400 for
 # each kind of bad parameter, 405, path traversal, ETag, escaping of a case
 # and a branch named <script>, /metrics, verify before and after tampering,
+# receipts stored once by a server that writes (and what is not stored),
 # and a clean stop on SIGTERM.
 . "$(dirname "$0")/lib.sh"
 : "${PLANT:?}"
@@ -92,6 +93,11 @@ api_ok() {  # api_ok PATH: 200, JSON, no-store, nosniff
 		[ "$(hdr Cache-Control)" = no-store ] && [ "$(hdr X-Content-Type-Options)" = nosniff ]
 }
 status() { get "$@" >"$T/status"; cat "$T/status"; }
+receipt_ok() {  # receipt_ok URL: 200, JSON, an ETag, no-cache, nosniff
+	[ "$(get "$1")" = 200 ] && [ "$(hdr Content-Type)" = application/json ] &&
+		[ -n "$(hdr ETag)" ] && [ "$(hdr Cache-Control)" = no-cache ] &&
+		[ "$(hdr X-Content-Type-Options)" = nosniff ]
+}
 
 # ---- static files ----
 check "GET / is the index" eq 200 "$(status "$URL/")"
@@ -118,14 +124,14 @@ check "a connection is kept alive between requests" has "$T/keep.err" "Re-using 
 check "HEAD answers without a body" eq 200 "$(curl -s -I -o /dev/null -w '%{http_code}' "$URL/api/v1/hosts")"
 
 # ---- comparisons: the receipt, byte for byte ----
-check "comparison $c1" api_ok "/api/v1/comparisons/$c1"
+check "comparison $c1" receipt_ok "$URL/api/v1/comparisons/$c1"
 "$PERFD" show --db "$DB" --json "$c1" >show.json
 check "is perfd show --json, byte for byte" cmp -s "$T/body" show.json
 check "CSV of one comparison" eq 200 "$(status "$URL/api/v1/comparisons/$c1?format=csv")"
 check "as text/csv" eq "text/csv; charset=utf-8" "$(hdr Content-Type)"
 "$PERFD" show --db "$DB" --format csv "$c1" >show.csv
 check "is perfd show --format csv" cmp -s "$T/body" show.csv
-check "the script case" api_ok "/api/v1/comparisons/$c2"
+check "the script case" receipt_ok "$URL/api/v1/comparisons/$c2"
 check "comes back as a JSON string, unchanged" eq "$XSS" "$(js "$T/body" 'd["case"]')"
 check "escaped by JSON (no raw quote)" has "$T/body" '"case": "<script>alert(1)</script>\"q'"'"'s"'
 
@@ -223,7 +229,7 @@ if [ "$agent" = yes ]; then
 	check "heads with an unknown parameter" eq 400 "$(status "$URL/api/v1/heads?x=1")"
 	check "jobs CSV" eq 200 "$(status "$URL/api/v1/jobs?format=csv")"
 	check "a row per job and comparison" has "$T/body" ",$ca,work,"
-	check "the agent's comparison" api_ok "/api/v1/comparisons/$ca"
+	check "the agent's comparison" receipt_ok "$URL/api/v1/comparisons/$ca"
 	cp "$T/body" agent.json
 	"$PERFD" show --db "$DB" --json "$ca" >show-agent.json
 	check "is perfd show's receipt, byte for byte" cmp -s agent.json show-agent.json
@@ -332,6 +338,80 @@ if [ "$agent" = yes ]; then
 	check "jobs by state" has "$T/body" "perfd_jobs{state=\"done\"} $(sql "select count(*) from jobs where state = 'done'")"
 	check "builds by state" has "$T/body" "perfd_builds{state=\"done\"} $(sql "select count(*) from builds where state = 'done'")"
 fi
+
+# ---- receipts stored once, by a server that writes ----
+check "the server that only reads stored no receipt" eq 0 "$(sql "select count(*) from receipts")"
+cat >hub.conf <<CONF
+[hub]
+database = $DB
+listen = 127.0.0.1:0
+hosts = lavapipe
+CONF
+"$PERFD" serve --config hub.conf 2>"$T/hub.err" &
+hub=$!
+for i in $(seq 100); do
+	grep -q "serving http://" "$T/hub.err" && break
+	sleep 0.05
+done
+HUB=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/hub.err" | head -n 1)
+check "the hub on the same database" test -n "$HUB"
+"$PERFD" show --db "$DB" --json "$c1" >show.json
+"$PERFD" show --db "$DB" --format csv "$c1" >show.csv
+stored() { sql "select count(*) from receipts where comparison_id = $1 and format = '$2'"; }
+check "a done comparison's receipt" receipt_ok "$HUB/api/v1/comparisons/$c1"
+cp "$T/body" r1.json
+etag=$(hdr ETag)
+check "  is perfd show --json, byte for byte" cmp -s r1.json show.json
+check "  stored once" eq 1 "$(stored "$c1" json)"
+check "  with the sha256 of its bytes" eq "$(sha256sum <r1.json | cut -d' ' -f1)" "$(sql "select sha256 from receipts where comparison_id = $c1 and format = 'json'")"
+check "  which is its ETag" eq "\"$(sha256sum <r1.json | cut -d' ' -f1)\"" "$etag"
+check "  and its renderer" eq "perfd $("$PERFD" --version | cut -d' ' -f2), receipt 1" "$(sql "select renderer from receipts where comparison_id = $c1")"
+check "asked again" receipt_ok "$HUB/api/v1/comparisons/$c1"
+check "  the same bytes" cmp -s "$T/body" r1.json
+check "  still one row" eq 1 "$(stored "$c1" json)"
+check "If-None-Match with its ETag: 304" eq 304 "$(status -H "If-None-Match: $etag" "$HUB/api/v1/comparisons/$c1")"
+check "  without a body" eq 0 "$(wc -c <"$T/body")"
+check "  naming the ETag" eq "$etag" "$(hdr ETag)"
+check "another ETag: 200" eq 200 "$(status -H 'If-None-Match: "other"' "$HUB/api/v1/comparisons/$c1")"
+check "CSV, stored apart" eq 200 "$(status "$HUB/api/v1/comparisons/$c1?format=csv")"
+check "  is perfd show --format csv" cmp -s "$T/body" show.csv
+check "  stored once" eq 1 "$(stored "$c1" csv)"
+# The answer is the stored bytes, not a new rendering.
+sql "update receipts set body = cast('stored bytes' as blob) where comparison_id = $c1 and format = 'json'"
+check "the stored bytes are answered" receipt_ok "$HUB/api/v1/comparisons/$c1"
+check "  as stored" eq "stored bytes" "$(cat "$T/body")"
+check "  by the server that only reads too" receipt_ok "$URL/api/v1/comparisons/$c1"
+check "  as stored" eq "stored bytes" "$(cat "$T/body")"
+# Bytes an older perfd's renderer stored are rendered anew.
+sql "update receipts set renderer = 'perfd 0.0.1, receipt 1' where comparison_id = $c1 and format = 'json'"
+check "another renderer's receipt" receipt_ok "$HUB/api/v1/comparisons/$c1"
+check "  is rendered anew" cmp -s "$T/body" show.json
+check "  and replaces the old one" eq "1 perfd $("$PERFD" --version | cut -d' ' -f2), receipt 1" "$(sql "select count(*), renderer from receipts where comparison_id = $c1 and format = 'json'" | tr '|' ' ')"
+# A running comparison changes: rendered each time, never stored.
+sql "update comparisons set state = 'running' where id = $c5"
+check "a running comparison" eq 200 "$(status "$HUB/api/v1/comparisons/$c5")"
+check "  is not kept (no-store)" eq no-store "$(hdr Cache-Control)"
+check "  has no ETag" eq "" "$(hdr ETag)"
+check "  is not stored" eq 0 "$(sql "select count(*) from receipts where comparison_id = $c5")"
+sql "update comparisons set state = 'done' where id = $c5"
+if [ "$agent" = yes ]; then
+	check "the agent's receipt from the hub" receipt_ok "$HUB/api/v1/comparisons/$ca"
+	check "  is perfd show's" cmp -s "$T/body" show-agent.json
+	check "  stored" eq 1 "$(stored "$ca" json)"
+	# Linked to another job: the write drops the stored receipt
+	# (db_receipt_forget, in the write's transaction), and the next ask
+	# renders the new link.
+	job2=$(sql "insert into jobs (head, commit_oid, base_oid, subject, state, created_at) values ('relinked', '$(printf 'e%.0s' $(seq 40))', NULL, 's', 'done', '2026-11-04T10:00:00.000Z'); select last_insert_rowid();")
+	sql "begin; update comparisons set job_id = $job2 where id = $ca; delete from receipts where comparison_id = $ca; commit;"
+	check "relinked" receipt_ok "$HUB/api/v1/comparisons/$ca"
+	check "  names its new job" eq "$job2 relinked" "$(js "$T/body" '"%d %s" % (d["job"]["id"], d["job"]["head"])')"
+	"$PERFD" show --db "$DB" --json "$ca" >show-relinked.json
+	check "  as perfd show does" cmp -s "$T/body" show-relinked.json
+	check "  stored anew" eq "$(sha256sum <show-relinked.json | cut -d' ' -f1)" "$(sql "select sha256 from receipts where comparison_id = $ca and format = 'json'")"
+fi
+kill -TERM "$hub"
+wait "$hub"
+check "the hub stopped" eq 0 $?
 
 # ---- bad options, then a clean stop ----
 check "a malformed --listen" run 2 "$PERFD" serve --db "$DB" --listen localhost

@@ -112,7 +112,7 @@ check "two tokens are never the same" test "$TOK" != "$TOKM"
 check "token list" run 0 "$PERFD" token list --config hub.conf
 check "  lists the maintainer's" has "$T/out" "maintainer alice"
 check "  by hash, not by token" eq 0 "$(grep -c "$TOK" "$T/out")"
-check "the hub's database is at schema 8" eq 8 "$(sqlite3 hub.db 'pragma user_version')"
+check "the hub's database is at schema 9" eq 9 "$(sqlite3 hub.db 'pragma user_version')"
 
 # ---- the hub ----
 "$PERFD" serve --config hub.conf 2>"$T/hub.err" &
@@ -286,9 +286,14 @@ check "a comparison of job 7: 201" eq 201 "$(postto /api/v1/ingest/comparisons a
 check "  tied to the hub's row of the job" eq "$hj" "$(sqlite3 hub.db "select c.job_id from comparisons c join comparison_origins o on o.comparison_id = c.id where o.origin_id = 60")"
 check "a comparison of job 8, not here yet: 201" eq 201 "$(postto /api/v1/ingest/comparisons a61.json -H "$(auth "$TOK")")"
 check "  not tied yet" eq "" "$(sqlite3 hub.db "select c.job_id from comparisons c join comparison_origins o on o.comparison_id = c.id where o.origin_id = 61")"
+h61=$(js "$T/body" 'd["comparison"]')
+curl -s "$URL/api/v1/comparisons/$h61" >r61.json
+check "  its receipt, stored as answered, names no job" eq "null 1" "$(js r61.json 'd.get("job")') $(sqlite3 hub.db "select count(*) from receipts where comparison_id = $h61 and format = 'json'")"
 rehash job5.json 'd["id"] = 8; d["seq"] = 6; d["head"] = "main"' >job8.json
 check "job 8 comes: 201" eq 201 "$(postto /api/v1/ingest/jobs job8.json -H "$(auth "$TOK")")"
 check "  its comparison tied to it" eq "$(js "$T/body" 'd["job"]')" "$(sqlite3 hub.db "select c.job_id from comparisons c join comparison_origins o on o.comparison_id = c.id where o.origin_id = 61")"
+curl -s "$URL/api/v1/comparisons/$h61" >r61.json
+check "  and its receipt rendered anew, naming the job" eq "main $C1" "$(js r61.json 'd["job"]["head"], d["job"]["commit"]' | tr -d "(),'")"
 check "a job's update over 512 KiB: 413" eq 413 "$(postto /api/v1/ingest/jobs big.json -H "$(auth "$TOK")")"
 
 # ---- heartbeats ----

@@ -74,6 +74,11 @@ struct web_reply {
 	int status;
 	const char *type;            /* static: the Content-Type */
 	struct strbuf body;
+	/* The quoted entity tag of a 200 whose bytes do not change while what
+	 * it answers stays as it is (a done comparison's receipt), "" for
+	 * none. With one the answer may be kept if revalidated (Cache-Control:
+	 * no-cache), and an If-None-Match naming it is answered 304. */
+	char etag[SHA256_HEX_SIZE + 2];
 };
 
 #define WEB_CODES_MAX 16

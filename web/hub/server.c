@@ -139,28 +139,71 @@ static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind, const char 
 	return MHD_YES;
 }
 
-/* allow: the Allow header of a 405 (NULL: GET, HEAD). */
+/* Whether the If-None-Match header names etag (or is "*"). */
+static bool etag_matches(const char *header, const char *etag)
+{
+	const char *p;
+	size_t n = strlen(etag);
+
+	if (!header)
+		return false;
+	if (!strcmp(header, "*"))
+		return true;
+	for (p = strstr(header, etag); p; p = strstr(p + 1, etag)) {
+		bool start = p == header || p[-1] == ' ' || p[-1] == ',' || p[-1] == '/';
+		bool end = p[n] == '\0' || p[n] == ',' || p[n] == ' ';
+
+		if (start && end)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * allow: the Allow header of a 405 (NULL: GET, HEAD). An answer with an
+ * entity tag (web_reply.etag) is kept by a client only if revalidated
+ * (no-cache rather than no-store), and a request naming that tag in
+ * If-None-Match is answered 304 without the body.
+ */
 static enum MHD_Result send_reply_allow(struct web_server *s, struct MHD_Connection *conn,
 					struct web_reply *rp, bool is_api, const char *allow)
 {
 	struct MHD_Response *resp;
 	enum MHD_Result ret;
+	bool tagged = rp->status == MHD_HTTP_OK && rp->etag[0];
+	int status = rp->status;
 
-	resp = lm.create_response_from_buffer(rp->body.len, rp->body.buf,
-					       MHD_RESPMEM_MUST_COPY);
+	if (tagged && etag_matches(lm.lookup_connection_value(conn, MHD_HEADER_KIND,
+							      "If-None-Match"), rp->etag))
+		status = MHD_HTTP_NOT_MODIFIED;
+	if (status == MHD_HTTP_NOT_MODIFIED) {
+		resp = lm.create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+	} else {
+		/* The body's buffer is handed over, not copied: MHD frees it with
+		 * the response (or here, when none could be made). */
+		size_t len = rp->body.len;
+		char *body = strbuf_detach(&rp->body);
+
+		resp = lm.create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+		if (!resp)
+			free(body);
+	}
 	if (!resp)
 		return MHD_NO;
-	lm.add_response_header(resp, "Content-Type", rp->type);
+	if (status != MHD_HTTP_NOT_MODIFIED)
+		lm.add_response_header(resp, "Content-Type", rp->type);
 	lm.add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	if (tagged)
+		lm.add_response_header(resp, "ETag", rp->etag);
 	if (is_api)
-		lm.add_response_header(resp, "Cache-Control", "no-store");
-	if (rp->status == 405)
+		lm.add_response_header(resp, "Cache-Control", tagged ? "no-cache" : "no-store");
+	if (status == 405)
 		lm.add_response_header(resp, "Allow", allow ? allow : "GET, HEAD");
-	if (rp->status == 401)
+	if (status == 401)
 		lm.add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"perfd\"");
-	ret = lm.queue_response(conn, (unsigned)rp->status, resp);
+	ret = lm.queue_response(conn, (unsigned)status, resp);
 	lm.destroy_response(resp);
-	web_counters_add(&s->counters, rp->status);
+	web_counters_add(&s->counters, status);
 	return ret;
 }
 
@@ -207,26 +250,6 @@ static const char *content_type(const char *name)
 			return types[i].type;
 	}
 	return "application/octet-stream";
-}
-
-/* Whether the If-None-Match header names etag (or is "*"). */
-static bool etag_matches(const char *header, const char *etag)
-{
-	const char *p;
-	size_t n = strlen(etag);
-
-	if (!header)
-		return false;
-	if (!strcmp(header, "*"))
-		return true;
-	for (p = strstr(header, etag); p; p = strstr(p + 1, etag)) {
-		bool start = p == header || p[-1] == ' ' || p[-1] == ',' || p[-1] == '/';
-		bool end = p[n] == '\0' || p[n] == ',' || p[n] == ' ';
-
-		if (start && end)
-			return true;
-	}
-	return false;
 }
 
 /*
