@@ -63,11 +63,14 @@ void hub_forge_free(struct hub_forge *f);
  * timeout hub_forge_timeout_ms gives, then call hub_forge_run. */
 int hub_forge_fd(const struct hub_forge *f);
 int hub_forge_timeout_ms(const struct hub_forge *f);
-/* Wakes the loop: called on the server's thread after a record changed
- * what the hub holds (ctx is the hub_forge). */
-void hub_forge_kick(void *ctx);
-/* Lists the open pull requests when a poll is due, then brings every open
- * trusted head's statuses and comment up to date. */
+/* Marks head commit changed and wakes the loop: called on the server's
+ * thread after a record changed what the hub holds of it (ctx is the
+ * hub_forge); urgent when the record brought a result (a comparison, a
+ * job's end), which is published before heads whose rows only moved. */
+void hub_forge_kick(void *ctx, const char *commit, bool urgent);
+/* Brings the changed heads' statuses and comments up to date, the urgent
+ * ones first; when a poll is due, lists the open pull requests and does
+ * every open head too, a changed one always before those left. */
 void hub_forge_run(struct hub_forge *f);
 
 #endif

@@ -6,10 +6,14 @@
  * build (hub_pulls, read by them at GET /api/v1/hub/pulls), and brings each
  * open pull request's one comment and its per-host statuses up to date
  * from the rows the agents pushed. It runs on perfd serve's main thread,
- * with a database handle of its own; the server's thread kicks it when a
- * record changed something, so a comment follows a comparison at once.
+ * with a database handle of its own; the server's thread hands it the head
+ * commit a record changed, and that head's comment and statuses are brought
+ * up to date first, before the round over every open head that each poll
+ * makes: a comment follows a comparison at once however many pull requests
+ * are open.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +26,16 @@
 #include "forge.h"
 #include "hub-config-internal.h"
 
+#define HUB_DIRTY_MAX 256
+
+/* A head commit a record changed; urgent when it brought a result (a
+ * comparison, a job's end), which goes before the heads whose rows only
+ * moved (queued, building). */
+struct dirty {
+	char commit[41];
+	bool urgent;
+};
+
 struct hub_forge {
 	const struct hub_config *cfg;
 	struct db *db;                   /* this thread's own handle */
@@ -30,6 +44,12 @@ struct hub_forge {
 	struct web_comment_hosts hosts;
 	int kick_fd;                     /* an eventfd the server's thread writes */
 	int64_t next_poll_ns;            /* when the pull requests are listed next */
+	/* The head commits records changed since the loop last looked, from
+	 * the server's thread (HUB_DIRTY_MAX; past it, every head is dirty). */
+	pthread_mutex_t lock;
+	struct dirty dirty[HUB_DIRTY_MAX];
+	size_t ndirty;
+	bool all_dirty;
 };
 
 int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int cancel_fd)
@@ -41,6 +61,7 @@ int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int can
 
 	*out = NULL;
 	f->cfg = cfg;
+	pthread_mutex_init(&f->lock, NULL);
 	f->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (f->kick_fd < 0) {
 		r = err_set(-errno, "eventfd: %s", strerror(errno));
@@ -85,6 +106,7 @@ void hub_forge_free(struct hub_forge *f)
 	db_close(f->db);
 	if (f->kick_fd >= 0)
 		close(f->kick_fd);
+	pthread_mutex_destroy(&f->lock);
 	free(f);
 }
 
@@ -93,11 +115,24 @@ int hub_forge_fd(const struct hub_forge *f)
 	return f->kick_fd;
 }
 
-void hub_forge_kick(void *ctx)
+void hub_forge_kick(void *ctx, const char *commit, bool urgent)
 {
 	struct hub_forge *f = ctx;
 	uint64_t one = 1;
+	size_t i;
 
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < f->ndirty && strcmp(f->dirty[i].commit, commit); i++)
+		;
+	if (i < f->ndirty) {
+		f->dirty[i].urgent |= urgent;
+	} else if (f->ndirty < HUB_DIRTY_MAX) {
+		snprintf(f->dirty[f->ndirty].commit, 41, "%s", commit);
+		f->dirty[f->ndirty++].urgent = urgent;
+	} else {
+		f->all_dirty = true;
+	}
+	pthread_mutex_unlock(&f->lock);
 	if (write(f->kick_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		log_warn("waking the hub's forge loop");
 }
@@ -245,23 +280,71 @@ static void publish(struct hub_forge *f, const struct db_hub_pull *p)
 	}
 }
 
+enum { CLEAN, DIRTY, URGENT };
+
+/* Marks in pend (parallel to the open heads ps) the heads changed since
+ * the last call: URGENT before DIRTY; every head with the all flag. */
+static void take_dirty(struct hub_forge *f, const struct db_hub_pull *ps, size_t n, int *pend)
+{
+	size_t i, k;
+
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < n; i++) {
+		if (f->all_dirty && pend[i] == CLEAN)
+			pend[i] = DIRTY;
+		for (k = 0; k < f->ndirty; k++) {
+			if (strcmp(f->dirty[k].commit, ps[i].commit))
+				continue;
+			if (f->dirty[k].urgent)
+				pend[i] = URGENT;
+			else if (pend[i] == CLEAN)
+				pend[i] = DIRTY;
+		}
+	}
+	f->ndirty = 0;
+	f->all_dirty = false;
+	pthread_mutex_unlock(&f->lock);
+}
+
 void hub_forge_run(struct hub_forge *f)
 {
 	struct db_hub_pull *ps = NULL;
+	bool poll = false;
 	uint64_t kicks;
 	size_t n = 0, i;
+	int *pend;
 
 	while (read(f->kick_fd, &kicks, sizeof(kicks)) == (ssize_t)sizeof(kicks))
 		;
 	if (time_monotonic_ns() >= f->next_poll_ns) {
 		sync_pulls(f);
 		f->next_poll_ns = time_monotonic_ns() + (int64_t)(f->cfg->poll_s * 1e9);
+		poll = true;
 	}
 	if (db_hub_pulls_open(f->db, &ps, &n, f->cfg->github.repo) < 0) {
 		log_warnx("pull requests: %s", err_last());
 		return;
 	}
-	for (i = 0; i < n; i++)
-		publish(f, &ps[i]);
+	pend = xcalloc(n + 1, sizeof(*pend));
+	for (i = 0; poll && i < n; i++)
+		pend[i] = DIRTY;
+	/* One head at a time, the urgent ones first, taking in what changed
+	 * meanwhile before each: a result waits for no round over the others. */
+	for (;;) {
+		size_t pick = n;
+
+		take_dirty(f, ps, n, pend);
+		for (i = 0; i < n && pick == n; i++)
+			if (pend[i] == URGENT)
+				pick = i;
+		for (i = 0; i < n && pick == n; i++)
+			if (pend[i] == DIRTY)
+				pick = i;
+		if (pick == n)
+			break;
+		pend[pick] = CLEAN;
+		publish(f, &ps[pick]);
+	}
+	free(pend);
 	free(ps);
 }

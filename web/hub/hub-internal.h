@@ -123,14 +123,20 @@ int web_token_check(struct web_identity *out, struct db *db, const char *authori
  * calibration comparisons not here yet, or whose figures differ from the
  * rule's (each named), 500 for a database error (logged). Nothing is
  * stored unless the answer is 201. */
-/* POST /api/v1/ingest/comparisons; 1 when the comparison was stored. */
+/* POST /api/v1/ingest/comparisons; 2 when the comparison was stored. Each
+ * ingest returns 0 when it changed nothing, 1 when it changed what the hub
+ * holds, 2 when that change is a result (a comparison, a job's end), and
+ * puts in commit the head commit whose comment and statuses it may change
+ * (the commit of the comparison's or heartbeat's job, or of the job
+ * updated), or "". */
 int web_ingest_comparison(struct web_reply *out, struct db *db,
-			  const struct web_identity *who, const char *body, size_t len);
-/* POST /api/v1/ingest/jobs: one job's update (docs/hub.md). Returns 1 when
- * it changed what the hub holds, else 0 (the answer says why). */
+			  const struct web_identity *who, const char *body, size_t len,
+			  char commit[41]);
+/* POST /api/v1/ingest/jobs: one job's update (docs/hub.md); 2 for a job's
+ * end. */
 #define WEB_INGEST_JOBS "/api/v1/ingest/jobs"
 int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identity *who,
-		   const char *body, size_t len);
+		   const char *body, size_t len, char commit[41]);
 /* POST /api/v1/ingest/heartbeat: a host's state; 1 when kept. */
 #define WEB_INGEST_HEARTBEAT "/api/v1/ingest/heartbeat"
 #define WEB_INGEST_SMALL_MAX (512 * 1024)      /* bytes of a job record or heartbeat */
@@ -140,6 +146,6 @@ int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identi
 #define WEB_HUB_PULLS "/api/v1/hub/pulls"
 void web_hub_pulls_answer(struct web_reply *out, struct db *db, const char *repo);
 int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_identity *who,
-			 const char *body, size_t len);
+			 const char *body, size_t len, char commit[41]);
 
 #endif

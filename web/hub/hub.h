@@ -47,8 +47,10 @@ struct web_server_opts {
 	const char *const *hosts;
 	size_t nhosts;
 	/* Called on the server's thread after a record changed what the hub
-	 * holds (a comparison, a job's update or a heartbeat stored). */
-	void (*on_change)(void *ctx);
+	 * holds of a head commit (a comparison of its job, the job's update, a
+	 * heartbeat naming the job), with that commit; urgent for a result (a
+	 * comparison, a job's end). */
+	void (*on_change)(void *ctx, const char *commit, bool urgent);
 	void *on_change_ctx;
 	/* With ingest: the repository (OWNER/NAME) whose open pull heads
 	 * GET /api/v1/hub/pulls lists to a token's holder; NULL: none. */

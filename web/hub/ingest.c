@@ -206,8 +206,23 @@ static void reply_db_error(struct web_reply *out)
 	web_reply_error(out, 500, err_last());
 }
 
+/* The commit of the host's job origin_job at the hub into commit, or "". */
+static void job_commit(char commit[41], struct db *db, const char *host, int64_t origin_job)
+{
+	struct db_job j;
+	int64_t id;
+
+	commit[0] = '\0';
+	if (origin_job <= 0 || db_job_origin(db, &id, host, origin_job) < 0)
+		return;
+	if (db_job_load(db, &j, id) == 0)
+		snprintf(commit, 41, "%s", j.commit);
+	db_job_release(&j);
+}
+
 int web_ingest_comparison(struct web_reply *out, struct db *db,
-			  const struct web_identity *who, const char *body, size_t len)
+			  const struct web_identity *who, const char *body, size_t len,
+			  char commit[41])
 {
 	struct strbuf missing = STRBUF_INIT, report = STRBUF_INIT;
 	struct runner_record rec;
@@ -217,6 +232,7 @@ int web_ingest_comparison(struct web_reply *out, struct db *db,
 	int64_t id;
 	int checked = 0, n, r, changed = 0;
 
+	commit[0] = '\0';
 	memset(&again, 0, sizeof(again));
 	r = runner_record_parse(&rec, body, len);
 	if (r < 0) {
@@ -294,7 +310,8 @@ int web_ingest_comparison(struct web_reply *out, struct db *db,
 	log_info("ingest: comparison %lld of host '%s' stored as %lld", (long long)rec.origin_id,
 		 c->host, (long long)id);
 	reply_stored(out, 201, c->host, rec.origin_id, id, true);
-	changed = 1;
+	job_commit(commit, db, c->host, rec.origin_job);
+	changed = 2;
 out:
 	db_summary_release(&again);
 	strbuf_release(&missing);
@@ -318,7 +335,7 @@ static int refuse_host(struct web_reply *out, const char *host, const struct web
 }
 
 int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identity *who,
-		   const char *body, size_t len)
+		   const char *body, size_t len, char commit[41])
 {
 	struct runner_job_record rec;
 	struct db_job *j = &rec.job;
@@ -326,6 +343,7 @@ int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identi
 	int64_t id = 0;
 	int r, changed = 0;
 
+	commit[0] = '\0';
 	r = runner_job_record_parse(&rec, body, len);
 	if (r < 0) {
 		web_reply_error(out, 400, err_last());
@@ -347,7 +365,8 @@ int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identi
 		log_info("ingest: job %lld of host '%s' (%s at %.12s): %s, update %lld, as %lld",
 			 (long long)j->origin_id, j->host, j->head, j->commit,
 			 db_job_state_name(j->state), (long long)j->seq, (long long)id);
-		changed = 1;
+		snprintf(commit, 41, "%s", j->commit);
+		changed = j->state == DB_JOB_DONE || j->state == DB_JOB_FAILED ? 2 : 1;
 	}
 	reply(out, stored ? 201 : 200, json_pack("{s:I,s:s,s:I,s:I,s:b}", "job", (json_int_t)id,
 						 "host", j->host, "id", (json_int_t)j->origin_id,
@@ -358,13 +377,14 @@ out:
 }
 
 int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_identity *who,
-			 const char *body, size_t len)
+			 const char *body, size_t len, char commit[41])
 {
 	struct runner_heartbeat h;
 	struct db_host_status s;
 	bool stored = false;
 	int r;
 
+	commit[0] = '\0';
 	r = runner_heartbeat_parse(&h, body, len);
 	if (r < 0) {
 		web_reply_error(out, 400, err_last());
@@ -389,6 +409,8 @@ int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_
 	}
 	reply(out, 200, json_pack("{s:s,s:I,s:b}", "host", h.host, "seq", (json_int_t)h.seq,
 				  "stored", stored));
+	if (stored)
+		job_commit(commit, db, h.host, h.job);
 out:
 	runner_heartbeat_release(&h);
 	return stored;

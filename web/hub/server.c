@@ -85,7 +85,7 @@ struct web_server {
 	char **hosts;                /* the hosts whose records it accepts */
 	size_t nhosts;
 	char *tls_cert, *tls_key;    /* PEM text, or NULL for plain HTTP */
-	void (*on_change)(void *ctx);
+	void (*on_change)(void *ctx, const char *commit, bool urgent);
 	void *on_change_ctx;
 	const char *repo;            /* [github] repo: the pull heads agents read */
 };
@@ -411,16 +411,19 @@ static enum MHD_Result ingest_answer(struct web_server *s, struct MHD_Connection
 	struct web_reply rp = { .status = 500, .body = STRBUF_INIT };
 	enum MHD_Result ret;
 
+	char commit[41];
 	int changed;
 
 	if (rq->ingest == INGEST_COMPARISON)
-		changed = web_ingest_comparison(&rp, s->db, &rq->who, rq->body.buf, rq->body.len);
+		changed = web_ingest_comparison(&rp, s->db, &rq->who, rq->body.buf, rq->body.len,
+						commit);
 	else if (rq->ingest == INGEST_JOB)
-		changed = web_ingest_job(&rp, s->db, &rq->who, rq->body.buf, rq->body.len);
+		changed = web_ingest_job(&rp, s->db, &rq->who, rq->body.buf, rq->body.len, commit);
 	else
-		changed = web_ingest_heartbeat(&rp, s->db, &rq->who, rq->body.buf, rq->body.len);
-	if (changed && s->on_change)
-		s->on_change(s->on_change_ctx);
+		changed = web_ingest_heartbeat(&rp, s->db, &rq->who, rq->body.buf, rq->body.len,
+					       commit);
+	if (changed && *commit && s->on_change)
+		s->on_change(s->on_change_ctx, commit, changed == 2);
 	ret = send_reply(s, conn, &rp, true);
 	strbuf_release(&rp.body);
 	strbuf_release(&rq->body);
