@@ -180,6 +180,9 @@ int cmd_serve(int argc, char **argv)
 		wo.on_change = hub_forge_kick;
 		wo.on_change_ctx = forge;
 		wo.repo = cfg->github.repo;
+		wo.expect = (const char *const *)cfg->expect;
+		wo.nexpect = cfg->nexpect;
+		wo.silent_after_s = cfg->silent_after_s;
 	}
 	r = web_server_start(&srv, db, &wo);
 	if (r < 0) {

@@ -434,15 +434,24 @@ int db_host_clear(struct db *db, const char *name);
 /* Every host with a row, by name; *out is the caller's (release each). */
 int db_host_list(struct db *db, struct db_host **out, size_t *out_n);
 
-/* A host as the hub shows it: every name seen in comparisons, builds or the
- * hosts table. */
+/* A host as the hub shows it: every name seen in comparisons, builds, jobs
+ * of a host (jobs.host), heartbeats (host_status) or the hosts table. */
 struct db_host_info {
 	char name[64];
-	char *fingerprint;       /* the newest one stored for the host; NULL when none */
+	/* The newest one stored for the host, by the host's clock: of its
+	 * comparisons, builds and newest heartbeat; NULL when none. */
+	char *fingerprint;
 	char heartbeat[32];      /* time of its newest comparison or build; "" when none */
+	/* Its quarantine row's, or, with none in force, its newest
+	 * heartbeat's (fault alone: since is then ""). */
 	bool quarantined;
 	char *fault;
 	char since[32];
+	/* Its newest heartbeat at a hub (host_status), when has_status. */
+	bool has_status;
+	char last_push[32];      /* when the hub received it */
+	char state[16];          /* idle, polling, building, measuring, calibrating */
+	int64_t backlog;         /* the records the hub had not answered for */
 };
 void db_host_info_release(struct db_host_info *h);
 /* At most max hosts, by name; *out is the caller's (release each, then
@@ -749,6 +758,11 @@ int db_hub_pulls_set(struct db *db, const char *repo, const struct db_hub_pull *
 		     size_t n);
 /* The open heads of repo, by pull request; *out is the caller's. */
 int db_hub_pulls_open(struct db *db, struct db_hub_pull **out, size_t *out_n, const char *repo);
+/* At most max heads of repo, newest pull request first: the open ones when
+ * commit is NULL, else every head whose commit starts with commit (a
+ * lower-case hex prefix), open or not. *out is the caller's. */
+int db_hub_pulls_find(struct db *db, struct db_hub_pull **out, size_t *out_n, const char *repo,
+		      const char *commit, size_t max);
 
 /* ---- pull_comments, commit_statuses, pull_approvals, pull_heads_seen (db/pulls.c) ----
  * What perfd said on a pull request's host. repo is "owner/name". These rows only remember what was posted, so that

@@ -1,7 +1,7 @@
 /*
  * Hosts: a host's standing (quarantine after a GPU fault, and its
  * clearing), and the hosts as the hub lists them: every name seen in
- * comparisons, builds or the hosts table.
+ * comparisons, builds, jobs, heartbeats or the hosts table.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -140,9 +140,10 @@ void db_host_info_release(struct db_host_info *h)
 
 /*
  * The distinct host names come from a loose index scan (a recursive min()
- * over comparisons_host and builds_host), which costs a seek per host rather
- * than a read of every comparison. The newest row of each kind by id gives
- * the heartbeat and the fingerprint.
+ * over comparisons_host, builds_host and the jobs' unique (host, ...)
+ * index), which costs a seek per host rather than a read of every row; the
+ * hosts table and host_status are a row per host already. The newest row
+ * of each kind by id gives the heartbeat and the fingerprint.
  */
 static const char hosts_sql[] =
 	"WITH RECURSIVE"
@@ -152,8 +153,14 @@ static const char hosts_sql[] =
 	" bh(name) AS (SELECT min(host) FROM builds UNION ALL"
 	"  SELECT (SELECT min(host) FROM builds WHERE host > bh.name) FROM bh"
 	"  WHERE bh.name IS NOT NULL),"
+	/* A database's own agent's jobs have the host '': not a host's name. */
+	" jh(name) AS (SELECT min(host) FROM jobs WHERE host > '' UNION ALL"
+	"  SELECT (SELECT min(host) FROM jobs WHERE host > jh.name) FROM jh"
+	"  WHERE jh.name IS NOT NULL),"
 	" names(name) AS (SELECT name FROM ch WHERE name IS NOT NULL UNION"
-	"  SELECT name FROM bh WHERE name IS NOT NULL UNION SELECT name FROM hosts)"
+	"  SELECT name FROM bh WHERE name IS NOT NULL UNION"
+	"  SELECT name FROM jh WHERE name IS NOT NULL UNION"
+	"  SELECT name FROM hosts UNION SELECT host FROM host_status)"
 	" SELECT n.name,"
 	"  (SELECT coalesce(finished_at, created_at) FROM comparisons WHERE host = n.name"
 	"   ORDER BY id DESC LIMIT 1),"
@@ -167,8 +174,11 @@ static const char hosts_sql[] =
 	"   ORDER BY id DESC LIMIT 1),"
 	"  (SELECT started_at FROM builds WHERE host = n.name AND fingerprint IS NOT NULL"
 	"   ORDER BY id DESC LIMIT 1),"
-	"  coalesce(h.quarantined, 0), h.fault, coalesce(h.since, '')"
-	" FROM names n LEFT JOIN hosts h ON h.name = n.name ORDER BY n.name LIMIT ?";
+	"  coalesce(h.quarantined, 0), h.fault, coalesce(h.since, ''),"
+	"  s.host IS NOT NULL, s.received_at, s.state, s.backlog, s.sent_at, s.fingerprint,"
+	"  coalesce(s.quarantined, 0), s.fault"
+	" FROM names n LEFT JOIN hosts h ON h.name = n.name"
+	" LEFT JOIN host_status s ON s.host = n.name ORDER BY n.name LIMIT ?";
 
 static const char *text_or(sqlite3_stmt *st, int i, const char *dflt)
 {
@@ -182,18 +192,37 @@ static void host_info_fill(void *elem, sqlite3_stmt *st, void *arg)
 	struct db_host_info *h = elem;
 	const char *ct = text_or(st, 1, ""), *bt = text_or(st, 2, "");
 	const char *cft = text_or(st, 4, ""), *bft = text_or(st, 6, "");
+	const char *sft = text_or(st, 14, "");
+	int fp = -1;
 
 	db_column_copy(h->name, sizeof(h->name), st, 0);
 	/* ISO times in UTC compare as strings. */
 	snprintf(h->heartbeat, sizeof(h->heartbeat), "%s", strcmp(ct, bt) >= 0 ? ct : bt);
-	if (sqlite3_column_type(st, 3) != SQLITE_NULL &&
-	    (sqlite3_column_type(st, 5) == SQLITE_NULL || strcmp(cft, bft) >= 0))
-		h->fingerprint = db_column_strdup(st, 3);
-	else
-		h->fingerprint = db_column_strdup(st, 5);
+	/* The newest fingerprint by the host's own clock: a comparison's or a
+	 * build's start, or the time its newest heartbeat was sent. */
+	if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+		fp = 3;
+	if (sqlite3_column_type(st, 5) != SQLITE_NULL && (fp < 0 || strcmp(bft, cft) > 0))
+		fp = 5;
+	if (sqlite3_column_type(st, 15) != SQLITE_NULL &&
+	    (fp < 0 || strcmp(sft, fp == 3 ? cft : bft) > 0))
+		fp = 15;
+	h->fingerprint = fp < 0 ? NULL : db_column_strdup(st, fp);
 	h->quarantined = sqlite3_column_int(st, 7);
-	h->fault = db_column_strdup(st, 8);
-	db_column_copy(h->since, sizeof(h->since), st, 9);
+	if (!h->quarantined && sqlite3_column_int(st, 16)) {
+		/* Quarantined as its heartbeat says, at a hub: no time kept. */
+		h->quarantined = true;
+		h->fault = db_column_strdup(st, 17);
+	} else {
+		h->fault = db_column_strdup(st, 8);
+		db_column_copy(h->since, sizeof(h->since), st, 9);
+	}
+	h->has_status = sqlite3_column_int(st, 10) != 0;
+	if (h->has_status) {
+		db_column_copy(h->last_push, sizeof(h->last_push), st, 11);
+		db_column_copy(h->state, sizeof(h->state), st, 12);
+		h->backlog = sqlite3_column_int64(st, 13);
+	}
 }
 
 static void host_info_release(void *elem)

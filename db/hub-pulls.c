@@ -116,3 +116,35 @@ int db_hub_pulls_open(struct db *db, struct db_hub_pull **out, size_t *out_n, co
 	*out = v;
 	return r;
 }
+
+int db_hub_pulls_find(struct db *db, struct db_hub_pull **out, size_t *out_n, const char *repo,
+		      const char *commit, size_t max)
+{
+	const struct db_rows how = {
+		.size = sizeof(**out), .max = max, .fill = hub_pull_fill,
+		.doing = "listing the pull requests' heads",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v = NULL;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	/* A prefix matches by range, as the comparisons' commit filter does:
+	 * [prefix, prefix + "g"), hex digits sorting below 'g'. */
+	r = db_prepare(db, &st, commit ?
+		       "SELECT " HUB_PULL_COLUMNS " FROM hub_pulls WHERE repo = ?1"
+		       " AND commit_oid >= ?2 AND commit_oid < ?2 || 'g'"
+		       " ORDER BY pr DESC, commit_oid LIMIT ?3" :
+		       "SELECT " HUB_PULL_COLUMNS " FROM hub_pulls WHERE repo = ?1 AND open"
+		       " ORDER BY pr DESC, commit_oid LIMIT ?3");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, repo);
+	if (commit)
+		db_bind_text(st, 2, commit);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}

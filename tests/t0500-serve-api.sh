@@ -214,7 +214,16 @@ check "its fingerprint parsed" eq True "$(js "$T/body" 'str(isinstance([h for h 
 check "its heartbeat is its newest comparison" eq "$(sql "select coalesce(finished_at, created_at) from comparisons where host = 'lavapipe' order by id desc limit 1")" "$(js "$T/body" '[h for h in d["hosts"] if h["name"]=="lavapipe"][0]["heartbeat"]')"
 check "not quarantined" eq false "$(js "$T/body" '[h for h in d["hosts"] if h["name"]=="lavapipe"][0]["quarantined"]')"
 check "hosts CSV" eq 200 "$(status "$URL/api/v1/hosts?format=csv")"
-check "header" eq "name,fingerprint_hash,heartbeat,quarantined,fault,since" "$(head -n 1 "$T/body")"
+check "header" eq "name,fingerprint_hash,heartbeat,quarantined,fault,since,last_push,state,backlog" "$(head -n 1 "$T/body")"
+check "no heartbeat in an agent's database: no last push, state or backlog" eq "null null null" "$(curl -s "$URL/api/v1/hosts" | python3 -c 'import json, sys; h = [h for h in json.load(sys.stdin)["hosts"] if h["name"] == "lavapipe"][0]; print(*[json.dumps(h[k]) for k in ("last_push", "state", "backlog")])')"
+
+# ---- pull heads: a server without [github] knows none ----
+check "pulls" api_ok "/api/v1/pulls"
+check "an empty list" eq "null []" "$(js "$T/body" 'd["repo"]') $(js "$T/body" 'd["pulls"]')"
+check "pulls of a commit" api_ok "/api/v1/pulls?commit=abcd&limit=500"
+for q in commit=abc commit=abcg limit=0 limit=x format=csv; do
+	check "pulls?$q: 400" eq 400 "$(status "$URL/api/v1/pulls?$q")"
+done
 
 # ---- jobs, builds, the agent's receipt ----
 check "jobs" api_ok "/api/v1/jobs"

@@ -1,9 +1,13 @@
 #!/bin/bash
 # The dashboard in Debian's chromium (playwright-core, tests/browser/):
 # the demo's database plus a comparison whose host and case names are
-# markup, served by perfd serve on loopback; every page opened and checked
+# markup, served on loopback by a hub (perfd serve --config) with [github]
+# and a fake forge whose one pull request's head is a demo job's commit;
+# hosts push heartbeats and jobs to it. Every page opened and checked
 # against the API, a receipt recomputed before and after a stored gain is
-# tampered with. Screenshots go to build/meson-logs/screenshots/.
+# tampered with, the hosts' heartbeats on the overview, the pull head's
+# hosts on the head page, two hosts overlaid on a timeline. Screenshots go
+# to build/meson-logs/screenshots/.
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$TESTS_DIR/.." && pwd)
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
@@ -43,7 +47,55 @@ bid=$(sql "select c.head_build from comparisons c join jobs j on j.id = c.job_id
 sql "update builds set log = cast('cc -O2 -o demo demo.c' || char(10) || 'demo.c:3: warning: <script>alert(2)</script> & \"quotes\"' || char(10) as blob), log_bytes = 76 where id = $bid"
 check "a log planted" eq 1 "$(sql "select count(*) from builds where id = $bid and length(log) > 0")"
 
-"$PERFD" serve --db "$DB" --listen 127.0.0.1:0 --static "$SRC/web/static" 2>"$T/serve.log" &
+# Another host measured the demo's case: two comparisons to overlay.
+DEMOHOST=$(sql "select host from comparisons where job_id is not null limit 1")
+KASE=$(sql "select case_name from comparisons where job_id is not null limit 1")
+for v in 4362,4081,4218 4300,4290,4310; do
+	check "a comparison (not an A/A) of $KASE on m1" run 0 "$PERFD" pair --db "$DB" --host-name m1 --case "$KASE" \
+		--old-arg --old --old-arg 4392,4421,4113 --new-arg --new --new-arg "$v" \
+		"$PLANT" "$PLANT" -- --valid --digest c4759069c154
+done
+
+# ---- a hub with [github]: a fake forge whose pull request 5 is at the
+# commit of the newest demo job with comparisons ----
+HC=$(sql "select commit_oid from jobs where id = (select max(job_id) from comparisons)")
+HB=$(sql "select base_oid from jobs where id = (select max(job_id) from comparisons)")
+GHTOKEN=ghp_$(printf 'f%.0s' $(seq 36))
+python3 "$TESTS_DIR/fake-github.py" --repo acme/engine --token "$GHTOKEN" --log "$T/gh.log" \
+	--max-seconds 600 >"$T/fake.out" 2>"$T/fake.err" &
+fake=$!
+trap 'kill $fake 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
+GH=http://127.0.0.1:$(head -n 1 "$T/fake.out")
+curl -sf -X POST -H 'Content-Type: application/json' --data "[{\"number\": 5, \"author\": \"alice\",
+	\"head_sha\": \"$HC\", \"head_ref\": \"alice-1\", \"base_ref\": \"main\", \"base_sha\": \"$HB\"}]" \
+	"$GH/_fake/pulls" >/dev/null
+check "the fake forge holds pull request 5" test -n "$HC"
+printf '%s\n' "$GHTOKEN" >"$T/gh-token"
+chmod 600 "$T/gh-token"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+EXPECT="$DEMOHOST m1 m1-max gfx1201 arc-b60"
+cat >"$T/hub.conf" <<CONF
+[hub]
+database = $DB
+listen = 127.0.0.1:$PORT
+hosts = $EXPECT
+
+[github]
+api = $GH
+repo = acme/engine
+token_file = $T/gh-token
+allow = alice
+expect = $EXPECT
+hub_url = http://127.0.0.1:$PORT
+poll_s = 3600
+CONF
+for h in $EXPECT; do
+	"$PERFD" token new "$h" --config "$T/hub.conf" >"$T/tok-$h" 2>/dev/null
+done
+check "a token per expected host" eq 5 "$(cat "$T"/tok-* | wc -l)"
+
+"$PERFD" serve --config "$T/hub.conf" --static "$SRC/web/static" 2>"$T/serve.log" &
 srv=$!
 port=
 for i in $(seq 100); do
@@ -51,11 +103,56 @@ for i in $(seq 100); do
 	[ -n "$port" ] && break
 	sleep 0.1
 done
-check "perfd serve started" test -n "$port"
+check "perfd serve --config started" test -n "$port"
+URL=http://127.0.0.1:$port
+wait_pull() {
+	for _ in $(seq 100); do
+		[ "$(curl -s "$URL/api/v1/pulls" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["pulls"]))')" = 1 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "the hub lists pull request 5" wait_pull
+
+# What the hosts push: m1 is done with the head, m1-max measures it, the
+# demo's host idles with a backlog, gfx1201 is quarantined, arc-b60 is
+# never heard from.
+push() { # HOST ENDPOINT FILE
+	curl -s -o "$T/body" -w '%{http_code}' -H "Authorization: Bearer $(cat "$T/tok-$1")" \
+		-H 'Content-Type: application/json' --data-binary "@$3" "$URL/api/v1/ingest/$2"
+}
+NOW=$(date -u +%Y-%m-%dT%H:%M:%S.000Z)
+job() { # HOST STATE: a job record of pull/5 at the head, id 1
+	printf '{"format": "perfd-job/1", "host": "%s", "id": 1, "seq": 1, "sha256": "", "head": "pull/5",
+	 "commit": "%s", "base": "%s", "subject": "the head", "state": "%s", "detail": null,
+	 "created_at": "%s", "started_at": "%s", "finished_at": %s}' "$1" "$HC" "$HB" "$2" "$NOW" "$NOW" "$3" >"$T/job0.json"
+	python3 "$TESTS_DIR/fixtures/canon.py" edit "$T/job0.json" pass >"$T/job-$1.json"
+}
+hb() { # HOST STATE JOB BACKLOG QUARANTINE
+	printf '{"format": "perfd-heartbeat/1", "host": "%s", "seq": 1, "sent_at": "%s", "state": "%s", "job": %s,
+	 "backlog": %s, "fingerprint": null, "quarantine": %s}' "$1" "$NOW" "$2" "$3" "$4" "$5" >"$T/hb-$1.json"
+}
+job m1 done "\"$NOW\""
+check "m1's job of the head, done: 201" eq 201 "$(push m1 jobs "$T/job-m1.json")"
+job m1-max running null
+check "m1-max's, running: 201" eq 201 "$(push m1-max jobs "$T/job-m1-max.json")"
+hb m1 idle null 0 null
+check "m1's heartbeat" eq 200 "$(push m1 heartbeat "$T/hb-m1.json")"
+hb m1-max measuring 1 0 null
+check "m1-max's heartbeat: measuring its job" eq 200 "$(push m1-max heartbeat "$T/hb-m1-max.json")"
+hb "$DEMOHOST" idle null 2 null
+check "$DEMOHOST's heartbeat: a backlog of 2" eq 200 "$(push "$DEMOHOST" heartbeat "$T/hb-$DEMOHOST.json")"
+hb gfx1201 idle null 0 "{\"fault\": \"GPU hang (ring gfx timeout)\", \"since\": \"$NOW\"}"
+check "gfx1201's heartbeat: quarantined" eq 200 "$(push gfx1201 heartbeat "$T/hb-gfx1201.json")"
+curl -s "$URL/api/v1/pulls?commit=$HC" >"$T/pulls.json"
+check "the pull head's hosts as the API says them" eq "$DEMOHOST:pending m1:done m1-max:measuring gfx1201:quarantined arc-b60:silent" \
+	"$(js "$T/pulls.json" '" ".join(h["host"] + ":" + h["state"] for h in d["pulls"][0]["hosts"])')"
+curl -s "$URL/api/v1/hosts" >"$T/hosts.json"
+check "gfx1201, known by its heartbeat alone, is a host" eq "idle 0 true" "$(js "$T/hosts.json" '" ".join(str(h["state"]) + " " + str(h["backlog"]) + " " + str(h["quarantined"]).lower() for h in d["hosts"] if h["name"] == "gfx1201")')"
 
 mkdir -p "$SHOTS"
 rm -f "$SHOTS"/*.png
-BASE=http://127.0.0.1:$port DB=$DB SHOTS=$SHOTS CHROMIUM=$CHROMIUM PROFILE=$T/profile HOSTILE=$HOSTILE HOSTILE_HEAD=$HOSTILE_HEAD HOSTILE_CASE=$HOSTILE_CASE \
+BASE=$URL DB=$DB DEMOHOST=$DEMOHOST KASE=$KASE SHOTS=$SHOTS CHROMIUM=$CHROMIUM PROFILE=$T/profile HOSTILE=$HOSTILE HOSTILE_HEAD=$HOSTILE_HEAD HOSTILE_CASE=$HOSTILE_CASE \
 	NODE_PATH="$SRC/node_modules" timeout 240 node "$SRC/tests/browser/dashboard.mjs" >"$T/browser.out" 2>&1
 brc=$?
 # Each line the browser test printed is a check here.
@@ -67,11 +164,12 @@ while IFS= read -r line; do
 	esac
 done <"$T/browser.out"
 check "the browser test exited 0" eq 0 "$brc"
-for s in overview receipt receipt-verify-ok receipt-verify-mismatch timeline build head receipt-hostile receipt-aa; do
+for s in overview receipt receipt-verify-ok receipt-verify-mismatch timeline timeline-overlay build head receipt-hostile receipt-aa; do
 	check "screenshot $s.png kept" test -s "$SHOTS/$s.png"
 done
 
 kill -TERM "$srv"
 wait "$srv"
 check "perfd serve stopped on SIGTERM, exit 0" eq 0 $?
+kill "$fake" 2>/dev/null
 finish

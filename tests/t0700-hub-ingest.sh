@@ -313,6 +313,23 @@ hb m1 103 idle
 check "m1's heartbeat with lavapipe's token: 403" eq 403 "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")")"
 check "  nothing of m1 kept" eq 0 "$(sqlite3 hub.db "select count(*) from host_status where host = 'm1'")"
 
+# ---- the hosts as the dashboard reads them ----
+curl -s "$URL/api/v1/hosts" >hosts.json
+hostjs() { js hosts.json "[h for h in d['hosts'] if h['name'] == '$1'][0]$2"; }
+check "/api/v1/hosts: lavapipe's newest heartbeat" eq "idle 3" "$(hostjs lavapipe '["state"]') $(hostjs lavapipe '["backlog"]')"
+check "  when the hub received it" eq "$(sqlite3 hub.db "select received_at from host_status where host = 'lavapipe'")" "$(hostjs lavapipe '["last_push"]')"
+check "  quarantined as it says, with its fault" eq "true GPU hang null" "$(hostjs lavapipe '["quarantined"]') $(hostjs lavapipe '["fault"]') $(hostjs lavapipe '["since"]')"
+check "  m1 sent none: null" eq "null null null false" "$(hostjs m1 '["last_push"]') $(hostjs m1 '["state"]') $(hostjs m1 '["backlog"]') $(hostjs m1 '["quarantined"]')"
+curl -s "$URL/api/v1/hosts?format=csv" >hosts.csv
+check "  CSV columns" eq "name,fingerprint_hash,heartbeat,quarantined,fault,since,last_push,state,backlog" "$(head -n 1 hosts.csv)"
+check "  lavapipe's line" has hosts.csv ",true,GPU hang,,$(hostjs lavapipe '["last_push"]'),idle,3"
+check "/api/v1/pulls without [github]: an empty list, no token needed" eq "200 None []" "$(curl -s -o "$T/body" -w '%{http_code}' "$URL/api/v1/pulls") $(js "$T/body" 'd["repo"], d["pulls"]' | tr -d '(),')"
+check "  the same for a commit" eq "200 []" "$(curl -s -o "$T/body" -w '%{http_code}' "$URL/api/v1/pulls?commit=$C1") $(js "$T/body" 'd["pulls"]')"
+for q in commit=xyz1 commit=abc commit=ABCD limit=0 limit=501 colour=blue; do
+	check "  ?$q: 400" eq 400 "$(curl -s -o "$T/body" -w '%{http_code}' "$URL/api/v1/pulls?$q")"
+done
+check "  said as JSON, naming the parameter" eq "unknown parameter 'colour'" "$(js "$T/body" 'd["error"]')"
+
 # ---- the pull heads agents read ----
 check "GET /api/v1/hub/pulls without a token: 401" eq 401 "$(curl -s -o "$T/body" -w '%{http_code}' "$URL/api/v1/hub/pulls")"
 check "  with a host's token: 200" eq 200 "$(curl -s -o "$T/body" -w '%{http_code}' -H "$(auth "$TOK")" "$URL/api/v1/hub/pulls")"

@@ -124,6 +124,11 @@ check "  alice's trusted, mallory's not" eq "5 True 6 False" "$(js "$T/pulls.jso
 check "  the base: the merge base, not main's head" eq "$C1 $C1" "$(js "$T/pulls.json" '" ".join(p["base"] for p in d["pulls"])')"
 check "  found by the compare" eq "merge-base" "$(js "$T/pulls.json" 'd["pulls"][0]["how"]')"
 check "  said in the hub's log" has "$T/hub.err" "pull request 5 at ${C2:0:12}: base ${C1:0:12} (merge-base of main)"
+curl -s -o "$T/dash.json" "$HUBURL/api/v1/pulls"
+check "/api/v1/pulls, for anyone: both open heads, newest first" eq "6 5" "$(js "$T/dash.json" '" ".join(str(p["number"]) for p in d["pulls"])')"
+check "  alice's with its base, how it was found, trusted" eq "$C2 $C1 main merge-base alice True True" "$(js "$T/dash.json" '" ".join(str(x) for x in [(p["head"], p["base"], p["base_ref"], p["how"], p["author"], p["trusted"], p["open"]) for p in d["pulls"] if p["number"] == 5][0])')"
+check "  four expected hosts each, never heard from" eq "m1:silent m1-max:silent arc-b60:silent gfx1201:silent|m1:silent m1-max:silent arc-b60:silent gfx1201:silent" "$(js "$T/dash.json" '"|".join(" ".join(h["host"] + ":" + h["state"] for h in p["hosts"]) for p in d["pulls"])')"
+check "  said so, with no job" eq "never heard from None" "$(js "$T/dash.json" 'd["pulls"][0]["hosts"][0]["detail"] + " " + str(d["pulls"][0]["hosts"][0]["job"])')"
 check "mallory's head: pending, waiting for a maintainer" eq "pending: waiting for a maintainer's /perfd run" "$(status_of "$C3" perfd/m1)"
 
 # ---- the agents ----
@@ -268,6 +273,16 @@ for h in $HOSTS; do
 	check "  the forge's token nowhere on its disk" eq 0 "$(grep -rlF "$GHTOKEN" "$T/$h.db" "$T/work-$h" "$h-agent.conf" | wc -l)"
 	check "  its builds printed their environment, without it" eq "1 0" "$(sqlite3 "$T/$h.db" "select (select count(*) > 0 from builds where cast(log as text) like '%PATH=%') || ' ' || (select count(*) from builds where instr(cast(log as text), '$GHTOKEN') > 0)")"
 done
+curl -s -o "$T/dash.json" "$HUBURL/api/v1/pulls?commit=${C2:0:10}"
+check "/api/v1/pulls?commit=PREFIX: alice's head alone" eq "5 $C2" "$(js "$T/dash.json" '" ".join(str(p["number"]) + " " + p["head"] for p in d["pulls"])')"
+check "  four hosts, each done, with its status" eq "m1:done:success m1-max:done:success arc-b60:done:success gfx1201:done:success" "$(js "$T/dash.json" '" ".join(h["host"] + ":" + h["state"] + ":" + h["status"] for h in d["pulls"][0]["hosts"])')"
+jobs_at_hub=$(for h in $HOSTS; do sqlite3 "$HUB" "select id from jobs where host = '$h' and head = 'pull/5'"; done | tr '\n' ' ')
+check "  each linked to its job at the hub" eq "${jobs_at_hub% }" "$(js "$T/dash.json" '" ".join(str(h["job"]) for h in d["pulls"][0]["hosts"])')"
+check "  the detail as the comment says it" eq "1 faster, 0 unchanged, 0 unresolved or invalid" "$(js "$T/dash.json" 'd["pulls"][0]["hosts"][0]["detail"]')"
+check "  mallory's head is another commit" eq 0 "$(curl -s "$HUBURL/api/v1/pulls?commit=${C3:0:8}" | python3 -c 'import json,sys; print(len([p for p in json.load(sys.stdin)["pulls"] if p["number"] == 5]))')"
+check "  a malformed commit: 400" eq 400 "$(curl -s -o /dev/null -w '%{http_code}' "$HUBURL/api/v1/pulls?commit=zz")"
+curl -s -o "$T/hosts.json" "$HUBURL/api/v1/hosts"
+check "/api/v1/hosts: each agent's newest heartbeat" eq "arc-b60:idle:0 gfx1201:idle:0 m1:idle:0 m1-max:idle:0" "$(js "$T/hosts.json" '" ".join("%s:%s:%s" % (h["name"], h["state"], h["backlog"]) for h in d["hosts"] if h["last_push"])')"
 check "perfd verify on the hub" run 0 "$PERFD" verify --db "$HUB"
 check "one comment on alice's pull request" eq 1 "$(comment)"
 check "  a row per host, each linked to its receipt" eq 4 "$(grep -cE "^\| \[(m1|m1-max|arc-b60|gfx1201)\]\($HUBURL/static/comparison.html\?id=[0-9]+\)" "$T/comment.md")"

@@ -8,7 +8,8 @@
 // reads, for sqlite3), SHOTS (a directory for screenshots), CHROMIUM (the
 // browser, default /usr/bin/chromium), PROFILE (a fresh user-data-dir),
 // HOSTILE, HOSTILE_CASE, HOSTILE_HEAD (the markup the database holds as a
-// host name, a case name and a subject, and a branch name).
+// host name, a case name and a subject, and a branch name), DEMOHOST (the
+// demo's host, which m1 shares a case with).
 // Prints "ok - ..." or "not ok - ..." per check, like the shell tests, and
 // exits 1 when any failed.
 import { execFileSync } from 'node:child_process';
@@ -20,6 +21,7 @@ const SHOTS = process.env.SHOTS;
 const HOSTILE = process.env.HOSTILE;
 const HOSTILE_CASE = process.env.HOSTILE_CASE;
 const HOSTILE_HEAD = process.env.HOSTILE_HEAD;
+const DEMOHOST = process.env.DEMOHOST;
 let failed = 0;
 
 function check(desc, cond, detail) {
@@ -104,6 +106,30 @@ try {
 	if (device) {
 		check('a host\'s device name is shown', (await page.textContent('table.hosts')).includes(device.name));
 	}
+
+	// ---- each host's newest heartbeat at the hub ----
+	const shownHosts = await page.$$eval('table.hosts tbody tr', (rs) => rs.map((tr) => {
+		const td = [...tr.children];
+		return {
+			name: td[0].textContent, push: td[5].textContent,
+			pushTitle: td[5].querySelector('time') ? td[5].querySelector('time').getAttribute('title') : null,
+			state: td[6].textContent, backlog: td[7].textContent, high: td[7].querySelector('.backlog') !== null,
+			standing: td[9].textContent,
+		};
+	}));
+	const rowOf = (name) => shownHosts.find((r) => r.name === name) || {};
+	const pushed = hosts.filter((x) => x.last_push).map((x) => x.name).sort();
+	check('the API lists the hosts heard from, gfx1201 by its heartbeat alone',
+		JSON.stringify(pushed) === JSON.stringify([DEMOHOST, 'gfx1201', 'm1', 'm1-max'].sort()), pushed);
+	check('each host\'s last push: how long ago, the time in its title', hosts.every((x) => (x.last_push
+		? rowOf(x.name).pushTitle === x.last_push && /^(just now|\d+ (min|h) ago)$/.test(rowOf(x.name).push)
+		: rowOf(x.name).push === 'never')), { page: shownHosts, api: hosts });
+	check('its state and backlog as the API says', hosts.every((x) => rowOf(x.name).state === (x.state ?? '\u2014') &&
+		rowOf(x.name).backlog === (x.backlog === null ? '\u2014' : String(x.backlog))), { page: shownHosts, api: hosts });
+	check('a backlog over 0 is highlighted, and no other', hosts.every((x) => rowOf(x.name).high === (x.backlog > 0)) &&
+		rowOf(DEMOHOST).high && rowOf(DEMOHOST).backlog === '2', shownHosts);
+	check('a host quarantined by its heartbeat stands so, with its fault', /quarantined.*GPU hang \(ring gfx timeout\)/.test(rowOf('gfx1201').standing) &&
+		rowOf('m1').standing === 'in service', shownHosts);
 
 	// ---- following a verdict cell to its receipt ----
 	const first = jobs.find((j) => j.comparisons.length);
@@ -197,6 +223,26 @@ try {
 	check('and a row naming each', changeRows === nchanges, changeRows);
 	check('the row says what changed', (await page.textContent('table.changes')).includes('kernel_release'));
 
+	// ---- another host's gain medians overlaid ----
+	const boxes = await page.$$eval('#overlay input[type=checkbox]', (es) => es.map((e) => e.value));
+	check('the timeline offers the other hosts of its case', boxes.includes('m1') && !boxes.includes(host), boxes);
+	await Promise.all([page.waitForURL(/also=m1/), page.click('#overlay input[value="m1"]')]);
+	await page.waitForSelector('body[data-state="ready"], body[data-state="error"]');
+	await page.screenshot({ path: `${SHOTS}/timeline-overlay.png`, fullPage: true });
+	const tlm = await api(`/timeline?host=m1&case=${encodeURIComponent(kase)}&limit=1000`);
+	const over = await page.evaluate(() => {
+		const ch = Chart.getChart(document.getElementById('chart'));
+		return ch.data.datasets.map((d, i) => ({ label: d.label, n: d.data.length, drawn: ch.getDatasetMeta(i).data.length,
+			ys: d.data.map((p) => p.y) }));
+	});
+	check('ticking m1 overlays it: a line per host, named in the legend', JSON.stringify(over.map((d) => d.label)) === JSON.stringify([host, 'm1']), over);
+	check('each with its host\'s gain medians', over.length === 2 && over[0].n === tl.points.length && over[1].n === tlm.points.length &&
+		tlm.points.length === 2 && over.every((d) => d.drawn === d.n), { chart: over, api: [tl.points.length, tlm.points.length] });
+	const m1Gains = tlm.points.slice().sort((a, b) => (a.created_at < b.created_at ? -1 : 1)).map((p) => p.gain * 100);
+	check('m1\'s line is m1\'s gains', over.length === 2 && over[1].ys.every((y, i) => Math.abs(y - m1Gains[i]) < 1e-9), { chart: over[1], api: m1Gains });
+	check('the comparisons of both hosts are listed', (await page.$$eval('table.points tbody tr', (r) => r.length)) === tl.points.length + tlm.points.length);
+	check('and m1 stays ticked', await page.$eval('#overlay input[value="m1"]', (e) => e.checked));
+
 	// ---- build page ----
 	const jobFailed = jobs.find((j) => j.state === 'failed' && j.comparisons.length);
 	const headBuild = (await api(`/comparisons/${jobFailed.comparisons[0].id}`)).builds.head;
@@ -228,6 +274,33 @@ try {
 	check('its gain cell is the receipt\'s, with three decimals', gainCell === (r0.gain.median === null ? 'n/a' : (r0.gain.median * 100).toFixed(3) + '%'), gainCell);
 	const range = await page.textContent('#head-table tbody tr td:nth-child(3)');
 	check('the base run shows its median and range', range.includes('(') && range.includes(' to '), range);
+	// The head is pull request 5's: a row per expected host above the table.
+	const pulls = (await api(`/pulls?commit=${hj.commit}`)).pulls;
+	check('the API knows the head as pull request 5', pulls.length === 1 && pulls[0].number === 5 && pulls[0].hosts.length === 5, pulls);
+	const pullRows = await page.$$eval('table.pull-hosts tbody tr', (rs) => rs.map((tr) => {
+		const td = [...tr.children];
+		return { host: td[0].textContent, state: td[1].textContent, detail: td[2].textContent,
+			href: td[1].querySelector('a') ? td[1].querySelector('a').getAttribute('href') : null };
+	}));
+	const ph = pulls.length ? pulls[0].hosts : [];
+	check('the head page has a hosts table, a row per expected host', pullRows.length === ph.length && ph.length === 5, { page: pullRows, api: ph });
+	check('each host\'s state and detail as the API says', ph.every((x, i) => pullRows[i] && pullRows[i].host === x.host &&
+		pullRows[i].state === x.state && pullRows[i].detail === x.detail), { page: pullRows, api: ph });
+	check('done, measuring, quarantined, silent and pending among them', JSON.stringify(pullRows.map((r) => r.state).sort()) ===
+		JSON.stringify(['done', 'measuring', 'pending', 'quarantined', 'silent']), pullRows);
+	check('a host with a job links its state to the job\'s page, the others link nothing', ph.every((x, i) => pullRows[i] &&
+		pullRows[i].href === (x.job ? `/static/head.html?job=${x.job}` : null)) && ph.filter((x) => x.job).length === 2, pullRows);
+	const pullText = pulls.length ? await page.textContent('section.pull') : '';
+	check('with the base the hub fixed and how it found it', pulls.length && pullText.includes(pulls[0].base) &&
+		pullText.includes(pulls[0].how === 'merge-base' ? 'the merge base with main' : 'the head of main'), pullText);
+	await page.screenshot({ path: `${SHOTS}/head.png`, fullPage: true });
+	const m1Job = ph.find((x) => x.host === 'm1');
+	await Promise.all([page.waitForURL(/head\.html\?job=/), page.click(`table.pull-hosts a[href="/static/head.html?job=${m1Job.job}"]`)]);
+	await page.waitForSelector('body[data-state="ready"], body[data-state="error"]');
+	check('a host\'s state leads to its job\'s page', page.url().endsWith(`/static/head.html?job=${m1Job.job}`) &&
+		(await page.textContent('#job')).includes(`#${m1Job.job}`), page.url());
+	await page.goBack();
+	await page.waitForSelector('body[data-state="ready"]');
 	await Promise.all([page.waitForURL(/comparison\.html/), page.click('#head-table tbody tr td:nth-child(5) a')]);
 	await page.waitForSelector('body[data-state="ready"]');
 	check('a head-table cell leads to a receipt', /comparison\.html\?id=\d+$/.test(page.url()), page.url());
@@ -236,6 +309,7 @@ try {
 	const hostileJob = jobs.find((j) => j.head === HOSTILE_HEAD);
 	await open(`/static/head.html?job=${hostileJob.id}`, 'head-hostile');
 	check('a hostile branch name is text in the head table\'s title', (await page.textContent('#title')).includes(HOSTILE_HEAD));
+	check('a head that is no pull request\'s has no hosts table', await page.$('section.pull') === null);
 	const hostileCmp = (await api(`/comparisons?host=${encodeURIComponent(HOSTILE)}`)).comparisons[0];
 	await open(`/static/comparison.html?id=${hostileCmp.id}`, 'receipt-hostile');
 	check('the hostile host is text on its receipt', (await page.textContent('#title')).includes(HOSTILE));

@@ -457,13 +457,6 @@ static int render_jobs(struct comment *cm, struct db *db, const char *commit)
 	return 0;
 }
 
-static const char *const host_at_words[] = {
-	[WEB_HOST_DONE] = "done", [WEB_HOST_FAILED] = "failed", [WEB_HOST_QUEUED] = "queued",
-	[WEB_HOST_BUILDING] = "building", [WEB_HOST_MEASURING] = "measuring",
-	[WEB_HOST_QUARANTINED] = "quarantined", [WEB_HOST_SILENT] = "silent",
-	[WEB_HOST_WAITING] = "pending",
-};
-
 /* A hub's comment: the base every host uses, and a row per expected host
  * saying where it stands, linked to its job when it has one. */
 static int render_hosts(struct comment *cm, struct db *db, const char *commit,
@@ -491,10 +484,10 @@ static int render_hosts(struct comment *cm, struct db *db, const char *commit,
 		strbuf_adds(out, " | ");
 		if (hs.has_job)
 			strbuf_addf(out, "[%s](%.*s/static/head.html?job=%lld)",
-				    host_at_words[hs.state], (int)cm->hub_len, cm->hub,
+				    web_host_at_name(hs.state), (int)cm->hub_len, cm->hub,
 				    (long long)hs.job.id);
 		else
-			strbuf_adds(out, host_at_words[hs.state]);
+			strbuf_adds(out, web_host_at_name(hs.state));
 		strbuf_adds(out, " | ");
 		md_text(out, hs.desc.buf);
 		strbuf_adds(out, " |\n");

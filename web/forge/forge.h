@@ -189,6 +189,9 @@ struct web_host_state {
 int web_host_state(struct web_host_state *out, struct db *db, const char *host,
 		   const char *commit, const char *base, double silent_after_s);
 void web_host_state_release(struct web_host_state *s);
+/* The word a state is said with: done, failed, queued, building, measuring,
+ * quarantined, silent or pending (WEB_HOST_WAITING). Static. */
+const char *web_host_at_name(enum web_host_at at);
 
 /* The hosts a hub expects a pull head on, for its comment: a row each for
  * those not done (their state), and the base every host is to use. */

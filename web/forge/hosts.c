@@ -5,6 +5,7 @@
  * (docs/hub.md). Read from stored rows alone: jobs, their comparisons and
  * each host's newest heartbeat.
  */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -145,6 +146,19 @@ int web_host_state(struct web_host_state *out, struct db *db, const char *host,
 			    base);
 	db_host_status_release(&hs);
 	return 0;
+}
+
+const char *web_host_at_name(enum web_host_at at)
+{
+	static const char *const words[] = {
+		[WEB_HOST_DONE] = "done", [WEB_HOST_FAILED] = "failed",
+		[WEB_HOST_QUEUED] = "queued", [WEB_HOST_BUILDING] = "building",
+		[WEB_HOST_MEASURING] = "measuring", [WEB_HOST_QUARANTINED] = "quarantined",
+		[WEB_HOST_SILENT] = "silent", [WEB_HOST_WAITING] = "pending",
+	};
+
+	assert((size_t)at < ARRAY_SIZE(words));
+	return words[at];
 }
 
 void web_host_state_release(struct web_host_state *s)

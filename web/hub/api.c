@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "forge.h"
 #include "runners.h"
 #include "hub-internal.h"
 
@@ -19,6 +20,8 @@
 #define PAGE_MAX 500
 #define HOSTS_MAX 1000
 #define HEADS_MAX 10000
+#define PULLS_DEFAULT 50             /* pull heads per answer */
+#define PULLS_MAX 500
 #define TIMELINE_DEFAULT 100
 #define TIMELINE_MAX 1000
 #define CELLS_ROWS_MAX 10000         /* comparisons pooled per answer */
@@ -277,7 +280,7 @@ static json_t *jnext(bool more, int64_t last)
 /* ---- /api/v1/hosts ---- */
 
 static const char *const host_cols[] = { "name", "fingerprint_hash", "heartbeat", "quarantined",
-	"fault", "since", NULL };
+	"fault", "since", "last_push", "state", "backlog", NULL };
 
 static void api_hosts(struct web_reply *out, struct db *db, const struct web_params *pa)
 {
@@ -307,6 +310,12 @@ static void api_hosts(struct web_reply *out, struct db *db, const struct web_par
 		json_object_set_new(o, "quarantined", json_boolean(hosts[i].quarantined));
 		json_object_set_new(o, "fault", jstr(hosts[i].fault));
 		json_object_set_new(o, "since", jstr_or_null(hosts[i].since));
+		json_object_set_new(o, "last_push", hosts[i].has_status ?
+				    jstr_or_null(hosts[i].last_push) : json_null());
+		json_object_set_new(o, "state", hosts[i].has_status ?
+				    jstr_or_null(hosts[i].state) : json_null());
+		json_object_set_new(o, "backlog", hosts[i].has_status ?
+				    json_integer(hosts[i].backlog) : json_null());
 		json_array_append_new(list, o);
 		db_host_info_release(&hosts[i]);
 	}
@@ -363,6 +372,86 @@ static void api_heads(struct web_reply *out, struct db *db, const struct web_par
 		return;
 	}
 	reply_json(out, 200, json_pack("{s:o}", "heads", list));
+}
+
+/* ---- /api/v1/pulls ---- */
+
+/* Where each expected host stands with one head (web_host_state); -errno
+ * with the detail in err_last() on a database error. */
+static int pull_hosts_json(json_t **out, struct db *db, const struct web_api_pulls *pu,
+			   const struct db_hub_pull *p)
+{
+	json_t *list = json_array();
+	size_t i;
+	int r;
+
+	for (i = 0; i < pu->nexpect; i++) {
+		struct web_host_state hs;
+
+		r = web_host_state(&hs, db, pu->expect[i], p->commit, p->base, pu->silent_after_s);
+		if (r < 0) {
+			web_host_state_release(&hs);
+			json_decref(list);
+			return r;
+		}
+		json_array_append_new(list, json_pack("{s:o,s:s,s:s,s:o,s:o,s:o,s:b}",
+			"host", jstr(hs.host), "state", web_host_at_name(hs.state),
+			"status", hs.status, "detail", jstrn(hs.desc.buf, hs.desc.len),
+			"job", hs.has_job ? json_integer(hs.job.id) : json_null(),
+			"job_state", hs.has_job ? jstr(db_job_state_name(hs.job.state)) : json_null(),
+			"base_differs", hs.base_differs));
+		web_host_state_release(&hs);
+	}
+	*out = list;
+	return 0;
+}
+
+static void api_pulls(struct web_reply *out, struct db *db, const struct web_api_pulls *pu,
+		      const struct web_params *pa)
+{
+	static const char *const allowed[] = { "commit", "limit", NULL };
+	struct db_hub_pull *ps = NULL;
+	const char *commit = NULL;
+	json_t *list = NULL;
+	size_t n = 0, i;
+	int64_t limit;
+	int r;
+
+	if (web_params_check(pa, allowed) < 0 || web_param_hex(&commit, pa, "commit") < 0 ||
+	    web_param_int(&limit, pa, "limit", PULLS_DEFAULT, 1, PULLS_MAX) < 0) {
+		reply_bad(out);
+		return;
+	}
+	if (pu && pu->repo) {
+		r = db_hub_pulls_find(db, &ps, &n, pu->repo, commit, (size_t)limit);
+		if (r < 0) {
+			reply_db_error(out, r);
+			return;
+		}
+	}
+	list = json_array();
+	for (i = 0; i < n; i++) {
+		const struct db_hub_pull *p = &ps[i];
+		json_t *hosts;
+
+		r = pull_hosts_json(&hosts, db, pu, p);
+		if (r < 0) {
+			free(ps);
+			json_decref(list);
+			reply_db_error(out, r);
+			return;
+		}
+		json_array_append_new(list, json_pack("{s:i,s:s,s:s,s:o,s:s,s:o,s:b,s:b,s:o,s:o}",
+			"number", p->pr, "head", p->commit, "base", p->base,
+			"base_ref", jstr(p->base_ref), "how", p->how, "author", jstr(p->author),
+			"trusted", p->trusted, "open", p->open, "fixed_at", jstr_or_null(p->fixed_at),
+			"hosts", hosts));
+	}
+	free(ps);
+	reply_json(out, 200, json_pack("{s:o,s:o,s:o}",
+		"repo", pu && pu->repo ? jstr(pu->repo) : json_null(),
+		"silent_after_s", pu && pu->repo ? json_real(pu->silent_after_s) : json_null(),
+		"pulls", list));
 }
 
 /* ---- /api/v1/jobs ---- */
@@ -1310,7 +1399,8 @@ bad:
 }
 
 void web_api_answer(struct web_reply *out, struct db *db, const struct web_counters *counters,
-		    const char *path, const struct web_params *params)
+		    const struct web_api_pulls *pulls, const char *path,
+		    const struct web_params *params)
 {
 	const char *rest;
 	size_t idlen;
@@ -1330,6 +1420,10 @@ void web_api_answer(struct web_reply *out, struct db *db, const struct web_count
 	}
 	if (!strcmp(path, "/api/v1/jobs")) {
 		api_jobs(out, db, params);
+		return;
+	}
+	if (!strcmp(path, "/api/v1/pulls")) {
+		api_pulls(out, db, pulls, params);
 		return;
 	}
 	if (!strcmp(path, "/api/v1/comparisons")) {

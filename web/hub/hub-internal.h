@@ -90,11 +90,23 @@ struct web_counters {
 };
 void web_counters_add(struct web_counters *c, int code);
 
+/* What the API knows of a hub's pull requests ([github], docs/hub.md), for
+ * GET /api/v1/pulls: the repository (NULL: none, and the list is empty),
+ * the hosts each head is measured on, and how long a host goes unheard
+ * before it is silent. All borrowed. */
+struct web_api_pulls {
+	const char *repo;
+	const char *const *expect;
+	size_t nexpect;
+	double silent_after_s;
+};
+
 /* Answers path (under /api/v1/, or /metrics) into out, whose body the
  * caller releases. Never fails: a database error is a 500 with its detail,
  * which is also logged. */
 void web_api_answer(struct web_reply *out, struct db *db, const struct web_counters *counters,
-		    const char *path, const struct web_params *params);
+		    const struct web_api_pulls *pulls, const char *path,
+		    const struct web_params *params);
 /* A JSON error answer: {"error": msg}. */
 void web_reply_error(struct web_reply *out, int status, const char *msg);
 

@@ -53,8 +53,14 @@ struct web_server_opts {
 	void (*on_change)(void *ctx, const char *commit, bool urgent);
 	void *on_change_ctx;
 	/* With ingest: the repository (OWNER/NAME) whose open pull heads
-	 * GET /api/v1/hub/pulls lists to a token's holder; NULL: none. */
+	 * GET /api/v1/hub/pulls lists to a token's holder, and GET
+	 * /api/v1/pulls to anyone; NULL: none. */
 	const char *repo;
+	/* With repo: the hosts every pull head is measured on, and how long a
+	 * host goes unheard before GET /api/v1/pulls calls it silent. */
+	const char *const *expect;
+	size_t nexpect;
+	double silent_after_s;
 };
 
 /* Starts answering with o's files, documents and, with ingest, writes.

@@ -87,7 +87,9 @@ struct web_server {
 	char *tls_cert, *tls_key;    /* PEM text, or NULL for plain HTTP */
 	void (*on_change)(void *ctx, const char *commit, bool urgent);
 	void *on_change_ctx;
-	const char *repo;            /* [github] repo: the pull heads agents read */
+	char *repo;                  /* [github] repo: the pull heads agents read, or NULL */
+	char **expect;               /* the hosts each pull head is measured on */
+	struct web_api_pulls pulls;  /* what GET /api/v1/pulls lists: the above */
 };
 
 /* What is known of a request before MHD routes it. */
@@ -520,7 +522,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		ret = send_error(s, conn, 400, err_last());
 		goto out;
 	}
-	web_api_answer(&rp, s->db, &s->counters, url, &walk.params);
+	web_api_answer(&rp, s->db, &s->counters, &s->pulls, url, &walk.params);
 	ret = send_reply(s, conn, &rp, true);
 out:
 	strbuf_release(&rp.body);
@@ -618,7 +620,13 @@ int web_server_start(struct web_server **out, struct db *db, const struct web_se
 	s->ingest = o->ingest;
 	s->on_change = o->on_change;
 	s->on_change_ctx = o->on_change_ctx;
-	s->repo = o->repo;
+	s->repo = o->repo ? xstrdup(o->repo) : NULL;
+	s->expect = xcalloc(o->nexpect + 1, sizeof(char *));
+	for (i = 0; o->repo && i < o->nexpect; i++)
+		s->expect[s->pulls.nexpect++] = xstrdup(o->expect[i]);
+	s->pulls.repo = s->repo;
+	s->pulls.expect = (const char *const *)s->expect;
+	s->pulls.silent_after_s = o->silent_after_s;
 	s->hosts = xcalloc(o->nhosts + 1, sizeof(char *));
 	for (i = 0; i < o->nhosts; i++)
 		s->hosts[s->nhosts++] = xstrdup(o->hosts[i]);
@@ -712,6 +720,10 @@ void web_server_free(struct web_server *s)
 	for (i = 0; i < s->nhosts; i++)
 		free(s->hosts[i]);
 	free(s->hosts);
+	for (i = 0; i < s->pulls.nexpect; i++)
+		free(s->expect[i]);
+	free(s->expect);
+	free(s->repo);
 	free(s->tls_cert);
 	if (s->tls_key)
 		explicit_bzero(s->tls_key, strlen(s->tls_key));

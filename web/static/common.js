@@ -100,6 +100,23 @@ export function when(t) {
 	return h('time', { datetime: t, title: t }, m ? `${m[1]} ${m[2]}Z` : t);
 }
 
+// A time as how long ago it was, by the browser's clock ("4 min ago"); the
+// stored text in the title. null is "never".
+export function ago(t) {
+	if (!t)
+		return h('span', { class: 'muted' }, 'never');
+	const ms = Date.now() - Date.parse(t);
+	if (!Number.isFinite(ms))
+		return when(t);
+	const s = Math.round(ms / 1000);
+	const text = s < 0 ? 'in the future (clocks differ)'
+		: s < 45 ? 'just now'
+		: s < 90 * 60 ? `${Math.max(1, Math.round(s / 60))} min ago`
+		: s < 36 * 3600 ? `${Math.round(s / 3600)} h ago`
+		: `${Math.round(s / 86400)} days ago`;
+	return h('time', { datetime: t, title: t }, text);
+}
+
 const VERDICT_MARK = {
 	faster: '\u25b2',      // up triangle
 	slower: '\u25bc',      // down triangle
@@ -142,6 +159,16 @@ export function verdictOf(kind, v) {
 export function state(s) {
 	const cls = s === 'done' ? 's-done' : s === 'failed' ? 's-failed' : 's-other';
 	return h('span', { class: 'state ' + cls }, s || 'unknown');
+}
+
+// Where a host stands with a pull head (GET /api/v1/pulls): the word,
+// coloured by how it reads.
+const HOST_STATE_CLASS = {
+	done: 's-done', failed: 's-failed', quarantined: 's-failed', silent: 's-warn',
+};
+
+export function hostState(s) {
+	return h('span', { class: 'state ' + (HOST_STATE_CLASS[s] || 's-other') }, s || 'unknown');
 }
 
 // A table: headers is a list of strings (or [text, class]); rows a list of

@@ -3,7 +3,10 @@
 // Gain, median; every cell links to the comparison's receipt.
 //   head.html?job=N       the comparisons of job N's commit
 //   head.html?commit=HEX  the comparisons of a commit (a prefix of 4 to 40 digits)
-import { getJSON, h, link, param, pct, num, hash, when, verdictOf, aaWords, state, facts, fill, fail, ready, deviceOf } from './common.js';
+// When the commit is a pull request's head the hub knows (GET /api/v1/pulls),
+// a table of its expected hosts comes first: where each stands, linked to
+// its job, and the base every host compares against.
+import { getJSON, h, link, param, pct, num, hash, when, verdictOf, aaWords, state, hostState, table, facts, fill, fail, ready, deviceOf } from './common.js';
 
 // The unit a metric's name carries ("run2_ms" -> "ms"), else the name.
 function unit(metric) {
@@ -25,6 +28,23 @@ async function jobById(id) {
 	return j;
 }
 
+// The base the hub fixed, how, and a row per expected host.
+function pullHosts(pulls) {
+	return pulls.map((p) => h('section', { class: 'pull', 'data-pull': p.number },
+		h('h2', {}, `Hosts: pull request #${p.number}`),
+		facts([
+			['Pull request', [`#${p.number} by `, p.author, p.trusted ? '' : ' (not trusted: waiting for a maintainer\'s /perfd run)',
+				p.open ? '' : ' (no longer its head)']],
+			['Head', hash(p.head)],
+			['Base', [hash(p.base), ` (${p.how === 'merge-base' ? 'the merge base with' : 'the head of'} ${p.base_ref}, fixed by the hub when it first saw this head; every host compares against it)`]],
+		]),
+		table(['Host', 'State', 'Detail'], p.hosts.map((x) => [
+			h('strong', {}, x.host),
+			x.job ? link('head.html', { job: x.job }, hostState(x.state)) : hostState(x.state),
+			x.detail,
+		]), 'pull-hosts')));
+}
+
 async function main() {
 	const jobId = param('job'), commitParam = param('commit');
 	let job = null, commit;
@@ -36,13 +56,14 @@ async function main() {
 	} else {
 		throw new Error('this page needs ?job=N or ?commit=HEX');
 	}
-	const list = (await getJSON(`/comparisons?commit=${commit}&limit=500`)).comparisons;
+	const [cmps, pulls] = await Promise.all([getJSON(`/comparisons?commit=${commit}&limit=500`), getJSON(`/pulls?commit=${commit}`)]);
+	const list = cmps.comparisons;
 	const receipts = await Promise.all(list.map((c) => getJSON(`/comparisons/${c.id}`)));
 	document.title = `perfd: ${job ? job.head : commit}`;
 	fill('title', job ? `Head ${job.head} at ${commit.slice(0, 12)}` : `Commit ${commit}`);
 	if (job) {
 		fill('job', facts([
-			['Job', `#${job.id} `, state(job.state), job.detail ? ' ' + job.detail : ''],
+			['Job', [`#${job.id} `, state(job.state), job.detail ? ' ' + job.detail : '']],
 			['Head', job.head],
 			['Commit', hash(job.commit)],
 			['Subject', job.subject ?? ''],
@@ -50,6 +71,7 @@ async function main() {
 			['Finished', when(job.finished_at)],
 		]));
 	}
+	fill('pulls', pullHosts(pulls.pulls));
 	if (!receipts.length) {
 		fill('table', h('p', { class: 'muted' }, 'No comparison of this commit is stored.'));
 		fill('markdown', '');

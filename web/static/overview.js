@@ -1,8 +1,9 @@
-// The overview: hosts and their standing, each host and case's calibration
+// The overview: hosts and their standing (at a hub, what each host's
+// newest heartbeat said and when it came), each host and case's calibration
 // (its A/A comparisons), the latest heads with their verdicts, and the
 // latest comparisons (including those made by hand with perfd pair, which
 // belong to no head, and the agent's A/As).
-import { getJSON, h, link, pct, hash, when, verdictOf, state, table, fill, fail, ready, deviceOf } from './common.js';
+import { getJSON, h, link, pct, hash, when, ago, verdictOf, state, table, fill, fail, ready, deviceOf } from './common.js';
 
 function hostRows(hosts, casesByHost) {
 	return hosts.map((x) => {
@@ -12,12 +13,17 @@ function hostRows(hosts, casesByHost) {
 				x.since ? when(x.since) : null, x.fault ? ': ' : '', x.fault ? h('code', {}, x.fault) : null)
 			: h('span', {}, 'in service');
 		const cases = [...(casesByHost.get(x.name) || [])].sort();
+		const none = () => h('span', { class: 'muted' }, '\u2014');
 		return [
 			h('strong', {}, x.name),
 			d.device ?? h('span', { class: 'muted' }, 'no Vulkan device in its fingerprint'),
 			d.driver ?? h('span', { class: 'muted' }, '\u2014'),
 			d.kernel ?? h('span', { class: 'muted' }, '\u2014'),
 			hash(x.fingerprint_hash),
+			ago(x.last_push),
+			x.state ?? none(),
+			x.backlog === null || x.backlog === undefined ? [none(), '.num']
+				: [h('span', { class: x.backlog > 0 ? 'backlog' : null }, String(x.backlog)), '.num'],
 			when(x.heartbeat),
 			standing,
 			cases.length
@@ -90,7 +96,8 @@ async function main() {
 		casesByHost.get(c.host).add(c.case);
 	}
 	fill('hosts', hosts.hosts.length
-		? table(['Host', 'Device', 'Driver', 'Kernel', 'Fingerprint', 'Last heartbeat', 'Standing', 'Timelines'],
+		? table(['Host', 'Device', 'Driver', 'Kernel', 'Fingerprint', 'Last push', 'State', ['Backlog', '.num'],
+			'Last measured', 'Standing', 'Timelines'],
 			hostRows(hosts.hosts, casesByHost), 'hosts')
 		: h('p', { class: 'muted' }, 'No host has reported yet.'));
 	fill('calibration', cal.calibration.length

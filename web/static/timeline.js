@@ -2,7 +2,14 @@
 // time order, every raw process value beside it, and the changes of the
 // fingerprint marked between comparisons. Chart.js (the core package
 // alone) draws it; the marker is a dataset of vertical segments.
-import { API, getJSON, h, link, param, pct, num, hash, when, verdict, table, fill, fail, ready, fingerprintDiff } from './common.js';
+//   timeline.html?host=H&case=C                  one host
+//   timeline.html?host=H&case=C&also=B&also=D    hosts overlaid: each one's
+//     gain medians in time, a line per host (a parameter per host, so a
+//     name may hold any character)
+import { API, getJSON, h, link, pageURL, param, pct, num, hash, when, verdict, table, fill, fail, ready, fingerprintDiff } from './common.js';
+
+const OVERLAY_MAX = 8;   // hosts drawn in one chart
+const COLOURS = ['#1b1b1b', '#1f5fa8', '#c2410c', '#15803d', '#7c3aed', '#b45309', '#0e7490', '#be185d'];
 
 const OFFSET = 0.14;   // old values drawn left of their comparison, new right
 
@@ -110,20 +117,116 @@ function draw(canvas, points, changes, metric) {
 	});
 }
 
+const byTime = (a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id);
+
+// Each host's gain medians on one time axis, a line per host.
+function drawOverlay(canvas, series) {
+	const datasets = series.map((s, i) => ({
+		label: s.host, type: 'line', yAxisID: 'gain',
+		data: s.points.map((p) => ({
+			x: Date.parse(p.created_at), y: p.gain === null ? null : p.gain * 100,
+			note: `${s.host} #${p.id} ${p.head ?? ''}: gain ${pct(p.gain)} (${p.verdict ?? 'no verdict'})`,
+		})),
+		borderColor: COLOURS[i % COLOURS.length], backgroundColor: COLOURS[i % COLOURS.length],
+		borderWidth: 2, pointRadius: 4, spanGaps: false,
+	}));
+	// Seconds on the axis only when the comparisons lie within an hour.
+	const xs = series.flatMap((s) => s.points.map((p) => Date.parse(p.created_at)));
+	const cut = xs.length && Math.max(...xs) - Math.min(...xs) < 3600e3 ? 19 : 16;
+	const stamp = (v) => new Date(v).toISOString().replace('T', ' ').slice(0, cut) + 'Z';
+	return new Chart(canvas, {
+		type: 'scatter',
+		data: { datasets },
+		options: {
+			animation: false,
+			maintainAspectRatio: false,
+			interaction: { mode: 'nearest', intersect: true },
+			scales: {
+				x: { type: 'linear', ticks: { callback: stamp, maxRotation: 0, autoSkip: true }, title: { display: true, text: 'when the comparison started (UTC)' } },
+				gain: { type: 'linear', position: 'left', title: { display: true, text: 'gain median (%)' } },
+			},
+			plugins: {
+				legend: { position: 'bottom' },
+				tooltip: { callbacks: { label: (ctx) => (ctx.raw && ctx.raw.note) || '' } },
+			},
+		},
+	});
+}
+
+// The hosts among the case's newest comparisons, as boxes to tick: each
+// one ticked is drawn with the page's host.
+async function overlayControl(host, kase, also) {
+	const recent = (await getJSON(`/comparisons?${new URLSearchParams({ case: kase, limit: 500 })}`)).comparisons;
+	const others = [...new Set(recent.filter((c) => c.kind !== 'aa').map((c) => c.host))].filter((x) => x !== host).sort();
+	for (const a of also)
+		if (!others.includes(a))
+			others.push(a);
+	if (!others.length) {
+		fill('overlay', h('p', { class: 'muted' }, 'No other host has a comparison of this case among its newest.'));
+		return;
+	}
+	const go = () => {
+		const ticked = [...document.querySelectorAll('#overlay input[type=checkbox]:checked')].map((e) => e.value);
+		location.href = pageURL('timeline.html', [['host', host], ['case', kase], ...ticked.map((x) => ['also', x])]);
+	};
+	fill('overlay', h('fieldset', { class: 'overlay' }, h('legend', {}, 'Overlay other hosts of this case'),
+		others.map((x) => h('label', {}, h('input', { type: 'checkbox', value: x, checked: also.includes(x), onclick: go }), ' ', x))));
+}
+
+async function overlay(host, kase, also) {
+	const hosts = [host, ...also];
+	const series = await Promise.all(hosts.map(async (x) => ({
+		host: x,
+		points: (await getJSON(`/timeline?${new URLSearchParams({ host: x, case: kase })}&limit=1000`)).points.slice().sort(byTime),
+	})));
+	document.title = `perfd: ${kase} on ${hosts.join(', ')}`;
+	fill('title', `Timeline: ${kase} on ${hosts.join(', ')}`);
+	drawOverlay(document.getElementById('chart'), series);
+	const changes = series.flatMap((s) => changesOf(s.points).map((c) => ({ host: s.host, ...c })));
+	fill('changes', changes.length
+		? table(['Host', 'Between', 'Fingerprint', 'What changed'], changes.map((c) => [
+			c.host,
+			[link('comparison.html', { id: c.from.id }, '#' + c.from.id), ' and ', link('comparison.html', { id: c.to.id }, '#' + c.to.id)],
+			[hash(c.from.fingerprint_hash), ' \u2192 ', hash(c.to.fingerprint_hash)],
+			c.diff.length ? h('ul', {}, c.diff.map((d) => h('li', {}, h('code', {}, d)))) : 'the stored text changed',
+		]), 'changes')
+		: h('p', { class: 'muted', id: 'no-changes' }, 'Each host\'s fingerprint is the same in every comparison shown.'));
+	const all = series.flatMap((s) => s.points.map((p) => ({ host: s.host, ...p }))).sort(byTime);
+	fill('points', all.length
+		? table(['Host', 'Receipt', 'Created', 'Head', 'Commit', 'Verdict', ['Gain, median', '.num'], ['Old median', '.num'], ['New median', '.num'], 'Fingerprint'],
+			all.map((p) => [
+				p.host, link('comparison.html', { id: p.id }, '#' + p.id), when(p.created_at),
+				p.head ?? h('span', { class: 'muted' }, 'by hand'), hash(p.commit, 12),
+				link('comparison.html', { id: p.id }, verdict(p.verdict)), [pct(p.gain), '.num'],
+				[num(p.old_median), '.num'], [num(p.new_median), '.num'], hash(p.fingerprint_hash),
+			]), 'points')
+		: h('p', { class: 'muted' }, 'No comparison of this case on these hosts is stored.'));
+}
+
 async function main() {
 	const host = param('host'), kase = param('case');
 	if (!host || !kase)
 		throw new Error('this page needs ?host=NAME&case=NAME');
+	const also = [...new Set(new URLSearchParams(location.search).getAll('also'))].filter((x) => x && x !== host);
+	if (also.length > OVERLAY_MAX)
+		throw new Error(`at most ${OVERLAY_MAX} hosts overlay one another (also=${also.length})`);
 	const q = new URLSearchParams({ host, case: kase }).toString();
 	document.getElementById('csv-link').setAttribute('href', `${API}/timeline?${q}&format=csv`);
 	document.getElementById('json-link').setAttribute('href', `${API}/timeline?${q}`);
+	const control = overlayControl(host, kase, also);
+	if (also.length) {
+		await overlay(host, kase, also);
+		await control;
+		return;
+	}
 	const t = await getJSON(`/timeline?${q}&limit=1000`);
-	const points = t.points.slice().sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id));
+	const points = t.points.slice().sort(byTime);
 	document.title = `perfd: ${kase} on ${host}`;
 	fill('title', `Timeline: ${kase} on ${host}`);
 	if (!points.length) {
 		fill('points', h('p', { class: 'muted' }, 'No comparison of this case on this host is stored.'));
 		fill('changes', '');
+		await control;
 		return;
 	}
 	const metric = points.find((p) => p.metric)?.metric ?? 'value';
@@ -144,6 +247,7 @@ async function main() {
 			[num(p.old_median), '.num'], [num(p.new_median), '.num'], [String(p.values.length), '.num'],
 			hash(p.fingerprint_hash),
 		]), 'points'));
+	await control;
 }
 
 main().catch(fail).finally(ready);
