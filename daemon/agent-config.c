@@ -226,6 +226,21 @@ static bool is_loopback_url(const char *url)
 	return n > 4 && !strncmp(h, "127.", 4) && strspn(h, "0123456789.") == n;
 }
 
+/* A file of PEM certificates, read now so that --check finds one that is
+ * missing or not PEM. */
+static void check_pem(struct parse *ps, const char *k, const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+
+	if (fs_read_file(&text, &len, path, AGENT_PEM_MAX) < 0)
+		perr(ps, "'%s': %s", k, err_last());
+	else if (memchr(text, '\0', len) || !strstr(text, "-----BEGIN CERTIFICATE-----"))
+		perr(ps, "'%s': '%s' holds no PEM certificate (-----BEGIN CERTIFICATE-----)", k,
+		     path);
+	free(text);
+}
+
 static void key_hub(struct parse *ps, const char *k, const char *v)
 {
 	struct agent_hub *h = &ps->c->hub;
@@ -240,8 +255,15 @@ static void key_hub(struct parse *ps, const char *k, const char *v)
 			     "would cross the network in clear; use https://", v);
 	} else if (!strcmp(k, "token_file")) {
 		set_text(ps, &h->token_file, k, v);
+	} else if (!strcmp(k, "ca_file")) {
+		set_text(ps, &h->ca_file, k, v);
+		check_pem(ps, k, v);
+	} else if (!strcmp(k, "timeout_s")) {
+		set_seconds(ps, &h->timeout_s, k, v);
+		if (h->timeout_s > 600)
+			perr(ps, "'timeout_s': '%s' is over 600 s: a hub that slow stops the measuring", v);
 	} else {
-		perr(ps, "unknown key '%s' in [hub] (url, token_file)", k);
+		perr(ps, "unknown key '%s' in [hub] (url, token_file, ca_file, timeout_s)", k);
 	}
 }
 
@@ -575,6 +597,7 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 	c->pull_base_mode = AGENT_BASE_MERGE_BASE;
 	forge_config_defaults(&c->github);
 	c->calibration.runs = AGENT_CALIBRATION_RUNS;
+	c->hub.timeout_s = AGENT_PUSH_TIMEOUT_S;
 	c->calibration.idle_budget_s = AGENT_IDLE_BUDGET_S;
 	parse_text(&ps, text, len);
 	free(text);
@@ -683,6 +706,7 @@ void agent_config_free(struct agent_config *c)
 	forge_config_release(&c->github);
 	free(c->hub.url);
 	free(c->hub.token_file);
+	free(c->hub.ca_file);
 	free(c);
 }
 

@@ -73,12 +73,15 @@ struct agent_calibration {
 
 
 /* [hub]: where the agent pushes its done comparisons (docs/hub.md). */
-#define AGENT_PUSH_TIMEOUT_S 30.0  /* one request's bound */
+#define AGENT_PUSH_TIMEOUT_S 30.0  /* one request's bound, by default */
+#define AGENT_PEM_MAX (1024 * 1024) /* bytes of [hub] ca_file */
 #define AGENT_PUSH_BATCH 50        /* records sent at most per loop turn */
 struct agent_hub {
 	bool on;                   /* the section is there */
 	char *url;                 /* https://, or http:// to a loopback host; no final '/' */
 	char *token_file;
+	char *ca_file;             /* PEM certificates to trust, or NULL: the system's */
+	double timeout_s;          /* one request's bound (AGENT_PUSH_TIMEOUT_S) */
 };
 
 struct agent_config {

@@ -1,11 +1,13 @@
 /*
- * The agent's push to the hub ([hub], docs/hub.md): every change of a job
- * (as a job record, to POST /api/v1/ingest/jobs, in the order of its
- * sequence numbers), then every done comparison, oldest first, as the
+ * The agent's push to the hub ([hub], docs/hub.md): every finished build
+ * with its runner results (POST /api/v1/ingest/builds, again when it gains
+ * results), every change of a job (as a job record, to POST
+ * /api/v1/ingest/jobs, in the order of its sequence numbers), then every
+ * done comparison, oldest first, as the
  * record perfd export prints (POST /api/v1/ingest/comparisons), and the
  * host's heartbeat. The agent's database is the spool: a record counts as
- * sent only once the hub answered 200 or 201 (the pushed and pushed_jobs
- * tables say so); a 409 or 422 is a refusal for good, kept with the hub's
+ * sent only once the hub answered 200 or 201 (the pushed, pushed_jobs and
+ * pushed_builds tables say so); a 409 or 422 is a refusal for good, kept with the hub's
  * message and logged once; anything else (a 5xx, a timeout, a refused
  * connection) leaves it in the backlog for the next loop turn. Each request
  * is bounded, and a turn sends at most AGENT_PUSH_BATCH records of each
@@ -56,11 +58,21 @@ static int64_t hub_id(const struct strbuf *reply)
 	return json_member_int(&id, reply->buf, reply->len, "comparison") ? id : 0;
 }
 
-/* Says a failure once: the same one again, turn after turn, is not logged
- * again until the hub answers. */
+/* What a failure says past its request ("POST URL: "): the same failure of
+ * another endpoint is the same. */
+static const char *failure_of(const char *msg)
+{
+	const char *p = strstr(msg, "://");
+
+	p = p ? strstr(p, ": ") : NULL;
+	return p ? p + 2 : msg;
+}
+
+/* Says a failure once: the same one again, turn after turn and endpoint
+ * after endpoint, is not logged again until the hub answers. */
 static void say_down(struct agent *a, const char *msg)
 {
-	if (a->push_error && !strcmp(a->push_error, msg))
+	if (a->push_error && !strcmp(failure_of(a->push_error), failure_of(msg)))
 		return;
 	log_warnx("push: %s; the backlog is sent when the hub answers", msg);
 	free(a->push_error);
@@ -77,8 +89,11 @@ static int send_record(struct agent *a, struct strbuf *reply, const char *path,
 	int status;
 
 	strbuf_addf(&url, "%s%s", a->cfg->hub.url, path);
-	status = web_http_post_json(reply, url.buf, a->push_auth, rec->buf, rec->len,
-				    AGENT_PUSH_TIMEOUT_S, a->cancel_fd, PUSH_REPLY_MAX);
+	struct web_http h = { .auth = a->push_auth, .ca_file = a->cfg->hub.ca_file,
+			      .timeout_s = a->cfg->hub.timeout_s, .cancel_fd = a->cancel_fd,
+			      .max = PUSH_REPLY_MAX };
+
+	status = web_http_post_json(reply, &h, url.buf, rec->buf, rec->len);
 	if (status < 0 && status != -ECANCELED)
 		say_down(a, err_last());
 	while (reply->len && (reply->buf[reply->len - 1] == '\n' || reply->len > PUSH_MESSAGE_MAX))
@@ -155,6 +170,63 @@ out:
 	return r;
 }
 
+/* Sends build id with its done runner results, as push_one. */
+static int push_build(struct agent *a, int64_t id)
+{
+	struct strbuf rec = STRBUF_INIT, reply = STRBUF_INIT;
+	struct db_runner_result *rs = NULL;
+	struct db_build b;
+	size_t n = 0, i;
+	int r, status;
+
+	r = db_build_load(a->db, &b, id);
+	if (r == 0)
+		r = db_runner_results_load(a->db, &rs, &n, id);
+	if (r == 0)
+		r = runner_build_record_build(&rec, &b, a->host, rs, n);
+	if (r < 0)
+		goto out;
+	status = send_record(a, &reply, "/api/v1/ingest/builds", &rec);
+	if (status <= 0) {
+		r = status;
+		goto out;
+	}
+	if (status == 409 || status == 422)
+		log_warnx("push: build %lld refused by the hub (%d: %s): kept here, not sent again",
+			  (long long)id, status, reply.buf);
+	r = db_build_pushed(a->db, id, n, status, status >= 300 ? reply.buf : NULL);
+	if (r == 0)
+		r = 1;
+out:
+	for (i = 0; i < n; i++)
+		db_runner_result_release(&rs[i]);
+	free(rs);
+	db_build_release(&b);
+	strbuf_release(&rec);
+	strbuf_release(&reply);
+	return r;
+}
+
+/* The finished builds with runner results not sent yet: a build is at the
+ * hub before the comparisons that name it. */
+static int push_builds(struct agent *a)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	int r;
+
+	r = db_builds_unpushed(a->db, &ids, &n, AGENT_PUSH_BATCH);
+	for (i = 0; r >= 0 && i < n; i++) {
+		r = push_build(a, ids[i]);
+		if (r == 0)
+			a->push_down = true;
+		if (r <= 0)
+			break;
+	}
+	free(ids);
+	return r < 0 ? r : 0;
+}
+
 /* The jobs' updates, oldest first: a job is at the hub before its
  * comparisons, which then find it. */
 static int push_jobs(struct agent *a, int *sent)
@@ -186,6 +258,9 @@ int agent_push(struct agent *a)
 
 	if (!a->push_auth || a->push_down)
 		return 0;
+	r = push_builds(a);
+	if (r < 0 || a->push_down)
+		return r;
 	r = push_jobs(a, &jobs);
 	if (r < 0 || a->push_down)
 		return r;
@@ -270,8 +345,11 @@ int agent_hub_pulls(struct agent *a, struct web_hub_pull **out, size_t *out_n)
 	*out = NULL;
 	*out_n = 0;
 	strbuf_addf(&url, "%s/api/v1/hub/pulls", a->cfg->hub.url);
-	status = web_http_get(&reply, url.buf, a->push_auth, AGENT_PUSH_TIMEOUT_S, a->cancel_fd,
-			      HUB_PULLS_REPLY_MAX);
+	struct web_http h = { .auth = a->push_auth, .ca_file = a->cfg->hub.ca_file,
+			      .timeout_s = a->cfg->hub.timeout_s, .cancel_fd = a->cancel_fd,
+			      .max = HUB_PULLS_REPLY_MAX };
+
+	status = web_http_get(&reply, &h, url.buf);
 	if (status < 0)
 		r = status;
 	else if (status != 200)

@@ -302,3 +302,259 @@ int db_abandon_running(struct db *db)
 	r = db_commit(db);
 	return r < 0 ? r : n;
 }
+
+/* ---- the agent's push of its builds, and the hub's ingest of them ---- */
+
+/* This agent's finished builds with runner results the hub has not
+ * acknowledged (or none acknowledged at all). */
+#define BUILDS_UNSENT " FROM builds b WHERE b.origin_id IS NULL AND b.state IN ('done', 'failed')" \
+	" AND coalesce((SELECT p.results FROM pushed_builds p WHERE p.build_id = b.id), -1) <" \
+	" (SELECT count(*) FROM runner_results r WHERE r.build_id = b.id AND r.state = 'done')"
+
+static void id_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(int64_t *)elem = sqlite3_column_int64(st, 0);
+}
+
+int db_builds_unpushed(struct db *db, int64_t **out, size_t *out_n, size_t max)
+{
+	const struct db_rows how = {
+		.size = sizeof(int64_t), .max = max, .fill = id_fill,
+		.doing = "listing the builds not yet pushed",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v = NULL;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, "SELECT b.id" BUILDS_UNSENT " ORDER BY b.id LIMIT ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}
+
+int db_builds_unpushed_count(struct db *db, int64_t *out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	*out = 0;
+	r = db_prepare(db, &st, "SELECT count(*)" BUILDS_UNSENT);
+	if (r < 0)
+		return r;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	else
+		r = db_fail(db, rc, "counting the builds not yet pushed");
+	db_finish(st);
+	return r;
+}
+
+int db_build_pushed(struct db *db, int64_t id, size_t results, int status, const char *message)
+{
+	sqlite3_stmt *st = NULL;
+	char now[TIME_ISO_LEN];
+	int r;
+
+	time_now_iso(now);
+	r = db_prepare(db, &st, "INSERT OR REPLACE INTO pushed_builds (build_id, results, status,"
+		       " message, pushed_at) VALUES (?, ?, ?, ?, ?)");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)results);
+	sqlite3_bind_int(st, 3, status);
+	db_bind_text(st, 4, message);
+	db_bind_text(st, 5, now);
+	r = db_step(db, st, "recording a build pushed");
+	db_finish(st);
+	return r;
+}
+
+int db_build_origin(struct db *db, int64_t *out_id, const char *host, int64_t origin_id)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	*out_id = 0;
+	r = db_prepare(db, &st, "SELECT id FROM builds WHERE host = ? AND origin_id = ?");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, host);
+	sqlite3_bind_int64(st, 2, origin_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out_id = sqlite3_column_int64(st, 0);
+	else
+		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, rc, "finding a host's build");
+	db_finish(st);
+	return r;
+}
+
+/* A host's runner result at the hub, unless it is there already. */
+static int result_ingest(struct db *db, int64_t build_id, const struct db_runner_result *x,
+			 int64_t origin_id, bool *stored)
+{
+	struct db_runner_result copy = *x;   /* shallow */
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	r = db_prepare(db, &st, "SELECT count(*) FROM runner_results WHERE build_id = ? AND"
+		       " origin_id = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, build_id);
+	sqlite3_bind_int64(st, 2, origin_id);
+	rc = sqlite3_step(st);
+	r = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : db_fail(db, rc, "reading results");
+	db_finish(st);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	copy.build_id = build_id;
+	r = db_runner_result_insert(db, &copy.id, &copy);
+	if (r == 0)
+		r = db_runner_result_finish(db, &copy);
+	if (r < 0)
+		return r;
+	r = db_prepare(db, &st, "UPDATE runner_results SET origin_id = ? WHERE id = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, origin_id);
+	sqlite3_bind_int64(st, 2, copy.id);
+	r = db_step(db, st, "recording a runner result's origin");
+	*stored = r == 0;
+	return r;
+}
+
+/* The host's comparisons ingested before build id came get it as their
+ * base or head build; their receipts, which name their builds, are
+ * rendered anew. */
+static int link_step(struct db *db, sqlite3_stmt *st, int64_t id, const char *host,
+		     int64_t origin_id)
+{
+	sqlite3_bind_int64(st, 1, id);
+	db_bind_text(st, 2, host);
+	sqlite3_bind_int64(st, 3, origin_id);
+	return db_step(db, st, "linking a build's comparisons");
+}
+
+static int build_link(struct db *db, const char *host, int64_t origin_id, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	r = db_prepare(db, &st, "DELETE FROM receipts WHERE comparison_id IN (SELECT comparison_id"
+		       " FROM comparison_origins WHERE host = ?2 AND (origin_base_build = ?3 OR"
+		       " origin_head_build = ?3)) AND ?1 = ?1");
+	if (r == 0)
+		r = link_step(db, st, id, host, origin_id);
+	if (r == 0)
+		r = db_prepare(db, &st, "UPDATE comparisons SET base_build = ?1 WHERE base_build IS"
+			       " NULL AND id IN (SELECT comparison_id FROM comparison_origins"
+			       " WHERE host = ?2 AND origin_base_build = ?3)");
+	if (r == 0)
+		r = link_step(db, st, id, host, origin_id);
+	if (r == 0)
+		r = db_prepare(db, &st, "UPDATE comparisons SET head_build = ?1 WHERE head_build IS"
+			       " NULL AND id IN (SELECT comparison_id FROM comparison_origins"
+			       " WHERE host = ?2 AND origin_head_build = ?3)");
+	if (r == 0)
+		r = link_step(db, st, id, host, origin_id);
+	return r;
+}
+
+static int build_insert(struct db *db, int64_t *out_id, const struct db_build *b,
+			int64_t origin_id, const char *sha256)
+{
+	struct db_build copy = *b;   /* shallow, but for its artifacts' ids */
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int r;
+
+	copy.artifacts = xcalloc(b->nartifacts + 1, sizeof(*copy.artifacts));
+	memcpy(copy.artifacts, b->artifacts, b->nartifacts * sizeof(*copy.artifacts));
+	r = db_build_insert(db, &copy.id, &copy);
+	for (i = 0; r == 0 && i < b->nartifacts; i++)
+		r = db_artifact_put(db, &copy.artifacts[i].artifact.id, &b->artifacts[i].artifact);
+	if (r == 0)
+		r = db_build_finish(db, &copy);
+	if (r == 0)
+		r = db_prepare(db, &st, "UPDATE builds SET origin_id = ?, sha256 = ? WHERE id = ?");
+	if (r == 0) {
+		sqlite3_bind_int64(st, 1, origin_id);
+		db_bind_text(st, 2, sha256);
+		sqlite3_bind_int64(st, 3, copy.id);
+		r = db_step(db, st, "recording a build's origin");
+	}
+	*out_id = copy.id;
+	if (r == 0 && b->state == DB_BUILD_DONE) {
+		/* Its manifest, as the agent hashed it for the comparisons that
+		 * name it: the same text gives the same hash here. */
+		struct db_manifest m;
+
+		r = db_manifest_of_build(&m, &copy);
+		if (r == 0)
+			r = db_manifest_put(db, &m);
+		db_manifest_release(&m);
+	}
+	free(copy.artifacts);
+	return r;
+}
+
+int db_build_ingest(struct db *db, const struct db_build *b, int64_t origin_id,
+		    const char *build_sha256, const struct db_runner_result *rs,
+		    const int64_t *rs_origin, size_t n, int64_t *out_id, bool *out_stored)
+{
+	sqlite3_stmt *st = NULL;
+	char *held = NULL;
+	int64_t id = 0;
+	size_t i;
+	int rc, r;
+
+	*out_id = 0;
+	*out_stored = false;
+	r = db_begin(db);
+	if (r < 0)
+		return r;
+	r = db_build_origin(db, &id, b->host, origin_id);
+	if (r == -ENOENT) {
+		r = build_insert(db, &id, b, origin_id, build_sha256);
+		if (r == 0)
+			r = build_link(db, b->host, origin_id, id);
+		if (r == 0)
+			*out_stored = true;
+	} else if (r == 0) {
+		r = db_prepare(db, &st, "SELECT coalesce(sha256, '') FROM builds WHERE id = ?");
+		if (r == 0) {
+			sqlite3_bind_int64(st, 1, id);
+			rc = sqlite3_step(st);
+			if (rc == SQLITE_ROW)
+				held = db_column_strdup(st, 0);
+			else
+				r = db_fail(db, rc, "reading a host's build");
+			db_finish(st);
+		}
+		if (r == 0 && strcmp(held ? held : "", build_sha256))
+			r = err_set(-EEXIST, "build %lld of host '%s' is here already with other "
+				    "content: sha256 %.12s, this one %.12s; a finished build never "
+				    "changes, only its runner results are added to",
+				    (long long)origin_id, b->host, held ? held : "", build_sha256);
+		free(held);
+	}
+	for (i = 0; r == 0 && i < n; i++)
+		r = result_ingest(db, id, &rs[i], rs_origin[i], out_stored);
+	if (r < 0) {
+		db_rollback(db);
+		*out_stored = false;
+		return r;
+	}
+	r = db_commit(db);
+	if (r == 0)
+		*out_id = id;
+	return r;
+}

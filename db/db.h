@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 9
+#define DB_SCHEMA_VERSION 10
 
 struct db;
 
@@ -727,6 +727,27 @@ void db_runner_result_release(struct db_runner_result *r);
 int db_runner_result_done(struct db *db, int64_t build_id, const char *runner, int chunk);
 int db_runner_result_insert(struct db *db, int64_t *out_id, const struct db_runner_result *r);
 int db_runner_result_finish(struct db *db, const struct db_runner_result *r);
+
+/* The agent's push of its builds (docs/hub.md, "The build record"): a
+ * finished build of its own whose done runner results outnumber those the
+ * hub acknowledged (none: -1) is pending. Ids in id order, at most max;
+ * *out is the caller's. */
+int db_builds_unpushed(struct db *db, int64_t **out, size_t *out_n, size_t max);
+int db_builds_unpushed_count(struct db *db, int64_t *out);
+/* Records the hub's answer to build id's record with results runner results. */
+int db_build_pushed(struct db *db, int64_t id, size_t results, int status, const char *message);
+/* The hub's id of a host's build, or -ENOENT. */
+int db_build_origin(struct db *db, int64_t *out_id, const char *host, int64_t origin_id);
+/* The hub's ingest of a host's build b (b->host, its artifacts) with its
+ * id there, the sha256 of its record without runner results, and n runner
+ * results (each done, with its lines) with their ids there. A build not
+ * here is stored and the host's comparisons ingested before it are tied to
+ * it; one here with the same sha256 gets the results it lacks; another
+ * sha256 is -EEXIST with the reason. *out_stored says whether anything was
+ * stored; *out_id is the hub's id. One transaction. */
+int db_build_ingest(struct db *db, const struct db_build *b, int64_t origin_id,
+		    const char *build_sha256, const struct db_runner_result *rs,
+		    const int64_t *rs_origin, size_t n, int64_t *out_id, bool *out_stored);
 /* Every finished result of a build, by runner and chunk; *out is the caller's. */
 int db_runner_results_load(struct db *db, struct db_runner_result **out, size_t *out_n,
 			   int64_t build_id);
@@ -838,6 +859,8 @@ struct db_origin {
 	int64_t origin_id;       /* the comparison's id on its host */
 	int64_t comparison_id;   /* its id here */
 	int64_t origin_job;      /* its job's id on its host; 0: none */
+	int64_t origin_base_build;   /* its builds' ids there; 0: none */
+	int64_t origin_head_build;
 	char sha256[65];         /* of the record's canonical form */
 	char received_at[32];
 };
@@ -862,8 +885,8 @@ int db_comparison_ingest(struct db *db, int64_t *out_id, const struct db_compari
 
 /* The oldest max of the backlog, ids ascending; *out is the caller's. */
 int db_push_pending(struct db *db, int64_t **out, size_t *out_n, size_t max);
-/* How many records the backlog holds: comparisons, and jobs whose newest
- * update the hub has not answered for. */
+/* How many records the backlog holds: comparisons, jobs whose newest
+ * update and builds whose runner results the hub has not answered for. */
 int db_push_backlog(struct db *db, int64_t *out);
 /* Records the hub's answer for a comparison: status (200, 201, 409, 422),
  * the hub's id for it (0: none said) and its message (NULL: none). */

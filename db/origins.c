@@ -63,6 +63,33 @@ static int link_job(struct db *db, int64_t id, const struct db_origin *o)
 	return r < 0 ? r : db_receipt_forget(db, id);
 }
 
+/* An ingested comparison's builds, when they came first; else
+ * db_build_ingest ties them when they come. */
+static int link_builds(struct db *db, int64_t id, const struct db_origin *o)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t base = 0, head = 0;
+	int r = 0;
+
+	if (o->origin_base_build > 0)
+		r = db_build_origin(db, &base, o->host, o->origin_base_build);
+	if ((r == 0 || r == -ENOENT) && o->origin_head_build > 0)
+		r = db_build_origin(db, &head, o->host, o->origin_head_build);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	if (!base && !head)
+		return 0;
+	r = db_prepare(db, &st, "UPDATE comparisons SET base_build = coalesce(nullif(?1, 0),"
+		       " base_build), head_build = coalesce(nullif(?2, 0), head_build) WHERE id = ?3");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, base);
+	sqlite3_bind_int64(st, 2, head);
+	sqlite3_bind_int64(st, 3, id);
+	r = db_step(db, st, "linking a comparison to its builds");
+	return r < 0 ? r : db_receipt_forget(db, id);
+}
+
 /* The origin row and the comparison's own end time (db_comparison_finish
  * wrote the time of the ingest). */
 static int store_origin(struct db *db, int64_t id, const struct db_comparison *c,
@@ -85,7 +112,8 @@ static int store_origin(struct db *db, int64_t id, const struct db_comparison *c
 			return r;
 	}
 	r = db_prepare(db, &st, "INSERT INTO comparison_origins (host, origin_id, comparison_id,"
-		       " sha256, received_at, origin_job) VALUES (?, ?, ?, ?, ?, ?)");
+		       " sha256, received_at, origin_job, origin_base_build, origin_head_build)"
+		       " VALUES (?, ?, ?, ?, ?, ?, nullif(?, 0), nullif(?, 0))");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, o->host);
@@ -97,11 +125,15 @@ static int store_origin(struct db *db, int64_t id, const struct db_comparison *c
 		sqlite3_bind_int64(st, 6, o->origin_job);
 	else
 		sqlite3_bind_null(st, 6);
+	sqlite3_bind_int64(st, 7, o->origin_base_build);
+	sqlite3_bind_int64(st, 8, o->origin_head_build);
 	r = db_step(db, st, "recording a comparison's origin");
 	db_finish(st);
-	if (r < 0 || o->origin_job <= 0)
-		return r;
-	return link_job(db, id, o);
+	if (r == 0 && o->origin_job > 0)
+		r = link_job(db, id, o);
+	if (r == 0)
+		r = link_builds(db, id, o);
+	return r;
 }
 
 int db_comparison_ingest(struct db *db, int64_t *out_id, const struct db_comparison *c,

@@ -387,6 +387,27 @@ static const char schema_v9[] =
 	"  body BLOB NOT NULL,"
 	"  PRIMARY KEY (comparison_id, format));";
 
+/* Version 10: builds at the hub (docs/hub.md, "The build record"). A
+ * build an agent pushed keeps its id on its host and the sha256 of its
+ * record without its runner results (which a later record may add to); a
+ * runner result its id there; an ingested comparison its builds' ids on its
+ * host, so that a build that arrives after its comparisons finds them. The
+ * agent keeps how many runner results of each build the hub acknowledged
+ * (pushed_builds). */
+static const char schema_v10[] =
+	"ALTER TABLE builds ADD COLUMN origin_id INTEGER;"
+	"ALTER TABLE builds ADD COLUMN sha256 TEXT;"
+	"CREATE UNIQUE INDEX builds_origin ON builds (host, origin_id) WHERE origin_id IS NOT NULL;"
+	"ALTER TABLE runner_results ADD COLUMN origin_id INTEGER;"
+	"ALTER TABLE comparison_origins ADD COLUMN origin_base_build INTEGER;"
+	"ALTER TABLE comparison_origins ADD COLUMN origin_head_build INTEGER;"
+	"CREATE TABLE pushed_builds ("
+	"  build_id INTEGER PRIMARY KEY REFERENCES builds (id),"
+	"  results INTEGER NOT NULL,"
+	"  status INTEGER NOT NULL,"
+	"  message TEXT,"
+	"  pushed_at TEXT NOT NULL);";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -397,5 +418,6 @@ const struct db_migration db_migrations[] = {
 	{ 7, schema_v7 },
 	{ 8, schema_v8 },
 	{ 9, schema_v9 },
+	{ 10, schema_v10 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -339,7 +339,7 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 			(json_int_t)c->job_id, "head", jstr(c->job_head), "commit",
 			jstr(c->job_commit), "base", *c->job_base ? jstr(c->job_base) : json_null()));
 	}
-	if (c->job_id || c->base_build) {
+	if (c->job_id || c->base_build || c->head_build) {
 		/* The agent's builds; an A/A of its own has one build, and no job. */
 		json_object_set_new(root, "builds", json_pack("{s:o,s:o}",
 			"base", c->base_build ? json_integer(c->base_build) : json_null(),

@@ -220,6 +220,10 @@ int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool 
 	json_object_set_new(root, "new", artifact_record(&c->new, c->new_manifest));
 	json_object_set_new(root, "calibration", cal);
 	json_object_set_new(root, "job", c->job_id > 0 ? json_integer(c->job_id) : json_null());
+	json_object_set_new(root, "base_build", c->base_build > 0 ? json_integer(c->base_build) :
+			    json_null());
+	json_object_set_new(root, "head_build", c->head_build > 0 ? json_integer(c->head_build) :
+			    json_null());
 	json_object_set_new(root, "processes", procs);
 	json_object_set_new(root, "summary", summary_record(c));
 	r = canonical_hash(hash, &text, root);
@@ -399,6 +403,15 @@ static int get_num(double *out, json_t *o, const struct at *parent, const char *
 		return 0;
 	}
 	return bad(&a, nullable ? "a number or null" : "a number");
+}
+
+/* An id on the record's host (a whole number from 1), or 0 for null. */
+static int get_id(int64_t *out, json_t *o, const struct at *parent, const char *key)
+{
+	*out = 0;
+	if (json_is_null(json_object_get(o, key)))
+		return 0;
+	return get_int(out, o, parent, key, 1, INT64_MAX);
 }
 
 static int get_bool(bool *out, json_t *o, const struct at *parent, const char *key)
@@ -921,7 +934,8 @@ static int parse_record(struct runner_record *rec, json_t *root)
 {
 	static const char *const keys[] = {
 		"format", "host", "id", "sha256", "state", "rule", "created_at", "finished_at",
-		"settings", "old", "new", "calibration", "job", "processes", "summary", NULL,
+		"settings", "old", "new", "calibration", "job", "base_build", "head_build",
+		"processes", "summary", NULL,
 	};
 	static const char *const formats[] = { RUNNER_RECORD_FORMAT, NULL };
 	static const char *const states[] = { "running", "done", "abandoned", NULL };
@@ -976,10 +990,13 @@ static int parse_record(struct runner_record *rec, json_t *root)
 			return bad(&ai, "a comparison id (a whole number from 1)");
 		c->calibration[c->ncalibration++].comparison_id = json_integer_value(e);
 	}
-	if (json_is_null(json_object_get(root, "job")))
-		rec->origin_job = 0;
-	else if ((r = get_int(&rec->origin_job, root, &top, "job", 1, INT64_MAX)) < 0)
-		return bad(&(struct at){ "job" }, "a job's id (a whole number from 1) or null");
+	r = get_id(&rec->origin_job, root, &top, "job");
+	if (r == 0)
+		r = get_id(&rec->origin_base_build, root, &top, "base_build");
+	if (r == 0)
+		r = get_id(&rec->origin_head_build, root, &top, "head_build");
+	if (r < 0)
+		return r;
 	r = get_list(&list, root, &top, "processes", PROCESSES_MAX);
 	if (r < 0)
 		return r;
@@ -1310,4 +1327,308 @@ void runner_heartbeat_release(struct runner_heartbeat *h)
 	free(h->fingerprint);
 	free(h->fault);
 	memset(h, 0, sizeof(*h));
+}
+
+/* ---- a build with its runner results (docs/hub.md, "The build record") ---- */
+
+#define ARTIFACTS_MAX 4096
+#define RESULTS_MAX 1024
+
+static json_t *build_fields(const struct db_build *b, const char *host)
+{
+	json_t *root = json_object(), *arts = json_array();
+	size_t i;
+
+	for (i = 0; i < b->nartifacts; i++)
+		json_array_append_new(arts, json_pack("{s:o,s:o,s:I,s:s}",
+			"name", jtext(b->artifacts[i].name),
+			"path", jtext(b->artifacts[i].artifact.path ? b->artifacts[i].artifact.path : ""),
+			"size", (json_int_t)b->artifacts[i].artifact.size,
+			"sha256", b->artifacts[i].artifact.sha256));
+	json_object_set_new(root, "format", json_string(RUNNER_BUILD_FORMAT));
+	json_object_set_new(root, "host", jtext(host));
+	json_object_set_new(root, "id", json_integer(b->id));
+	json_object_set_new(root, "commit", jtext(b->commit));
+	json_object_set_new(root, "tree", jtext(b->tree));
+	json_object_set_new(root, "recipe", jtext(b->recipe_hash));
+	json_object_set_new(root, "state", json_string(db_build_state_name(b->state)));
+	json_object_set_new(root, "dir", jtext(b->dir ? b->dir : ""));
+	json_object_set_new(root, "started_at", jtext(b->started_at));
+	json_object_set_new(root, "finished_at", *b->finished_at ? jtext(b->finished_at) :
+			    json_null());
+	json_object_set_new(root, "exit", json_integer(b->exit_code));
+	json_object_set_new(root, "signal", json_integer(b->signal));
+	json_object_set_new(root, "timed_out", json_boolean(b->timed_out));
+	json_object_set_new(root, "wall_ms", jreal(b->wall_ms));
+	json_object_set_new(root, "log", b64(b->log, b->log_len));
+	json_object_set_new(root, "log_bytes", json_integer(b->log_bytes));
+	json_object_set_new(root, "toolchain", jtext(b->toolchain));
+	json_object_set_new(root, "fingerprint", jtext(b->fingerprint));
+	json_object_set_new(root, "detail", jtext(b->detail));
+	json_object_set_new(root, "artifacts", arts);
+	return root;
+}
+
+static json_t *result_record(const struct db_runner_result *x)
+{
+	json_t *lines = json_array();
+	size_t i;
+
+	for (i = 0; i < x->nlines; i++)
+		json_array_append_new(lines, json_pack("{s:o,s:o}", "kind", jtext(x->lines[i].kind),
+						       "text", jtext(x->lines[i].text)));
+	return json_pack("{s:I,s:o,s:i,s:i,s:o,s:o,s:o,s:i,s:i,s:b,s:o,s:o,s:o}",
+		"id", (json_int_t)x->id, "runner", jtext(x->runner), "chunk", x->chunk,
+		"chunks", x->chunks, "binary_sha256", jtext(x->binary_sha256),
+		"started_at", jtext(x->started_at),
+		"ended_at", *x->ended_at ? jtext(x->ended_at) : json_null(),
+		"exit", x->exit_code, "signal", x->signal, "timed_out", x->timed_out,
+		"elapsed_ms", jreal(x->elapsed_ms), "spawn_error", jtext(x->spawn_error),
+		"lines", lines);
+}
+
+int runner_build_record_build(struct strbuf *out, const struct db_build *b, const char *host,
+			      const struct db_runner_result *rs, size_t n)
+{
+	json_t *root = build_fields(b, host), *list = json_array();
+	char hash[SHA256_HEX_SIZE], *text = NULL;
+	size_t i;
+	int r;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, result_record(&rs[i]));
+	json_object_set_new(root, "runner_results", list);
+	r = canonical_hash(hash, &text, root);
+	if (r < 0)
+		goto out;
+	free(text);
+	json_object_set_new(root, "sha256", json_string(hash));
+	text = json_dumps(root, CANONICAL_FLAGS);
+	if (!text)
+		xalloc_die();
+	strbuf_adds(out, text);
+	strbuf_addch(out, '\n');
+out:
+	free(text);
+	json_decref(root);
+	return r;
+}
+
+static int parse_result(struct db_runner_result *x, int64_t *origin, json_t *o,
+			const struct at *a)
+{
+	static const char *const keys[] = {
+		"id", "runner", "chunk", "chunks", "binary_sha256", "started_at", "ended_at", "exit",
+		"signal", "timed_out", "elapsed_ms", "spawn_error", "lines", NULL,
+	};
+	static const char *const kinds[] = { "RESULT", "SUMMARY", NULL };
+	struct at al = at_key(a, "lines");
+	char *text = NULL;
+	json_t *list, *e;
+	size_t i;
+	int r;
+
+	r = object_check(o, a, keys, NULL);
+	if (r == 0)
+		r = get_int(origin, o, a, "id", 1, INT64_MAX);
+	if (r == 0)
+		r = get_text(&text, o, a, "runner", false, sizeof(x->runner) - 1);
+	if (r == 0 && !*text)
+		r = bad(&(struct at){ "runner" }, "a runner's name");
+	if (r == 0)
+		snprintf(x->runner, sizeof(x->runner), "%s", text);
+	free(text);
+	if (r == 0)
+		r = get_int32(&x->chunk, o, a, "chunk", 1, 4096);
+	if (r == 0)
+		r = get_int32(&x->chunks, o, a, "chunks", 1, 4096);
+	if (r == 0)
+		r = get_hash(&x->binary_sha256, o, a, "binary_sha256", true);
+	if (r == 0)
+		r = get_time(x->started_at, o, a, "started_at", false);
+	if (r == 0)
+		r = get_time(x->ended_at, o, a, "ended_at", true);
+	if (r == 0)
+		r = get_int32(&x->exit_code, o, a, "exit", -1, 255);
+	if (r == 0)
+		r = get_int32(&x->signal, o, a, "signal", 0, 128);
+	if (r == 0)
+		r = get_bool(&x->timed_out, o, a, "timed_out");
+	if (r == 0)
+		r = get_num(&x->elapsed_ms, o, a, "elapsed_ms", true);
+	if (r == 0)
+		r = get_text(&x->spawn_error, o, a, "spawn_error", true, TEXT_MAX);
+	if (r == 0)
+		r = get_list(&list, o, a, "lines", RUNNER_LINES_MAX);
+	if (r < 0)
+		return r;
+	x->state = DB_STATE_DONE;
+	x->lines = xcalloc(json_array_size(list) + 1, sizeof(*x->lines));
+	json_array_foreach(list, i, e) {
+		struct at ai = at_index(&al, i);
+		struct db_line *l = &x->lines[x->nlines];
+		static const char *const lkeys[] = { "kind", "text", NULL };
+		char kind[8];
+
+		r = object_check(e, &ai, lkeys, NULL);
+		if (r == 0)
+			r = get_word(kind, sizeof(kind), e, &ai, "kind", kinds, "RESULT or SUMMARY");
+		if (r == 0)
+			r = get_text(&l->text, e, &ai, "text", false, TEXT_MAX);
+		if (r < 0)
+			return r;
+		l->kind = xstrdup(kind);
+		x->nlines++;
+	}
+	return 0;
+}
+
+static int parse_build(void *ctx, json_t *root)
+{
+	static const char *const keys[] = {
+		"format", "host", "id", "sha256", "commit", "tree", "recipe", "state", "dir",
+		"started_at", "finished_at", "exit", "signal", "timed_out", "wall_ms", "log",
+		"log_bytes", "toolchain", "fingerprint", "detail", "artifacts", "runner_results",
+		NULL,
+	};
+	static const char *const akeys[] = { "name", "path", "size", "sha256", NULL };
+	static const char *const formats[] = { RUNNER_BUILD_FORMAT, NULL };
+	static const char *const states[] = { "done", "failed", NULL };
+	struct runner_build_record *rec = ctx;
+	struct db_build *b = &rec->build;
+	struct at top = { "" }, aa = at_key(&top, "artifacts"), ar = at_key(&top, "runner_results");
+	struct strbuf log = STRBUF_INIT;
+	char word[32], *text = NULL;
+	json_t *list, *e, *copy;
+	size_t i;
+	int r;
+
+	r = object_check(root, &top, keys, NULL);
+	if (r == 0)
+		r = get_word(word, sizeof(word), root, &top, "format", formats,
+			     "'" RUNNER_BUILD_FORMAT "'");
+	if (r == 0)
+		r = get_host(b->host, sizeof(b->host), root, &top);
+	if (r == 0)
+		r = get_int(&rec->origin_id, root, &top, "id", 1, INT64_MAX);
+	if (r == 0)
+		r = get_hash(&text, root, &top, "sha256", false);
+	if (r == 0)
+		memcpy(rec->sha256, text, sizeof(rec->sha256));
+	free(text);
+	text = NULL;
+	if (r == 0)
+		r = get_commit(b->commit, root, &top, "commit", false);
+	if (r == 0)
+		r = get_commit(b->tree, root, &top, "tree", false);
+	if (r == 0)
+		r = get_hash(&text, root, &top, "recipe", false);
+	if (r == 0)
+		memcpy(b->recipe_hash, text, sizeof(b->recipe_hash));
+	free(text);
+	if (r == 0)
+		r = get_word(word, sizeof(word), root, &top, "state", states, "done or failed");
+	if (r < 0)
+		return r;
+	b->state = !strcmp(word, "done") ? DB_BUILD_DONE : DB_BUILD_FAILED;
+	r = get_text(&b->dir, root, &top, "dir", false, 4096);
+	if (r == 0)
+		r = get_time(b->started_at, root, &top, "started_at", false);
+	if (r == 0)
+		r = get_time(b->finished_at, root, &top, "finished_at", true);
+	if (r == 0)
+		r = get_int32(&b->exit_code, root, &top, "exit", -1, 255);
+	if (r == 0)
+		r = get_int32(&b->signal, root, &top, "signal", 0, 128);
+	if (r == 0)
+		r = get_bool(&b->timed_out, root, &top, "timed_out");
+	if (r == 0)
+		r = get_num(&b->wall_ms, root, &top, "wall_ms", true);
+	if (r == 0) {
+		json_t *lv = json_object_get(root, "log");
+
+		if (!json_is_string(lv))
+			r = bad(&(struct at){ "log" }, "base64 text");
+		else if (base64_decode(&log, json_string_value(lv), json_string_length(lv),
+				       CHILD_CAPTURE_DEFAULT) < 0)
+			r = err_set(-EINVAL, "log: %s", err_last());
+		b->log_len = log.len;
+		b->log = strbuf_detach(&log);
+	}
+	if (r == 0)
+		r = get_int(&b->log_bytes, root, &top, "log_bytes", (int64_t)b->log_len, INT64_MAX);
+	if (r == 0)
+		r = get_text(&b->toolchain, root, &top, "toolchain", true, TEXT_MAX);
+	if (r == 0)
+		r = get_text(&b->fingerprint, root, &top, "fingerprint", true, JSON_TEXT_MAX);
+	if (r == 0)
+		r = get_text(&b->detail, root, &top, "detail", true, TEXT_MAX);
+	if (r == 0)
+		r = get_list(&list, root, &top, "artifacts", ARTIFACTS_MAX);
+	if (r < 0)
+		return r;
+	b->artifacts = xcalloc(json_array_size(list) + 1, sizeof(*b->artifacts));
+	json_array_foreach(list, i, e) {
+		struct at ai = at_index(&aa, i);
+		struct db_build_artifact *ba = &b->artifacts[b->nartifacts];
+		char *sha = NULL;
+
+		r = object_check(e, &ai, akeys, NULL);
+		if (r == 0)
+			r = get_text(&ba->name, e, &ai, "name", false, 4096);
+		if (r == 0)
+			r = get_text(&ba->artifact.path, e, &ai, "path", false, 4096);
+		if (r == 0)
+			r = get_int(&ba->artifact.size, e, &ai, "size", 0, INT64_MAX);
+		if (r == 0)
+			r = get_hash(&sha, e, &ai, "sha256", false);
+		if (r == 0)
+			memcpy(ba->artifact.sha256, sha, sizeof(ba->artifact.sha256));
+		free(sha);
+		b->nartifacts++;
+		if (r < 0)
+			return r;
+	}
+	r = get_list(&list, root, &top, "runner_results", RESULTS_MAX);
+	if (r < 0)
+		return r;
+	rec->results = xcalloc(json_array_size(list) + 1, sizeof(*rec->results));
+	rec->results_origin = xcalloc(json_array_size(list) + 1, sizeof(*rec->results_origin));
+	json_array_foreach(list, i, e) {
+		struct at ai = at_index(&ar, i);
+
+		r = parse_result(&rec->results[rec->nresults], &rec->results_origin[rec->nresults],
+				 e, &ai);
+		rec->nresults++;
+		if (r < 0)
+			return r;
+	}
+	/* The build's own hash, its runner results left out: what a later
+	 * record of the same build, with more results, must still match. */
+	copy = json_copy(root);
+	json_object_del(copy, "runner_results");
+	r = canonical_hash(rec->build_sha256, &text, copy);
+	free(text);
+	json_decref(copy);
+	return r;
+}
+
+int runner_build_record_parse(struct runner_build_record *out, const char *text, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	return parse_hashed(text, len, out, out->sha256, parse_build);
+}
+
+void runner_build_record_release(struct runner_build_record *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	db_build_release(&r->build);
+	for (i = 0; i < r->nresults; i++)
+		db_runner_result_release(&r->results[i]);
+	free(r->results);
+	free(r->results_origin);
+	memset(r, 0, sizeof(*r));
 }

@@ -362,7 +362,7 @@ void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
  * to what it reads) that changes the bytes of a receipt already stored. A
  * receipt stored under another name is never answered: it is rendered
  * anew. */
-#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 1"
+#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 2"
 
 /* ---- record (record.c): a comparison as the hub ingests it ---- */
 
@@ -382,6 +382,8 @@ int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool 
 struct runner_record {
 	int64_t origin_id;           /* the comparison's id on its host */
 	int64_t origin_job;          /* its job's id on its host; 0: none */
+	int64_t origin_base_build;   /* its builds' ids there; 0: none */
+	int64_t origin_head_build;
 	char sha256[65];             /* the record's, checked against its canonical form */
 	/* c.host, settings, times, artifacts and manifests, every process (with
 	 * its captured output when sent, and its validity), the summary
@@ -410,6 +412,24 @@ struct runner_job_record {
 /* As runner_record_parse, for a job record. */
 int runner_job_record_parse(struct runner_job_record *out, const char *text, size_t len);
 void runner_job_record_release(struct runner_job_record *r);
+
+/* A finished build with its done runner results, as an agent sends it to
+ * the hub (docs/hub.md, "The build record"); host is the agent's. The log
+ * travels in base64, the runners' outputs do not (their lines do). */
+#define RUNNER_BUILD_FORMAT "perfd-build/1"
+int runner_build_record_build(struct strbuf *out, const struct db_build *b, const char *host,
+			      const struct db_runner_result *rs, size_t n);
+struct runner_build_record {
+	char sha256[65];             /* the record's */
+	char build_sha256[65];       /* of its canonical form without runner_results */
+	int64_t origin_id;           /* the build's id on its host */
+	struct db_build build;       /* host, fields, artifacts; id 0 */
+	struct db_runner_result *results;  /* each done, with its lines; ids 0 */
+	int64_t *results_origin;     /* their ids on the host */
+	size_t nresults;
+};
+int runner_build_record_parse(struct runner_build_record *out, const char *text, size_t len);
+void runner_build_record_release(struct runner_build_record *r);
 
 /* A host's heartbeat (docs/hub.md, "The heartbeat"): what the agent is
  * doing, its backlog, fingerprint and quarantine; the newest seq wins. */

@@ -112,7 +112,7 @@ check "two tokens are never the same" test "$TOK" != "$TOKM"
 check "token list" run 0 "$PERFD" token list --config hub.conf
 check "  lists the maintainer's" has "$T/out" "maintainer alice"
 check "  by hash, not by token" eq 0 "$(grep -c "$TOK" "$T/out")"
-check "the hub's database is at schema 9" eq 9 "$(sqlite3 hub.db 'pragma user_version')"
+check "the hub's database is at schema 10" eq 10 "$(sqlite3 hub.db 'pragma user_version')"
 
 # ---- the hub ----
 "$PERFD" serve --config hub.conf 2>"$T/hub.err" &
@@ -296,6 +296,43 @@ curl -s "$URL/api/v1/comparisons/$h61" >r61.json
 check "  and its receipt rendered anew, naming the job" eq "main $C1" "$(js r61.json 'd["job"]["head"], d["job"]["commit"]' | tr -d "(),'")"
 check "a job's update over 512 KiB: 413" eq 413 "$(postto /api/v1/ingest/jobs big.json -H "$(auth "$TOK")")"
 
+# ---- builds (docs/hub.md, "The build record") ----
+R1=$(printf 'e%.0s' $(seq 64)); A1=$(printf 'a%.0s' $(seq 64))
+cat >build0.json <<JSON
+{"format": "perfd-build/1", "host": "lavapipe", "id": 4, "sha256": "", "commit": "$C1",
+ "tree": "$B1", "recipe": "$R1", "state": "done", "dir": "/w/builds/4",
+ "started_at": "2026-11-04T10:00:00.100Z", "finished_at": "2026-11-04T10:00:02.100Z",
+ "exit": 0, "signal": 0, "timed_out": false, "wall_ms": 2000.5, "log": "Y2MgLW8gcHJvZwo=",
+ "log_bytes": 12, "toolchain": "cc 12", "fingerprint": null, "detail": null,
+ "artifacts": [{"name": "prog", "path": "/w/builds/4/prog", "size": 16000, "sha256": "$A1"}],
+ "runner_results": []}
+JSON
+rehash build0.json 'pass' >build1.json
+rehash build0.json 'd["runner_results"] = [{"id": 9, "runner": "contract", "chunk": 1, "chunks": 1, "binary_sha256": None, "started_at": "2026-11-04T10:00:03.000Z", "ended_at": "2026-11-04T10:00:03.500Z", "exit": 0, "signal": 0, "timed_out": False, "elapsed_ms": 500.0, "spawn_error": None, "lines": [{"kind": "RESULT", "text": "RESULT stage1: passed=3 total=3"}]}]' >build2.json
+rehash build0.json 'd["wall_ms"] = 1.0' >build-other.json
+rehash build0.json 'd["log"] = "not base64!"' >build-badlog.json
+rehash build0.json 'd["state"] = "running"' >build-running.json
+rehash a1.json 'd["id"] = 62; d["head_build"] = 4; d["base_build"] = 5' >a62.json
+check "a comparison naming builds not here yet: 201" eq 201 "$(postto /api/v1/ingest/comparisons a62.json -H "$(auth "$TOK")")"
+h62=$(js "$T/body" 'd["comparison"]')
+check "a build with no runner result yet: 201" eq 201 "$(postto /api/v1/ingest/builds build1.json -H "$(auth "$TOK")")"
+hb4=$(js "$T/body" 'd["build"]')
+check "  stored as the host's, its artifact with it" eq "lavapipe|4|$C1|done|16000" "$(sqlite3 hub.db "select b.host, b.origin_id, b.commit_oid, b.state, a.size from builds b join build_artifacts ba on ba.build_id = b.id join artifacts a on a.id = ba.artifact_id where b.id = $hb4")"
+check "  the comparison that named it tied to it" eq "$hb4|" "$(sqlite3 hub.db "select head_build, base_build from comparisons where id = $h62")"
+check "the same again: 200, nothing stored" eq "200 false" "$(postto /api/v1/ingest/builds build1.json -H "$(auth "$TOK")") $(js "$T/body" 'str(d["stored"]).lower()')"
+check "with a runner result more: 201" eq 201 "$(postto /api/v1/ingest/builds build2.json -H "$(auth "$TOK")")"
+check "  the result and its line stored" eq "contract|RESULT stage1: passed=3 total=3" "$(sqlite3 hub.db "select r.runner, l.text from runner_results r join runner_lines l on l.result_id = r.id where r.build_id = $hb4")"
+check "  again: 200, not twice" eq "200 1" "$(postto /api/v1/ingest/builds build2.json -H "$(auth "$TOK")") $(sqlite3 hub.db "select count(*) from runner_results where build_id = $hb4")"
+check "the build with other content: 409" eq 409 "$(postto /api/v1/ingest/builds build-other.json -H "$(auth "$TOK")")"
+check "  a finished build never changes" has "$T/body" "build 4 of host 'lavapipe' is here already with other content"
+check "a log that is not base64: 400" eq 400 "$(postto /api/v1/ingest/builds build-badlog.json -H "$(auth "$TOK")")"
+check "  named" has "$T/body" "log: "
+check "a build not finished: 400" eq 400 "$(postto /api/v1/ingest/builds build-running.json -H "$(auth "$TOK")")"
+check "  named" has "$T/body" "state: expected done or failed"
+check "  nothing of them stored" eq "1 1" "$(sqlite3 hub.db "select (select count(*) from builds where origin_id is not null) || ' ' || (select count(*) from runner_results)")"
+curl -s "$URL/api/v1/comparisons/$h62" >r62.json
+check "the comparison's receipt names its head build" eq "$hb4 None" "$(js r62.json 'd["builds"]["head"], d["builds"]["base"]' | tr -d '(),')"
+
 # ---- heartbeats ----
 hb() { printf '{"format": "perfd-heartbeat/1", "host": "%s", "seq": %s, "sent_at": "2026-11-04T10:00:00.100Z", "state": "%s", "job": 7, "backlog": 3, "fingerprint": "{}", "quarantine": %s}' "$1" "$2" "$3" "${4:-null}" >hb.json; }
 hb lavapipe 100 measuring
@@ -383,7 +420,7 @@ CONF
 	HTTPS=$(sed -n 's|^perfd: serving \(https://127.0.0.1:[0-9]*\)/$|\1|p' "$T/tls.err" | head -n 1)
 	check "the hub serves HTTPS" test -n "$HTTPS"
 	check "GET over HTTPS, the certificate checked" eq 200 "$(curl -s --cacert cert.pem -o "$T/body" -w '%{http_code}' "$HTTPS/api/v1/comparisons")"
-	check "  the stored comparisons" eq 7 "$(js "$T/body" 'len(d["comparisons"])')"
+	check "  the stored comparisons" eq 8 "$(js "$T/body" 'len(d["comparisons"])')"
 	check "a client that does not trust it fails" test "$(curl -s -o /dev/null -w '%{http_code}' "$HTTPS/api/v1/hosts")" = 000
 	check "plain HTTP on the TLS port gets no answer" test "$(curl -s -o /dev/null -w '%{http_code}' "http${HTTPS#https}/api/v1/hosts")" != 200
 	TOK2=$("$PERFD" token new lavapipe --config tls.conf 2>/dev/null)

@@ -134,7 +134,7 @@ check "the hub killed: agent --once still measures" run 0 "$PERFD" agent --confi
 cp "$T/out" once2.out
 cp "$T/err" once2.err
 check "  the new comparison done" eq 3 "$(sql "select count(*) from comparisons where state = 'done'")"
-check "  the summary shows the backlog: the comparison and its job" has once2.out ", push backlog 2"
+check "  the summary shows the backlog: the comparison, its job and its build" has once2.out ", push backlog 3"
 check "  the failure said once" eq 1 "$(grep -c "push: POST http://127.0.0.1:$PORT/api/v1/ingest/" once2.err)"
 check "  nothing marked" eq 2 "$(sql "select count(*) from pushed")"
 "$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/ro.err" &
@@ -143,14 +143,14 @@ for i in $(seq 100); do grep -q "serving http://" "$T/ro.err" && break; sleep 0.
 RO=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/ro.err" | head -n 1)
 curl -s "$RO/metrics" >metrics.txt
 kill "$ro"; wait "$ro" 2>/dev/null
-check "/metrics of the agent's database shows the backlog" has metrics.txt "perfd_push_backlog 2"
+check "/metrics of the agent's database shows the backlog" has metrics.txt "perfd_push_backlog 3"
 
-# A second commit while the hub is down: a backlog of four (two
-# comparisons, two jobs).
+# A second commit while the hub is down: a backlog of six (two
+# comparisons, two jobs, two builds).
 work_prog "$SRC/prog.c" 250000 7
 git -C "$SRC" commit -qam "half once more"
 check "still down: agent --once measures again" run 0 "$PERFD" agent --config agent.conf --once
-check "  a backlog of 4" has "$T/out" ", push backlog 4"
+check "  a backlog of 6" has "$T/out" ", push backlog 6"
 check "  the hub has the first two only" eq "1 2" "$(sqlite3 "$HUB" "select group_concat(origin_id, ' ') from comparison_origins")"
 
 # A hub that answers 503: the backlog stays, to be sent later.
@@ -168,9 +168,9 @@ python3 h503.py "$PORT" &
 h503=$!
 for i in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.05; done
 check "a hub answering 503: agent --once" run 0 "$PERFD" agent --config agent.conf --once
-check "  said" has "$T/err" "push: POST http://127.0.0.1:$PORT/api/v1/ingest/jobs: answered 503"
+check "  said" has "$T/err" "push: POST http://127.0.0.1:$PORT/api/v1/ingest/builds: answered 503"
 check "  one request, the turn ends there" eq 1 "$(wc -l <h503.log)"
-check "  the backlog kept" has "$T/out" ", push backlog 4"
+check "  the backlog kept" has "$T/out" ", push backlog 6"
 kill "$h503"; wait "$h503" 2>/dev/null
 
 # ---- the hub back ----
@@ -209,5 +209,53 @@ check "the token is in no build log" eq 0 "$(sql "select count(*) from builds wh
 check "  nor anywhere in the agent's database or work directory" eq 0 "$(grep -rlF "$TOK" "$DB" "$T/work" | wc -l)"
 check "  nor in the agent's log" eq 0 "$(cat once1.err once2.err "$T/err" | grep -cF "$TOK")"
 kill "$hub"; wait "$hub" 2>/dev/null
+
+# ---- a hub that hangs: the request's bound ([hub] timeout_s) ----
+cat >hang.py <<'PY'
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(16)
+held = []
+while True:
+    c, _ = s.accept(); held.append(c)   # accepted, read from never, answered never
+PY
+python3 hang.py "$PORT" &
+hang=$!
+for i in $(seq 100); do python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', int(sys.argv[1])), 1)" "$PORT" 2>/dev/null && break; sleep 0.05; done
+sed -e 's|^token_file = .*|&\ntimeout_s = 1|' agent.conf >hang.conf
+work_prog "$SRC/prog.c" 125000 7
+git -C "$SRC" commit -qam "half yet again"
+start=$(date +%s)
+check "a hub that accepts and never answers: agent --once still measures" run 0 "$PERFD" agent --config hang.conf --once
+check "  within its bound (1 s a request, one request a turn)" test $(($(date +%s) - start)) -lt 30
+check "  the timeout said" has "$T/err" "push: POST http://127.0.0.1:$PORT/api/v1/ingest/"
+check "  the backlog kept" has "$T/out" ", push backlog 3"
+kill "$hang"; wait "$hang" 2>/dev/null
+
+# ---- a hub whose certificate only the agent's ca_file trusts ----
+if command -v openssl >/dev/null; then
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+		-subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+		-keyout key.pem -out cert.pem 2>/dev/null
+	printf 'tls_cert = %s/cert.pem\ntls_key = %s/key.pem\n' "$T" "$T" >>hub.conf
+	"$PERFD" serve --config hub.conf 2>"$T/hub-tls.err" &
+	hub=$!
+	for i in $(seq 100); do grep -q "serving https://" "$T/hub-tls.err" && break; sleep 0.05; done
+	sed -e "/^\[hub\]/,/^\$/s|^url = .*|url = https://127.0.0.1:$PORT|" agent.conf >tls.conf
+	check "HTTPS with a certificate the system does not trust: refused" run 0 "$PERFD" agent --config tls.conf --once
+	check "  said" has "$T/err" "push: POST https://127.0.0.1:$PORT/api/v1/ingest/"
+	check "  the backlog kept" has "$T/out" ", push backlog 3"
+	sed -e 's|^token_file = .*|&\nca_file = '"$T"'/cert.pem|' tls.conf >ca.conf
+	check "with [hub] ca_file naming it: agent --once" run 0 "$PERFD" agent --config ca.conf --once
+	check "  the backlog drained" has "$T/out" ", push backlog 0"
+	check "  the new comparison at the hub" eq "$(done_ids)" "$(hub_ids)"
+	kill "$hub"; wait "$hub" 2>/dev/null
+	sed -e 's|^token_file = .*|&\nca_file = '"$T"'/nothing.pem|' tls.conf >ca-missing.conf
+	check "a ca_file that is missing: --check refuses it" run 2 "$PERFD" agent --config ca-missing.conf --check
+	check "  at its line" has "$T/err" "ca-missing.conf:17: 'ca_file': '$T/nothing.pem': No such file"
+	sed -e 's|^token_file = .*|&\nca_file = '"$T"'/agent.conf|' tls.conf >ca-bad.conf
+	check "one that is not PEM: refused" run 2 "$PERFD" agent --config ca-bad.conf --check
+	check "  said" has "$T/err" "ca-bad.conf:17: 'ca_file': '$T/agent.conf' holds no PEM certificate"
+fi
 
 [ "$fails" -eq 0 ]

@@ -11,10 +11,11 @@
 # SIGKILL twice while agents push, an agent is killed and run again, one
 # agent's network is cut (a port that refuses) and comes back, a record is
 # sent twice, a record with a changed gain is refused, and a host's token
-# is refused for another host's record. At the end every comparison is at
-# the hub exactly once, equal to its agent's rows; the pull request has one
-# comment with four host rows linked to receipts; and the forge's token is
-# on no agent's disk and in no child's environment.
+# is refused for another host's record. At the end every comparison and
+# build is at the hub exactly once, equal to its agent's rows; the pull
+# request has one comment with four host rows linked to receipts and each
+# host's contract runner lines; and the forge's token is on no agent's disk
+# and in no child's environment.
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
 command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
@@ -28,6 +29,8 @@ GHTOKEN=ghp_$(printf 'f%.0s' $(seq 36))
 SRC=$T/src
 git init -q -b main "$SRC"
 work_prog "$SRC/prog.c" 2000000 7
+printf '#!/bin/sh\necho "RESULT stage1 on \\"blit\\": passed=3 total=3"\n' >"$SRC/check.sh"
+chmod +x "$SRC/check.sh"
 git -C "$SRC" add -A && git -C "$SRC" commit -qm base
 C1=$(git -C "$SRC" rev-parse HEAD)
 git -C "$SRC" checkout -q -b alice-1
@@ -157,8 +160,12 @@ token_file = $T/tok-$1
 
 [build]
 command = env; cc -O1 -o prog prog.c
-artifacts = prog
+artifacts = prog check.sh
 timeout_s = 60
+
+[runner contract]
+command = ./check.sh
+timeout_s = 10
 
 [case work]
 command = ./prog
@@ -269,6 +276,10 @@ for h in $HOSTS; do
 		check "  comparison $id: the record perfd export prints" eq "$(js exp.json 'd["sha256"]')" "$(sqlite3 "$HUB" "select sha256 from comparison_origins where host = '$h' and origin_id = $id")"
 	done
 	check "  its pull job at the hub, done, against the hub's base" eq "done $C1" "$(sqlite3 "$HUB" "select state || ' ' || base_oid from jobs where host = '$h' and head = 'pull/5'")"
+	check "  its builds at the hub, once each, with their runner results" eq "$(sqlite3 "$T/$h.db" "select group_concat(b, ' ') from (select b.id || ':' || b.commit_oid || ':' || (select count(*) from runner_results r where r.build_id = b.id and r.state = 'done') as b from builds b where b.state = 'done' order by b.id)")" "$(sqlite3 "$HUB" "select group_concat(b, ' ') from (select b.origin_id || ':' || b.commit_oid || ':' || (select count(*) from runner_results r where r.build_id = b.id) as b from builds b where b.host = '$h' order by b.origin_id)")"
+	man=$(sqlite3 "$HUB" "select c.new_manifest from comparisons c join comparison_origins o on o.comparison_id = c.id where o.host = '$h' and c.kind = 'compare' limit 1")
+	check "  its head build's manifest served by the hub, as the agent hashed it" eq "200 $man" "$(curl -s -o "$T/man.json" -w '%{http_code}' "$HUBURL/api/v1/manifests/$man") $(js "$T/man.json" 'd["hash"]')"
+	check "  its comparisons tied to their builds there" eq 0 "$(sqlite3 "$HUB" "select count(*) from comparisons c join comparison_origins o on o.comparison_id = c.id where o.host = '$h' and c.kind = 'compare' and (c.base_build is null or c.head_build is null)")"
 	check "  its status of alice's head: success" eq "success: 1 faster, 0 unchanged, 0 unresolved or invalid" "$(status_of "$C2" "perfd/$h")"
 	check "  the forge's token nowhere on its disk" eq 0 "$(grep -rlF "$GHTOKEN" "$T/$h.db" "$T/work-$h" "$h-agent.conf" | wc -l)"
 	check "  its builds printed their environment, without it" eq "1 0" "$(sqlite3 "$T/$h.db" "select (select count(*) > 0 from builds where cast(log as text) like '%PATH=%') || ' ' || (select count(*) from builds where instr(cast(log as text), '$GHTOKEN') > 0)")"
@@ -287,6 +298,9 @@ check "perfd verify on the hub" run 0 "$PERFD" verify --db "$HUB"
 check "one comment on alice's pull request" eq 1 "$(comment)"
 check "  a row per host, each linked to its receipt" eq 4 "$(grep -cE "^\| \[(m1|m1-max|arc-b60|gfx1201)\]\($HUBURL/static/comparison.html\?id=[0-9]+\)" "$T/comment.md")"
 check "  every host done" eq 4 "$(grep -cE "^\| (m1|m1-max|arc-b60|gfx1201) \| \[done\]" "$T/comment.md")"
+check "  each host's contract runner lines, from its build at the hub" eq 4 "$(grep -cE '^#### Contract runners on (m1|m1-max|arc-b60|gfx1201)$' "$T/comment.md")"
+check "  the RESULT line verbatim" has "$T/comment.md" 'RESULT stage1 on "blit": passed=3 total=3'
+check "  the runner's binary hash" has "$T/comment.md" "- contract: exited 0, binary sha256 \`$(sha256sum "$SRC/check.sh" | cut -d' ' -f1)\`"
 for id in $(grep -oE "comparison.html\?id=[0-9]+" "$T/comment.md" | sort -u | cut -d= -f2); do
 	check "  receipt $id answers" eq 200 "$(curl -s -o /dev/null -w '%{http_code}' "$HUBURL/api/v1/comparisons/$id")"
 done

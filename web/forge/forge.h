@@ -81,16 +81,23 @@ struct web_gh_options {
 
 struct web_gh_client;
 
-/* One POST of a JSON body to url, for the agent's push to the hub
- * (docs/hub.md): auth is the whole header line that carries the token
- * ("Authorization: Bearer ..."), sent to url alone (no redirect is
- * followed); the request is bounded by timeout_s and stopped when cancel_fd
- * (-1: none) becomes readable. Returns the HTTP status (any, 2xx to 5xx)
- * with up to max bytes of the reply's body in *reply (reset first), or
+/* How the agent speaks to its hub (docs/hub.md). */
+struct web_http {
+	const char *auth;            /* the header line with the token
+	                              * ("Authorization: Bearer ..."), sent to the
+	                              * url alone: no redirect is followed */
+	const char *ca_file;         /* PEM certificates to trust, or NULL: the system's */
+	double timeout_s;            /* one exchange's bound */
+	int cancel_fd;               /* stops it when readable; -1: none */
+	size_t max;                  /* bytes of a reply kept */
+};
+/* One POST of a JSON body to url. Returns the HTTP status (any, 2xx to 5xx)
+ * with up to h->max bytes of the reply's body in *reply (reset first), or
  * -ECANCELED, or -EIO for an exchange that got no answer (a refused
- * connection, a timeout), naming url but never the token. */
-int web_http_post_json(struct strbuf *reply, const char *url, const char *auth,
-		       const char *body, size_t len, double timeout_s, int cancel_fd, size_t max);
+ * connection, a timeout, a certificate not trusted), naming url but never
+ * the token. */
+int web_http_post_json(struct strbuf *reply, const struct web_http *h, const char *url,
+		       const char *body, size_t len);
 /* A pull head a hub hands its agents (GET /api/v1/hub/pulls, docs/hub.md):
  * built, against base, only when trusted and only at that very commit. */
 struct web_hub_pull {
@@ -103,8 +110,7 @@ struct web_hub_pull {
  * entry, for anything else. */
 int web_hub_pulls_parse(struct web_hub_pull **out, size_t *out_n, const char *text, size_t len);
 /* The same exchange as a GET, for what the hub hands its agents. */
-int web_http_get(struct strbuf *reply, const char *url, const char *auth, double timeout_s,
-		 int cancel_fd, size_t max);
+int web_http_get(struct strbuf *reply, const struct web_http *h, const char *url);
 
 /* Reads a token alone on the first line of the file at path; *out is the
  * caller's. *loose_mode (when not NULL) says whether others than the owner

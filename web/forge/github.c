@@ -487,11 +487,11 @@ static int on_post_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, cur
 }
 
 /* A POST of body (a GET when body is NULL), as web_http_post_json says. */
-static int http_exchange(struct strbuf *reply, const char *url, const char *auth,
-			 const char *body, size_t len, double timeout_s, int cancel_fd, size_t max)
+static int http_exchange(struct strbuf *reply, const struct web_http *o, const char *url,
+			 const char *body, size_t len)
 {
 	const char *method = body ? "POST" : "GET";
-	struct post_reply rep = { .body = reply, .max = max, .cancel_fd = cancel_fd };
+	struct post_reply rep = { .body = reply, .max = o->max, .cancel_fd = o->cancel_fd };
 	struct curl_slist *h = NULL;
 	char ua[64];
 	long status = 0;
@@ -510,7 +510,7 @@ static int http_exchange(struct strbuf *reply, const char *url, const char *auth
 	h = lc.slist_append(h, ua);
 	if (body)
 		h = lc.slist_append(h, "Content-Type: application/json");
-	h = lc.slist_append(h, auth);
+	h = lc.slist_append(h, o->auth);
 	if (!h) {
 		lc.easy_cleanup(curl);
 		return err_set(-ENOMEM, "libcurl could not be set up");
@@ -525,11 +525,13 @@ static int http_exchange(struct strbuf *reply, const char *url, const char *auth
 		lc.easy_setopt(curl, CURLOPT_POSTFIELDS, body);
 		lc.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
 	}
-	lc.easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)(timeout_s * 1000));
-	lc.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, (long)(fmin(timeout_s, 10) * 1000));
+	lc.easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)(o->timeout_s * 1000));
+	lc.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, (long)(fmin(o->timeout_s, 10) * 1000));
 	lc.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_post_body);
 	lc.easy_setopt(curl, CURLOPT_WRITEDATA, &rep);
-	if (cancel_fd >= 0) {
+	if (o->ca_file)
+		lc.easy_setopt(curl, CURLOPT_CAINFO, o->ca_file);
+	if (o->cancel_fd >= 0) {
 		lc.easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_post_progress);
 		lc.easy_setopt(curl, CURLOPT_XFERINFODATA, &rep);
 		lc.easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
@@ -548,16 +550,15 @@ static int http_exchange(struct strbuf *reply, const char *url, const char *auth
 	return (int)status;
 }
 
-int web_http_post_json(struct strbuf *reply, const char *url, const char *auth,
-		       const char *body, size_t len, double timeout_s, int cancel_fd, size_t max)
+int web_http_post_json(struct strbuf *reply, const struct web_http *h, const char *url,
+		       const char *body, size_t len)
 {
-	return http_exchange(reply, url, auth, body ? body : "", len, timeout_s, cancel_fd, max);
+	return http_exchange(reply, h, url, body ? body : "", len);
 }
 
-int web_http_get(struct strbuf *reply, const char *url, const char *auth, double timeout_s,
-		 int cancel_fd, size_t max)
+int web_http_get(struct strbuf *reply, const struct web_http *h, const char *url)
 {
-	return http_exchange(reply, url, auth, NULL, 0, timeout_s, cancel_fd, max);
+	return http_exchange(reply, h, url, NULL, 0);
 }
 
 /* What a failed exchange asks for next: the error itself (returned, < 0),

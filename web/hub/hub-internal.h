@@ -149,6 +149,11 @@ int web_ingest_comparison(struct web_reply *out, struct db *db,
 #define WEB_INGEST_JOBS "/api/v1/ingest/jobs"
 int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identity *who,
 		   const char *body, size_t len, char commit[41]);
+/* POST /api/v1/ingest/builds: a finished build with its runner results
+ * (docs/hub.md); 2 when it stored the build or a result it lacked. */
+#define WEB_INGEST_BUILDS "/api/v1/ingest/builds"
+int web_ingest_build(struct web_reply *out, struct db *db, const struct web_identity *who,
+		     const char *body, size_t len, char commit[41]);
 /* POST /api/v1/ingest/heartbeat: a host's state; 1 when kept. */
 #define WEB_INGEST_HEARTBEAT "/api/v1/ingest/heartbeat"
 #define WEB_INGEST_SMALL_MAX (512 * 1024)      /* bytes of a job record or heartbeat */

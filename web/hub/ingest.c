@@ -300,6 +300,8 @@ int web_ingest_comparison(struct web_reply *out, struct db *db,
 		snprintf(o.host, sizeof(o.host), "%s", c->host);
 		o.origin_id = rec.origin_id;
 		o.origin_job = rec.origin_job;
+		o.origin_base_build = rec.origin_base_build;
+		o.origin_head_build = rec.origin_head_build;
 		memcpy(o.sha256, rec.sha256, sizeof(o.sha256));
 		r = db_comparison_ingest(db, &id, c, &again, &o);
 	}
@@ -436,4 +438,47 @@ void web_hub_pulls_answer(struct web_reply *out, struct db *db, const char *repo
 	free(ps);
 	reply(out, 200, json_pack("{s:o,s:o}", "repo", repo ? json_string(repo) : json_null(),
 				  "pulls", list));
+}
+
+int web_ingest_build(struct web_reply *out, struct db *db, const struct web_identity *who,
+		     const char *body, size_t len, char commit[41])
+{
+	struct runner_build_record rec;
+	struct db_build *b = &rec.build;
+	bool stored = false;
+	int64_t id = 0;
+	int r, changed = 0;
+
+	commit[0] = '\0';
+	r = runner_build_record_parse(&rec, body, len);
+	if (r < 0) {
+		web_reply_error(out, 400, err_last());
+		goto out;
+	}
+	if (refuse_host(out, b->host, who))
+		goto out;
+	r = db_build_ingest(db, b, rec.origin_id, rec.build_sha256, rec.results,
+			    rec.results_origin, rec.nresults, &id, &stored);
+	if (r == -EEXIST) {
+		log_warnx("ingest: %s", err_last());
+		web_reply_error(out, 409, err_last());
+		goto out;
+	}
+	if (r < 0) {
+		reply_db_error(out);
+		goto out;
+	}
+	if (stored) {
+		log_info("ingest: build %lld of host '%s' (%.12s, %zu runner result%s) stored as %lld",
+			 (long long)rec.origin_id, b->host, b->commit, rec.nresults,
+			 rec.nresults == 1 ? "" : "s", (long long)id);
+		snprintf(commit, 41, "%s", b->commit);
+		changed = 2;
+	}
+	reply(out, stored ? 201 : 200, json_pack("{s:I,s:s,s:I,s:b}", "build", (json_int_t)id,
+						 "host", b->host, "id", (json_int_t)rec.origin_id,
+						 "stored", stored));
+out:
+	runner_build_record_release(&rec);
+	return changed;
 }

@@ -341,7 +341,7 @@ static bool accepts_host(const struct web_server *s, const char *host)
  * host, then the length, which must be announced (a record's sender knows
  * it) and within WEB_INGEST_BODY_MAX.
  */
-enum { INGEST_NONE, INGEST_COMPARISON, INGEST_JOB, INGEST_HEARTBEAT };
+enum { INGEST_NONE, INGEST_COMPARISON, INGEST_JOB, INGEST_HEARTBEAT, INGEST_BUILD };
 
 /* Which record url takes, or INGEST_NONE. */
 static int ingest_kind(const char *url)
@@ -352,6 +352,8 @@ static int ingest_kind(const char *url)
 		return INGEST_JOB;
 	if (!strcmp(url, WEB_INGEST_HEARTBEAT))
 		return INGEST_HEARTBEAT;
+	if (!strcmp(url, WEB_INGEST_BUILDS))
+		return INGEST_BUILD;
 	return INGEST_NONE;
 }
 
@@ -359,8 +361,8 @@ static enum MHD_Result ingest_start(struct web_server *s, struct MHD_Connection 
 				    struct request *rq, const char *url, const char *method)
 {
 	int kind = ingest_kind(url);
-	unsigned long long max = kind == INGEST_COMPARISON ? WEB_INGEST_BODY_MAX :
-				 WEB_INGEST_SMALL_MAX;
+	unsigned long long max = kind == INGEST_COMPARISON || kind == INGEST_BUILD ?
+				 WEB_INGEST_BODY_MAX : WEB_INGEST_SMALL_MAX;
 	const char *length, *auth;
 	char msg[160], *end;
 	unsigned long long n;
@@ -421,6 +423,8 @@ static enum MHD_Result ingest_answer(struct web_server *s, struct MHD_Connection
 						commit);
 	else if (rq->ingest == INGEST_JOB)
 		changed = web_ingest_job(&rp, s->db, &rq->who, rq->body.buf, rq->body.len, commit);
+	else if (rq->ingest == INGEST_BUILD)
+		changed = web_ingest_build(&rp, s->db, &rq->who, rq->body.buf, rq->body.len, commit);
 	else
 		changed = web_ingest_heartbeat(&rp, s->db, &rq->who, rq->body.buf, rq->body.len,
 					       commit);
