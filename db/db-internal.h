@@ -50,6 +50,9 @@ void db_finish(sqlite3_stmt *st);
 int db_step(struct db *db, sqlite3_stmt *st, const char *doing);
 /* The same for an INSERT, with the new row's id in *out_id. */
 int db_step_insert(struct db *db, sqlite3_stmt *st, int64_t *out_id, const char *doing);
+/* Steps a statement that returns one row of one integer (a count) into
+ * *out and resets it. */
+int db_step_count(struct db *db, sqlite3_stmt *st, int64_t *out, const char *doing);
 /* BEGIN IMMEDIATE, or joining the transaction already open: every write
  * function is one transaction, or one part of a caller's
  * db_transaction_begin ... db_transaction_commit. */

@@ -99,6 +99,15 @@ int db_step_insert(struct db *db, sqlite3_stmt *st, int64_t *out_id, const char 
 	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, doing);
 }
 
+int db_step_count(struct db *db, sqlite3_stmt *st, int64_t *out, const char *doing)
+{
+	int rc = sqlite3_step(st);
+
+	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	db_finish(st);
+	return rc == SQLITE_ROW ? 0 : db_fail(db, rc, doing);
+}
+
 static int step_once(struct db *db, const char *sql, const char *doing)
 {
 	sqlite3_stmt *st;

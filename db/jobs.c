@@ -342,18 +342,13 @@ int db_jobs_unpushed(struct db *db, struct db_job **out, size_t *out_n, size_t m
 int db_jobs_unpushed_count(struct db *db, int64_t *out)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
 	*out = 0;
 	r = db_prepare(db, &st, "SELECT count(*)" JOBS_UNSENT);
 	if (r < 0)
 		return r;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	else
-		r = db_fail(db, rc, "counting the jobs not yet pushed");
-	db_finish(st);
+	r = db_step_count(db, st, out, "counting the jobs not yet pushed");
 	return r;
 }
 

@@ -46,18 +46,13 @@ int db_push_pending(struct db *db, int64_t **out, size_t *out_n, size_t max)
 int db_push_backlog(struct db *db, int64_t *out)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
 	*out = 0;
 	r = db_prepare(db, &st, "SELECT count(*)" UNSENT);
 	if (r < 0)
 		return r;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	else
-		r = db_fail(db, rc, "counting the comparisons not yet pushed");
-	db_finish(st);
+	r = db_step_count(db, st, out, "counting the comparisons not yet pushed");
 	if (r == 0) {
 		int64_t jobs = 0;
 

@@ -336,6 +336,19 @@ static int refuse_host(struct web_reply *out, const char *host, const struct web
 	return 403;
 }
 
+/* Answers a write's failure: 409 (logged) for a record the hub holds with
+ * other content (-EEXIST), 500 for a database error; false when r is 0. */
+static bool refused_write(struct web_reply *out, int r)
+{
+	if (r == -EEXIST) {
+		log_warnx("ingest: %s", err_last());
+		web_reply_error(out, 409, err_last());
+	} else if (r < 0) {
+		reply_db_error(out);
+	}
+	return r < 0;
+}
+
 int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identity *who,
 		   const char *body, size_t len, char commit[41])
 {
@@ -354,15 +367,8 @@ int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identi
 	if (refuse_host(out, j->host, who))
 		goto out;
 	r = db_job_ingest(db, j, rec.sha256, &id, &stored);
-	if (r == -EEXIST) {
-		log_warnx("ingest: %s", err_last());
-		web_reply_error(out, 409, err_last());
+	if (refused_write(out, r))
 		goto out;
-	}
-	if (r < 0) {
-		reply_db_error(out);
-		goto out;
-	}
 	if (stored) {
 		log_info("ingest: job %lld of host '%s' (%s at %.12s): %s, update %lld, as %lld",
 			 (long long)j->origin_id, j->host, j->head, j->commit,
@@ -459,15 +465,8 @@ int web_ingest_build(struct web_reply *out, struct db *db, const struct web_iden
 		goto out;
 	r = db_build_ingest(db, b, rec.origin_id, rec.build_sha256, rec.results,
 			    rec.results_origin, rec.nresults, &id, &stored);
-	if (r == -EEXIST) {
-		log_warnx("ingest: %s", err_last());
-		web_reply_error(out, 409, err_last());
+	if (refused_write(out, r))
 		goto out;
-	}
-	if (r < 0) {
-		reply_db_error(out);
-		goto out;
-	}
 	if (stored) {
 		log_info("ingest: build %lld of host '%s' (%.12s, %zu runner result%s) stored as %lld",
 			 (long long)rec.origin_id, b->host, b->commit, rec.nresults,
