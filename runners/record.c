@@ -283,6 +283,14 @@ static int bad(const struct at *a, const char *what)
 	return err_set(-EINVAL, "%s: expected %s", *a->path ? a->path : "the record", what);
 }
 
+/* bad() for parent's member key: the path is written only for a message. */
+static int bad_at(const struct at *parent, const char *key, const char *what)
+{
+	struct at a = at_key(parent, key);
+
+	return bad(&a, what);
+}
+
 /* o is an object with exactly the members of keys (a NULL-terminated list;
  * those after a NULL entry in optional are optional). */
 static int object_check(json_t *o, const struct at *a, const char *const *keys,
@@ -290,7 +298,7 @@ static int object_check(json_t *o, const struct at *a, const char *const *keys,
 {
 	const char *key;
 	json_t *v;
-	size_t i;
+	size_t i, n;
 
 	if (!json_is_object(o))
 		return bad(a, "an object");
@@ -301,6 +309,13 @@ static int object_check(json_t *o, const struct at *a, const char *const *keys,
 			return err_set(-EINVAL, "%s: missing", k.path);
 		}
 	}
+	/* Every required member is there, so with no more members than those
+	 * and the optional ones present, none is unknown. */
+	n = i;
+	for (i = 0; optional && optional[i]; i++)
+		n += json_object_get(o, optional[i]) != NULL;
+	if (json_object_size(o) == n)
+		return 0;
 	json_object_foreach(o, key, v) {
 		bool known = false;
 
@@ -326,17 +341,17 @@ static int object_check(json_t *o, const struct at *a, const char *const *keys,
 static int get_text(char **out, json_t *o, const struct at *parent, const char *key,
 		    bool nullable, size_t max)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 	char what[80];
 
 	*out = NULL;
 	if (nullable && json_is_null(v))
 		return 0;
-	snprintf(what, sizeof(what), "a string of at most %zu bytes%s", max,
-		 nullable ? " or null" : "");
-	if (!json_is_string(v) || json_string_length(v) > max)
-		return bad(&a, what);
+	if (!json_is_string(v) || json_string_length(v) > max) {
+		snprintf(what, sizeof(what), "a string of at most %zu bytes%s", max,
+			 nullable ? " or null" : "");
+		return bad_at(parent, key, what);
+	}
 	*out = xstrndup(json_string_value(v), json_string_length(v));
 	return 0;
 }
@@ -345,23 +360,25 @@ static int get_text(char **out, json_t *o, const struct at *parent, const char *
 static int get_word(char *out, size_t outlen, json_t *o, const struct at *parent,
 		    const char *key, const char *const *words, const char *what)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 	size_t i;
 
 	for (i = 0; json_is_string(v) && words[i]; i++) {
 		if (!strcmp(json_string_value(v), words[i])) {
-			snprintf(out, outlen, "%s", words[i]);
+			size_t n = strlen(words[i]);
+
+			n = n < outlen ? n : outlen - 1;
+			memcpy(out, words[i], n);
+			out[n] = '\0';
 			return 0;
 		}
 	}
-	return bad(&a, what);
+	return bad_at(parent, key, what);
 }
 
 static int get_int(int64_t *out, json_t *o, const struct at *parent, const char *key,
 		   int64_t lo, int64_t hi)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 	char what[96];
 
@@ -371,7 +388,7 @@ static int get_int(int64_t *out, json_t *o, const struct at *parent, const char 
 	}
 	snprintf(what, sizeof(what), "a whole number from %lld to %lld", (long long)lo,
 		 (long long)hi);
-	return bad(&a, what);
+	return bad_at(parent, key, what);
 }
 
 static int get_int32(int *out, json_t *o, const struct at *parent, const char *key, int lo,
@@ -388,7 +405,6 @@ static int get_int32(int *out, json_t *o, const struct at *parent, const char *k
 static int get_num(double *out, json_t *o, const struct at *parent, const char *key,
 		   bool nullable)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 
 	*out = NAN;
@@ -398,16 +414,15 @@ static int get_num(double *out, json_t *o, const struct at *parent, const char *
 		*out = json_number_value(v);
 		return 0;
 	}
-	return bad(&a, nullable ? "a number or null" : "a number");
+	return bad_at(parent, key, nullable ? "a number or null" : "a number");
 }
 
 static int get_bool(bool *out, json_t *o, const struct at *parent, const char *key)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 
 	if (!json_is_boolean(v))
-		return bad(&a, "true or false");
+		return bad_at(parent, key, "true or false");
 	*out = json_is_true(v);
 	return 0;
 }
@@ -426,14 +441,13 @@ static bool is_hex64(const char *s)
 static int get_hash(char **out, json_t *o, const struct at *parent, const char *key,
 		    bool nullable)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 
 	*out = NULL;
 	if (nullable && json_is_null(v))
 		return 0;
 	if (!json_is_string(v) || !is_hex64(json_string_value(v)))
-		return bad(&a, nullable ? "64 lower-case hex digits or null" :
+		return bad_at(parent, key, nullable ? "64 lower-case hex digits or null" :
 			   "64 lower-case hex digits");
 	*out = xstrdup(json_string_value(v));
 	return 0;
@@ -445,7 +459,6 @@ static int get_time(char out[32], json_t *o, const struct at *parent, const char
 		    bool nullable)
 {
 	static const char shape[] = "dddd-dd-ddTdd:dd:dd.dddZ";
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 	const char *s;
 	size_t i;
@@ -458,7 +471,7 @@ static int get_time(char out[32], json_t *o, const struct at *parent, const char
 		if (shape[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != shape[i])
 			break;
 	if (shape[i] || s[i])
-		return bad(&a, nullable ? "a time as 2026-11-04T10:00:00.123Z or null" :
+		return bad_at(parent, key, nullable ? "a time as 2026-11-04T10:00:00.123Z or null" :
 			   "a time as 2026-11-04T10:00:00.123Z");
 	memcpy(out, s, sizeof(shape));
 	return 0;
@@ -468,22 +481,23 @@ static int get_time(char out[32], json_t *o, const struct at *parent, const char
 static int get_texts(char ***out, size_t *out_n, json_t *o, const struct at *parent,
 		     const char *key, size_t max)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key), *e;
 	char what[64];
 	size_t i;
 
 	*out = NULL;
 	*out_n = 0;
-	snprintf(what, sizeof(what), "a list of at most %zu strings", max);
-	if (!json_is_array(v) || json_array_size(v) > max)
-		return bad(&a, what);
+	if (!json_is_array(v) || json_array_size(v) > max) {
+		snprintf(what, sizeof(what), "a list of at most %zu strings", max);
+		return bad_at(parent, key, what);
+	}
 	*out = xcalloc(json_array_size(v) + 1, sizeof(char *));
 	json_array_foreach(v, i, e) {
-		struct at ai = at_index(&a, i);
+		if (!json_is_string(e) || json_string_length(e) > TEXT_MAX) {
+			struct at a = at_key(parent, key), ai = at_index(&a, i);
 
-		if (!json_is_string(e) || json_string_length(e) > TEXT_MAX)
 			return bad(&ai, "a string of at most 65536 bytes");
+		}
 		(*out)[(*out_n)++] = xstrndup(json_string_value(e), json_string_length(e));
 	}
 	return 0;
@@ -492,32 +506,33 @@ static int get_texts(char ***out, size_t *out_n, json_t *o, const struct at *par
 static int get_list(json_t **out, json_t *o, const struct at *parent, const char *key,
 		    size_t max)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 	char what[48];
 
 	*out = v;
+	if (json_is_array(v) && json_array_size(v) <= max)
+		return 0;
 	snprintf(what, sizeof(what), "a list of at most %zu entries", max);
-	return json_is_array(v) && json_array_size(v) <= max ? 0 : bad(&a, what);
+	return bad_at(parent, key, what);
 }
 
 static int parse_metrics(struct db_process *p, json_t *o, const struct at *parent)
 {
-	struct at a = at_key(parent, "metrics");
 	json_t *m = json_object_get(o, "metrics"), *v;
 	const char *name;
 
 	if (!json_is_object(m) || json_object_size(m) > RUNNER_METRICS_MAX)
-		return bad(&a, "an object of at most 256 metrics");
+		return bad_at(parent, "metrics", "an object of at most 256 metrics");
 	p->metrics = xcalloc(json_object_size(m) + 1, sizeof(*p->metrics));
 	json_object_foreach(m, name, v) {
-		struct at am;
-
-		at_cut(&am, snprintf(am.path, sizeof(am.path), "%s['%.32s']", a.path, name));
 		if (!*name || strlen(name) > 255)
-			return bad(&a, "metric names of 1 to 255 bytes");
-		if (!json_is_null(v) && !(json_is_number(v) && isfinite(json_number_value(v))))
+			return bad_at(parent, "metrics", "metric names of 1 to 255 bytes");
+		if (!json_is_null(v) && !(json_is_number(v) && isfinite(json_number_value(v)))) {
+			struct at a = at_key(parent, "metrics"), am;
+
+			at_cut(&am, snprintf(am.path, sizeof(am.path), "%s['%.32s']", a.path, name));
 			return bad(&am, "a number or null");
+		}
 		p->metrics[p->nmetrics].name = xstrdup(name);
 		p->metrics[p->nmetrics++].value = json_is_null(v) ? NAN : json_number_value(v);
 	}
@@ -612,7 +627,6 @@ static int parse_process(struct db_process *p, json_t *o, const struct at *a, si
 	static const char *const optional[] = { "output", NULL };
 	static const char *const arms[] = { "old", "new", NULL };
 	static const char *const states[] = { "running", "done", "abandoned", NULL };
-	struct at ax = at_key(a, "exit");
 	char state[16];
 	json_t *v;
 	int r;
@@ -646,7 +660,7 @@ static int parse_process(struct db_process *p, json_t *o, const struct at *a, si
 	p->exit_code = -1;
 	if (!json_is_null(v)) {
 		if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255)
-			return bad(&ax, "a whole number from 0 to 255, or null");
+			return bad_at(a, "exit", "a whole number from 0 to 255, or null");
 		p->exit_code = (int)json_integer_value(v);
 	}
 	r = get_int32(&p->signal, o, a, "signal", 0, 128);
@@ -1086,14 +1100,13 @@ out:
 static int get_commit(char out[41], json_t *o, const struct at *parent, const char *key,
 		      bool nullable)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 
 	out[0] = '\0';
 	if (nullable && json_is_null(v))
 		return 0;
 	if (!json_is_string(v) || !is_commit(json_string_value(v)))
-		return bad(&a, nullable ? "a commit id (40 lower-case hex digits) or null" :
+		return bad_at(parent, key, nullable ? "a commit id (40 lower-case hex digits) or null" :
 			   "a commit id (40 lower-case hex digits)");
 	memcpy(out, json_string_value(v), 41);
 	return 0;
