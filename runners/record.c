@@ -4,8 +4,9 @@
  * again, checked field by field, at the hub.
  *
  * A record is JSON. Its canonical form is the record without its "sha256"
- * member, written by jansson with sorted keys, no blanks and reals at 17
- * significant digits (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
+ * member, written as jansson writes it with sorted keys, no blanks and reals
+ * at 17 significant digits (JSON_SORT_KEYS | JSON_COMPACT |
+ * JSON_REAL_PRECISION(17)) by canonical_write (canonical.c);
  * "sha256" is the sha256 of those bytes. The hub parses what it receives,
  * writes the canonical form of what it parsed and hashes it, so the hash
  * holds whatever blanks or key order a sender used, and one record has one
@@ -26,9 +27,9 @@
 
 #include <jansson.h>
 
+#include "canonical-internal.h"
 #include "runners.h"
 
-#define CANONICAL_FLAGS (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17))
 #define TEXT_MAX (64 * 1024)         /* bytes of most strings */
 #define JSON_TEXT_MAX (256 * 1024)   /* bytes of the args and fingerprint texts */
 #define NAME_MAX_BYTES 63            /* a host, a case */
@@ -167,19 +168,16 @@ static json_t *artifact_record(const struct db_artifact *a, const char *manifest
 			 "manifest", jtext(manifest));
 }
 
-/* The canonical bytes of a record (its "sha256" member, if any, left out)
- * and their hash. The caller frees *text. */
-static int canonical_hash(char out[SHA256_HEX_SIZE], char **text, json_t *root)
+/* The hash of a record's canonical bytes, its "sha256" member, if any,
+ * left out. */
+static int canonical_hash(char out[SHA256_HEX_SIZE], json_t *root)
 {
-	json_t *copy = json_copy(root);
+	struct strbuf text = STRBUF_INIT;
 	int r;
 
-	json_object_del(copy, "sha256");
-	*text = json_dumps(copy, CANONICAL_FLAGS);
-	json_decref(copy);
-	if (!*text)
-		xalloc_die();
-	r = sha256_hex(out, *text, strlen(*text));
+	canonical_write(&text, root, "sha256");
+	r = sha256_hex(out, text.buf, text.len);
+	strbuf_release(&text);
 	return r < 0 ? err_set(r, "the record's sha256: %s", err_last()) : 0;
 }
 
@@ -187,7 +185,7 @@ int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool 
 {
 	json_t *root = json_object(), *settings = json_object(), *cal = json_array();
 	json_t *procs = json_array();
-	char hash[SHA256_HEX_SIZE], *text = NULL;
+	char hash[SHA256_HEX_SIZE];
 	size_t i;
 	int r;
 
@@ -222,18 +220,12 @@ int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool 
 	json_object_set_new(root, "job", c->job_id > 0 ? json_integer(c->job_id) : json_null());
 	json_object_set_new(root, "processes", procs);
 	json_object_set_new(root, "summary", summary_record(c));
-	r = canonical_hash(hash, &text, root);
-	if (r < 0)
-		goto out;
-	free(text);
-	json_object_set_new(root, "sha256", json_string(hash));
-	text = json_dumps(root, CANONICAL_FLAGS);
-	if (!text)
-		xalloc_die();
-	strbuf_adds(out, text);
-	strbuf_addch(out, '\n');
-out:
-	free(text);
+	r = canonical_hash(hash, root);
+	if (r == 0) {
+		json_object_set_new(root, "sha256", json_string(hash));
+		canonical_write(out, root, NULL);
+		strbuf_addch(out, '\n');
+	}
 	json_decref(root);
 	return r;
 }
@@ -1023,7 +1015,7 @@ static int parse_record(struct runner_record *rec, json_t *root)
 
 int runner_record_parse(struct runner_record *out, const char *text, size_t len)
 {
-	char hash[SHA256_HEX_SIZE], *canonical = NULL;
+	char hash[SHA256_HEX_SIZE];
 	json_error_t jerr;
 	json_t *root;
 	int r;
@@ -1035,11 +1027,10 @@ int runner_record_parse(struct runner_record *out, const char *text, size_t len)
 			       jerr.column, jerr.text);
 	r = parse_record(out, root);
 	if (r == 0)
-		r = canonical_hash(hash, &canonical, root);
+		r = canonical_hash(hash, root);
 	if (r == 0 && strcmp(hash, out->sha256))
 		r = err_set(-EBADMSG, "sha256: the record says %s, and its canonical form "
 			    "(docs/hub.md) hashes to %s", out->sha256, hash);
-	free(canonical);
 	json_decref(root);
 	return r;
 }
@@ -1062,7 +1053,7 @@ static bool is_commit(const char *s)
 int runner_job_record_build(struct strbuf *out, const struct db_job *j, const char *host)
 {
 	json_t *root = json_object();
-	char hash[SHA256_HEX_SIZE], *text = NULL;
+	char hash[SHA256_HEX_SIZE];
 	int r;
 
 	json_object_set_new(root, "format", json_string(RUNNER_JOB_FORMAT));
@@ -1080,18 +1071,12 @@ int runner_job_record_build(struct strbuf *out, const struct db_job *j, const ch
 			    json_null());
 	json_object_set_new(root, "finished_at", *j->finished_at ? jtext(j->finished_at) :
 			    json_null());
-	r = canonical_hash(hash, &text, root);
-	if (r < 0)
-		goto out;
-	free(text);
-	json_object_set_new(root, "sha256", json_string(hash));
-	text = json_dumps(root, CANONICAL_FLAGS);
-	if (!text)
-		xalloc_die();
-	strbuf_adds(out, text);
-	strbuf_addch(out, '\n');
-out:
-	free(text);
+	r = canonical_hash(hash, root);
+	if (r == 0) {
+		json_object_set_new(root, "sha256", json_string(hash));
+		canonical_write(out, root, NULL);
+		strbuf_addch(out, '\n');
+	}
 	json_decref(root);
 	return r;
 }
@@ -1193,7 +1178,7 @@ static int parse_job(struct runner_job_record *rec, json_t *root)
 static int parse_hashed(const char *text, size_t len, void *rec, const char *sha256,
 			int (*parse)(void *rec, json_t *root))
 {
-	char hash[SHA256_HEX_SIZE], *canonical = NULL;
+	char hash[SHA256_HEX_SIZE];
 	json_error_t jerr;
 	json_t *root;
 	int r;
@@ -1204,11 +1189,10 @@ static int parse_hashed(const char *text, size_t len, void *rec, const char *sha
 			       jerr.column, jerr.text);
 	r = parse(rec, root);
 	if (r == 0 && sha256)
-		r = canonical_hash(hash, &canonical, root);
+		r = canonical_hash(hash, root);
 	if (r == 0 && sha256 && strcmp(hash, sha256))
 		r = err_set(-EBADMSG, "sha256: the record says %s, and its canonical form "
 			    "(docs/hub.md) hashes to %s", sha256, hash);
-	free(canonical);
 	json_decref(root);
 	return r;
 }
@@ -1240,7 +1224,6 @@ static const char *const heartbeat_states[] = { "idle", "polling", "building", "
 int runner_heartbeat_build(struct strbuf *out, const struct runner_heartbeat *h)
 {
 	json_t *root = json_object();
-	char *text;
 
 	json_object_set_new(root, "format", json_string(RUNNER_HEARTBEAT_FORMAT));
 	json_object_set_new(root, "host", jtext(h->host));
@@ -1253,12 +1236,8 @@ int runner_heartbeat_build(struct strbuf *out, const struct runner_heartbeat *h)
 	json_object_set_new(root, "quarantine", h->quarantined ?
 			    json_pack("{s:o,s:o}", "fault", jtext(h->fault ? h->fault : ""),
 				      "since", jtext(h->since)) : json_null());
-	text = json_dumps(root, CANONICAL_FLAGS);
-	if (!text)
-		xalloc_die();
-	strbuf_adds(out, text);
+	canonical_write(out, root, NULL);
 	strbuf_addch(out, '\n');
-	free(text);
 	json_decref(root);
 	return 0;
 }

@@ -1,0 +1,156 @@
+/*
+ * The canonical form of a hub record, written straight into a buffer: the
+ * bytes jansson's json_dumps gives with sorted keys, no blanks and reals at
+ * 17 significant digits, without its per-container bookkeeping, so that the
+ * hub hashes a record at the cost of one walk over it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canonical-internal.h"
+
+struct member {
+	const char *key;
+	json_t *value;
+};
+
+static int member_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct member *)a)->key, ((const struct member *)b)->key);
+}
+
+/* A JSON string: '"', '\' and the characters below U+0020 escaped, as
+ * short escapes where JSON has one and as \u00XX with upper-case digits
+ * otherwise; every other byte as it is (the text is UTF-8 already). */
+static void write_string(struct strbuf *out, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t i, from = 0;
+
+	strbuf_addch(out, '"');
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[6] = { '\\', 0, '0', '0', 0, 0 };
+		size_t n = 2;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		strbuf_add(out, s + from, i - from);
+		from = i + 1;
+		switch (c) {
+		case '"': esc[1] = '"'; break;
+		case '\\': esc[1] = '\\'; break;
+		case '\b': esc[1] = 'b'; break;
+		case '\f': esc[1] = 'f'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
+		default:
+			esc[1] = 'u';
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			n = 6;
+		}
+		strbuf_add(out, esc, n);
+	}
+	strbuf_add(out, s + from, len - from);
+	strbuf_addch(out, '"');
+}
+
+/* A real as jansson writes one at precision 17: "%.17g", ".0" appended
+ * when that has neither '.' nor 'e', and the exponent without '+' or
+ * leading zeros. */
+static void write_real(struct strbuf *out, double v)
+{
+	char buf[64], *e, *from, *to;
+	int n = snprintf(buf, sizeof(buf), "%.17g", v);
+
+	e = strchr(buf, 'e');
+	if (!e && !strchr(buf, '.')) {
+		memcpy(buf + n, ".0", 3);
+		n += 2;
+	}
+	if (e) {
+		to = e + 1;
+		if (*to == '-')
+			to++;
+		from = e + 2;
+		while (*from == '0')
+			from++;
+		memmove(to, from, strlen(from) + 1);
+		n = (int)strlen(buf);
+	}
+	strbuf_add(out, buf, (size_t)n);
+}
+
+static void write_object(struct strbuf *out, const json_t *o, const char *skip)
+{
+	struct member stack[64], *m = stack;
+	size_t n = 0, i, size = json_object_size(o);
+	const char *key;
+	json_t *v;
+
+	if (size > ARRAY_SIZE(stack))
+		m = xcalloc(size, sizeof(*m));
+	json_object_foreach((json_t *)o, key, v) {
+		if (skip && !strcmp(key, skip))
+			continue;
+		m[n].key = key;
+		m[n++].value = v;
+	}
+	qsort(m, n, sizeof(*m), member_cmp);
+	strbuf_addch(out, '{');
+	for (i = 0; i < n; i++) {
+		if (i)
+			strbuf_addch(out, ',');
+		write_string(out, m[i].key, strlen(m[i].key));
+		strbuf_addch(out, ':');
+		canonical_write(out, m[i].value, NULL);
+	}
+	strbuf_addch(out, '}');
+	if (m != stack)
+		free(m);
+}
+
+void canonical_write(struct strbuf *out, const json_t *v, const char *skip)
+{
+	char buf[32];
+	size_t i, n;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		write_object(out, v, skip);
+		break;
+	case JSON_ARRAY:
+		strbuf_addch(out, '[');
+		n = json_array_size(v);
+		for (i = 0; i < n; i++) {
+			if (i)
+				strbuf_addch(out, ',');
+			canonical_write(out, json_array_get(v, i), NULL);
+		}
+		strbuf_addch(out, ']');
+		break;
+	case JSON_STRING:
+		write_string(out, json_string_value(v), json_string_length(v));
+		break;
+	case JSON_INTEGER:
+		n = (size_t)snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT,
+				     json_integer_value(v));
+		strbuf_add(out, buf, n);
+		break;
+	case JSON_REAL:
+		write_real(out, json_real_value(v));
+		break;
+	case JSON_TRUE:
+		strbuf_adds(out, "true");
+		break;
+	case JSON_FALSE:
+		strbuf_adds(out, "false");
+		break;
+	case JSON_NULL:
+		strbuf_adds(out, "null");
+		break;
+	}
+}
