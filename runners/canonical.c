@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "canonical-internal.h"
+#include "record-internal.h"
 
 struct member {
 	const char *key;

@@ -27,7 +27,7 @@
 
 #include <jansson.h>
 
-#include "canonical-internal.h"
+#include "record-internal.h"
 #include "runners.h"
 
 #define TEXT_MAX (64 * 1024)         /* bytes of most strings */
@@ -1021,7 +1021,7 @@ int runner_record_parse(struct runner_record *out, const char *text, size_t len)
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	root = record_json_load(text, len, &jerr);
 	if (!root)
 		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
 			       jerr.column, jerr.text);
@@ -1183,7 +1183,7 @@ static int parse_hashed(const char *text, size_t len, void *rec, const char *sha
 	json_t *root;
 	int r;
 
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	root = record_json_load(text, len, &jerr);
 	if (!root)
 		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
 			       jerr.column, jerr.text);
