@@ -2,8 +2,13 @@
  * The canonical form of a hub record, written straight into a buffer: the
  * bytes jansson's json_dumps gives with sorted keys, no blanks and reals at
  * 17 significant digits, without its per-container bookkeeping, so that the
- * hub hashes a record at the cost of one walk over it.
+ * hub hashes a record at the cost of one walk over it. The digits of a real
+ * of the sizes records hold come from exact integer arithmetic rather than
+ * printf, which rounds them the same way and took the larger part of the
+ * walk.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,14 +63,103 @@ static void write_string(struct strbuf *out, const char *s, size_t len)
 	strbuf_addch(out, '"');
 }
 
+/* The 17 significant digits of |v| as printf's "%.17g" rounds them (to
+ * nearest, ties to even), in *digits, and the exponent of the first, in
+ * *exp; false where the exact product of v and the power of ten does not
+ * fit 128 bits (|v| under 1e-4 or from 1e17 on, and 0). */
+static bool digits17(uint64_t *digits, int *exp, double v)
+{
+	static const uint64_t p10[] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull,
+		1000000000000ull, 10000000000000ull, 100000000000000ull,
+		1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+		1000000000000000000ull, 10000000000000000000ull,
+	};
+	unsigned __int128 num, q, rem, half;
+	double a = fabs(v);
+	uint64_t m;
+	int e, k, p;
+
+	if (!(a >= 1e-4 && a < 1e17))
+		return false;
+	m = (uint64_t)ldexp(frexp(a, &e), 53);   /* a = m * 2^e, exactly */
+	e -= 53;
+	k = (int)floor(log10(a));
+	for (;;) {
+		p = 16 - k;   /* the digits are a * 10^p, rounded */
+		if (p < 0 || p > 20)
+			return false;
+		num = (unsigned __int128)m * p10[p < 19 ? p : 19] * (p == 20 ? 10 : 1);
+		if (e >= 0) {
+			q = num << e;
+		} else {
+			q = num >> -e;
+			rem = num & (((unsigned __int128)1 << -e) - 1);
+			half = (unsigned __int128)1 << (-e - 1);
+			if (rem > half || (rem == half && (q & 1)))
+				q++;
+		}
+		if (q < p10[16])
+			k--;
+		else if (q > p10[17])
+			k++;
+		else
+			break;
+	}
+	if (q == p10[17]) {
+		/* Rounded up to the next power of ten: 1.0000000000000000e(k+1). */
+		q = p10[16];
+		k++;
+	}
+	*digits = (uint64_t)q;
+	*exp = k;
+	return true;
+}
+
 /* A real as jansson writes one at precision 17: "%.17g", ".0" appended
  * when that has neither '.' nor 'e', and the exponent without '+' or
- * leading zeros. */
+ * leading zeros. Reals printf writes without an exponent are written here
+ * from their digits, the others by snprintf. */
 static void write_real(struct strbuf *out, double v)
 {
-	char buf[64], *e, *from, *to;
-	int n = snprintf(buf, sizeof(buf), "%.17g", v);
+	char buf[64], d[17], *e, *from, *to;
+	uint64_t digits;
+	int n, x, i, last;
 
+	if (digits17(&digits, &x, v) && x >= -4 && x < 17) {
+		for (i = 16; i >= 0; i--) {
+			d[i] = (char)('0' + digits % 10);
+			digits /= 10;
+		}
+		for (last = 16; last > 0 && last > x && d[last] == '0'; last--)
+			;
+		n = 0;
+		if (v < 0)
+			buf[n++] = '-';
+		if (x >= 0) {
+			memcpy(buf + n, d, (size_t)x + 1);
+			n += x + 1;
+			if (last > x) {
+				buf[n++] = '.';
+				memcpy(buf + n, d + x + 1, (size_t)(last - x));
+				n += last - x;
+			} else {
+				memcpy(buf + n, ".0", 2);
+				n += 2;
+			}
+		} else {
+			memcpy(buf + n, "0.", 2);
+			n += 2;
+			for (i = 0; i < -x - 1; i++)
+				buf[n++] = '0';
+			memcpy(buf + n, d, (size_t)last + 1);
+			n += last + 1;
+		}
+		strbuf_add(out, buf, (size_t)n);
+		return;
+	}
+	n = snprintf(buf, sizeof(buf), "%.17g", v);
 	e = strchr(buf, 'e');
 	if (!e && !strchr(buf, '.')) {
 		memcpy(buf + n, ".0", 3);

@@ -1,7 +1,8 @@
 /*
  * Unit tests of runners/canonical.c: the canonical form written for values
  * of every kind is byte for byte jansson's json_dumps with sorted keys, no
- * blanks and reals at 17 digits: reals of every magnitude and shape,
+ * blanks and reals at 17 digits: reals of every magnitude and shape, next
+ * to powers of ten and on the ties printf rounds to even,
  * integers at their limits, strings with every character that is escaped
  * and some that are not, keys that sort by bytes, nested and empty
  * containers, an object of more members than fit the stack, and a member
@@ -74,6 +75,32 @@ static void test_reals(void **state)
 		/* Values of the sizes timings have, and their negatives. */
 		json_array_append_new(a, json_real(frexp(d, &e) * (double)(rand() % 100000)));
 		json_array_append_new(a, json_real(-(double)rand() / (rand() + 1)));
+	}
+	/* Around each power of ten, and values of few bits after the point,
+	 * where printf's digits end in ties. */
+	for (i = 0; i < 44; i++) {
+		double p = pow(10, (int)i - 22);
+		int k;
+
+		for (k = -3; k <= 3; k++) {
+			double x = p;
+			int j;
+
+			for (j = 0; j < abs(k); j++)
+				x = nextafter(x, k < 0 ? 0 : INFINITY);
+			json_array_append_new(a, json_real(x));
+			json_array_append_new(a, json_real(-x));
+		}
+	}
+	/* (2^52 + odd) / 4 has 18 digits and ends in 5: a tie at 17. */
+	for (i = 1; i < 2000; i += 2) {
+		json_array_append_new(a, json_real(ldexp((double)((1ull << 52) + i), -2)));
+		json_array_append_new(a, json_real(ldexp((double)((1ull << 52) + i), -(int)(i % 60))));
+	}
+	for (i = 0; i < 20000; i++) {
+		json_array_append_new(a, json_real(ldexp((double)(rand() % 1000000), -(rand() % 70))));
+		json_array_append_new(a, json_real((double)rand() * rand() + (double)rand() / 1024));
+		json_array_append_new(a, json_real(99999999999999984.0 - (double)(rand() % 64) * 16));
 	}
 	same_as_jansson(a);
 	json_decref(a);
