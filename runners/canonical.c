@@ -20,9 +20,52 @@ struct member {
 	json_t *value;
 };
 
-static int member_cmp(const void *a, const void *b)
+/* strbuf_add, inline: the form is written a token at a time. */
+static inline void put(struct strbuf *out, const void *data, size_t len)
 {
-	return strcmp(((const struct member *)a)->key, ((const struct member *)b)->key);
+	if (out->alloc - out->len <= len)
+		strbuf_grow(out, len);
+	memcpy(out->buf + out->len, data, len);
+	out->len += len;
+	out->buf[out->len] = '\0';
+}
+
+static inline void put_ch(struct strbuf *out, char c)
+{
+	if (out->alloc - out->len <= 1)
+		strbuf_grow(out, 1);
+	out->buf[out->len++] = c;
+	out->buf[out->len] = '\0';
+}
+
+/* Sorted by the bytes of their keys. An insertion sort: members come few
+ * to an object (a record is hashed only once its members are checked, at
+ * most 256 metrics being the most), and mostly in order already. */
+static void sort_members(struct member *m, size_t n)
+{
+	struct member t;
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		t = m[i];
+		for (j = i; j > 0 && strcmp(m[j - 1].key, t.key) > 0; j--)
+			m[j] = m[j - 1];
+		m[j] = t;
+	}
+}
+
+static void write_integer(struct strbuf *out, json_int_t v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		*--p = '-';
+	put(out, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 /* A JSON string: '"', '\' and the characters below U+0020 escaped, as
@@ -33,7 +76,7 @@ static void write_string(struct strbuf *out, const char *s, size_t len)
 	static const char hex[] = "0123456789ABCDEF";
 	size_t i, from = 0;
 
-	strbuf_addch(out, '"');
+	put_ch(out, '"');
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		char esc[6] = { '\\', 0, '0', '0', 0, 0 };
@@ -41,7 +84,7 @@ static void write_string(struct strbuf *out, const char *s, size_t len)
 
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
-		strbuf_add(out, s + from, i - from);
+		put(out, s + from, i - from);
 		from = i + 1;
 		switch (c) {
 		case '"': esc[1] = '"'; break;
@@ -57,10 +100,10 @@ static void write_string(struct strbuf *out, const char *s, size_t len)
 			esc[5] = hex[c & 15];
 			n = 6;
 		}
-		strbuf_add(out, esc, n);
+		put(out, esc, n);
 	}
-	strbuf_add(out, s + from, len - from);
-	strbuf_addch(out, '"');
+	put(out, s + from, len - from);
+	put_ch(out, '"');
 }
 
 /* The 17 significant digits of |v| as printf's "%.17g" rounds them (to
@@ -156,7 +199,7 @@ static void write_real(struct strbuf *out, double v)
 			memcpy(buf + n, d, (size_t)last + 1);
 			n += last + 1;
 		}
-		strbuf_add(out, buf, (size_t)n);
+		put(out, buf, (size_t)n);
 		return;
 	}
 	n = snprintf(buf, sizeof(buf), "%.17g", v);
@@ -175,7 +218,7 @@ static void write_real(struct strbuf *out, double v)
 		memmove(to, from, strlen(from) + 1);
 		n = (int)strlen(buf);
 	}
-	strbuf_add(out, buf, (size_t)n);
+	put(out, buf, (size_t)n);
 }
 
 static void write_object(struct strbuf *out, const json_t *o, const char *skip)
@@ -193,23 +236,22 @@ static void write_object(struct strbuf *out, const json_t *o, const char *skip)
 		m[n].key = key;
 		m[n++].value = v;
 	}
-	qsort(m, n, sizeof(*m), member_cmp);
-	strbuf_addch(out, '{');
+	sort_members(m, n);
+	put_ch(out, '{');
 	for (i = 0; i < n; i++) {
 		if (i)
-			strbuf_addch(out, ',');
+			put_ch(out, ',');
 		write_string(out, m[i].key, strlen(m[i].key));
-		strbuf_addch(out, ':');
+		put_ch(out, ':');
 		canonical_write(out, m[i].value, NULL);
 	}
-	strbuf_addch(out, '}');
+	put_ch(out, '}');
 	if (m != stack)
 		free(m);
 }
 
 void canonical_write(struct strbuf *out, const json_t *v, const char *skip)
 {
-	char buf[32];
 	size_t i, n;
 
 	switch (json_typeof(v)) {
@@ -217,34 +259,32 @@ void canonical_write(struct strbuf *out, const json_t *v, const char *skip)
 		write_object(out, v, skip);
 		break;
 	case JSON_ARRAY:
-		strbuf_addch(out, '[');
+		put_ch(out, '[');
 		n = json_array_size(v);
 		for (i = 0; i < n; i++) {
 			if (i)
-				strbuf_addch(out, ',');
+				put_ch(out, ',');
 			canonical_write(out, json_array_get(v, i), NULL);
 		}
-		strbuf_addch(out, ']');
+		put_ch(out, ']');
 		break;
 	case JSON_STRING:
 		write_string(out, json_string_value(v), json_string_length(v));
 		break;
 	case JSON_INTEGER:
-		n = (size_t)snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT,
-				     json_integer_value(v));
-		strbuf_add(out, buf, n);
+		write_integer(out, json_integer_value(v));
 		break;
 	case JSON_REAL:
 		write_real(out, json_real_value(v));
 		break;
 	case JSON_TRUE:
-		strbuf_adds(out, "true");
+		put(out, "true", 4);
 		break;
 	case JSON_FALSE:
-		strbuf_adds(out, "false");
+		put(out, "false", 5);
 		break;
 	case JSON_NULL:
-		strbuf_adds(out, "null");
+		put(out, "null", 4);
 		break;
 	}
 }
