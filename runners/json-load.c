@@ -217,8 +217,9 @@ static json_t *read_object(struct reader *rd, int depth)
 {
 	json_t *o = json_object(), *v;
 	const char *k;
-	size_t klen;
-	char *key;
+	char *copy;
+	size_t klen, had;
+	int r;
 
 	skip_blanks(rd);
 	if (rd->p < rd->end && *rd->p == '}') {
@@ -231,23 +232,21 @@ static json_t *read_object(struct reader *rd, int depth)
 		rd->p++;
 		if (!read_string(rd, &k, &klen))
 			goto fail;
-		key = xstrndup(k, klen);
-		if (json_object_get(o, key)) {
-			free(key);
-			goto fail;
-		}
+		/* A key with escapes is in rd->text, which the value reuses. */
+		copy = k == rd->text.buf ? xstrndup(k, klen) : NULL;
 		skip_blanks(rd);
 		if (rd->p == rd->end || *rd->p != ':') {
-			free(key);
+			free(copy);
 			goto fail;
 		}
 		rd->p++;
 		v = read_value(rd, depth + 1);
-		if (!v || json_object_set_new_nocheck(o, key, v) < 0) {
-			free(key);
+		had = json_object_size(o);
+		/* A duplicate replaces its first: the count says so. */
+		r = v ? json_object_setn_new_nocheck(o, copy ? copy : k, klen, v) : -1;
+		free(copy);
+		if (r < 0 || json_object_size(o) == had)
 			goto fail;
-		}
-		free(key);
 		skip_blanks(rd);
 		if (rd->p == rd->end)
 			goto fail;
