@@ -16,11 +16,27 @@ void db_artifact_release(struct db_artifact *a)
 	a->path = NULL;
 }
 
+/* A row that is there already is only read, not rewritten by the upsert:
+ * the same few artifacts come back comparison after comparison. */
 int db_artifact_put(struct db *db, int64_t *out_id, const struct db_artifact *a)
 {
 	sqlite3_stmt *st = NULL;
 	int rc, r;
 
+	r = db_prepare(db, &st, "SELECT id FROM artifacts WHERE path = ? AND size = ? AND sha256 = ?");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, a->path);
+	sqlite3_bind_int64(st, 2, a->size);
+	db_bind_text(st, 3, a->sha256);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out_id = sqlite3_column_int64(st, 0);
+	db_finish(st);
+	if (rc == SQLITE_ROW)
+		return 0;
+	if (rc != SQLITE_DONE)
+		return db_fail(db, rc, "looking up an artifact");
 	r = db_prepare(db, &st,
 		       "INSERT INTO artifacts (path, size, sha256) VALUES (?, ?, ?)"
 		       " ON CONFLICT (path, size, sha256) DO UPDATE SET size = excluded.size"

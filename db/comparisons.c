@@ -74,26 +74,15 @@ void db_comparison_release(struct db_comparison *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_comparison *c)
+/* The columns a comparison has from its start, as parameters 1 to 24 of
+ * both inserts below; metric is the one chosen so far. */
+static void bind_settings(sqlite3_stmt *st, const struct db_comparison *c, const char *metric)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
-
-	r = db_prepare(db, &st,
-		       "INSERT INTO comparisons (created_at, state, rule, case_name,"
-		       " metric_requested, metric, host, fingerprint, old_artifact,"
-		       " new_artifact, pairs, warmup, timeout_s, min_effect, noise, args,"
-		       " job_id, base_build, head_build, kind, better, max_pairs, calibration,"
-		       " old_manifest, new_manifest)"
-		       " VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-		       " ?, ?, ?, ?, ?, ?)");
-	if (r < 0)
-		return r;
 	db_bind_text(st, 1, c->created_at);
 	db_bind_text(st, 2, c->rule);
 	db_bind_text(st, 3, c->case_name);
 	db_bind_text(st, 4, c->metric_requested);
-	db_bind_text(st, 5, c->metric);
+	db_bind_text(st, 5, metric);
 	db_bind_text(st, 6, c->host);
 	db_bind_text(st, 7, c->fingerprint);
 	sqlite3_bind_int64(st, 8, c->old.id);
@@ -127,6 +116,24 @@ int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_compari
 	}
 	db_bind_text(st, 23, c->old_manifest);
 	db_bind_text(st, 24, c->new_manifest);
+}
+
+int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_comparison *c)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	r = db_prepare(db, &st,
+		       "INSERT INTO comparisons (created_at, state, rule, case_name,"
+		       " metric_requested, metric, host, fingerprint, old_artifact,"
+		       " new_artifact, pairs, warmup, timeout_s, min_effect, noise, args,"
+		       " job_id, base_build, head_build, kind, better, max_pairs, calibration,"
+		       " old_manifest, new_manifest)"
+		       " VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+		       " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)");
+	if (r < 0)
+		return r;
+	bind_settings(st, c, c->metric);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE) {
 		r = db_fail(db, rc, "recording a comparison");
@@ -206,6 +213,33 @@ static int store_stages(struct db *db, int64_t id, const struct db_summary *s)
 	return r;
 }
 
+/* A summary's derived rows: its stages, flags, reasons and pair gains. */
+static int store_derived(struct db *db, int64_t id, const struct db_summary *s)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int r;
+
+	r = store_stages(db, id, s);
+	if (r == 0)
+		r = store_notes(db, id, "flag", s->flags, s->nflags);
+	if (r == 0)
+		r = store_notes(db, id, "reason", s->reasons, s->nreasons);
+	if (r < 0)
+		return r;
+	r = db_prepare(db, &st, "INSERT INTO pair_gains (comparison_id, pair, gain) VALUES (?, ?, ?)");
+	if (r < 0)
+		return r;
+	for (i = 0; i < s->npair_gains && r == 0; i++) {
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int(st, 2, (int)i + 1);
+		db_bind_real(st, 3, s->pair_gains[i]);
+		r = db_step(db, st, "recording the pair gains");
+	}
+	db_finish(st);
+	return r;
+}
+
 int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 			 const struct db_summary *s, const struct db_process *procs,
 			 size_t nprocs)
@@ -263,29 +297,9 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 		db_finish(st);
 		st = NULL;
 	}
-	r = store_stages(db, id, s);
+	r = store_derived(db, id, s);
 	if (r < 0)
 		goto out;
-
-	r = store_notes(db, id, "flag", s->flags, s->nflags);
-	if (r < 0)
-		goto out;
-	r = store_notes(db, id, "reason", s->reasons, s->nreasons);
-	if (r < 0)
-		goto out;
-
-	r = db_prepare(db, &st, "INSERT INTO pair_gains (comparison_id, pair, gain) VALUES (?, ?, ?)");
-	if (r < 0)
-		goto out;
-	for (i = 0; i < s->npair_gains; i++) {
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int(st, 2, (int)i + 1);
-		db_bind_real(st, 3, s->pair_gains[i]);
-		r = db_step(db, st, "recording the pair gains");
-		if (r < 0)
-			goto out;
-	}
-	db_finish(st);
 
 	r = db_prepare(db, &st, "UPDATE processes SET valid = ?, invalid_reason = ?,"
 		       " state = CASE WHEN state = 'running' THEN 'abandoned' ELSE state END"
@@ -303,6 +317,57 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	r = db_commit(db);
 out:
 	db_finish(st);
+	if (r < 0)
+		db_rollback(db);
+	return r;
+}
+
+/* The row db_comparison_insert, db_comparison_finish (state done) and the
+ * ingest's own columns leave, written once: finished_at and job_id are c's,
+ * the metric is the summary's. */
+int db_comparison_store(struct db *db, int64_t *out_id, const struct db_comparison *c,
+			const struct db_summary *s)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t id = 0;
+	int r;
+
+	r = db_begin(db);
+	if (r < 0)
+		return r;
+	r = db_prepare(db, &st,
+		       "INSERT INTO comparisons (created_at, state, rule, case_name,"
+		       " metric_requested, metric, host, fingerprint, old_artifact,"
+		       " new_artifact, pairs, warmup, timeout_s, min_effect, noise, args,"
+		       " job_id, base_build, head_build, kind, better, max_pairs, calibration,"
+		       " old_manifest, new_manifest, finished_at, verdict,"
+		       " gain_median, gain_min, gain_max,"
+		       " old_median, old_min, old_max, old_spread,"
+		       " new_median, new_min, new_max, new_spread, digests_equal, pairs_run)"
+		       " VALUES (?1, 'done', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+		       " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28,"
+		       " ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)");
+	if (r < 0)
+		goto out;
+	bind_settings(st, c, s->metric);
+	db_bind_text(st, 25, c->finished_at);
+	db_bind_text(st, 26, s->verdict);
+	db_bind_real(st, 27, s->has_gain ? s->gain_median : NAN);
+	db_bind_real(st, 28, s->has_gain ? s->gain_min : NAN);
+	db_bind_real(st, 29, s->has_gain ? s->gain_max : NAN);
+	bind_arm(st, 30, &s->old);
+	bind_arm(st, 34, &s->new);
+	sqlite3_bind_int(st, 38, s->digests_equal);
+	if (s->pairs_run > 0)
+		sqlite3_bind_int(st, 39, s->pairs_run);
+	r = db_step_insert(db, st, &id, "recording a comparison");
+	if (r == 0)
+		r = store_derived(db, id, s);
+	if (r == 0)
+		r = db_commit(db);
+	if (r == 0)
+		*out_id = id;
+out:
 	if (r < 0)
 		db_rollback(db);
 	return r;

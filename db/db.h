@@ -152,6 +152,12 @@ int db_process_insert(struct db *db, int64_t *out_id, const struct db_process *p
 /* Stores what happened: exit, timings, metrics, lines, captured output;
  * state becomes done. */
 int db_process_finish(struct db *db, const struct db_process *p);
+/* Stores a process that ran elsewhere and is done, whole and at once: its
+ * row with its end and its validity (p->valid, p->invalid_reason), its
+ * metrics, lines and captured output; p->id is not read. The row is the
+ * one db_process_insert, db_process_finish and db_comparison_finish leave
+ * between them. *out_id is the new row's id. */
+int db_process_store(struct db *db, int64_t *out_id, const struct db_process *p);
 /* Loads the captured stdout and stderr of the process at seq into out, a
  * process the caller loaded already: only out, out_len, err and err_len
  * are set, and only on success (the rest of *out is kept, so it is not
@@ -276,6 +282,13 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id);
 int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 			 const struct db_summary *s, const struct db_process *procs,
 			 size_t nprocs);
+/* Stores a comparison that ran elsewhere and is done, with its summary s,
+ * in one insert: the row db_comparison_insert and db_comparison_finish
+ * leave between them, but with c's finished_at and job_id; with its
+ * summary's stages, notes and pair gains, and no process. Artifacts' ids
+ * as for db_comparison_insert. *out_id is the new row's id. */
+int db_comparison_store(struct db *db, int64_t *out_id, const struct db_comparison *c,
+			const struct db_summary *s);
 
 /* The calibration a new comparison of host and case starts with: the
  * newest done A/A comparisons of that host, case, direction and fingerprint

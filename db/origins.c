@@ -39,78 +39,14 @@ int db_origin_get(struct db *db, struct db_origin *out, const char *host, int64_
 	return r;
 }
 
-/* An ingested comparison made for a job of its host's gets the hub's row of
- * that job, when the job came first; else db_job_ingest links it when the
- * job comes. */
-static int link_job(struct db *db, int64_t id, const struct db_origin *o)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t job;
-	int r;
-
-	r = db_job_origin(db, &job, o->host, o->origin_job);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r;
-	r = db_prepare(db, &st, "UPDATE comparisons SET job_id = ? WHERE id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, job);
-	sqlite3_bind_int64(st, 2, id);
-	r = db_step(db, st, "linking a comparison to its job");
-	db_finish(st);
-	return r < 0 ? r : db_receipt_forget(db, id);
-}
-
-/* An ingested comparison's builds, when they came first; else
- * db_build_ingest ties them when they come. */
-static int link_builds(struct db *db, int64_t id, const struct db_origin *o)
-{
-	sqlite3_stmt *st = NULL;
-	int64_t base = 0, head = 0;
-	int r = 0;
-
-	if (o->origin_base_build > 0)
-		r = db_build_origin(db, &base, o->host, o->origin_base_build);
-	if ((r == 0 || r == -ENOENT) && o->origin_head_build > 0)
-		r = db_build_origin(db, &head, o->host, o->origin_head_build);
-	if (r < 0 && r != -ENOENT)
-		return r;
-	if (!base && !head)
-		return 0;
-	r = db_prepare(db, &st, "UPDATE comparisons SET base_build = coalesce(nullif(?1, 0),"
-		       " base_build), head_build = coalesce(nullif(?2, 0), head_build) WHERE id = ?3");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, base);
-	sqlite3_bind_int64(st, 2, head);
-	sqlite3_bind_int64(st, 3, id);
-	r = db_step(db, st, "linking a comparison to its builds");
-	return r < 0 ? r : db_receipt_forget(db, id);
-}
-
-/* The origin row and the comparison's own end time (db_comparison_finish
- * wrote the time of the ingest). */
-static int store_origin(struct db *db, int64_t id, const struct db_comparison *c,
-			const struct db_origin *o)
+/* The origin row. */
+static int store_origin(struct db *db, int64_t id, const struct db_origin *o)
 {
 	sqlite3_stmt *st = NULL;
 	char now[TIME_ISO_LEN];
 	int r;
 
 	time_now_iso(now);
-	if (*c->finished_at) {
-		r = db_prepare(db, &st, "UPDATE comparisons SET finished_at = ? WHERE id = ?");
-		if (r < 0)
-			return r;
-		db_bind_text(st, 1, c->finished_at);
-		sqlite3_bind_int64(st, 2, id);
-		r = db_step(db, st, "recording an ingested comparison");
-		db_finish(st);
-		if (r < 0)
-			return r;
-	}
 	r = db_prepare(db, &st, "INSERT INTO comparison_origins (host, origin_id, comparison_id,"
 		       " sha256, received_at, origin_job, origin_base_build, origin_head_build)"
 		       " VALUES (?, ?, ?, ?, ?, ?, nullif(?, 0), nullif(?, 0))");
@@ -129,28 +65,47 @@ static int store_origin(struct db *db, int64_t id, const struct db_comparison *c
 	sqlite3_bind_int64(st, 8, o->origin_head_build);
 	r = db_step(db, st, "recording a comparison's origin");
 	db_finish(st);
-	if (r == 0 && o->origin_job > 0)
-		r = link_job(db, id, o);
-	if (r == 0)
-		r = link_builds(db, id, o);
 	return r;
 }
 
+/* The hub's row of a host's job or build (find: db_job_origin,
+ * db_build_origin) into *out, or 0 when it has not come yet (or origin_id
+ * is 0): db_job_ingest and db_build_ingest tie it when it comes. */
+static int origin_row(struct db *db, int64_t *out, const char *host, int64_t origin_id,
+		      int (*find)(struct db *, int64_t *, const char *, int64_t))
+{
+	int r;
+
+	*out = 0;
+	if (origin_id <= 0)
+		return 0;
+	r = find(db, out, host, origin_id);
+	return r == -ENOENT ? 0 : r;
+}
+
+/*
+ * Each row is written once, whole: the comparison with its summary, its end
+ * time as the host stored it (the time of the ingest when it has none) and
+ * the hub's rows of its job and builds, when they came first (else
+ * db_job_ingest and db_build_ingest tie them when they come); each process
+ * with its end and its validity as s has it.
+ */
 int db_comparison_ingest(struct db *db, int64_t *out_id, const struct db_comparison *c,
 			 const struct db_summary *s, const struct db_origin *o)
 {
 	struct db_comparison ins = *c;   /* shallow: borrows every string of c */
-	struct db_process *procs = xcalloc(c->nprocesses + 1, sizeof(*procs));
+	struct db_process p;
 	struct db_origin had;
-	int64_t id = 0;
+	int64_t id = 0, pid;
 	size_t i;
 	int r;
 
 	*out_id = 0;
 	assert(c->state == DB_STATE_DONE);
+	assert(s->nprocesses == c->nprocesses);
 	r = db_begin(db);
 	if (r < 0)
-		goto out_free;
+		return r;
 	r = db_origin_get(db, &had, o->host, o->origin_id);
 	if (r == 0) {
 		r = err_set(-EEXIST, "comparison %lld of host '%s' is here already, as %lld",
@@ -159,22 +114,30 @@ int db_comparison_ingest(struct db *db, int64_t *out_id, const struct db_compari
 	}
 	if (r != -ENOENT)
 		goto out;
+	if (!*ins.finished_at)
+		time_now_iso(ins.finished_at);
+	ins.job_id = ins.base_build = ins.head_build = 0;
+	r = origin_row(db, &ins.job_id, o->host, o->origin_job, db_job_origin);
+	if (r == 0)
+		r = origin_row(db, &ins.base_build, o->host, o->origin_base_build, db_build_origin);
+	if (r == 0)
+		r = origin_row(db, &ins.head_build, o->host, o->origin_head_build, db_build_origin);
+	if (r < 0)
+		goto out;
 	r = db_artifact_put(db, &ins.old.id, &c->old);
 	if (r == 0)
 		r = db_artifact_put(db, &ins.new.id, &c->new);
 	if (r == 0)
-		r = db_comparison_insert(db, &id, &ins);
+		r = db_comparison_store(db, &id, &ins, s);
 	for (i = 0; r == 0 && i < c->nprocesses; i++) {
-		procs[i] = c->processes[i];   /* shallow, as ins */
-		procs[i].comparison_id = id;
-		r = db_process_insert(db, &procs[i].id, &procs[i]);
-		if (r == 0)
-			r = db_process_finish(db, &procs[i]);
+		p = c->processes[i];   /* shallow, as ins */
+		p.comparison_id = id;
+		p.valid = s->process_valid[i];
+		p.invalid_reason = s->process_reason[i];
+		r = db_process_store(db, &pid, &p);
 	}
 	if (r == 0)
-		r = db_comparison_finish(db, id, DB_STATE_DONE, s, procs, c->nprocesses);
-	if (r == 0)
-		r = store_origin(db, id, c, o);
+		r = store_origin(db, id, o);
 	if (r == 0)
 		r = db_commit(db);
 out:
@@ -182,7 +145,5 @@ out:
 		db_rollback(db);
 	else
 		*out_id = id;
-out_free:
-	free(procs);
 	return r;
 }

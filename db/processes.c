@@ -121,11 +121,70 @@ static int insert_line(struct db *db, sqlite3_stmt *st, int64_t pid, int idx,
 	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, "recording a process's lines");
 }
 
-int db_process_finish(struct db *db, const struct db_process *p)
+/* The rows a finished process owns besides its own: its metrics, its lines
+ * (the malformed ones after them, kind "error") and its captured output. */
+static int store_children(struct db *db, const struct db_process *p)
 {
 	sqlite3_stmt *st = NULL, *mt = NULL, *lt = NULL;
 	size_t i;
 	int rc, r, idx = 0;
+
+	r = db_prepare(db, &mt, "INSERT INTO metrics (process_id, name, value) VALUES (?, ?, ?)");
+	if (r < 0)
+		goto out;
+	for (i = 0; i < p->nmetrics; i++) {
+		sqlite3_reset(mt);
+		sqlite3_bind_int64(mt, 1, p->id);
+		db_bind_text(mt, 2, p->metrics[i].name);
+		db_bind_real(mt, 3, p->metrics[i].value);
+		rc = sqlite3_step(mt);
+		if (rc != SQLITE_DONE) {
+			r = db_fail(db, rc, "recording a metric");
+			goto out;
+		}
+	}
+
+	r = db_prepare(db, &lt, "INSERT INTO process_lines (process_id, idx, kind, text)"
+		       " VALUES (?, ?, ?, ?)");
+	if (r < 0)
+		goto out;
+	for (i = 0; i < p->nlines; i++) {
+		r = insert_line(db, lt, p->id, idx++, p->lines[i].kind, p->lines[i].text);
+		if (r < 0)
+			goto out;
+	}
+	for (i = 0; i < p->nprotocol_errors; i++) {
+		r = insert_line(db, lt, p->id, idx++, "error", p->protocol_errors[i]);
+		if (r < 0)
+			goto out;
+	}
+
+	/* A process that printed nothing has no output row. */
+	if (p->out_len || p->err_len) {
+		r = db_prepare(db, &st, "INSERT INTO process_output (process_id, stdout, stderr)"
+			       " VALUES (?, ?, ?)");
+		if (r < 0)
+			goto out;
+		sqlite3_bind_int64(st, 1, p->id);
+		sqlite3_bind_blob(st, 2, p->out ? p->out : "", (int)p->out_len, SQLITE_STATIC);
+		sqlite3_bind_blob(st, 3, p->err ? p->err : "", (int)p->err_len, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_DONE) {
+			r = db_fail(db, rc, "recording a process's output");
+			goto out;
+		}
+	}
+out:
+	db_finish(st);
+	db_finish(mt);
+	db_finish(lt);
+	return r;
+}
+
+int db_process_finish(struct db *db, const struct db_process *p)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
 
 	r = db_begin(db);
 	if (r < 0)
@@ -164,61 +223,75 @@ int db_process_finish(struct db *db, const struct db_process *p)
 		goto out;
 	}
 	r = db_receipt_forget(db, p->comparison_id);
-	if (r < 0)
-		goto out;
-
-	r = db_prepare(db, &mt, "INSERT INTO metrics (process_id, name, value) VALUES (?, ?, ?)");
-	if (r < 0)
-		goto out;
-	for (i = 0; i < p->nmetrics; i++) {
-		sqlite3_reset(mt);
-		sqlite3_bind_int64(mt, 1, p->id);
-		db_bind_text(mt, 2, p->metrics[i].name);
-		db_bind_real(mt, 3, p->metrics[i].value);
-		rc = sqlite3_step(mt);
-		if (rc != SQLITE_DONE) {
-			r = db_fail(db, rc, "recording a metric");
-			goto out;
-		}
-	}
-
-	r = db_prepare(db, &lt, "INSERT INTO process_lines (process_id, idx, kind, text)"
-		       " VALUES (?, ?, ?, ?)");
-	if (r < 0)
-		goto out;
-	for (i = 0; i < p->nlines; i++) {
-		r = insert_line(db, lt, p->id, idx++, p->lines[i].kind, p->lines[i].text);
-		if (r < 0)
-			goto out;
-	}
-	for (i = 0; i < p->nprotocol_errors; i++) {
-		r = insert_line(db, lt, p->id, idx++, "error", p->protocol_errors[i]);
-		if (r < 0)
-			goto out;
-	}
-
-	db_finish(st);
-	st = NULL;
-	/* A process that printed nothing has no output row. */
-	if (p->out_len || p->err_len) {
-		r = db_prepare(db, &st, "INSERT INTO process_output (process_id, stdout, stderr)"
-			       " VALUES (?, ?, ?)");
-		if (r < 0)
-			goto out;
-		sqlite3_bind_int64(st, 1, p->id);
-		sqlite3_bind_blob(st, 2, p->out ? p->out : "", (int)p->out_len, SQLITE_STATIC);
-		sqlite3_bind_blob(st, 3, p->err ? p->err : "", (int)p->err_len, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_DONE) {
-			r = db_fail(db, rc, "recording a process's output");
-			goto out;
-		}
-	}
-	r = db_commit(db);
+	if (r == 0)
+		r = store_children(db, p);
+	if (r == 0)
+		r = db_commit(db);
 out:
 	db_finish(st);
-	db_finish(mt);
-	db_finish(lt);
+	if (r < 0)
+		db_rollback(db);
+	return r;
+}
+
+/* The columns are those db_process_insert, db_process_finish and
+ * db_comparison_finish write between them, bound the same way, so that a
+ * row stored whole is the row those three leave for a process that ran to
+ * its end. */
+int db_process_store(struct db *db, int64_t *out_id, const struct db_process *p)
+{
+	struct db_process with_id;
+	sqlite3_stmt *st = NULL;
+	int64_t id = 0;
+	int r;
+
+	r = db_begin(db);
+	if (r < 0)
+		return r;
+	r = db_prepare(db, &st,
+		       "INSERT INTO processes (comparison_id, seq, arm, pair, warmup, state,"
+		       " started_at, cpus, ended_at, exit_code, signal, timed_out, spawn_error,"
+		       " wall_ms, user_ms, sys_ms, maxrss_kb, digest, record_valid,"
+		       " stdout_bytes, stderr_bytes, fault, fault_watch, valid, invalid_reason)"
+		       " VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+		       " ?, ?, ?, ?, ?)");
+	if (r < 0)
+		goto out;
+	sqlite3_bind_int64(st, 1, p->comparison_id);
+	sqlite3_bind_int(st, 2, p->seq);
+	db_bind_text(st, 3, p->arm);
+	sqlite3_bind_int(st, 4, p->pair);
+	sqlite3_bind_int(st, 5, p->warmup);
+	db_bind_text(st, 6, p->started_at);
+	db_bind_text(st, 7, p->cpus);
+	db_bind_text(st, 8, p->ended_at);
+	sqlite3_bind_int(st, 9, p->exit_code);
+	sqlite3_bind_int(st, 10, p->signal);
+	sqlite3_bind_int(st, 11, p->timed_out);
+	db_bind_text(st, 12, p->spawn_error);
+	db_bind_real(st, 13, p->wall_ms);
+	db_bind_real(st, 14, p->user_ms);
+	db_bind_real(st, 15, p->sys_ms);
+	sqlite3_bind_int64(st, 16, p->maxrss_kb);
+	db_bind_text(st, 17, p->digest);
+	sqlite3_bind_int(st, 18, p->record_valid);
+	sqlite3_bind_int64(st, 19, p->stdout_bytes);
+	sqlite3_bind_int64(st, 20, p->stderr_bytes);
+	db_bind_text(st, 21, p->fault);
+	db_bind_text(st, 22, p->fault_watch);
+	sqlite3_bind_int(st, 23, p->valid);
+	db_bind_text(st, 24, p->invalid_reason);
+	r = db_step_insert(db, st, &id, "recording a process");
+	if (r < 0)
+		goto out;
+	with_id = *p;   /* shallow: store_children only reads */
+	with_id.id = id;
+	r = store_children(db, &with_id);
+	if (r == 0)
+		r = db_commit(db);
+	if (r == 0)
+		*out_id = id;
+out:
 	if (r < 0)
 		db_rollback(db);
 	return r;

@@ -6,8 +6,9 @@
  * reasons, validity); process with metrics, lines, protocol errors and
  * captured output; host; head; job; build with its artifacts; runner
  * result with its lines; pull comment, commit status, approval and head
- * first seen; tokens; an ingested comparison with its origin; stored
- * receipts and what drops them. Also every
+ * first seen; tokens; an ingested comparison with its origin, written whole
+ * and row for row what the step by step writes leave; stored receipts and
+ * what drops them. Also every
  * loader's output on a missing row or a failed list, and the A/A
  * comparisons counted per host and case.
  */
@@ -1491,6 +1492,179 @@ static void test_ingest(void **state)
 	free(p);
 }
 
+/* Whether sql, run for comparison a and for comparison b, gives the same
+ * rows, column by column (type and bytes), but for the columns named id and
+ * comparison_id. */
+static bool rows_same(struct db *db, const char *sql, int64_t a, int64_t b)
+{
+	sqlite3_stmt *sa, *sb;
+	bool same = true;
+	int ra, rb, i;
+
+	assert_int_equal(sqlite3_prepare_v2(db->h, sql, -1, &sa, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db->h, sql, -1, &sb, NULL), SQLITE_OK);
+	sqlite3_bind_int64(sa, 1, a);
+	sqlite3_bind_int64(sb, 1, b);
+	do {
+		ra = sqlite3_step(sa);
+		rb = sqlite3_step(sb);
+		same = ra == rb;
+		for (i = 0; same && ra == SQLITE_ROW && i < sqlite3_column_count(sa); i++) {
+			const char *name = sqlite3_column_name(sa, i);
+			int type = sqlite3_column_type(sa, i), len;
+
+			if (!strcmp(name, "id") || !strcmp(name, "comparison_id"))
+				continue;
+			same = type == sqlite3_column_type(sb, i);
+			if (!same)
+				break;
+			if (type == SQLITE_INTEGER)
+				same = sqlite3_column_int64(sa, i) == sqlite3_column_int64(sb, i);
+			else if (type == SQLITE_FLOAT)
+				same = memcmp(&(double){ sqlite3_column_double(sa, i) },
+					      &(double){ sqlite3_column_double(sb, i) },
+					      sizeof(double)) == 0;
+			else if (type != SQLITE_NULL)
+				same = (len = sqlite3_column_bytes(sa, i)) ==
+				       sqlite3_column_bytes(sb, i) &&
+				       !memcmp(sqlite3_column_blob(sa, i), sqlite3_column_blob(sb, i),
+					       (size_t)len);
+			if (!same)
+				print_error("%s: column %s differs\n", sql, name);
+		}
+	} while (same && ra == SQLITE_ROW);
+	sqlite3_finalize(sa);
+	sqlite3_finalize(sb);
+	return same && ra == SQLITE_DONE;
+}
+
+/* A comparison written whole (db_comparison_store, db_process_store) is the
+ * row for row what perfd pair's writes leave: insert, finish, summary and
+ * validity, with the host's end time. */
+static void test_store_whole(void **state)
+{
+	static const char *const sql[] = {
+		"SELECT * FROM comparisons WHERE id = ?",
+		"SELECT * FROM processes WHERE comparison_id = ? ORDER BY seq",
+		"SELECT p.seq, m.name, m.value FROM metrics m JOIN processes p ON p.id = m.process_id"
+		" WHERE p.comparison_id = ? ORDER BY p.seq, m.name",
+		"SELECT p.seq, l.idx, l.kind, l.text FROM process_lines l"
+		" JOIN processes p ON p.id = l.process_id WHERE p.comparison_id = ?"
+		" ORDER BY p.seq, l.idx",
+		"SELECT p.seq, o.stdout, o.stderr FROM process_output o"
+		" JOIN processes p ON p.id = o.process_id WHERE p.comparison_id = ? ORDER BY p.seq",
+		"SELECT * FROM pair_gains WHERE comparison_id = ? ORDER BY pair",
+		"SELECT * FROM comparison_notes WHERE comparison_id = ? ORDER BY kind, idx",
+		"SELECT * FROM comparison_stages WHERE comparison_id = ? ORDER BY stage",
+	};
+	char *p = path_for("whole.db");
+	struct db *db = NULL;
+	struct db_artifact a = { 0, (char *)"/agent/prog", 123, "ab" };
+	struct db_process procs[2];
+	struct db_comparison c;
+	struct db_summary s;
+	struct db_stage stage = { 1, "sign", 0, 0.125, 0.5, 0.875, NAN, 0.25, "unresolved" };
+	bool valid[2] = { false, true };
+	char *reason[2] = { (char *)"exited 1", NULL };
+	char *flags[1] = { (char *)"noisy" }, *reasons[2] = { (char *)"one", (char *)"two" };
+	double gains[2] = { 0.25, NAN };
+	sqlite3_stmt *st;
+	int64_t whole, steps, pid;
+	size_t i;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	memset(&c, 0, sizeof(c));
+	snprintf(c.created_at, sizeof(c.created_at), "2026-11-04T10:00:00.123Z");
+	snprintf(c.finished_at, sizeof(c.finished_at), "2026-11-04T10:00:09.456Z");
+	c.state = DB_STATE_DONE;
+	c.rule = (char *)"pairs-median/2";
+	c.case_name = (char *)"default";
+	c.metric = (char *)"wall_ms";
+	c.metric_requested = (char *)"run2_ms";
+	c.host = (char *)"m1";
+	c.fingerprint = (char *)"{\"gpu\":\"x\"}";
+	c.pairs = 2;
+	c.max_pairs = 4;
+	c.warmup = 1;
+	c.timeout_s = 30;
+	c.min_effect = 0.01;
+	c.noise = 0.05;
+	c.higher_better = true;
+	c.args_json = (char *)"{\"n\":1}";
+	c.old_manifest = (char *)"aa";
+	rt_process(&procs[0], 0);
+	rt_process_done(&procs[0]);
+	procs[0].state = DB_STATE_DONE;
+	procs[1] = procs[0];
+	procs[1].seq = 2;
+	procs[1].exit_code = -1;
+	procs[1].signal = 6;
+	procs[1].wall_ms = NAN;
+	procs[1].out = NULL;
+	procs[1].out_len = 0;
+	procs[1].err = NULL;
+	procs[1].err_len = 0;
+	snprintf(procs[1].arm, sizeof(procs[1].arm), "new");
+	c.processes = procs;
+	c.nprocesses = 2;
+	memset(&s, 0, sizeof(s));
+	s.metric = (char *)"run2_ms";
+	snprintf(s.verdict, sizeof(s.verdict), "unresolved");
+	s.has_gain = true;
+	s.gain_median = 0.25;
+	s.gain_min = -0.5;
+	s.gain_max = 1.0 / 3;
+	s.old = (struct db_arm_stats){ true, 4392, 4113, 4421, 0.07 };
+	s.digests_equal = true;
+	s.pairs_run = 2;
+	s.pair_gains = gains;
+	s.npair_gains = 2;
+	s.stages = &stage;
+	s.nstages = 1;
+	s.flags = flags;
+	s.nflags = 1;
+	s.reasons = reasons;
+	s.nreasons = 2;
+	s.process_valid = valid;
+	s.process_reason = reason;
+	s.nprocesses = 2;
+
+	assert_int_equal(db_artifact_put(db, &c.old.id, &a), 0);
+	c.new.id = c.old.id;
+	/* Written whole, as the hub's ingest writes it. */
+	assert_int_equal(db_begin(db), 0);
+	assert_int_equal(db_comparison_store(db, &whole, &c, &s), 0);
+	for (i = 0; i < 2; i++) {
+		struct db_process q = procs[i];
+
+		q.comparison_id = whole;
+		q.valid = valid[i];
+		q.invalid_reason = reason[i];
+		assert_int_equal(db_process_store(db, &pid, &q), 0);
+	}
+	assert_int_equal(db_commit(db), 0);
+	/* Step by step, as perfd pair writes it. */
+	assert_int_equal(db_comparison_insert(db, &steps, &c), 0);
+	for (i = 0; i < 2; i++) {
+		procs[i].comparison_id = steps;
+		assert_int_equal(db_process_insert(db, &procs[i].id, &procs[i]), 0);
+		assert_int_equal(db_process_finish(db, &procs[i]), 0);
+	}
+	assert_int_equal(db_comparison_finish(db, steps, DB_STATE_DONE, &s, procs, 2), 0);
+	assert_int_equal(sqlite3_prepare_v2(db->h, "UPDATE comparisons SET finished_at = ?"
+					    " WHERE id = ?", -1, &st, NULL), SQLITE_OK);
+	sqlite3_bind_text(st, 1, c.finished_at, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, steps);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+
+	assert_true(whole != steps);
+	for (i = 0; i < ARRAY_SIZE(sql); i++)
+		assert_true(rows_same(db, sql[i], whole, steps));
+	db_close(db);
+	free(p);
+}
+
 /* The agent's push: the backlog is its own done comparisons the hub has not
  * answered for, oldest first; one a hub ingested is never in it. */
 static void test_pushed(void **state)
@@ -1864,6 +2038,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_round_trip),
 		cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_ingest),
+		cmocka_unit_test(test_store_whole),
 		cmocka_unit_test(test_pushed),
 		cmocka_unit_test(test_receipts),
 		cmocka_unit_test(test_missing_rows_zeroed),

@@ -4,8 +4,9 @@
  * again, checked field by field, at the hub.
  *
  * A record is JSON. Its canonical form is the record without its "sha256"
- * member, written by jansson with sorted keys, no blanks and reals at 17
- * significant digits (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
+ * member, written as jansson writes it with sorted keys, no blanks and reals
+ * at 17 significant digits (JSON_SORT_KEYS | JSON_COMPACT |
+ * JSON_REAL_PRECISION(17)) by canonical_write (canonical.c);
  * "sha256" is the sha256 of those bytes. The hub parses what it receives,
  * writes the canonical form of what it parsed and hashes it, so the hash
  * holds whatever blanks or key order a sender used, and one record has one
@@ -26,9 +27,9 @@
 
 #include <jansson.h>
 
+#include "record-internal.h"
 #include "runners.h"
 
-#define CANONICAL_FLAGS (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17))
 #define TEXT_MAX (64 * 1024)         /* bytes of most strings */
 #define JSON_TEXT_MAX (256 * 1024)   /* bytes of the args and fingerprint texts */
 #define NAME_MAX_BYTES 63            /* a host, a case */
@@ -167,27 +168,38 @@ static json_t *artifact_record(const struct db_artifact *a, const char *manifest
 			 "manifest", jtext(manifest));
 }
 
-/* The canonical bytes of a record (its "sha256" member, if any, left out)
- * and their hash. The caller frees *text. */
-static int canonical_hash(char out[SHA256_HEX_SIZE], char **text, json_t *root)
+/* The hash of a record's canonical bytes, its "sha256" member, if any,
+ * left out. */
+static int canonical_hash(char out[SHA256_HEX_SIZE], json_t *root)
 {
-	json_t *copy = json_copy(root);
+	struct strbuf text = STRBUF_INIT;
 	int r;
 
-	json_object_del(copy, "sha256");
-	*text = json_dumps(copy, CANONICAL_FLAGS);
-	json_decref(copy);
-	if (!*text)
-		xalloc_die();
-	r = sha256_hex(out, *text, strlen(*text));
+	canonical_write(&text, root, "sha256");
+	r = sha256_hex(out, text.buf, text.len);
+	strbuf_release(&text);
 	return r < 0 ? err_set(r, "the record's sha256: %s", err_last()) : 0;
+}
+
+/* Appends root, a record, in its canonical form with its sha256 in its
+ * place, and a newline. */
+static int finish_record(struct strbuf *out, json_t *root)
+{
+	char hash[SHA256_HEX_SIZE];
+	int r = canonical_hash(hash, root);
+
+	if (r == 0) {
+		json_object_set_new(root, "sha256", json_string(hash));
+		canonical_write(out, root, NULL);
+		strbuf_addch(out, '\n');
+	}
+	return r;
 }
 
 int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool with_output)
 {
 	json_t *root = json_object(), *settings = json_object(), *cal = json_array();
 	json_t *procs = json_array();
-	char hash[SHA256_HEX_SIZE], *text = NULL;
 	size_t i;
 	int r;
 
@@ -226,18 +238,7 @@ int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool 
 			    json_null());
 	json_object_set_new(root, "processes", procs);
 	json_object_set_new(root, "summary", summary_record(c));
-	r = canonical_hash(hash, &text, root);
-	if (r < 0)
-		goto out;
-	free(text);
-	json_object_set_new(root, "sha256", json_string(hash));
-	text = json_dumps(root, CANONICAL_FLAGS);
-	if (!text)
-		xalloc_die();
-	strbuf_adds(out, text);
-	strbuf_addch(out, '\n');
-out:
-	free(text);
+	r = finish_record(out, root);
 	json_decref(root);
 	return r;
 }
@@ -287,6 +288,14 @@ static int bad(const struct at *a, const char *what)
 	return err_set(-EINVAL, "%s: expected %s", *a->path ? a->path : "the record", what);
 }
 
+/* bad() for parent's member key: the path is written only for a message. */
+static int bad_at(const struct at *parent, const char *key, const char *what)
+{
+	struct at a = at_key(parent, key);
+
+	return bad(&a, what);
+}
+
 /* o is an object with exactly the members of keys (a NULL-terminated list;
  * those after a NULL entry in optional are optional). */
 static int object_check(json_t *o, const struct at *a, const char *const *keys,
@@ -294,7 +303,7 @@ static int object_check(json_t *o, const struct at *a, const char *const *keys,
 {
 	const char *key;
 	json_t *v;
-	size_t i;
+	size_t i, n;
 
 	if (!json_is_object(o))
 		return bad(a, "an object");
@@ -305,6 +314,13 @@ static int object_check(json_t *o, const struct at *a, const char *const *keys,
 			return err_set(-EINVAL, "%s: missing", k.path);
 		}
 	}
+	/* Every required member is there, so with no more members than those
+	 * and the optional ones present, none is unknown. */
+	n = i;
+	for (i = 0; optional && optional[i]; i++)
+		n += json_object_get(o, optional[i]) != NULL;
+	if (json_object_size(o) == n)
+		return 0;
 	json_object_foreach(o, key, v) {
 		bool known = false;
 
@@ -330,17 +346,17 @@ static int object_check(json_t *o, const struct at *a, const char *const *keys,
 static int get_text(char **out, json_t *o, const struct at *parent, const char *key,
 		    bool nullable, size_t max)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 	char what[80];
 
 	*out = NULL;
 	if (nullable && json_is_null(v))
 		return 0;
-	snprintf(what, sizeof(what), "a string of at most %zu bytes%s", max,
-		 nullable ? " or null" : "");
-	if (!json_is_string(v) || json_string_length(v) > max)
-		return bad(&a, what);
+	if (!json_is_string(v) || json_string_length(v) > max) {
+		snprintf(what, sizeof(what), "a string of at most %zu bytes%s", max,
+			 nullable ? " or null" : "");
+		return bad_at(parent, key, what);
+	}
 	*out = xstrndup(json_string_value(v), json_string_length(v));
 	return 0;
 }
@@ -349,23 +365,25 @@ static int get_text(char **out, json_t *o, const struct at *parent, const char *
 static int get_word(char *out, size_t outlen, json_t *o, const struct at *parent,
 		    const char *key, const char *const *words, const char *what)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 	size_t i;
 
 	for (i = 0; json_is_string(v) && words[i]; i++) {
 		if (!strcmp(json_string_value(v), words[i])) {
-			snprintf(out, outlen, "%s", words[i]);
+			size_t n = strlen(words[i]);
+
+			n = n < outlen ? n : outlen - 1;
+			memcpy(out, words[i], n);
+			out[n] = '\0';
 			return 0;
 		}
 	}
-	return bad(&a, what);
+	return bad_at(parent, key, what);
 }
 
 static int get_int(int64_t *out, json_t *o, const struct at *parent, const char *key,
 		   int64_t lo, int64_t hi)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 	char what[96];
 
@@ -375,7 +393,7 @@ static int get_int(int64_t *out, json_t *o, const struct at *parent, const char 
 	}
 	snprintf(what, sizeof(what), "a whole number from %lld to %lld", (long long)lo,
 		 (long long)hi);
-	return bad(&a, what);
+	return bad_at(parent, key, what);
 }
 
 static int get_int32(int *out, json_t *o, const struct at *parent, const char *key, int lo,
@@ -392,7 +410,6 @@ static int get_int32(int *out, json_t *o, const struct at *parent, const char *k
 static int get_num(double *out, json_t *o, const struct at *parent, const char *key,
 		   bool nullable)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 
 	*out = NAN;
@@ -402,7 +419,7 @@ static int get_num(double *out, json_t *o, const struct at *parent, const char *
 		*out = json_number_value(v);
 		return 0;
 	}
-	return bad(&a, nullable ? "a number or null" : "a number");
+	return bad_at(parent, key, nullable ? "a number or null" : "a number");
 }
 
 /* An id on the record's host (a whole number from 1), or 0 for null. */
@@ -416,11 +433,10 @@ static int get_id(int64_t *out, json_t *o, const struct at *parent, const char *
 
 static int get_bool(bool *out, json_t *o, const struct at *parent, const char *key)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 
 	if (!json_is_boolean(v))
-		return bad(&a, "true or false");
+		return bad_at(parent, key, "true or false");
 	*out = json_is_true(v);
 	return 0;
 }
@@ -439,14 +455,13 @@ static bool is_hex64(const char *s)
 static int get_hash(char **out, json_t *o, const struct at *parent, const char *key,
 		    bool nullable)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 
 	*out = NULL;
 	if (nullable && json_is_null(v))
 		return 0;
 	if (!json_is_string(v) || !is_hex64(json_string_value(v)))
-		return bad(&a, nullable ? "64 lower-case hex digits or null" :
+		return bad_at(parent, key, nullable ? "64 lower-case hex digits or null" :
 			   "64 lower-case hex digits");
 	*out = xstrdup(json_string_value(v));
 	return 0;
@@ -458,7 +473,6 @@ static int get_time(char out[32], json_t *o, const struct at *parent, const char
 		    bool nullable)
 {
 	static const char shape[] = "dddd-dd-ddTdd:dd:dd.dddZ";
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 	const char *s;
 	size_t i;
@@ -471,7 +485,7 @@ static int get_time(char out[32], json_t *o, const struct at *parent, const char
 		if (shape[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != shape[i])
 			break;
 	if (shape[i] || s[i])
-		return bad(&a, nullable ? "a time as 2026-11-04T10:00:00.123Z or null" :
+		return bad_at(parent, key, nullable ? "a time as 2026-11-04T10:00:00.123Z or null" :
 			   "a time as 2026-11-04T10:00:00.123Z");
 	memcpy(out, s, sizeof(shape));
 	return 0;
@@ -481,22 +495,23 @@ static int get_time(char out[32], json_t *o, const struct at *parent, const char
 static int get_texts(char ***out, size_t *out_n, json_t *o, const struct at *parent,
 		     const char *key, size_t max)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key), *e;
 	char what[64];
 	size_t i;
 
 	*out = NULL;
 	*out_n = 0;
-	snprintf(what, sizeof(what), "a list of at most %zu strings", max);
-	if (!json_is_array(v) || json_array_size(v) > max)
-		return bad(&a, what);
+	if (!json_is_array(v) || json_array_size(v) > max) {
+		snprintf(what, sizeof(what), "a list of at most %zu strings", max);
+		return bad_at(parent, key, what);
+	}
 	*out = xcalloc(json_array_size(v) + 1, sizeof(char *));
 	json_array_foreach(v, i, e) {
-		struct at ai = at_index(&a, i);
+		if (!json_is_string(e) || json_string_length(e) > TEXT_MAX) {
+			struct at a = at_key(parent, key), ai = at_index(&a, i);
 
-		if (!json_is_string(e) || json_string_length(e) > TEXT_MAX)
 			return bad(&ai, "a string of at most 65536 bytes");
+		}
 		(*out)[(*out_n)++] = xstrndup(json_string_value(e), json_string_length(e));
 	}
 	return 0;
@@ -505,32 +520,33 @@ static int get_texts(char ***out, size_t *out_n, json_t *o, const struct at *par
 static int get_list(json_t **out, json_t *o, const struct at *parent, const char *key,
 		    size_t max)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 	char what[48];
 
 	*out = v;
+	if (json_is_array(v) && json_array_size(v) <= max)
+		return 0;
 	snprintf(what, sizeof(what), "a list of at most %zu entries", max);
-	return json_is_array(v) && json_array_size(v) <= max ? 0 : bad(&a, what);
+	return bad_at(parent, key, what);
 }
 
 static int parse_metrics(struct db_process *p, json_t *o, const struct at *parent)
 {
-	struct at a = at_key(parent, "metrics");
 	json_t *m = json_object_get(o, "metrics"), *v;
 	const char *name;
 
 	if (!json_is_object(m) || json_object_size(m) > RUNNER_METRICS_MAX)
-		return bad(&a, "an object of at most 256 metrics");
+		return bad_at(parent, "metrics", "an object of at most 256 metrics");
 	p->metrics = xcalloc(json_object_size(m) + 1, sizeof(*p->metrics));
 	json_object_foreach(m, name, v) {
-		struct at am;
-
-		at_cut(&am, snprintf(am.path, sizeof(am.path), "%s['%.32s']", a.path, name));
 		if (!*name || strlen(name) > 255)
-			return bad(&a, "metric names of 1 to 255 bytes");
-		if (!json_is_null(v) && !(json_is_number(v) && isfinite(json_number_value(v))))
+			return bad_at(parent, "metrics", "metric names of 1 to 255 bytes");
+		if (!json_is_null(v) && !(json_is_number(v) && isfinite(json_number_value(v)))) {
+			struct at a = at_key(parent, "metrics"), am;
+
+			at_cut(&am, snprintf(am.path, sizeof(am.path), "%s['%.32s']", a.path, name));
 			return bad(&am, "a number or null");
+		}
 		p->metrics[p->nmetrics].name = xstrdup(name);
 		p->metrics[p->nmetrics++].value = json_is_null(v) ? NAN : json_number_value(v);
 	}
@@ -625,7 +641,6 @@ static int parse_process(struct db_process *p, json_t *o, const struct at *a, si
 	static const char *const optional[] = { "output", NULL };
 	static const char *const arms[] = { "old", "new", NULL };
 	static const char *const states[] = { "running", "done", "abandoned", NULL };
-	struct at ax = at_key(a, "exit");
 	char state[16];
 	json_t *v;
 	int r;
@@ -659,7 +674,7 @@ static int parse_process(struct db_process *p, json_t *o, const struct at *a, si
 	p->exit_code = -1;
 	if (!json_is_null(v)) {
 		if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255)
-			return bad(&ax, "a whole number from 0 to 255, or null");
+			return bad_at(a, "exit", "a whole number from 0 to 255, or null");
 		p->exit_code = (int)json_integer_value(v);
 	}
 	r = get_int32(&p->signal, o, a, "signal", 0, 128);
@@ -1026,23 +1041,22 @@ static int parse_record(struct runner_record *rec, json_t *root)
 
 int runner_record_parse(struct runner_record *out, const char *text, size_t len)
 {
-	char hash[SHA256_HEX_SIZE], *canonical = NULL;
+	char hash[SHA256_HEX_SIZE];
 	json_error_t jerr;
 	json_t *root;
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	root = record_json_load(text, len, &jerr);
 	if (!root)
 		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
 			       jerr.column, jerr.text);
 	r = parse_record(out, root);
 	if (r == 0)
-		r = canonical_hash(hash, &canonical, root);
+		r = canonical_hash(hash, root);
 	if (r == 0 && strcmp(hash, out->sha256))
 		r = err_set(-EBADMSG, "sha256: the record says %s, and its canonical form "
 			    "(docs/hub.md) hashes to %s", out->sha256, hash);
-	free(canonical);
 	json_decref(root);
 	return r;
 }
@@ -1065,7 +1079,6 @@ static bool is_commit(const char *s)
 int runner_job_record_build(struct strbuf *out, const struct db_job *j, const char *host)
 {
 	json_t *root = json_object();
-	char hash[SHA256_HEX_SIZE], *text = NULL;
 	int r;
 
 	json_object_set_new(root, "format", json_string(RUNNER_JOB_FORMAT));
@@ -1083,18 +1096,7 @@ int runner_job_record_build(struct strbuf *out, const struct db_job *j, const ch
 			    json_null());
 	json_object_set_new(root, "finished_at", *j->finished_at ? jtext(j->finished_at) :
 			    json_null());
-	r = canonical_hash(hash, &text, root);
-	if (r < 0)
-		goto out;
-	free(text);
-	json_object_set_new(root, "sha256", json_string(hash));
-	text = json_dumps(root, CANONICAL_FLAGS);
-	if (!text)
-		xalloc_die();
-	strbuf_adds(out, text);
-	strbuf_addch(out, '\n');
-out:
-	free(text);
+	r = finish_record(out, root);
 	json_decref(root);
 	return r;
 }
@@ -1103,14 +1105,13 @@ out:
 static int get_commit(char out[41], json_t *o, const struct at *parent, const char *key,
 		      bool nullable)
 {
-	struct at a = at_key(parent, key);
 	json_t *v = json_object_get(o, key);
 
 	out[0] = '\0';
 	if (nullable && json_is_null(v))
 		return 0;
 	if (!json_is_string(v) || !is_commit(json_string_value(v)))
-		return bad(&a, nullable ? "a commit id (40 lower-case hex digits) or null" :
+		return bad_at(parent, key, nullable ? "a commit id (40 lower-case hex digits) or null" :
 			   "a commit id (40 lower-case hex digits)");
 	memcpy(out, json_string_value(v), 41);
 	return 0;
@@ -1197,22 +1198,21 @@ static int parse_job(struct runner_job_record *rec, json_t *root)
 static int parse_hashed(const char *text, size_t len, void *rec, const char *sha256,
 			int (*parse)(void *rec, json_t *root))
 {
-	char hash[SHA256_HEX_SIZE], *canonical = NULL;
+	char hash[SHA256_HEX_SIZE];
 	json_error_t jerr;
 	json_t *root;
 	int r;
 
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	root = record_json_load(text, len, &jerr);
 	if (!root)
 		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
 			       jerr.column, jerr.text);
 	r = parse(rec, root);
 	if (r == 0 && sha256)
-		r = canonical_hash(hash, &canonical, root);
+		r = canonical_hash(hash, root);
 	if (r == 0 && sha256 && strcmp(hash, sha256))
 		r = err_set(-EBADMSG, "sha256: the record says %s, and its canonical form "
 			    "(docs/hub.md) hashes to %s", sha256, hash);
-	free(canonical);
 	json_decref(root);
 	return r;
 }
@@ -1244,7 +1244,6 @@ static const char *const heartbeat_states[] = { "idle", "polling", "building", "
 int runner_heartbeat_build(struct strbuf *out, const struct runner_heartbeat *h)
 {
 	json_t *root = json_object();
-	char *text;
 
 	json_object_set_new(root, "format", json_string(RUNNER_HEARTBEAT_FORMAT));
 	json_object_set_new(root, "host", jtext(h->host));
@@ -1257,12 +1256,8 @@ int runner_heartbeat_build(struct strbuf *out, const struct runner_heartbeat *h)
 	json_object_set_new(root, "quarantine", h->quarantined ?
 			    json_pack("{s:o,s:o}", "fault", jtext(h->fault ? h->fault : ""),
 				      "since", jtext(h->since)) : json_null());
-	text = json_dumps(root, CANONICAL_FLAGS);
-	if (!text)
-		xalloc_die();
-	strbuf_adds(out, text);
+	canonical_write(out, root, NULL);
 	strbuf_addch(out, '\n');
-	free(text);
 	json_decref(root);
 	return 0;
 }
@@ -1391,25 +1386,13 @@ int runner_build_record_build(struct strbuf *out, const struct db_build *b, cons
 			      const struct db_runner_result *rs, size_t n)
 {
 	json_t *root = build_fields(b, host), *list = json_array();
-	char hash[SHA256_HEX_SIZE], *text = NULL;
 	size_t i;
 	int r;
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, result_record(&rs[i]));
 	json_object_set_new(root, "runner_results", list);
-	r = canonical_hash(hash, &text, root);
-	if (r < 0)
-		goto out;
-	free(text);
-	json_object_set_new(root, "sha256", json_string(hash));
-	text = json_dumps(root, CANONICAL_FLAGS);
-	if (!text)
-		xalloc_die();
-	strbuf_adds(out, text);
-	strbuf_addch(out, '\n');
-out:
-	free(text);
+	r = finish_record(out, root);
 	json_decref(root);
 	return r;
 }
@@ -1607,8 +1590,7 @@ static int parse_build(void *ctx, json_t *root)
 	 * record of the same build, with more results, must still match. */
 	copy = json_copy(root);
 	json_object_del(copy, "runner_results");
-	r = canonical_hash(rec->build_sha256, &text, copy);
-	free(text);
+	r = canonical_hash(rec->build_sha256, copy);
 	json_decref(copy);
 	return r;
 }

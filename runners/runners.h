@@ -207,6 +207,11 @@ int runner_metric_choose(char **out, const struct db_process *procs, size_t n);
 /* Recomputes every stored figure of c and writes one line per mismatch to
  * report. Returns the count of mismatches, or a negative errno. */
 int runner_verify(struct strbuf *report, const struct db_comparison *c, int *out_checked);
+/* runner_verify, and *out is the summary the rule recomputed (zeroed when
+ * there is none), which the caller releases with db_summary_release on
+ * every path. */
+int runner_verify_summary(struct db_summary *out, struct strbuf *report,
+			  const struct db_comparison *c, int *out_checked);
 
 /* ---- fault watch ---- */
 

@@ -315,6 +315,19 @@ static void test_refused(void **state)
 		json_decref(j);
 	}
 
+	/* An optional member left out and an unknown one in its place. */
+	j = load(sb.buf);
+	parent = json_array_get(json_object_get(j, "processes"), 0);
+	assert_non_null(json_object_get(parent, "output"));
+	json_object_set(parent, "outputs", json_object_get(parent, "output"));
+	json_object_del(parent, "output");
+	text = seal(j, JSON_COMPACT);
+	assert_int_equal(runner_record_parse(&r, text, strlen(text)), -EINVAL);
+	assert_non_null(strstr(err_last(), "processes[0]: unknown member 'outputs'"));
+	runner_record_release(&r);
+	free(text);
+	json_decref(j);
+
 	/* Not JSON, duplicate members, and a sha256 of other content. */
 	assert_int_equal(runner_record_parse(&r, sb.buf, 100), -EINVAL);
 	assert_non_null(strstr(err_last(), "malformed JSON: line 1"));

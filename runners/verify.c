@@ -102,7 +102,8 @@ static void stage(struct check *k, size_t n, const struct db_stage *s, const str
 	str(k, what, s->verdict, a->verdict);
 }
 
-int runner_verify(struct strbuf *report, const struct db_comparison *c, int *out_checked)
+int runner_verify_summary(struct db_summary *out, struct strbuf *report,
+			  const struct db_comparison *c, int *out_checked)
 {
 	const struct db_summary *s = &c->summary;
 	struct db_summary a;
@@ -111,12 +112,15 @@ int runner_verify(struct strbuf *report, const struct db_comparison *c, int *out
 	size_t i;
 	int r;
 
+	memset(out, 0, sizeof(*out));
 	if (!c->has_summary)
 		return err_set(-EAGAIN, "comparison %lld has no summary yet (state %s)",
 			       (long long)c->id, db_state_name(c->state));
 	r = runner_rule_apply(&a, c);
-	if (r < 0)
+	if (r < 0) {
+		db_summary_release(&a);
 		return r;
+	}
 	str(&k, "metric", c->metric, a.metric);
 	str(&k, "verdict", s->verdict, a.verdict);
 	num(&k, "gain.median", s->has_gain ? s->gain_median : NAN, a.has_gain ? a.gain_median : NAN);
@@ -161,8 +165,17 @@ int runner_verify(struct strbuf *report, const struct db_comparison *c, int *out
 		snprintf(what, sizeof(what), "process %d reason", c->processes[i].seq);
 		str(&k, what, c->processes[i].invalid_reason, a.process_reason[i]);
 	}
-	db_summary_release(&a);
+	*out = a;
 	if (out_checked)
 		*out_checked = k.checked;
 	return k.mismatches;
+}
+
+int runner_verify(struct strbuf *report, const struct db_comparison *c, int *out_checked)
+{
+	struct db_summary a;
+	int n = runner_verify_summary(&a, report, c, out_checked);
+
+	db_summary_release(&a);
+	return n;
 }

@@ -279,7 +279,7 @@ int web_ingest_comparison(struct web_reply *out, struct db *db,
 	}
 	/* The rule's messages name the comparison by the id its host gave it. */
 	c->id = rec.origin_id;
-	n = runner_verify(&report, c, &checked);
+	n = runner_verify_summary(&again, &report, c, &checked);
 	if (n < 0) {
 		struct strbuf msg = STRBUF_INIT;
 
@@ -294,17 +294,14 @@ int web_ingest_comparison(struct web_reply *out, struct db *db,
 	}
 	/* What the hub stores is its own computation, which the record's
 	 * figures were just found equal to. */
-	r = runner_rule_apply(&again, c);
-	if (r == 0) {
-		memset(&o, 0, sizeof(o));
-		snprintf(o.host, sizeof(o.host), "%s", c->host);
-		o.origin_id = rec.origin_id;
-		o.origin_job = rec.origin_job;
-		o.origin_base_build = rec.origin_base_build;
-		o.origin_head_build = rec.origin_head_build;
-		memcpy(o.sha256, rec.sha256, sizeof(o.sha256));
-		r = db_comparison_ingest(db, &id, c, &again, &o);
-	}
+	memset(&o, 0, sizeof(o));
+	snprintf(o.host, sizeof(o.host), "%s", c->host);
+	o.origin_id = rec.origin_id;
+	o.origin_job = rec.origin_job;
+	o.origin_base_build = rec.origin_base_build;
+	o.origin_head_build = rec.origin_head_build;
+	memcpy(o.sha256, rec.sha256, sizeof(o.sha256));
+	r = db_comparison_ingest(db, &id, c, &again, &o);
 	if (r < 0) {
 		reply_db_error(out);
 		goto out;
