@@ -105,6 +105,14 @@ enum datadir { DATADIR_HOSTS, DATADIR_STATIC, DATADIR_DOCS, DATADIR_DEMO };
 bool datadir_is_build_tree(void);
 const char *datadir_path(enum datadir which);
 
+/* csv.c: appends s (len bytes) as one CSV text field: as it is, or in
+ * double quotes (a quote doubled) when it holds a comma, a quote or a line
+ * break, or starts with a character a spreadsheet would take for a formula
+ * (=, +, -, @, a tab, a carriage return), which then also gets a leading
+ * apostrophe so that it stays text. Numbers are written by their callers,
+ * unquoted. */
+void csv_text(struct strbuf *out, const char *s, size_t len);
+
 /* time.c */
 int64_t time_monotonic_ns(void);
 /* Writes "2026-11-04T10:00:00.123Z" (24 bytes and NUL) for the current time. */
@@ -123,6 +131,12 @@ int fs_rm_rf(const char *path);
 /* The whole file at path into *out (NUL-terminated, the caller's) and its
  * length; -EFBIG when it is over max bytes. */
 int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
+/* Takes an exclusive lock (flock) on the file at path, made when absent,
+ * and writes this process's pid in it; the lock lasts while *out_fd is
+ * open (not inherited by children: close-on-exec) and ends with the
+ * process however it ends. -EBUSY, with the holder's pid in *holder, when
+ * another process holds it. */
+int fs_lock(int *out_fd, const char *path, long *holder);
 
 /* ini.c: splits INI text into lines and hands each to the handler with its
  * 1-based number: a header "[name]" or "[name arg]" (arg NULL when none;

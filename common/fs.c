@@ -1,10 +1,12 @@
 /* Directories made with their parents and removed with their contents;
  * small files read whole. */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -70,5 +72,38 @@ int fs_read_file(char **out, size_t *out_len, const char *path, size_t max)
 	}
 	*out_len = sb.len;
 	*out = strbuf_detach(&sb);
+	return 0;
+}
+
+int fs_lock(int *out_fd, const char *path, long *holder)
+{
+	char buf[32];
+	ssize_t n;
+	int fd;
+
+	*out_fd = -1;
+	*holder = 0;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return err_set(-errno, "'%s': %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		buf[n > 0 ? n : 0] = '\0';
+		*holder = strtol(buf, NULL, 10);
+		close(fd);
+		if (e == EWOULDBLOCK)
+			return err_set(-EBUSY, "'%s' is held by process %ld", path, *holder);
+		return err_set(-e, "'%s': %s", path, strerror(e));
+	}
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
+		int e = errno;
+
+		close(fd);
+		return err_set(-e, "'%s': %s", path, strerror(e));
+	}
+	*out_fd = fd;
 	return 0;
 }

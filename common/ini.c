@@ -58,6 +58,10 @@ void ini_parse(const char *text, size_t len, const struct ini_handler *h)
 	char *buf = xmalloc(INI_LINE_MAX + 1);
 	unsigned lineno = 0;
 
+	/* A UTF-8 byte order mark, which some editors write first, is no part
+	 * of the first line. */
+	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+		p += 3;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);

@@ -85,6 +85,41 @@ static void test_ini_bounds(void **state)
 	strbuf_release(&got);
 }
 
+/* A CSV text field: quoted when it must be, and a would-be formula kept text. */
+static void test_csv_text(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "plain", "plain" }, { "", "" }, { "a,b", "\"a,b\"" }, { "say \"hi\"", "\"say \"\"hi\"\"\"" },
+		{ "two\nlines", "\"two\nlines\"" }, { "=1+1", "\"'=1+1\"" },
+		{ "+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\"" }, { "-2", "\"'-2\"" },
+		{ "@SUM(A1)", "\"'@SUM(A1)\"" }, { "\tx", "\"'\tx\"" }, { "a=b", "a=b" },
+		{ "=\"q\"", "\"'=\"\"q\"\"\"" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct strbuf sb = STRBUF_INIT;
+
+		csv_text(&sb, cases[i][0], strlen(cases[i][0]));
+		assert_string_equal(sb.buf, cases[i][1]);
+		strbuf_release(&sb);
+	}
+}
+
+/* A UTF-8 byte order mark before the first line is skipped, and only there. */
+static void test_ini_bom(void **state)
+{
+	static const char text[] = "\xef\xbb\xbf[agent]\ndatabase = x.db\n\xef\xbb\xbf[repo]\n";
+	struct strbuf got = STRBUF_INIT;
+	const struct ini_handler h = { on_section, on_key, on_error, &got };
+
+	ini_parse(text, sizeof(text) - 1, &h);
+	assert_string_equal(got.buf, "1 [agent|(null)]\n"
+			    "2 database=x.db\n"
+			    "3 error: expected 'key = value' or '[section]'\n");
+	strbuf_release(&got);
+}
+
 static void test_cpus(void **state)
 {
 	static const char *const lists[][2] = {
@@ -227,6 +262,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ini),
+		cmocka_unit_test(test_csv_text),
+		cmocka_unit_test(test_ini_bom),
 		cmocka_unit_test(test_ini_bounds),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_child_env),

@@ -6,6 +6,7 @@
  * is half-applied since the result is a fresh struct.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,25 +208,6 @@ static void key_github(struct parse *ps, const char *k, const char *v)
 	strbuf_release(&why);
 }
 
-/* True when url's host is a loopback name or address: plain HTTP goes
- * nowhere else, since the token would cross the network in clear. */
-static bool is_loopback_url(const char *url)
-{
-	const char *h = strstr(url, "://");
-	size_t n;
-
-	if (!h)
-		return false;
-	h += 3;
-	if (!strncmp(h, "[::1]", 5))
-		return h[5] == '\0' || h[5] == ':' || h[5] == '/';
-	n = strcspn(h, ":/");
-	if (n == 9 && !strncmp(h, "localhost", 9))
-		return true;
-	/* 127.0.0.0/8 written as an address, not a name that begins so. */
-	return n > 4 && !strncmp(h, "127.", 4) && strspn(h, "0123456789.") == n;
-}
-
 /* A file of PEM certificates, read now so that --check finds one that is
  * missing or not PEM. */
 static void check_pem(struct parse *ps, const char *k, const char *path)
@@ -250,7 +232,7 @@ static void key_hub(struct parse *ps, const char *k, const char *v)
 		if (!is_http_url(v) || strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 					      "0123456789-._~:/[]%") < strlen(v))
 			perr(ps, "'url': '%s' is not an https:// URL", v);
-		else if (!strncmp(v, "http://", 7) && !is_loopback_url(v))
+		else if (!strncmp(v, "http://", 7) && !forge_url_is_loopback(v))
 			perr(ps, "'url': '%s' is plain HTTP to a host other than this one: the token "
 			     "would cross the network in clear; use https://", v);
 	} else if (!strcmp(k, "token_file")) {
@@ -356,6 +338,9 @@ static void key_case(struct parse *ps, const char *k, const char *v)
 			     c->program);
 	} else if (!strcmp(k, "metric")) {
 		set_text(ps, &c->metric, k, v);
+		if (!runner_metric_name_is_valid(v))
+			perr(ps, "'metric': '%s' is not a metric name (a letter or '_' first, then "
+			     "letters, digits, '_', '.', ':' or '-', at most 64)", v);
 	} else if (!strcmp(k, "pairs")) {
 		set_int(ps, &c->pairs, k, v, 1, HOST_MAX_PAIRS);
 	} else if (!strcmp(k, "max_pairs")) {
@@ -528,6 +513,26 @@ static void parse_text(struct parse *ps, const char *text, size_t len)
 }
 
 /* What a suite needs, said once at its end (line 0 names the file). */
+/* Whether program (a path in the build, "./" before it or not) is one that
+ * an artifact pattern names: only artifacts are kept and hashed, so a
+ * case's program must be one. */
+static bool is_artifact(const struct agent_suite *s, const char *program)
+{
+	size_t i;
+
+	if (!strncmp(program, "./", 2))
+		program += 2;
+	for (i = 0; i < s->nartifacts; i++) {
+		const char *pat = s->artifacts[i];
+
+		if (!strncmp(pat, "./", 2))
+			pat += 2;
+		if (fnmatch(pat, program, FNM_PATHNAME | FNM_PERIOD) == 0)
+			return true;
+	}
+	return false;
+}
+
 static void check_suite(struct parse *ps)
 {
 	struct agent_suite *s = ps->s;
@@ -548,6 +553,10 @@ static void check_suite(struct parse *ps)
 
 		if (!c->program)
 			perr(ps, "[case %s] needs 'command'", c->name);
+		else if (s->nartifacts && !is_artifact(s, c->program))
+			perr(ps, "[case %s]: its program '%s' is none of [build] artifacts: only "
+			     "artifacts are kept and hashed for the comparison", c->name,
+			     c->program);
 		if (c->pairs && c->max_pairs && c->max_pairs < c->pairs)
 			perr(ps, "[case %s]: max_pairs %d is under pairs %d", c->name,
 			     c->max_pairs, c->pairs);

@@ -153,6 +153,7 @@ struct agent {
 	bool push_down;                  /* the hub did not answer this loop turn */
 	char *push_error;                /* the last failure said, logged once */
 	int64_t heartbeat_seq;           /* the last heartbeat's */
+	int lock_fds[2];                 /* the work directory's and the database's locks */
 };
 
 

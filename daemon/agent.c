@@ -52,6 +52,24 @@ static int abandon_comparisons(struct agent *a)
 	return r;
 }
 
+/* The lock of what (base followed by suffix); -EBUSY naming the agent that
+ * holds it. */
+static int take_lock(int *fd, const char *what, const char *base, const char *suffix)
+{
+	char *path = xasprintf("%s%s", base, suffix);
+	long holder = 0;
+	int r = fs_lock(fd, path, &holder);
+
+	if (r == -EBUSY)
+		r = err_set(r, "another agent (pid %ld) uses the %s '%s' (%s): one agent a "
+			    "database and a work directory; agents of many hosts push to one hub "
+			    "instead", holder, what, base, path);
+	else if (r < 0)
+		r = err_set(r, "the %s's lock: %s", what, err_last());
+	free(path);
+	return r;
+}
+
 int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile *profile,
 	       struct kernel_probe *probe, int cancel_fd)
 {
@@ -65,6 +83,7 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 	a->probe = probe;
 	strbuf_init(&a->waiting);
 	a->watch.fd = -1;
+	a->lock_fds[0] = a->lock_fds[1] = -1;
 	if (profile) {
 		snprintf(a->host, sizeof(a->host), "%s", profile->name);
 		runner_fault_watch_open(&a->watch, profile->fault_log, profile);
@@ -85,6 +104,12 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 	}
 	if (r == 0)
 		r = fs_mkdir_p(cfg->workdir);
+	/* One agent a database and a mirror: a second would take the first's
+	 * running rows for a killed agent's, and race it on the mirror. */
+	if (r == 0)
+		r = take_lock(&a->lock_fds[0], "workdir", cfg->workdir, "/agent.lock");
+	if (r == 0)
+		r = take_lock(&a->lock_fds[1], "database", cfg->database, ".agent-lock");
 	if (r == 0)
 		r = db_open(&a->db, cfg->database, 10000);
 	if (r == 0)
@@ -136,6 +161,9 @@ void agent_free(struct agent *a)
 	kernel_probe_free(a->probe);
 	free(a->fingerprint);
 	db_close(a->db);
+	for (size_t i = 0; i < ARRAY_SIZE(a->lock_fds); i++)
+		if (a->lock_fds[i] >= 0)
+			close(a->lock_fds[i]);
 	free(a);
 }
 

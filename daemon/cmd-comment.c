@@ -192,7 +192,7 @@ int cmd_comment(int argc, char **argv)
 	struct agent_config *cfg = NULL;
 	struct web_gh_client *gh = NULL;
 	struct db *db = NULL;
-	struct web_pulls pulls;
+	struct web_pulls pulls = { 0 };
 	enum web_post what;
 	char commit[41];
 	int r, ret;

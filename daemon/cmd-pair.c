@@ -340,6 +340,11 @@ static int pair_option(struct pair_cli *p, int opt, const char *arg)
 	case OPT_WARMUP:
 		return cli_parse_int(&o->warmup, "--warmup", arg, 0, 100);
 	case OPT_METRIC:
+		if (!runner_metric_name_is_valid(arg)) {
+			log_warnx("--metric: '%s' is not a metric name (a letter or '_' first, then "
+				  "letters, digits, '_', '.', ':' or '-', at most 64)", arg);
+			return -1;
+		}
 		o->metric = arg;
 		return 0;
 	case OPT_TIMEOUT:

@@ -45,6 +45,9 @@ struct forge_config {
 	double backoff_s;
 };
 void forge_config_defaults(struct forge_config *g);
+/* True when url's host is a loopback name or address (127.0.0.0/8 as an
+ * address, localhost, [::1]): plain HTTP goes nowhere else with a token. */
+bool forge_url_is_loopback(const char *url);
 /* Reads key k of [github] when it is one of the keys every [github] takes
  * (api, repo, token_file, login, allow, hub_url, comment, statuses,
  * timeout_s, max_wait_s, retries, backoff_s): 0, or -EINVAL with the

@@ -28,6 +28,23 @@ static bool is_http_url(const char *v)
 	return (!strncmp(v, "http://", 7) && v[7]) || (!strncmp(v, "https://", 8) && v[8]);
 }
 
+bool forge_url_is_loopback(const char *url)
+{
+	const char *h = strstr(url, "://");
+	size_t n;
+
+	if (!h)
+		return false;
+	h += 3;
+	if (!strncmp(h, "[::1]", 5))
+		return h[5] == '\0' || h[5] == ':' || h[5] == '/';
+	n = strcspn(h, ":/");
+	if (n == 9 && !strncmp(h, "localhost", 9))
+		return true;
+	/* 127.0.0.0/8 written as an address, not a name that begins so. */
+	return n > 4 && !strncmp(h, "127.", 4) && strspn(h, "0123456789.") == n;
+}
+
 static int text(char **dst, const char *k, const char *v, struct strbuf *why)
 {
 	if (*dst) {
@@ -75,6 +92,11 @@ int forge_config_key(struct forge_config *g, const char *k, const char *v, struc
 			return -EINVAL;
 		if (!is_http_url(v)) {
 			strbuf_addf(why, "'api': '%s' is not an http:// or https:// URL", v);
+			return -EINVAL;
+		}
+		if (!strncmp(v, "http://", 7) && !forge_url_is_loopback(v)) {
+			strbuf_addf(why, "'api': '%s' is plain HTTP to a host other than this one: the "
+				    "token would cross the network in clear; use https://", v);
 			return -EINVAL;
 		}
 	} else if (!strcmp(k, "repo")) {

@@ -395,10 +395,16 @@ out:
 /* A handle on path, opened with flags, or the reason none could be. */
 static int handle_open(struct db **out, const char *path, int lock_timeout_ms, int flags)
 {
-	struct db *db = xcalloc(1, sizeof(*db));
+	struct db *db;
 	int rc, r;
 
 	*out = NULL;
+	/* SQLite takes "" (and ":memory:") for a database of no file, which
+	 * would keep nothing: a path names a file. */
+	if (!*path || !strcmp(path, ":memory:"))
+		return err_set(-EINVAL, "database '%s': not a file's path (an empty path, or "
+			       "':memory:', would keep nothing)", path);
+	db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
 	db->lock_timeout_ms = lock_timeout_ms;
 	rc = sqlite3_open_v2(path, &db->h, flags | SQLITE_OPEN_NOMUTEX, NULL);

@@ -82,6 +82,11 @@ static bool is_valid_name(const char *s, size_t n)
 	return true;
 }
 
+bool runner_metric_name_is_valid(const char *name)
+{
+	return is_valid_name(name, strlen(name));
+}
+
 /* Splits s at runs of blanks; returns the next token and its length. */
 static const char *next_token(const char **s, const char *end, size_t *len)
 {

@@ -359,23 +359,21 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 
 /* ---- CSV ---- */
 
+/* A text field after a comma (none for the first); NULL for an empty one. */
 static void csv_field(struct strbuf *out, const char *s, bool first)
 {
 	if (!first)
 		strbuf_addch(out, ',');
-	if (!s)
-		return;
-	if (strpbrk(s, ",\"\r\n")) {
-		strbuf_addch(out, '"');
-		for (; *s; s++) {
-			if (*s == '"')
-				strbuf_addch(out, '"');
-			strbuf_addch(out, *s);
-		}
-		strbuf_addch(out, '"');
-	} else {
-		strbuf_adds(out, s);
-	}
+	if (s)
+		csv_text(out, s, strlen(s));
+}
+
+/* A number's field, unquoted: a figure stays a figure to a spreadsheet. */
+static void csv_plain(struct strbuf *out, const char *digits, bool first)
+{
+	if (!first)
+		strbuf_addch(out, ',');
+	strbuf_adds(out, digits);
 }
 
 static void csv_num(struct strbuf *out, double v)
@@ -384,7 +382,7 @@ static void csv_num(struct strbuf *out, double v)
 
 	if (isfinite(v)) {
 		snprintf(buf, sizeof(buf), "%.12g", v);
-		csv_field(out, buf, false);
+		csv_plain(out, buf, false);
 	} else {
 		csv_field(out, NULL, false);
 	}
@@ -424,24 +422,24 @@ static void render_csv(struct strbuf *out, const struct db_comparison *c)
 		const struct db_process *p = &c->processes[i];
 
 		snprintf(buf, sizeof(buf), "%lld", (long long)c->id);
-		csv_field(out, buf, true);
+		csv_plain(out, buf, true);
 		snprintf(buf, sizeof(buf), "%d", p->seq);
-		csv_field(out, buf, false);
+		csv_plain(out, buf, false);
 		csv_field(out, p->arm, false);
 		snprintf(buf, sizeof(buf), "%d", p->pair);
-		csv_field(out, buf, false);
+		csv_plain(out, buf, false);
 		csv_field(out, p->warmup ? "1" : "0", false);
 		csv_field(out, db_state_name(p->state), false);
 		csv_field(out, p->started_at, false);
 		csv_field(out, p->ended_at, false);
 		if (p->exit_code >= 0) {
 			snprintf(buf, sizeof(buf), "%d", p->exit_code);
-			csv_field(out, buf, false);
+			csv_plain(out, buf, false);
 		} else {
 			csv_field(out, NULL, false);
 		}
 		snprintf(buf, sizeof(buf), "%d", p->signal);
-		csv_field(out, buf, false);
+		csv_plain(out, buf, false);
 		csv_field(out, p->timed_out ? "1" : "0", false);
 		csv_field(out, p->valid ? "1" : "0", false);
 		csv_field(out, p->invalid_reason, false);

@@ -1132,6 +1132,28 @@ static int get_host(char *out, size_t outlen, json_t *o, const struct at *parent
 	return 0;
 }
 
+/* The members every host's record starts with: its format (formats[0],
+ * the one taken), its host, its id there and its sha256. */
+static int get_header(json_t *root, const struct at *top, const char *const *formats,
+		      char host[64], int64_t *id, char sha256[65])
+{
+	char word[32], *text = NULL, what[48];
+	int r;
+
+	snprintf(what, sizeof(what), "'%s'", formats[0]);
+	r = get_word(word, sizeof(word), root, top, "format", formats, what);
+	if (r == 0)
+		r = get_host(host, 64, root, top);
+	if (r == 0)
+		r = get_int(id, root, top, "id", 1, INT64_MAX);
+	if (r == 0)
+		r = get_hash(&text, root, top, "sha256", false);
+	if (r == 0)
+		memcpy(sha256, text, 65);
+	free(text);
+	return r;
+}
+
 static int parse_job(struct runner_job_record *rec, json_t *root)
 {
 	static const char *const keys[] = {
@@ -1148,20 +1170,9 @@ static int parse_job(struct runner_job_record *rec, json_t *root)
 
 	r = object_check(root, &top, keys, NULL);
 	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "format", formats,
-			     "'" RUNNER_JOB_FORMAT "'");
-	if (r == 0)
-		r = get_host(j->host, sizeof(j->host), root, &top);
-	if (r == 0)
-		r = get_int(&j->origin_id, root, &top, "id", 1, INT64_MAX);
+		r = get_header(root, &top, formats, j->host, &j->origin_id, rec->sha256);
 	if (r == 0)
 		r = get_int(&j->seq, root, &top, "seq", 1, INT64_MAX);
-	if (r == 0)
-		r = get_hash(&text, root, &top, "sha256", false);
-	if (r == 0)
-		memcpy(rec->sha256, text, sizeof(rec->sha256));
-	free(text);
-	text = NULL;
 	if (r == 0)
 		r = get_text(&text, root, &top, "head", false, sizeof(j->head) - 1);
 	if (r == 0 && !*text)
@@ -1255,7 +1266,8 @@ int runner_heartbeat_build(struct strbuf *out, const struct runner_heartbeat *h)
 	json_object_set_new(root, "fingerprint", jtext(h->fingerprint));
 	json_object_set_new(root, "quarantine", h->quarantined ?
 			    json_pack("{s:o,s:o}", "fault", jtext(h->fault ? h->fault : ""),
-				      "since", jtext(h->since)) : json_null());
+				      "since", *h->since ? jtext(h->since) : json_null()) :
+			    json_null());
 	canonical_write(out, root, NULL);
 	strbuf_addch(out, '\n');
 	json_decref(root);
@@ -1488,18 +1500,7 @@ static int parse_build(void *ctx, json_t *root)
 
 	r = object_check(root, &top, keys, NULL);
 	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "format", formats,
-			     "'" RUNNER_BUILD_FORMAT "'");
-	if (r == 0)
-		r = get_host(b->host, sizeof(b->host), root, &top);
-	if (r == 0)
-		r = get_int(&rec->origin_id, root, &top, "id", 1, INT64_MAX);
-	if (r == 0)
-		r = get_hash(&text, root, &top, "sha256", false);
-	if (r == 0)
-		memcpy(rec->sha256, text, sizeof(rec->sha256));
-	free(text);
-	text = NULL;
+		r = get_header(root, &top, formats, b->host, &rec->origin_id, rec->sha256);
 	if (r == 0)
 		r = get_commit(b->commit, root, &top, "commit", false);
 	if (r == 0)

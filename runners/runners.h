@@ -196,6 +196,9 @@ bool runner_metric_value(const struct db_process *p, const char *metric, double 
  * NAME_per_s, NAME_per_sec, mb_s, gib_s, ...): such a metric needs its
  * direction said. */
 bool runner_metric_is_rate(const char *name);
+/* True when name can be a metric's (docs/protocol.md): a letter or '_'
+ * first, then letters, digits, '_', '.', ':' or '-', at most 64. */
+bool runner_metric_name_is_valid(const char *name);
 /* "lower" or "higher" into *higher; -EINVAL, with the detail, for another
  * word. */
 int runner_better_parse(bool *higher, const char *word);

@@ -348,11 +348,152 @@ static void test_refused(void **state)
 	strbuf_release(&sb);
 }
 
+/* A job's update, built and parsed back; an edit under the old sha256 refused. */
+static void test_job_record(void **state)
+{
+	struct db_job j;
+	struct runner_job_record r;
+	struct strbuf sb = STRBUF_INIT;
+	char *edited;
+
+	memset(&j, 0, sizeof(j));
+	j.id = 9;
+	j.seq = 31;
+	snprintf(j.head, sizeof(j.head), "pull/5");
+	snprintf(j.commit, sizeof(j.commit), "%.40s", SHA_A);
+	snprintf(j.base, sizeof(j.base), "%.40s", SHA_B);
+	j.subject = (char *)"Halve \"the\" rounds";
+	j.state = DB_JOB_FAILED;
+	j.detail = (char *)"build 3 failed";
+	snprintf(j.created_at, sizeof(j.created_at), "2026-12-01T03:54:10.100Z");
+	snprintf(j.started_at, sizeof(j.started_at), "2026-12-01T03:54:10.200Z");
+	assert_int_equal(runner_job_record_build(&sb, &j, "m1"), 0);
+	assert_int_equal(runner_job_record_parse(&r, sb.buf, sb.len), 0);
+	assert_string_equal(r.job.host, "m1");
+	assert_int_equal(r.job.origin_id, 9);
+	assert_int_equal(r.job.seq, 31);
+	assert_string_equal(r.job.head, "pull/5");
+	assert_string_equal(r.job.commit, j.commit);
+	assert_string_equal(r.job.base, j.base);
+	assert_string_equal(r.job.subject, j.subject);
+	assert_int_equal(r.job.state, DB_JOB_FAILED);
+	assert_string_equal(r.job.detail, j.detail);
+	assert_string_equal(r.job.started_at, j.started_at);
+	assert_string_equal(r.job.finished_at, "");
+	runner_job_record_release(&r);
+	edited = xstrdup(sb.buf);
+	memcpy(strstr(edited, "\"seq\":31"), "\"seq\":32", 8);
+	assert_int_equal(runner_job_record_parse(&r, edited, strlen(edited)), -EBADMSG);
+	runner_job_record_release(&r);
+	free(edited);
+	strbuf_release(&sb);
+}
+
+/* A build with an artifact, a log and a runner result, built and parsed
+ * back; the build's own hash leaves its runner results out. */
+static void test_build_record(void **state)
+{
+	struct db_build b;
+	struct db_build_artifact art;
+	struct db_runner_result x;
+	struct runner_build_record r, r0;
+	struct strbuf sb = STRBUF_INIT, sb0 = STRBUF_INIT;
+
+	memset(&b, 0, sizeof(b));
+	memset(&art, 0, sizeof(art));
+	memset(&x, 0, sizeof(x));
+	b.id = 4;
+	snprintf(b.commit, sizeof(b.commit), "%.40s", SHA_A);
+	snprintf(b.tree, sizeof(b.tree), "%.40s", SHA_B);
+	snprintf(b.recipe_hash, sizeof(b.recipe_hash), "%s", SHA_A);
+	b.state = DB_BUILD_DONE;
+	b.dir = (char *)"/w/builds/4";
+	snprintf(b.started_at, sizeof(b.started_at), "2026-12-01T03:54:10.100Z");
+	snprintf(b.finished_at, sizeof(b.finished_at), "2026-12-01T03:54:12.100Z");
+	b.wall_ms = 2000.25;
+	b.log = (char *)"cc -o prog\n\xff";
+	b.log_len = 12;
+	b.log_bytes = 40;
+	art.name = (char *)"prog";
+	art.artifact.path = (char *)"/w/builds/4/prog";
+	art.artifact.size = 16104;
+	snprintf(art.artifact.sha256, sizeof(art.artifact.sha256), "%s", SHA_B);
+	b.artifacts = &art;
+	b.nartifacts = 1;
+	x.id = 9;
+	snprintf(x.runner, sizeof(x.runner), "contract");
+	x.chunk = x.chunks = 1;
+	snprintf(x.started_at, sizeof(x.started_at), "2026-12-01T03:54:13.000Z");
+	x.elapsed_ms = NAN;
+	x.lines = lines;
+	x.nlines = 1;
+	assert_int_equal(runner_build_record_build(&sb, &b, "m1", &x, 1), 0);
+	assert_int_equal(runner_build_record_parse(&r, sb.buf, sb.len), 0);
+	assert_string_equal(r.build.host, "m1");
+	assert_int_equal(r.origin_id, 4);
+	assert_string_equal(r.build.tree, b.tree);
+	assert_int_equal(r.build.state, DB_BUILD_DONE);
+	assert_int_equal(r.build.log_len, 12);
+	assert_memory_equal(r.build.log, b.log, 12);
+	assert_int_equal(r.build.log_bytes, 40);
+	assert_true(r.build.wall_ms == 2000.25);
+	assert_int_equal(r.build.nartifacts, 1);
+	assert_string_equal(r.build.artifacts[0].name, "prog");
+	assert_int_equal(r.build.artifacts[0].artifact.size, 16104);
+	assert_int_equal(r.nresults, 1);
+	assert_int_equal(r.results_origin[0], 9);
+	assert_string_equal(r.results[0].runner, "contract");
+	assert_true(isnan(r.results[0].elapsed_ms));
+	assert_string_equal(r.results[0].lines[0].text, lines[0].text);
+	/* The same build with no runner result: another record, the same build. */
+	assert_int_equal(runner_build_record_build(&sb0, &b, "m1", NULL, 0), 0);
+	assert_int_equal(runner_build_record_parse(&r0, sb0.buf, sb0.len), 0);
+	assert_string_not_equal(r0.sha256, r.sha256);
+	assert_string_equal(r0.build_sha256, r.build_sha256);
+	runner_build_record_release(&r);
+	runner_build_record_release(&r0);
+	strbuf_release(&sb);
+	strbuf_release(&sb0);
+}
+
+/* A heartbeat, built and parsed back, quarantined. */
+static void test_heartbeat(void **state)
+{
+	struct runner_heartbeat h, got;
+	struct strbuf sb = STRBUF_INIT;
+
+	memset(&h, 0, sizeof(h));
+	snprintf(h.host, sizeof(h.host), "gfx1201");
+	h.seq = 1764561250123;
+	snprintf(h.sent_at, sizeof(h.sent_at), "2026-12-01T03:54:10.123Z");
+	snprintf(h.state, sizeof(h.state), "measuring");
+	h.job = 9;
+	h.backlog = 3;
+	h.quarantined = true;
+	h.fault = (char *)"amdgpu: ring gfx timeout";
+	assert_int_equal(runner_heartbeat_build(&sb, &h), 0);
+	assert_int_equal(runner_heartbeat_parse(&got, sb.buf, sb.len), 0);
+	assert_string_equal(got.host, "gfx1201");
+	assert_int_equal(got.seq, h.seq);
+	assert_string_equal(got.state, "measuring");
+	assert_int_equal(got.job, 9);
+	assert_int_equal(got.backlog, 3);
+	assert_null(got.fingerprint);
+	assert_true(got.quarantined);
+	assert_string_equal(got.fault, h.fault);
+	assert_string_equal(got.since, "");
+	runner_heartbeat_release(&got);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_job_record),
+		cmocka_unit_test(test_build_record),
+		cmocka_unit_test(test_heartbeat),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

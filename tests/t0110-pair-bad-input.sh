@@ -134,4 +134,10 @@ check "  and named" has err "--max-pairs 3 is under the first stage's 6 pairs"
 # A program perfd could not exec is stored with its reason.
 printf '#!/nonexistent/interpreter\n' >badinterp && chmod +x badinterp
 invalid spawn "could not start: cannot execute" ./badinterp ./badinterp
+
+# A metric that no line could print: refused before any process runs.
+n=$(sqlite3 "$DB" "select count(*) from processes")
+check "--metric 'bad name!' refused" run 2 "$PERFD" pair --db "$DB" --metric 'bad name!' "$PLANT" "$PLANT"
+check "  naming it" has err "--metric: 'bad name!' is not a metric name"
+check "  no process ran" eq "$n" "$(sqlite3 "$DB" "select count(*) from processes")"
 finish

@@ -73,6 +73,9 @@ check "unknown section" has err "bad.conf:10: unknown section [mystery]"
 check "missing url" has err "bad.conf: [repo] needs 'url'"
 check "missing artifacts" has err "bad.conf: [build] needs 'artifacts'"
 check "runner without command" has err "bad.conf: [runner r] needs 'command'"
+sed -e 's|^command = \./prog$|command = ./notbuilt --fast|' agent.conf >notbuilt.conf
+check "a case program no artifact names is refused" run 2 "$PERFD" agent --config notbuilt.conf --check
+check "  naming it" has err "[case work]: its program './notbuilt' is none of [build] artifacts"
 check "a missing file is named" run 2 "$PERFD" agent --config nope.conf --check
 check "and named" has err "configuration 'nope.conf'"
 
@@ -181,6 +184,12 @@ for i in $(seq 100); do
 done
 check "the polling agent did the first job" eq 1 "$(sqlite3 "$T/loop.db" "select count(*) from jobs where state = 'done'")"
 check "and is idle, not exited" kill -0 "$agent"
+check "a second agent on its configuration is refused" run 2 "$PERFD" agent --config loop.conf --once
+check "  naming the first's pid" has err "another agent (pid $agent) uses the workdir '$T/loopw'"
+sed "s|^workdir = .*|workdir = $T/loopw2|" loop.conf >loop2.conf
+check "one with another work directory, on its database, too" run 2 "$PERFD" agent --config loop2.conf --once
+check "  naming the database" has err "another agent (pid $agent) uses the database '$T/loop.db'"
+check "  having touched nothing: the first's job stays done" eq 1 "$(sqlite3 "$T/loop.db" "select count(*) from jobs where state = 'done'")"
 write_prog 10000000 7
 git -C "$SRC" commit -qam "a tenth"
 kill -HUP "$agent"

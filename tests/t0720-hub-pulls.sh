@@ -123,7 +123,7 @@ check "the hub starts" start_hub
 pulls() { curl -s -H "Authorization: Bearer $(cat "tok-$1")" "$HUBURL/api/v1/hub/pulls" >"$T/pulls.json"; }
 wait_pulls() { for _ in $(seq 100); do pulls m1; [ "$(js "$T/pulls.json" 'len(d["pulls"])')" = 2 ] && return 0; sleep 0.1; done; return 1; }
 check "the hub lists the open pull requests" wait_pulls
-check "  alice's trusted, mallory's not" eq "5 True 6 False" "$(js "$T/pulls.json" '" ".join("%d %s" % (p["number"], p["trusted"]) for p in d["pulls"])')"
+check "  alice's trusted, mallory's not" eq "5 True 6 False" "$(js "$T/pulls.json" '" ".join("%d %s" % (p["number"], p["trusted"]) for p in sorted(d["pulls"], key=lambda p: p["number"]))')"
 check "  the base: the merge base, not main's head" eq "$C1 $C1" "$(js "$T/pulls.json" '" ".join(p["base"] for p in d["pulls"])')"
 check "  found by the compare" eq "merge-base" "$(js "$T/pulls.json" 'd["pulls"][0]["how"]')"
 check "  said in the hub's log" has "$T/hub.err" "pull request 5 at ${C2:0:12}: base ${C1:0:12} (merge-base of main)"

@@ -192,24 +192,6 @@ static void reply_db_error(struct web_reply *out, int r)
 
 /* ---- CSV ---- */
 
-static void csv_field(struct strbuf *out, const char *s, size_t len)
-{
-	size_t i;
-
-	if (!memchr(s, ',', len) && !memchr(s, '"', len) && !memchr(s, '\n', len) &&
-	    !memchr(s, '\r', len)) {
-		strbuf_add(out, s, len);
-		return;
-	}
-	strbuf_addch(out, '"');
-	for (i = 0; i < len; i++) {
-		if (s[i] == '"')
-			strbuf_addch(out, '"');
-		strbuf_addch(out, s[i]);
-	}
-	strbuf_addch(out, '"');
-}
-
 /* One line per object of rows with the columns named; a missing or null
  * value is an empty field, a nested one its compact JSON. */
 static void reply_csv(struct web_reply *out, const char *const *cols, json_t *rows)
@@ -223,7 +205,7 @@ static void reply_csv(struct web_reply *out, const char *const *cols, json_t *ro
 	for (j = 0; cols[j]; j++) {
 		if (j)
 			strbuf_addch(&out->body, ',');
-		csv_field(&out->body, cols[j], strlen(cols[j]));
+		csv_text(&out->body, cols[j], strlen(cols[j]));
 	}
 	strbuf_addch(&out->body, '\n');
 	json_array_foreach(rows, i, row) {
@@ -237,7 +219,7 @@ static void reply_csv(struct web_reply *out, const char *const *cols, json_t *ro
 			if (!v || json_is_null(v))
 				continue;
 			if (json_is_string(v)) {
-				csv_field(&out->body, json_string_value(v), json_string_length(v));
+				csv_text(&out->body, json_string_value(v), json_string_length(v));
 			} else if (json_is_integer(v)) {
 				strbuf_addf(&out->body, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 			} else if (json_is_real(v)) {
@@ -248,7 +230,7 @@ static void reply_csv(struct web_reply *out, const char *const *cols, json_t *ro
 			} else {
 				text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 				if (text)
-					csv_field(&out->body, text, strlen(text));
+					csv_text(&out->body, text, strlen(text));
 				free(text);
 			}
 		}

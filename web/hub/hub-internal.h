@@ -157,11 +157,9 @@ int web_ingest_build(struct web_reply *out, struct db *db, const struct web_iden
 /* POST /api/v1/ingest/heartbeat: a host's state; 1 when kept. */
 #define WEB_INGEST_HEARTBEAT "/api/v1/ingest/heartbeat"
 #define WEB_INGEST_SMALL_MAX (512 * 1024)      /* bytes of a job record or heartbeat */
-/* GET /api/v1/hub/pulls (docs/hub.md): repo's open pull heads, each with
- * the base commit the hub fixed and whether it is trusted; repo NULL: the
- * hub has no [github], and the list is empty. */
+/* GET /api/v1/hub/pulls (docs/hub.md): for a token's holder, the open pull
+ * heads as GET /api/v1/pulls lists them, every one (500 at most). */
 #define WEB_HUB_PULLS "/api/v1/hub/pulls"
-void web_hub_pulls_answer(struct web_reply *out, struct db *db, const char *repo);
 int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_identity *who,
 			 const char *body, size_t len, char commit[41]);
 

@@ -421,27 +421,6 @@ out:
 	return stored;
 }
 
-void web_hub_pulls_answer(struct web_reply *out, struct db *db, const char *repo)
-{
-	struct db_hub_pull *ps = NULL;
-	json_t *list = json_array();
-	size_t n = 0, i;
-
-	if (repo && db_hub_pulls_open(db, &ps, &n, repo) < 0) {
-		json_decref(list);
-		reply_db_error(out);
-		return;
-	}
-	for (i = 0; i < n; i++)
-		json_array_append_new(list, json_pack("{s:i,s:s,s:s,s:o,s:s,s:o,s:b}",
-			"number", ps[i].pr, "head", ps[i].commit, "base", ps[i].base,
-			"base_ref", utf8_json(ps[i].base_ref, strlen(ps[i].base_ref)),
-			"how", ps[i].how, "author", utf8_json(ps[i].author, strlen(ps[i].author)),
-			"trusted", ps[i].trusted));
-	free(ps);
-	reply(out, 200, json_pack("{s:o,s:o}", "repo", repo ? json_string(repo) : json_null(),
-				  "pulls", list));
-}
 
 int web_ingest_build(struct web_reply *out, struct db *db, const struct web_identity *who,
 		     const char *body, size_t len, char commit[41])

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -139,6 +140,24 @@ static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind, const char 
 		return MHD_NO;  /* the first bad parameter stops the walk */
 	}
 	return MHD_YES;
+}
+
+static enum MHD_Result count_length(void *cls, enum MHD_ValueKind kind, const char *key,
+				    const char *value)
+{
+	if (!strcasecmp(key, "Content-Length"))
+		(*(unsigned *)cls)++;
+	return MHD_YES;
+}
+
+/* How many Content-Length headers the request has: two would leave which
+ * one frames the body to whoever reads it, a proxy or this server. */
+static unsigned length_headers(struct MHD_Connection *conn)
+{
+	unsigned n = 0;
+
+	lm.get_connection_values(conn, MHD_HEADER_KIND, count_length, &n);
+	return n;
 }
 
 /* Whether the If-None-Match header names etag (or is "*"). */
@@ -392,6 +411,8 @@ static enum MHD_Result ingest_start(struct web_server *s, struct MHD_Connection 
 		return send_error(s, conn, 403, msg);
 	}
 	length = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+	if (length_headers(conn) > 1)
+		return send_error(s, conn, 400, "more than one Content-Length header");
 	if (!length || lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"))
 		return send_error(s, conn, 411, "a record is sent with its Content-Length");
 	errno = 0;
@@ -443,6 +464,7 @@ static enum MHD_Result ingest_answer(struct web_server *s, struct MHD_Connection
 static enum MHD_Result hub_pulls(struct web_server *s, struct MHD_Connection *conn,
 				 struct request *rq)
 {
+	struct web_params params = { .n = 0 };
 	struct web_reply rp = { .status = 500, .body = STRBUF_INIT };
 	const char *auth = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
 	enum MHD_Result ret;
@@ -457,7 +479,13 @@ static enum MHD_Result hub_pulls(struct web_server *s, struct MHD_Connection *co
 		log_warnx("pulls: %s", err_last());
 		return send_error(s, conn, 500, err_last());
 	}
-	web_hub_pulls_answer(&rp, s->db, s->repo);
+	/* What /api/v1/pulls lists, every open head at once (500 at most). */
+	if (web_params_add(&params, "limit", "500") < 0) {
+		web_params_release(&params);
+		return send_error(s, conn, 500, err_last());
+	}
+	web_api_answer(&rp, s->db, &s->counters, &s->pulls, "/api/v1/pulls", &params);
+	web_params_release(&params);
 	ret = send_reply(s, conn, &rp, true);
 	strbuf_release(&rp.body);
 	return ret;
@@ -503,6 +531,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				  "this server only reads: use GET or HEAD");
 	length = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 	chunked = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
+	if (length_headers(conn) > 1)
+		return send_error(s, conn, 400, "more than one Content-Length header");
 	if ((length && strcmp(length, "0")) || chunked)
 		return send_error(s, conn, 405, "a request body is not accepted");
 	if (rq && !rq->called) {
