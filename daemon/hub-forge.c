@@ -146,13 +146,20 @@ int hub_forge_timeout_ms(const struct hub_forge *f)
 
 /* The base every host compares pull request p's head against: the merge
  * base of the head and the base branch, as the forge's compare answers it;
- * the base branch's head the forge reported when it has no compare. */
+ * the base branch's head the forge reported when it has no compare (404,
+ * or a branch name the hub does not put in a URL, 422 for a compare it
+ * refuses). Any other failure (a 5xx, no answer) is asked again at the next
+ * poll: a base once fixed is never moved. */
 static int fix_base(struct hub_forge *f, struct db_hub_pull *h, const struct web_gh_pull *p)
 {
-	if (web_gh_merge_base(f->gh, h->base, p->base_ref, p->head_sha) == 0) {
+	int r = web_gh_merge_base(f->gh, h->base, p->base_ref, p->head_sha);
+
+	if (r == 0) {
 		snprintf(h->how, sizeof(h->how), "merge-base");
 		return 0;
 	}
+	if (r != -ENOENT && r != -EINVAL)
+		return r;
 	if (!*p->base_sha)
 		return err_set(-EPROTO, "no merge base (%s), and the pull request names no base "
 			       "commit", err_last());

@@ -133,6 +133,15 @@ check "  alice's with its base, how it was found, trusted" eq "$C2 $C1 main merg
 check "  four expected hosts each, never heard from" eq "m1:silent m1-max:silent arc-b60:silent gfx1201:silent|m1:silent m1-max:silent arc-b60:silent gfx1201:silent" "$(js "$T/dash.json" '"|".join(" ".join(h["host"] + ":" + h["state"] for h in p["hosts"]) for p in d["pulls"])')"
 check "  said so, with no job" eq "never heard from None" "$(js "$T/dash.json" 'd["pulls"][0]["hosts"][0]["detail"] + " " + str(d["pulls"][0]["hosts"][0]["job"])')"
 check "mallory's head: pending, waiting for a maintainer" eq "pending: waiting for a maintainer's /perfd run" "$(status_of "$C3" perfd/m1)"
+# A base branch whose name the hub puts in no URL gets no compare: the base
+# is the branch's head as the pull request names it, said so.
+ctl POST pulls "[{\"number\": 7, \"author\": \"eve\", \"head_sha\": \"$C3\", \"head_ref\": \"eve-1\", \"base_ref\": \"release 1.0\", \"base_sha\": \"$C1B\"}]" >/dev/null
+npulls() { for _ in $(seq 100); do pulls m1; [ "$(js "$T/pulls.json" 'len(d["pulls"])')" = "$1" ] && return 0; sleep 0.1; done; return 1; }
+check "a third pull request, its base branch 'release 1.0'" npulls 3
+check "  its base: the branch's head, not a merge base" eq "$C1B base-head" "$(js "$T/pulls.json" '[p["base"] + " " + p["how"] for p in d["pulls"] if p["number"] == 7][0]')"
+check "  said in the hub's log" has "$T/hub.err" "pull request 7 at ${C3:0:12}: no merge base"
+ctl DELETE pulls/7 >/dev/null
+check "  closed: no longer listed" npulls 2
 
 # ---- the agents ----
 for h in $HOSTS; do
