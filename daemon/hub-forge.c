@@ -43,6 +43,7 @@ struct hub_forge {
 	struct web_pulls pulls;
 	struct web_comment_hosts hosts;
 	int kick_fd;                     /* an eventfd the server's thread writes */
+	int cancel_fd;                   /* readable when perfd serve must stop */
 	int64_t next_poll_ns;            /* when the pull requests are listed next */
 	/* The head commits records changed since the loop last looked, from
 	 * the server's thread (HUB_DIRTY_MAX; past it, every head is dirty). */
@@ -61,6 +62,7 @@ int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int can
 
 	*out = NULL;
 	f->cfg = cfg;
+	f->cancel_fd = cancel_fd;
 	pthread_mutex_init(&f->lock, NULL);
 	f->kick_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (f->kick_fd < 0) {
@@ -340,6 +342,9 @@ void hub_forge_run(struct hub_forge *f)
 	for (;;) {
 		size_t pick = n;
 
+		/* A stop asked ends the round: what is left waits for no one. */
+		if (child_cancel_wait(f->cancel_fd, 0))
+			break;
 		take_dirty(f, ps, n, pend);
 		for (i = 0; i < n && pick == n; i++)
 			if (pend[i] == URGENT)
