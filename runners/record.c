@@ -553,7 +553,9 @@ static int parse_metrics(struct db_process *p, json_t *o, const struct at *paren
 	return 0;
 }
 
-static int parse_lines(struct db_process *p, json_t *o, const struct at *parent)
+/* The RESULT and SUMMARY lines of a process or a runner result. */
+static int parse_lines(struct db_line **lines, size_t *nlines, json_t *o,
+		       const struct at *parent)
 {
 	static const char *const keys[] = { "kind", "text", NULL };
 	static const char *const kinds[] = { "RESULT", "SUMMARY", NULL };
@@ -565,10 +567,10 @@ static int parse_lines(struct db_process *p, json_t *o, const struct at *parent)
 	r = get_list(&list, o, parent, "lines", RUNNER_LINES_MAX);
 	if (r < 0)
 		return r;
-	p->lines = xcalloc(json_array_size(list) + 1, sizeof(*p->lines));
+	*lines = xcalloc(json_array_size(list) + 1, sizeof(**lines));
 	json_array_foreach(list, i, e) {
 		struct at ai = at_index(&a, i);
-		struct db_line *l = &p->lines[p->nlines];
+		struct db_line *l = &(*lines)[*nlines];
 		char kind[8];
 
 		r = object_check(e, &ai, keys, NULL);
@@ -579,7 +581,7 @@ static int parse_lines(struct db_process *p, json_t *o, const struct at *parent)
 		if (r < 0)
 			return r;
 		l->kind = xstrdup(kind);
-		p->nlines++;
+		(*nlines)++;
 	}
 	return 0;
 }
@@ -699,7 +701,7 @@ static int parse_process(struct db_process *p, json_t *o, const struct at *a, si
 	if (r == 0)
 		r = parse_metrics(p, o, a);
 	if (r == 0)
-		r = parse_lines(p, o, a);
+		r = parse_lines(&p->lines, &p->nlines, o, a);
 	if (r == 0)
 		r = get_texts(&p->protocol_errors, &p->nprotocol_errors, o, a, "protocol_errors",
 			      RUNNER_ERRORS_MAX);
@@ -1416,11 +1418,7 @@ static int parse_result(struct db_runner_result *x, int64_t *origin, json_t *o,
 		"id", "runner", "chunk", "chunks", "binary_sha256", "started_at", "ended_at", "exit",
 		"signal", "timed_out", "elapsed_ms", "spawn_error", "lines", NULL,
 	};
-	static const char *const kinds[] = { "RESULT", "SUMMARY", NULL };
-	struct at al = at_key(a, "lines");
 	char *text = NULL;
-	json_t *list, *e;
-	size_t i;
 	int r;
 
 	r = object_check(o, a, keys, NULL);
@@ -1454,28 +1452,9 @@ static int parse_result(struct db_runner_result *x, int64_t *origin, json_t *o,
 	if (r == 0)
 		r = get_text(&x->spawn_error, o, a, "spawn_error", true, TEXT_MAX);
 	if (r == 0)
-		r = get_list(&list, o, a, "lines", RUNNER_LINES_MAX);
-	if (r < 0)
-		return r;
+		r = parse_lines(&x->lines, &x->nlines, o, a);
 	x->state = DB_STATE_DONE;
-	x->lines = xcalloc(json_array_size(list) + 1, sizeof(*x->lines));
-	json_array_foreach(list, i, e) {
-		struct at ai = at_index(&al, i);
-		struct db_line *l = &x->lines[x->nlines];
-		static const char *const lkeys[] = { "kind", "text", NULL };
-		char kind[8];
-
-		r = object_check(e, &ai, lkeys, NULL);
-		if (r == 0)
-			r = get_word(kind, sizeof(kind), e, &ai, "kind", kinds, "RESULT or SUMMARY");
-		if (r == 0)
-			r = get_text(&l->text, e, &ai, "text", false, TEXT_MAX);
-		if (r < 0)
-			return r;
-		l->kind = xstrdup(kind);
-		x->nlines++;
-	}
-	return 0;
+	return r;
 }
 
 static int parse_build(void *ctx, json_t *root)
