@@ -15,6 +15,9 @@ DEPS=(
 	libsqlite3-dev sqlite3 libjansson-dev libssl-dev libcmocka-dev
 	libvulkan-dev libvulkan1 mesa-vulkan-drivers glslc
 	libgit2-dev git libmicrohttpd-dev libcurl4-openssl-dev curl
+	# bubblewrap: the agent's sandbox for builds and measured programs
+	# (docs/security.md; t0470 never skips it).
+	bubblewrap
 	# openssl(1) makes the self-signed certificate of the hub's HTTPS test
 	# (t0700); the hub's TLS itself is GnuTLS, inside Debian's libmicrohttpd12.
 	openssl

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "builder.h"
 
@@ -24,6 +25,8 @@ static int toolchain(struct db_build *b, const struct builder_build_opts *o,
 	child_init(&ch);
 	ch.env = (const char *const *)env->v;
 	ch.dir = b->dir;
+	ch.sandbox = o->sandbox;
+	ch.sandbox_rw = b->dir;
 	ch.timeout_s = BUILDER_TOOLCHAIN_TIMEOUT_S;
 	ch.cancel_fd = o->cancel_fd;
 	if (child_run_shell(&ch, o->toolchain) == 0) {
@@ -100,12 +103,15 @@ static int run_recipe(struct db *db, struct db_build *b, const struct builder_bu
 	size_t i;
 	int r;
 
-	child_env_init(&env);
+	sandbox_env_init(&env, o->sandbox);
 	for (i = 0; i < o->nenv; i++)
 		child_env_set(&env, o->env[i]);
 	child_init(&ch);
 	ch.env = (const char *const *)env.v;
 	ch.dir = b->dir;
+	ch.sandbox = o->sandbox;
+	ch.sandbox_rw = b->dir;
+	ch.sandbox_net = o->network;
 	ch.timeout_s = o->timeout_s;
 	ch.capture_max = BUILDER_LOG_MAX;
 	ch.cancel_fd = o->cancel_fd;
@@ -134,11 +140,40 @@ out:
 	return r;
 }
 
+int builder_build_verify(const struct db_build *b, char **why)
+{
+	size_t i;
+
+	*why = NULL;
+	for (i = 0; i < b->nartifacts; i++) {
+		const struct db_artifact *art = &b->artifacts[i].artifact;
+		char hex[SHA256_HEX_SIZE];
+		int64_t size;
+		int r = sha256_file_hex(hex, &size, art->path);
+
+		if (r == -ENOENT) {
+			*why = xasprintf("build %lld's artifact '%s' is gone", (long long)b->id,
+					 b->artifacts[i].name);
+			return 1;
+		}
+		if (r < 0)
+			return r;
+		if (strcmp(hex, art->sha256)) {
+			*why = xasprintf("build %lld's artifact '%s' changed since it was built "
+					 "(sha256 %.12s then, %.12s now)", (long long)b->id,
+					 b->artifacts[i].name, art->sha256, hex);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int builder_build_ensure(struct db_build *out, struct builder_repo *repo, struct db *db,
 			 const char *commit, const struct builder_build_opts *o)
 {
 	struct builder_commit c;
 	struct db_build b;
+	struct timespec now;
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -156,7 +191,11 @@ int builder_build_ensure(struct db_build *out, struct builder_repo *repo, struct
 	snprintf(b.tree, sizeof(b.tree), "%s", c.tree);
 	snprintf(b.recipe_hash, sizeof(b.recipe_hash), "%s", o->recipe_hash);
 	builder_commit_release(&c);
-	b.dir = xasprintf("%s/builds/%.12s-%.12s", o->workdir, b.tree, b.recipe_hash);
+	/* Never a directory an earlier build used: what a build killed with its
+	 * agent left there (or anything still writing) is no part of this one. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	b.dir = xasprintf("%s/builds/%.12s-%.12s-%llx%09lx", o->workdir, b.tree, b.recipe_hash,
+			  (unsigned long long)now.tv_sec, (unsigned long)now.tv_nsec);
 	b.fingerprint = o->fingerprint ? xstrdup(o->fingerprint) : NULL;
 	time_now_iso(b.started_at);
 	r = db_build_insert(db, &b.id, &b);
@@ -167,6 +206,8 @@ int builder_build_ensure(struct db_build *out, struct builder_repo *repo, struct
 	r = fresh_dir(b.dir);
 	if (r == 0)
 		r = builder_checkout(repo, commit, b.dir);
+	if (r == 0)
+		r = sandbox_own(o->sandbox, b.dir);
 	if (r < 0) {
 		b.state = DB_BUILD_FAILED;
 		b.detail = xasprintf("checkout: %s", err_last());

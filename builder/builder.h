@@ -44,6 +44,11 @@ struct builder_repo;
  * exists and is not a bare repository. *out is the caller's:
  * builder_repo_free. A repo is used by one thread at a time. */
 int builder_repo_open(struct builder_repo **out, const char *dir, const char *url);
+/* Removes the lock files (NAME.lock) that a git process killed while it
+ * wrote left in the mirror at dir, so that the next fetch is not refused.
+ * Only for a caller that knows no other process writes there (the agent,
+ * under its work directory's lock). Returns how many, or a negative errno. */
+int builder_repo_clear_locks(const char *dir);
 void builder_repo_free(struct builder_repo *r);
 /* The remote's URL for messages: without a password; borrowed from r. */
 const char *builder_repo_url(const struct builder_repo *r);
@@ -137,7 +142,7 @@ int builder_glob(char ***out, size_t *out_n, const char *dir, const char *const 
 /* How a commit is built on a host. Everything is borrowed for the call. */
 struct builder_build_opts {
 	const char *host;            /* the host the row names */
-	const char *workdir;         /* builds go to WORKDIR/builds/TREE-RECIPE */
+	const char *workdir;         /* builds go to WORKDIR/builds/TREE-RECIPE-TIME, new each */
 	const char *recipe_hash;     /* of everything that decides how a tree is built */
 	const char *command;         /* the recipe: /bin/sh -c in the checkout */
 	const char *const *env;      /* "K=V" set over our environment */
@@ -148,6 +153,8 @@ struct builder_build_opts {
 	const char *toolchain;       /* a command whose first line names the toolchain, or NULL */
 	const char *fingerprint;     /* the host's, stored with the build; or NULL */
 	int cancel_fd;               /* readable: stop; -1: none */
+	const struct sandbox *sandbox; /* the recipe runs in it (its directory writable); NULL: not */
+	bool network;                /* the recipe may reach the network in the sandbox */
 	/* Called once the row exists, before the checkout (for progress). */
 	void (*on_start)(void *ctx, const struct db_build *b);
 	void *ctx;
@@ -163,5 +170,9 @@ struct builder_build_opts {
  * otherwise. */
 int builder_build_ensure(struct db_build *out, struct builder_repo *repo, struct db *db,
 			 const char *commit, const struct builder_build_opts *o);
+/* Hashes build b's artifacts again: 0 when every one is the file it
+ * hashed, 1 when one changed or is gone (*why, the caller's, says which:
+ * the build is stale), or a negative errno when hashing fails otherwise. */
+int builder_build_verify(const struct db_build *b, char **why);
 
 #endif

@@ -9,6 +9,7 @@
  * A struct builder_repo is used by one thread at a time.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <pthread.h>
@@ -174,6 +175,32 @@ static int remote_url(char **out, const char *url)
 	add_encoded(&sb, url);
 	*out = strbuf_detach(&sb);
 	return 0;
+}
+
+/* nftw's callback takes no context: the count, per thread. */
+static __thread int locks_removed;
+
+static int clear_lock(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	size_t n = strlen(path);
+
+	if (type != FTW_F || n < 5 || strcmp(path + n - 5, ".lock"))
+		return 0;
+	if (unlink(path) < 0 && errno != ENOENT)
+		return -1;
+	locks_removed++;
+	return 0;
+}
+
+int builder_repo_clear_locks(const char *dir)
+{
+	locks_removed = 0;
+	if (access(dir, F_OK) < 0)
+		return 0;
+	if (nftw(dir, clear_lock, 16, FTW_PHYS) < 0)
+		return err_set(-errno, "git: mirror '%s': cannot remove a lock file: %s", dir,
+			       strerror(errno));
+	return locks_removed;
 }
 
 int builder_repo_open(struct builder_repo **out, const char *dir, const char *url)

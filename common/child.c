@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -39,7 +40,7 @@ extern char **environ;
  * of the service in turn, and the child's may land first. */
 #define STOP_SETTLE_MS 1000
 
-enum { STAGE_PIN = 1, STAGE_DIR, STAGE_EXEC };
+enum { STAGE_PIN = 1, STAGE_DIR, STAGE_USER, STAGE_EXEC };
 
 struct exec_failure {
 	int stage;
@@ -111,6 +112,7 @@ void child_init(struct child *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->cancel_fd = -1;
+	c->keep_fd = -1;
 	c->exit_code = -1;
 	strbuf_init(&c->out);
 	strbuf_init(&c->err);
@@ -135,8 +137,40 @@ static __attribute__((noreturn)) void child_fail(volatile struct exec_failure *f
 	_exit(127);
 }
 
-/* Runs in the child between fork and exec: async-signal-safe calls only. */
-static __attribute__((noreturn)) void child_exec(const struct child *c, int outw,
+static void limit(int resource, long value)
+{
+	struct rlimit rl = { (rlim_t)value, (rlim_t)value };
+
+	if (value > 0)
+		setrlimit(resource, &rl);
+}
+
+/* The sandbox's limits, and its user when we are root. Raw system calls:
+ * glibc's set*id would act on every thread of the parent whose memory this
+ * child shares until it execs. */
+static void enter_sandbox(const struct sandbox *box, volatile struct exec_failure *f)
+{
+	limit(RLIMIT_NPROC, box->limits.processes);
+	limit(RLIMIT_DATA, box->limits.memory_mb * 1024 * 1024);
+	limit(RLIMIT_FSIZE, box->limits.file_size_mb * 1024 * 1024);
+	limit(RLIMIT_NOFILE, box->limits.open_files);
+	limit(RLIMIT_CORE, 0);
+	if (!box->drop)
+		return;
+	if (syscall(SYS_setgroups, box->ngroups, (const gid_t *)box->groups) < 0 ||
+	    syscall(SYS_setresgid, box->gid, box->gid, box->gid) < 0 ||
+	    syscall(SYS_setresuid, box->uid, box->uid, box->uid) < 0)
+		child_fail(f, STAGE_USER);
+	/* A change of user clears the parent-death signal: set it again, or
+	 * bwrap, and the sandbox under it, would outlive a killed perfd. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+/* Runs in the child between fork and exec: async-signal-safe calls only.
+ * argv is c's, or the sandbox's around it; fd3, when not -1, becomes
+ * descriptor 3. */
+static __attribute__((noreturn)) void child_exec(const struct child *c,
+						       const char *const *argv, int fd3, int outw,
 						       int errw, volatile struct exec_failure *f,
 						       int devnull, const cpu_set_t *cpus)
 {
@@ -154,26 +188,31 @@ static __attribute__((noreturn)) void child_exec(const struct child *c, int outw
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (dup2(devnull, 0) < 0 || dup2(outw, 1) < 0 || dup2(errw, 2) < 0)
 		child_fail(f, STAGE_EXEC);
-	syscall(SYS_close_range, 3, ~0U, 0);
+	if (fd3 >= 0 && (fd3 == 3 ? fcntl(3, F_SETFD, 0) : dup2(fd3, 3)) < 0)
+		child_fail(f, STAGE_EXEC);
+	syscall(SYS_close_range, fd3 >= 0 ? 4 : 3, ~0U, 0);
 	if (cpus && sched_setaffinity(0, sizeof(*cpus), cpus) < 0)
 		child_fail(f, STAGE_PIN);
-	if (c->dir && chdir(c->dir) < 0)
+	/* In a sandbox, bwrap enters the directory, as its user. */
+	if (c->dir && !c->sandbox && chdir(c->dir) < 0)
 		child_fail(f, STAGE_DIR);
-	execve(c->argv[0], (char *const *)c->argv,
-	       c->env ? (char *const *)c->env : environ);
+	if (c->sandbox)
+		enter_sandbox(c->sandbox, f);
+	execve(argv[0], (char *const *)argv, c->env ? (char *const *)c->env : environ);
 	child_fail(f, STAGE_EXEC);
 }
 
 /* vfork must not return into a frame the child could then clobber: the
  * child leaves this function only through execve or _exit. */
-static __attribute__((noinline)) pid_t spawn(const struct child *c, int outw,
+static __attribute__((noinline)) pid_t spawn(const struct child *c,
+					     const char *const *argv, int fd3, int outw,
 					     int errw, volatile struct exec_failure *f,
 					     int devnull, const cpu_set_t *cpus)
 {
 	pid_t pid = vfork();
 
 	if (pid == 0)
-		child_exec(c, outw, errw, f, devnull, cpus);
+		child_exec(c, argv, fd3, outw, errw, f, devnull, cpus);
 	return pid;
 }
 
@@ -241,13 +280,14 @@ static bool stop_signalled(const struct child *c)
 	       c->exit_code == 128 + SIGTERM || c->exit_code == 128 + SIGINT;
 }
 
-static void spawn_failed(struct child *c, const struct exec_failure *f)
+static void spawn_failed(struct child *c, const char *argv0, const struct exec_failure *f)
 {
 	const char *what = f->stage == STAGE_PIN ? "cannot pin to CPUs" :
 			   f->stage == STAGE_DIR ? "cannot enter directory" :
+			   f->stage == STAGE_USER ? "cannot become the sandbox's user for" :
 			   "cannot execute";
 	struct strbuf cpus = STRBUF_INIT;
-	const char *obj = c->argv[0];
+	const char *obj = argv0;
 
 	if (f->stage == STAGE_PIN) {
 		cpus_format(&cpus, c->cpus);
@@ -263,6 +303,8 @@ static void spawn_failed(struct child *c, const struct exec_failure *f)
 /* One run's state, from the spawn to the reaping. */
 struct run {
 	int outp[2], errp[2];
+	int statusp[2];              /* the sandbox's status, from bwrap */
+	char **argv;                 /* the sandbox's argv, or NULL */
 	int pidfd;                   /* a pidfd, or a signalfd of SIGCHLD */
 	pid_t pid;
 	bool restore_mask;           /* SIGCHLD was blocked for the signalfd */
@@ -292,22 +334,28 @@ static int run_start(struct run *s, struct child *c)
 				CPU_SET(i, &cpus);
 		pinned = true;
 	}
-	if (pipe2(s->outp, O_CLOEXEC) < 0 || pipe2(s->errp, O_CLOEXEC) < 0)
+	if (pipe2(s->outp, O_CLOEXEC) < 0 || pipe2(s->errp, O_CLOEXEC) < 0 ||
+	    (c->sandbox && pipe2(s->statusp, O_CLOEXEC | O_NONBLOCK) < 0))
 		return err_set(-errno, "pipe: %s", strerror(errno));
 	if (devnull < 0)
 		return err_set(-errno, "/dev/null: %s", strerror(errno));
+	if (c->sandbox)
+		s->argv = sandbox_argv(c->sandbox, c, 3);
 	time_now_iso(c->started_at);
 	s->t0 = time_monotonic_ns();
-	s->pid = spawn(c, s->outp[1], s->errp[1], &failure, devnull, pinned ? &cpus : NULL);
+	s->pid = spawn(c, s->argv ? (const char *const *)s->argv : c->argv,
+		       c->sandbox ? s->statusp[1] : c->keep_fd, s->outp[1], s->errp[1],
+		       &failure, devnull, pinned ? &cpus : NULL);
 	if (s->pid < 0)
 		return err_set(-errno, "vfork: %s", strerror(errno));
 	close_fd(&s->outp[1]);
 	close_fd(&s->errp[1]);
+	close_fd(&s->statusp[1]);
 	/* vfork returns once the child has exec'd or given up. */
 	if (failure.stage) {
 		struct exec_failure f = { failure.stage, failure.err };
 
-		spawn_failed(c, &f);
+		spawn_failed(c, s->argv ? s->argv[0] : c->argv[0], &f);
 	}
 	s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
 	if (s->pidfd < 0 && errno == ENOSYS) {
@@ -345,6 +393,11 @@ static void run_reap(struct run *s)
 			;
 	if (wait4(s->pid, &s->status, WNOHANG, &s->ru) == s->pid) {
 		s->exited = true;
+		/* A perfd that is its children's subreaper (the agent) also
+		 * reaps what they left: bwrap's own first process outlives bwrap
+		 * by a moment. perfd runs one child at a time. */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
 		/* Nothing the program left behind may run on into the next
 		 * measurement. */
 		kill(-s->pid, SIGKILL);
@@ -427,6 +480,56 @@ static int run_wait(struct run *s, struct child *c)
 	return 0;
 }
 
+/* bwrap's last word on the program: its "exit-code", which it writes only
+ * when the program ran; a signal that ended it reads 128 + N there, as a
+ * shell's $? does. Returns -1 when the program never started. */
+static int sandbox_exit_code(const struct run *s)
+{
+	char buf[1024];
+	ssize_t n = read(s->statusp[0], buf, sizeof(buf) - 1);
+	const char *p;
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "\"exit-code\":");
+	return p ? atoi(p + strlen("\"exit-code\":")) : -1;
+}
+
+/* The line of bwrap's own that says why it failed, or NULL. */
+static char *sandbox_error(const struct child *c)
+{
+	const char *p = c->err.buf;
+
+	while (p && *p) {
+		if (!strncmp(p, "bwrap: ", 7))
+			return xstrndup(p, strcspn(p, "\n"));
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* A sandboxed child's status, read through bwrap's: a program that never
+ * started is a spawn error with bwrap's reason; 128 + N is signal N. */
+static void sandbox_finish(const struct run *s, struct child *c)
+{
+	int code = sandbox_exit_code(s);
+	char *why;
+
+	if (!WIFEXITED(s->status) || c->spawn_error)
+		return;
+	why = code < 0 || code == 1 ? sandbox_error(c) : NULL;
+	if (why) {
+		c->spawn_error = xasprintf("the sandbox could not run it: %s", why);
+		c->exit_code = -1;
+		free(why);
+	} else if (code > 128 && code < 128 + NSIG) {
+		c->exit_code = -1;
+		c->signal = code - 128;
+	}
+}
+
 /* What happened, into c. */
 static void run_finish(const struct run *s, struct child *c)
 {
@@ -442,6 +545,8 @@ static void run_finish(const struct run *s, struct child *c)
 		c->exit_code = -1;
 		c->signal = WTERMSIG(s->status);
 	}
+	if (c->sandbox)
+		sandbox_finish(s, c);
 	/* A failure while we are being stopped is our stop's doing, not the
 	 * program's: a service manager's SIGTERM to the whole service may reach
 	 * the child before it reaches us, so a child ended by a stop signal
@@ -453,8 +558,8 @@ static void run_finish(const struct run *s, struct child *c)
 
 int child_run(struct child *c)
 {
-	struct run s = { .outp = { -1, -1 }, .errp = { -1, -1 }, .pidfd = -1,
-			 .deadline = INT64_MAX };
+	struct run s = { .outp = { -1, -1 }, .errp = { -1, -1 }, .statusp = { -1, -1 },
+			 .pidfd = -1, .deadline = INT64_MAX };
 	int r;
 
 	r = run_start(&s, c);
@@ -466,7 +571,10 @@ int child_run(struct child *c)
 	close_fd(&s.outp[1]);
 	close_fd(&s.errp[0]);
 	close_fd(&s.errp[1]);
+	close_fd(&s.statusp[0]);
+	close_fd(&s.statusp[1]);
 	close_fd(&s.pidfd);
+	sandbox_argv_free(s.argv);
 	if (s.restore_mask)
 		sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
 	return r;

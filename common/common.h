@@ -14,6 +14,8 @@
  * - cpus: CPU sets as the kernel writes them ("0-3,6").
  * - child: the fresh-process launcher, used by builder/ (recipes), runners/
  *   (measured programs and contract runners) and daemon/ (the fetch).
+ * - sandbox: bubblewrap around a child: what a build or a measured program
+ *   of an agent may see and do.
  * - sha256: SHA-256 as hex (OpenSSL), for every hash perfd stores or shows,
  *   and their comparison in constant time.
  * - base64: bytes inside JSON (captured output in an ingest record).
@@ -137,6 +139,8 @@ int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
  * process however it ends. -EBUSY, with the holder's pid in *holder, when
  * another process holds it. */
 int fs_lock(int *out_fd, const char *path, long *holder);
+/* Gives path and what it holds to uid:gid, not following links. */
+int fs_chown_r(const char *path, unsigned uid, unsigned gid);
 
 /* ini.c: splits INI text into lines and hands each to the handler with its
  * 1-based number: a header "[name]" or "[name arg]" (arg NULL when none;
@@ -191,6 +195,12 @@ struct child {
 	int cancel_fd;               /* readable means stop now; -1: none */
 	void (*on_stdout)(void *ctx, const char *buf, size_t len);
 	void *ctx;
+	/* Runs it in a sandbox (sandbox.c); NULL: as it is. */
+	const struct sandbox *sandbox;
+	const char *sandbox_rw;           /* a directory it may write, or NULL */
+	const char *const *sandbox_ro;    /* more paths shown read-only; NULL-terminated */
+	bool sandbox_net;                 /* the network shared */
+	int keep_fd;                      /* passed to it as descriptor 3; -1: none */
 
 	/* Results, valid after child_run returns 0. */
 	int exit_code;               /* -1 when killed or never started */
@@ -221,6 +231,68 @@ void child_env_init(struct child_env *e);
 void child_env_set(struct child_env *e, const char *kv);
 void child_env_setf(struct child_env *e, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void child_env_release(struct child_env *e);
+
+/* sandbox.c: bubblewrap around a child (docs/security.md). A sandbox is
+ * set up once (sandbox_open tries it) and shared by the children that name
+ * it in struct child's sandbox. */
+#define SANDBOX_DEFAULT_USER "nobody"
+#define SANDBOX_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+#define SANDBOX_GROUPS_MAX 16
+struct sandbox_limits {
+	long processes;              /* RLIMIT_NPROC; 0: none */
+	long memory_mb;              /* RLIMIT_DATA of each process; 0: none */
+	long file_size_mb;           /* RLIMIT_FSIZE; 0: none */
+	long open_files;             /* RLIMIT_NOFILE; 0: ours */
+};
+struct sandbox_opts {
+	const char *const *hide;     /* the agent's files and directories, never shown */
+	size_t nhide;
+	const char *const *devices;  /* glob patterns of device nodes passed through */
+	size_t ndevices;
+	const char *const *env;      /* fnmatch patterns of the names passed */
+	size_t nenv;
+	const char *const *ro;       /* more paths shown read-only (a data set) */
+	size_t nro;
+	const char *const *rw;       /* more paths shown writable (a compiler cache) */
+	size_t nrw;
+	const char *user;            /* who runs it when we are root; NULL: nobody */
+	const char *bwrap;           /* bwrap's path; NULL: found in the usual places */
+	const char *trial_dir;       /* a directory the trial binds, as builds will be; or NULL */
+	struct sandbox_limits limits;
+};
+struct sandbox {
+	char *bwrap;
+	char **hide;
+	size_t nhide;
+	char **devices;              /* the nodes found at sandbox_open */
+	size_t ndevices;
+	char **env_names;
+	size_t nenv_names;
+	char **ro, **rw;             /* [sandbox] ro and rw: shown, but never a hidden path */
+	size_t nro, nrw;
+	bool drop;                   /* we are root: run as uid, gid, groups */
+	unsigned uid, gid;
+	unsigned groups[SANDBOX_GROUPS_MAX];  /* the device nodes' groups */
+	size_t ngroups;
+	struct sandbox_limits limits;
+};
+/* Finds bwrap and runs a trial process in the sandbox. Returns 0 and a new
+ * sandbox in *out (the caller's, sandbox_free), or a negative errno with why
+ * it cannot run here (-ENOENT: no bwrap; -EPERM: it cannot run here, as
+ * where the kernel refuses its namespaces; -EAGAIN: it failed for now, as at
+ * a process limit; bwrap's own words in err_last()). */
+int sandbox_open(struct sandbox **out, const struct sandbox_opts *o);
+void sandbox_free(struct sandbox *s);
+/* A child's environment: with s, only the names s passes, then HOME and
+ * TMPDIR on its private /tmp and PATH when not passed; without, ours. */
+void sandbox_env_init(struct child_env *e, const struct sandbox *s);
+/* Gives path, and what it holds, to the user the sandbox runs as when we
+ * are root (a build's directory, before its recipe writes there). */
+int sandbox_own(const struct sandbox *s, const char *path);
+/* For child.c: bwrap's argv around c's (NULL-terminated, freed with
+ * sandbox_argv_free), its status written to status_fd. */
+char **sandbox_argv(const struct sandbox *s, const struct child *c, int status_fd);
+void sandbox_argv_free(char **argv);
 
 void child_init(struct child *c);
 /* Runs the child to its end. Returns 0 once it was reaped, whatever its

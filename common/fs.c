@@ -45,6 +45,24 @@ int fs_rm_rf(const char *path)
 	return 0;
 }
 
+/* nftw's callback takes no context: the owner to give, per thread. */
+static __thread unsigned chown_uid, chown_gid;
+
+static int chown_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	return lchown(path, chown_uid, chown_gid) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int fs_chown_r(const char *path, unsigned uid, unsigned gid)
+{
+	chown_uid = uid;
+	chown_gid = gid;
+	if (nftw(path, chown_entry, 16, FTW_PHYS) < 0)
+		return err_set(-errno, "cannot give '%s' to %u:%u: %s", path, uid, gid,
+			       strerror(errno));
+	return 0;
+}
+
 int fs_read_file(char **out, size_t *out_len, const char *path, size_t max)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -48,6 +48,7 @@ static int run_aa(struct agent *a, const struct agent_case *k, const struct db_b
 		  int pairs, const char *why)
 {
 	const struct db_build_artifact *prog = agent_artifact_named(b, k->program);
+	const char *const ro[] = { b->dir, NULL };
 	struct cli_progress progress = { .on = isatty(2), .label = "A/A" };
 	struct runner_calibration cal;
 	struct runner_pair_opts o;
@@ -61,6 +62,7 @@ static int run_aa(struct agent *a, const struct agent_case *k, const struct db_b
 	if (r < 0)
 		return r;
 	agent_case_opts(a, k, &o, &progress);
+	o.sandbox_ro = ro;
 	o.old_manifest = o.new_manifest = manifest;
 	o.old.path = o.new.path = prog->artifact.path;
 	o.old_artifact = o.new_artifact = prog->artifact.id;

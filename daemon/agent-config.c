@@ -15,7 +15,7 @@
 #include "agent-internal.h"
 #include "forge.h"
 
-enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_GITHUB, SEC_HUB, SEC_CALIBRATION, SEC_BUILD,
+enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_GITHUB, SEC_HUB, SEC_CALIBRATION, SEC_SANDBOX, SEC_BUILD,
 	SEC_RUNNER, SEC_CASE, SEC_OTHER };
 
 struct parse {
@@ -29,6 +29,7 @@ struct parse {
 	struct agent_suite *s;
 	bool seen_build;
 	bool seen_calibration;
+	bool seen_sandbox;
 };
 
 static void perr(struct parse *ps, const char *fmt, ...) PRINTF_LIKE(2, 3);
@@ -66,6 +67,15 @@ static void set_text(struct parse *ps, char **dst, const char *key, const char *
 		return;
 	}
 	*dst = xstrdup(v);
+}
+
+static void free_strv(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
 }
 
 static void set_seconds(struct parse *ps, double *dst, const char *key, const char *v)
@@ -249,6 +259,80 @@ static void key_hub(struct parse *ps, const char *k, const char *v)
 	}
 }
 
+/* A limit of [sandbox]: a whole number from 1 to max, or "none" (0). */
+static void set_limit(struct parse *ps, long *dst, const char *k, const char *v, long max)
+{
+	char *end;
+	long n;
+
+	if (!strcmp(v, "none")) {
+		*dst = 0;
+		return;
+	}
+	n = strtol(v, &end, 10);
+	if (end == v || *end || n < 1 || n > max)
+		perr(ps, "'%s': '%s' is not 'none' or a whole number from 1 to %ld", k, v, max);
+	else
+		*dst = n;
+}
+
+static void key_sandbox(struct parse *ps, const char *k, const char *v)
+{
+	struct agent_sandbox *b = &ps->c->sandbox;
+	size_t i;
+
+	if (!strcmp(k, "mode")) {
+		if (!strcmp(v, "auto"))
+			b->mode = AGENT_SANDBOX_AUTO;
+		else if (!strcmp(v, "on"))
+			b->mode = AGENT_SANDBOX_ON;
+		else if (!strcmp(v, "off"))
+			b->mode = AGENT_SANDBOX_OFF;
+		else
+			perr(ps, "'mode': '%s' is not auto, on or off", v);
+	} else if (!strcmp(k, "env")) {
+		free_strv(b->env, b->nenv);
+		b->env = NULL;
+		b->nenv = 0;
+		add_words(ps, &b->env, &b->nenv, k, v);
+		for (i = 0; i < b->nenv; i++)
+			if (strspn(b->env[i], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					      "0123456789_*?") < strlen(b->env[i]))
+				perr(ps, "'env': '%s' is not a variable name (letters, digits, '_', "
+				     "with '*' or '?')", b->env[i]);
+	} else if (!strcmp(k, "nodes")) {
+		add_words(ps, &b->nodes, &b->nnodes, k, v);
+		for (i = 0; i < b->nnodes; i++)
+			if (strncmp(b->nodes[i], "/dev/", 5) || strstr(b->nodes[i], "/../"))
+				perr(ps, "'nodes': '%s' is not a path under /dev/", b->nodes[i]);
+	} else if (!strcmp(k, "ro") || !strcmp(k, "rw")) {
+		char ***list = !strcmp(k, "ro") ? &b->ro : &b->rw;
+		size_t *n = !strcmp(k, "ro") ? &b->nro : &b->nrw;
+
+		add_words(ps, list, n, k, v);
+		for (i = 0; i < *n; i++)
+			if ((*list)[i][0] != '/' || strstr((*list)[i], "/../"))
+				perr(ps, "'%s': '%s' is not an absolute path", k, (*list)[i]);
+	} else if (!strcmp(k, "user")) {
+		set_text(ps, &b->user, k, v);
+	} else if (!strcmp(k, "bwrap")) {
+		set_text(ps, &b->bwrap, k, v);
+		if (*v != '/')
+			perr(ps, "'bwrap': '%s' is not an absolute path", v);
+	} else if (!strcmp(k, "processes")) {
+		set_limit(ps, &b->limits.processes, k, v, 1L << 22);
+	} else if (!strcmp(k, "memory_mb")) {
+		set_limit(ps, &b->limits.memory_mb, k, v, 1L << 30);
+	} else if (!strcmp(k, "file_size_mb")) {
+		set_limit(ps, &b->limits.file_size_mb, k, v, 1L << 30);
+	} else if (!strcmp(k, "open_files")) {
+		set_limit(ps, &b->limits.open_files, k, v, 1L << 20);
+	} else {
+		perr(ps, "unknown key '%s' in [sandbox] (mode, env, nodes, ro, rw, user, bwrap, "
+		     "processes, memory_mb, file_size_mb, open_files)", k);
+	}
+}
+
 static void key_calibration(struct parse *ps, const char *k, const char *v)
 {
 	struct agent_calibration *c = &ps->c->calibration;
@@ -292,9 +376,11 @@ static void key_build(struct parse *ps, const char *k, const char *v)
 		set_seconds(ps, &s->build_timeout_s, k, v);
 	} else if (!strcmp(k, "toolchain")) {
 		set_text(ps, &s->toolchain, k, v);
+	} else if (!strcmp(k, "network")) {
+		set_bool(ps, &s->build_network, k, v);
 	} else {
 		perr(ps, "unknown key '%s' in [build] (command, env, artifacts, timeout_s, "
-		     "toolchain)", k);
+		     "toolchain, network)", k);
 	}
 }
 
@@ -400,6 +486,11 @@ static void section(struct parse *ps, const char *name, const char *arg)
 			perr(ps, "a second [calibration] section");
 		ps->seen_calibration = true;
 		ps->sec = SEC_CALIBRATION;
+	} else if (!ps->suite_only && !strcmp(name, "sandbox") && !arg) {
+		if (ps->seen_sandbox)
+			perr(ps, "a second [sandbox] section");
+		ps->seen_sandbox = true;
+		ps->sec = SEC_SANDBOX;
 	} else if (!strcmp(name, "build") && !arg) {
 		if (ps->seen_build)
 			perr(ps, "a second [build] section");
@@ -445,7 +536,8 @@ static void section(struct parse *ps, const char *name, const char *arg)
 	} else {
 		perr(ps, ps->suite_only ?
 		     "unknown section [%s%s%s] in a suite ([build], [runner NAME], [case NAME])" :
-		     "unknown section [%s%s%s] ([agent], [repo], [github], [hub], [calibration], [build],"
+		     "unknown section [%s%s%s] ([agent], [repo], [github], [hub], [calibration], [sandbox], "
+		     "[build],"
 		     " [runner NAME], [case NAME])",
 		     name, arg ? " " : "", arg ? arg : "");
 	}
@@ -490,6 +582,9 @@ static void on_key(void *ctx, unsigned lineno, char *k, char *v)
 		break;
 	case SEC_CALIBRATION:
 		key_calibration(ps, k, v);
+		break;
+	case SEC_SANDBOX:
+		key_sandbox(ps, k, v);
 		break;
 	case SEC_BUILD:
 		key_build(ps, k, v);
@@ -608,7 +703,11 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 	c->calibration.runs = AGENT_CALIBRATION_RUNS;
 	c->hub.timeout_s = AGENT_PUSH_TIMEOUT_S;
 	c->calibration.idle_budget_s = AGENT_IDLE_BUDGET_S;
+	c->sandbox.limits = (struct sandbox_limits){ .processes = AGENT_SANDBOX_PROCESSES,
+		.file_size_mb = AGENT_SANDBOX_FILE_SIZE_MB, .open_files = AGENT_SANDBOX_OPEN_FILES };
 	parse_text(&ps, text, len);
+	if (!c->sandbox.env)
+		add_words(&ps, &c->sandbox.env, &c->sandbox.nenv, "env", AGENT_SANDBOX_ENV);
 	free(text);
 	ps.lineno = 0;
 	if (!c->url)
@@ -666,14 +765,6 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 	return 0;
 }
 
-static void free_strv(char **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
 
 void agent_suite_release(struct agent_suite *s)
 {
@@ -716,6 +807,12 @@ void agent_config_free(struct agent_config *c)
 	free(c->hub.url);
 	free(c->hub.token_file);
 	free(c->hub.ca_file);
+	free_strv(c->sandbox.env, c->sandbox.nenv);
+	free_strv(c->sandbox.nodes, c->sandbox.nnodes);
+	free_strv(c->sandbox.ro, c->sandbox.nro);
+	free_strv(c->sandbox.rw, c->sandbox.nrw);
+	free(c->sandbox.user);
+	free(c->sandbox.bwrap);
 	free(c);
 }
 
@@ -732,6 +829,8 @@ int agent_suite_recipe_hash(char out[65], const struct agent_suite *s)
 		strbuf_addf(&sb, "env\n%s\n", s->build_env[i]);
 	for (i = 0; i < s->nartifacts; i++)
 		strbuf_addf(&sb, "artifact\n%s\n", s->artifacts[i]);
+	if (s->build_network)
+		strbuf_adds(&sb, "network\n");
 	r = sha256_hex(out, sb.buf, sb.len);
 	strbuf_release(&sb);
 	return r < 0 ? err_set(r, "the recipe's hash: %s", err_last()) : 0;

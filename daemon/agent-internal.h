@@ -50,10 +50,33 @@ struct agent_suite {
 	size_t nartifacts;
 	double build_timeout_s;
 	char *toolchain;           /* a command whose first line names the toolchain, or NULL */
+	bool build_network;        /* the recipe may reach the network (docs/security.md) */
 	struct runner_contract *runners;
 	size_t nrunners;
 	struct agent_case *cases;
 	size_t ncases;
+};
+
+/* [sandbox]: how builds, contract runners and timed processes are run
+ * (docs/security.md). auto: in the sandbox when bubblewrap works here, else
+ * as they are, and no pull head is built; on: an agent that cannot have it
+ * does not start; off: never (no pull head is built either). */
+enum agent_sandbox_mode { AGENT_SANDBOX_AUTO, AGENT_SANDBOX_ON, AGENT_SANDBOX_OFF };
+#define AGENT_SANDBOX_ENV "PATH LANG LC_* TZ VK_* MESA_*"
+#define AGENT_SANDBOX_PROCESSES 4096
+#define AGENT_SANDBOX_FILE_SIZE_MB 16384
+#define AGENT_SANDBOX_OPEN_FILES 4096
+struct agent_sandbox {
+	enum agent_sandbox_mode mode;
+	char **env;                /* fnmatch patterns of the names passed */
+	size_t nenv;
+	char **nodes;              /* device nodes; NULL: the host profile's */
+	size_t nnodes;
+	char **ro, **rw;           /* more paths shown, read-only and writable */
+	size_t nro, nrw;
+	char *user;                /* who runs it when the agent is root; NULL: nobody */
+	char *bwrap;               /* bwrap's path; NULL: found in the usual places */
+	struct sandbox_limits limits;
 };
 
 enum agent_pull_base { AGENT_BASE_MERGE_BASE, AGENT_BASE_HEAD };
@@ -103,6 +126,7 @@ struct agent_config {
 	struct forge_config github;
 	struct agent_hub hub;
 	struct agent_calibration calibration;
+	struct agent_sandbox sandbox;
 };
 
 /* Parses the agent configuration at path into a fresh struct. Returns 0, or
@@ -154,6 +178,9 @@ struct agent {
 	char *push_error;                /* the last failure said, logged once */
 	int64_t heartbeat_seq;           /* the last heartbeat's */
 	int lock_fds[2];                 /* the work directory's and the database's locks */
+	struct sandbox *sandbox;         /* NULL: builds and processes run as they are */
+	char *unsandboxed;               /* then why, in a sentence */
+	char *poll_error;                /* why the last poll failed, or NULL */
 };
 
 
@@ -162,6 +189,10 @@ struct agent {
  * probe (NULL: none, the machine as it is) become the agent's, also on
  * failure. cancel_fd becomes readable when the agent must stop. Returns 0,
  * or a negative errno with the detail in err_last(); it logs no error. */
+/* Sets up a->sandbox as [sandbox] says; where it cannot run and mode is
+ * auto, or mode is off, a->unsandboxed says why and 0 is returned
+ * (agent-sandbox.c). */
+int agent_sandbox_open(struct agent *a);
 int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile *profile,
 	       struct kernel_probe *probe, int cancel_fd);
 void agent_free(struct agent *a);

@@ -6,9 +6,12 @@
  * done and skipped.
  */
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "agent-internal.h"
@@ -21,6 +24,8 @@
 
 #define SUITE_FILE_MAX (256 * 1024)
 #define FETCH_OUTPUT_MAX 4096
+#define LOCK_WAIT_TRIES 100
+#define LOCK_WAIT_MS 50
 
 /* Comparisons a killed agent left running get their summary now: the rule
  * makes them invalid ("interrupted"), their processes stay as they were. */
@@ -58,7 +63,15 @@ static int take_lock(int *fd, const char *what, const char *base, const char *su
 {
 	char *path = xasprintf("%s%s", base, suffix);
 	long holder = 0;
-	int r = fs_lock(fd, path, &holder);
+	int r = fs_lock(fd, path, &holder), tries;
+
+	/* Held for an agent that is gone: by the fetch it started, which dies
+	 * with it a moment later. Waited for, a bounded while. */
+	for (tries = 0; r == -EBUSY && holder > 0 && kill((pid_t)holder, 0) < 0 &&
+	     errno == ESRCH && tries < LOCK_WAIT_TRIES; tries++) {
+		poll(NULL, 0, LOCK_WAIT_MS);
+		r = fs_lock(fd, path, &holder);
+	}
 
 	if (r == -EBUSY)
 		r = err_set(r, "another agent (pid %ld) uses the %s '%s' (%s): one agent a "
@@ -112,12 +125,27 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 		r = take_lock(&a->lock_fds[1], "database", cfg->database, ".agent-lock");
 	if (r == 0)
 		r = db_open(&a->db, cfg->database, 10000);
+	/* Under the lock no other agent writes the mirror: a lock file there
+	 * is what a killed agent's fetch left. */
+	if (r == 0)
+		r = builder_repo_clear_locks(a->mirror);
+	if (r > 0) {
+		log_info("mirror: %d lock file%s left by a stopped agent removed", r,
+			 r == 1 ? "" : "s");
+		r = 0;
+	}
 	if (r == 0)
 		r = builder_repo_open(&a->repo, a->mirror, cfg->url);
 	if (r == 0 && cfg->github.on)
 		r = agent_pulls_open(a);
 	if (r == 0 && cfg->hub.on)
 		r = agent_push_token(&a->push_auth, &cfg->hub);
+	/* Processes a sandbox leaves for an instant after its bwrap ends are
+	 * ours to reap, not the machine's init's (child.c). */
+	if (r == 0 && prctl(PR_SET_CHILD_SUBREAPER, 1) < 0)
+		log_warnx("cannot become a subreaper: %s", strerror(errno));
+	if (r == 0)
+		r = agent_sandbox_open(a);
 	if (r == 0)
 		r = db_abandon_running(a->db);
 	if (r > 0)
@@ -160,6 +188,9 @@ void agent_free(struct agent *a)
 	host_profile_free(a->profile);
 	kernel_probe_free(a->probe);
 	free(a->fingerprint);
+	sandbox_free(a->sandbox);
+	free(a->unsandboxed);
+	free(a->poll_error);
 	db_close(a->db);
 	for (size_t i = 0; i < ARRAY_SIZE(a->lock_fds); i++)
 		if (a->lock_fds[i] >= 0)
@@ -254,6 +285,9 @@ static int fetch(struct agent *a)
 	ch.env = (const char *const *)env.v;
 	ch.timeout_s = a->cfg->fetch_timeout_s;
 	ch.capture_max = FETCH_OUTPUT_MAX;
+	/* The fetch holds the work directory's lock with us: a restart waits
+	 * for a fetch its killed agent left, rather than race it. */
+	ch.keep_fd = a->lock_fds[0];
 	ch.cancel_fd = a->cancel_fd;
 	r = child_run(&ch);
 	if (r < 0)
@@ -356,6 +390,12 @@ int agent_poll(struct agent *a)
 			continue;
 		if (r < 0 && r != -ENOENT)
 			goto out;
+		/* A pull head is anyone's code: it is built only in the sandbox. */
+		if (heads[i].is_pull && !a->sandbox) {
+			strbuf_addf(&a->waiting, "%s at %.12s: not built: %s\n", heads[i].name,
+				    heads[i].oid, a->unsandboxed);
+			continue;
+		}
 		if (a->gh && heads[i].is_pull &&
 		    (!pulls_known || !agent_pull_allowed(a, &heads[i], open, nopen)))
 			continue;
@@ -409,6 +449,24 @@ static void on_build_start(void *ctx, const struct db_build *b)
 	log_info("build %lld of %.12s: started in %s", (long long)b->id, b->commit, b->dir);
 }
 
+/* Hashes build b's artifacts again: 1, with *why (the caller's), when one
+ * changed or is gone, the build then marked stale; 0 when all are whole. */
+static int stale(struct agent *a, const struct db_build *b, char **why)
+{
+	int r = builder_build_verify(b, why);
+
+	if (r == 1) {
+		int e = db_build_mark_stale(a->db, b->id, *why);
+
+		if (e < 0) {
+			free(*why);
+			*why = NULL;
+			return e;
+		}
+	}
+	return r;
+}
+
 /* The build of commit: found (a cache hit) or made now, said either way. */
 static int ensure_build(struct agent *a, struct db_build *out, const char *commit)
 {
@@ -420,10 +478,21 @@ static int ensure_build(struct agent *a, struct db_build *out, const char *commi
 		.artifacts = (const char *const *)s->artifacts, .nartifacts = s->nartifacts,
 		.timeout_s = s->build_timeout_s, .toolchain = s->toolchain,
 		.fingerprint = a->fingerprint, .cancel_fd = a->cancel_fd,
+		.sandbox = a->sandbox, .network = s->build_network,
 		.on_start = on_build_start,
 	};
-	int r = builder_build_ensure(out, a->repo, a->db, commit, &o);
+	int r = builder_build_ensure(out, a->repo, a->db, commit, &o), e;
+	char *why = NULL;
 
+	/* A cached build's artifacts must still be the files it hashed. */
+	if (r == 1 && out->state == DB_BUILD_DONE && (e = stale(a, out, &why)) != 0) {
+		db_build_release(out);
+		if (e < 0)
+			return e;
+		log_warnx("%s: the build is stale, built again", why);
+		free(why);
+		r = builder_build_ensure(out, a->repo, a->db, commit, &o);
+	}
 	if (r == 1) {
 		a->cache_hits++;
 		log_info("build of %.12s (tree %.12s): cached, build %lld, %s", commit, out->tree,
@@ -451,8 +520,8 @@ static int run_runners(struct agent *a, const struct db_build *b, int *out_faile
 	int r = 0;
 
 	for (i = 0; i < a->suite->nrunners && r == 0; i++) {
-		r = runner_contract_run(a->db, b, &a->suite->runners[i], a->cancel_fd, out_failed,
-					on_runner_done, a);
+		r = runner_contract_run(a->db, b, &a->suite->runners[i], a->sandbox, a->cancel_fd,
+					out_failed, on_runner_done, a);
 	}
 	return r;
 }
@@ -537,6 +606,7 @@ void agent_case_opts(struct agent *a, const struct agent_case *k, struct runner_
 	o->cooldown_ms = k->has_cooldown ? k->cooldown_ms :
 			 a->profile ? a->profile->cooldown_ms : HOST_DEFAULT_COOLDOWN_MS;
 	o->watch = a->profile ? &a->watch : NULL;
+	o->sandbox = a->sandbox;
 	o->cancel_fd = a->cancel_fd;
 	/* A line per process where someone watches: a long GPU comparison is
 	 * never silent. */
@@ -560,6 +630,7 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 {
 	const struct db_build_artifact *old = agent_artifact_named(base, k->program);
 	const struct db_build_artifact *new = agent_artifact_named(head, k->program);
+	const char *const ro[] = { base->dir, head->dir, NULL };
 	struct runner_calibration cal;
 	struct runner_pair_opts o;
 	struct cli_progress progress = { .on = isatty(2) };
@@ -579,10 +650,18 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 				 k->name, k->program, (long long)(!old ? base->id : head->id));
 		return 0;
 	}
+	/* The files measured are the files the builds hashed, or nothing is
+	 * measured: a later job builds a stale tree again. */
+	r = stale(a, base, why);
+	if (r == 0)
+		r = stale(a, head, why);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = agent_calibrate_case(a, k, base);
 	if (r < 0)
 		return r;
 	agent_case_opts(a, k, &o, &progress);
+	o.sandbox_ro = ro;
 	o.old.path = old->artifact.path;
 	o.new.path = new->artifact.path;
 	o.old_artifact = old->artifact.id;

@@ -154,6 +154,14 @@ int cmd_agent(int argc, char **argv)
 		       "none on this host; idle A/As up to %g s an hour%s\n", cfg->calibration.runs,
 		       cfg->calibration.runs == 1 ? "" : "s", cfg->calibration.idle_budget_s,
 		       cfg->calibration.idle_budget_s > 0 ? "" : " (none)");
+		printf("sandbox: %s, passing %zu environment pattern%s; processes %ld, memory %ld "
+		       "MB, file size %ld MB, open files %ld (0: none)\n",
+		       cfg->sandbox.mode == AGENT_SANDBOX_ON ? "on (the agent starts only with it)" :
+		       cfg->sandbox.mode == AGENT_SANDBOX_OFF ? "off (no pull head is built)" :
+		       "auto (where bubblewrap runs; else no pull head is built)",
+		       cfg->sandbox.nenv, cfg->sandbox.nenv == 1 ? "" : "s",
+		       cfg->sandbox.limits.processes, cfg->sandbox.limits.memory_mb,
+		       cfg->sandbox.limits.file_size_mb, cfg->sandbox.limits.open_files);
 		printf("configuration OK\n");
 		ret = EXIT_OK;
 		goto out;

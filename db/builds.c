@@ -149,6 +149,7 @@ int db_build_find(struct db *db, struct db_build *out, const char *host, const c
 	memset(out, 0, sizeof(*out));
 	r = db_prepare(db, &st, "SELECT " BUILD_COLUMNS " FROM builds WHERE host = ? AND"
 		       " tree_oid = ? AND recipe_hash = ? AND state != 'abandoned'"
+		       " AND id NOT IN (SELECT build_id FROM stale_builds)"
 		       " ORDER BY id DESC LIMIT 1");
 	if (r < 0)
 		return r;
@@ -166,7 +167,8 @@ int db_build_latest(struct db *db, struct db_build *out, const char *host,
 
 	memset(out, 0, sizeof(*out));
 	r = db_prepare(db, &st, "SELECT " BUILD_COLUMNS " FROM builds WHERE host = ? AND"
-		       " recipe_hash = ? AND state = 'done' ORDER BY id DESC LIMIT 1");
+		       " recipe_hash = ? AND state = 'done'"
+		       " AND id NOT IN (SELECT build_id FROM stale_builds) ORDER BY id DESC LIMIT 1");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, host);
@@ -263,6 +265,41 @@ int db_build_abandon(struct db *db, int64_t id)
 		return r;
 	sqlite3_bind_int64(st, 1, id);
 	return db_step(db, st, "abandoning a build");
+}
+
+int db_build_mark_stale(struct db *db, int64_t id, const char *reason)
+{
+	sqlite3_stmt *st;
+	char at[TIME_ISO_LEN];
+	int r;
+
+	time_now_iso(at);
+	r = db_prepare(db, &st, "INSERT OR IGNORE INTO stale_builds (build_id, reason, found_at)"
+		       " VALUES (?, ?, ?)");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	db_bind_text(st, 2, reason);
+	db_bind_text(st, 3, at);
+	return db_step(db, st, "marking a build stale");
+}
+
+int db_build_stale_reason(struct db *db, char **out, int64_t id)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	r = db_prepare(db, &st, "SELECT reason FROM stale_builds WHERE build_id = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = db_column_strdup(st, 0);
+	r = rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT :
+	    db_fail(db, rc, "reading a build's staleness");
+	db_finish(st);
+	return r;
 }
 
 int db_build_count(struct db *db, enum db_build_state state)

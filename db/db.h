@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 10
+#define DB_SCHEMA_VERSION 11
 
 struct db;
 
@@ -645,11 +645,12 @@ struct db_build {
 };
 void db_build_release(struct db_build *b);
 /* The newest build of this tree with this recipe on this host that is not
- * abandoned (done, failed or running), with its artifacts; -ENOENT when none. */
+ * abandoned or stale (done, failed or running), with its artifacts; -ENOENT
+ * when none. */
 int db_build_find(struct db *db, struct db_build *out, const char *host, const char *tree,
 		  const char *recipe_hash);
-/* The newest done build on this host with this recipe, with its artifacts:
- * what an idle agent calibrates with. -ENOENT when none. */
+/* The newest done build on this host with this recipe that is not stale,
+ * with its artifacts: what an idle agent calibrates with. -ENOENT when none. */
 int db_build_latest(struct db *db, struct db_build *out, const char *host,
 		    const char *recipe_hash);
 int db_build_load(struct db *db, struct db_build *out, int64_t id);
@@ -659,6 +660,12 @@ int db_build_insert(struct db *db, int64_t *out_id, const struct db_build *b);
  * artifact.id must be set by db_artifact_put). */
 int db_build_finish(struct db *db, const struct db_build *b);
 int db_build_abandon(struct db *db, int64_t id);
+/* Marks a build stale: its artifacts are no longer the files it hashed
+ * (reason says which), so no comparison uses it again and its tree is built
+ * anew. The build's own row, the evidence of what it made, is unchanged. */
+int db_build_mark_stale(struct db *db, int64_t id, const char *reason);
+/* Why a build is stale, into *out (the caller's); -ENOENT when it is not. */
+int db_build_stale_reason(struct db *db, char **out, int64_t id);
 /* Counts of builds by state, for a summary. */
 int db_build_count(struct db *db, enum db_build_state state);
 

@@ -408,6 +408,15 @@ static const char schema_v10[] =
 	"  message TEXT,"
 	"  pushed_at TEXT NOT NULL);";
 
+/* Version 11: builds whose artifacts changed after they were hashed
+ * (docs/security.md, "Evidence that cannot drift"): never used again, their
+ * tree built anew; the build's row stays as the record of what it made. */
+static const char schema_v11[] =
+	"CREATE TABLE stale_builds ("
+	"  build_id INTEGER PRIMARY KEY REFERENCES builds (id),"
+	"  reason TEXT NOT NULL,"
+	"  found_at TEXT NOT NULL);";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -419,5 +428,6 @@ const struct db_migration db_migrations[] = {
 	{ 8, schema_v8 },
 	{ 9, schema_v9 },
 	{ 10, schema_v10 },
+	{ 11, schema_v11 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

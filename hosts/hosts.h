@@ -32,6 +32,9 @@ struct host_profile {
 	char *description;              /* [host] description, or "" */
 	char *device_match;             /* [device] substring of deviceName; NULL: a CPU host */
 	char *expected_driver;          /* [device] substring of driverName or driverInfo */
+	char *nodes;                    /* [device] device nodes a sandboxed process is given
+	                                 * (glob patterns), or NULL: HOST_DEFAULT_NODES for a
+	                                 * GPU host, none for a CPU host */
 	double process_timeout_s;       /* [timing] bound for one process, > 0 */
 	struct cpus cpus;               /* [timing] CPU pinning, count 0 for none */
 	double noise;                   /* [timing] spread above which a cell is noisy */
@@ -54,6 +57,7 @@ struct host_profile {
 #define HOST_DEFAULT_MAX_PAIRS 24
 #define HOST_MAX_PAIRS 64
 #define HOST_DEFAULT_FAULT_LOG "/dev/kmsg"
+#define HOST_DEFAULT_NODES "/dev/dri/* /dev/nvidia* /dev/kfd"
 
 /*
  * Parses the profile at path into a new object, the caller's to free with

@@ -23,6 +23,7 @@ enum key_kind {
 	KIND_PAIRS,
 	KIND_CPUS,
 	KIND_PATTERN,
+	KIND_NODES,
 };
 
 enum key_id {
@@ -30,6 +31,7 @@ enum key_id {
 	KEY_DESCRIPTION,
 	KEY_DEVICE_MATCH,
 	KEY_EXPECTED_DRIVER,
+	KEY_NODES,
 	KEY_PROCESS_TIMEOUT,
 	KEY_CPUS,
 	KEY_NOISE,
@@ -53,6 +55,7 @@ static const struct key {
 	[KEY_DESCRIPTION] = { "host", "description", KIND_TEXT, false, false },
 	[KEY_DEVICE_MATCH] = { "device", "device_match", KIND_REQUIRED_TEXT, true, false },
 	[KEY_EXPECTED_DRIVER] = { "device", "expected_driver", KIND_REQUIRED_TEXT, true, false },
+	[KEY_NODES] = { "device", "nodes", KIND_NODES, false, false },
 	[KEY_PROCESS_TIMEOUT] = { "timing", "process_timeout_s", KIND_SECONDS, false, false },
 	[KEY_CPUS] = { "timing", "cpus", KIND_CPUS, false, false },
 	[KEY_NOISE] = { "timing", "noise", KIND_FRACTION, false, false },
@@ -278,6 +281,20 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 	case KIND_PATTERN:
 		add_pattern(ps, value);
 		break;
+	case KIND_NODES: {
+		char *copy = xstrdup(value), *save = NULL, *w;
+
+		for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+			if (strncmp(w, "/dev/", 5) || strstr(w, "/../")) {
+				parse_error(ps, ps->lineno, "nodes: '%s' is not a path under /dev/", w);
+				free(copy);
+				return;
+			}
+		}
+		free(copy);
+		set_text(&p->nodes, value);
+		break;
+	}
 	}
 }
 
@@ -402,6 +419,7 @@ void host_profile_free(struct host_profile *p)
 	free(p->description);
 	free(p->device_match);
 	free(p->expected_driver);
+	free(p->nodes);
 	free(p->fault_log);
 	free(p);
 }

@@ -17,20 +17,23 @@ static void on_stdout(void *ctx, const char *buf, size_t len)
 
 /* Runs one chunk into res, whose row is stored; -ECANCELED when stopped. */
 static int run_chunk(struct db_runner_result *res, const struct db_build *b,
-		     const struct runner_contract *rc, int cancel_fd)
+		     const struct runner_contract *rc, const struct sandbox *sandbox, int cancel_fd)
 {
+	const char *const ro[] = { b->dir, NULL };
 	struct child_env env;
 	struct child ch;
 	struct runner_protocol proto;
 	int r;
 
-	child_env_init(&env);
+	sandbox_env_init(&env, sandbox);
 	child_env_setf(&env, "PERFD_CHUNK=%d", res->chunk);
 	child_env_setf(&env, "PERFD_CHUNKS=%d", rc->chunks);
 	child_init(&ch);
 	runner_protocol_init(&proto);
 	ch.env = (const char *const *)env.v;
 	ch.dir = b->dir;
+	ch.sandbox = sandbox;
+	ch.sandbox_ro = ro;
 	ch.timeout_s = rc->timeout_s;
 	ch.capture_max = CHILD_CAPTURE_DEFAULT;
 	ch.cancel_fd = cancel_fd;
@@ -75,7 +78,7 @@ static char *binary_sha(const struct db_build *b, const char *command)
 }
 
 int runner_contract_run(struct db *db, const struct db_build *b, const struct runner_contract *rc,
-			int cancel_fd, int *out_failed,
+			const struct sandbox *sandbox, int cancel_fd, int *out_failed,
 			void (*on_done)(void *ctx, const struct db_runner_result *res), void *ctx)
 {
 	char *sha = binary_sha(b, rc->command);
@@ -104,7 +107,7 @@ int runner_contract_run(struct db *db, const struct db_build *b, const struct ru
 		time_now_iso(res.started_at);
 		r = db_runner_result_insert(db, &res.id, &res);
 		if (r == 0)
-			r = run_chunk(&res, b, rc, cancel_fd);
+			r = run_chunk(&res, b, rc, sandbox, cancel_fd);
 		if (r == 0)
 			r = db_runner_result_finish(db, &res);
 		if (r == 0 && (res.exit_code || res.signal || res.timed_out || res.spawn_error))

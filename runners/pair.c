@@ -54,7 +54,7 @@ static void build_env(struct child_env *env, const struct runner_pair_opts *o,
 {
 	size_t i;
 
-	child_env_init(env);
+	sandbox_env_init(env, o->sandbox);
 	for (i = 0; i < o->nenv; i++)
 		child_env_set(env, o->env[i]);
 	for (i = 0; i < arm->nenv; i++)
@@ -206,6 +206,8 @@ static int run_one(const struct runner_pair_opts *o, const struct slot *s,
 	child.cpus = o->cpus;
 	child.capture_max = o->capture_max;
 	child.cancel_fd = o->cancel_fd;
+	child.sandbox = o->sandbox;
+	child.sandbox_ro = o->sandbox_ro;
 	child.on_stdout = on_stdout;
 	child.ctx = &proto;
 	if (o->watch)

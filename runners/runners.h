@@ -59,6 +59,7 @@ struct runner_contract {
  * cancel_fd fired (the row in hand is left running, to be abandoned and
  * run again), or a database error. */
 int runner_contract_run(struct db *db, const struct db_build *b, const struct runner_contract *rc,
+			const struct sandbox *sandbox,
 			int cancel_fd, int *out_failed,
 			void (*on_done)(void *ctx, const struct db_runner_result *res), void *ctx);
 
@@ -296,6 +297,10 @@ struct runner_pair_opts {
 	double noise;
 	unsigned cooldown_ms;        /* pause between processes */
 	struct runner_fault_watch *watch; /* NULL: no fault watch */
+	/* Each process runs in it, shown sandbox_ro (the arms' build
+	 * directories) read-only; NULL: as it is. */
+	const struct sandbox *sandbox;
+	const char *const *sandbox_ro;
 	int cancel_fd;
 	/* Called after each process ends, with its stored record, and after
 	 * each stage is judged (p NULL, stage set). */

@@ -8,7 +8,10 @@ set -u
 TESTS_DIR=$(cd "$(dirname "$0")" && pwd)
 case $PERFD in /*) ;; *) PERFD=$(cd "$(dirname "$PERFD")" && pwd)/$(basename "$PERFD") ;; esac
 T=$(mktemp -d /tmp/perfd-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+# Open to others for the sandbox: where the tests run as root, an agent's
+# builds and processes run as nobody, which must reach the build directories.
+chmod 711 "$T"
+trap '[ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT
 cd "$T" || exit 99
 DB=$T/perfd.db
 fails=0

@@ -14,17 +14,22 @@ export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT
 
 SRC=$T/src
 git init -q -b main "$SRC"
+# What the test and the sandboxed steps share ([sandbox] rw): the watched
+# log, the switch that makes a fault, the build's hold. Open to the
+# sandbox's user.
+S=$T/shared
+mkdir -m 777 "$S"
 work_prog "$SRC/prog.c" 2000000 7
 cat >"$SRC/check.sh" <<'SH'
 #!/bin/sh
 echo "RESULT contract on \"cpu\": passed=1 total=1"
 SH
 # The second case writes a GPU fault line into the watched log during the
-# head's second pair, when asked to by the file $T/fault-on.
+# head's second pair, when asked to by the file $S/fault-on.
 cat >"$SRC/fault.sh" <<SH
 #!/bin/sh
-if [ -f "$T/fault-on" ] && [ "\$PERFD_ARM" = new ] && [ "\$PERFD_PAIR" = 2 ]; then
-	echo "[ 4242.000001] i915 0000:00:02.0: [drm] GPU HANG: ecode 12:1:85dffffb" >>"$T/kmsg"
+if [ -f "$S/fault-on" ] && [ "\$PERFD_ARM" = new ] && [ "\$PERFD_PAIR" = 2 ]; then
+	echo "[ 4242.000001] i915 0000:00:02.0: [drm] GPU HANG: ecode 12:1:85dffffb" >>"$S/kmsg"
 fi
 echo "TIMING t_ms=1"
 SH
@@ -44,6 +49,9 @@ host = $2
 [repo]
 url = file://$SRC
 branches = main
+
+[sandbox]
+rw = $S
 
 [build]
 command = $3
@@ -99,10 +107,11 @@ cooldown_ms = 150
 noise = 0.2
 min_effect = 0.02
 [faults]
-fault_log = $T/kmsg
+fault_log = $S/kmsg
 fault_pattern = GPU HANG
 CONF
-: >kmsg
+: >"$S/kmsg"
+chmod 666 "$S/kmsg"
 DB=$T/own.db
 conf "$DB" "$T/own.conf" "cc -O1 -o prog prog.c" >own-agent.conf
 check "agent with our profile, fresh database" run 0 "$PERFD" agent --config own-agent.conf --once
@@ -116,14 +125,14 @@ check "processes at least 150 ms apart (min gap ${gap} ms)" python3 -c "import s
 
 # The same host faults on a new head: the process is invalid, the host
 # quarantined, and the next start refuses GPU work until it is cleared.
-touch "$T/fault-on"
+touch "$S/fault-on"
 git -C "$SRC" commit -q --allow-empty -m "a head that faults"
 check "a fault during a comparison" run 0 "$PERFD" agent --config own-agent.conf --once
 check "an empty commit's comparison is called A/A" has err "base and head builds made the same artifacts, byte for byte: an A/A comparison"
 check "the process with the fault is kept" eq 1 "$(sql "select count(*) from processes where fault like '%GPU HANG%'")"
 check "its comparison is invalid" eq invalid "$(sql "select c.verdict from comparisons c join processes p on p.comparison_id = c.id where p.fault is not null")"
 check "the host is quarantined" eq 1 "$(sql "select quarantined from hosts where name = 'own'")"
-rm -f "$T/fault-on"
+rm -f "$S/fault-on"
 git -C "$SRC" commit -q --allow-empty -m "a head after the fault"
 check "the next start refuses GPU work" run 3 "$PERFD" agent --config own-agent.conf --once
 check "naming the fault and the way out" has err "host 'own' is quarantined (GPU fault"
@@ -188,23 +197,30 @@ check "  pairs named" has err "pairs '0' is not a whole number from 1 to 64"
 check "  max_pairs named" has err "max_pairs '65' is not a whole number from 1 to 64"
 
 # ---- a stop in the middle of a build ----
-# The recipe says its process group, then waits on a file that the test
-# removes before the restart; the recipe is the same text either way, so
-# the restart builds the same tree with the same recipe.
+# The recipe says it started, then waits on a file that the test removes
+# before the restart; the recipe is the same text either way, so the
+# restart builds the same tree with the same recipe. Its process is found
+# by a word in its command unique to this run: in the sandbox, its own
+# idea of its pid is its namespace's.
+word=perfd_t0430_recipe_$(basename "$T" | tr -c 'A-Za-z0-9\n' _)
 stop_round() { # NAME HOW
 	DB=$T/stop-$1.db
-	touch "$T/hold"
-	rm -f "$T/recipe.pgid"
-	conf "$DB" lavapipe "echo \$\$ >$T/recipe.pgid; while [ -f $T/hold ]; do sleep 0.05; done; cc -O1 -o prog prog.c" >stop-$1.conf
+	touch "$S/hold"
+	rm -f "$S/recipe.started"
+	conf "$DB" lavapipe ": $word; touch $S/recipe.started; while [ -f $S/hold ]; do sleep 0.05; done; cc -O1 -o prog prog.c" >stop-$1.conf
 	"$PERFD" agent --config stop-$1.conf --once >stop-$1.out 2>stop-$1.err &
 	p=$!
-	for _ in $(seq 200); do [ -s "$T/recipe.pgid" ] && break; sleep 0.05; done
-	check "$1: the build started" test -s "$T/recipe.pgid"
+	for _ in $(seq 200); do [ -e "$S/recipe.started" ] && break; sleep 0.05; done
+	check "$1: the build started" test -e "$S/recipe.started"
 	case $2 in
 	agent) kill -TERM "$p" ;;
 	# A service manager's stop: every process of the service gets SIGTERM,
-	# here the recipe's first, the worst order for the agent.
-	group) kill -TERM -- "-$(cat "$T/recipe.pgid")"; sleep 0.02; kill -TERM "$p" ;;
+	# here the recipe's group first, the worst order for the agent.
+	group)
+		recipe=$(pgrep -f "$word" | head -1)
+		kill -TERM -- "-$(ps -o pgid= -p "$recipe" | tr -d ' ')"
+		sleep 0.02
+		kill -TERM "$p" ;;
 	esac
 	wait "$p"
 	rc=$?
@@ -212,7 +228,7 @@ stop_round() { # NAME HOW
 	check "$1: the build is abandoned, not failed" eq abandoned "$(sql "select state from builds where id = 1")"
 	check "$1: no failed job" eq 0 "$(sql "select count(*) from jobs where state = 'failed'")"
 	check "$1: the stop is said" has stop-$1.err "build 1: stopped, abandoned"
-	rm -f "$T/hold"
+	rm -f "$S/hold"
 	check "$1: the next start" run 0 "$PERFD" agent --config stop-$1.conf --once
 	check "$1: builds the commit again" eq "abandoned done" "$(sql "select group_concat(state, ' ') from (select state from builds where commit_oid = (select commit_oid from builds where id = 1) order by id)")"
 	check "$1: the job done" eq "done" "$(sql "select group_concat(state, ' ') from jobs")"

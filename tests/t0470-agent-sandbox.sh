@@ -1,0 +1,233 @@
+#!/bin/bash
+# The sandbox (docs/security.md). A hostile commit's build, contract runner
+# and timed process try what a red-team pass did: read the agent's
+# configuration, token and database, find the agent through /proc, rewrite a
+# verdict, write outside the build directory, reach the network, read the
+# agent's environment, leave a daemon behind, fork and write without bound,
+# change the measured binary. Each is refused or contained. Then: a build
+# killed with its agent leaves no process; a cached build whose artifact
+# changed is stale and built again; where bubblewrap cannot run, pull heads
+# are not built (mode auto) or the agent does not start (mode on).
+. "$(dirname "$0")/lib.sh"
+command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+
+# Never skipped: CI installs bubblewrap (dev.sh), and the sandbox is the
+# point of this test.
+check "bubblewrap is installed" test -x /usr/bin/bwrap
+
+# A listener on loopback that a build must not reach without network = yes.
+python3 -c '
+import socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True)
+while True:
+    c, _ = s.accept(); c.sendall(b"reached\n"); c.close()
+' >port.txt &
+listener=$!
+for _ in $(seq 50); do [ -s port.txt ] && break; sleep 0.1; done
+PORT=$(cat port.txt)
+
+SRC=$T/src
+git init -q -b main "$SRC"
+# The build: every attempt's outcome into findings.txt, an artifact.
+cat >"$SRC/hostile.sh" <<'SH'
+#!/bin/sh
+f=findings.txt
+: >$f
+say() { echo "$1=$2" >>$f; }
+say vars "${CONF:+c}${TOKEN:+t}${DBFILE:+d}${WORK:+w}${PORT:+p}"
+say config "$(cat "$CONF" 2>/dev/null | wc -c)"
+say token "$(cat "$TOKEN" 2>/dev/null | wc -c)"
+say database "$(cat "$DBFILE" 2>/dev/null | wc -c)"
+say mirror "$(ls "$WORK/mirror.git" 2>/dev/null | wc -l)"
+say builds "$(ls "$WORK/builds" 2>/dev/null | wc -l)"
+say processes "$(ls /proc | grep -c '^[0-9]')"
+say environ "$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n' | grep -c SECRET_FOR_TEST)"
+say env "$(env | grep -c SECRET_FOR_TEST)"
+say passed "$(env | sort | tr '\n' ' ')"
+sqlite3 "$DBFILE" "update comparisons set verdict = 'faster'" 2>/dev/null; say update $?
+touch "$OUTSIDE" 2>/dev/null; say outside $?
+echo x >"/tmp/$TMPNAME" 2>/dev/null; say tmp $?
+python3 -c "import socket; print(socket.create_connection(('127.0.0.1', $PORT), 2).recv(9))" \
+	>/dev/null 2>&1; say network $?
+# More processes than the limit.
+set -- /proc/[0-9]*
+before=$#
+( for i in $(seq 80); do (echo x >>forks.txt; exec sleep 1) & done; wait ) 2>/dev/null
+# Until they end: counted with the shell's own globbing, which needs no fork.
+while set -- /proc/[0-9]*; [ $# -gt "$before" ]; do :; done
+say forks_started "$(wc -l <forks.txt)"
+rm -f forks.txt
+# More bytes than the file size limit (2 MB against 1 MB).
+(head -c 2000000 /dev/zero >big.bin) 2>/dev/null; say big "$(wc -c <big.bin)"
+rm -f big.bin
+# A daemon that would outlive the build.
+setsid sh -c "sleep 300; : perfd_hostile_daemon_$TMPNAME" >/dev/null 2>&1 &
+cc -O1 -o prog prog.c
+SH
+chmod +x "$SRC/hostile.sh"
+cat >"$SRC/prog.c" <<'C'
+#include <stdio.h>
+int main(int argc, char **argv)
+{
+	/* The measured program tries to change itself. */
+	FILE *f = fopen(argv[0], "ab");
+	printf("TIMING work_ms=%d\n", f ? 999 : 5);
+	fprintf(stderr, "self-write: %s\n", f ? "done" : "refused");
+	if (f)
+		fclose(f);
+	return 0;
+}
+C
+cat >"$SRC/check.sh" <<'SH'
+#!/bin/sh
+# A contract runner that may not write into the build it checks.
+if touch runner-was-here 2>/dev/null; then p=0; else p=1; fi
+echo "RESULT readonly on \"cpu\": passed=$p total=1"
+SH
+chmod +x "$SRC/check.sh"
+git -C "$SRC" add -A && git -C "$SRC" commit -qm one
+echo "// two" >>"$SRC/prog.c" && git -C "$SRC" commit -qam two
+
+# The process limit counts every process of the sandbox's user on this
+# machine (nobody, when the tests run as root): 30 more than it has now.
+if [ "$(id -u)" = 0 ]; then who=nobody; else who=$(id -u); fi
+limit=$(( $(ps -u "$who" --no-headers | wc -l) + 30 ))
+echo "perfd_notarealtoken0123456789abcdef" >hub.token
+chmod 600 hub.token
+cat >agent.conf <<CONF
+[agent]
+database = $DB
+workdir = $T/work
+[repo]
+url = $SRC
+branches = main
+[hub]
+url = http://127.0.0.1:9
+token_file = $T/hub.token
+timeout_s = 1
+[sandbox]
+processes = $limit
+file_size_mb = 1
+[build]
+command = ./hostile.sh
+env = CONF=$T/agent.conf
+env = TOKEN=$T/hub.token
+env = DBFILE=$DB
+env = WORK=$T/work
+env = OUTSIDE=$T/outside
+env = PORT=$PORT
+env = TMPNAME=perfd-hostile-$(basename "$T")
+artifacts = prog check.sh findings.txt
+timeout_s = 120
+[runner readonly]
+command = ./check.sh
+[case work]
+command = ./prog
+pairs = 3
+CONF
+check "the configuration is checked" run 0 "$PERFD" agent --config agent.conf --check
+check "--check names the sandbox" has out "sandbox: auto"
+
+export SECRET_FOR_TEST=hunter2
+check "the agent runs the hostile commit" run 0 "$PERFD" agent --config agent.conf --once
+unset SECRET_FOR_TEST
+# The process limit has shown what it does: none from here on.
+sed -i "s/^processes = .*/processes = none/" agent.conf
+cp err agent.err
+check "the agent says its sandbox" has agent.err "sandbox: /usr/bin/bwrap"
+check "both builds done" eq "2" "$(sql "select count(*) from builds where state = 'done'")"
+F=$(sql "select dir from builds order by id limit 1")/findings.txt
+check "findings written" test -s "$F"
+finding() { sed -n "s/^$1=//p" "$F"; }
+check "the build knows every path it tries" eq ctdwp "$(finding vars)"
+check "the configuration is hidden" eq 0 "$(finding config)"
+check "the token file is hidden" eq 0 "$(finding token)"
+check "the database is hidden" eq 0 "$(finding database)"
+check "the mirror is hidden" eq 0 "$(finding mirror)"
+check "other builds are hidden: only its own directory is there" eq 1 "$(finding builds)"
+check "only the sandbox's own processes are seen" test "$(finding processes)" -lt 10
+check "no process's environment shows the agent's" eq 0 "$(finding environ)"
+check "the agent's environment is not passed" eq 0 "$(finding env)"
+check "the environment passed is named: HOME on the private /tmp" has "$F" "HOME=/tmp"
+check "the build's env is there" has "$F" "CONF=$T/agent.conf"
+check "no verdict rewritten by the build" test "$(finding update)" != 0
+check "no verdict in the database says faster" eq 0 "$(sql "select count(*) from comparisons where verdict = 'faster'")"
+check "nothing written outside the build directory" test ! -e "$T/outside"
+check "the build's /tmp is its own" test ! -e "/tmp/perfd-hostile-$(basename "$T")"
+check "no network" test "$(finding network)" != 0
+check "the fork bomb ran" test "$(finding forks_started)" -ge 10
+check "the process limit holds" test "$(finding forks_started)" -le 30
+check "the file size limit holds" test "$(finding big)" -le 1048576
+check "no daemon outlives the build" eq "" "$(pgrep -f "perfd_hostile_daemon_perfd-hostile-$(basename "$T")")"
+check "the contract runner ran" test "$(sql "select count(*) from runner_lines where text like 'RESULT readonly %'")" -ge 1
+check "the contract runner could not write the build" eq 0 "$(sql "select count(*) from runner_lines where text like 'RESULT readonly %' and text not like '%passed=1 total=1%'")"
+check "the timed process could not change itself" eq 0 "$(sql "select count(*) from metrics where name = 'work_ms' and value = 999")"
+check "the timed processes ran" test "$(sql "select count(*) from metrics where name = 'work_ms' and value = 5")" -ge 6
+check "every comparison verifies" run 0 "$PERFD" verify --db "$DB"
+check "the artifacts are still what was hashed" eq "" "$(sql "select a.path || ' ' || a.sha256 from artifacts a" | while read -r p h; do [ "$(sha256sum "$p" | cut -c1-64)" = "$h" ] || echo "$p"; done)"
+
+# With network = yes the recipe reaches it.
+sed -i 's/^command = .\/hostile.sh$/command = .\/hostile.sh\nnetwork = yes/' agent.conf
+echo "// three" >>"$SRC/prog.c" && git -C "$SRC" commit -qam three
+check "a recipe with network = yes" run 0 "$PERFD" agent --config agent.conf --once
+cp err net.err
+F=$(sql "select dir from builds order by id desc limit 1")/findings.txt
+check "network = yes reaches the network" eq 0 "$(finding network)"
+check "and still hides the token" eq 0 "$(finding token)"
+
+# A build killed with its agent leaves nothing running, and the restart
+# builds in a new directory.
+M=$(basename "$T" | tr -c 'A-Za-z0-9\n' _)
+kill_cmd="sh -c \"setsid sh -c 'sleep 300; : perfd_killed_daemon_$M' \& sleep 300; : perfd_killed_build_$M\""
+sed -i "s|^command = ./hostile.sh\$|command = $kill_cmd|" agent.conf
+sed -i '/^network = yes$/d' agent.conf
+echo "// four" >>"$SRC/prog.c" && git -C "$SRC" commit -qam four
+"$PERFD" agent --config agent.conf --once >kill.out 2>kill.err &
+p=$!
+for _ in $(seq 100); do pgrep -f perfd_killed_daemon_$M >/dev/null && break; sleep 0.1; done
+check "the build's daemon started" test -n "$(pgrep -f perfd_killed_daemon_$M)"
+kill -9 "$p"
+wait "$p" 2>/dev/null
+for _ in $(seq 30); do pgrep -f "perfd_killed_(daemon|build)_$M" >/dev/null || break; sleep 0.1; done
+check "no process of the killed build is left" eq "" "$(pgrep -f "perfd_killed_(daemon|build)_$M")"
+sed -i 's/^command = sh -c .*$/command = .\/hostile.sh/' agent.conf
+check "the restart finishes" run 0 "$PERFD" agent --config agent.conf --once
+check "no build directory used twice" eq "" "$(sql "select dir from builds group by dir having count(*) > 1")"
+check "the killed build abandoned" eq 1 "$(sql "select count(*) from builds where state = 'abandoned'")"
+
+# Evidence that cannot drift: an artifact of a cached build changed after
+# it was hashed makes the build stale; its tree is built again.
+old=$(sql "select dir from builds where state = 'done' and commit_oid = '$(git -C "$SRC" rev-parse HEAD)'")
+check "the build to tamper with" test -f "$old/prog"
+printf 'tampered' >>"$old/prog"
+git -C "$SRC" commit -qm "five: the same tree as four" --allow-empty
+check "a job over a tampered build" run 0 "$PERFD" agent --config agent.conf --once
+check "the tampering is said" has err "changed since it was built"
+check "the build is stale with its reason" eq 1 "$(sql "select count(*) from stale_builds where reason like '%''prog'' changed since it was built%'")"
+check "its tree built again" eq 1 "$(sql "select count(*) from builds b, stale_builds s where s.build_id != b.id and b.tree_oid = (select tree_oid from builds where id = s.build_id) and b.state = 'done'")"
+check "the comparison measured the new build's file" eq "" "$(sql "select c.id from comparisons c join jobs j on j.id = c.job_id where j.commit_oid = '$(git -C "$SRC" rev-parse HEAD)' and c.base_build in (select build_id from stale_builds)")"
+check "every comparison verifies after it" run 0 "$PERFD" verify --db "$DB"
+
+# Where bubblewrap cannot run: a bwrap that fails as one without user
+# namespaces does.
+cat >fake-bwrap <<'SH'
+#!/bin/sh
+echo "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2
+exit 1
+SH
+chmod +x fake-bwrap
+git -C "$SRC" update-ref refs/pull/7/head "$(git -C "$SRC" rev-parse HEAD)"
+sed -i "s|^\[sandbox\]$|[sandbox]\nbwrap = $T/fake-bwrap|; s|^branches = main$|branches = main\npulls = true|" agent.conf
+check "without a sandbox (mode auto) the agent runs" run 0 "$PERFD" agent --config agent.conf --once
+check "it says why there is no sandbox" has err "non-privileged user namespaces"
+check "the pull head is not built, and why" has out "pull/7 at"
+check "the pull head's reason" has out "not built: no sandbox here"
+check "no job for the pull head" eq 0 "$(sql "select count(*) from jobs where head like 'pull/%'")"
+sed -i "s|^\[sandbox\]$|[sandbox]\nmode = on|" agent.conf
+check "mode = on: the agent does not start" run 2 "$PERFD" agent --config agent.conf --once
+check "mode = on: and says why" has err "[sandbox] mode = on"
+
+kill "$listener" 2>/dev/null
+finish
