@@ -25,6 +25,7 @@
 #define SUITE_FILE_MAX (256 * 1024)
 #define FETCH_OUTPUT_MAX 4096
 #define LOCK_WAIT_TRIES 100
+#define DEAD_BUILDS_MAX 10000
 #define LOCK_WAIT_MS 50
 
 /* Comparisons a killed agent left running get their summary now: the rule
@@ -54,6 +55,35 @@ static int abandon_comparisons(struct agent *a)
 		db_comparison_release(&c);
 	}
 	free(ids);
+	return r;
+}
+
+/* Removes the directories of builds no comparison uses again (abandoned
+ * or stale): each build has a directory of its own, so they would only
+ * pile up. Only what lies under WORKDIR/builds/ is touched. */
+static int remove_dead_builds(struct agent *a)
+{
+	char *under = xasprintf("%s/builds/", a->cfg->workdir);
+	char **dirs = NULL;
+	size_t n = 0, i;
+	int removed = 0, r;
+
+	r = db_build_dead_dirs(a->db, &dirs, &n, DEAD_BUILDS_MAX);
+	for (i = 0; i < n; i++) {
+		if (r == 0 && !strncmp(dirs[i], under, strlen(under)) &&
+		    !strstr(dirs[i], "/../") && access(dirs[i], F_OK) == 0) {
+			if (fs_rm_rf(dirs[i]) == 0)
+				removed++;
+			else
+				log_warnx("%s", err_last());
+		}
+		free(dirs[i]);
+	}
+	free(dirs);
+	free(under);
+	if (removed)
+		log_info("%d director%s of abandoned or stale builds removed", removed,
+			 removed == 1 ? "y" : "ies");
 	return r;
 }
 
@@ -153,6 +183,8 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 			 "to be done again", r, r == 1 ? "" : "s");
 	if (r >= 0)
 		r = abandon_comparisons(a);
+	if (r >= 0)
+		r = remove_dead_builds(a);
 	if (r < 0) {
 		agent_free(a);
 		return r;

@@ -666,6 +666,9 @@ int db_build_abandon(struct db *db, int64_t id);
 int db_build_mark_stale(struct db *db, int64_t id, const char *reason);
 /* Why a build is stale, into *out (the caller's); -ENOENT when it is not. */
 int db_build_stale_reason(struct db *db, char **out, int64_t id);
+/* The directories of builds no comparison will use again (abandoned or
+ * stale), at most max, into *out (each and the array the caller's). */
+int db_build_dead_dirs(struct db *db, char ***out, size_t *out_n, size_t max);
 /* Counts of builds by state, for a summary. */
 int db_build_count(struct db *db, enum db_build_state state);
 

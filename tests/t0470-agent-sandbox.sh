@@ -196,6 +196,8 @@ sed -i 's/^command = sh -c .*$/command = .\/hostile.sh/' agent.conf
 check "the restart finishes" run 0 "$PERFD" agent --config agent.conf --once
 check "no build directory used twice" eq "" "$(sql "select dir from builds group by dir having count(*) > 1")"
 check "the killed build abandoned" eq 1 "$(sql "select count(*) from builds where state = 'abandoned'")"
+check "and its directory removed at the restart" test ! -e "$(sql "select dir from builds where state = 'abandoned'")"
+check "  said" has err "1 directory of abandoned or stale builds removed"
 
 # Evidence that cannot drift: an artifact of a cached build changed after
 # it was hashed makes the build stale; its tree is built again.
@@ -222,6 +224,7 @@ git -C "$SRC" update-ref refs/pull/7/head "$(git -C "$SRC" rev-parse HEAD)"
 sed -i "s|^\[sandbox\]$|[sandbox]\nbwrap = $T/fake-bwrap|; s|^branches = main$|branches = main\npulls = true|" agent.conf
 check "without a sandbox (mode auto) the agent runs" run 0 "$PERFD" agent --config agent.conf --once
 check "it says why there is no sandbox" has err "non-privileged user namespaces"
+check "the stale build's directory is removed at this start" test ! -e "$old"
 check "the pull head is not built, and why" has out "pull/7 at"
 check "the pull head's reason" has out "not built: no sandbox here"
 check "no job for the pull head" eq 0 "$(sql "select count(*) from jobs where head like 'pull/%'")"
