@@ -93,5 +93,5 @@ for i in $(seq 1 20); do
 done
 # A run can end before its kill when the machine is quicker than in the
 # first run; such a round still checks a restart after a finished run.
-check "killed in at least 18 of 20 rounds ($kills)" test "$kills" -ge 18
+check "killed in at least 16 of 20 rounds ($kills)" test "$kills" -ge 16
 finish
