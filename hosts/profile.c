@@ -156,6 +156,118 @@ static void set_text(char **field, const char *value)
 	*field = xstrdup(value);
 }
 
+/* A bound on what regcomp makes of one fault pattern: glibc copies an atom
+ * for each repetition ('+' once, '{m,n}' n times over), so that a few
+ * bytes ("t" and 40 '+', or "((a{255}){255}){255}") would take gigabytes
+ * and minutes before the profile is even checked, and copies of '.*'
+ * under nested '+' take time that grows with the square of their count
+ * (512 of them: 0.2 s; 1024: 0.9 s). The real patterns are a few words
+ * (docs/hosts.md): a pattern of at most 256 bytes with no repetition is
+ * never over the bound on nodes. */
+#define PATTERN_BYTES_MAX 256
+#define PATTERN_NODES_MAX 256
+#define PATTERN_DEPTH_MAX 16
+
+/* An estimate, from above, of the nodes regcomp makes of an extended
+ * regex: an atom (a character, an escape, a bracket expression) is one, a
+ * group the sum of what it holds, '+' doubles the atom before it and
+ * '{m,n}' makes it n + 1 copies (m + 1 without n). Returns
+ * PATTERN_NODES_MAX + 1 as soon as it is over, and for groups nested
+ * deeper than PATTERN_DEPTH_MAX. */
+static size_t pattern_nodes(const char *s)
+{
+	size_t sum[PATTERN_DEPTH_MAX + 1] = { 0 }, last[PATTERN_DEPTH_MAX + 1] = { 0 };
+	const size_t over = PATTERN_NODES_MAX + 1;
+	int d = 0;
+
+	while (*s) {
+		size_t k = 1;
+
+		switch (*s) {
+		case '(':
+			if (++d > PATTERN_DEPTH_MAX)
+				return over;
+			sum[d] = last[d] = 0;
+			s++;
+			continue;
+		case ')':
+			if (d == 0)
+				break;
+			k = sum[d] ? sum[d] : 1;
+			d--;
+			sum[d] += k;
+			last[d] = k;
+			s++;
+			goto check;
+		case '|':
+			last[d] = 0;
+			s++;
+			continue;
+		case '*':
+		case '?':
+			s++;
+			continue;
+		case '+':
+			k = 2;
+			s++;
+			goto repeat;
+		case '{': {
+			char *end;
+			unsigned long m = strtoul(s + 1, &end, 10), n = m;
+
+			if (end == s + 1)
+				break;
+			if (*end == ',')
+				n = end[1] == '}' ? m : strtoul(end + 1, &end, 10);
+			if (n > m ? n >= over : m >= over)
+				return over;
+			k = (n > m ? n : m) + 1;
+			s = strchr(s, '}') ? strchr(s, '}') + 1 : s + strlen(s);
+			goto repeat;
+		}
+		case '\\':
+			if (s[1])
+				s++;
+			break;
+		case '[':
+			/* To its closing ']': one first is a member, and so is
+			 * every ']' of a "[:class:]", "[.x.]" or "[=x=]". */
+			s++;
+			if (*s == '^')
+				s++;
+			if (*s == ']')
+				s++;
+			while (*s && *s != ']') {
+				if (*s == '[' && (s[1] == ':' || s[1] == '.' || s[1] == '=')) {
+					const char *close = strchr(s + 2, s[1]);
+
+					s = close && close[1] == ']' ? close + 1 : s + 1;
+				}
+				s++;
+			}
+			if (!*s)
+				return 1;  /* regcomp refuses it */
+			break;
+		default:
+			break;
+		}
+		/* one atom */
+		s++;
+		sum[d] += 1;
+		last[d] = 1;
+		goto check;
+repeat:
+		if (last[d] > PATTERN_NODES_MAX / k)
+			return over;
+		sum[d] += last[d] * (k - 1);
+		last[d] *= k;
+check:
+		if (sum[d] >= over)
+			return over;
+	}
+	return sum[0];
+}
+
 static void add_pattern(struct parse *ps, const char *value)
 {
 	struct host_profile *p = ps->p;
@@ -165,6 +277,16 @@ static void add_pattern(struct parse *ps, const char *value)
 
 	if (*value == '\0') {
 		parse_error(ps, ps->lineno, "fault_pattern is empty");
+		return;
+	}
+	if (strlen(value) > PATTERN_BYTES_MAX) {
+		parse_error(ps, ps->lineno, "fault_pattern is over %d bytes", PATTERN_BYTES_MAX);
+		return;
+	}
+	if (pattern_nodes(value) > PATTERN_NODES_MAX) {
+		parse_error(ps, ps->lineno, "fault_pattern '%s' repeats too much: it would "
+			    "compile to more than %d nodes (nested or stacked repetitions, "
+			    "'+' after '+', large {m,n})", value, PATTERN_NODES_MAX);
 		return;
 	}
 	p->faults = xrealloc(p->faults, (p->nfaults + 1) * sizeof(*p->faults));
@@ -355,11 +477,34 @@ static struct host_profile *profile_new(const char *path)
 	return p;
 }
 
-int host_profile_load(struct host_profile **out, const char *path,
-		      struct strbuf *errors)
+int host_profile_parse(struct host_profile **out, const char *path, const char *text,
+		       size_t len, struct strbuf *errors)
 {
 	struct parse ps = { .path = path, .errors = errors, .section = -1 };
 	const struct ini_handler h = { on_section, on_key, on_error, &ps };
+
+	*out = NULL;
+	ps.p = profile_new(path);
+	ini_parse(text, len, &h);
+	check_required(&ps);
+	if (ps.p->max_pairs < ps.p->pairs)
+		parse_error(&ps, ps.key_line[KEY_MAX_PAIRS] ? ps.key_line[KEY_MAX_PAIRS] :
+			    ps.key_line[KEY_PAIRS], "max_pairs %d is under pairs %d",
+			    ps.p->max_pairs, ps.p->pairs);
+	if (ps.nerrors) {
+		int rc = err_set(-EINVAL, "'%s': %u error%s", path, ps.nerrors,
+				 ps.nerrors == 1 ? "" : "s");
+
+		host_profile_free(ps.p);
+		return rc;
+	}
+	*out = ps.p;
+	return 0;
+}
+
+int host_profile_load(struct host_profile **out, const char *path,
+		      struct strbuf *errors)
+{
 	char *text = NULL;
 	size_t len;
 	int rc;
@@ -370,22 +515,9 @@ int host_profile_load(struct host_profile **out, const char *path,
 		strbuf_addf(errors, "%s\n", err_last());
 		return rc;
 	}
-	ps.p = profile_new(path);
-	ini_parse(text, len, &h);
+	rc = host_profile_parse(out, path, text, len, errors);
 	free(text);
-	check_required(&ps);
-	if (ps.p->max_pairs < ps.p->pairs)
-		parse_error(&ps, ps.key_line[KEY_MAX_PAIRS] ? ps.key_line[KEY_MAX_PAIRS] :
-			    ps.key_line[KEY_PAIRS], "max_pairs %d is under pairs %d",
-			    ps.p->max_pairs, ps.p->pairs);
-	if (ps.nerrors) {
-		rc = err_set(-EINVAL, "'%s': %u error%s", path, ps.nerrors,
-			     ps.nerrors == 1 ? "" : "s");
-		host_profile_free(ps.p);
-		return rc;
-	}
-	*out = ps.p;
-	return 0;
+	return rc;
 }
 
 void host_profile_free(struct host_profile *p)
