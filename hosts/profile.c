@@ -156,71 +156,82 @@ static void set_text(char **field, const char *value)
 	*field = xstrdup(value);
 }
 
-/* A bound on what regcomp makes of one fault pattern: glibc copies an atom
- * for each repetition ('+' once, '{m,n}' n times over), so that a few
- * bytes ("t" and 40 '+', or "((a{255}){255}){255}") would take gigabytes
- * and minutes before the profile is even checked, and copies of '.*'
- * under nested '+' take time that grows with the square of their count
- * (512 of them: 0.2 s; 1024: 0.9 s). The real patterns are a few words
- * (docs/hosts.md): a pattern of at most 256 bytes with no repetition is
- * never over the bound on nodes. */
+/* A bound on what regcomp makes of one fault pattern. glibc copies an atom
+ * for each repetition ('+' once, '{m,n}' n times over), and repetitions
+ * stacked or nested under one another make its closures grow out of all
+ * proportion: "t" and 95 '+' took over 2 GB, "((a{255}){255}){255}"
+ * would take more, 'n' and 23 '?' then 5 '+' ran for minutes, and 8
+ * levels of "(...?)+" took 14 s, all before the profile was checked. The
+ * real patterns are a few words (docs/hosts.md), so a repetition applies
+ * to an atom, or to a group whose own repetitions apply to atoms (two
+ * levels: "(\\([0-9a-f]+\\))?"), never to another repetition (POSIX leaves
+ * "a*+" undefined anyway); and its copies are counted (at two levels and
+ * 256 nodes regcomp takes at most about 0.1 s). A pattern of at most 256
+ * bytes that repeats nothing is never over the count. */
 #define PATTERN_BYTES_MAX 256
 #define PATTERN_NODES_MAX 256
 #define PATTERN_DEPTH_MAX 16
 
-/* An estimate, from above, of the nodes regcomp makes of an extended
- * regex: an atom (a character, an escape, a bracket expression) is one, a
+/* Why pattern s is refused (static text), or NULL. Nodes are counted from
+ * above: an atom (a character, an escape, a bracket expression) is one, a
  * group the sum of what it holds, '+' doubles the atom before it and
- * '{m,n}' makes it n + 1 copies (m + 1 without n). Returns
- * PATTERN_NODES_MAX + 1 as soon as it is over, and for groups nested
- * deeper than PATTERN_DEPTH_MAX. */
-static size_t pattern_nodes(const char *s)
+ * '{m,n}' makes it n + 1 copies (m + 1 without n). */
+static const char *pattern_refusal(const char *s)
 {
 	size_t sum[PATTERN_DEPTH_MAX + 1] = { 0 }, last[PATTERN_DEPTH_MAX + 1] = { 0 };
-	const size_t over = PATTERN_NODES_MAX + 1;
+	int levels[PATTERN_DEPTH_MAX + 1] = { 0 };  /* of repetitions in each open group */
+	int last_levels = 0;                        /* in the group just closed */
+	bool after_repeat = false;
+	const char *too_many = "would compile to more than 256 nodes: it repeats too much";
 	int d = 0;
 
 	while (*s) {
-		size_t k = 1;
+		unsigned long k = 1;
 
 		switch (*s) {
 		case '(':
 			if (++d > PATTERN_DEPTH_MAX)
-				return over;
+				return "nests groups more than 16 deep";
 			sum[d] = last[d] = 0;
+			levels[d] = 0;
+			after_repeat = false;
 			s++;
 			continue;
 		case ')':
 			if (d == 0)
 				break;
 			k = sum[d] ? sum[d] : 1;
+			last_levels = levels[d];
 			d--;
+			if (last_levels > levels[d])
+				levels[d] = last_levels;
 			sum[d] += k;
 			last[d] = k;
+			after_repeat = false;
 			s++;
 			goto check;
 		case '|':
 			last[d] = 0;
+			last_levels = 0;
+			after_repeat = false;
 			s++;
 			continue;
 		case '*':
 		case '?':
-			s++;
-			continue;
 		case '+':
-			k = 2;
+			k = *s == '+' ? 2 : 1;
 			s++;
 			goto repeat;
 		case '{': {
 			char *end;
 			unsigned long m = strtoul(s + 1, &end, 10), n = m;
 
-			if (end == s + 1)
+			if (end == s + 1 || s[1] == '-' || s[1] == '+')
 				break;
-			if (*end == ',')
-				n = end[1] == '}' ? m : strtoul(end + 1, &end, 10);
-			if (n > m ? n >= over : m >= over)
-				return over;
+			if (*end == ',' && end[1] != '}')
+				n = strtoul(end + 1, &end, 10);
+			if (m > PATTERN_NODES_MAX || n > PATTERN_NODES_MAX)
+				return too_many;
 			k = (n > m ? n : m) + 1;
 			s = strchr(s, '}') ? strchr(s, '}') + 1 : s + strlen(s);
 			goto repeat;
@@ -246,7 +257,7 @@ static size_t pattern_nodes(const char *s)
 				s++;
 			}
 			if (!*s)
-				return 1;  /* regcomp refuses it */
+				return NULL;  /* regcomp refuses it, and says why */
 			break;
 		default:
 			break;
@@ -255,23 +266,33 @@ static size_t pattern_nodes(const char *s)
 		s++;
 		sum[d] += 1;
 		last[d] = 1;
+		last_levels = 0;
+		after_repeat = false;
 		goto check;
 repeat:
+		if (after_repeat)
+			return "repeats a repetition ('+' after '*', '{m,n}' after '?', ...)";
+		if (++last_levels > 2)
+			return "nests repetitions more than 2 deep";
+		if (last_levels > levels[d])
+			levels[d] = last_levels;
+		after_repeat = true;
 		if (last[d] > PATTERN_NODES_MAX / k)
-			return over;
+			return too_many;
 		sum[d] += last[d] * (k - 1);
 		last[d] *= k;
 check:
-		if (sum[d] >= over)
-			return over;
+		if (sum[d] > PATTERN_NODES_MAX)
+			return too_many;
 	}
-	return sum[0];
+	return NULL;
 }
 
 static void add_pattern(struct parse *ps, const char *value)
 {
 	struct host_profile *p = ps->p;
 	struct host_fault *f;
+	const char *why;
 	char msg[256];
 	int rc;
 
@@ -283,10 +304,8 @@ static void add_pattern(struct parse *ps, const char *value)
 		parse_error(ps, ps->lineno, "fault_pattern is over %d bytes", PATTERN_BYTES_MAX);
 		return;
 	}
-	if (pattern_nodes(value) > PATTERN_NODES_MAX) {
-		parse_error(ps, ps->lineno, "fault_pattern '%s' repeats too much: it would "
-			    "compile to more than %d nodes (nested or stacked repetitions, "
-			    "'+' after '+', large {m,n})", value, PATTERN_NODES_MAX);
+	if ((why = pattern_refusal(value))) {
+		parse_error(ps, ps->lineno, "fault_pattern '%s' %s", value, why);
 		return;
 	}
 	p->faults = xrealloc(p->faults, (p->nfaults + 1) * sizeof(*p->faults));
