@@ -7,7 +7,8 @@
 # TMPDIR, kept and named at the end), never to the seed corpus; a crash's
 # input to OUT/crash-NAME-*, its report to OUT/NAME.log. Prints per target
 # the runs, execs/s, coverage (edges, features), new inputs and crashes,
-# and exits 1 when any target crashed. A target stops at its first crash.
+# and exits 1 when any target crashed. A target stops at its first crash;
+# an input that runs over 10 s counts as one (its input: OUT/crash-NAME-timeout-*).
 set -eu
 
 . "$(dirname "$0")/lib.sh"
@@ -33,7 +34,7 @@ for src in "$SRC"/tests/fuzz/fuzz-*.c; do
 	[ -x "$exe" ] || bench_fail "'$exe' is missing: ninja -C $BUILD fuzz"
 	mkdir -p "$OUT/corpus/$name"
 	rc=0
-	"$exe" -max_total_time="$SECONDS_EACH" -print_final_stats=1 \
+	"$exe" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -timeout=10 \
 		-artifact_prefix="$OUT/crash-$name-" \
 		"$OUT/corpus/$name" "$SRC/tests/fuzz/corpus/$name" >"$OUT/$name.log" 2>&1 || rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$OUT/$name.log" | tail -n 1)

@@ -17,6 +17,14 @@
 #include "fuzz.h"
 
 static struct db *db;
+static char db_dir[] = "/tmp/perfd-fuzz-api.XXXXXX";
+
+/* The database goes with the run (libFuzzer ends with exit). */
+static void remove_db(void)
+{
+	db_close(db);
+	fs_rm_rf(db_dir);
+}
 
 static void ingest_seeds(const char *dir)
 {
@@ -54,11 +62,12 @@ static void ingest_seeds(const char *dir)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char dir[] = "/tmp/perfd-fuzz-api.XXXXXX", path[64];
+	char path[64];
 
-	if (!mkdtemp(dir))
+	if (!mkdtemp(db_dir))
 		abort();
-	snprintf(path, sizeof(path), "%s/hub.db", dir);
+	atexit(remove_db);
+	snprintf(path, sizeof(path), "%s/hub.db", db_dir);
 	if (db_open(&db, path, 10000) < 0) {
 		fprintf(stderr, "fuzz-api: %s\n", err_last());
 		abort();
