@@ -3,10 +3,13 @@
 #   ./dev.sh demo    install what is missing, build, run the main job
 #   ./dev.sh test    install what is missing, build, run every test, then
 #                    the sanitizer pass (test-asan below)
+#                    and the fuzz corpora's replay (test-fuzz below)
 # Also: ./dev.sh build, ./dev.sh deps, and ./dev.sh test-asan: the
 # sanitizer pass alone, every test again from build-asan/, built with
-# AddressSanitizer and UndefinedBehaviorSanitizer (docs/testing.md). Needs
-# root or sudo only when a Debian package is missing.
+# AddressSanitizer and UndefinedBehaviorSanitizer (docs/testing.md);
+# ./dev.sh test-fuzz: the libFuzzer targets of tests/fuzz/, built with clang
+# in build-fuzz/, each run once over its corpus. Needs root or sudo only
+# when a Debian package is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -26,6 +29,10 @@ DEPS=(
 	systemd
 	procps
 	nodejs chromium fonts-dejavu-core
+	# The fuzz targets (tests/fuzz/, ./dev.sh test-fuzz): clang, and
+	# libFuzzer with clang's sanitizer runtimes, which Debian 12 ships in
+	# libclang-rt-14-dev (clang-14 only recommends it).
+	clang libclang-rt-14-dev
 	# Debian's npm, unless npm is there already: NodeSource's nodejs carries
 	# its own and conflicts with Debian's package.
 	$(command -v npm >/dev/null || echo npm)
@@ -176,15 +183,47 @@ print(len(skipped))
 PY
 }
 
+# build-fuzz/: the libFuzzer targets of tests/fuzz/ with clang (meson's
+# -Dfuzz=true instruments every target and adds AddressSanitizer and
+# UndefinedBehaviorSanitizer); only they are built, not perfd nor its
+# tests. The pass replays each target's seed corpus once (meson test
+# --suite fuzz: fuzz-NAME -runs=0 tests/fuzz/corpus/NAME), seconds in all;
+# a crash, a sanitizer report or a failed check fails it. bench/fuzz.sh
+# fuzzes them for minutes.
+FUZZ_LOG=build-fuzz/meson-logs/testlog.txt
+build_fuzz() {
+	deps
+	if [ ! -f build-fuzz/build.ninja ]; then
+		CC=clang meson setup build-fuzz -Dwerror=true -Dfuzz=true -Dtests=false \
+			-Dsystemd=false >/dev/null
+	fi
+	ninja -C build-fuzz fuzz >/dev/null
+}
+
+fuzz_pass() {
+	rm -f "$FUZZ_LOG"
+	meson test -C build-fuzz --no-rebuild --print-errorlogs --suite fuzz
+}
+
 test_all() {
 	build
 	build_asan
+	build_fuzz
 	local rc=0 skips
 	meson test -C build --print-errorlogs || rc=$?
 	asan_pass || rc=$?
+	fuzz_pass || rc=$?
 	skips=$(ci_skips build/meson-logs/testlog.json "${ASAN_LOG%.txt}.json")
 	[ "$skips" = 0 ] || rc=1
-	summary "$((asan_late + skips))" build/meson-logs/testlog.txt "$ASAN_LOG"
+	summary "$((asan_late + skips))" build/meson-logs/testlog.txt "$ASAN_LOG" "$FUZZ_LOG"
+	return $rc
+}
+
+test_fuzz() {
+	build_fuzz
+	local rc=0
+	fuzz_pass || rc=$?
+	summary 0 "$FUZZ_LOG"
 	return $rc
 }
 
@@ -202,8 +241,9 @@ build) build ;;
 demo) demo ;;
 test) test_all ;;
 test-asan) test_asan ;;
+test-fuzz) test_fuzz ;;
 *)
-	echo "usage: ./dev.sh demo|test|test-asan|build|deps" >&2
+	echo "usage: ./dev.sh demo|test|test-asan|test-fuzz|build|deps" >&2
 	exit 2
 	;;
 esac

@@ -159,6 +159,11 @@ struct ini_handler {
 	void *ctx;
 };
 void ini_parse(const char *text, size_t len, const struct ini_handler *h);
+/* Appends one configuration mistake to errors, as "NAME:LINE: message\n"
+ * ("NAME: message\n" when line is 0): the form every config file's errors
+ * take. */
+void ini_error_add(struct strbuf *errors, const char *name, unsigned line, const char *fmt,
+		   va_list ap) PRINTF_LIKE(4, 0);
 
 /* cpus.c: a CPU set in cpuset(7) list format ("4-7", "0,2,8-11");
  * embedded, no heap. */

@@ -38,7 +38,7 @@ static void perr(struct parse *ps, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	cli_config_error(ps->errors, ps->name, ps->lineno, fmt, ap);
+	ini_error_add(ps->errors, ps->name, ps->lineno, fmt, ap);
 	va_end(ap);
 	ps->nerrors++;
 }
@@ -682,19 +682,26 @@ int agent_suite_parse(struct agent_suite *out, const char *text, size_t len,
 
 int agent_config_load(struct agent_config **out, const char *path, struct strbuf *errors)
 {
-	struct agent_config *c = xcalloc(1, sizeof(*c));
-	struct parse ps = { .name = path, .errors = errors, .c = c, .s = &c->suite };
 	char *text = NULL;
 	size_t len = 0;
 	int r;
 
 	*out = NULL;
 	r = fs_read_file(&text, &len, path, AGENT_CONFIG_MAX);
-	if (r < 0) {
-		err_set(r, "configuration %s", err_last());
-		agent_config_free(c);
-		return r;
-	}
+	if (r < 0)
+		return err_set(r, "configuration %s", err_last());
+	r = agent_config_parse(out, path, text, len, errors);
+	free(text);
+	return r;
+}
+
+int agent_config_parse(struct agent_config **out, const char *path, const char *text,
+		       size_t len, struct strbuf *errors)
+{
+	struct agent_config *c = xcalloc(1, sizeof(*c));
+	struct parse ps = { .name = path, .errors = errors, .c = c, .s = &c->suite };
+
+	*out = NULL;
 	c->path = xstrdup(path);
 	c->poll_s = 60;
 	c->fetch_timeout_s = AGENT_FETCH_TIMEOUT_S;
@@ -708,7 +715,6 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 	parse_text(&ps, text, len);
 	if (!c->sandbox.env)
 		add_words(&ps, &c->sandbox.env, &c->sandbox.nenv, "env", AGENT_SANDBOX_ENV);
-	free(text);
 	ps.lineno = 0;
 	if (!c->url)
 		perr(&ps, "[repo] needs 'url'");

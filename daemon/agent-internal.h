@@ -134,6 +134,10 @@ struct agent_config {
  * -errno when the file cannot be read). *out is NULL on every failure, and
  * *out of agent_suite_parse zeroed: both may be released on every path. */
 int agent_config_load(struct agent_config **out, const char *path, struct strbuf *errors);
+/* agent_config_load's parse and checks of the configuration's text (len
+ * bytes, not NUL-terminated); path names it in messages. */
+int agent_config_parse(struct agent_config **out, const char *path, const char *text,
+		       size_t len, struct strbuf *errors);
 void agent_config_free(struct agent_config *c);
 /* Parses a suite alone (the [build], [runner NAME] and [case NAME]
  * sections) from text; name is for messages. */

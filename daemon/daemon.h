@@ -126,12 +126,6 @@ int cli_parse_id(long long *out, const char *s);
  * --help or -h; the verb then returns EXIT_OK. */
 bool cmd_wants_help(int argc, char **argv, const char *usage);
 
-/* Appends one configuration mistake to errors, as "NAME:LINE: message\n"
- * ("NAME: message\n" when line is 0): the form every config file's errors
- * take. */
-void cli_config_error(struct strbuf *errors, const char *name, unsigned line, const char *fmt,
-		      va_list ap) PRINTF_LIKE(4, 0);
-
 /* Logs "WHAT SCHEME://HOST:PORT/" for a listen address and the bound port. */
 void cli_log_url(const char *what, const char *scheme, const char *listen, int port);
 

@@ -45,6 +45,10 @@ struct hub_config {
  * -EINVAL then, with a count in err_last(), or the error of reading the
  * file. *out is NULL on failure. */
 int hub_config_load(struct hub_config **out, const char *path, struct strbuf *errors);
+/* hub_config_load's parse and checks of the configuration's text (len
+ * bytes, not NUL-terminated); path names it in messages. */
+int hub_config_parse(struct hub_config **out, const char *path, const char *text, size_t len,
+		     struct strbuf *errors);
 void hub_config_free(struct hub_config *c);
 /* Whether host is one of the configuration's hosts. */
 bool hub_config_accepts(const struct hub_config *c, const char *host);

@@ -33,7 +33,7 @@ static void perr(struct parse *ps, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	cli_config_error(ps->errors, ps->name, ps->lineno, fmt, ap);
+	ini_error_add(ps->errors, ps->name, ps->lineno, fmt, ap);
 	va_end(ap);
 	ps->nerrors++;
 }
@@ -297,26 +297,32 @@ static void check(struct parse *ps)
 
 int hub_config_load(struct hub_config **out, const char *path, struct strbuf *errors)
 {
-	struct hub_config *c = xcalloc(1, sizeof(*c));
-	struct parse ps = { .name = path, .errors = errors, .c = c };
-	const struct ini_handler h = { on_section, on_key, on_error, &ps };
 	char *text = NULL;
 	size_t len = 0;
 	int r;
 
 	*out = NULL;
 	r = fs_read_file(&text, &len, path, HUB_CONFIG_MAX);
-	if (r < 0) {
-		err_set(r, "configuration %s", err_last());
-		hub_config_free(c);
-		return r;
-	}
+	if (r < 0)
+		return err_set(r, "configuration %s", err_last());
+	r = hub_config_parse(out, path, text, len, errors);
+	free(text);
+	return r;
+}
+
+int hub_config_parse(struct hub_config **out, const char *path, const char *text, size_t len,
+		     struct strbuf *errors)
+{
+	struct hub_config *c = xcalloc(1, sizeof(*c));
+	struct parse ps = { .name = path, .errors = errors, .c = c };
+	const struct ini_handler h = { on_section, on_key, on_error, &ps };
+
+	*out = NULL;
 	c->path = xstrdup(path);
 	c->poll_s = HUB_POLL_S;
 	c->silent_after_s = HUB_SILENT_AFTER_S;
 	forge_config_defaults(&c->github);
 	ini_parse(text, len, &h);
-	free(text);
 	check(&ps);
 	check_github(&ps);
 	if (ps.nerrors) {

@@ -194,17 +194,6 @@ void cli_progress_line(void *ctx, const struct runner_progress *rp)
 	fputc('\n', stderr);
 }
 
-void cli_config_error(struct strbuf *errors, const char *name, unsigned line, const char *fmt,
-		      va_list ap)
-{
-	if (line)
-		strbuf_addf(errors, "%s:%u: ", name, line);
-	else
-		strbuf_addf(errors, "%s: ", name);
-	strbuf_vaddf(errors, fmt, ap);
-	strbuf_addch(errors, '\n');
-}
-
 int cli_extra_argument(const char *verb, const char *arg)
 {
 	log_warnx("%s: unexpected argument '%s'", verb, arg);

@@ -70,6 +70,10 @@ struct host_profile {
  */
 int host_profile_load(struct host_profile **out, const char *path,
 		      struct strbuf *errors);
+/* host_profile_load's parse and checks of a profile's text (len bytes, not
+ * NUL-terminated), read from path, which only names it in messages. */
+int host_profile_parse(struct host_profile **out, const char *path, const char *text,
+		       size_t len, struct strbuf *errors);
 void host_profile_free(struct host_profile *profile);
 
 /*

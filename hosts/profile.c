@@ -159,15 +159,156 @@ static void set_text(char **field, const char *value)
 	*field = xstrdup(value);
 }
 
+/* A bound on what regcomp makes of one fault pattern. glibc copies an atom
+ * for each repetition ('+' once, '{m,n}' n times over), and repetitions
+ * stacked or nested under one another make its closures grow out of all
+ * proportion: "t" and 95 '+' took over 2 GB, "((a{255}){255}){255}"
+ * would take more, 'n' and 23 '?' then 5 '+' ran for minutes, and 8
+ * levels of "(...?)+" took 14 s, all before the profile was checked. The
+ * real patterns are a few words (docs/hosts.md), so a repetition applies
+ * to an atom, or to a group whose own repetitions apply to atoms (two
+ * levels: "(\\([0-9a-f]+\\))?"), never to another repetition (POSIX leaves
+ * "a*+" undefined anyway); and its copies are counted (at two levels and
+ * 256 nodes regcomp takes at most about 0.1 s). A pattern of at most 256
+ * bytes that repeats nothing is never over the count. */
+#define PATTERN_BYTES_MAX 256
+#define PATTERN_NODES_MAX 256
+#define PATTERN_DEPTH_MAX 16
+
+/* Why pattern s is refused (static text), or NULL. Nodes are counted from
+ * above: an atom (a character, an escape, a bracket expression) is one, a
+ * group the sum of what it holds, '+' doubles the atom before it and
+ * '{m,n}' makes it n + 1 copies (m + 1 without n). */
+static const char *pattern_refusal(const char *s)
+{
+	size_t sum[PATTERN_DEPTH_MAX + 1] = { 0 }, last[PATTERN_DEPTH_MAX + 1] = { 0 };
+	int levels[PATTERN_DEPTH_MAX + 1] = { 0 };  /* of repetitions in each open group */
+	int last_levels = 0;                        /* in the group just closed */
+	bool after_repeat = false;
+	const char *too_many = "would compile to more than 256 nodes: it repeats too much";
+	int d = 0;
+
+	while (*s) {
+		unsigned long k = 1;
+
+		switch (*s) {
+		case '(':
+			if (++d > PATTERN_DEPTH_MAX)
+				return "nests groups more than 16 deep";
+			sum[d] = last[d] = 0;
+			levels[d] = 0;
+			after_repeat = false;
+			s++;
+			continue;
+		case ')':
+			if (d == 0)
+				break;
+			k = sum[d] ? sum[d] : 1;
+			last_levels = levels[d];
+			d--;
+			if (last_levels > levels[d])
+				levels[d] = last_levels;
+			sum[d] += k;
+			last[d] = k;
+			after_repeat = false;
+			s++;
+			goto check;
+		case '|':
+			last[d] = 0;
+			last_levels = 0;
+			after_repeat = false;
+			s++;
+			continue;
+		case '*':
+		case '?':
+		case '+':
+			k = *s == '+' ? 2 : 1;
+			s++;
+			goto repeat;
+		case '{': {
+			char *end;
+			unsigned long m = strtoul(s + 1, &end, 10), n = m;
+
+			if (end == s + 1 || s[1] == '-' || s[1] == '+')
+				break;
+			if (*end == ',' && end[1] != '}')
+				n = strtoul(end + 1, &end, 10);
+			if (m > PATTERN_NODES_MAX || n > PATTERN_NODES_MAX)
+				return too_many;
+			k = (n > m ? n : m) + 1;
+			s = strchr(s, '}') ? strchr(s, '}') + 1 : s + strlen(s);
+			goto repeat;
+		}
+		case '\\':
+			if (s[1])
+				s++;
+			break;
+		case '[':
+			/* To its closing ']': one first is a member, and so is
+			 * every ']' of a "[:class:]", "[.x.]" or "[=x=]". */
+			s++;
+			if (*s == '^')
+				s++;
+			if (*s == ']')
+				s++;
+			while (*s && *s != ']') {
+				if (*s == '[' && (s[1] == ':' || s[1] == '.' || s[1] == '=')) {
+					const char *close = strchr(s + 2, s[1]);
+
+					s = close && close[1] == ']' ? close + 1 : s + 1;
+				}
+				s++;
+			}
+			if (!*s)
+				return NULL;  /* regcomp refuses it, and says why */
+			break;
+		default:
+			break;
+		}
+		/* one atom */
+		s++;
+		sum[d] += 1;
+		last[d] = 1;
+		last_levels = 0;
+		after_repeat = false;
+		goto check;
+repeat:
+		if (after_repeat)
+			return "repeats a repetition ('+' after '*', '{m,n}' after '?', ...)";
+		if (++last_levels > 2)
+			return "nests repetitions more than 2 deep";
+		if (last_levels > levels[d])
+			levels[d] = last_levels;
+		after_repeat = true;
+		if (last[d] > PATTERN_NODES_MAX / k)
+			return too_many;
+		sum[d] += last[d] * (k - 1);
+		last[d] *= k;
+check:
+		if (sum[d] > PATTERN_NODES_MAX)
+			return too_many;
+	}
+	return NULL;
+}
+
 static void add_pattern(struct parse *ps, const char *value)
 {
 	struct host_profile *p = ps->p;
 	struct host_fault *f;
+	const char *why;
 	char msg[256];
 	int rc;
 
 	if (*value == '\0') {
 		parse_error(ps, ps->lineno, "fault_pattern is empty");
+		return;
+	}
+	if (strlen(value) > PATTERN_BYTES_MAX) {
+		parse_error(ps, ps->lineno, "fault_pattern is over %d bytes", PATTERN_BYTES_MAX);
+		return;
+	}
+	if ((why = pattern_refusal(value))) {
+		parse_error(ps, ps->lineno, "fault_pattern '%s' %s", value, why);
 		return;
 	}
 	p->faults = xrealloc(p->faults, (p->nfaults + 1) * sizeof(*p->faults));
@@ -372,11 +513,34 @@ static struct host_profile *profile_new(const char *path)
 	return p;
 }
 
-int host_profile_load(struct host_profile **out, const char *path,
-		      struct strbuf *errors)
+int host_profile_parse(struct host_profile **out, const char *path, const char *text,
+		       size_t len, struct strbuf *errors)
 {
 	struct parse ps = { .path = path, .errors = errors, .section = -1 };
 	const struct ini_handler h = { on_section, on_key, on_error, &ps };
+
+	*out = NULL;
+	ps.p = profile_new(path);
+	ini_parse(text, len, &h);
+	check_required(&ps);
+	if (ps.p->max_pairs < ps.p->pairs)
+		parse_error(&ps, ps.key_line[KEY_MAX_PAIRS] ? ps.key_line[KEY_MAX_PAIRS] :
+			    ps.key_line[KEY_PAIRS], "max_pairs %d is under pairs %d",
+			    ps.p->max_pairs, ps.p->pairs);
+	if (ps.nerrors) {
+		int rc = err_set(-EINVAL, "'%s': %u error%s", path, ps.nerrors,
+				 ps.nerrors == 1 ? "" : "s");
+
+		host_profile_free(ps.p);
+		return rc;
+	}
+	*out = ps.p;
+	return 0;
+}
+
+int host_profile_load(struct host_profile **out, const char *path,
+		      struct strbuf *errors)
+{
 	char *text = NULL;
 	size_t len;
 	int rc;
@@ -387,22 +551,9 @@ int host_profile_load(struct host_profile **out, const char *path,
 		strbuf_addf(errors, "%s\n", err_last());
 		return rc;
 	}
-	ps.p = profile_new(path);
-	ini_parse(text, len, &h);
+	rc = host_profile_parse(out, path, text, len, errors);
 	free(text);
-	check_required(&ps);
-	if (ps.p->max_pairs < ps.p->pairs)
-		parse_error(&ps, ps.key_line[KEY_MAX_PAIRS] ? ps.key_line[KEY_MAX_PAIRS] :
-			    ps.key_line[KEY_PAIRS], "max_pairs %d is under pairs %d",
-			    ps.p->max_pairs, ps.p->pairs);
-	if (ps.nerrors) {
-		rc = err_set(-EINVAL, "'%s': %u error%s", path, ps.nerrors,
-			     ps.nerrors == 1 ? "" : "s");
-		host_profile_free(ps.p);
-		return rc;
-	}
-	*out = ps.p;
-	return 0;
+	return rc;
 }
 
 void host_profile_free(struct host_profile *p)

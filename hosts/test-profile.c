@@ -391,6 +391,64 @@ static void test_resolve(void **state)
 	free(path);
 }
 
+/* A fault pattern that regcomp would blow up (glibc copies an atom for
+ * every repetition, and stacked or nested repetitions make its closures
+ * explode: gigabytes, or minutes, found by fuzz-host-profile) is refused,
+ * named with its line and why, before regcomp sees it; patterns as real
+ * profiles write them still compile. */
+static void test_pattern_size(void **state)
+{
+	struct strbuf errors = STRBUF_INIT, text = STRBUF_INIT;
+	struct host_profile *p = NULL;
+	int i;
+
+	strbuf_adds(&text, "[host]\nname = bomb\n[faults]\nfault_pattern = ring .* t");
+	for (i = 0; i < 60; i++)
+		strbuf_addch(&text, '+');
+	strbuf_adds(&text, "imeout\n"                                          /* 4 */
+		    "fault_pattern = ((a{255}){255}){255}\n"                     /* 5 */
+		    "fault_pattern = (((((((((((((((((x)))))))))))))))))\n"      /* 6 */
+		    "fault_pattern = x{1,257}\n"                                 /* 7 */
+		    "fault_pattern = n???????????????????????+++++\n"            /* 8 */
+		    "fault_pattern = (((((((a?)+)?)+)?)+)?)+\n"                  /* 9 */
+		    "fault_pattern = GPU (reset){100}\n");                       /* 10 */
+	assert_int_equal(host_profile_parse(&p, "bomb.conf", text.buf, text.len, &errors),
+			 -EINVAL);
+	assert_null(p);
+	assert_non_null(strstr(errors.buf, "bomb.conf:4: fault_pattern 'ring .* t++++"));
+	assert_non_null(strstr(errors.buf, "+imeout' repeats a repetition ('+' after '*', "
+			       "'{m,n}' after '?', ...)\n"));
+	assert_non_null(strstr(errors.buf, "bomb.conf:5: fault_pattern '((a{255}){255}){255}' "
+			       "would compile to more than 256 nodes"));
+	assert_non_null(strstr(errors.buf, "bomb.conf:6: fault_pattern '(((((((((((((((((x)))))"
+			       "))))))))))))' nests groups more than 16 deep\n"));
+	assert_non_null(strstr(errors.buf, "bomb.conf:7: fault_pattern 'x{1,257}' would compile "
+			       "to more than 256 nodes: it repeats too much\n"));
+	assert_non_null(strstr(errors.buf, "bomb.conf:8: fault_pattern 'n???????????????????????"
+			       "+++++' repeats a repetition"));
+	assert_non_null(strstr(errors.buf, "bomb.conf:9: fault_pattern '(((((((a?)+)?)+)?)+)?)+' "
+			       "nests repetitions more than 2 deep\n"));
+	assert_non_null(strstr(errors.buf, "bomb.conf:10: fault_pattern 'GPU (reset){100}' would "
+			       "compile to more than 256 nodes"));
+
+	strbuf_reset(&errors);
+	strbuf_reset(&text);
+	strbuf_adds(&text, "[host]\nname = fine\n[faults]\n"
+		    "fault_pattern = ring [^ ]+ timeout|GPU (hang|reset)+\n"
+		    "fault_pattern = [[:alpha:]]{2,8} fault[]x]?\\+{1,3}\n"
+		    "fault_pattern = NVRM: Xid (\\([0-9a-f:.]+\\))?: [0-9]{1,3}\n"
+		    "fault_pattern = x{1,255}\n"
+		    "fault_pattern = (a|.)+(b|[[:digit:]])*(c)? (GPU|gpu){2}\n");
+	assert_int_equal(host_profile_parse(&p, "fine.conf", text.buf, text.len, &errors), 0);
+	assert_string_equal(errors.buf, "");
+	assert_int_equal(p->nfaults, 5);
+	assert_true(host_profile_fault_match(p, "amdgpu: GPU hang", NULL));
+	assert_true(host_profile_fault_match(p, "NVRM: Xid (0000:17:00.0): 79", NULL));
+	host_profile_free(p);
+	strbuf_release(&errors);
+	strbuf_release(&text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_too_big),
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_pattern_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,11 +3,26 @@
 #define PERFD_WEB_FORGE_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "forge.h"
 
 /* Whether a comment's body starts, on its first line, with "/perfd run"
  * (then *sha is "") or "/perfd run SHA" (SHA 7 to 40 hex digits, copied
  * lower-cased into sha); blanks before the command are skipped and
  * anything after it on the line makes it no command. */
 bool web_run_command(char sha[41], const char *body);
+
+/* A reply's body read as the client reads it after a 2xx (github.c), without
+ * a request: one page of the open pull requests, one page of an issue's
+ * comments, one pull request, a compare's merge base. For the fuzz targets
+ * (tests/fuzz/); the client itself reads each page of a list the same way.
+ * -EPROTO naming what is wrong; *out is zeroed on entry, and a list is the
+ * caller's (free, web_gh_comments_free) only on success. */
+int web_gh_pulls_read(struct web_gh_pull **out, size_t *out_n, const char *text, size_t len);
+int web_gh_comments_read(struct web_gh_comment **out, size_t *out_n, const char *text,
+			 size_t len);
+int web_gh_pull_read(struct web_gh_pull *out, const char *text, size_t len);
+int web_gh_compare_read(char out[41], const char *text, size_t len);
 
 #endif

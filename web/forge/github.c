@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "dl.h"
-#include "forge.h"
+#include "forge-internal.h"
 
 #define WEB_GH_URL_MAX 2048
 #define WEB_GH_MESSAGE_MAX 200          /* characters of an error reply quoted in a detail */
@@ -714,15 +714,14 @@ static char *repo_url(const struct web_gh_client *c, const char *fmt, ...)
 	return strbuf_detach(&sb);
 }
 
-/* Walks a list's pages: calls each(ctx, item) for every element. */
-static int list_pages(struct web_gh_client *c, char *url, int (*each)(void *, json_t *), void *ctx)
+/* Walks a list's pages: calls page(ctx, reply) for each page's JSON. */
+static int list_pages(struct web_gh_client *c, char *url, int (*page)(void *, json_t *), void *ctx)
 {
 	struct web_gh_reply rep = { .body = STRBUF_INIT };
 	int pages = 0, r = 0;
 
 	while (url) {
 		json_t *j;
-		size_t i;
 
 		if (++pages > WEB_GH_PAGES_MAX) {
 			r = err_set(-E2BIG, "GET %s: more than %d pages", url + strlen(c->api),
@@ -732,16 +731,12 @@ static int list_pages(struct web_gh_client *c, char *url, int (*each)(void *, js
 		r = request(c, &j, &rep, "GET", url, NULL, WEB_GH_IDEMPOTENT);
 		if (r < 0)
 			break;
-		if (!json_is_array(j)) {
-			r = err_set(-EPROTO, "GET %s: expected a JSON array", url + strlen(c->api));
-			json_decref(j);
+		r = page(ctx, j);
+		json_decref(j);
+		if (r < 0) {
+			err_set(r, "GET %s: %s", url + strlen(c->api), err_last());
 			break;
 		}
-		for (i = 0; r == 0 && i < json_array_size(j); i++)
-			r = each(ctx, json_array_get(j, i));
-		json_decref(j);
-		if (r < 0)
-			break;
 		free(url);
 		url = NULL;
 		if (rep.next_too_long) {
@@ -835,9 +830,8 @@ struct item_list {
 	const char *what;
 };
 
-static int each_item(void *ctx, json_t *j)
+static int each_item(struct item_list *l, json_t *j)
 {
-	struct item_list *l = ctx;
 	int r;
 
 	if (l->n == l->alloc) {
@@ -851,6 +845,19 @@ static int each_item(void *ctx, json_t *j)
 	return 0;
 }
 
+/* One page of a list: a JSON array, each element an item. */
+static int page_items(void *ctx, json_t *page)
+{
+	size_t i;
+	int r = 0;
+
+	if (!json_is_array(page))
+		return err_set(-EPROTO, "expected a JSON array");
+	for (i = 0; r == 0 && i < json_array_size(page); i++)
+		r = each_item(ctx, json_array_get(page, i));
+	return r;
+}
+
 int web_gh_pulls_open(struct web_gh_client *c, struct web_gh_pull **out, size_t *out_n)
 {
 	struct item_list l = { .size = sizeof(struct web_gh_pull), .from_json = pull_from_json,
@@ -859,7 +866,7 @@ int web_gh_pulls_open(struct web_gh_client *c, struct web_gh_pull **out, size_t 
 
 	*out = NULL;
 	*out_n = 0;
-	r = list_pages(c, repo_url(c, "/pulls?state=open&per_page=100"), each_item, &l);
+	r = list_pages(c, repo_url(c, "/pulls?state=open&per_page=100"), page_items, &l);
 	if (r < 0) {
 		free(l.v);
 		return r;
@@ -867,6 +874,14 @@ int web_gh_pulls_open(struct web_gh_client *c, struct web_gh_pull **out, size_t 
 	*out = l.v;
 	*out_n = l.n;
 	return 0;
+}
+
+/* A pull request's reply: a JSON object. */
+static int pull_object(struct web_gh_pull *out, json_t *j)
+{
+	if (!json_is_object(j))
+		return err_set(-EPROTO, "expected a JSON object");
+	return pull_from_json(out, j);
 }
 
 int web_gh_pull_get(struct web_gh_client *c, struct web_gh_pull *out, int number)
@@ -878,21 +893,30 @@ int web_gh_pull_get(struct web_gh_client *c, struct web_gh_pull *out, int number
 
 	memset(out, 0, sizeof(*out));
 	r = request(c, &j, &rep, "GET", url, NULL, WEB_GH_IDEMPOTENT);
-	if (r == 0 && !json_is_object(j))
-		r = err_set(-EPROTO, "GET /pulls/%d: expected a JSON object", number);
-	if (r == 0 && (r = pull_from_json(out, j)) < 0)
-		err_set(r, "pull request %d: %s", number, err_last());
+	if (r == 0 && (r = pull_object(out, j)) < 0)
+		err_set(r, "GET /pulls/%d: %s", number, err_last());
 	json_decref(j);
 	free(url);
 	strbuf_release(&rep.body);
 	return r;
 }
 
+/* A compare's reply: its merge_base_commit.sha into out. */
+static int merge_base_from_json(char out[41], json_t *j)
+{
+	const char *sha;
+
+	sha = json_string_value(json_object_get(json_object_get(j, "merge_base_commit"), "sha"));
+	if (!sha || !is_sha(sha))
+		return err_set(-EPROTO, "no merge_base_commit.sha in the reply");
+	memcpy(out, sha, 41);
+	return 0;
+}
+
 int web_gh_merge_base(struct web_gh_client *c, char out[41], const char *base_ref,
 		      const char *head_sha)
 {
 	struct web_gh_reply rep = { .body = STRBUF_INIT };
-	const char *sha;
 	json_t *j = NULL;
 	char *url;
 	int r;
@@ -905,12 +929,8 @@ int web_gh_merge_base(struct web_gh_client *c, char out[41], const char *base_re
 			       "characters a URL would need escaped)", base_ref);
 	url = repo_url(c, "/compare/%s...%s", base_ref, head_sha);
 	r = request(c, &j, &rep, "GET", url, NULL, WEB_GH_IDEMPOTENT);
-	sha = json_string_value(json_object_get(json_object_get(j, "merge_base_commit"), "sha"));
-	if (r == 0 && (!sha || strlen(sha) != 40 || strspn(sha, "0123456789abcdef") != 40))
-		r = err_set(-EPROTO, "GET /compare/%s...%.12s: no merge_base_commit.sha in the "
-			    "reply", base_ref, head_sha);
-	if (r == 0)
-		memcpy(out, sha, 41);
+	if (r == 0 && (r = merge_base_from_json(out, j)) < 0)
+		err_set(r, "GET /compare/%s...%.12s: %s", base_ref, head_sha, err_last());
 	json_decref(j);
 	free(url);
 	strbuf_release(&rep.body);
@@ -972,7 +992,7 @@ int web_gh_comments_list(struct web_gh_client *c, struct web_gh_comment **out, s
 
 	*out = NULL;
 	*out_n = 0;
-	r = list_pages(c, repo_url(c, "/issues/%d/comments?per_page=100", pr), each_item, &l);
+	r = list_pages(c, repo_url(c, "/issues/%d/comments?per_page=100", pr), page_items, &l);
 	if (r < 0) {
 		web_gh_comments_free(l.v, l.n);
 		return r;
@@ -1144,5 +1164,88 @@ int web_hub_pulls_parse(struct web_hub_pull **out, size_t *out_n, const char *te
 		*out_n = 0;
 	}
 	json_decref(root);
+	return r;
+}
+
+/* ---- a reply's body read without a request (forge-internal.h) ---- */
+
+static json_t *reply_json(const char *text, size_t len)
+{
+	json_error_t je;
+	json_t *j = json_loadb(text, len, 0, &je);
+
+	if (!j)
+		err_set(-EPROTO, "the reply is not JSON (line %d: %s)", je.line, je.text);
+	return j;
+}
+
+int web_gh_pulls_read(struct web_gh_pull **out, size_t *out_n, const char *text, size_t len)
+{
+	struct item_list l = { .size = sizeof(struct web_gh_pull), .from_json = pull_from_json,
+			       .what = "pull requests" };
+	json_t *j = reply_json(text, len);
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	if (!j)
+		return -EPROTO;
+	r = page_items(&l, j);
+	json_decref(j);
+	if (r < 0) {
+		free(l.v);
+		return r;
+	}
+	*out = l.v;
+	*out_n = l.n;
+	return 0;
+}
+
+int web_gh_comments_read(struct web_gh_comment **out, size_t *out_n, const char *text,
+			 size_t len)
+{
+	struct item_list l = { .size = sizeof(struct web_gh_comment),
+			       .from_json = comment_from_json, .what = "comments" };
+	json_t *j = reply_json(text, len);
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	if (!j)
+		return -EPROTO;
+	r = page_items(&l, j);
+	json_decref(j);
+	if (r < 0) {
+		web_gh_comments_free(l.v, l.n);
+		return r;
+	}
+	*out = l.v;
+	*out_n = l.n;
+	return 0;
+}
+
+int web_gh_pull_read(struct web_gh_pull *out, const char *text, size_t len)
+{
+	json_t *j = reply_json(text, len);
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!j)
+		return -EPROTO;
+	r = pull_object(out, j);
+	json_decref(j);
+	return r;
+}
+
+int web_gh_compare_read(char out[41], const char *text, size_t len)
+{
+	json_t *j = reply_json(text, len);
+	int r;
+
+	out[0] = '\0';
+	if (!j)
+		return -EPROTO;
+	r = merge_base_from_json(out, j);
+	json_decref(j);
 	return r;
 }

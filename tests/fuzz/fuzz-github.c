@@ -1,0 +1,62 @@
+/*
+ * The forge's JSON replies as the client reads them after a 2xx
+ * (web/forge/github.c): the same bytes as a page of open pull requests, a
+ * page of an issue's comments, one pull request and a compare; and as the
+ * hub's list of pull heads its agents read (web_hub_pulls_parse). What a
+ * reader accepts holds what the agent and the hub rely on.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "forge-internal.h"
+#include "fuzz.h"
+
+static bool is_oid(const char *s)
+{
+	return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
+}
+
+static void check_pull(const struct web_gh_pull *p)
+{
+	FUZZ_CHECK(p->number >= 1);
+	FUZZ_CHECK(is_oid(p->head_sha));
+	FUZZ_CHECK(strlen(p->author) <= WEB_GH_LOGIN_MAX);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *text = (const char *)data;
+	struct web_gh_pull *pulls, pull;
+	struct web_gh_comment *comments;
+	struct web_hub_pull *heads;
+	size_t n, i;
+	char sha[41];
+
+	if (web_gh_pulls_read(&pulls, &n, text, size) == 0) {
+		for (i = 0; i < n; i++)
+			check_pull(&pulls[i]);
+		free(pulls);
+	} else {
+		FUZZ_CHECK(!pulls && !n && *err_last());
+	}
+	if (web_gh_comments_read(&comments, &n, text, size) == 0) {
+		for (i = 0; i < n; i++)
+			FUZZ_CHECK(comments[i].id >= 1 && comments[i].body);
+		web_gh_comments_free(comments, n);
+	} else {
+		FUZZ_CHECK(!comments && !n);
+	}
+	if (web_gh_pull_read(&pull, text, size) == 0)
+		check_pull(&pull);
+	if (web_gh_compare_read(sha, text, size) == 0)
+		FUZZ_CHECK(is_oid(sha));
+	if (web_hub_pulls_parse(&heads, &n, text, size) == 0) {
+		for (i = 0; i < n; i++)
+			FUZZ_CHECK(heads[i].number >= 1 && is_oid(heads[i].head) &&
+				   is_oid(heads[i].base));
+		free(heads);
+	} else {
+		FUZZ_CHECK(!heads && !n);
+	}
+	return 0;
+}
