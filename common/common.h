@@ -130,8 +130,9 @@ int time_parse_iso(struct timespec *out, const char *s);
  * no error). */
 int fs_mkdir_p(const char *path);
 int fs_rm_rf(const char *path);
-/* The whole file at path into *out (NUL-terminated, the caller's) and its
- * length; -EFBIG when it is over max bytes. */
+/* The whole regular file at path into *out (NUL-terminated, the caller's) and its
+ * length; -EFBIG when it is over max bytes, -EINVAL for what is not a regular
+ * file (a directory, a FIFO, a device: never waited on). */
 int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
 /* Takes an exclusive lock (flock) on the file at path, made when absent,
  * and writes this process's pid in it; the lock lasts while *out_fd is

@@ -67,14 +67,29 @@ int fs_read_file(char **out, size_t *out_len, const char *path, size_t max)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char buf[65536];
-	FILE *f = fopen(path, "re");
+	struct stat st;
+	FILE *f;
 	size_t n;
-	int r = 0;
+	int r = 0, fd;
 
 	*out = NULL;
 	*out_len = 0;
-	if (!f)
+	/* Not blocking at the open: a FIFO named where a file was meant would
+	 * wait for a writer for ever. Only a regular file is read. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
 		return err_set(-errno, "'%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(-EINVAL, "'%s' is not a regular file", path);
+	}
+	fcntl(fd, F_SETFL, 0);
+	f = fdopen(fd, "r");
+	if (!f) {
+		r = -errno;
+		close(fd);
+		return err_set(r, "'%s': %s", path, strerror(-r));
+	}
 	while (r == 0 && (n = fread(buf, 1, sizeof(buf), f)) > 0) {
 		if (sb.len + n > max)
 			r = err_set(-EFBIG, "'%s' is over %zu bytes", path, max);

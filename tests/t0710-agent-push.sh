@@ -81,6 +81,10 @@ check "a token file others may read: --check refuses it" run 2 "$PERFD" agent --
 check "  saying so" has "$T/err" "[hub] token file '$T/loose-token' can be read by others than its owner: refused"
 check "  the token not in the message" eq 0 "$(grep -c "$TOK" "$T/err")"
 check "  and the agent does not start" run 2 "$PERFD" agent --config loose.conf --once
+mkfifo fifo-token
+conf "http://127.0.0.1:$PORT" "$T/fifo-token" >fifo.conf
+check "a FIFO as the token file: --check refuses it at once" run 2 timeout 20 "$PERFD" agent --config fifo.conf --check
+check "  saying so" has "$T/err" "not a regular file"
 check "  having built nothing" test ! -e "$T/work/builds"
 conf "http://hub.example.org:8443" "$T/token" >plain.conf
 check "plain HTTP to another host refused" run 2 "$PERFD" agent --config plain.conf --check

@@ -109,7 +109,8 @@ int web_gh_token_read(char **out, const char *path, bool *loose_mode)
 	int fd;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* Not blocking at the open: a FIFO would wait for a writer for ever. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return err_set(-errno, "token file '%s': %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
