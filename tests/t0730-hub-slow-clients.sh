@@ -128,7 +128,18 @@ if err:
     sys.exit(1)
 PY
 }
-rss() { js "$1.json" 'd["rss_kb"]'; }
+# rss_under NAME: the hub's largest resident size seen under attack NAME
+# is under 64 MiB (about 20 MiB is usual). Under AddressSanitizer (its
+# wrapper sets ASAN_OPTIONS) the bound is 512 MiB: its quarantine keeps up
+# to 256 MiB of freed memory, and its shadow more.
+rss_under() {
+	local kb max=65536
+	[ -z "${ASAN_OPTIONS:-}" ] || max=524288
+	kb=$(js "$1.json" 'd["rss_kb"]')
+	[ "$kb" -lt "$max" ] && return 0
+	echo "  largest resident size $kb KiB, over $max KiB"
+	return 1
+}
 metric() { sed -n "s/^perfd_http_connections_$2{reason=\"$3\"} //p" "$1.metrics"; }
 
 # ---- one address's 500 slow sockets, others from another ----
@@ -137,7 +148,7 @@ attack one 14 127.0.0.1 127.0.0.2
 stop
 check "127.0.0.2: every request answered within 1 s" answered one 127.0.0.2
 check "slow sockets closed at their deadlines (3 s head, 5 s body)" deadlines one 3 5
-check "the server's resident size stays under 64 MiB" test "$(rss one)" -lt 65536
+check "the server's resident size stays bounded" rss_under one
 check "/metrics: heads past their deadline" test "$(metric one closed_total header_deadline)" -gt 0
 check "/metrics: bodies past theirs" test "$(metric one closed_total body_deadline)" -gt 0
 check "/metrics: the address refused beyond its share" test "$(metric one refused_total share)" -gt 0
@@ -151,7 +162,7 @@ check "127.0.0.2 too" answered proxy 127.0.0.2
 check "slow sockets still closed by their deadlines" deadlines proxy 3 5 displaced
 check "/metrics: the oldest slow ones displaced" test "$(metric proxy closed_total displaced)" -gt 0
 check "/metrics: nothing refused for a share" eq 0 "$(metric proxy refused_total share)"
-check "resident size under 64 MiB" test "$(rss proxy)" -lt 65536
+check "its resident size bounded" rss_under proxy
 
 # ---- ten addresses, 50 slow sockets each ----
 hub "header_timeout_s = 3" "body_timeout_s = 5"
@@ -159,4 +170,5 @@ attack ten 10 "$(echo 127.0.1.{1..10})" 127.0.0.2
 stop
 check "ten slow addresses: 127.0.0.2 answered within 1 s" answered ten 127.0.0.2
 check "their sockets closed at the deadlines" deadlines ten 3 5
+check "resident size bounded" rss_under ten
 finish
