@@ -28,7 +28,7 @@
 
 struct web_conn {
 	int fd;
-	unsigned char key[16];       /* the address whose share it counts in */
+	struct web_peer *peer;       /* the address it counts in; NULL once dropped */
 	bool trusted;                /* from a trusted proxy: no share */
 	int phase;                   /* WEB_PHASE_* */
 	double since;                /* when its phase began (monotonic s) */
@@ -37,10 +37,15 @@ struct web_conn {
 	struct web_conn *prev, *next;
 };
 
+/* An address holding connections; freed when it holds none. */
 struct web_peer {
 	unsigned char key[16];
 	unsigned n;                  /* its live connections */
 };
+
+/* The sweeper looks at most this often, so that a look at every connection
+ * costs little however many deadlines fall close together. */
+#define SWEEP_GRAIN_S 0.1
 
 static double now_s(void)
 {
@@ -95,18 +100,26 @@ static struct web_peer *peer_find(struct web_guard *g, const unsigned char key[1
 	size_t i;
 
 	for (i = 0; i < g->npeers; i++)
-		if (!memcmp(g->peers[i].key, key, 16))
-			return &g->peers[i];
+		if (!memcmp(g->peers[i]->key, key, 16))
+			return g->peers[i];
 	return NULL;
 }
 
-static void peer_dec(struct web_guard *g, const unsigned char key[16])
+/* c leaves its address's count (shut down or closed). */
+static void peer_dec(struct web_guard *g, struct web_conn *c)
 {
-	struct web_peer *p = peer_find(g, key);
+	struct web_peer *p = c->peer;
+	size_t i;
 
 	assert(p && p->n > 0);
-	if (--p->n == 0)
-		*p = g->peers[--g->npeers];
+	c->peer = NULL;
+	g->nlive--;
+	if (--p->n)
+		return;
+	for (i = 0; g->peers[i] != p; i++)
+		;
+	g->peers[i] = g->peers[--g->npeers];
+	free(p);
 }
 
 /* Shuts c down for why; its entry stays until the server's close. */
@@ -114,8 +127,7 @@ static void drop(struct web_guard *g, struct web_conn *c, int why)
 {
 	shutdown(c->fd, SHUT_RDWR);
 	c->dropped = why;
-	peer_dec(g, c->key);
-	g->nlive--;
+	peer_dec(g, c);
 	if (why == WEB_CLOSE_HEADER)
 		g->stats.closed_header++;
 	else if (why == WEB_CLOSE_BODY)
@@ -151,6 +163,8 @@ static void *sweep(void *arg)
 			else if (c->deadline < next)
 				next = c->deadline;
 		}
+		if (next < now + SWEEP_GRAIN_S)
+			next = now + SWEEP_GRAIN_S;
 		g->next_wake = next;
 		if (isinf(next)) {
 			pthread_cond_wait(&g->wake, &g->lock);
@@ -210,6 +224,7 @@ out:
 void web_guard_release(struct web_guard *g)
 {
 	struct web_conn *c, *next;
+	size_t i;
 
 	if (g->running) {
 		pthread_mutex_lock(&g->lock);
@@ -229,6 +244,9 @@ void web_guard_release(struct web_guard *g)
 		free(c);
 	}
 	g->conns = NULL;
+	for (i = 0; i < g->npeers; i++)
+		free(g->peers[i]);
+	g->npeers = 0;
 	free(g->peers);
 	g->peers = NULL;
 	free(g->trusted);
@@ -263,7 +281,7 @@ static struct web_conn *victim(struct web_guard *g, unsigned share)
 			continue;
 		if (!any || c->since < any->since)
 			any = c;
-		if (!c->trusted && peer_find(g, c->key)->n > share &&
+		if (!c->trusted && c->peer->n > share &&
 		    (!over || c->since < over->since))
 			over = c;
 	}
@@ -312,23 +330,25 @@ out:
 struct web_conn *web_guard_add(struct web_guard *g, int fd, const struct sockaddr *sa)
 {
 	struct web_conn *c = xcalloc(1, sizeof(*c));
+	unsigned char key[16];
 	struct web_peer *p;
 
 	c->fd = fd;
-	if (!addr_key(c->key, sa, false))
-		memset(c->key, 0, sizeof(c->key));
+	if (!addr_key(key, sa, false))
+		memset(key, 0, sizeof(key));
 	c->trusted = is_trusted(g, sa);
 	c->phase = WEB_PHASE_HEAD;
 	pthread_mutex_lock(&g->lock);
 	c->since = now_s();
-	p = peer_find(g, c->key);
+	p = peer_find(g, key);
 	if (!p) {
 		/* Room for it: the server takes at most WEB_GUARD_SLOTS(max). */
 		assert(g->npeers < WEB_GUARD_SLOTS(g->max));
-		p = &g->peers[g->npeers++];
-		memcpy(p->key, c->key, 16);
-		p->n = 0;
+		p = xcalloc(1, sizeof(*p));
+		memcpy(p->key, key, 16);
+		g->peers[g->npeers++] = p;
 	}
+	c->peer = p;
 	p->n++;
 	g->nlive++;
 	c->next = g->conns;
@@ -358,10 +378,8 @@ void web_guard_remove(struct web_guard *g, struct web_conn *c)
 	if (!c)
 		return;
 	pthread_mutex_lock(&g->lock);
-	if (!c->dropped) {
-		peer_dec(g, c->key);
-		g->nlive--;
-	}
+	if (!c->dropped)
+		peer_dec(g, c);
 	if (c->prev)
 		c->prev->next = c->next;
 	else

@@ -214,7 +214,7 @@ struct web_guard {
 	double next_wake;            /* the sweeper's next look (monotonic s) */
 	struct web_conn *conns;      /* every connection started and not yet closed */
 	unsigned nlive;              /* of those, the ones not shut down */
-	struct web_peer *peers;      /* live connections per address */
+	struct web_peer **peers;     /* live connections per address */
 	size_t npeers;
 	unsigned char (*trusted)[16];
 	size_t ntrusted;

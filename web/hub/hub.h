@@ -10,7 +10,8 @@
  * Threading: the server answers from one thread of its own (MHD's internal
  * polling thread). That thread is the only user of the database handle
  * while the server runs; the caller must not touch the handle between
- * web_server_start and web_server_free.
+ * web_server_start and web_server_free. A second thread, the connection
+ * guard's (guard.c), only shuts down sockets past their deadlines.
  *
  * Ownership: the server borrows db, which must outlive it; it copies
  * everything in its options. web_server_free(NULL) does nothing.

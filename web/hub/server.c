@@ -14,6 +14,12 @@
  * answer is a bounded, indexed read, so one thread keeps up; a pool of
  * threads with a handle each is the step if measurements ever say
  * otherwise.
+ *
+ * Every connection is also the guard's (guard.c): MHD's accept policy asks
+ * it whether an address may have one more, its start and close are told
+ * to it, and so are a request's head being whole (the first call of
+ * on_request) and its answer being sent (on_completed), from which its
+ * deadlines count.
  */
 #include <arpa/inet.h>
 #include <errno.h>
