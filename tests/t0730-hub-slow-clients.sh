@@ -45,9 +45,16 @@ hub() {
 		exec "$PERFD" serve --config hub.conf --static "$SRC/web/static" --docs "$SRC/docs"
 	) 2>"$T/hub.err" &
 	HUB=$!
-	for i in $(seq 100); do grep -q "serving http://" "$T/hub.err" && break; sleep 0.05; done
+	# A loaded machine may take seconds to start it: 20 s at most.
+	for i in $(seq 400); do grep -q "serving http://" "$T/hub.err" && break; sleep 0.05; done
 	URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/hub.err" | head -n 1)
 	PORT=${URL##*:}
+	if [ -z "$PORT" ]; then
+		echo "  the hub did not start:"
+		sed 's/^/  | /' "$T/hub.err"
+		not_ok "the hub serves"
+		finish
+	fi
 }
 stop() { kill "$HUB"; wait "$HUB"; }
 
