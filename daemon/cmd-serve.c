@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -41,7 +42,9 @@ const char cmd_serve_usage[] =
 	"options:\n"
 	"  --config FILE      the hub's configuration: its database, address, TLS\n"
 	"                     certificate and key, the hosts it accepts records\n"
-	"                     from, and [github]; not with --db or --listen\n"
+	"                     from, its bounds on connections (deadlines, a share\n"
+	"                     per address, trusted proxies) and [github]; not\n"
+	"                     with --db or --listen\n"
 	"  --check            with --config: print \"configuration OK\" or every\n"
 	"                     mistake as FILE:LINE: message, and exit\n"
 	"  --db FILE          database file (default ./perfd.db)\n"
@@ -52,6 +55,12 @@ const char cmd_serve_usage[] =
 	"                     its build tree)\n"
 	"  --docs DIR         the documents (default " PERFD_DATA_DIR "/docs, or\n"
 	"                     the source tree's docs/ likewise)\n"
+	"\n"
+	"Every connection's request head is due within 10 s of its start and its\n"
+	"body and answer within 60 s of the head's end, however the bytes trickle\n"
+	"in; at most 256 connections at once, shared fairly between addresses\n"
+	"when crowded (docs/hub.md, \"Bounds\"). It raises its own descriptor\n"
+	"limit as far as that bound needs.\n"
 	"\n"
 	"SIGINT or SIGTERM stops it; it then exits 0. Exit status 2: a usage,\n"
 	"configuration, address or database error.\n";
@@ -82,6 +91,21 @@ static void log_hosts(const struct hub_config *cfg)
 	else
 		log_info("accepting no records: '%s' names no hosts", cfg->path);
 	strbuf_release(&sb);
+}
+
+/* A connection is a descriptor: the soft RLIMIT_NOFILE is raised towards
+ * the hard one as far as the bound on connections needs (the server says
+ * so at start when even the hard limit is too low). */
+static void raise_nofile(unsigned need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need ? need : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		log_warn("setrlimit RLIMIT_NOFILE %llu", (unsigned long long)rl.rlim_cur);
 }
 
 int cmd_serve(int argc, char **argv)
@@ -163,7 +187,13 @@ int cmd_serve(int argc, char **argv)
 		wo.ingest = true;
 		wo.hosts = (const char *const *)cfg->hosts;
 		wo.nhosts = cfg->nhosts;
+		wo.max_connections = cfg->max_connections;
+		wo.header_timeout_s = cfg->header_timeout_s;
+		wo.body_timeout_s = cfg->body_timeout_s;
+		wo.trusted_proxies = (const char *const *)cfg->trusted_proxies;
+		wo.ntrusted_proxies = cfg->ntrusted_proxies;
 	}
+	raise_nofile(web_server_fds_needed(wo.max_connections));
 	/* Blocked before the server's thread starts, so that thread inherits
 	 * the mask and the signals reach the signalfd alone. */
 	signal(SIGPIPE, SIG_IGN);

@@ -28,6 +28,12 @@ struct hub_config {
 	bool allow_plain_http;       /* plain HTTP on an address other than loopback */
 	char **hosts;                /* the hosts whose records the hub accepts */
 	size_t nhosts;
+	/* The server's bounds (docs/hub.md, "Bounds"): 0 for the defaults. */
+	unsigned max_connections;
+	double header_timeout_s;
+	double body_timeout_s;
+	char **trusted_proxies;      /* numeric addresses held to no share */
+	size_t ntrusted_proxies;
 	/* [github]: the hub posts the comment and statuses (docs/hub.md). */
 	struct forge_config github;
 	char **expect;               /* the hosts each pull head is measured on */

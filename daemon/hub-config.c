@@ -87,6 +87,70 @@ static void add_hosts(struct parse *ps, const char *v)
 	free(copy);
 }
 
+/* trusted_proxy: numeric addresses, on one line or several. */
+static void add_proxies(struct parse *ps, const char *v)
+{
+	struct hub_config *c = ps->c;
+	char *copy = xstrdup(v), *save = NULL, *w;
+	size_t i;
+
+	if (!*v)
+		perr(ps, "'trusted_proxy' needs a value: the proxy's numeric address");
+	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (!web_address_is_valid(w)) {
+			perr(ps, "'trusted_proxy': '%s' is not a numeric IPv4 or IPv6 address "
+			     "(127.0.0.1, ::1)", w);
+			continue;
+		}
+		for (i = 0; i < c->ntrusted_proxies && strcmp(c->trusted_proxies[i], w); i++)
+			;
+		if (i < c->ntrusted_proxies) {
+			perr(ps, "'trusted_proxy': '%s' is named twice", w);
+			continue;
+		}
+		if (c->ntrusted_proxies >= WEB_TRUSTED_PROXIES_MAX) {
+			perr(ps, "'trusted_proxy': more than %d addresses", WEB_TRUSTED_PROXIES_MAX);
+			break;
+		}
+		c->trusted_proxies = xrealloc(c->trusted_proxies,
+					      (c->ntrusted_proxies + 1) * sizeof(char *));
+		c->trusted_proxies[c->ntrusted_proxies++] = xstrdup(w);
+	}
+	free(copy);
+}
+
+/* max_connections: a whole number within the server's range. */
+static void set_connections(struct parse *ps, unsigned *dst, const char *k, const char *v)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (*dst)
+		perr(ps, "'%s' is set twice", k);
+	else if (end == v || *end || errno || n < WEB_CONNECTIONS_MIN || n > WEB_CONNECTIONS_LIMIT)
+		perr(ps, "'%s': '%s' is not a whole number from %d to %d", k, v,
+		     WEB_CONNECTIONS_MIN, WEB_CONNECTIONS_LIMIT);
+	else
+		*dst = (unsigned)n;
+}
+
+/* A connection's deadline: seconds above 0, at most WEB_TIMEOUT_MAX_S. */
+static void set_deadline(struct parse *ps, double *dst, const char *k, const char *v)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (*dst)
+		perr(ps, "'%s' is set twice", k);
+	else if (end == v || *end || !(d > 0 && d <= WEB_TIMEOUT_MAX_S))
+		perr(ps, "'%s': '%s' is not a number of seconds above 0 and at most %.0f", k, v,
+		     WEB_TIMEOUT_MAX_S);
+	else
+		*dst = d;
+}
+
 static void set_seconds(struct parse *ps, double *dst, const char *k, const char *v)
 {
 	char *end;
@@ -169,9 +233,18 @@ static void on_key(void *ctx, unsigned lineno, char *k, char *v)
 			perr(ps, "'allow_plain_http': '%s' is not yes or no", v);
 	} else if (!strcmp(k, "hosts")) {
 		add_hosts(ps, v);
+	} else if (!strcmp(k, "max_connections")) {
+		set_connections(ps, &c->max_connections, k, v);
+	} else if (!strcmp(k, "header_timeout_s")) {
+		set_deadline(ps, &c->header_timeout_s, k, v);
+	} else if (!strcmp(k, "body_timeout_s")) {
+		set_deadline(ps, &c->body_timeout_s, k, v);
+	} else if (!strcmp(k, "trusted_proxy")) {
+		add_proxies(ps, v);
 	} else {
 		perr(ps, "unknown key '%s' in [hub] (database, listen, tls_cert, tls_key, "
-		     "allow_plain_http, hosts)", k);
+		     "allow_plain_http, hosts, max_connections, header_timeout_s, "
+		     "body_timeout_s, trusted_proxy)", k);
 	}
 }
 
@@ -357,6 +430,9 @@ void hub_config_free(struct hub_config *c)
 	for (i = 0; i < c->nexpect; i++)
 		free(c->expect[i]);
 	free(c->expect);
+	for (i = 0; i < c->ntrusted_proxies; i++)
+		free(c->trusted_proxies[i]);
+	free(c->trusted_proxies);
 	forge_config_release(&c->github);
 	free(c);
 }

@@ -1350,6 +1350,24 @@ static void api_metrics(struct web_reply *out, struct db *db, const struct web_c
 	for (i = 0; i < ctr->n; i++)
 		strbuf_addf(&sb, "perfd_http_requests_total{code=\"%d\"} %llu\n", ctr->codes[i],
 			    (unsigned long long)ctr->counts[i]);
+	strbuf_addf(&sb, "# HELP perfd_http_connections connections held open now\n"
+		    "# TYPE perfd_http_connections gauge\nperfd_http_connections %u\n"
+		    "# HELP perfd_http_connections_closed_total connections the server shut down: "
+		    "past a deadline, or displaced to let another address in\n"
+		    "# TYPE perfd_http_connections_closed_total counter\n"
+		    "perfd_http_connections_closed_total{reason=\"header_deadline\"} %llu\n"
+		    "perfd_http_connections_closed_total{reason=\"body_deadline\"} %llu\n"
+		    "perfd_http_connections_closed_total{reason=\"displaced\"} %llu\n"
+		    "# HELP perfd_http_connections_refused_total connections refused at once: "
+		    "their address held its share, or every connection was busy\n"
+		    "# TYPE perfd_http_connections_refused_total counter\n"
+		    "perfd_http_connections_refused_total{reason=\"share\"} %llu\n"
+		    "perfd_http_connections_refused_total{reason=\"full\"} %llu\n",
+		    ctr->conns.open, (unsigned long long)ctr->conns.closed_header,
+		    (unsigned long long)ctr->conns.closed_body,
+		    (unsigned long long)ctr->conns.displaced,
+		    (unsigned long long)ctr->conns.refused_share,
+		    (unsigned long long)ctr->conns.refused_full);
 	out->status = 200;
 	out->type = TYPE_METRICS;
 	strbuf_release(&out->body);

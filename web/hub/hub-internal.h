@@ -2,6 +2,7 @@
 #ifndef PERFD_WEB_HUB_INTERNAL_H
 #define PERFD_WEB_HUB_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,12 +82,24 @@ struct web_reply {
 	char etag[SHA256_HEX_SIZE + 2];
 };
 
+/* What the connection guard (guard.c) has done since the server started,
+ * and the connections it holds now, for /metrics. */
+struct web_conn_stats {
+	unsigned open;               /* connections held, those shut down not counted */
+	uint64_t closed_header;      /* past the head's deadline (or a kept-alive one idle) */
+	uint64_t closed_body;        /* past the body's and answer's deadline */
+	uint64_t displaced;          /* shut down to let another address in */
+	uint64_t refused_share;      /* refused: the address held its share */
+	uint64_t refused_full;       /* refused: every connection busy */
+};
+
 #define WEB_CODES_MAX 16
 /* Answers counted by status code, for /metrics. */
 struct web_counters {
 	int codes[WEB_CODES_MAX];
 	uint64_t counts[WEB_CODES_MAX];
 	size_t n;
+	struct web_conn_stats conns;  /* copied from the guard before /metrics answers */
 };
 void web_counters_add(struct web_counters *c, int code);
 
@@ -162,5 +175,73 @@ int web_ingest_build(struct web_reply *out, struct db *db, const struct web_iden
 #define WEB_HUB_PULLS "/api/v1/hub/pulls"
 int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_identity *who,
 			 const char *body, size_t len, char commit[41]);
+
+/* ---- guard.c: deadlines and a fair share of connections (docs/hub.md) ---- */
+
+/* What a connection waits for. */
+enum {
+	WEB_PHASE_HEAD,              /* its request head: whole by header_timeout_s */
+	WEB_PHASE_BODY,              /* its body read and answer sent, by body_timeout_s */
+	WEB_PHASE_IDLE,              /* kept alive: the next head whole by header_timeout_s */
+};
+/* Why the guard shut a connection down. */
+enum { WEB_CLOSE_NONE, WEB_CLOSE_HEADER, WEB_CLOSE_BODY, WEB_CLOSE_DISPLACED };
+
+/* The connections the server takes at most: the bound, and room for those
+ * shut down whose close the server's thread has not yet seen. */
+#define WEB_GUARD_SLOTS(max) ((max) + (max) / 4 + 16)
+
+struct web_guard_opts {
+	unsigned max_connections;
+	double header_timeout_s;
+	double body_timeout_s;
+	const char *const *trusted;  /* numeric addresses, no share for them */
+	size_t ntrusted;
+};
+
+struct sockaddr;
+struct web_conn;
+struct web_peer;
+
+/* Embedded in the server; every member is the guard's. */
+struct web_guard {
+	pthread_mutex_t lock;        /* guards all below; the sweeper waits on wake */
+	pthread_cond_t wake;
+	pthread_t sweeper;
+	bool ready, running, stop;
+	unsigned max, crowd;         /* the bound, and 3/4 of it: shares apply above */
+	double header_s, body_s;
+	double next_wake;            /* the sweeper's next look (monotonic s) */
+	struct web_conn *conns;      /* every connection started and not yet closed */
+	unsigned nlive;              /* of those, the ones not shut down */
+	struct web_peer **peers;     /* live connections per address */
+	size_t npeers;
+	unsigned char (*trusted)[16];
+	size_t ntrusted;
+	struct web_conn_stats stats;
+};
+
+/* Starts the sweeper thread. -EINVAL naming a trusted address that is not a
+ * numeric IPv4 or IPv6 one; g is then released. */
+int web_guard_init(struct web_guard *g, const struct web_guard_opts *o);
+/* Stops the sweeper and frees every entry; after the server has stopped. */
+void web_guard_release(struct web_guard *g);
+/* 16 bytes for a numeric address (IPv4 as ::ffff:a.b.c.d); -EINVAL. */
+int web_guard_address(unsigned char out[16], const char *addr);
+/* Whether a connection from sa may start: always below 3/4 of the bound;
+ * above, not for an address (other than a trusted proxy) that holds its
+ * share, the bound over the addresses holding connections; at the bound,
+ * only by shutting down the oldest connection waiting on its client,
+ * first of an address over its share. Called before web_guard_add. */
+bool web_guard_admit(struct web_guard *g, const struct sockaddr *sa);
+/* A connection started on fd: its head is due within header_timeout_s.
+ * The entry is the guard's until web_guard_remove. */
+struct web_conn *web_guard_add(struct web_guard *g, int fd, const struct sockaddr *sa);
+/* The connection's head is whole (WEB_PHASE_BODY) or its answer sent
+ * (WEB_PHASE_IDLE): its next deadline counts from now. c NULL: nothing. */
+void web_guard_phase(struct web_guard *g, struct web_conn *c, int phase);
+/* The connection is closing: called before its descriptor is closed. */
+void web_guard_remove(struct web_guard *g, struct web_conn *c);
+void web_guard_stats(struct web_guard *g, struct web_conn_stats *out);
 
 #endif

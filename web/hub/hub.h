@@ -10,7 +10,8 @@
  * Threading: the server answers from one thread of its own (MHD's internal
  * polling thread). That thread is the only user of the database handle
  * while the server runs; the caller must not touch the handle between
- * web_server_start and web_server_free.
+ * web_server_start and web_server_free. A second thread, the connection
+ * guard's (guard.c), only shuts down sockets past their deadlines.
  *
  * Ownership: the server borrows db, which must outlive it; it copies
  * everything in its options. web_server_free(NULL) does nothing.
@@ -24,9 +25,16 @@
 #include "db.h"
 
 #define WEB_LISTEN_DEFAULT "127.0.0.1:8080"
+/* The bounds on connections (docs/hub.md, "Bounds"), each a default that
+ * web_server_opts may change within its range. */
 #define WEB_CONNECTIONS_MAX 256      /* connections at once, in all */
-#define WEB_CONNECTIONS_PER_IP 64
-#define WEB_TIMEOUT_S 15             /* an idle connection is closed after this */
+#define WEB_CONNECTIONS_MIN 16
+#define WEB_CONNECTIONS_LIMIT 65536
+#define WEB_HEADER_TIMEOUT_S 10.0    /* a request head whole, from the start or last answer */
+#define WEB_BODY_TIMEOUT_S 60.0      /* a body read and the answer sent, from the head's end */
+#define WEB_TIMEOUT_MAX_S 3600.0
+#define WEB_TRUSTED_PROXIES_MAX 16
+#define WEB_TIMEOUT_S 15             /* a connection without a byte either way is closed */
 
 struct web_server;
 
@@ -61,17 +69,30 @@ struct web_server_opts {
 	const char *const *expect;
 	size_t nexpect;
 	double silent_after_s;
+	/* The bounds: 0 for each default above. Connections from a trusted
+	 * proxy (numeric addresses) are not held to an address's share. */
+	unsigned max_connections;
+	double header_timeout_s;
+	double body_timeout_s;
+	const char *const *trusted_proxies;
+	size_t ntrusted_proxies;
 };
 
 /* Starts answering with o's files, documents and, with ingest, writes.
  * -EINVAL for a malformed listen address or a directory that is not one,
  * -ENOTSUP when TLS is asked of a libmicrohttpd built without it,
  * -EADDRINUSE (or another errno) when the address cannot be bound or TLS
- * cannot start with the certificate and key. */
+ * cannot start with the certificate and key, -EMFILE when the bound on
+ * connections needs more descriptors than RLIMIT_NOFILE allows (the
+ * caller raises its soft limit first). */
 int web_server_start(struct web_server **out, struct db *db, const struct web_server_opts *o);
+/* Whether addr is a numeric IPv4 or IPv6 address (a trusted proxy's). */
+bool web_address_is_valid(const char *addr);
 /* 1 when listen ("ADDRESS:PORT" as above) is a loopback address (127.0.0.0/8,
  * ::1), 0 when not, -EINVAL when it is malformed. */
 int web_listen_is_loopback(const char *listen);
+/* The descriptors a server of max_connections (0: the default) needs. */
+unsigned web_server_fds_needed(unsigned max_connections);
 /* The port bound (the chosen one when listen asked for port 0). */
 int web_server_port(const struct web_server *s);
 /* Stops answering, waits for the server's thread and frees s. */

@@ -14,6 +14,12 @@
  * answer is a bounded, indexed read, so one thread keeps up; a pool of
  * threads with a handle each is the step if measurements ever say
  * otherwise.
+ *
+ * Every connection is also the guard's (guard.c): MHD's accept policy asks
+ * it whether an address may have one more, its start and close are told
+ * to it, and so are a request's head being whole (the first call of
+ * on_request) and its answer being sent (on_completed), from which its
+ * deadlines count.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -52,6 +59,7 @@ static struct {
 	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
 	__typeof__(MHD_get_connection_values) *get_connection_values;
 	__typeof__(MHD_is_feature_supported) *is_feature_supported;
+	__typeof__(MHD_get_connection_info) *get_connection_info;
 } lm;
 
 static int mhd_open(void)
@@ -69,6 +77,7 @@ static int mhd_open(void)
 		{ "MHD_lookup_connection_value", (void **)&lm.lookup_connection_value },
 		{ "MHD_get_connection_values", (void **)&lm.get_connection_values },
 		{ "MHD_is_feature_supported", (void **)&lm.is_feature_supported },
+		{ "MHD_get_connection_info", (void **)&lm.get_connection_info },
 	};
 
 	return web_dl_open(&lib, "libmicrohttpd.so.12", "libmicrohttpd12", syms,
@@ -91,12 +100,15 @@ struct web_server {
 	char *repo;                  /* [github] repo: the pull heads agents read, or NULL */
 	char **expect;               /* the hosts each pull head is measured on */
 	struct web_api_pulls pulls;  /* what GET /api/v1/pulls lists: the above */
+	struct web_guard guard;      /* deadlines and shares; started when guarded */
+	bool guarded;
 };
 
 /* What is known of a request before MHD routes it. */
 struct request {
 	char *raw;                   /* the target as sent, NULL when over RAW_URI_MAX */
 	bool called;                 /* the first call of on_request is over */
+	bool head;                   /* on_request was called: the head is whole */
 	int ingest;                  /* a record's body is being read, for who: INGEST_* */
 	struct web_identity who;
 	struct strbuf body;
@@ -112,11 +124,50 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 	return rq;
 }
 
+/* The guard's entry of conn (NULL if none). */
+static struct web_conn *conn_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		lm.get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? ci->socket_context : NULL;
+}
+
+/* MHD's accept policy: the guard's share and bound. */
+static enum MHD_Result on_accept(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	struct web_server *s = cls;
+
+	return web_guard_admit(&s->guard, addr) ? MHD_YES : MHD_NO;
+}
+
+/* A connection's start and close, each on the server's thread. MHD closes
+ * the descriptor after the close notification, so the guard's entry is
+ * gone before the number can be handed to another connection. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct web_server *s = cls;
+	const union MHD_ConnectionInfo *fd, *addr;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		web_guard_remove(&s->guard, *socket_context);
+		*socket_context = NULL;
+		return;
+	}
+	fd = lm.get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	addr = lm.get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	*socket_context = fd && addr ? web_guard_add(&s->guard, fd->connect_fd, addr->client_addr) :
+			  NULL;
+}
+
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
+	struct web_server *s = cls;
 	struct request *rq = *con_cls;
 
+	web_guard_phase(&s->guard, conn_of(conn), WEB_PHASE_IDLE);
 	if (!rq)
 		return;
 	free(rq->raw);
@@ -511,6 +562,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	char name[WEB_PATH_MAX + 1];
 	enum MHD_Result ret;
 
+	if (rq && !rq->head) {
+		/* The first call: the head is whole, and the body and answer
+		 * are due from now. */
+		rq->head = true;
+		web_guard_phase(&s->guard, conn_of(conn), WEB_PHASE_BODY);
+	}
 	if (*upload_data_size) {
 		/* A record's body, whose announced length was checked: MHD hands
 		 * no more than that. Any other body comes after an answer: the
@@ -551,6 +608,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return hub_pulls(s, conn, rq);
 	if (strcmp(url, "/metrics") && strncmp(url, "/api/", 5))
 		return send_error(s, conn, 404, "no such page");
+	if (!strcmp(url, "/metrics"))
+		web_guard_stats(&s->guard, &s->counters.conns);
 	lm.get_connection_values(conn, MHD_GET_ARGUMENT_KIND, add_param, &walk);
 	if (walk.bad) {
 		ret = send_error(s, conn, 400, err_last());
@@ -635,11 +694,58 @@ int web_listen_is_loopback(const char *listen)
 	return (ntohl(((struct sockaddr_in *)&ss)->sin_addr.s_addr) >> 24) == 127;
 }
 
+bool web_address_is_valid(const char *addr)
+{
+	unsigned char key[16];
+
+	return web_guard_address(key, addr) == 0;
+}
+
+unsigned web_server_fds_needed(unsigned max_connections)
+{
+	if (!max_connections)
+		max_connections = WEB_CONNECTIONS_MAX;
+	/* Beyond the connections: the listening socket, epoll, the database
+	 * and its journal, the files being sent, the forge's client. */
+	return WEB_GUARD_SLOTS(max_connections) + 64;
+}
+
+/* The bounds of o, defaults filled in, checked; -EINVAL naming one out of
+ * its range, -EMFILE when RLIMIT_NOFILE is below what they need. */
+static int bounds(struct web_guard_opts *g, const struct web_server_opts *o)
+{
+	struct rlimit rl;
+	unsigned need;
+
+	g->max_connections = o->max_connections ? o->max_connections : WEB_CONNECTIONS_MAX;
+	g->header_timeout_s = o->header_timeout_s > 0 ? o->header_timeout_s : WEB_HEADER_TIMEOUT_S;
+	g->body_timeout_s = o->body_timeout_s > 0 ? o->body_timeout_s : WEB_BODY_TIMEOUT_S;
+	g->trusted = o->trusted_proxies;
+	g->ntrusted = o->ntrusted_proxies;
+	if (g->max_connections < WEB_CONNECTIONS_MIN || g->max_connections > WEB_CONNECTIONS_LIMIT)
+		return err_set(-EINVAL, "max_connections %u is not from %d to %d",
+			       g->max_connections, WEB_CONNECTIONS_MIN, WEB_CONNECTIONS_LIMIT);
+	if (g->header_timeout_s > WEB_TIMEOUT_MAX_S || g->body_timeout_s > WEB_TIMEOUT_MAX_S)
+		return err_set(-EINVAL, "a connection's deadline is over %.0f seconds",
+			       WEB_TIMEOUT_MAX_S);
+	if (g->ntrusted > WEB_TRUSTED_PROXIES_MAX)
+		return err_set(-EINVAL, "more than %d trusted proxies", WEB_TRUSTED_PROXIES_MAX);
+	need = web_server_fds_needed(g->max_connections);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < need)
+		return err_set(-EMFILE, "%u connections at once need %u descriptors, and this "
+			       "process may open %llu (ulimit -n; its hard limit is %llu)",
+			       g->max_connections, need, (unsigned long long)rl.rlim_cur,
+			       (unsigned long long)rl.rlim_max);
+	return 0;
+}
+
 int web_server_start(struct web_server **out, struct db *db, const struct web_server_opts *o)
 {
 	struct web_server *s = xcalloc(1, sizeof(*s));
 	const char *listen = o->listen, *static_dir = o->static_dir, *docs_dir = o->docs_dir;
 	struct sockaddr_storage ss;
+	struct web_guard_opts go;
 	const union MHD_DaemonInfo *info;
 	struct MHD_OptionItem tls[3];
 	char real[PATH_MAX];
@@ -668,6 +774,9 @@ int web_server_start(struct web_server **out, struct db *db, const struct web_se
 		s->tls_cert = xstrdup(o->tls_cert);
 		s->tls_key = xstrdup(o->tls_key);
 	}
+	r = bounds(&go, o);
+	if (r < 0)
+		goto out;
 	r = mhd_open();
 	if (r < 0)
 		goto out;
@@ -703,12 +812,18 @@ int web_server_start(struct web_server **out, struct db *db, const struct web_se
 		tls[0] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, s->tls_key };
 		tls[1] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, s->tls_cert };
 	}
+	r = web_guard_init(&s->guard, &go);
+	if (r < 0)
+		goto out;
+	s->guarded = true;
+	/* MHD's own limit leaves room for connections the guard shut down
+	 * and MHD has not closed yet; the guard keeps the bound itself. */
 	errno = 0;
-	s->mhd = lm.start_daemon(flags, 0, NULL, NULL, on_request, s,
+	s->mhd = lm.start_daemon(flags, 0, on_accept, s, on_request, s,
 		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned)WEB_CONNECTIONS_MAX,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)WEB_CONNECTIONS_PER_IP,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)WEB_GUARD_SLOTS(go.max_connections),
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)WEB_TIMEOUT_S,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQUEST_MEMORY,
 		MHD_OPTION_URI_LOG_CALLBACK, on_uri, s,
 		MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
@@ -749,6 +864,8 @@ void web_server_free(struct web_server *s)
 		return;
 	if (s->mhd)
 		lm.stop_daemon(s->mhd);
+	if (s->guarded)
+		web_guard_release(&s->guard);
 	free(s->static_root);
 	free(s->docs_root);
 	for (i = 0; i < s->nhosts; i++)
