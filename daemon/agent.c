@@ -22,36 +22,6 @@
 #define SUITE_FILE_MAX (256 * 1024)
 #define FETCH_OUTPUT_MAX 4096
 
-/* Comparisons a killed agent left running get their summary now: the rule
- * makes them invalid ("interrupted"), their processes stay as they were. */
-static int abandon_comparisons(struct agent *a)
-{
-	int64_t *ids = NULL;
-	size_t n = 0, i;
-	int r;
-
-	r = db_comparison_ids_in_state(a->db, &ids, &n, DB_STATE_RUNNING);
-	for (i = 0; r == 0 && i < n; i++) {
-		struct db_comparison c;
-		struct db_summary s;
-
-		r = db_comparison_load(a->db, &c, ids[i]);
-		if (r < 0)
-			break;
-		c.state = DB_STATE_ABANDONED;
-		r = runner_rule_apply(&s, &c);
-		if (r == 0)
-			r = db_comparison_finish(a->db, c.id, DB_STATE_ABANDONED, &s, c.processes,
-						 c.nprocesses);
-		if (r == 0)
-			log_info("comparison %lld was interrupted: kept as abandoned", (long long)c.id);
-		db_summary_release(&s);
-		db_comparison_release(&c);
-	}
-	free(ids);
-	return r;
-}
-
 /* The lock of what (base followed by suffix); -EBUSY naming the agent that
  * holds it. */
 static int take_lock(int *fd, const char *what, const char *base, const char *suffix)
@@ -118,13 +88,23 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 		r = agent_pulls_open(a);
 	if (r == 0 && cfg->hub.on)
 		r = agent_push_token(&a->push_auth, &cfg->hub);
+	/* What a stopped agent left running (its rows name a perfd that is
+	 * gone, or none: written before schema version 11) is abandoned and
+	 * done again; a perfd pair that runs on the same file keeps its rows.
+	 * Interrupted comparisons get their summary (invalid, "interrupted"),
+	 * their processes stay as they were. */
 	if (r == 0)
-		r = db_abandon_running(a->db);
+		r = db_abandon_running(a->db, true);
 	if (r > 0)
 		log_info("%d build and runner step%s left running by a stopped agent: abandoned, "
 			 "to be done again", r, r == 1 ? "" : "s");
 	if (r >= 0)
-		r = abandon_comparisons(a);
+		r = runner_orphans_abandon(a->db, true);
+	if (r > 0)
+		log_info("%d comparison%s left running by a stopped agent: kept as abandoned",
+			 r, r == 1 ? "" : "s");
+	if (r > 0)
+		r = 0;
 	if (r < 0) {
 		agent_free(a);
 		return r;

@@ -392,6 +392,27 @@ out:
 	return r;
 }
 
+/* perfd_owner_gone(owner): 1 when the perfd a row names is surely gone
+ * (owner_is_gone), else 0; perfd_owner_pid(owner): its pid, NULL when none. */
+static void sql_owner_gone(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const unsigned char *owner = sqlite3_value_text(argv[0]);
+
+	(void)argc;
+	sqlite3_result_int(ctx, owner_is_gone((const char *)owner));
+}
+
+static void sql_owner_pid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	long pid = owner_pid((const char *)sqlite3_value_text(argv[0]));
+
+	(void)argc;
+	if (pid)
+		sqlite3_result_int64(ctx, pid);
+	else
+		sqlite3_result_null(ctx);
+}
+
 /* A handle on path, opened with flags, or the reason none could be. */
 static int handle_open(struct db **out, const char *path, int lock_timeout_ms, int flags)
 {
@@ -419,6 +440,12 @@ static int handle_open(struct db **out, const char *path, int lock_timeout_ms, i
 	}
 	sqlite3_extended_result_codes(db->h, 1);
 	sqlite3_busy_timeout(db->h, lock_timeout_ms);
+	/* Not SQLITE_DETERMINISTIC: a process may end between two calls. */
+	sqlite3_create_function(db->h, "perfd_owner_gone", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+				NULL, sql_owner_gone, NULL, NULL);
+	sqlite3_create_function(db->h, "perfd_owner_pid", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+				NULL, sql_owner_pid, NULL, NULL);
+	owner_self(db->owner);
 	*out = db;
 	return 0;
 }

@@ -408,6 +408,20 @@ static const char schema_v10[] =
 	"  message TEXT,"
 	"  pushed_at TEXT NOT NULL);";
 
+/* Version 11: rows left running (docs/ARCHITECTURE.md, "Rows left
+ * running"). A comparison, build or runner result names the process that
+ * runs it while it runs (owner: pid, start time, pid namespace, boot; NULL
+ * once it ends, and for a row ingested from elsewhere or written before
+ * this version), so that the next writer to open the file marks abandoned
+ * the rows of a process that is gone and leaves those of one that runs; an
+ * abandoned comparison keeps why (abandoned_reason), which the rule names. */
+static const char schema_v11[] =
+	"ALTER TABLE comparisons ADD COLUMN owner TEXT;"
+	"ALTER TABLE comparisons ADD COLUMN abandoned_reason TEXT;"
+	"ALTER TABLE builds ADD COLUMN owner TEXT;"
+	"ALTER TABLE runner_results ADD COLUMN owner TEXT;"
+	"CREATE INDEX comparisons_running ON comparisons (state) WHERE state = 'running';";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -419,5 +433,6 @@ const struct db_migration db_migrations[] = {
 	{ 8, schema_v8 },
 	{ 9, schema_v9 },
 	{ 10, schema_v10 },
+	{ 11, schema_v11 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);
