@@ -12,9 +12,10 @@
 
 #include "common.h"
 
-/* Field 22 of /proc/PID/stat: the start time in clock ticks since boot;
- * 0 when the process is not there (or cannot be read). */
-static unsigned long long start_ticks(long pid)
+/* Fields 1 and 22 of /proc/WHO/stat: the pid as /proc numbers it and the
+ * start time in clock ticks since boot; a start of 0 when the process is
+ * not there (or /proc cannot be read). */
+static unsigned long long start_ticks(const char *who, long *out_pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long t = 0;
@@ -22,13 +23,15 @@ static unsigned long long start_ticks(long pid)
 	FILE *f;
 	int i;
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	snprintf(path, sizeof(path), "/proc/%s/stat", who);
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = '\0';
+	if (out_pid)
+		*out_pid = strtol(buf, NULL, 10);
 	/* The command name (field 2) may hold spaces and parentheses: the
 	 * fields after it follow the last ')'. */
 	p = strrchr(buf, ')');
@@ -65,11 +68,17 @@ static unsigned long long pid_ns(void)
 
 void owner_self(char out[OWNER_LEN])
 {
+	long pid = (long)getpid();
+	unsigned long long start;
 	char boot[40];
 
+	/* /proc/self, not getpid(): in a pid namespace that sees another
+	 * namespace's /proc, the pid that /proc knows this process by is
+	 * what a later look at /proc/PID finds. Without /proc the start is 0,
+	 * and owner_is_gone never judges such an owner gone. */
+	start = start_ticks("self", &pid);
 	boot_id(boot);
-	snprintf(out, OWNER_LEN, "%ld %llu %llu %s", (long)getpid(),
-		 start_ticks((long)getpid()), pid_ns(), boot);
+	snprintf(out, OWNER_LEN, "%ld %llu %llu %s", pid, start, pid_ns(), boot);
 }
 
 long owner_pid(const char *owner)
@@ -82,7 +91,7 @@ long owner_pid(const char *owner)
 bool owner_is_gone(const char *owner)
 {
 	unsigned long long start, ns;
-	char boot[40], here[40];
+	char boot[40], here[40], who[32];
 	long pid;
 
 	if (!owner || sscanf(owner, "%ld %llu %llu %39s", &pid, &start, &ns, boot) != 4 ||
@@ -91,7 +100,8 @@ bool owner_is_gone(const char *owner)
 	boot_id(here);
 	if (strcmp(boot, "-") && strcmp(here, "-") && strcmp(boot, here))
 		return true;          /* the machine started again since */
-	if (ns != pid_ns())
-		return false;         /* another pid namespace: its pids are not ours */
-	return start_ticks(pid) != start;
+	if (ns != pid_ns() || start == 0)
+		return false;         /* another pid namespace, or no /proc: unknown */
+	snprintf(who, sizeof(who), "%ld", pid);
+	return start_ticks(who, NULL) != start;
 }
