@@ -21,6 +21,9 @@
 
 #define SUITE_FILE_MAX (256 * 1024)
 #define FETCH_OUTPUT_MAX 4096
+/* The mirror's packs before the fetches' are joined (docs/performance.md,
+ * "The agent over many polls"). */
+#define AGENT_PACKS_MAX 32
 
 /* The lock of what (base followed by suffix); -EBUSY naming the agent that
  * holds it. */
@@ -300,6 +303,15 @@ int agent_poll(struct agent *a)
 	r = fetch(a);
 	if (r < 0)
 		return r == -ECANCELED ? r : err_set(r, "fetch: %s", err_last());
+	/* The fetch (in a child) wrote a pack: past AGENT_PACKS_MAX the
+	 * fetches' packs become one, and what the last poll's reads kept open
+	 * is let go, else every pack stays mapped for good. */
+	r = builder_repo_consolidate(a->repo, AGENT_PACKS_MAX);
+	if (r < 0)
+		log_warnx("%s; the packs stay as they are", err_last());
+	r = builder_repo_refresh(a->repo);
+	if (r < 0)
+		return r;
 	if (a->cfg->suite_file)
 		read_suite(a);
 	r = builder_repo_heads(a->repo, &heads, &n, (const char *const *)a->cfg->branches,
