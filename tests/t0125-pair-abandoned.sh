@@ -58,15 +58,17 @@ check "  done, not abandoned" eq done "$(state "$slow_id")"
 # A write lock held past --lock-timeout while a process runs: the final
 # write is tried again until the lock is free, and the comparison is
 # stored as abandoned with the reason; perfd exits non-zero.
-prog locked '[ "$PERFD_SEQ" = 2 ] && { : >go; sleep 0.6; }; exit 0'
-rm -f go
+# The second process ends only once the lock is held (10 s at most).
+prog locked '[ "$PERFD_SEQ" = 2 ] && { : >go; for i in $(seq 200); do [ -e held ] && break; sleep 0.05; done; }; exit 0'
+rm -f go held
 "$PERFD" pair --db "$DB" --lock-timeout 0.3 --warmup 0 --pairs 2 --max-pairs 2 ./locked ./locked >lock.out 2>lock.err &
 p=$!
-for i in $(seq 100); do [ -e go ] && break; sleep 0.05; done
+for i in $(seq 200); do [ -e go ] && break; sleep 0.05; done
 python3 -c '
 import sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
 c.execute("begin exclusive")
+open("held", "w").close()
 time.sleep(1.5)
 c.execute("rollback")' "$DB" &
 locker=$!
