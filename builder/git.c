@@ -291,7 +291,8 @@ struct pack_file {
 	long long size;
 };
 
-/* The packs in dir, without those a .keep protects; *out is the caller's. */
+/* The packs in dir that have an index, without those a .keep protects;
+ * *out is the caller's. */
 static int packs_list(struct pack_file **out, size_t *out_n, const char *dir)
 {
 	struct pack_file *v = NULL;
@@ -313,6 +314,15 @@ static int packs_list(struct pack_file **out, size_t *out_n, const char *dir)
 			continue;
 		v = xrealloc(v, (n + 1) * sizeof(*v));
 		v[n].base = xasprintf("%s/%.*s", dir, (int)(len - 5), e->d_name);
+		/* A pack a .keep protects is not ours to join; one with no index
+		 * (written halfway by a fetch that was killed) is not read. */
+		keep = xasprintf("%s.idx", v[n].base);
+		if (stat(keep, &st) < 0) {
+			free(keep);
+			free(v[n].base);
+			continue;
+		}
+		free(keep);
 		keep = xasprintf("%s.keep", v[n].base);
 		if (stat(keep, &st) == 0) {
 			free(keep);
