@@ -28,6 +28,10 @@ DEPS=(
 	# pkg-config file says where units install; nothing here runs systemd.
 	systemd
 	procps
+	# mount and unshare (util-linux): a small tmpfs that fills (t0125) and a
+	# read-only bind mount (t0130), each in a mount namespace of its test's
+	# own; both are in every Debian, said here for the record.
+	mount util-linux
 	nodejs chromium fonts-dejavu-core
 	# The fuzz targets (tests/fuzz/, ./dev.sh test-fuzz): clang, and
 	# libFuzzer with clang's sanitizer runtimes, which Debian 12 ships in

@@ -50,6 +50,20 @@ int builder_repo_open(struct builder_repo **out, const char *dir, const char *ur
  * under its work directory's lock). Returns how many, or a negative errno. */
 int builder_repo_clear_locks(const char *dir);
 void builder_repo_free(struct builder_repo *r);
+/* Lets go of what the open mirror holds from the objects and references
+ * it has read (libgit2 keeps every pack of the mirror open and mapped once
+ * a lookup has searched it, and a fetch adds a pack), so that a process
+ * that reads the mirror again after every fetch (the agent, at each poll)
+ * keeps no more than one poll's worth; the next read loads what it needs
+ * from the files as they are then. */
+int builder_repo_refresh(struct builder_repo *r);
+/* Each fetch that brings objects adds a pack to the mirror (libgit2 has no
+ * gc), and every pack costs each read of the mirror a little memory and
+ * time. When the mirror has more than max_packs packs, those but the
+ * largest are written again as one and removed (a pack a .keep protects
+ * is left alone); returns how many were joined (0 when under the bound),
+ * or -EIO. builder_repo_refresh must follow before r reads again. */
+int builder_repo_consolidate(struct builder_repo *r, size_t max_packs);
 /* The remote's URL for messages: without a password; borrowed from r. */
 const char *builder_repo_url(const struct builder_repo *r);
 

@@ -8,6 +8,7 @@
  *
  * A struct builder_repo is used by one thread at a time.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <fnmatch.h>
@@ -20,6 +21,8 @@
 #include <unistd.h>
 
 #include <git2.h>
+#include <git2/sys/odb_backend.h>
+#include <git2/sys/repository.h>
 
 #include "builder.h"
 #include "common.h"
@@ -307,6 +310,144 @@ void builder_repo_free(struct builder_repo *r)
 	free(r->url);
 	free(r->origin);
 	free(r);
+}
+
+/* A pack of the mirror: its path without ".pack" and its size. */
+struct pack_file {
+	char *base;
+	long long size;
+};
+
+/* The packs in dir that have an index, without those a .keep protects;
+ * *out is the caller's. */
+static int packs_list(struct pack_file **out, size_t *out_n, const char *dir)
+{
+	struct pack_file *v = NULL;
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	*out = NULL;
+	*out_n = 0;
+	d = opendir(dir);
+	if (!d)
+		return err_set(-errno, "git: '%s': %s", dir, strerror(errno));
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		struct stat st;
+		char *keep;
+
+		if (len <= 5 || strcmp(e->d_name + len - 5, ".pack"))
+			continue;
+		v = xrealloc(v, (n + 1) * sizeof(*v));
+		v[n].base = xasprintf("%s/%.*s", dir, (int)(len - 5), e->d_name);
+		/* A pack a .keep protects is not ours to join; one with no index
+		 * (written halfway by a fetch that was killed) is not read. */
+		keep = xasprintf("%s.idx", v[n].base);
+		if (stat(keep, &st) < 0) {
+			free(keep);
+			free(v[n].base);
+			continue;
+		}
+		free(keep);
+		keep = xasprintf("%s.keep", v[n].base);
+		if (stat(keep, &st) == 0) {
+			free(keep);
+			free(v[n].base);
+			continue;
+		}
+		free(keep);
+		keep = xasprintf("%s.pack", v[n].base);
+		v[n].size = stat(keep, &st) == 0 ? (long long)st.st_size : 0;
+		free(keep);
+		n++;
+	}
+	closedir(d);
+	*out = v;
+	*out_n = n;
+	return 0;
+}
+
+static int insert_object(const git_oid *oid, void *payload)
+{
+	return git_packbuilder_insert(payload, oid, NULL);
+}
+
+int builder_repo_consolidate(struct builder_repo *r, size_t max_packs)
+{
+	char *dir = xasprintf("%s/objects/pack", r->dir);
+	git_packbuilder *pb = NULL;
+	struct pack_file *v = NULL;
+	size_t n = 0, i, big = 0, merged = 0;
+	char *made = NULL;
+	int e, ret;
+
+	ret = packs_list(&v, &n, dir);
+	if (ret < 0 || n <= max_packs)
+		goto out;
+	for (i = 1; i < n; i++)
+		if (v[i].size > v[big].size)
+			big = i;
+	/* The largest pack stays as it is (a clone's, usually): only what
+	 * the fetches since added is written again, into one pack. */
+	e = git_packbuilder_new(&pb, r->repo);
+	for (i = 0; e == 0 && i < n; i++) {
+		git_odb_backend *one = NULL;
+		char *idx;
+
+		if (i == big)
+			continue;
+		idx = xasprintf("%s.idx", v[i].base);
+		e = git_odb_backend_one_pack(&one, idx);
+		if (e == 0)
+			e = one->foreach(one, insert_object, pb);
+		if (one)
+			one->free(one);
+		free(idx);
+	}
+	if (e == 0)
+		e = git_packbuilder_write(pb, dir, 0, NULL, NULL);
+	if (e < 0) {
+		ret = err_set(-EIO, "git: mirror '%s': joining its packs: %s", r->dir,
+			      builder_git_msg());
+		goto out;
+	}
+	made = xasprintf("%s/pack-%s", dir, git_packbuilder_name(pb));
+	/* The new pack holds every object of the others: they go, each
+	 * index before its pack, so that no index names a missing pack. */
+	for (i = 0; i < n; i++) {
+		char *idx, *pack;
+
+		if (i == big || !strcmp(v[i].base, made))
+			continue;
+		idx = xasprintf("%s.idx", v[i].base);
+		pack = xasprintf("%s.pack", v[i].base);
+		if (unlink(idx) == 0 || errno == ENOENT)
+			unlink(pack);
+		free(idx);
+		free(pack);
+		merged++;
+	}
+	ret = (int)merged;
+out:
+	git_packbuilder_free(pb);
+	for (i = 0; i < n; i++)
+		free(v[i].base);
+	free(v);
+	free(made);
+	free(dir);
+	return ret;
+}
+
+int builder_repo_refresh(struct builder_repo *r)
+{
+	/* Drops the object database (every pack's index map, window and
+	 * descriptor), the object cache, the reference database and the
+	 * configuration; each is loaded again when next used. The remote
+	 * keeps what it read at the open. */
+	if (git_repository__cleanup(r->repo) < 0)
+		return err_set(-EIO, "git: mirror '%s': %s", r->dir, builder_git_msg());
+	return 0;
 }
 
 const char *builder_repo_url(const struct builder_repo *r)

@@ -1,7 +1,8 @@
 /*
  * Tests of the git part of builder/ and of builder_glob, on repositories the
  * git command line makes in a scratch directory: mirrors of file:// URLs and
- * plain paths, heads and pull heads, force-push and prune, commit facts,
+ * plain paths, heads and pull heads, force-push and prune, what a handle
+ * keeps open across fetches (the refresh), commit facts,
  * merge bases, checkout against git archive, the error codes and the bounds.
  *
  * With PERFD_TEST_GIT_URL set (tests/t0150-git-http.sh) it runs the HTTP
@@ -10,6 +11,7 @@
  * PERFD_TEST_GIT_REV is checked out into PERFD_TEST_GIT_CHECKOUT for the
  * script to compare with git archive.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -296,6 +298,85 @@ static void test_force_push_and_prune(void **state)
 	builder_repo_free(r);
 	free(old);
 	free(new);
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* How many files of the m-refresh mirror's packs end in ext. */
+static int packs(const char *ext)
+{
+	char *n = sh_out("ls m-refresh/objects/pack | grep -c '\\.%s$'", ext);
+	int v = atoi(n);
+
+	free(n);
+	return v;
+}
+
+/* The agent's handle on the mirror reads it after each fetch, which a
+ * process of its own makes (a handle opened and freed here): with
+ * builder_repo_refresh after each, what the handle keeps open does not grow
+ * with the packs the fetches add. */
+static void test_refresh(void **state)
+{
+	struct builder_repo *r, *w;
+	int i, fds5 = 0;
+
+	assert_int_equal(sh("git clone -q --mirror src src3"), 0);
+	w = mirror("m-refresh", "src3");
+	assert_ret(builder_repo_fetch(w, false), 0);
+	builder_repo_free(w);
+	r = mirror("m-refresh", "src3");
+	for (i = 1; i <= 20; i++) {
+		struct builder_commit c;
+		char *oid;
+
+		assert_int_equal(sh("git -C src3 update-ref refs/heads/main $(git -C src3 "
+				    "commit-tree -p main -m 'round %d' main^{tree})", i), 0);
+		w = mirror("m-refresh", "src3");
+		assert_ret(builder_repo_fetch(w, false), 0);
+		builder_repo_free(w);
+		assert_ret(builder_repo_refresh(r), 0);
+		assert_ret(builder_commit_load(r, &c, "refs/remotes/origin/main"), 0);
+		oid = sh_out("git -C src3 rev-parse main");
+		assert_string_equal(c.oid, oid);
+		builder_commit_release(&c);
+		free(oid);
+		if (i == 5)
+			fds5 = open_fds();
+	}
+	/* One descriptor a pack without the refresh: 15 more. */
+	assert_in_range(open_fds(), 0, fds5 + 2);
+
+	/* 21 packs: under the bound nothing is done; over it the fetches'
+	 * packs become one beside the clone's, and every object is there. */
+	assert_ret(builder_repo_consolidate(r, 32), 0);
+	assert_int_equal(packs("pack"), 21);
+	assert_ret(builder_repo_consolidate(r, 4), 20);
+	assert_ret(builder_repo_refresh(r), 0);
+	assert_int_equal(packs("pack"), 2);
+	assert_int_equal(packs("idx"), 2);
+	assert_int_equal(sh("git -C m-refresh fsck --connectivity-only --no-dangling --no-progress"), 0);
+	{
+		struct builder_commit c;
+		char *oid = sh_out("git -C src3 rev-parse main~19");
+
+		assert_ret(builder_commit_load(r, &c, oid), 0);
+		assert_string_equal(c.oid, oid);
+		builder_commit_release(&c);
+		free(oid);
+	}
+	builder_repo_free(r);
 }
 
 static void test_commit_facts(void **state)
@@ -635,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_plain_path_and_reopen),
 		cmocka_unit_test(test_pull_heads),
 		cmocka_unit_test(test_force_push_and_prune),
+		cmocka_unit_test(test_refresh),
 		cmocka_unit_test(test_commit_facts),
 		cmocka_unit_test(test_merge_base),
 		cmocka_unit_test(test_checkout),

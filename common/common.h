@@ -143,6 +143,18 @@ int fs_lock(int *out_fd, const char *path, long *holder);
 /* Gives path and what it holds to uid:gid, not following links. */
 int fs_chown_r(const char *path, unsigned uid, unsigned gid);
 
+/* owner.c: a process as the owner of a row left running, as text
+ * "PID START NS BOOT": its pid, its start time in ticks since boot, its
+ * pid namespace and the boot's id. owner_is_gone is true only when that
+ * process is surely not running: another boot, or (in this pid namespace)
+ * no process with that pid and start time; NULL, text of another shape or
+ * another pid namespace give false. owner_pid is the pid in it, 0 when
+ * none. */
+#define OWNER_LEN 96
+void owner_self(char out[OWNER_LEN]);
+bool owner_is_gone(const char *owner);
+long owner_pid(const char *owner);
+
 /* ini.c: splits INI text into lines and hands each to the handler with its
  * 1-based number: a header "[name]" or "[name arg]" (arg NULL when none;
  * both trimmed), a "key = value" (both trimmed; the value may be empty), or

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -258,6 +259,44 @@ static void test_datadir(void **state)
 	assert_string_equal(datadir_path(DATADIR_DEMO), PERFD_SOURCE_ROOT "/kernels/demo/history");
 }
 
+/* A process as a row's owner: this one runs; a child that has exited, a
+ * pid reused at another start time and another boot are gone; another pid
+ * namespace, no start time and text of another shape are not judged. */
+static void test_owner(void **state)
+{
+	char self[OWNER_LEN], other[OWNER_LEN + 64], boot[40];
+	unsigned long long start, ns;
+	long pid, child;
+	int status;
+
+	owner_self(self);
+	assert_int_equal(sscanf(self, "%ld %llu %llu %39s", &pid, &start, &ns, boot), 4);
+	assert_int_equal(owner_pid(self), pid);
+	assert_true(start > 0);
+	assert_false(owner_is_gone(self));
+	snprintf(other, sizeof(other), "%ld %llu %llu %s", pid, start + 1, ns, boot);
+	assert_true(owner_is_gone(other));
+	snprintf(other, sizeof(other), "%ld %llu %llu %s", pid, start, ns,
+		 "00000000-0000-0000-0000-000000000000");
+	assert_true(owner_is_gone(other));
+	snprintf(other, sizeof(other), "%ld %llu %llu %s", pid, start + 1, ns + 1, boot);
+	assert_false(owner_is_gone(other));
+	snprintf(other, sizeof(other), "%ld 0 %llu %s", pid + 1, ns, boot);
+	assert_false(owner_is_gone(other));
+	assert_false(owner_is_gone("not an owner"));
+	assert_false(owner_is_gone(NULL));
+	assert_int_equal(owner_pid(NULL), 0);
+
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid((pid_t)child, &status, 0), child);
+	/* The child is reaped: no process has its pid now. */
+	snprintf(other, sizeof(other), "%ld %llu %llu %s", child, start, ns, boot);
+	assert_true(owner_is_gone(other));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_base64),
 		cmocka_unit_test(test_json_member_int),
 		cmocka_unit_test(test_datadir),
+		cmocka_unit_test(test_owner),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

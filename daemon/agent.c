@@ -27,36 +27,9 @@
 #define LOCK_WAIT_TRIES 100
 #define DEAD_BUILDS_MAX 10000
 #define LOCK_WAIT_MS 50
-
-/* Comparisons a killed agent left running get their summary now: the rule
- * makes them invalid ("interrupted"), their processes stay as they were. */
-static int abandon_comparisons(struct agent *a)
-{
-	int64_t *ids = NULL;
-	size_t n = 0, i;
-	int r;
-
-	r = db_comparison_ids_in_state(a->db, &ids, &n, DB_STATE_RUNNING);
-	for (i = 0; r == 0 && i < n; i++) {
-		struct db_comparison c;
-		struct db_summary s;
-
-		r = db_comparison_load(a->db, &c, ids[i]);
-		if (r < 0)
-			break;
-		c.state = DB_STATE_ABANDONED;
-		r = runner_rule_apply(&s, &c);
-		if (r == 0)
-			r = db_comparison_finish(a->db, c.id, DB_STATE_ABANDONED, &s, c.processes,
-						 c.nprocesses);
-		if (r == 0)
-			log_info("comparison %lld was interrupted: kept as abandoned", (long long)c.id);
-		db_summary_release(&s);
-		db_comparison_release(&c);
-	}
-	free(ids);
-	return r;
-}
+/* The mirror's packs before the fetches' are joined (docs/performance.md,
+ * "The agent over many polls"). */
+#define AGENT_PACKS_MAX 32
 
 /* Removes the directories of builds no comparison uses again (abandoned
  * or stale): each build has a directory of its own, so they would only
@@ -176,13 +149,23 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 		log_warnx("cannot become a subreaper: %s", strerror(errno));
 	if (r == 0)
 		r = agent_sandbox_open(a);
+	/* What a stopped agent left running (its rows name a perfd that is
+	 * gone, or none: written before schema version 11) is abandoned and
+	 * done again; a perfd pair that runs on the same file keeps its rows.
+	 * Interrupted comparisons get their summary (invalid, "interrupted"),
+	 * their processes stay as they were. */
 	if (r == 0)
-		r = db_abandon_running(a->db);
+		r = db_abandon_running(a->db, true);
 	if (r > 0)
 		log_info("%d build and runner step%s left running by a stopped agent: abandoned, "
 			 "to be done again", r, r == 1 ? "" : "s");
 	if (r >= 0)
-		r = abandon_comparisons(a);
+		r = runner_orphans_abandon(a->db, true);
+	if (r > 0)
+		log_info("%d comparison%s left running by a stopped agent: kept as abandoned",
+			 r, r == 1 ? "" : "s");
+	if (r > 0)
+		r = 0;
 	if (r >= 0)
 		r = remove_dead_builds(a);
 	if (r < 0) {
@@ -386,6 +369,15 @@ int agent_poll(struct agent *a)
 	r = fetch(a);
 	if (r < 0)
 		return r == -ECANCELED ? r : err_set(r, "fetch: %s", err_last());
+	/* The fetch (in a child) wrote a pack: past AGENT_PACKS_MAX the
+	 * fetches' packs become one, and what the last poll's reads kept open
+	 * is let go, else every pack stays mapped for good. */
+	r = builder_repo_consolidate(a->repo, AGENT_PACKS_MAX);
+	if (r < 0)
+		log_warnx("%s; the packs stay as they are", err_last());
+	r = builder_repo_refresh(a->repo);
+	if (r < 0)
+		return r;
 	if (a->cfg->suite_file)
 		read_suite(a);
 	r = builder_repo_heads(a->repo, &heads, &n, (const char *const *)a->cfg->branches,

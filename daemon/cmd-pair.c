@@ -87,9 +87,12 @@ const char cmd_pair_usage[] =
 	"\n"
 	"Exit status: 0 the comparison ran and has a verdict (faster, slower,\n"
 	"unchanged or unresolved); 1 it is invalid (the reasons are printed and\n"
-	"stored); 2 a usage, program or database error (nothing was run); 3 the\n"
-	"profile's device is absent or the host is quarantined (nothing was run);\n"
-	"130 interrupted (the processes that ran are kept).\n";
+	"stored); 2 a usage, program or database error (nothing was run; or,\n"
+	"when the database failed mid-run, a full disk or a lock held too long,\n"
+	"the comparison is stored as abandoned with why, or marked so by the next\n"
+	"perfd pair to open the database); 3 the profile's device is absent or\n"
+	"the host is quarantined (nothing was run); 130 interrupted (the\n"
+	"processes that ran are kept).\n";
 
 enum {
 	OPT_PAIRS = 256, OPT_MAX_PAIRS, OPT_BETTER, OPT_WARMUP, OPT_METRIC, OPT_TIMEOUT,
@@ -619,6 +622,16 @@ int cmd_pair(int argc, char **argv)
 	db = cli_db_open(&p.dbo);
 	if (!db)
 		goto out;
+	/* What a perfd that is gone left running (killed by its own measured
+	 * program, say) is marked now; a perfd that runs keeps its rows. */
+	r = runner_orphans_abandon(db, false);
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		goto out;
+	}
+	if (r > 0)
+		log_info("%d comparison%s left running by a perfd that is gone: stored as "
+			 "abandoned", r, r == 1 ? "" : "s");
 	if (profile && refuse_quarantined(db, p.o.host, p.dbo.path)) {
 		ret = EXIT_NODEVICE;
 		goto out;
@@ -666,9 +679,8 @@ int cmd_pair(int argc, char **argv)
 	if (r == 0)
 		r = runner_pair_run(db, &cid, &p.o);
 	if (r < 0 && r != -ECANCELED) {
+		/* The detail says whether the comparison is stored as abandoned. */
 		log_warnx("%s", err_last());
-		if (cid)
-			log_warnx("comparison %lld is stored as far as it ran", (long long)cid);
 		goto out;
 	}
 	ret = report(db, &p, cid, r);

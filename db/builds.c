@@ -198,7 +198,8 @@ int db_build_insert(struct db *db, int64_t *out_id, const struct db_build *b)
 	int r;
 
 	r = db_prepare(db, &st, "INSERT INTO builds (host, commit_oid, tree_oid, recipe_hash,"
-		       " state, dir, started_at, fingerprint) VALUES (?, ?, ?, ?, 'running', ?, ?, ?)");
+		       " state, dir, started_at, fingerprint, owner)"
+		       " VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, b->host);
@@ -208,6 +209,7 @@ int db_build_insert(struct db *db, int64_t *out_id, const struct db_build *b)
 	db_bind_text(st, 5, b->dir);
 	db_bind_text(st, 6, b->started_at);
 	db_bind_text(st, 7, b->fingerprint);
+	db_bind_text(st, 8, db->owner);
 	return db_step_insert(db, st, out_id, "recording a build");
 }
 
@@ -220,7 +222,8 @@ int db_build_finish(struct db *db, const struct db_build *b)
 	r = db_begin(db);
 	if (r < 0)
 		return r;
-	r = db_prepare(db, &st, "UPDATE builds SET state = ?, finished_at = ?, exit_code = ?,"
+	r = db_prepare(db, &st, "UPDATE builds SET owner = NULL, state = ?, finished_at = ?,"
+		       " exit_code = ?,"
 		       " signal = ?, timed_out = ?, wall_ms = ?, log = ?, log_bytes = ?,"
 		       " toolchain = ?, detail = ? WHERE id = ?");
 	if (r < 0)
@@ -260,7 +263,8 @@ int db_build_abandon(struct db *db, int64_t id)
 	sqlite3_stmt *st;
 	int r;
 
-	r = db_prepare(db, &st, "UPDATE builds SET state = 'abandoned' WHERE id = ? AND state = 'running'");
+	r = db_prepare(db, &st, "UPDATE builds SET state = 'abandoned', owner = NULL"
+		       " WHERE id = ? AND state = 'running'");
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, id);
@@ -317,19 +321,29 @@ int db_build_count(struct db *db, enum db_build_state state)
 	return r;
 }
 
-int db_abandon_running(struct db *db)
+int db_abandon_running(struct db *db, bool unowned)
 {
+	static const char *const sql[] = {
+		"UPDATE builds SET state = 'abandoned', owner = NULL, detail = coalesce(detail,"
+		" 'abandoned: the perfd that ran it (pid ' || coalesce(perfd_owner_pid(owner), '?')"
+		" || ') ended before it finished') WHERE state = 'running' AND"
+		" (perfd_owner_gone(owner) OR (?1 AND owner IS NULL))",
+		"UPDATE runner_results SET state = 'abandoned', owner = NULL WHERE state = 'running' AND"
+		" (perfd_owner_gone(owner) OR (?1 AND owner IS NULL))",
+	};
+	sqlite3_stmt *st = NULL;
+	size_t i;
 	int r, n = 0;
 
 	r = db_begin(db);
 	if (r < 0)
 		return r;
-	r = db_exec(db, "UPDATE builds SET state = 'abandoned' WHERE state = 'running'",
-		    "abandoning builds");
-	n += sqlite3_changes(db->h);
-	if (r == 0) {
-		r = db_exec(db, "UPDATE runner_results SET state = 'abandoned' WHERE state = 'running'",
-			    "abandoning runner results");
+	for (i = 0; i < ARRAY_SIZE(sql) && r == 0; i++) {
+		r = db_prepare(db, &st, sql[i]);
+		if (r < 0)
+			break;
+		sqlite3_bind_int(st, 1, unowned);
+		r = db_step(db, st, "abandoning what a stopped perfd left running");
 		n += sqlite3_changes(db->h);
 	}
 	if (r < 0) {

@@ -65,6 +65,7 @@ void db_comparison_release(struct db_comparison *c)
 	free(c->fingerprint);
 	free(c->args_json);
 	free(c->job_head);
+	free(c->abandoned_reason);
 	db_artifact_release(&c->old);
 	db_artifact_release(&c->new);
 	db_summary_release(&c->summary);
@@ -128,12 +129,13 @@ int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_compari
 		       " metric_requested, metric, host, fingerprint, old_artifact,"
 		       " new_artifact, pairs, warmup, timeout_s, min_effect, noise, args,"
 		       " job_id, base_build, head_build, kind, better, max_pairs, calibration,"
-		       " old_manifest, new_manifest)"
+		       " old_manifest, new_manifest, owner)"
 		       " VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		       " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)");
+		       " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)");
 	if (r < 0)
 		return r;
 	bind_settings(st, c, c->metric);
+	db_bind_text(st, 25, db->owner);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE) {
 		r = db_fail(db, rc, "recording a comparison");
@@ -254,7 +256,7 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	if (r < 0)
 		return r;
 	r = db_prepare(db, &st,
-		       "UPDATE comparisons SET state = ?, finished_at = ?, verdict = ?,"
+		       "UPDATE comparisons SET owner = NULL, state = ?, finished_at = ?, verdict = ?,"
 		       " gain_median = ?, gain_min = ?, gain_max = ?,"
 		       " old_median = ?, old_min = ?, old_max = ?, old_spread = ?,"
 		       " new_median = ?, new_min = ?, new_max = ?, new_spread = ?,"
@@ -601,7 +603,7 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 		       " coalesce(c.job_id, 0), coalesce(c.base_build, 0), coalesce(c.head_build, 0),"
 		       " j.head, j.commit_oid, j.base_oid, c.kind, c.better,"
 		       " coalesce(c.max_pairs, c.pairs), c.calibration, c.old_manifest,"
-		       " c.new_manifest, coalesce(c.pairs_run, 0)"
+		       " c.new_manifest, coalesce(c.pairs_run, 0), c.abandoned_reason"
 		       " FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id WHERE c.id = ?");
 	if (r < 0)
 		return r;
@@ -655,6 +657,7 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 	c.old_manifest = db_column_strdup(st, 40);
 	c.new_manifest = db_column_strdup(st, 41);
 	c.summary.pairs_run = sqlite3_column_int(st, 42);
+	c.abandoned_reason = db_column_strdup(st, 43);
 	if (c.metric)
 		c.summary.metric = xstrdup(c.metric);
 	db_finish(st);
@@ -836,6 +839,55 @@ int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n)
 int db_comparison_ids_in_state(struct db *db, int64_t **out, size_t *out_n, enum db_state state)
 {
 	return ids_query(db, out, out_n, db_state_name(state));
+}
+
+static void orphan_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_orphan *o = elem;
+
+	o->id = sqlite3_column_int64(st, 0);
+	o->pid = owner_pid((const char *)sqlite3_column_text(st, 1));
+}
+
+int db_comparison_orphans(struct db *db, struct db_orphan **out, size_t *out_n, bool unowned)
+{
+	static const struct db_rows how = {
+		.size = sizeof(struct db_orphan), .max = SIZE_MAX, .fill = orphan_fill,
+		.doing = "finding the comparisons left running",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v = NULL;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, "SELECT id, owner FROM comparisons WHERE state = 'running' AND"
+		       " (perfd_owner_gone(owner) OR (?1 AND owner IS NULL AND id NOT IN"
+		       " (SELECT comparison_id FROM comparison_origins))) ORDER BY id");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int(st, 1, unowned);
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}
+
+int db_comparison_abandoned_reason_set(struct db *db, int64_t id, const char *reason)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	r = db_prepare(db, &st, "UPDATE comparisons SET abandoned_reason = ?"
+		       " WHERE id = ? AND state = 'running'");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, reason);
+	sqlite3_bind_int64(st, 2, id);
+	r = db_step(db, st, "recording why a comparison was abandoned");
+	if (r == 0 && sqlite3_changes(db->h) == 0)
+		r = err_set(-EALREADY, "comparison %lld in '%s' is not running",
+			    (long long)id, db->path);
+	return r;
 }
 
 int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,

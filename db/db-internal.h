@@ -21,6 +21,7 @@ struct db {
 	int depth;                   /* open db_begin calls; only the outermost commits */
 	bool failed;                 /* a nested write failed: the outermost rolls back */
 	bool readonly;               /* opened by db_open_readonly */
+	char owner[OWNER_LEN];       /* this process, as the rows it starts name it */
 };
 
 /* perfd's mark in the SQLite header ("perf"), so a foreign file is refused. */

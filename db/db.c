@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include "db-internal.h"
 
@@ -392,8 +394,31 @@ out:
 	return r;
 }
 
-/* A handle on path, opened with flags, or the reason none could be. */
-static int handle_open(struct db **out, const char *path, int lock_timeout_ms, int flags)
+/* perfd_owner_gone(owner): 1 when the perfd a row names is surely gone
+ * (owner_is_gone), else 0; perfd_owner_pid(owner): its pid, NULL when none. */
+static void sql_owner_gone(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const unsigned char *owner = sqlite3_value_text(argv[0]);
+
+	(void)argc;
+	sqlite3_result_int(ctx, owner_is_gone((const char *)owner));
+}
+
+static void sql_owner_pid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	long pid = owner_pid((const char *)sqlite3_value_text(argv[0]));
+
+	(void)argc;
+	if (pid)
+		sqlite3_result_int64(ctx, pid);
+	else
+		sqlite3_result_null(ctx);
+}
+
+/* A handle on path, opened with flags (as the URI uri when not NULL), or
+ * the reason none could be. */
+static int handle_open(struct db **out, const char *path, const char *uri, int lock_timeout_ms,
+		       int flags)
 {
 	struct db *db;
 	int rc, r;
@@ -407,7 +432,8 @@ static int handle_open(struct db **out, const char *path, int lock_timeout_ms, i
 	db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
 	db->lock_timeout_ms = lock_timeout_ms;
-	rc = sqlite3_open_v2(path, &db->h, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	rc = sqlite3_open_v2(uri ? uri : path, &db->h,
+			     flags | SQLITE_OPEN_NOMUTEX | (uri ? SQLITE_OPEN_URI : 0), NULL);
 	if (rc != SQLITE_OK) {
 		if (!(flags & SQLITE_OPEN_CREATE) && (rc & 0xff) == SQLITE_CANTOPEN &&
 		    sqlite3_system_errno(db->h) == ENOENT)
@@ -419,6 +445,12 @@ static int handle_open(struct db **out, const char *path, int lock_timeout_ms, i
 	}
 	sqlite3_extended_result_codes(db->h, 1);
 	sqlite3_busy_timeout(db->h, lock_timeout_ms);
+	/* Not SQLITE_DETERMINISTIC: a process may end between two calls. */
+	sqlite3_create_function(db->h, "perfd_owner_gone", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+				NULL, sql_owner_gone, NULL, NULL);
+	sqlite3_create_function(db->h, "perfd_owner_pid", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+				NULL, sql_owner_pid, NULL, NULL);
+	owner_self(db->owner);
 	*out = db;
 	return 0;
 }
@@ -429,7 +461,7 @@ int db_open(struct db **out, const char *path, int lock_timeout_ms)
 	int r;
 
 	*out = NULL;
-	r = handle_open(&db, path, lock_timeout_ms, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+	r = handle_open(&db, path, NULL, lock_timeout_ms, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	if (r < 0)
 		return r;
 	r = migrate(db);
@@ -447,6 +479,84 @@ out:
 	return 0;
 }
 
+/* "file:PATH?immutable=1", with the characters a URI gives a meaning to
+ * escaped. The caller frees it. */
+static char *immutable_uri(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+
+	strbuf_adds(&sb, "file:");
+	/* "file://..." would name a host: an absolute path keeps one '/'. */
+	for (p = path; *p; p++) {
+		if (*p == '%' || *p == '?' || *p == '#' || (unsigned char)*p < 0x20)
+			strbuf_addf(&sb, "%%%02X", (unsigned char)*p);
+		else if (*p == '/' && p[1] == '/')
+			continue;
+		else
+			strbuf_add(&sb, p, 1);
+	}
+	strbuf_adds(&sb, "?immutable=1");
+	return strbuf_detach(&sb);
+}
+
+/* How many bytes the file at path holds: 0 when it is absent, -1 when it
+ * cannot be told. */
+static long long file_size(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		return (long long)st.st_size;
+	return errno == ENOENT ? 0 : -1;
+}
+
+/* Whether the directory holding path is on a filesystem mounted
+ * read-only, where no process writes the database through this mount. (A
+ * directory only this user may not write is not: its owner may write the
+ * database meanwhile, which an immutable read would not see coming.) */
+static bool dir_is_read_only(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path) + 1) : xstrdup(".");
+	struct statvfs sv;
+	bool ro = statvfs(dir, &sv) == 0 && (sv.f_flag & ST_RDONLY);
+
+	free(dir);
+	return ro;
+}
+
+/*
+ * Where SQLite cannot make the -shm file of a WAL database because its
+ * directory is on a read-only filesystem, the database opened immutable:
+ * read as the file stands, with no lock and no -shm. That is exact only
+ * while no -wal holds writes the file lacks and nothing writes it
+ * meanwhile, which the read-only mount assures; with a -wal that holds
+ * writes, -EACCES saying so.
+ */
+static int open_immutable(struct db **out, const char *path, int lock_timeout_ms)
+{
+	char *wal = xasprintf("%s-wal", path);
+	long long wal_size = file_size(wal);
+	char *uri;
+	int r;
+
+	*out = NULL;
+	if (wal_size != 0) {
+		r = err_set(-EACCES, "database '%s' cannot be read: in WAL mode SQLite needs "
+			    "a '%s-shm' file beside it, there is none and its directory cannot "
+			    "be written, and '%s' holds writes not yet in the database (open it "
+			    "once where it can be written)", path, path, wal);
+		free(wal);
+		return r;
+	}
+	free(wal);
+	uri = immutable_uri(path);
+	r = handle_open(out, path, uri, lock_timeout_ms, SQLITE_OPEN_READONLY);
+	free(uri);
+	return r;
+}
+
 /*
  * Not SQLITE_OPEN_READONLY: a read-only connection to a WAL database makes
  * the -wal and -shm files as any other does, but cannot remove them at its
@@ -462,7 +572,7 @@ int db_open_readonly(struct db **out, const char *path, int lock_timeout_ms)
 	int version, tables, r;
 
 	*out = NULL;
-	r = handle_open(&db, path, lock_timeout_ms, SQLITE_OPEN_READWRITE);
+	r = handle_open(&db, path, NULL, lock_timeout_ms, SQLITE_OPEN_READWRITE);
 	if (r < 0)
 		return r;
 	db->readonly = true;
@@ -470,12 +580,32 @@ int db_open_readonly(struct db **out, const char *path, int lock_timeout_ms)
 	if (r < 0)
 		goto out;
 	r = header_check(db, &version, &tables);
-	if (r < 0 && sqlite3_extended_errcode(db->h) == SQLITE_READONLY_DIRECTORY)
-		r = err_set(-EACCES, "database '%s' cannot be read: in WAL mode SQLite needs "
-			    "a '%s-shm' file beside it, and there is none and its directory "
-			    "cannot be written", path, path);
-	if (r < 0)
-		goto out;
+	if (r < 0) {
+		int ext = sqlite3_extended_errcode(db->h);
+
+		if (ext != SQLITE_READONLY_DIRECTORY && ext != SQLITE_CANTOPEN &&
+		    ext != SQLITE_READONLY_CANTINIT)
+			goto out;
+		if (!dir_is_read_only(path)) {
+			if (ext == SQLITE_READONLY_DIRECTORY)
+				r = err_set(-EACCES, "database '%s' cannot be read: in WAL mode "
+					    "SQLite needs a '%s-shm' file beside it, and there is "
+					    "none and its directory cannot be written", path, path);
+			goto out;
+		}
+		/* No -shm could be made: read the file as it stands. */
+		db_close(db);
+		db = NULL;
+		r = open_immutable(&db, path, lock_timeout_ms);
+		if (r < 0)
+			return r;
+		db->readonly = true;
+		r = db_exec(db, "PRAGMA query_only = ON", "opening for reading");
+		if (r == 0)
+			r = header_check(db, &version, &tables);
+		if (r < 0)
+			goto out;
+	}
 	if (version == 0 && tables == 0) {
 		r = err_set(-ENOENT, "database '%s' is empty: nothing was ever stored in it",
 			    path);

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 11
+#define DB_SCHEMA_VERSION 12
 
 struct db;
 
@@ -268,6 +268,7 @@ struct db_comparison {
 	struct db_summary summary;
 	struct db_process *processes; /* execution order */
 	size_t nprocesses;
+	char *abandoned_reason;  /* why it was abandoned, NULL when not said */
 };
 void db_comparison_release(struct db_comparison *c);
 
@@ -282,6 +283,19 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id);
 int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 			 const struct db_summary *s, const struct db_process *procs,
 			 size_t nprocs);
+/* A comparison left running by a perfd that is gone (owner_is_gone), and
+ * the pid that perfd had (0 when the row names none). */
+struct db_orphan {
+	int64_t id;
+	long pid;
+};
+/* The comparisons left running by a perfd that is gone, in id order; with
+ * unowned also those that name no owner and were not ingested from
+ * another host (written before schema version 11). *out is the caller's. */
+int db_comparison_orphans(struct db *db, struct db_orphan **out, size_t *out_n, bool unowned);
+/* Records why a running comparison is being abandoned (shown by the rule
+ * among its reasons); -EALREADY when it is no longer running. */
+int db_comparison_abandoned_reason_set(struct db *db, int64_t id, const char *reason);
 /* Stores a comparison that ran elsewhere and is done, with its summary s,
  * in one insert: the row db_comparison_insert and db_comparison_finish
  * leave between them, but with c's finished_at and job_id; with its
@@ -672,11 +686,13 @@ int db_build_dead_dirs(struct db *db, char ***out, size_t *out_n, size_t max);
 /* Counts of builds by state, for a summary. */
 int db_build_count(struct db *db, enum db_build_state state);
 
-/* Marks the builds and runner results a killed agent left running as
- * abandoned; returns how many rows. (Its interrupted comparisons are
- * finished by the agent with db_comparison_finish, which abandons their
- * running processes.) */
-int db_abandon_running(struct db *db);
+/* Marks abandoned the builds and runner results left running by a perfd
+ * that is gone (owner_is_gone), and with unowned those that name no owner
+ * too (written before schema version 11: what the one agent of the
+ * database left); returns how many rows. A build keeps why in its detail.
+ * (Comparisons left so are finished by runner_orphans_abandon, which
+ * abandons their running processes.) */
+int db_abandon_running(struct db *db, bool unowned);
 
 /* ---- manifests, manifest_files (db/manifests.c) ----
  * What one arm of a comparison ran, as a hash: an agent's build (commit,

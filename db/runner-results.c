@@ -48,7 +48,8 @@ int db_runner_result_insert(struct db *db, int64_t *out_id, const struct db_runn
 	int ret;
 
 	ret = db_prepare(db, &st, "INSERT INTO runner_results (build_id, runner, chunk, chunks,"
-			 " state, binary_sha256, started_at) VALUES (?, ?, ?, ?, 'running', ?, ?)");
+			 " state, binary_sha256, started_at, owner)"
+			 " VALUES (?, ?, ?, ?, 'running', ?, ?, ?)");
 	if (ret < 0)
 		return ret;
 	sqlite3_bind_int64(st, 1, r->build_id);
@@ -57,6 +58,7 @@ int db_runner_result_insert(struct db *db, int64_t *out_id, const struct db_runn
 	sqlite3_bind_int(st, 4, r->chunks);
 	db_bind_text(st, 5, r->binary_sha256);
 	db_bind_text(st, 6, r->started_at);
+	db_bind_text(st, 7, db->owner);
 	return db_step_insert(db, st, out_id, "recording a runner's start");
 }
 
@@ -69,7 +71,7 @@ int db_runner_result_finish(struct db *db, const struct db_runner_result *r)
 	ret = db_begin(db);
 	if (ret < 0)
 		return ret;
-	ret = db_prepare(db, &st, "UPDATE runner_results SET state = 'done', ended_at = ?,"
+	ret = db_prepare(db, &st, "UPDATE runner_results SET owner = NULL, state = 'done', ended_at = ?,"
 			 " exit_code = ?, signal = ?, timed_out = ?, elapsed_ms = ?,"
 			 " spawn_error = ?, output = ? WHERE id = ?");
 	if (ret < 0)

@@ -408,10 +408,24 @@ static const char schema_v10[] =
 	"  message TEXT,"
 	"  pushed_at TEXT NOT NULL);";
 
-/* Version 11: builds whose artifacts changed after they were hashed
+/* Version 11: rows left running (docs/ARCHITECTURE.md, "Rows left
+ * running"). A comparison, build or runner result names the process that
+ * runs it while it runs (owner: pid, start time, pid namespace, boot; NULL
+ * once it ends, and for a row ingested from elsewhere or written before
+ * this version), so that the next writer to open the file marks abandoned
+ * the rows of a process that is gone and leaves those of one that runs; an
+ * abandoned comparison keeps why (abandoned_reason), which the rule names. */
+static const char schema_v11[] =
+	"ALTER TABLE comparisons ADD COLUMN owner TEXT;"
+	"ALTER TABLE comparisons ADD COLUMN abandoned_reason TEXT;"
+	"ALTER TABLE builds ADD COLUMN owner TEXT;"
+	"ALTER TABLE runner_results ADD COLUMN owner TEXT;"
+	"CREATE INDEX comparisons_running ON comparisons (state) WHERE state = 'running';";
+
+/* Version 12: builds whose artifacts changed after they were hashed
  * (docs/security.md, "Evidence that cannot drift"): never used again, their
  * tree built anew; the build's row stays as the record of what it made. */
-static const char schema_v11[] =
+static const char schema_v12[] =
 	"CREATE TABLE stale_builds ("
 	"  build_id INTEGER PRIMARY KEY REFERENCES builds (id),"
 	"  reason TEXT NOT NULL,"
@@ -429,5 +443,6 @@ const struct db_migration db_migrations[] = {
 	{ 9, schema_v9 },
 	{ 10, schema_v10 },
 	{ 11, schema_v11 },
+	{ 12, schema_v12 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -975,13 +975,36 @@ static void test_build_runner_round_trip(void **state)
 	db_runner_result_release(&res[0]);
 	free(res);
 
-	/* A killed agent's running build and runner result are abandoned. */
+	/* A killed agent's running build and runner result are abandoned;
+	 * those of a perfd that runs (this one) are not. */
 	assert_int_equal(db_build_insert(db, &bid3, &b), 0);
-	assert_int_equal(db_abandon_running(db), 2);
+	assert_int_equal(db_abandon_running(db, true), 0);
+	{
+		char gone[OWNER_LEN + 32], sql[256];
+		unsigned long long start, ns;
+		char boot[40];
+		long pid;
+
+		assert_int_equal(sscanf(db->owner, "%ld %llu %llu %39s", &pid, &start, &ns,
+					boot), 4);
+		assert_false(owner_is_gone(db->owner));
+		/* The same pid, started at another time: another process. */
+		snprintf(gone, sizeof(gone), "%ld %llu %llu %s", pid, start + 1, ns, boot);
+		assert_true(owner_is_gone(gone));
+		snprintf(sql, sizeof(sql), "UPDATE builds SET owner = '%s' WHERE id = %lld;"
+			 "UPDATE runner_results SET owner = NULL WHERE state = 'running'",
+			 gone, (long long)bid3);
+		assert_int_equal(sqlite3_exec(db->h, sql, NULL, NULL, NULL), SQLITE_OK);
+	}
+	/* The build's perfd is gone; the runner result names none, which
+	 * only the agent (unowned) takes for its own. */
+	assert_int_equal(db_abandon_running(db, false), 1);
+	assert_int_equal(db_abandon_running(db, true), 1);
 	assert_int_equal(db_build_load(db, &l, bid3), 0);
 	assert_int_equal(l.state, DB_BUILD_ABANDONED);
+	assert_non_null(strstr(l.detail, "ended before it finished"));
 	db_build_release(&l);
-	assert_int_equal(db_abandon_running(db), 0);
+	assert_int_equal(db_abandon_running(db, true), 0);
 	assert_int_equal(db_count(db, counts, ARRAY_SIZE(counts), DB_COUNT_BUILDS), 2);
 	assert_string_equal(counts[0].key, "abandoned");
 	assert_int_equal(counts[0].n, 2);

@@ -696,7 +696,9 @@ int runner_rule_apply(struct db_summary *out, const struct db_comparison *c)
 			       "does not know", (long long)c->id, c->rule ? c->rule : "");
 	run_init(&run, c);
 	choose_metric(&run);
-	if (c->state == DB_STATE_ABANDONED)
+	if (c->state == DB_STATE_ABANDONED && c->abandoned_reason)
+		rule_reject(&run, "the comparison was interrupted: %s", c->abandoned_reason);
+	else if (c->state == DB_STATE_ABANDONED)
 		rule_reject(&run, "the comparison was interrupted");
 	check_processes(&run);
 	check_digests(&run);

@@ -321,6 +321,92 @@ static int judge_stage(struct db *db, int64_t cid, const struct runner_pair_opts
 	return r;
 }
 
+int runner_comparison_abandon(struct db *db, int64_t cid, const char *reason)
+{
+	struct db_comparison c;
+	struct db_summary s;
+	int r;
+
+	memset(&s, 0, sizeof(s));
+	r = db_transaction_begin(db);
+	if (r < 0)
+		return r;
+	r = db_comparison_abandoned_reason_set(db, cid, reason);
+	if (r == 0)
+		r = db_comparison_load(db, &c, cid);
+	else
+		memset(&c, 0, sizeof(c));
+	if (r == 0) {
+		c.state = DB_STATE_ABANDONED;
+		r = runner_rule_apply(&s, &c);
+	}
+	if (r == 0)
+		r = db_comparison_finish(db, cid, DB_STATE_ABANDONED, &s, c.processes,
+					 c.nprocesses);
+	if (r == 0)
+		r = db_transaction_commit(db);
+	else
+		db_transaction_rollback(db);
+	db_summary_release(&s);
+	db_comparison_release(&c);
+	return r;
+}
+
+int runner_orphans_abandon(struct db *db, bool unowned)
+{
+	struct db_orphan *v = NULL;
+	size_t n = 0, i;
+	int r, done = 0;
+
+	r = db_comparison_orphans(db, &v, &n, unowned);
+	for (i = 0; r == 0 && i < n; i++) {
+		char *why = v[i].pid ?
+			xasprintf("the perfd that ran it (pid %ld) ended before it finished",
+				  v[i].pid) :
+			xstrdup("the perfd that ran it ended before it finished");
+
+		r = runner_comparison_abandon(db, v[i].id, why);
+		free(why);
+		if (r == -EALREADY)
+			r = 0;        /* another perfd marked it first */
+		else if (r == 0)
+			done++;
+	}
+	free(v);
+	return r < 0 ? r : done;
+}
+
+/* Waits between the tries of the final write after a failure (a full disk,
+ * a lock held too long): the last write a comparison needs. */
+static const unsigned abandon_waits_ms[] = { 0, 250, 1000, 2000 };
+
+/* After the failure err (its detail in why) stopped comparison cid, marks
+ * it abandoned with why, trying again a few times; err with a detail that
+ * says whether the mark was stored. */
+static int abandon_after(struct db *db, const struct runner_pair_opts *o, int64_t cid,
+			 int err)
+{
+	char *why = xstrdup(err_last());
+	size_t i;
+	int r = -EIO;
+
+	for (i = 0; i < ARRAY_SIZE(abandon_waits_ms); i++) {
+		if (abandon_waits_ms[i] && child_cancel_wait(o->cancel_fd, abandon_waits_ms[i]))
+			break;
+		r = runner_comparison_abandon(db, cid, why);
+		if (r == 0 || (r != -ENOSPC && r != -EBUSY && r != -EIO))
+			break;
+	}
+	if (r == 0)
+		err_set(err, "%s; comparison %lld is stored as abandoned", why, (long long)cid);
+	else
+		err_set(err, "%s; comparison %lld could not be marked abandoned either (%s): "
+			"the next perfd pair or agent to open the database marks it so",
+			why, (long long)cid, err_last());
+	free(why);
+	return err;
+}
+
 int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opts *o)
 {
 	struct db_comparison c, ins;
@@ -453,6 +539,16 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	if (r < 0)
 		goto out;
 	c.state = cancelled ? DB_STATE_ABANDONED : DB_STATE_DONE;
+	if (cancelled) {
+		/* Said in the row so that verify's rule says it again. */
+		free(c.abandoned_reason);
+		c.abandoned_reason = rate ?
+			xasprintf("metric '%s' reads as a rate and no direction was said", rate) :
+			xstrdup("stopped by a signal before it finished");
+		r = db_comparison_abandoned_reason_set(db, cid, c.abandoned_reason);
+		if (r < 0)
+			goto out;
+	}
 	r = runner_rule_apply(&summary, &c);
 	if (r < 0)
 		goto out;
@@ -464,6 +560,8 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	else if (r == 0 && cancelled)
 		r = err_set(-ECANCELED, "comparison %lld interrupted", (long long)cid);
 out:
+	if (r < 0 && r != -ECANCELED && r != -EDOM)
+		r = abandon_after(db, o, cid, r);
 	free(rate);
 	db_process_release(&cur);
 	db_process_release(&next);

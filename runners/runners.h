@@ -317,6 +317,17 @@ struct runner_pair_opts {
  * quarantines o->host in the database and ends the comparison after that
  * process. */
 int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opts *o);
+/* Marks running comparison cid abandoned with reason, which its reasons
+ * then name, and its summary (invalid), in one transaction; -EALREADY when
+ * it is no longer running. A failure of the pair run itself (a full disk,
+ * a lock held past the timeout, a child that could not start) ends in
+ * this, tried a few times before runner_pair_run gives up: what it started
+ * is never left running while perfd can still write. */
+int runner_comparison_abandon(struct db *db, int64_t cid, const char *reason);
+/* Marks abandoned, with the reason, every comparison a perfd that is gone
+ * left running (db_comparison_orphans; with unowned, those naming no owner
+ * too), and leaves those of a perfd that runs. Returns how many. */
+int runner_orphans_abandon(struct db *db, bool unowned);
 
 /* ---- calibration (calibration.c) ---- */
 

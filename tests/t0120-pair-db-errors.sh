@@ -21,9 +21,9 @@ check "a fresh database" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 
 sql "pragma user_version = 99"
 before=$(sha256sum "$DB")
 check "newer schema refused" run 2 "$PERFD" pair --db "$DB" "$PLANT" "$PLANT"
-check "and named" has err "has schema version 99; this perfd knows versions up to 11"
+check "and named" has err "has schema version 99; this perfd knows versions up to 12"
 check "newer file left as it was" eq "$before" "$(sha256sum "$DB")"
-sql "pragma user_version = 11"
+sql "pragma user_version = 12"
 
 mkdir adir
 check "a directory as database refused" run 2 "$PERFD" pair --db adir "$PLANT" "$PLANT"
@@ -70,7 +70,7 @@ check "interrupted pair exits 130" eq 130 $?
 check "and says so" has int.err "interrupted: comparison 4 is stored as abandoned"
 check "state abandoned" eq abandoned "$(sql 'select state from comparisons where id=4')"
 check "verdict invalid, reason interrupted" eq "invalid" "$(sql 'select verdict from comparisons where id=4')"
-check "reason stored" eq 1 "$(sql "select count(*) from comparison_notes where comparison_id=4 and text='the comparison was interrupted'")"
+check "reason stored" eq 1 "$(sql "select count(*) from comparison_notes where comparison_id=4 and text='the comparison was interrupted: stopped by a signal before it finished'")"
 check "the processes that ran are kept" eq 3 "$(sql 'select count(*) from processes where comparison_id=4')"
 check "no process left running" eq 0 "$(sql "select count(*) from processes where state='running'")"
 check "the receipt was printed" eq abandoned "$(js int.json 'd["state"]')"

@@ -101,6 +101,68 @@ else
 	echo "# not root, or no setpriv: the unwritable directory is not checked"
 fi
 
+# A read-only filesystem (a read-only bind mount, in a mount namespace of
+# this test's own; CI runs as root): with no -shm to be made, the verbs
+# read the file as it stands (immutable), serve included. A -wal holding
+# writes the file lacks cannot be read so: refused, saying why.
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+	mkdir rofs
+	cp "$DB" rofs/perfd.db
+	# walheld.db: a copy taken while a writer had it open, its -wal
+	# holding a write the file lacks (and no -shm).
+	cp "$DB" rofs/src.db
+	python3 -c '
+import shutil, sqlite3, sys
+d = sys.argv[1]
+c = sqlite3.connect(d + "/src.db", isolation_level=None)
+c.execute("pragma wal_autocheckpoint = 0")
+c.execute("insert into hosts (name) values (?)", ("walheld",))
+shutil.copy(d + "/src.db", d + "/walheld.db")
+shutil.copy(d + "/src.db-wal", d + "/walheld.db-wal")
+c.close()' "$T/rofs"
+	rm -f rofs/src.db*
+	check "a -wal with writes to keep" test -s rofs/walheld.db-wal
+	before=$(cd rofs && sha256sum perfd.db walheld.db walheld.db-wal)
+	cat >ro.sh <<SH
+set -u
+mount --bind "$T/rofs" "$T/rofs" && mount -o remount,ro,bind "$T/rofs" || exit 99
+cd "$T/rofs"
+touch probe 2>/dev/null && echo writable >"$T/ro.writable"
+for v in "show 1" "list" "verify" "host list"; do
+	"$PERFD" \$v --db perfd.db >"$T/ro.\${v// /-}.out" 2>&1
+	echo \$? >"$T/ro.\${v// /-}.rc"
+done
+"$PERFD" serve --db perfd.db --listen 127.0.0.1:0 2>"$T/ro.serve.err" &
+srv=\$!
+for i in \$(seq 100); do grep -q "serving http://" "$T/ro.serve.err" && break; sleep 0.05; done
+url=\$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*/\)\$|\1|p' "$T/ro.serve.err" | head -n 1)
+curl -sf "\${url}api/v1/comparisons/1" >"$T/ro.serve.json"
+echo \$? >"$T/ro.serve.rc"
+kill -TERM \$srv
+wait \$srv
+"$PERFD" list --db walheld.db >"$T/ro.walheld.out" 2>&1
+echo \$? >"$T/ro.walheld.rc"
+ls -A >"$T/ro.files"
+SH
+	unshare -m --propagation private bash ro.sh
+	check "the bind mount is read-only" test ! -e ro.writable
+	check "read-only fs: show reads it" eq 0 "$(cat ro.show-1.rc)"
+	check "  and prints comparison 1" has ro.show-1.out "comparison 1"
+	check "read-only fs: list reads it" eq 0 "$(cat ro.list.rc)"
+	check "  and lists comparison 2" eq 2 "$(awk 'NR == 2 { print $1 }' ro.list.out)"
+	check "read-only fs: verify reads it" eq 0 "$(cat ro.verify.rc)"
+	check "  and the figures match" has ro.verify.out "comparison 1:"
+	check "read-only fs: host list reads it" eq 0 "$(cat ro.host-list.rc)"
+	check "read-only fs: serve serves comparison 1" eq 0 "$(cat ro.serve.rc)"
+	check "  its JSON" eq 1 "$(js ro.serve.json 'd["comparison"]')"
+	check "a -wal with writes on a read-only fs: refused" eq 2 "$(cat ro.walheld.rc)"
+	check "  saying why" has ro.walheld.out "'walheld.db-wal' holds writes not yet in the database"
+	check "nothing made beside them" eq "perfd.db walheld.db walheld.db-wal" "$(tr '\n' ' ' <ro.files | sed 's/ $//')"
+	check "the files are unchanged" eq "$before" "$(cd rofs && sha256sum perfd.db walheld.db walheld.db-wal)"
+else
+	echo "# not root: the read-only filesystem is not checked"
+fi
+
 # A newer schema: refused, and the file is left as it was.
 cp "$DB" newer.db
 sqlite3 newer.db "pragma user_version = 99"
@@ -111,7 +173,9 @@ check "the newer file is unchanged" eq "$before" "$(sha256sum newer.db)"
 # An older schema: a verb that only reads does not migrate; one that writes
 # does, and the readers then read it.
 cp "$DB" older.db
-sqlite3 older.db "drop table stale_builds; drop table pushed_builds; drop index builds_origin;
+sqlite3 older.db "drop table stale_builds; drop index comparisons_running; alter table comparisons drop column owner;
+	alter table comparisons drop column abandoned_reason; alter table builds drop column owner;
+	alter table runner_results drop column owner; drop table pushed_builds; drop index builds_origin;
 	alter table builds drop column origin_id; alter table builds drop column sha256;
 	alter table runner_results drop column origin_id;
 	drop table receipts; drop table pushed_jobs; drop table host_status;
@@ -130,6 +194,6 @@ check "and says how to migrate it" has err "perfd host clear"
 check "the older file is unchanged" eq "$before" "$(sha256sum older.db)"
 check "still at version 3" eq 3 "$(sqlite3 older.db 'pragma user_version')"
 check "a writing verb migrates it" run 0 "$PERFD" host clear --db older.db nohost
-check "to version 11" eq 11 "$(sqlite3 older.db 'pragma user_version')"
+check "to version 12" eq 12 "$(sqlite3 older.db 'pragma user_version')"
 check "show then reads it" run 0 "$PERFD" show --db older.db 2
 finish
