@@ -212,7 +212,12 @@ check "m1's status: success" eq "success: 1 faster, 0 unchanged, 0 unresolved or
 check "m1-max's: pending, never heard from" eq "pending: never heard from" "$(status_of "$C2" perfd/m1-max)"
 
 # ---- the others, with the hub killed twice under them ----
-for h in m1-max arc-b60 gfx1201; do once "$h" & eval "pid_$(echo "$h" | tr -d -)=\$!"; done
+# In the background as perfd itself (exec), so that the pid killed below is
+# the agent's, not a subshell's that would leave the agent running on.
+for h in m1-max arc-b60 gfx1201; do
+	(exec "$PERFD" agent --config "$h-agent.conf" --once >"$T/$h.out" 2>>"$T/$h.err") &
+	eval "pid_$(echo "$h" | tr -d -)=\$!"
+done
 sleep 0.3
 kill -9 "$hub"; wait "$hub" 2>/dev/null
 check "the hub killed (SIGKILL) while the agents work, and restarted" start_hub
