@@ -279,7 +279,11 @@ static struct web_conn *victim(struct web_guard *g, unsigned share)
 	for (c = g->conns; c; c = c->next) {
 		if (c->dropped || c->phase == WEB_PHASE_BODY)
 			continue;
-		if (!any || c->since < any->since)
+		/* Else the oldest of the address that holds the most: a client
+		 * with one kept-alive connection is not the one pushed out while
+		 * a proxy holds hundreds. */
+		if (!any || c->peer->n > any->peer->n ||
+		    (c->peer->n == any->peer->n && c->since < any->since))
 			any = c;
 		if (!c->trusted && c->peer->n > share &&
 		    (!over || c->since < over->since))
