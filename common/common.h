@@ -140,6 +140,9 @@ int fs_read_file(char **out, size_t *out_len, const char *path, size_t max);
  * process however it ends. -EBUSY, with the holder's pid in *holder, when
  * another process holds it. */
 int fs_lock(int *out_fd, const char *path, long *holder);
+/* path made absolute, the caller's: its links resolved where it exists,
+ * else joined to our working directory. */
+char *fs_absolute(const char *path);
 /* Gives path and what it holds to uid:gid, not following links. */
 int fs_chown_r(const char *path, unsigned uid, unsigned gid);
 

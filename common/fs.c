@@ -45,6 +45,17 @@ int fs_rm_rf(const char *path)
 	return 0;
 }
 
+char *fs_absolute(const char *path)
+{
+	char cwd[4096], *r = realpath(path, NULL);
+
+	if (r)
+		return r;
+	if (*path == '/' || !getcwd(cwd, sizeof(cwd)))
+		return xstrdup(path);
+	return xasprintf("%s/%s", cwd, path);
+}
+
 /* nftw's callback takes no context: the owner to give, per thread. */
 static __thread unsigned chown_uid, chown_gid;
 

@@ -265,21 +265,11 @@ static void add(char ***v, size_t *n, const char *a, const char *b, const char *
 		strv_push(v, n, c);
 }
 
-/* bwrap takes absolute paths: a relative one is made so from our
- * directory. The caller's. */
-static char *absolute(const char *path)
-{
-	char cwd[4096];
-
-	if (*path == '/' || !getcwd(cwd, sizeof(cwd)))
-		return xstrdup(path);
-	return xasprintf("%s/%s", cwd, path);
-}
-
-/* Adds opt, then path twice (source and destination), made absolute. */
+/* Adds opt, then path twice (source and destination), made absolute:
+ * bwrap takes no relative path. */
 static void add_bind(char ***v, size_t *n, const char *opt, const char *path)
 {
-	char *p = absolute(path);
+	char *p = fs_absolute(path);
 
 	add(v, n, opt, p, p);
 	free(p);
@@ -330,7 +320,7 @@ char **sandbox_argv(const struct sandbox *s, const struct child *c, int status_f
 	if (c->sandbox_net)
 		add(&v, &n, "--share-net", NULL, NULL);
 	if (c->dir) {
-		char *dir = absolute(c->dir);
+		char *dir = fs_absolute(c->dir);
 
 		add(&v, &n, "--chdir", dir, NULL);
 		free(dir);

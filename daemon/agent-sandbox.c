@@ -4,7 +4,6 @@
  * agent does where bubblewrap cannot run ([sandbox] mode).
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,18 +19,6 @@ static void push(char ***v, size_t *n, char *s)
 	(*v)[(*n)++] = s;
 }
 
-/* path made absolute, links resolved where it exists. The caller's. */
-static char *absolute(const char *path)
-{
-	char buf[PATH_MAX], *r = realpath(path, NULL);
-
-	if (r)
-		return r;
-	if (*path == '/' || !getcwd(buf, sizeof(buf)))
-		return xstrdup(path);
-	return xasprintf("%s/%s", buf, path);
-}
-
 /* The agent's own files: its work directory (mirror and builds), its
  * database with its journal files and lock, its configuration and its
  * tokens. */
@@ -39,18 +26,18 @@ static void hidden(struct agent *a, char ***v, size_t *n)
 {
 	static const char *const db_files[] = { "", "-wal", "-shm", "-journal", ".agent-lock" };
 	const struct agent_config *c = a->cfg;
-	char *db = absolute(c->database);
+	char *db = fs_absolute(c->database);
 	size_t i;
 
-	push(v, n, absolute(c->workdir));
+	push(v, n, fs_absolute(c->workdir));
 	for (i = 0; i < ARRAY_SIZE(db_files); i++)
 		push(v, n, xasprintf("%s%s", db, db_files[i]));
 	free(db);
-	push(v, n, absolute(c->path));
+	push(v, n, fs_absolute(c->path));
 	if (c->hub.token_file)
-		push(v, n, absolute(c->hub.token_file));
+		push(v, n, fs_absolute(c->hub.token_file));
 	if (c->github.token_file)
-		push(v, n, absolute(c->github.token_file));
+		push(v, n, fs_absolute(c->github.token_file));
 }
 
 /* The device nodes: [sandbox] nodes, else the host profile's, else (no

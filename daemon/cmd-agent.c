@@ -34,6 +34,12 @@ const char cmd_agent_usage[] =
 	"device), it runs some of the base build; and when idle, one at a time\n"
 	"for the case whose calibration is oldest, within an hourly budget.\n"
 	"\n"
+	"Every build, contract runner and timed process runs in a bubblewrap\n"
+	"sandbox ([sandbox], docs/security.md): the system read-only, the agent's\n"
+	"database, configuration, tokens and other builds hidden, no network\n"
+	"unless the recipe asks. Without one (bubblewrap missing, or the kernel\n"
+	"refusing its namespaces) no pull head is built.\n"
+	"\n"
 	"With [hub], every finished build, job update and done comparison is sent\n"
 	"to the hub, oldest first, with a heartbeat each turn, and counts as sent\n"
 	"once the hub answered: its database is the spool, and a hub out of reach\n"
@@ -52,8 +58,9 @@ const char cmd_agent_usage[] =
 	"                     seconds, and SIGHUP makes it poll at once\n"
 	"\n"
 	"Exit status: 0 done (with --once) or stopped by SIGINT or SIGTERM; 2 a\n"
-	"configuration, repository or database error; 3 the host profile's device\n"
-	"is absent or the host is quarantined.\n";
+	"configuration, repository or database error, or a sandbox that cannot\n"
+	"start ([sandbox] mode = on, or a failure of the moment); 3 the host\n"
+	"profile's device is absent or the host is quarantined.\n";
 
 static const struct option agent_options[] = {
 	{ "config", required_argument, NULL, 'c' },

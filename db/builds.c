@@ -607,31 +607,22 @@ int db_build_ingest(struct db *db, const struct db_build *b, int64_t origin_id,
 
 int db_build_dead_dirs(struct db *db, char ***out, size_t *out_n, size_t max)
 {
-	sqlite3_stmt *st;
-	char **v = NULL;
-	size_t n = 0;
-	int rc, r;
+	const struct db_rows how = {
+		.size = sizeof(char *), .max = max, .fill = db_fill_string,
+		.release = db_release_string,
+		.doing = "listing the builds not used again",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v = NULL;
+	int r;
 
 	*out = NULL;
 	*out_n = 0;
 	r = db_prepare(db, &st, "SELECT dir FROM builds WHERE dir IS NOT NULL AND (state = 'abandoned'"
-		       " OR id IN (SELECT build_id FROM stale_builds)) ORDER BY id LIMIT ?");
+		       " OR id IN (SELECT build_id FROM stale_builds)) ORDER BY id");
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		v = xrealloc(v, (n + 1) * sizeof(*v));
-		v[n++] = db_column_strdup(st, 0);
-	}
-	r = rc == SQLITE_DONE ? 0 : db_fail(db, rc, "listing the builds not used again");
-	db_finish(st);
-	if (r < 0) {
-		while (n)
-			free(v[--n]);
-		free(v);
-		return r;
-	}
+	r = db_rows_load(db, st, &how, &v, out_n);
 	*out = v;
-	*out_n = n;
-	return 0;
+	return r;
 }

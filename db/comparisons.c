@@ -384,11 +384,6 @@ static void load_arm(sqlite3_stmt *st, int i, struct db_arm_stats *a)
 	a->spread = db_column_real(st, i + 3);
 }
 
-static void string_fill(void *elem, sqlite3_stmt *st, void *arg)
-{
-	*(char **)elem = db_column_strdup(st, 0);
-}
-
 static void gain_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
 	*(double *)elem = db_column_real(st, 0);
@@ -398,7 +393,7 @@ static void gain_fill(void *elem, sqlite3_stmt *st, void *arg)
 static int notes_load(struct db *db, char ***out, size_t *out_n, int64_t id, const char *kind)
 {
 	static const struct db_rows how = {
-		.size = sizeof(char *), .max = SIZE_MAX, .fill = string_fill,
+		.size = sizeof(char *), .max = SIZE_MAX, .fill = db_fill_string,
 		.release = db_release_string, .doing = "loading the summary",
 	};
 	sqlite3_stmt *st = NULL;

@@ -100,7 +100,9 @@ int db_rows_fill(struct db *db, sqlite3_stmt *st, const struct db_rows *how, voi
  * rows, or a negative errno. */
 int db_rows_each(struct db *db, sqlite3_stmt *st, size_t max,
 		 void (*fn)(sqlite3_stmt *st, void *arg), void *arg, const char *doing);
-/* A release for a list of strings (char * elements). */
+/* A fill and a release for a list of strings (char * elements, the first
+ * column's text). */
+void db_fill_string(void *elem, sqlite3_stmt *st, void *arg);
 void db_release_string(void *elem);
 
 enum db_state db_state_from_name(const char *s);

@@ -298,6 +298,11 @@ int db_rows_fill(struct db *db, sqlite3_stmt *st, const struct db_rows *how, voi
 	return rows_step(db, st, &l);
 }
 
+void db_fill_string(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(char **)elem = db_column_strdup(st, 0);
+}
+
 void db_release_string(void *elem)
 {
 	free(*(char **)elem);

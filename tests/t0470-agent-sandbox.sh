@@ -232,5 +232,33 @@ sed -i "s|^\[sandbox\]$|[sandbox]\nmode = on|" agent.conf
 check "mode = on: the agent does not start" run 2 "$PERFD" agent --config agent.conf --once
 check "mode = on: and says why" has err "[sandbox] mode = on"
 
+# Bad [sandbox] settings and a bad [device] nodes: each named at its line.
+cat >bad.conf <<CONF
+[repo]
+url = $SRC
+branches = main
+[sandbox]
+mode = maybe
+env = PATH bad-name!
+nodes = /etc/passwd
+ro = relative/dir
+bwrap = bwrap
+processes = 0
+[build]
+command = true
+artifacts = prog
+CONF
+check "bad [sandbox] settings refused" run 2 "$PERFD" agent --config bad.conf --check
+check "  mode" has err "bad.conf:5: 'mode': 'maybe' is not auto, on or off"
+check "  env" has err "bad.conf:6: 'env': 'bad-name!' is not a variable name"
+check "  nodes" has err "bad.conf:7: 'nodes': '/etc/passwd' is not a path under /dev/"
+check "  ro" has err "bad.conf:8: 'ro': 'relative/dir' is not an absolute path"
+check "  bwrap" has err "bad.conf:9: 'bwrap': 'bwrap' is not an absolute path"
+check "  processes" has err "bad.conf:10: 'processes': '0' is not 'none' or a whole number"
+printf '[host]\nname = bad\n[device]\ndevice_match = x\nexpected_driver = y\nnodes = /dev/dri/* /etc/shadow\n' >bad-host.conf
+sed "s|^\[repo\]$|[agent]\nhost = $T/bad-host.conf\n[repo]|; /^\[sandbox\]$/,/^\[build\]$/{/^\[build\]$/!d}" bad.conf >bad-host-agent.conf
+check "a host profile's nodes outside /dev refused" run 2 "$PERFD" agent --config bad-host-agent.conf --check
+check "  at its line" has err "bad-host.conf:6: nodes: '/etc/shadow' is not a path under /dev/"
+
 kill "$listener" 2>/dev/null
 finish
