@@ -310,6 +310,12 @@ void sandbox_env_init(struct child_env *e, const struct sandbox *s);
 /* Gives path, and what it holds, to the user the sandbox runs as when we
  * are root (a build's directory, before its recipe writes there). */
 int sandbox_own(const struct sandbox *s, const char *path);
+/* Kills (SIGKILL) every bwrap process whose arguments name a path under
+ * dir: for a caller that knows no sandbox of its own runs there (the agent,
+ * under its work directory's lock), these are what a killed one left (its
+ * sandbox's first process, caught before it set its parent-death signal).
+ * Returns how many (0 without /proc). */
+int sandbox_kill_leftovers(const char *dir);
 /* For child.c: bwrap's argv around c's (NULL-terminated, freed with
  * sandbox_argv_free), its status written to status_fd. */
 char **sandbox_argv(const struct sandbox *s, const struct child *c, int status_fd);

@@ -22,10 +22,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <fnmatch.h>
 #include <glob.h>
 #include <grp.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,4 +348,54 @@ int sandbox_own(const struct sandbox *s, const char *path)
 	if (!s || !s->drop)
 		return 0;
 	return fs_chown_r(path, s->uid, s->gid);
+}
+
+/* Whether the process pid is a bwrap with an argument under dir (of n
+ * bytes, ending in '/'). */
+static bool names_dir(const char *pid, const char *dir, size_t n)
+{
+	char path[64], buf[16384];
+	ssize_t len;
+	size_t i;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = '\0';
+	if (strcmp(strrchr(buf, '/') ? strrchr(buf, '/') + 1 : buf, "bwrap"))
+		return false;
+	for (i = strlen(buf) + 1; i < (size_t)len; i += strlen(buf + i) + 1)
+		if (!strncmp(buf + i, dir, n))
+			return true;
+	return false;
+}
+
+int sandbox_kill_leftovers(const char *dir)
+{
+	char *abs = fs_absolute(dir), *under = xasprintf("%s/", abs);
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int killed = 0;
+
+	free(abs);
+	if (!d) {
+		free(under);
+		return 0;  /* no /proc: none to be seen */
+	}
+	while ((e = readdir(d))) {
+		if (strspn(e->d_name, "0123456789") != strlen(e->d_name) ||
+		    !names_dir(e->d_name, under, strlen(under)))
+			continue;
+		if (kill((pid_t)atol(e->d_name), SIGKILL) == 0)
+			killed++;
+	}
+	closedir(d);
+	free(under);
+	return killed;
 }

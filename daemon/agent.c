@@ -128,6 +128,12 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 		r = take_lock(&a->lock_fds[1], "database", cfg->database, ".agent-lock");
 	if (r == 0)
 		r = db_open(&a->db, cfg->database, 10000);
+	/* Under the lock no other agent runs here: a sandbox naming the work
+	 * directory is what a killed agent left. */
+	if (r == 0 && (r = sandbox_kill_leftovers(cfg->workdir)) > 0) {
+		log_info("%d bwrap process%s left by a stopped agent killed", r, r == 1 ? "" : "es");
+		r = 0;
+	}
 	/* Under the lock no other agent writes the mirror: a lock file there
 	 * is what a killed agent's fetch left. */
 	if (r == 0)

@@ -193,7 +193,14 @@ wait "$p" 2>/dev/null
 for _ in $(seq 30); do pgrep -f "perfd_killed_(daemon|build)_$M" >/dev/null || break; sleep 0.1; done
 check "no process of the killed build is left" eq "" "$(pgrep -f "perfd_killed_(daemon|build)_$M")"
 sed -i 's/^command = sh -c .*$/command = .\/hostile.sh/' agent.conf
+# A sandbox left over by a killed agent (bwrap's first process can be
+# caught before it sets its own parent-death signal): the restart kills it.
+bwrap --ro-bind / / --ro-bind "$T/work/builds" "$T/work/builds" --unshare-pid -- sleep 300 &
+stray=$!
 check "the restart finishes" run 0 "$PERFD" agent --config agent.conf --once
+wait "$stray"
+check "  a sandbox left over is killed at it" eq 137 "$?"
+check "  said (its bwrap and the first process under it)" has err "2 bwrap processes left by a stopped agent killed"
 check "no build directory used twice" eq "" "$(sql "select dir from builds group by dir having count(*) > 1")"
 check "the killed build abandoned" eq 1 "$(sql "select count(*) from builds where state = 'abandoned'")"
 check "and its directory removed at the restart" test ! -e "$(sql "select dir from builds where state = 'abandoned'")"

@@ -100,10 +100,12 @@ for i in $(seq 1 "$ROUNDS"); do
 	sleep "$at"
 	kill -9 "$p" 2>/dev/null && kills=$((kills + 1))
 	wait "$p" 2>/dev/null
-	for _ in $(seq 40); do pgrep -f "$W" >/dev/null || break; sleep 0.05; done
-	left=$(pgrep -f "$W" | wc -l)
 	"$PERFD" agent --config agent.conf --once >restart.out 2>restart.err
 	rc=$?
+	# After the restart nothing of the killed run may be left: a sandbox
+	# caught at its start is killed by the restart itself.
+	for _ in $(seq 40); do pgrep -f "$W" >/dev/null || break; sleep 0.05; done
+	left=$(pgrep -f "$W" | wc -l)
 	got=$(sql "select (select count(*) from jobs where state != 'done'),
 		(select count(*) from jobs j where coalesce(j.base_oid, '') != '' and (select count(*) from comparisons c where c.job_id = j.id and c.state = 'done') != 1),
 		(select count(*) from comparisons where state = 'running') + (select count(*) from builds where state = 'running')
