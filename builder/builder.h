@@ -99,6 +99,7 @@ struct builder_commit {
 	char oid[BUILDER_OID_HEX];
 	char tree[BUILDER_OID_HEX];
 	char first_parent[BUILDER_OID_HEX];  /* "" for a root commit */
+	char second_parent[BUILDER_OID_HEX]; /* a merge's second parent, else "" */
 	char *subject;               /* first line of the message */
 	char *author;                /* "Name <email>" */
 	int64_t time;                /* committer time, seconds since the epoch */
@@ -115,6 +116,17 @@ void builder_commit_release(struct builder_commit *c);
  * is the caller's, appended to and not reset. */
 int builder_file_read(struct strbuf *out, struct builder_repo *r, const char *rev,
 		      const char *path, size_t max);
+
+/* The commit n first parents back from rev (rev itself for 0); -ENOENT
+ * when its first-parent line is shorter. */
+int builder_first_parent_back(struct builder_repo *r, char out[BUILDER_OID_HEX], const char *rev,
+			      size_t n);
+/* The first-parent line from lo (excluded) to hi (included), oldest first:
+ * the commits a branch moved through from lo to hi. lo is a 40-digit id,
+ * hi any rev. -ENOENT when lo is not on hi's first-parent line, -ERANGE
+ * when it is more than max commits back. *out is the caller's to free. */
+int builder_first_parents(struct builder_repo *r, char (**out)[BUILDER_OID_HEX], size_t *out_n,
+			  const char *hi, const char *lo, size_t max);
 
 /* The merge base of two commits (named as for builder_commit_load) into
  * out; -ENOENT when either is unknown or they share no history. */

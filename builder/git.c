@@ -710,6 +710,9 @@ int builder_commit_load(struct builder_repo *r, struct builder_commit *out, cons
 	if (git_commit_parentcount(commit) > 0)
 		git_oid_tostr(c.first_parent, sizeof(c.first_parent),
 			      git_commit_parent_id(commit, 0));
+	if (git_commit_parentcount(commit) > 1)
+		git_oid_tostr(c.second_parent, sizeof(c.second_parent),
+			      git_commit_parent_id(commit, 1));
 	c.subject = bounded_line(git_commit_message(commit) ? git_commit_message(commit) : "");
 	sig = git_commit_author(commit);
 	author = xasprintf("%s <%s>", sig->name, sig->email);
@@ -718,6 +721,84 @@ int builder_commit_load(struct builder_repo *r, struct builder_commit *out, cons
 	c.time = (int64_t)git_commit_time(commit);
 	*out = c;
 	git_commit_free(commit);
+	return 0;
+}
+
+int builder_first_parent_back(struct builder_repo *r, char out[BUILDER_OID_HEX], const char *rev,
+			      size_t n)
+{
+	git_commit *commit = NULL;
+	size_t i;
+	int ret;
+
+	out[0] = '\0';
+	ret = builder_git_commit_lookup(&commit, r->repo, rev);
+	for (i = 0; ret == 0 && i < n; i++) {
+		git_commit *parent = NULL;
+
+		if (git_commit_parentcount(commit) == 0)
+			ret = err_set(-ENOENT, "%s has %zu first parents, fewer than %zu", rev, i, n);
+		else if (git_commit_parent(&parent, commit, 0) < 0)
+			ret = err_set(-EIO, "first parent in '%s': %s", rev, builder_git_msg());
+		git_commit_free(commit);
+		commit = parent;
+	}
+	if (ret == 0)
+		git_oid_tostr(out, BUILDER_OID_HEX, git_commit_id(commit));
+	git_commit_free(commit);
+	return ret;
+}
+
+int builder_first_parents(struct builder_repo *r, char (**out)[BUILDER_OID_HEX], size_t *out_n,
+			  const char *hi, const char *lo, size_t max)
+{
+	char (*chain)[BUILDER_OID_HEX] = NULL;
+	git_commit *commit = NULL;
+	git_oid lo_oid;
+	size_t n = 0, i;
+	int ret;
+
+	*out = NULL;
+	*out_n = 0;
+	if (git_oid_fromstr(&lo_oid, lo) < 0)
+		return err_set(-EINVAL, "'%s' is not a commit id", lo);
+	ret = builder_git_commit_lookup(&commit, r->repo, hi);
+	while (ret == 0 && !git_oid_equal(git_commit_id(commit), &lo_oid)) {
+		git_commit *parent = NULL;
+
+		if (n == max) {
+			ret = err_set(-ERANGE, "%.12s is more than %zu first parents before %.12s",
+				      lo, max, hi);
+			break;
+		}
+		chain = xrealloc(chain, (n + 1) * sizeof(*chain));
+		git_oid_tostr(chain[n++], BUILDER_OID_HEX, git_commit_id(commit));
+		if (git_commit_parentcount(commit) == 0) {
+			ret = err_set(-ENOENT, "%.12s is not among the first parents of %.12s",
+				      lo, hi);
+			break;
+		}
+		if (git_commit_parent(&parent, commit, 0) < 0)
+			ret = err_set(-EIO, "first parent of %.12s: %s", chain[n - 1],
+				      builder_git_msg());
+		git_commit_free(commit);
+		commit = parent;
+	}
+	git_commit_free(commit);
+	if (ret < 0) {
+		free(chain);
+		return ret;
+	}
+	/* Oldest first. */
+	for (i = 0; i < n / 2; i++) {
+		char t[BUILDER_OID_HEX];
+
+		memcpy(t, chain[i], sizeof(t));
+		memcpy(chain[i], chain[n - 1 - i], sizeof(t));
+		memcpy(chain[n - 1 - i], t, sizeof(t));
+	}
+	*out = chain;
+	*out_n = n;
 	return 0;
 }
 

@@ -15,7 +15,7 @@
 #include "agent-internal.h"
 #include "forge.h"
 
-enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_GITHUB, SEC_HUB, SEC_CALIBRATION, SEC_SANDBOX, SEC_BUILD,
+enum section { SEC_NONE, SEC_AGENT, SEC_REPO, SEC_GITHUB, SEC_HUB, SEC_CALIBRATION, SEC_SANDBOX, SEC_HISTORY, SEC_BUILD,
 	SEC_RUNNER, SEC_CASE, SEC_OTHER };
 
 struct parse {
@@ -30,6 +30,7 @@ struct parse {
 	bool seen_build;
 	bool seen_calibration;
 	bool seen_sandbox;
+	bool seen_history;
 };
 
 static void perr(struct parse *ps, const char *fmt, ...) PRINTF_LIKE(2, 3);
@@ -353,6 +354,45 @@ static void key_calibration(struct parse *ps, const char *k, const char *v)
 	}
 }
 
+static void set_hours(struct parse *ps, double *dst, const char *key, const char *v)
+{
+	char *end;
+	double d = strtod(v, &end);
+
+	if (end == v || *end || !isfinite(d) || d < 0 || d > 24 * 365)
+		perr(ps, "'%s': '%s' is not a number of hours from 0 to %d", key, v, 24 * 365);
+	else
+		*dst = d;
+}
+
+static void key_history(struct parse *ps, const char *k, const char *v)
+{
+	struct agent_history *h = &ps->c->history;
+
+	if (!strcmp(k, "branches")) {
+		add_words(ps, &h->branches, &h->nbranches, k, v);
+	} else if (!strcmp(k, "span_commits")) {
+		set_int(ps, &h->span_commits, k, v, 0, AGENT_SPAN_COMMITS_MAX);
+	} else if (!strcmp(k, "span_hours")) {
+		set_hours(ps, &h->span_hours, k, v);
+	} else if (!strcmp(k, "reference")) {
+		if (!strcmp(v, "back"))
+			h->reference = AGENT_SPAN_BACK;
+		else if (!strcmp(v, "last"))
+			h->reference = AGENT_SPAN_LAST;
+		else
+			perr(ps, "'reference': '%s' is not back (span_commits back) or last "
+			     "(the last span's head)", v);
+	} else if (!strcmp(k, "bisect_comparisons")) {
+		set_int(ps, &h->bisect_comparisons, k, v, 0, DB_BISECT_STEPS_MAX);
+	} else if (!strcmp(k, "bisect_hours")) {
+		set_hours(ps, &h->bisect_hours, k, v);
+	} else {
+		perr(ps, "unknown key '%s' in [history] (branches, span_commits, span_hours, "
+		     "reference, bisect_comparisons, bisect_hours)", k);
+	}
+}
+
 static void key_build(struct parse *ps, const char *k, const char *v)
 {
 	struct agent_suite *s = ps->s;
@@ -486,6 +526,12 @@ static void section(struct parse *ps, const char *name, const char *arg)
 			perr(ps, "a second [calibration] section");
 		ps->seen_calibration = true;
 		ps->sec = SEC_CALIBRATION;
+	} else if (!ps->suite_only && !strcmp(name, "history") && !arg) {
+		if (ps->seen_history)
+			perr(ps, "a second [history] section");
+		ps->seen_history = true;
+		ps->c->history.on = true;
+		ps->sec = SEC_HISTORY;
 	} else if (!ps->suite_only && !strcmp(name, "sandbox") && !arg) {
 		if (ps->seen_sandbox)
 			perr(ps, "a second [sandbox] section");
@@ -536,7 +582,8 @@ static void section(struct parse *ps, const char *name, const char *arg)
 	} else {
 		perr(ps, ps->suite_only ?
 		     "unknown section [%s%s%s] in a suite ([build], [runner NAME], [case NAME])" :
-		     "unknown section [%s%s%s] ([agent], [repo], [github], [hub], [calibration], [sandbox], "
+		     "unknown section [%s%s%s] ([agent], [repo], [github], [hub], [calibration], [history], "
+		     "[sandbox], "
 		     "[build],"
 		     " [runner NAME], [case NAME])",
 		     name, arg ? " " : "", arg ? arg : "");
@@ -585,6 +632,9 @@ static void on_key(void *ctx, unsigned lineno, char *k, char *v)
 		break;
 	case SEC_SANDBOX:
 		key_sandbox(ps, k, v);
+		break;
+	case SEC_HISTORY:
+		key_history(ps, k, v);
 		break;
 	case SEC_BUILD:
 		key_build(ps, k, v);
@@ -695,6 +745,28 @@ int agent_config_load(struct agent_config **out, const char *path, struct strbuf
 	return r;
 }
 
+/* [history]'s branches are watched ones, and its spans can be made. */
+static void check_history(struct parse *ps)
+{
+	struct agent_config *c = ps->c;
+	struct agent_history *h = &c->history;
+	size_t i, k;
+
+	if (!h->branches)
+		add_words(ps, &h->branches, &h->nbranches, "branches", c->default_branch);
+	for (i = 0; i < h->nbranches; i++) {
+		bool watched = false;
+
+		for (k = 0; k < c->nbranches && !watched; k++)
+			watched = fnmatch(c->branches[k], h->branches[i], 0) == 0;
+		if (!watched)
+			perr(ps, "[history] branch '%s' is none of [repo] branches", h->branches[i]);
+	}
+	if (h->span_hours > 0 && !h->span_commits)
+		perr(ps, "[history] 'span_hours' needs 'span_commits': how far back a span "
+		     "reaches (reference = back), or the first span (reference = last)");
+}
+
 int agent_config_parse(struct agent_config **out, const char *path, const char *text,
 		       size_t len, struct strbuf *errors)
 {
@@ -710,6 +782,8 @@ int agent_config_parse(struct agent_config **out, const char *path, const char *
 	c->calibration.runs = AGENT_CALIBRATION_RUNS;
 	c->hub.timeout_s = AGENT_PUSH_TIMEOUT_S;
 	c->calibration.idle_budget_s = AGENT_IDLE_BUDGET_S;
+	c->history.bisect_comparisons = AGENT_BISECT_COMPARISONS;
+	c->history.bisect_hours = AGENT_BISECT_HOURS;
 	c->sandbox.limits = (struct sandbox_limits){ .processes = AGENT_SANDBOX_PROCESSES,
 		.file_size_mb = AGENT_SANDBOX_FILE_SIZE_MB, .open_files = AGENT_SANDBOX_OPEN_FILES };
 	parse_text(&ps, text, len);
@@ -755,6 +829,8 @@ int agent_config_parse(struct agent_config **out, const char *path, const char *
 		       c->hub.url[strlen(c->hub.url) - 1] == '/')
 			c->hub.url[strlen(c->hub.url) - 1] = '\0';
 	}
+	if (c->history.on)
+		check_history(&ps);
 	if (c->suite_file) {
 		if (ps.seen_build || c->suite.nrunners || c->suite.ncases)
 			perr(&ps, "[repo] 'suite' reads the suite from the default branch: "
@@ -819,6 +895,7 @@ void agent_config_free(struct agent_config *c)
 	free_strv(c->sandbox.rw, c->sandbox.nrw);
 	free(c->sandbox.user);
 	free(c->sandbox.bwrap);
+	free_strv(c->history.branches, c->history.nbranches);
 	free(c);
 }
 

@@ -95,6 +95,23 @@ struct agent_calibration {
 };
 
 
+/* [history]: span comparisons, alerts and bisection on the branches named
+ * (docs/history.md). Off without the section. */
+#define AGENT_BISECT_COMPARISONS 24    /* one bisection's budget, by default */
+#define AGENT_BISECT_HOURS 12.0
+#define AGENT_SPAN_COMMITS_MAX 10000   /* a span's length, and a range bisected */
+enum agent_span_ref { AGENT_SPAN_BACK, AGENT_SPAN_LAST };
+struct agent_history {
+	bool on;                   /* the section is there */
+	char **branches;           /* names; NULL: [repo] default_branch */
+	size_t nbranches;
+	int span_commits;          /* a span when the head moved this many commits; 0: never so */
+	double span_hours;         /* a span when this long passed and the head moved; 0: never so */
+	enum agent_span_ref reference; /* back: span_commits back; last: the last span's head */
+	int bisect_comparisons;    /* one bisection's budget in comparisons; 0: no bisection */
+	double bisect_hours;       /* and in hours of its jobs' running time */
+};
+
 /* [hub]: where the agent pushes its done comparisons (docs/hub.md). */
 #define AGENT_PUSH_TIMEOUT_S 30.0  /* one request's bound, by default */
 #define AGENT_PEM_MAX (1024 * 1024) /* bytes of [hub] ca_file */
@@ -127,6 +144,7 @@ struct agent_config {
 	struct agent_hub hub;
 	struct agent_calibration calibration;
 	struct agent_sandbox sandbox;
+	struct agent_history history;
 };
 
 /* Parses the agent configuration at path into a fresh struct. Returns 0, or
@@ -187,6 +205,17 @@ struct agent {
 	char *poll_error;                /* why the last poll failed, or NULL */
 };
 
+
+/* [history] (agent-history.c, docs/history.md). At a poll: queues a span
+ * job for each history branch among heads whose span is due. */
+int agent_history_spans(struct agent *a, const struct builder_head *heads, size_t n);
+/* Reads the verdicts of head and span jobs done since the last call (and,
+ * without [history], only marks them read), raises or dismisses the alerts
+ * whose confirmation ended and takes each bisection as far as its done
+ * jobs allow. Returns how many things it started or ended (then the queue
+ * has work, or another call may), 0 when nothing moved, or a negative
+ * errno. */
+int agent_history(struct agent *a);
 
 /* Opens the database, the mirror of the repository and [github]'s client,
  * and marks what a killed agent left running as abandoned. profile and

@@ -462,6 +462,10 @@ int agent_poll(struct agent *a)
 		}
 	}
 	r = db_heads_keep_only(a->db, names, n);
+	/* After the heads' jobs: a span's verdict is read once those of the
+	 * commits it spans are known. */
+	if (r == 0)
+		r = agent_history_spans(a, heads, n);
 	for (i = 0; r == 0 && i < nopen; i++)
 		agent_pull_publish(a, &open[i]);
 out:
@@ -764,7 +768,9 @@ static int do_job(struct agent *a, struct db_job *job)
 				head.detail ? head.detail : "see its log");
 		goto out;
 	}
-	r = run_runners(a, &head, &failed_runners);
+	/* The contract runners check a head; a history job only measures. */
+	if (job->kind == DB_JOB_HEAD)
+		r = run_runners(a, &head, &failed_runners);
 	if (r < 0)
 		goto out;
 	if (*job->base && a->suite->ncases) {
@@ -777,6 +783,8 @@ static int do_job(struct agent *a, struct db_job *job)
 		}
 		agent_heartbeat(a, "measuring", job->id);
 		for (i = 0; i < a->suite->ncases && !why; i++) {
+			if (*job->case_name && strcmp(job->case_name, a->suite->cases[i].name))
+				continue;
 			r = run_case(a, job, &a->suite->cases[i], &base, &head, &why);
 			if (r < 0)
 				goto out;
@@ -831,8 +839,13 @@ int agent_work(struct agent *a)
 		if (child_cancel_wait(a->cancel_fd, 0))
 			return err_set(-ECANCELED, "stopped");
 		r = db_job_next(a->db, &job);
-		if (r == -ENOENT)
-			return 0;
+		if (r == -ENOENT) {
+			/* The history may queue more: a confirmation, a step. */
+			r = agent_history(a);
+			if (r > 0)
+				continue;
+			return r;
+		}
 		if (r < 0)
 			return r;
 		r = refuse_quarantined(a);
@@ -840,10 +853,11 @@ int agent_work(struct agent *a)
 			db_job_release(&job);
 			return r;
 		}
-		if (a->gh)
+		/* A commit's status on the forge is its head job's alone. */
+		if (a->gh && job.kind == DB_JOB_HEAD)
 			agent_status_set(a, job.commit, job.id, "pending", "running");
 		r = do_job(a, &job);
-		if (r == 0 && a->gh)
+		if (r == 0 && a->gh && job.kind == DB_JOB_HEAD)
 			agent_job_done(a, job.head, job.commit);
 		db_job_release(&job);
 		if (r < 0)

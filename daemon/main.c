@@ -34,6 +34,8 @@ static const struct verb verbs[] = {
 	{ "host", cmd_host, "list host standings; clear a quarantine", cmd_host_usage },
 	{ "agent", cmd_agent, "watch a repository: build, run contracts, compare each new head",
 	  cmd_agent_usage },
+	{ "alerts", cmd_alerts, "list the history's alerts; one with its bisection",
+	  cmd_alerts_usage },
 	{ "demo", cmd_demo, "measure the demo's history with the agent (the embedded default)",
 	  cmd_demo_usage },
 	{ "serve", cmd_serve, "serve the dashboard, JSON API and /metrics; with --config, the hub",

@@ -930,7 +930,7 @@ int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char
 		       " JOIN artifacts n ON n.id = c.new_artifact"
 		       " WHERE c.id IN (SELECT max(c2.id) FROM jobs j"
 		       "  JOIN comparisons c2 ON c2.job_id = j.id"
-		       "  WHERE j.commit_oid = ?1 AND c2.state = 'done'"
+		       "  WHERE j.commit_oid = ?1 AND j.kind = 'head' AND c2.state = 'done'"
 		       "  GROUP BY c2.job_id, c2.host, c2.case_name)"
 		       " ORDER BY c.host, c.case_name, c.old_manifest, c.new_manifest, o.sha256,"
 		       " n.sha256, c.id LIMIT ?2");
@@ -1109,8 +1109,10 @@ static int timeline_values(struct db *db, struct db_timeline_point *pts, size_t 
 		       "  AND p.spawn_error IS NULL THEN p.wall_ms END)"
 		       " FROM comparisons c JOIN processes p ON p.comparison_id = c.id"
 		       " LEFT JOIN metrics m ON m.process_id = p.id AND m.name = c.metric"
-		       " WHERE c.id IN (SELECT id FROM comparisons WHERE host = ?1 AND"
-		       "  case_name = ?2 AND kind = 'compare' ORDER BY id DESC LIMIT ?3)"
+		       " WHERE c.id IN (SELECT c2.id FROM comparisons c2 LEFT JOIN jobs j"
+		       "  ON j.id = c2.job_id WHERE c2.host = ?1 AND c2.case_name = ?2 AND"
+		       "  c2.kind = 'compare' AND coalesce(j.kind, 'head') = 'head'"
+		       "  ORDER BY c2.id DESC LIMIT ?3)"
 		       " ORDER BY p.comparison_id, p.seq");
 	if (r < 0)
 		return r;
@@ -1165,6 +1167,7 @@ int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
 		       " coalesce(c.verdict, ''), c.gain_median, c.old_median, c.new_median,"
 		       " c.fingerprint FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id"
 		       " WHERE c.host = ? AND c.case_name = ? AND c.kind = 'compare'"
+		       " AND coalesce(j.kind, 'head') = 'head'"
 		       " ORDER BY c.id DESC LIMIT ?)"
 		       " ORDER BY 1");
 	if (r < 0)

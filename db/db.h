@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 12
+#define DB_SCHEMA_VERSION 13
 
 struct db;
 
@@ -537,9 +537,20 @@ int db_head_infos(struct db *db, struct db_head_info **out, size_t *out_n, size_
 enum db_job_state { DB_JOB_QUEUED, DB_JOB_RUNNING, DB_JOB_DONE, DB_JOB_FAILED };
 const char *db_job_state_name(enum db_job_state s);
 
+/* What a job compares (docs/history.md): a watched head at a new commit
+ * against its base; a branch's head against an older reference (a span);
+ * an alert's comparison again (confirm); one end of a bisection step. */
+enum db_job_kind { DB_JOB_HEAD, DB_JOB_SPAN, DB_JOB_CONFIRM, DB_JOB_BISECT };
+const char *db_job_kind_name(enum db_job_kind k);
+/* The kind named s; -EINVAL for no kind. */
+int db_job_kind_parse(enum db_job_kind *out, const char *s);
+
 struct db_job {
 	int64_t id;
 	char host[64];           /* "" for this database's own agent's */
+	enum db_job_kind kind;
+	char case_name[64];      /* a history job's one case; "": every case */
+	int64_t alert_id;        /* the alert a confirm or bisect job serves; 0: none */
 	char head[256];
 	char commit[DB_OID_HEX];
 	char base[DB_OID_HEX];   /* "" when the commit has no base */
@@ -557,6 +568,17 @@ void db_job_release(struct db_job *j);
  * 0 when it was there already. */
 int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *commit,
 	       const char *base, const char *subject);
+/* Queues job j (its kind, head, commit, base, subject, case_name and
+ * alert_id) unless this agent has a job of that head at that commit;
+ * returns 1 when queued, 0 when it was there, with its id in *out_id
+ * either way. */
+int db_job_queue(struct db *db, int64_t *out_id, const struct db_job *j);
+/* This agent's head and span jobs whose verdicts the history has not read
+ * (judged = 0), oldest first; *out is the caller's (release each, free). */
+int db_jobs_unjudged(struct db *db, struct db_job **out, size_t *out_n, size_t max);
+int db_job_judged(struct db *db, int64_t id);
+/* This agent's newest job of head (any state); -ENOENT when none. */
+int db_job_newest(struct db *db, struct db_job *out, const char *head);
 /* The oldest job that is queued or was running when the agent stopped;
  * -ENOENT when there is none. */
 int db_job_next(struct db *db, struct db_job *out);
@@ -623,6 +645,100 @@ int db_job_comparisons(struct db *db, struct db_job_comparison **out, size_t *ou
 /* Jobs with ids below before_id (0: no bound), newest first, each with its
  * comparisons; fills at most max of out and returns the count. */
 int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t before_id);
+
+/* ---- alerts, bisect_steps, alert_findings (db/alerts.c) ----
+ * A range of a branch found slower or faster on one host and case
+ * (docs/history.md): confirmed by a comparison repeated, then bisected. */
+
+enum db_alert_state { DB_ALERT_CONFIRMING, DB_ALERT_RAISED, DB_ALERT_DISMISSED };
+enum db_alert_bisect { DB_BISECT_NONE, DB_BISECT_RUNNING, DB_BISECT_DONE, DB_BISECT_BUDGET };
+enum db_alert_triage { DB_TRIAGE_NEW, DB_TRIAGE_ACKNOWLEDGED, DB_TRIAGE_FIXED,
+		       DB_TRIAGE_FALSE_ALARM };
+const char *db_alert_state_name(enum db_alert_state s);
+const char *db_alert_bisect_name(enum db_alert_bisect b);
+const char *db_alert_triage_name(enum db_alert_triage t);
+int db_alert_triage_parse(enum db_alert_triage *out, const char *s);
+
+#define DB_BISECT_STEPS_MAX 1000     /* steps and findings of one alert, at most */
+
+struct db_alert {
+	int64_t id;
+	char host[64];               /* "" for this database's own agent's */
+	char branch[256];
+	char case_name[64];
+	bool found_by_span;          /* a span comparison found it; else a head's */
+	char lo[DB_OID_HEX];         /* the range (lo, hi] of the branch */
+	char hi[DB_OID_HEX];
+	int commits;                 /* first-parent commits in the range */
+	bool slower;                 /* else faster */
+	double gain;                 /* the finding comparison's */
+	int64_t comparison_id;       /* the finding comparison */
+	int64_t confirm_id;          /* the repeated one; 0 until done */
+	enum db_alert_state state;
+	enum db_alert_bisect bisect;
+	char *detail;                /* what the history says of it, or NULL */
+	enum db_alert_triage triage;
+	char *triage_by;
+	char triage_at[32];
+	int64_t fixed_by;
+	char created_at[32];
+	char updated_at[32];
+};
+void db_alert_release(struct db_alert *a);
+/* Stores alert a (state confirming) unless the same range of the same
+ * host, branch and case was found the same way before: 1 when stored, 0
+ * when there, with its id in *out_id either way. */
+int db_alert_add(struct db *db, int64_t *out_id, const struct db_alert *a);
+int db_alert_load(struct db *db, struct db_alert *out, int64_t id);
+/* Alerts by id, at most max; with open_only, this agent's that are being
+ * confirmed or bisected. *out is the caller's (release each, free). */
+int db_alerts_list(struct db *db, struct db_alert **out, size_t *out_n, bool open_only,
+		   size_t max);
+/* Ends a confirming alert: raised when the repeated comparison confirm_id
+ * agrees, else dismissed; with the bisection state that follows and why. */
+int db_alert_confirmed(struct db *db, int64_t id, bool agrees, int64_t confirm_id,
+		       enum db_alert_bisect bisect, const char *detail);
+
+/* One step of a bisection: the midpoint of (lo, hi] compared against both
+ * ends, by two jobs (lo against mid, mid against hi). outcome: "" while
+ * they run, then which half carries the change (lower, upper, both,
+ * neither), or skipped (the midpoint did not build or run). */
+struct db_bisect_step {
+	int64_t alert_id;
+	int step;                    /* 1, 2, ... in the order queued */
+	char lo[DB_OID_HEX], hi[DB_OID_HEX], mid[DB_OID_HEX];
+	int64_t lo_job, hi_job;
+	char outcome[12];
+	char *detail;
+};
+void db_bisect_step_release(struct db_bisect_step *s);
+int db_bisect_steps(struct db *db, struct db_bisect_step **out, size_t *out_n, int64_t alert_id);
+int db_bisect_step_add(struct db *db, const struct db_bisect_step *s);
+int db_bisect_step_set(struct db *db, int64_t alert_id, int step, const char *outcome,
+		       const char *detail);
+/* Seconds the bisection's jobs of alert_id have run (a running one until now). */
+int db_bisect_seconds(struct db *db, double *out, int64_t alert_id);
+
+/* What carries an alert's change: one commit (lo its first parent, or the
+ * base it was compared against) or a range none of whose commits alone was
+ * found to, with the share of the change the comparison that found it
+ * measured. */
+struct db_alert_finding {
+	bool commit;
+	char lo[DB_OID_HEX], hi[DB_OID_HEX];
+	int commits;
+	bool has_gain;
+	double gain;
+	int64_t comparison_id;       /* 0: none */
+	char *note;
+};
+void db_alert_finding_release(struct db_alert_finding *f);
+/* Replaces alert_id's findings with f and sets its bisection state (and
+ * detail, when not NULL), in one transaction. */
+int db_alert_finish(struct db *db, int64_t alert_id, enum db_alert_bisect bisect,
+		    const struct db_alert_finding *f, size_t n, const char *detail);
+int db_alert_findings(struct db *db, struct db_alert_finding **out, size_t *out_n,
+		      int64_t alert_id);
 
 /* ---- builds, build_artifacts (db/builds.c) ---- */
 

@@ -3,6 +3,7 @@
  * the jobs as the hub lists them, each with its comparisons.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,26 @@ static enum db_job_state job_state(const char *s)
 	return DB_JOB_QUEUED;
 }
 
+static const char *const job_kinds[] = { "head", "span", "confirm", "bisect" };
+
+const char *db_job_kind_name(enum db_job_kind k)
+{
+	return job_kinds[k];
+}
+
+int db_job_kind_parse(enum db_job_kind *out, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(job_kinds); i++)
+		if (s && !strcmp(s, job_kinds[i])) {
+			*out = (enum db_job_kind)i;
+			return 0;
+		}
+	*out = DB_JOB_HEAD;
+	return -EINVAL;
+}
+
 /* The sequence number of this agent's next change of a job. */
 #define NEXT_SEQ "(SELECT coalesce(max(seq), 0) + 1 FROM jobs)"
 
@@ -37,24 +58,30 @@ void db_job_release(struct db_job *j)
 	j->subject = j->detail = NULL;
 }
 
-int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *commit,
-	       const char *base, const char *subject)
+int db_job_queue(struct db *db, int64_t *out_id, const struct db_job *j)
 {
 	char now[TIME_ISO_LEN];
 	sqlite3_stmt *st;
 	int r, rc;
 
+	*out_id = 0;
 	time_now_iso(now);
+	/* Head and span jobs wait for the history to read their verdicts. */
 	r = db_prepare(db, &st, "INSERT INTO jobs (head, commit_oid, base_oid, subject, state,"
-		       " created_at, seq) VALUES (?, ?, ?, ?, 'queued', ?, " NEXT_SEQ ")"
+		       " created_at, seq, kind, case_name, alert_id, judged)"
+		       " VALUES (?1, ?2, ?3, ?4, 'queued', ?5, " NEXT_SEQ ", ?6, nullif(?7, ''),"
+		       " nullif(?8, 0), ?6 NOT IN ('head', 'span'))"
 		       " ON CONFLICT (host, head, commit_oid) DO NOTHING RETURNING id");
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, head);
-	db_bind_text(st, 2, commit);
-	db_bind_text(st, 3, base && *base ? base : NULL);
-	db_bind_text(st, 4, subject);
+	db_bind_text(st, 1, j->head);
+	db_bind_text(st, 2, j->commit);
+	db_bind_text(st, 3, *j->base ? j->base : NULL);
+	db_bind_text(st, 4, j->subject);
 	db_bind_text(st, 5, now);
+	db_bind_text(st, 6, db_job_kind_name(j->kind));
+	db_bind_text(st, 7, j->case_name);
+	sqlite3_bind_int64(st, 8, j->alert_id);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*out_id = sqlite3_column_int64(st, 0);
@@ -66,12 +93,31 @@ int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *com
 	if (rc != SQLITE_DONE)
 		r = db_fail(db, rc, "queueing a job");
 	db_finish(st);
+	if (r == 0) {
+		struct db_job old;
+
+		r = db_job_get(db, &old, j->head, j->commit);
+		if (r == 0)
+			*out_id = old.id;
+		db_job_release(&old);
+	}
 	return r;
+}
+
+int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *commit,
+	       const char *base, const char *subject)
+{
+	struct db_job j = { .kind = DB_JOB_HEAD, .subject = (char *)subject };
+
+	snprintf(j.head, sizeof(j.head), "%s", head);
+	snprintf(j.commit, sizeof(j.commit), "%s", commit);
+	snprintf(j.base, sizeof(j.base), "%s", base ? base : "");
+	return db_job_queue(db, out_id, &j);
 }
 
 #define JOB_COLUMNS "id, head, commit_oid, coalesce(base_oid, ''), subject, state, detail," \
 	" host, created_at, coalesce(started_at, ''), coalesce(finished_at, ''), seq," \
-	" coalesce(origin_id, 0)"
+	" coalesce(origin_id, 0), kind, coalesce(case_name, ''), coalesce(alert_id, 0)"
 
 static void job_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
@@ -91,6 +137,9 @@ static void job_fill(void *elem, sqlite3_stmt *st, void *arg)
 	db_column_copy(j->finished_at, sizeof(j->finished_at), st, 10);
 	j->seq = sqlite3_column_int64(st, 11);
 	j->origin_id = sqlite3_column_int64(st, 12);
+	db_job_kind_parse(&j->kind, (const char *)sqlite3_column_text(st, 13));
+	db_column_copy(j->case_name, sizeof(j->case_name), st, 14);
+	j->alert_id = sqlite3_column_int64(st, 15);
 }
 
 /* The one job a prepared statement selects, or -ENOENT. */
@@ -152,6 +201,54 @@ static void job_release(void *elem)
 	db_job_release(elem);
 }
 
+int db_jobs_unjudged(struct db *db, struct db_job **out, size_t *out_n, size_t max)
+{
+	const struct db_rows how = {
+		.size = sizeof(**out), .max = max, .fill = job_fill, .release = job_release,
+		.doing = "listing the jobs whose verdicts are not yet read",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v = NULL;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs WHERE judged = 0 AND host = ''"
+		       " AND state IN ('done', 'failed') ORDER BY id LIMIT ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}
+
+int db_job_judged(struct db *db, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	r = db_prepare(db, &st, "UPDATE jobs SET judged = 1 WHERE id = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	return db_step(db, st, "recording a job's verdicts read");
+}
+
+int db_job_newest(struct db *db, struct db_job *out, const char *head)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs"
+		       " WHERE host = '' AND head = ? ORDER BY id DESC LIMIT 1");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, head);
+	return job_one(db, st, out, "reading a head's newest job");
+}
+
 int db_commit_jobs(struct db *db, struct db_job *out, size_t max, const char *commit)
 {
 	const struct db_rows how = {
@@ -161,7 +258,7 @@ int db_commit_jobs(struct db *db, struct db_job *out, size_t max, const char *co
 	sqlite3_stmt *st;
 	int r;
 
-	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs WHERE commit_oid = ?1"
+	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs WHERE commit_oid = ?1 AND kind = 'head'"
 		       " ORDER BY id LIMIT ?2");
 	if (r < 0)
 		return r;
@@ -399,9 +496,10 @@ static int job_insert(struct db *db, const struct db_job *j, const char *sha256,
 	int rc, r;
 
 	r = db_prepare(db, &st, "INSERT INTO jobs (host, head, commit_oid, base_oid, subject,"
-		       " state, detail, created_at, started_at, finished_at, origin_id, seq, sha256)"
+		       " state, detail, created_at, started_at, finished_at, origin_id, seq, sha256,"
+		       " kind, case_name)"
 		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, nullif(?9, ''), nullif(?10, ''),"
-		       " ?11, ?12, ?13) RETURNING id");
+		       " ?11, ?12, ?13, ?14, nullif(?15, '')) RETURNING id");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, j->host);
@@ -417,6 +515,8 @@ static int job_insert(struct db *db, const struct db_job *j, const char *sha256,
 	sqlite3_bind_int64(st, 11, j->origin_id);
 	sqlite3_bind_int64(st, 12, j->seq);
 	db_bind_text(st, 13, sha256);
+	db_bind_text(st, 14, db_job_kind_name(j->kind));
+	db_bind_text(st, 15, j->case_name);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		*out_id = sqlite3_column_int64(st, 0);
@@ -525,7 +625,8 @@ int db_job_ingest(struct db *db, const struct db_job *j, const char *sha256, int
 	if (r < 0) {
 		/* nothing more */
 	} else if (strcmp(old.head, j->head) || strcmp(old.commit, j->commit) ||
-		   strcmp(old.base, j->base)) {
+		   strcmp(old.base, j->base) || old.kind != j->kind ||
+		   strcmp(old.case_name, j->case_name)) {
 		r = err_set(-EEXIST, "job %lld of host '%s' is %s at %.12s against %.12s here; the "
 			    "update says %s at %.12s against %.12s", (long long)j->origin_id, j->host,
 			    old.head, old.commit, *old.base ? old.base : "(none)", j->head,

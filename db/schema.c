@@ -431,6 +431,76 @@ static const char schema_v12[] =
 	"  reason TEXT NOT NULL,"
 	"  found_at TEXT NOT NULL);";
 
+/* Version 13: history (docs/history.md). A job has a kind: 'head' (a
+ * watched head at a new commit, as before), 'span' (a branch's head against
+ * an older reference), 'confirm' (an alert's comparison repeated) or
+ * 'bisect' (one end of a bisection step); a history job may name the one
+ * case it compares (case_name) and the alert it serves (alert_id). judged
+ * is 0 for a head or span job of this agent whose verdicts the history has
+ * not yet read; rows made before this version count as read, so that an
+ * upgrade raises no alert on old history. An alert is a range of a branch
+ * (lo, hi] whose comparison on one host and case was slower or faster: it
+ * is 'confirming' until a repeated comparison agrees ('raised') or not
+ * ('dismissed'); a raised alert of more than one commit is bisected
+ * (bisect_steps: per step the midpoint and the two jobs that compare it
+ * against both ends; alert_findings: the commits or ranges found to carry
+ * the change, each with its share). Triage (new, acknowledged, fixed,
+ * false_alarm) is a person's word on a raised alert. */
+static const char schema_v13[] =
+	"ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'head'"
+	"  CHECK (kind IN ('head', 'span', 'confirm', 'bisect'));"
+	"ALTER TABLE jobs ADD COLUMN case_name TEXT;"
+	"ALTER TABLE jobs ADD COLUMN alert_id INTEGER;"
+	"ALTER TABLE jobs ADD COLUMN judged INTEGER NOT NULL DEFAULT 1;"
+	"CREATE INDEX jobs_unjudged ON jobs (id) WHERE judged = 0;"
+	"CREATE TABLE alerts ("
+	"  id INTEGER PRIMARY KEY,"
+	"  host TEXT NOT NULL,"
+	"  branch TEXT NOT NULL,"
+	"  case_name TEXT NOT NULL,"
+	"  found_by TEXT NOT NULL CHECK (found_by IN ('head', 'span')),"
+	"  lo_oid TEXT NOT NULL,"
+	"  hi_oid TEXT NOT NULL,"
+	"  commits INTEGER NOT NULL,"
+	"  direction TEXT NOT NULL CHECK (direction IN ('slower', 'faster')),"
+	"  gain REAL NOT NULL,"
+	"  comparison_id INTEGER NOT NULL REFERENCES comparisons (id),"
+	"  confirm_id INTEGER REFERENCES comparisons (id),"
+	"  state TEXT NOT NULL CHECK (state IN ('confirming', 'raised', 'dismissed')),"
+	"  bisect TEXT NOT NULL DEFAULT 'none'"
+	"    CHECK (bisect IN ('none', 'running', 'done', 'budget')),"
+	"  detail TEXT,"
+	"  triage TEXT NOT NULL DEFAULT 'new'"
+	"    CHECK (triage IN ('new', 'acknowledged', 'fixed', 'false_alarm')),"
+	"  triage_by TEXT,"
+	"  triage_at TEXT,"
+	"  fixed_by INTEGER REFERENCES comparisons (id),"
+	"  created_at TEXT NOT NULL,"
+	"  updated_at TEXT NOT NULL,"
+	"  UNIQUE (host, branch, case_name, found_by, lo_oid, hi_oid));"
+	"CREATE TABLE bisect_steps ("
+	"  alert_id INTEGER NOT NULL REFERENCES alerts (id),"
+	"  step INTEGER NOT NULL,"
+	"  lo_oid TEXT NOT NULL,"
+	"  hi_oid TEXT NOT NULL,"
+	"  mid_oid TEXT NOT NULL,"
+	"  lo_job INTEGER NOT NULL REFERENCES jobs (id),"
+	"  hi_job INTEGER NOT NULL REFERENCES jobs (id),"
+	"  outcome TEXT CHECK (outcome IN ('lower', 'upper', 'both', 'neither', 'skipped')),"
+	"  detail TEXT,"
+	"  PRIMARY KEY (alert_id, step)) WITHOUT ROWID;"
+	"CREATE TABLE alert_findings ("
+	"  alert_id INTEGER NOT NULL REFERENCES alerts (id),"
+	"  idx INTEGER NOT NULL,"
+	"  what TEXT NOT NULL CHECK (what IN ('commit', 'range')),"
+	"  lo_oid TEXT NOT NULL,"
+	"  hi_oid TEXT NOT NULL,"
+	"  commits INTEGER NOT NULL,"
+	"  gain REAL,"
+	"  comparison_id INTEGER REFERENCES comparisons (id),"
+	"  note TEXT,"
+	"  PRIMARY KEY (alert_id, idx)) WITHOUT ROWID;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -444,5 +514,6 @@ const struct db_migration db_migrations[] = {
 	{ 10, schema_v10 },
 	{ 11, schema_v11 },
 	{ 12, schema_v12 },
+	{ 13, schema_v13 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -1098,6 +1098,12 @@ int runner_job_record_build(struct strbuf *out, const struct db_job *j, const ch
 			    json_null());
 	json_object_set_new(root, "finished_at", *j->finished_at ? jtext(j->finished_at) :
 			    json_null());
+	/* A history job says what it is and its one case (docs/history.md). */
+	if (j->kind != DB_JOB_HEAD) {
+		json_object_set_new(root, "kind", json_string(db_job_kind_name(j->kind)));
+		json_object_set_new(root, "case", *j->case_name ? jtext(j->case_name) :
+				    json_null());
+	}
 	r = finish_record(out, root);
 	json_decref(root);
 	return r;
@@ -1163,14 +1169,16 @@ static int parse_job(struct runner_job_record *rec, json_t *root)
 		"state", "detail", "created_at", "started_at", "finished_at", NULL,
 	};
 	static const char *const formats[] = { RUNNER_JOB_FORMAT, NULL };
+	static const char *const optional[] = { "kind", "case", NULL };
 	static const char *const states[] = { "queued", "running", "done", "failed", NULL };
+	static const char *const kinds[] = { "head", "span", "confirm", "bisect", NULL };
 	struct at top = { "" };
 	struct db_job *j = &rec->job;
 	char word[32], *text = NULL;
 	size_t i;
 	int r;
 
-	r = object_check(root, &top, keys, NULL);
+	r = object_check(root, &top, keys, optional);
 	if (r == 0)
 		r = get_header(root, &top, formats, j->host, &j->origin_id, rec->sha256);
 	if (r == 0)
@@ -1197,6 +1205,18 @@ static int parse_job(struct runner_job_record *rec, json_t *root)
 		if (!strcmp(word, states[i]))
 			j->state = (enum db_job_state)i;
 	r = get_text(&j->detail, root, &top, "detail", true, TEXT_MAX);
+	if (r == 0 && json_object_get(root, "kind")) {
+		r = get_word(word, sizeof(word), root, &top, "kind", kinds,
+			     "head, span, confirm or bisect");
+		if (r == 0)
+			db_job_kind_parse(&j->kind, word);
+	}
+	if (r == 0 && json_object_get(root, "case")) {
+		r = get_text(&text, root, &top, "case", true, sizeof(j->case_name) - 1);
+		if (r == 0 && text)
+			snprintf(j->case_name, sizeof(j->case_name), "%s", text);
+		free(text);
+	}
 	if (r == 0)
 		r = get_time(j->created_at, root, &top, "created_at", false);
 	if (r == 0)

@@ -1,0 +1,754 @@
+/*
+ * The agent's history (docs/history.md): span comparisons of a branch's
+ * head against an older reference, alerts read from the verdicts of head
+ * and span jobs, each confirmed by a comparison repeated, and the
+ * bisection of a confirmed alert's range by pairs. Everything it decides
+ * is a row (a job, an alert, a step) before it is acted on, and every
+ * decision is made again from those rows: an agent killed at any point
+ * goes on where it was.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent-internal.h"
+
+#define JUDGE_BATCH 64
+
+static bool history_branch(const struct agent *a, const char *name)
+{
+	const struct agent_history *h = &a->cfg->history;
+	size_t i;
+
+	for (i = 0; i < h->nbranches; i++)
+		if (!strcmp(h->branches[i], name))
+			return true;
+	return false;
+}
+
+/* ---- spans ---- */
+
+/* Seconds since an ISO time stored by time_now_iso; a huge number when it
+ * cannot be read. */
+static double seconds_since(const char *iso)
+{
+	struct tm tm;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!strptime(iso, "%Y-%m-%dT%H:%M:%S", &tm))
+		return 1e18;
+	return difftime(time(NULL), timegm(&tm));
+}
+
+/* The reference a span of branch at head starts from, in base: "" when
+ * no span is due. */
+static int span_base(struct agent *a, char base[BUILDER_OID_HEX], const char *name,
+		     const char *branch, const char *head)
+{
+	const struct agent_history *h = &a->cfg->history;
+	char (*chain)[BUILDER_OID_HEX] = NULL;
+	struct db_job last;
+	bool due, reachable = true;
+	size_t moved = 0;
+	int r;
+
+	base[0] = '\0';
+	r = db_job_newest(a->db, &last, name);
+	if (r == -ENOENT) {
+		/* The first span reaches span_commits back, when the branch is
+		 * that long. */
+		due = true;
+		r = 0;
+	} else if (r < 0 || !strcmp(last.commit, head)) {
+		db_job_release(&last);
+		return r;
+	} else {
+		if (builder_first_parents(a->repo, &chain, &moved, head, last.commit,
+					  AGENT_SPAN_COMMITS_MAX) < 0) {
+			/* A force-push took the last span's head away. */
+			log_info("history %s: %s; the next span reaches back from the head",
+				 branch, err_last());
+			moved = h->span_commits ? (size_t)h->span_commits : 1;
+			reachable = false;
+		}
+		free(chain);
+		due = (h->span_commits && moved >= (size_t)h->span_commits) ||
+		      (h->span_hours > 0 && seconds_since(last.created_at) >= h->span_hours * 3600);
+		if (due && reachable && h->reference == AGENT_SPAN_LAST)
+			snprintf(base, BUILDER_OID_HEX, "%s", last.commit);
+	}
+	db_job_release(&last);
+	if (due && !*base) {
+		r = builder_first_parent_back(a->repo, base, head, (size_t)h->span_commits);
+		if (r == -ENOENT)
+			r = 0;  /* a branch shorter than a span: none yet */
+	}
+	return r;
+}
+
+/* Queues a span job of branch (at head) when one is due. */
+static int span_due(struct agent *a, const char *branch, const char *head)
+{
+	char name[256], base[BUILDER_OID_HEX];
+	struct db_job job;
+	int64_t id;
+	int r;
+
+	snprintf(name, sizeof(name), "span:%s", branch);
+	r = span_base(a, base, name, branch, head);
+	if (r < 0 || !*base)
+		return r;
+	memset(&job, 0, sizeof(job));
+	job.kind = DB_JOB_SPAN;
+	snprintf(job.head, sizeof(job.head), "%s", name);
+	snprintf(job.commit, sizeof(job.commit), "%s", head);
+	snprintf(job.base, sizeof(job.base), "%s", base);
+	job.subject = xasprintf("span of %s", branch);
+	r = db_job_queue(a->db, &id, &job);
+	if (r == 1)
+		log_info("history %s: span job %lld queued: %.12s against %.12s", branch,
+			 (long long)id, head, base);
+	free(job.subject);
+	return r < 0 ? r : 0;
+}
+
+int agent_history_spans(struct agent *a, const struct builder_head *heads, size_t n)
+{
+	size_t i;
+	int r = 0;
+
+	if (!a->cfg->history.on || (!a->cfg->history.span_commits && !a->cfg->history.span_hours))
+		return 0;
+	for (i = 0; i < n && r == 0; i++)
+		if (!heads[i].is_pull && history_branch(a, heads[i].name))
+			r = span_due(a, heads[i].name, heads[i].oid);
+	return r;
+}
+
+/* ---- verdicts ---- */
+
+struct verdict {
+	int64_t id;              /* 0: no done comparison */
+	char verdict[16];        /* an A/A's is "unchanged" */
+	bool has_gain;
+	double gain;
+};
+
+/* The newest done comparison of job_id's case. */
+static int job_verdict(struct agent *a, struct verdict *v, int64_t job_id, const char *case_name)
+{
+	struct db_comparison c;
+	enum db_state state;
+	int64_t cid;
+	int r;
+
+	memset(v, 0, sizeof(*v));
+	r = db_job_comparison(a->db, &cid, &state, job_id, case_name);
+	if (r == -ENOENT || (r == 0 && state != DB_STATE_DONE))
+		return 0;
+	if (r < 0)
+		return r;
+	r = db_comparison_load(a->db, &c, cid);
+	if (r < 0)
+		return r;
+	v->id = cid;
+	/* One build against itself changed nothing, whatever its noise says. */
+	snprintf(v->verdict, sizeof(v->verdict), "%s", c.aa ? "unchanged" : c.summary.verdict);
+	v->has_gain = c.summary.has_gain;
+	v->gain = c.summary.gain_median;
+	db_comparison_release(&c);
+	return 0;
+}
+
+static bool is_change(const char *verdict)
+{
+	return !strcmp(verdict, "slower") || !strcmp(verdict, "faster");
+}
+
+/* True when a head job of branch at one of chain's commits found case's
+ * change in the same direction: the span's change is that commit's. */
+static int single_commit_found(struct agent *a, const char *branch, const char *case_name,
+			       const char *verdict, char (*chain)[BUILDER_OID_HEX], size_t n,
+			       char out[BUILDER_OID_HEX])
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < n && r == 0; i++) {
+		struct db_job job;
+		struct verdict v;
+
+		if (db_job_get(a->db, &job, branch, chain[i]) < 0)
+			continue;
+		r = job_verdict(a, &v, job.id, case_name);
+		db_job_release(&job);
+		if (r == 0 && !strcmp(v.verdict, verdict)) {
+			snprintf(out, BUILDER_OID_HEX, "%s", chain[i]);
+			return 1;
+		}
+	}
+	return r;
+}
+
+static int queue_confirm(struct agent *a, const struct db_alert *al)
+{
+	struct db_job job;
+	int64_t id;
+	int r;
+
+	memset(&job, 0, sizeof(job));
+	job.kind = DB_JOB_CONFIRM;
+	job.alert_id = al->id;
+	snprintf(job.head, sizeof(job.head), "confirm:%lld", (long long)al->id);
+	snprintf(job.commit, sizeof(job.commit), "%s", al->hi);
+	snprintf(job.base, sizeof(job.base), "%s", al->lo);
+	snprintf(job.case_name, sizeof(job.case_name), "%s", al->case_name);
+	job.subject = xasprintf("confirm alert %lld", (long long)al->id);
+	r = db_job_queue(a->db, &id, &job);
+	if (r == 1)
+		log_info("alert %lld: %s %s %.3f%% over %d commit%s %.12s..%.12s: confirm job %lld "
+			 "queued", (long long)al->id, al->case_name, al->slower ? "slower" : "faster",
+			 fabs(al->gain) * 100, al->commits, al->commits == 1 ? "" : "s", al->lo,
+			 al->hi, (long long)id);
+	free(job.subject);
+	return r < 0 ? r : 0;
+}
+
+/* Reads job's verdicts: each change found on a history branch becomes an
+ * alert, confirmed before it is raised. */
+static int judge(struct agent *a, const struct db_job *job)
+{
+	const char *branch = job->kind == DB_JOB_SPAN ? job->head + strlen("span:") : job->head;
+	char (*chain)[BUILDER_OID_HEX] = NULL;
+	size_t nchain = 0, i;
+	int r = 0, raised = 0;
+
+	if (job->state != DB_JOB_DONE || !*job->base || !history_branch(a, branch) ||
+	    !a->suite)
+		return 0;
+	if (builder_first_parents(a->repo, &chain, &nchain, job->commit, job->base,
+				  AGENT_SPAN_COMMITS_MAX) < 0)
+		nchain = 0;  /* a base off the first-parent line: a range of unknown length */
+	for (i = 0; i < a->suite->ncases && r == 0; i++) {
+		const char *case_name = a->suite->cases[i].name;
+		char one[BUILDER_OID_HEX];
+		struct db_alert al;
+		struct verdict v;
+		int64_t id;
+
+		r = job_verdict(a, &v, job->id, case_name);
+		if (r < 0 || !is_change(v.verdict))
+			continue;
+		if (job->kind == DB_JOB_SPAN) {
+			r = single_commit_found(a, branch, case_name, v.verdict, chain, nchain, one);
+			if (r < 0)
+				break;
+			if (r == 1) {
+				log_info("history %s: span job %lld: %s %s, as the head job of %.12s "
+					 "found alone: no span alert", branch, (long long)job->id,
+					 case_name, v.verdict, one);
+				r = 0;
+				continue;
+			}
+		}
+		memset(&al, 0, sizeof(al));
+		snprintf(al.branch, sizeof(al.branch), "%s", branch);
+		snprintf(al.case_name, sizeof(al.case_name), "%s", case_name);
+		snprintf(al.lo, sizeof(al.lo), "%s", job->base);
+		snprintf(al.hi, sizeof(al.hi), "%s", job->commit);
+		al.found_by_span = job->kind == DB_JOB_SPAN;
+		al.commits = (int)nchain;
+		al.slower = !strcmp(v.verdict, "slower");
+		al.gain = v.gain;
+		al.comparison_id = v.id;
+		r = db_alert_add(a->db, &id, &al);
+		if (r == 1) {
+			al.id = id;
+			r = queue_confirm(a, &al);
+			raised++;
+		}
+	}
+	free(chain);
+	return r < 0 ? r : raised;
+}
+
+/* ---- bisection ---- */
+
+/* A range (lo, hi] known to carry the alert's change, with the comparison
+ * that says so. */
+struct segment {
+	char lo[BUILDER_OID_HEX], hi[BUILDER_OID_HEX];
+	struct verdict v;
+	bool merged;             /* the branch a merge brought in */
+};
+
+struct bisection {
+	struct agent *a;
+	struct db_alert *al;
+	struct db_bisect_step *steps;
+	size_t nsteps;
+	struct segment *todo;    /* a queue */
+	size_t ntodo, head;
+	struct db_alert_finding *found;
+	size_t nfound;
+	bool pending;            /* a step's jobs are still to run */
+	bool budget;             /* the budget ended a range's bisection */
+	int queued;              /* jobs queued now */
+};
+
+static void push_segment(struct bisection *b, const char *lo, const char *hi,
+			 const struct verdict *v, bool merged)
+{
+	struct segment *s;
+
+	b->todo = xrealloc(b->todo, (b->ntodo + 1) * sizeof(*b->todo));
+	s = &b->todo[b->ntodo++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->lo, sizeof(s->lo), "%s", lo);
+	snprintf(s->hi, sizeof(s->hi), "%s", hi);
+	s->v = *v;
+	s->merged = merged;
+}
+
+static void add_finding(struct bisection *b, bool commit, const struct segment *s, int commits,
+			const char *note)
+{
+	struct db_alert_finding *f;
+
+	b->found = xrealloc(b->found, (b->nfound + 1) * sizeof(*b->found));
+	f = &b->found[b->nfound++];
+	memset(f, 0, sizeof(*f));
+	f->commit = commit;
+	snprintf(f->lo, sizeof(f->lo), "%s", s->lo);
+	snprintf(f->hi, sizeof(f->hi), "%s", s->hi);
+	f->commits = commits;
+	f->has_gain = s->v.has_gain;
+	f->gain = s->v.gain;
+	f->comparison_id = s->v.id;
+	f->note = note ? xstrdup(note) : NULL;
+}
+
+static struct db_bisect_step *find_step(struct bisection *b, const struct segment *s,
+					const char *mid)
+{
+	size_t i;
+
+	for (i = 0; i < b->nsteps; i++)
+		if (!strcmp(b->steps[i].lo, s->lo) && !strcmp(b->steps[i].hi, s->hi) &&
+		    !strcmp(b->steps[i].mid, mid))
+			return &b->steps[i];
+	return NULL;
+}
+
+static bool skipped(struct bisection *b, const struct segment *s, const char *mid)
+{
+	const struct db_bisect_step *st = find_step(b, s, mid);
+
+	return st && !strcmp(st->outcome, "skipped");
+}
+
+static int queue_step_job(struct bisection *b, int64_t *out, int step, const char *end,
+			  const char *base, const char *commit)
+{
+	struct db_job job;
+	int r;
+
+	memset(&job, 0, sizeof(job));
+	job.kind = DB_JOB_BISECT;
+	job.alert_id = b->al->id;
+	snprintf(job.head, sizeof(job.head), "bisect:%lld:%d:%s", (long long)b->al->id, step, end);
+	snprintf(job.commit, sizeof(job.commit), "%s", commit);
+	snprintf(job.base, sizeof(job.base), "%s", base);
+	snprintf(job.case_name, sizeof(job.case_name), "%s", b->al->case_name);
+	job.subject = xasprintf("bisect alert %lld, step %d", (long long)b->al->id, step);
+	r = db_job_queue(b->a->db, out, &job);
+	free(job.subject);
+	b->queued += r == 1;
+	return r < 0 ? r : 0;
+}
+
+/* Queues the step that compares mid against both ends of s, within the
+ * budget; 1 when the budget is spent instead. */
+static int queue_step(struct bisection *b, const struct segment *s, const char *mid)
+{
+	const struct agent_history *h = &b->a->cfg->history;
+	struct db_bisect_step st;
+	double secs = 0;
+	int r;
+
+	r = db_bisect_seconds(b->a->db, &secs, b->al->id);
+	if (r < 0)
+		return r;
+	if ((int)(2 * b->nsteps + 2) > h->bisect_comparisons || secs >= h->bisect_hours * 3600)
+		return 1;
+	memset(&st, 0, sizeof(st));
+	st.alert_id = b->al->id;
+	st.step = (int)b->nsteps + 1;
+	snprintf(st.lo, sizeof(st.lo), "%s", s->lo);
+	snprintf(st.hi, sizeof(st.hi), "%s", s->hi);
+	snprintf(st.mid, sizeof(st.mid), "%s", mid);
+	/* The jobs first: a step row always names jobs that exist. */
+	r = queue_step_job(b, &st.lo_job, st.step, "lo", s->lo, mid);
+	if (r == 0)
+		r = queue_step_job(b, &st.hi_job, st.step, "hi", mid, s->hi);
+	if (r == 0)
+		r = db_bisect_step_add(b->a->db, &st);
+	if (r == 0) {
+		/* Known to the rest of this pass: numbered, and not asked again. */
+		b->steps = xrealloc(b->steps, (b->nsteps + 1) * sizeof(*b->steps));
+		b->steps[b->nsteps++] = st;
+	}
+	if (r == 0)
+		log_info("alert %lld: bisection step %d: %.12s between %.12s and %.12s (jobs %lld, "
+			 "%lld)", (long long)b->al->id, st.step, mid, s->lo, s->hi,
+			 (long long)st.lo_job, (long long)st.hi_job);
+	return r;
+}
+
+/* Reads a step's two jobs once both ended: its outcome, or "" while one
+ * still runs. */
+static int step_outcome(struct bisection *b, struct db_bisect_step *st, struct verdict *lo,
+			struct verdict *hi)
+{
+	const char *dir = b->al->slower ? "slower" : "faster";
+	struct db_job jl, jh;
+	char *why = NULL;
+	int r;
+
+	memset(lo, 0, sizeof(*lo));
+	memset(hi, 0, sizeof(*hi));
+	r = db_job_load(b->a->db, &jl, st->lo_job);
+	if (r < 0)
+		return r;
+	r = db_job_load(b->a->db, &jh, st->hi_job);
+	if (r < 0) {
+		db_job_release(&jl);
+		return r;
+	}
+	if ((jl.state == DB_JOB_QUEUED || jl.state == DB_JOB_RUNNING ||
+	     jh.state == DB_JOB_QUEUED || jh.state == DB_JOB_RUNNING) && !*st->outcome) {
+		b->pending = true;
+		goto out;
+	}
+	r = job_verdict(b->a, lo, jl.id, b->al->case_name);
+	if (r == 0)
+		r = job_verdict(b->a, hi, jh.id, b->al->case_name);
+	if (r < 0 || *st->outcome)
+		goto out;
+	/* A midpoint that does not build, or whose comparison says nothing
+	 * (it crashed, printed no metric), is skipped, as git bisect skip. */
+	if (jl.state == DB_JOB_FAILED || jh.state == DB_JOB_FAILED)
+		why = xasprintf("%.12s skipped: %s", st->mid,
+				jl.state == DB_JOB_FAILED && jl.detail ? jl.detail :
+				jh.detail ? jh.detail : "a job failed");
+	else if (!lo->id || !hi->id || !strcmp(lo->verdict, "invalid") ||
+		 !strcmp(hi->verdict, "invalid"))
+		why = xasprintf("%.12s skipped: its comparisons are invalid or missing", st->mid);
+	if (why) {
+		r = db_bisect_step_set(b->a->db, st->alert_id, st->step, "skipped", why);
+		snprintf(st->outcome, sizeof(st->outcome), "skipped");
+	} else {
+		bool l = !strcmp(lo->verdict, dir), h = !strcmp(hi->verdict, dir);
+		const char *o = l && h ? "both" : l ? "lower" : h ? "upper" : "neither";
+
+		why = xasprintf("%.12s..%.12s %s %+.3f%%, %.12s..%.12s %s %+.3f%%", st->lo, st->mid,
+				lo->verdict, lo->gain * 100, st->mid, st->hi, hi->verdict,
+				hi->gain * 100);
+		r = db_bisect_step_set(b->a->db, st->alert_id, st->step, o, why);
+		snprintf(st->outcome, sizeof(st->outcome), "%s", o);
+	}
+	if (r == 0)
+		log_info("alert %lld: bisection step %d: %s (%s)", (long long)st->alert_id, st->step,
+			 st->outcome, why);
+	free(why);
+out:
+	db_job_release(&jl);
+	db_job_release(&jh);
+	return r;
+}
+
+/* One range of the queue: a finding, a step queued, or the ranges it
+ * splits into. */
+static int bisect_segment(struct bisection *b, const struct segment *seg)
+{
+	struct segment s = *seg;
+	char (*chain)[BUILDER_OID_HEX] = NULL;
+	struct db_bisect_step *st;
+	struct verdict vlo, vhi;
+	size_t n = 0, k, best;
+	char *note;
+	int r;
+
+	r = builder_first_parents(b->a->repo, &chain, &n, s.hi, s.lo, AGENT_SPAN_COMMITS_MAX);
+	if (r < 0) {
+		note = xasprintf("not bisected: %s", err_last());
+		add_finding(b, false, &s, 0, note);
+		free(note);
+		return 0;
+	}
+	if (n == 1) {
+		struct builder_commit c;
+		char mb[BUILDER_OID_HEX];
+
+		add_finding(b, true, &s, 1, s.merged ? "on the branch a merge brought in" : NULL);
+		/* A merge: the commits of the branch it brought in, from where
+		 * that branch left, are bisected too. */
+		if (!s.merged && builder_commit_load(b->a->repo, &c, s.hi) == 0) {
+			if (*c.second_parent &&
+			    builder_merge_base(b->a->repo, mb, c.first_parent, c.second_parent) == 0 &&
+			    strcmp(mb, c.second_parent))
+				push_segment(b, mb, c.second_parent, &s.v, true);
+			builder_commit_release(&c);
+		}
+		free(chain);
+		return 0;
+	}
+	/* The midpoint: of the commits inside, the one nearest the middle that
+	 * was not skipped. */
+	for (;;) {
+		size_t m = (n - 1) / 2;
+
+		best = n;
+		for (k = 0; k + 1 < n; k++) {
+			size_t dk = k > m ? k - m : m - k;
+			size_t db = best > m ? best - m : m - best;
+
+			if (!skipped(b, &s, chain[k]) && (best == n || dk < db))
+				best = k;
+		}
+		if (best == n) {
+			add_finding(b, false, &s, (int)n,
+				    "no commit inside could be built and compared");
+			break;
+		}
+		st = find_step(b, &s, chain[best]);
+		if (!st) {
+			r = queue_step(b, &s, chain[best]);
+			if (r == 1) {
+				b->budget = true;
+				add_finding(b, false, &s, (int)n, "the bisection's budget was spent");
+				r = 0;
+			} else if (r == 0) {
+				b->pending = true;
+			}
+			break;
+		}
+		r = step_outcome(b, st, &vlo, &vhi);
+		if (r < 0 || !*st->outcome)
+			break;
+		if (!strcmp(st->outcome, "skipped"))
+			continue;
+		if (!strcmp(st->outcome, "lower") || !strcmp(st->outcome, "both"))
+			push_segment(b, s.lo, st->mid, &vlo, s.merged);
+		if (!strcmp(st->outcome, "upper") || !strcmp(st->outcome, "both"))
+			push_segment(b, st->mid, s.hi, &vhi, s.merged);
+		if (!strcmp(st->outcome, "neither"))
+			add_finding(b, false, &s, (int)n, "no part of it alone carries the change: "
+				    "steps each under min_effect");
+		break;
+	}
+	free(chain);
+	return r;
+}
+
+struct placed {
+	struct db_alert_finding f;
+	size_t pos;
+};
+
+static int placed_cmp(const void *x, const void *y)
+{
+	const struct placed *p = x, *q = y;
+
+	return p->pos < q->pos ? -1 : p->pos > q->pos;
+}
+
+/* Puts the findings in the branch's order and joins ranges that touch:
+ * a change spread over neighbouring ranges is one range. */
+static void order_findings(struct bisection *b)
+{
+	char (*chain)[BUILDER_OID_HEX] = NULL;
+	struct placed *tmp;
+	size_t n = 0, i, k, out = 0;
+
+	if (b->nfound < 2 || builder_first_parents(b->a->repo, &chain, &n, b->al->hi, b->al->lo,
+						   AGENT_SPAN_COMMITS_MAX) < 0) {
+		free(chain);
+		return;
+	}
+	tmp = xcalloc(b->nfound, sizeof(*tmp));
+	for (i = 0; i < b->nfound; i++) {
+		tmp[i].f = b->found[i];
+		tmp[i].pos = n + i;  /* a merged branch's: after the rest, in found order */
+		for (k = 0; k < n; k++)
+			if (!strcmp(chain[k], b->found[i].hi))
+				tmp[i].pos = k;
+	}
+	qsort(tmp, b->nfound, sizeof(*tmp), placed_cmp);
+	for (i = 0; i < b->nfound; i++) {
+		struct db_alert_finding *last = out ? &b->found[out - 1] : NULL;
+
+		if (last && !last->commit && !tmp[i].f.commit && !strcmp(last->hi, tmp[i].f.lo)) {
+			snprintf(last->hi, sizeof(last->hi), "%s", tmp[i].f.hi);
+			last->commits += tmp[i].f.commits;
+			last->gain += tmp[i].f.gain;
+			last->has_gain = last->has_gain && tmp[i].f.has_gain;
+			last->comparison_id = 0;
+			free(last->note);
+			last->note = xstrdup("neighbouring ranges joined; the gain is the sum of "
+					     "their comparisons'");
+			db_alert_finding_release(&tmp[i].f);
+			continue;
+		}
+		b->found[out++] = tmp[i].f;
+	}
+	b->nfound = out;
+	free(tmp);
+	free(chain);
+}
+
+static int bisect(struct agent *a, struct db_alert *al)
+{
+	struct bisection b = { .a = a, .al = al };
+	struct verdict v = { .id = al->confirm_id ? al->confirm_id : al->comparison_id,
+			     .has_gain = true, .gain = al->gain };
+	size_t i;
+	int r;
+
+	r = db_bisect_steps(a->db, &b.steps, &b.nsteps, al->id);
+	if (r < 0)
+		return r;
+	push_segment(&b, al->lo, al->hi, &v, false);
+	for (b.head = 0; b.head < b.ntodo && r == 0; b.head++) {
+		struct segment s = b.todo[b.head];
+
+		r = bisect_segment(&b, &s);
+	}
+	if (r == 0 && !b.pending) {
+		char *detail;
+
+		order_findings(&b);
+		detail = xasprintf("%s%sbisected in %zu step%s: %zu finding%s%s",
+				   al->detail ? al->detail : "", al->detail ? "; " : "", b.nsteps,
+				   b.nsteps == 1 ? "" : "s", b.nfound, b.nfound == 1 ? "" : "s",
+				   b.budget ? ", the budget spent" : "");
+		r = db_alert_finish(a->db, al->id, b.budget ? DB_BISECT_BUDGET : DB_BISECT_DONE,
+				    b.found, b.nfound, detail);
+		if (r == 0)
+			log_info("alert %lld: bisection %s: %s", (long long)al->id,
+				 b.budget ? "stopped" : "done", detail);
+		free(detail);
+	}
+	for (i = 0; i < b.nsteps; i++)
+		db_bisect_step_release(&b.steps[i]);
+	free(b.steps);
+	for (i = 0; i < b.nfound; i++)
+		db_alert_finding_release(&b.found[i]);
+	free(b.found);
+	free(b.todo);
+	return r < 0 ? r : b.queued + !b.pending;
+}
+
+/* ---- confirmation ---- */
+
+static int confirm(struct agent *a, struct db_alert *al)
+{
+	const char *dir = al->slower ? "slower" : "faster";
+	char head[64], *why = NULL;
+	struct db_job job;
+	struct verdict v;
+	bool agrees;
+	int r;
+
+	snprintf(head, sizeof(head), "confirm:%lld", (long long)al->id);
+	r = db_job_get(a->db, &job, head, al->hi);
+	if (r == -ENOENT)
+		return (r = queue_confirm(a, al)) < 0 ? r : 1;
+	if (r < 0)
+		return r;
+	if (job.state == DB_JOB_QUEUED || job.state == DB_JOB_RUNNING) {
+		db_job_release(&job);
+		return 0;
+	}
+	r = job_verdict(a, &v, job.id, al->case_name);
+	if (r == 0) {
+		agrees = job.state == DB_JOB_DONE && !strcmp(v.verdict, dir);
+		if (agrees)
+			why = xasprintf("confirmed: %s %+.3f%% (comparison %lld)", v.verdict,
+					v.gain * 100, (long long)v.id);
+		else if (job.state != DB_JOB_DONE)
+			why = xasprintf("dismissed: the repeated comparison failed: %s",
+					job.detail ? job.detail : "see its job");
+		else
+			why = xasprintf("dismissed: the repeated comparison said %s%s%+.3f%%",
+					*v.verdict ? v.verdict : "nothing", v.has_gain ? " " : "",
+					v.has_gain ? v.gain * 100 : 0.0);
+		/* A range of one commit names its culprit at once; a longer one
+		 * (or a merge) is bisected, when the budget allows any step. */
+		r = db_alert_confirmed(a->db, al->id, agrees, v.id,
+				       agrees && a->cfg->history.bisect_comparisons >= 2 ?
+				       DB_BISECT_RUNNING : DB_BISECT_NONE, why);
+		if (r == 0)
+			log_info("alert %lld: %s", (long long)al->id, why);
+		if (r == 0 && agrees && a->cfg->history.bisect_comparisons < 2) {
+			struct db_alert_finding f = { .commit = al->commits == 1,
+				.commits = al->commits, .has_gain = true, .gain = v.gain,
+				.comparison_id = v.id };
+
+			snprintf(f.lo, sizeof(f.lo), "%s", al->lo);
+			snprintf(f.hi, sizeof(f.hi), "%s", al->hi);
+			r = db_alert_finish(a->db, al->id, DB_BISECT_NONE, &f, 1, NULL);
+		}
+	}
+	free(why);
+	db_job_release(&job);
+	return r < 0 ? r : 1;
+}
+
+int agent_history(struct agent *a)
+{
+	struct db_job *jobs = NULL;
+	struct db_alert *alerts = NULL;
+	size_t n = 0, i;
+	int r, queued = 0;
+
+	/* Head and span jobs first: their verdicts, read once. Without
+	 * [history] they are only marked read, so that turning it on later
+	 * raises nothing about old history. */
+	do {
+		r = db_jobs_unjudged(a->db, &jobs, &n, JUDGE_BATCH);
+		for (i = 0; r == 0 && i < n; i++) {
+			if (a->cfg->history.on)
+				r = judge(a, &jobs[i]);
+			if (r > 0) {
+				queued += r;
+				r = 0;
+			}
+			if (r == 0)
+				r = db_job_judged(a->db, jobs[i].id);
+		}
+		for (i = 0; i < n; i++)
+			db_job_release(&jobs[i]);
+		free(jobs);
+	} while (r == 0 && n == JUDGE_BATCH);
+	if (r < 0 || !a->cfg->history.on)
+		return r;
+	r = db_alerts_list(a->db, &alerts, &n, true, DB_BISECT_STEPS_MAX);
+	for (i = 0; r >= 0 && i < n; i++) {
+		if (alerts[i].state == DB_ALERT_CONFIRMING)
+			r = confirm(a, &alerts[i]);
+		else
+			r = bisect(a, &alerts[i]);
+		if (r > 0)
+			queued += r;
+	}
+	for (i = 0; i < n; i++)
+		db_alert_release(&alerts[i]);
+	free(alerts);
+	/* Something changed (a job queued, an alert confirmed or dismissed,
+	 * a bisection ended): the caller works the queue and calls again. */
+	return r < 0 ? r : queued;
+}

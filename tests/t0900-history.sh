@@ -1,0 +1,225 @@
+#!/bin/bash
+# perfd agent's [history] on a generated git history whose program prints a
+# planted time per commit: a creep of 0.4% steps caught by a span and
+# reported as a range; a 5% step bisected to its commit past a commit that
+# does not build; a change split across two commits, named with their
+# shares; a single commit's change found by its head job; flat stretches
+# that raise nothing; a bisection killed in the middle and resumed; and the
+# configuration's errors.
+. "$(dirname "$0")/lib.sh"
+command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
+command -v sqlite3 >/dev/null || { echo "sqlite3 missing: skipped"; exit 77; }
+command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+
+# commit SRC VALUE MESSAGE [SLEEP]: the next commit of SRC, whose program
+# prints VALUE ms with 0.1% of noise fixed by PERFD_SEQ (the same noise in
+# every comparison); its id goes to stdout.
+commit() {
+	cat >"$1/prog" <<SH
+#!/bin/sh
+# This commit's program takes $2 ms.
+${4:+sleep $4}
+exec awk -v v=$2 -v s="\${PERFD_SEQ:-1}" 'BEGIN { srand(s * 7919); z = 0
+	for (i = 0; i < 12; i++) z += rand(); z -= 6
+	printf "TIMING run_ms=%.4f\n", v * (1 + 0.001 * z) }'
+SH
+	chmod +x "$1/prog"
+	git -C "$1" add -A && git -C "$1" commit -q --allow-empty -m "$3" && git -C "$1" rev-parse HEAD
+}
+mul() { awk -v v="$1" -v f="$2" 'BEGIN { printf "%.4f", v * f }'; }
+sql() { sqlite3 "$DB" "$1"; }
+
+SRC=$T/src
+git init -q -b main "$SRC"
+C0=$(commit "$SRC" 1000 base)
+v=1000
+for i in 1 2 3 4 5 6 7 8; do
+	v=$(mul $v 1.004)
+	C[$i]=$(commit "$SRC" "$v" "creep $i")
+done
+
+cat >agent.conf <<CONF
+[agent]
+database = $DB
+workdir = $T/work
+
+[repo]
+url = file://$SRC
+branches = main
+
+[build]
+# A commit with a file named 'broken' does not build.
+command = test ! -e broken
+artifacts = prog
+timeout_s = 60
+
+[case run]
+command = ./prog
+
+[history]
+span_commits = 8
+CONF
+agent() { run 0 "$PERFD" agent --config agent.conf --once; }
+
+# ---- a creep: each commit 0.4%, eight of them 3.2% ----
+check "the agent runs the creep's history" agent
+check "the head job sees no change alone" has out "main                 ${C[8]:0:12} done     run: #"
+check "  (unchanged)" eq unchanged "$(sql "select verdict from comparisons c join jobs j on j.id = c.job_id
+	where j.kind = 'head' and j.commit_oid = '${C[8]}'")"
+check "a span job compared the head with 8 commits back" eq "span:main ${C[8]} $C0" \
+	"$(sql "select head || ' ' || commit_oid || ' ' || base_oid from jobs where kind = 'span'")"
+check "one alert, found by the span" eq "1|span|slower|8" \
+	"$(sql "select id, found_by, direction, commits from alerts")"
+check "confirmed by a repeated comparison before it was raised" eq "raised|confirm:1" \
+	"$(sql "select a.state, j.head from alerts a join comparisons c on c.id = a.confirm_id
+		join jobs j on j.id = c.job_id")"
+check "bisected to the range that carries it: all 8 commits" eq "range|$C0|${C[8]}|8" \
+	"$(sql "select what, lo_oid, hi_oid, commits from alert_findings where alert_id = 1")"
+check "  since no half alone carried it" eq "both neither neither" \
+	"$(sql "select outcome from bisect_steps where alert_id = 1 order by step" | tr '\n' ' ' | sed 's/ $//')"
+check "perfd alerts lists it" run 0 "$PERFD" alerts --db "$DB"
+check "  as a range of 8, new" has out "span  ${C0:0:12}..${C[8]:0:12}       8   -3."
+check "  its state" has out "new           range of 8"
+check "perfd alerts 1 shows its steps" run 0 "$PERFD" alerts --db "$DB" 1
+check "  step 1 found both halves slower" has out "step 1: ${C[4]:0:12} in ${C0:0:12}..${C[8]:0:12}"
+check "  the finding" has out "range ${C[8]} from $C0 (8 commits)"
+check "a span's jobs run no contract runner and measure only" eq 0 \
+	"$(sql "select count(*) from runner_results")"
+
+# ---- a 5% step at one commit, with a commit that does not build before it ----
+v8=$v
+C[9]=$(commit "$SRC" "$v8" "flat 9")
+touch "$SRC/broken"
+C[10]=$(commit "$SRC" "$v8" "does not build")
+rm "$SRC/broken"
+C[11]=$(commit "$SRC" "$v8" "builds again")
+v=$(mul "$v8" 1.05)
+C[12]=$(commit "$SRC" "$v" "5% slower")
+for i in 13 14 15 16; do C[$i]=$(commit "$SRC" "$v" "flat $i"); done
+check "the agent runs the step's history" agent
+check "a second alert, by the span of ${C[8]:0:7}..${C[16]:0:7}" eq "2|span|slower|${C[8]}|${C[16]}" \
+	"$(sql "select id, found_by, direction, lo_oid, hi_oid from alerts where id = 2")"
+check "bisected to the one commit" eq "commit|${C[11]}|${C[12]}|1" \
+	"$(sql "select what, lo_oid, hi_oid, commits from alert_findings where alert_id = 2")"
+check "its share is the whole change (5%)" eq "-0.05" \
+	"$(sql "select printf('%.2f', gain) from alert_findings where alert_id = 2")"
+check "the commit that does not build was skipped, and said so" eq "skipped|${C[10]}" \
+	"$(sql "select outcome, mid_oid from bisect_steps where alert_id = 2 and outcome = 'skipped'")"
+check "  with why" has <(sql "select detail from bisect_steps where alert_id = 2 and
+	outcome = 'skipped'") "failed"
+steps=$(sql "select count(*) from bisect_steps where alert_id = 2 and outcome <> 'skipped'")
+check "in at most ceil(log2 8) = 3 steps measured ($steps)" test "$steps" -le 3
+cmps=$(sql "select count(*) from comparisons c join jobs j on j.id = c.job_id
+	where j.kind = 'bisect' and j.alert_id = 2 and c.state = 'done'")
+check "and 2 ceil(log2 8) + 2 = 8 comparisons at most ($cmps)" test "$cmps" -le 8
+check "every step is an ordinary stored comparison that verifies" \
+	run 0 "$PERFD" verify --db "$DB" "$(sql "select max(c.id) from comparisons c
+		join jobs j on j.id = c.job_id where j.kind = 'bisect'")"
+
+# ---- a change split across two commits, 3% each ----
+v=$v
+for i in 17 18 19 20 21 22 23 24; do
+	case $i in 19|22) v=$(mul "$v" 1.03) ;; esac
+	C[$i]=$(commit "$SRC" "$v" "commit $i")
+done
+check "the agent runs the split history" agent
+check "a third alert, by the span" eq "3|span|${C[16]}|${C[24]}" \
+	"$(sql "select id, found_by, lo_oid, hi_oid from alerts where id = 3")"
+check "both commits are named, in the branch's order" eq "commit|${C[19]}
+commit|${C[22]}" "$(sql "select what, hi_oid from alert_findings where alert_id = 3 order by idx")"
+check "each with its share (3%)" eq "-0.03 -0.03" \
+	"$(sql "select printf('%.2f', gain) from alert_findings where alert_id = 3 order by idx" | tr '\n' ' ' | sed 's/ $//')"
+
+# ---- one commit pushed alone, 5% faster: its head job finds it ----
+C[25]=$(commit "$SRC" "$(mul "$v" 0.95)" "5% faster")
+check "the agent runs the single commit" agent
+check "an alert found by the head job, faster" eq "4|head|faster|1|${C[24]}|${C[25]}" \
+	"$(sql "select id, found_by, direction, commits, lo_oid, hi_oid from alerts where id = 4")"
+check "confirmed, and its commit named without a step" eq "raised|commit|${C[25]}|0" \
+	"$(sql "select a.state, f.what, f.hi_oid, (select count(*) from bisect_steps where alert_id = 4)
+		from alerts a join alert_findings f on f.alert_id = a.id where a.id = 4")"
+check "no span for one commit" eq 3 "$(sql "select count(*) from jobs where kind = 'span'")"
+
+# ---- sixteen flat commits: spans, and no alert ----
+v=$(mul "$v" 0.95)
+for i in $(seq 26 41); do C[$i]=$(commit "$SRC" "$v" "flat $i"); done
+check "the agent runs sixteen flat commits" agent
+check "a span of them" eq 4 "$(sql "select count(*) from jobs where kind = 'span'")"
+check "and no new alert" eq 4 "$(sql "select count(*) from alerts")"
+check "nothing left queued or running" eq 0 "$(sql "select count(*) from jobs where state in ('queued', 'running')")"
+
+# The timeline is the head jobs' alone: a span, confirm or bisect job's
+# comparison would be a point between two commits that is neither.
+HOST=$(sql "select host from comparisons limit 1")
+"$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
+spid=$!
+for _ in $(seq 100); do grep -q "serving http://" "$T/serve.err" && break; sleep 0.05; done
+URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*/\)$|\1|p' "$T/serve.err" | head -n 1)
+check "the timeline holds the head jobs' comparisons alone" eq \
+	"$(sql "select group_concat(c.id, ' ') from comparisons c join jobs j on j.id = c.job_id
+		where j.kind = 'head' and c.kind = 'compare'")" \
+	"$(curl -s "${URL}api/v1/timeline?host=$HOST&case=run" |
+		python3 -c 'import json, sys; print(*[p["id"] for p in json.load(sys.stdin)["points"]])')"
+kill $spid; wait $spid 2>/dev/null
+
+# ---- a verdict an upgrade found is not judged: old history raises nothing ----
+check "every head and span job's verdicts were read once" eq 0 "$(sql "select count(*) from jobs where judged = 0")"
+
+# ---- a bisection killed in the middle, then resumed ----
+SRC2=$T/src2
+git init -q -b main "$SRC2"
+D0=$(commit "$SRC2" 1000 base 0.05)
+for i in 1 2 3 4 5 6 7 8; do
+	[ $i = 6 ] && v2=1050 || v2=${v2:-1000}
+	D[$i]=$(commit "$SRC2" "$v2" "commit $i" 0.05)
+done
+sed -e "s|$DB|$T/kill.db|; s|$T/work|$T/work2|; s|file://$SRC|file://$SRC2|" agent.conf >kill.conf
+"$PERFD" agent --config kill.conf --once >kill.out 2>kill.err &
+pid=$!
+for _ in $(seq 600); do
+	n=$(sqlite3 "$T/kill.db" "select count(*) from bisect_steps" 2>/dev/null || echo 0)
+	[ "${n:-0}" -ge 2 ] && break
+	kill -0 $pid 2>/dev/null || break
+	sleep 0.05
+done
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+steps_then=$(sqlite3 "$T/kill.db" "select count(*) from bisect_steps")
+check "the agent was killed during the bisection ($steps_then steps queued)" test "$steps_then" -ge 1
+check "  before it ended" eq running "$(sqlite3 "$T/kill.db" "select bisect from alerts")"
+check "started again, it resumes and ends" run 0 "$PERFD" agent --config kill.conf --once
+check "the bisection names the step's commit" eq "commit|${D[6]}" \
+	"$(sqlite3 "$T/kill.db" "select what, hi_oid from alert_findings")"
+check "no step was asked twice" eq 0 "$(sqlite3 "$T/kill.db" "select count(*) from (select lo_oid, hi_oid,
+	mid_oid from bisect_steps group by 1, 2, 3 having count(*) > 1)")"
+check "steps numbered without a gap" eq 1 "$(sqlite3 "$T/kill.db" "select max(step) = count(*) from bisect_steps")"
+check "a comparison cut by the kill is kept as abandoned, and measured again" eq 0 \
+	"$(sqlite3 "$T/kill.db" "select count(*) from comparisons where state = 'running'")"
+
+# ---- the configuration's errors ----
+cat >bad.conf <<CONF
+[agent]
+database = $T/bad.db
+[repo]
+url = file://$SRC
+branches = main
+[build]
+command = true
+artifacts = prog
+[case run]
+command = ./prog
+[history]
+branches = main release
+span_hours = 2
+reference = sideways
+bisect_comparisons = lots
+colour = blue
+CONF
+check "a bad [history] is refused" run 2 "$PERFD" agent --config bad.conf --check
+check "  an unwatched branch" has err "bad.conf: [history] branch 'release' is none of [repo] branches"
+check "  span_hours without span_commits" has err "[history] 'span_hours' needs 'span_commits'"
+check "  a bad reference, at its line" has err "bad.conf:14: 'reference': 'sideways' is not back"
+check "  a bad budget" has err "bad.conf:15: 'bisect_comparisons': 'lots' is not a whole number"
+check "  an unknown key" has err "bad.conf:16: unknown key 'colour' in [history]"
+finish
