@@ -67,14 +67,20 @@ int builder_repo_consolidate(struct builder_repo *r, size_t max_packs);
 /* The remote's URL for messages: without a password; borrowed from r. */
 const char *builder_repo_url(const struct builder_repo *r);
 
-/* Fetches branches (refs/heads/NAME into refs/remotes/origin/NAME) and,
- * when pulls is true, pull-request heads (refs/pull/N/head into
- * refs/remotes/pull/N/head), forced (a force-pushed head replaces the old
- * one) and pruned (a deleted head disappears); no tags. -EFBIG when the
- * remote sends more than the fetch bound (16 GiB). There is no timeout: a
- * server that stops answering blocks the call, so the agent runs it in a
- * child process (perfd fetch) that it can bound and stop. */
-int builder_repo_fetch(struct builder_repo *r, bool pulls);
+/* What builder_repo_fetch brings besides the branches. */
+enum {
+	BUILDER_FETCH_PULLS = 1 << 0,    /* refs/pull/N/head */
+	BUILDER_FETCH_TAGS = 1 << 1,     /* refs/tags/NAME */
+};
+/* Fetches branches (refs/heads/NAME into refs/remotes/origin/NAME), with
+ * BUILDER_FETCH_PULLS pull-request heads (refs/pull/N/head into
+ * refs/remotes/pull/N/head) and with BUILDER_FETCH_TAGS tags (into
+ * refs/tags/NAME), forced (a force-pushed head or moved tag replaces the
+ * old one) and pruned (a deleted one disappears). -EFBIG when the remote
+ * sends more than the fetch bound (16 GiB). There is no timeout: a server
+ * that stops answering blocks the call, so the agent runs it in a child
+ * process (perfd fetch) that it can bound and stop. */
+int builder_repo_fetch(struct builder_repo *r, unsigned what);
 /* Credentials for the fetches over http(s) that follow: given only to a
  * server at origin's own scheme, host and port, once per fetch (refused,
  * the fetch fails with -EACCES). Copies are kept, and zeroed when replaced
@@ -127,6 +133,13 @@ int builder_first_parent_back(struct builder_repo *r, char out[BUILDER_OID_HEX],
  * when it is more than max commits back. *out is the caller's to free. */
 int builder_first_parents(struct builder_repo *r, char (**out)[BUILDER_OID_HEX], size_t *out_n,
 			  const char *hi, const char *lo, size_t max);
+/* The newest commit on rev's first-parent line, rev itself excluded and at
+ * most max commits back, that a fetched tag whose name matches the
+ * fnmatch(3) pattern points to (an annotated tag through its object), into
+ * out, with the tag's name (the newest by name when several point there)
+ * in name. -ENOENT when there is none. */
+int builder_tag_back(struct builder_repo *r, char out[BUILDER_OID_HEX], char *name, size_t name_n,
+		     const char *rev, const char *pattern, size_t max);
 
 /* The merge base of two commits (named as for builder_commit_load) into
  * out; -ENOENT when either is unknown or they share no history. */

@@ -509,16 +509,21 @@ static int fetch_progress(const git_indexer_progress *stats, void *payload)
  * the socket. A caller that needs a bound runs the fetch where it can be
  * abandoned (a thread of its own or a child process).
  */
-int builder_repo_fetch(struct builder_repo *r, bool pulls)
+int builder_repo_fetch(struct builder_repo *r, unsigned what)
 {
 	char heads_spec[] = "+refs/heads/*:" ORIGIN_PREFIX "*";
 	char pulls_spec[] = "+refs/pull/*/head:" PULL_PREFIX "*" PULL_SUFFIX;
-	char *specs[] = { heads_spec, pulls_spec };
-	git_strarray refspecs = { specs, pulls ? 2 : 1 };
+	char tags_spec[] = "+refs/tags/*:refs/tags/*";
+	char *specs[3] = { heads_spec };
+	git_strarray refspecs = { specs, 1 };
 	git_fetch_options opts;
 	struct fetch_state fs = { .too_big = false, .r = r };
 	int e, ret = 0;
 
+	if (what & BUILDER_FETCH_PULLS)
+		specs[refspecs.count++] = pulls_spec;
+	if (what & BUILDER_FETCH_TAGS)
+		specs[refspecs.count++] = tags_spec;
 	git_fetch_options_init(&opts, GIT_FETCH_OPTIONS_VERSION);
 	opts.callbacks.transfer_progress = fetch_progress;
 	opts.callbacks.credentials = on_credentials;
@@ -800,6 +805,119 @@ int builder_first_parents(struct builder_repo *r, char (**out)[BUILDER_OID_HEX],
 	*out = chain;
 	*out_n = n;
 	return 0;
+}
+
+struct tagged {
+	git_oid commit;
+	char *name;
+};
+
+static int tagged_cmp(const void *x, const void *y)
+{
+	const struct tagged *a = x, *b = y;
+	int c = git_oid_cmp(&a->commit, &b->commit);
+
+	/* Of several tags on one commit, the newest name first. */
+	return c ? c : -strcmp(a->name, b->name);
+}
+
+static int tagged_oid_cmp(const void *x, const void *y)
+{
+	return git_oid_cmp(&((const struct tagged *)x)->commit, &((const struct tagged *)y)->commit);
+}
+
+/* The fetched tags matching pattern, with the commits they point to,
+ * sorted by commit. */
+static int tags_matching(struct builder_repo *r, struct tagged **out, size_t *out_n,
+			 const char *pattern)
+{
+	git_reference_iterator *it = NULL;
+	struct tagged *tags = NULL;
+	size_t n = 0, i;
+	const char *ref;
+	int e, ret = 0;
+
+	e = git_reference_iterator_glob_new(&it, r->repo, "refs/tags/*");
+	if (e < 0)
+		return git_fail(e, "tags of mirror", r->dir);
+	while ((e = git_reference_next_name(&ref, it)) == 0) {
+		const char *name = ref + strlen("refs/tags/");
+		git_object *obj = NULL, *commit = NULL;
+
+		if (fnmatch(pattern, name, 0) != 0)
+			continue;
+		if (n == builder_git_limits.heads) {
+			ret = err_set(-E2BIG, "git: mirror '%s' has more than %zu tags matching "
+				      "'%s'", r->dir, builder_git_limits.heads, pattern);
+			break;
+		}
+		/* A tag of something other than a commit marks no commit. */
+		if (git_revparse_single(&obj, r->repo, ref) == 0 &&
+		    git_object_peel(&commit, obj, GIT_OBJECT_COMMIT) == 0) {
+			tags = xrealloc(tags, (n + 1) * sizeof(*tags));
+			git_oid_cpy(&tags[n].commit, git_object_id(commit));
+			tags[n++].name = xstrdup(name);
+		}
+		git_object_free(commit);
+		git_object_free(obj);
+	}
+	if (ret == 0 && e != GIT_ITEROVER)
+		ret = git_fail(e, "tags of mirror", r->dir);
+	git_reference_iterator_free(it);
+	if (ret < 0) {
+		for (i = 0; i < n; i++)
+			free(tags[i].name);
+		free(tags);
+		return ret;
+	}
+	if (n)
+		qsort(tags, n, sizeof(*tags), tagged_cmp);
+	*out = tags;
+	*out_n = n;
+	return 0;
+}
+
+int builder_tag_back(struct builder_repo *r, char out[BUILDER_OID_HEX], char *name, size_t name_n,
+		     const char *rev, const char *pattern, size_t max)
+{
+	struct tagged *tags = NULL, *hit = NULL, key = { .name = NULL };
+	git_commit *commit = NULL;
+	size_t n = 0, i, k;
+	int ret;
+
+	out[0] = '\0';
+	ret = tags_matching(r, &tags, &n, pattern);
+	if (ret == 0)
+		ret = builder_git_commit_lookup(&commit, r->repo, rev);
+	for (i = 0; ret == 0 && !hit && i < max; i++) {
+		git_commit *parent = NULL;
+
+		if (git_commit_parentcount(commit) == 0)
+			break;
+		if (git_commit_parent(&parent, commit, 0) < 0) {
+			ret = err_set(-EIO, "first parent in '%s': %s", rev, builder_git_msg());
+			break;
+		}
+		git_commit_free(commit);
+		commit = parent;
+		git_oid_cpy(&key.commit, git_commit_id(commit));
+		hit = n ? bsearch(&key, tags, n, sizeof(*tags), tagged_oid_cmp) : NULL;
+		/* The first of the commit's tags: the newest name. */
+		while (hit && hit > tags && git_oid_equal(&hit[-1].commit, &hit->commit))
+			hit--;
+	}
+	if (ret == 0 && !hit)
+		ret = err_set(-ENOENT, "no tag matching '%s' within %zu first parents of %.12s",
+			      pattern, max, rev);
+	if (ret == 0) {
+		git_oid_tostr(out, BUILDER_OID_HEX, &hit->commit);
+		snprintf(name, name_n, "%s", hit->name);
+	}
+	git_commit_free(commit);
+	for (k = 0; k < n; k++)
+		free(tags[k].name);
+	free(tags);
+	return ret;
 }
 
 int builder_file_read(struct strbuf *out, struct builder_repo *r, const char *rev,

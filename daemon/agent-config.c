@@ -380,9 +380,14 @@ static void key_history(struct parse *ps, const char *k, const char *v)
 			h->reference = AGENT_SPAN_BACK;
 		else if (!strcmp(v, "last"))
 			h->reference = AGENT_SPAN_LAST;
-		else
-			perr(ps, "'reference': '%s' is not back (span_commits back) or last "
-			     "(the last span's head)", v);
+		else if (!strncmp(v, "tag:", 4) && v[4]) {
+			h->reference = AGENT_SPAN_TAG;
+			free(h->tag_pattern);
+			h->tag_pattern = xstrdup(v + 4);
+		} else
+			perr(ps, "'reference': '%s' is not back (span_commits back), last "
+			     "(the last span's head) or tag:PATTERN (the newest tag matching "
+			     "PATTERN, as v*)", v);
 	} else if (!strcmp(k, "bisect_comparisons")) {
 		set_int(ps, &h->bisect_comparisons, k, v, 0, DB_BISECT_STEPS_MAX);
 	} else if (!strcmp(k, "bisect_hours")) {
@@ -762,7 +767,7 @@ static void check_history(struct parse *ps)
 		if (!watched)
 			perr(ps, "[history] branch '%s' is none of [repo] branches", h->branches[i]);
 	}
-	if (h->span_hours > 0 && !h->span_commits)
+	if (h->span_hours > 0 && !h->span_commits && h->reference != AGENT_SPAN_TAG)
 		perr(ps, "[history] 'span_hours' needs 'span_commits': how far back a span "
 		     "reaches (reference = back), or the first span (reference = last)");
 }
@@ -896,6 +901,7 @@ void agent_config_free(struct agent_config *c)
 	free(c->sandbox.user);
 	free(c->sandbox.bwrap);
 	free_strv(c->history.branches, c->history.nbranches);
+	free(c->history.tag_pattern);
 	free(c);
 }
 

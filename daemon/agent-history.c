@@ -81,7 +81,18 @@ static int span_base(struct agent *a, char base[BUILDER_OID_HEX], const char *na
 			snprintf(base, BUILDER_OID_HEX, "%s", last.commit);
 	}
 	db_job_release(&last);
-	if (due && !*base) {
+	if (due && h->reference == AGENT_SPAN_TAG) {
+		char tag[256];
+
+		r = builder_tag_back(a->repo, base, tag, sizeof(tag), head, h->tag_pattern,
+				     AGENT_SPAN_COMMITS_MAX);
+		if (r == -ENOENT)
+			log_info("history %s: a span is due, and %s: none yet", branch, err_last());
+		else if (r == 0)
+			log_info("history %s: the span starts at tag %s (%.12s)", branch, tag, base);
+		if (r == -ENOENT)
+			r = 0;
+	} else if (due && !*base) {
 		r = builder_first_parent_back(a->repo, base, head, (size_t)h->span_commits);
 		if (r == -ENOENT)
 			r = 0;  /* a branch shorter than a span: none yet */

@@ -100,14 +100,16 @@ struct agent_calibration {
 #define AGENT_BISECT_COMPARISONS 24    /* one bisection's budget, by default */
 #define AGENT_BISECT_HOURS 12.0
 #define AGENT_SPAN_COMMITS_MAX 10000   /* a span's length, and a range bisected */
-enum agent_span_ref { AGENT_SPAN_BACK, AGENT_SPAN_LAST };
+enum agent_span_ref { AGENT_SPAN_BACK, AGENT_SPAN_LAST, AGENT_SPAN_TAG };
 struct agent_history {
 	bool on;                   /* the section is there */
 	char **branches;           /* names; NULL: [repo] default_branch */
 	size_t nbranches;
 	int span_commits;          /* a span when the head moved this many commits; 0: never so */
 	double span_hours;         /* a span when this long passed and the head moved; 0: never so */
-	enum agent_span_ref reference; /* back: span_commits back; last: the last span's head */
+	enum agent_span_ref reference; /* back: span_commits back; last: the last span's head;
+					* tag: the newest tag matching tag_pattern */
+	char *tag_pattern;         /* reference = tag:PATTERN's fnmatch(3) pattern */
 	int bisect_comparisons;    /* one bisection's budget in comparisons; 0: no bisection */
 	double bisect_hours;       /* and in hours of its jobs' running time */
 };

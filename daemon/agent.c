@@ -290,14 +290,20 @@ out:
  * fetch's error with its message. */
 static int fetch(struct agent *a)
 {
-	const char *argv[] = { "/proc/self/exe", "fetch", "--dir", a->mirror, "--url",
-			       a->cfg->url, a->cfg->pulls ? "--pulls" : NULL, NULL };
+	const char *argv[9] = { "/proc/self/exe", "fetch", "--dir", a->mirror, "--url",
+				a->cfg->url };
+	size_t argc = 6;
 	const char *url = builder_repo_url(a->repo);
 	struct child_env env;
 	struct child ch;
 	char *why = NULL;
 	int r;
 
+	if (a->cfg->pulls)
+		argv[argc++] = "--pulls";
+	/* A span that starts at a release tag needs the tags. */
+	if (a->cfg->history.on && a->cfg->history.reference == AGENT_SPAN_TAG)
+		argv[argc++] = "--tags";
 	child_env_init(&env);
 	if (a->fetch_token)
 		child_env_setf(&env, "%s=%s", AGENT_FETCH_TOKEN_ENV, a->fetch_token);

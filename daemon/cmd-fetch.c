@@ -16,11 +16,12 @@
 #include "daemon.h"
 
 const char cmd_fetch_usage[] =
-	"usage: perfd fetch --dir MIRROR --url URL [--pulls]\n"
+	"usage: perfd fetch --dir MIRROR --url URL [--pulls] [--tags]\n"
 	"\n"
-	"Fetches URL's branches (and with --pulls its pull-request heads) into\n"
-	"the bare mirror MIRROR, as the agent does at each poll: the agent runs\n"
-	"this in a child process, bounded by [repo] timeout_s. With\n"
+	"Fetches URL's branches (with --pulls also its pull-request heads, with\n"
+	"--tags its tags) into the bare mirror MIRROR, as the agent does at each\n"
+	"poll: the agent runs this in a child process, bounded by [repo]\n"
+	"timeout_s. With\n"
 	"" AGENT_FETCH_TOKEN_ENV " set in the environment, its value is given as\n"
 	"the password of user x-access-token to URL's own http(s) server.\n"
 	"\n"
@@ -32,6 +33,7 @@ static const struct option fetch_options[] = {
 	{ "dir", required_argument, NULL, 'd' },
 	{ "url", required_argument, NULL, 'u' },
 	{ "pulls", no_argument, NULL, 'p' },
+	{ "tags", no_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -53,7 +55,8 @@ int cmd_fetch(int argc, char **argv)
 	const char *dir = NULL, *url = NULL;
 	struct builder_repo *repo = NULL;
 	char *token = take_token();
-	bool pulls = false, usage = false;
+	unsigned what = 0;
+	bool usage = false;
 	int opt, r;
 
 	optind = 1;
@@ -66,7 +69,10 @@ int cmd_fetch(int argc, char **argv)
 			url = optarg;
 			break;
 		case 'p':
-			pulls = true;
+			what |= BUILDER_FETCH_PULLS;
+			break;
+		case 't':
+			what |= BUILDER_FETCH_TAGS;
 			break;
 		case 'h':
 			fputs(cmd_fetch_usage, stdout);
@@ -88,7 +94,7 @@ int cmd_fetch(int argc, char **argv)
 	if (r == 0 && token)
 		r = builder_repo_set_credentials(repo, "x-access-token", token);
 	if (r == 0)
-		r = builder_repo_fetch(repo, pulls);
+		r = builder_repo_fetch(repo, what);
 out:
 	if (token) {
 		explicit_bzero(token, strlen(token));

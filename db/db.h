@@ -564,8 +564,8 @@ struct db_job {
 	int64_t origin_id;       /* its id on its host, for a hub's; else 0 */
 };
 void db_job_release(struct db_job *j);
-/* Queues a job for head at commit unless one exists; returns 1 when queued,
- * 0 when it was there already. */
+/* Queues a head's job for head at commit unless one exists; returns 1 when
+ * queued, 0 when it was there already, with its id in *out_id either way. */
 int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *commit,
 	       const char *base, const char *subject);
 /* Queues job j (its kind, head, commit, base, subject, case_name and

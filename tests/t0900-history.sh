@@ -197,6 +197,36 @@ check "steps numbered without a gap" eq 1 "$(sqlite3 "$T/kill.db" "select max(st
 check "a comparison cut by the kill is kept as abandoned, and measured again" eq 0 \
 	"$(sqlite3 "$T/kill.db" "select count(*) from comparisons where state = 'running'")"
 
+# ---- spans from the newest release tag ----
+SRC3=$T/src3
+git init -q -b main "$SRC3"
+E[0]=$(commit "$SRC3" 1000 base)
+git -C "$SRC3" tag v1.0
+for i in 1 2 3 4 5 6 7 8; do
+	[ $i = 7 ] && v3=1050 || v3=${v3:-1000}
+	E[$i]=$(commit "$SRC3" "$v3" "commit $i")
+	case $i in
+	4) git -C "$SRC3" tag -a -m "release 1.1" v1.1 ;;  # annotated
+	6) git -C "$SRC3" tag nightly-6 ;;                  # not a release
+	esac
+done
+sed -e "s|$DB|$T/tag.db|; s|$T/work|$T/work3|; s|file://$SRC|file://$SRC3|;
+	s|^span_commits = 8|span_commits = 4\nreference = tag:v*|" agent.conf >tag.conf
+check "the agent runs with reference = tag:v*" run 0 "$PERFD" agent --config tag.conf --once
+check "  its span starts at the newest matching tag, v1.1 (not nightly-6)" eq "${E[8]} ${E[4]}" \
+	"$(sqlite3 "$T/tag.db" "select commit_oid || ' ' || base_oid from jobs where kind = 'span'")"
+check "  and says so" has err "the span starts at tag v1.1 (${E[4]:0:12})"
+check "  the change since the release is found, bisected to its commit" eq "commit|${E[7]}" \
+	"$(sqlite3 "$T/tag.db" "select what, hi_oid from alert_findings")"
+E[9]=$(commit "$SRC3" 1050 "commit 9")
+git -C "$SRC3" tag v1.2
+for i in 10 11 12 13; do E[$i]=$(commit "$SRC3" 1050 "commit $i"); done
+check "four commits later, a new release" run 0 "$PERFD" agent --config tag.conf --once
+check "  the next span starts at it" eq "${E[13]} ${E[9]}" \
+	"$(sqlite3 "$T/tag.db" "select commit_oid || ' ' || base_oid from jobs where kind = 'span'
+		order by id desc limit 1")"
+check "  and raises nothing" eq 1 "$(sqlite3 "$T/tag.db" "select count(*) from alerts")"
+
 # ---- the configuration's errors ----
 cat >bad.conf <<CONF
 [agent]
@@ -222,4 +252,7 @@ check "  span_hours without span_commits" has err "[history] 'span_hours' needs 
 check "  a bad reference, at its line" has err "bad.conf:14: 'reference': 'sideways' is not back"
 check "  a bad budget" has err "bad.conf:15: 'bisect_comparisons': 'lots' is not a whole number"
 check "  an unknown key" has err "bad.conf:16: unknown key 'colour' in [history]"
+sed -i 's/^reference = sideways/reference = tag:/' bad.conf
+check "a tag reference needs a pattern" run 2 "$PERFD" agent --config bad.conf --check
+check "  said at its line" has err "bad.conf:14: 'reference': 'tag:' is not back"
 finish
