@@ -244,6 +244,12 @@ int builder_checkout(struct builder_repo *r, const char *oid, const char *dir)
 	}
 	strbuf_grow(&w.path, 256);
 	git_blob_filter_options_init(&w.filter, GIT_BLOB_FILTER_OPTIONS_VERSION);
+	/* The default flags hold CHECK_FOR_BINARY, with which git_blob_filter
+	 * gives a binary blob (a NUL in its first 8000 bytes) as nothing at
+	 * all: every committed binary would be checked out empty. Without it
+	 * the filters decide, as git's own checkout does (text=auto passes a
+	 * binary through). */
+	w.filter.flags &= ~(uint32_t)GIT_BLOB_FILTER_CHECK_FOR_BINARY;
 	w.filter.flags |= GIT_BLOB_FILTER_ATTRIBUTES_FROM_COMMIT;
 	git_oid_cpy(&w.filter.attr_commit_id, git_commit_id(commit));
 	ret = write_tree(&w, fd, tree, 0);

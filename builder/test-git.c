@@ -117,7 +117,8 @@ static void set_identity(void)
  * src: main (c1 -> c2, c2 with a gitlink), release/1.0 (c1 -> c3),
  * release/2.0 at c2, feature/x (c2 -> c4), refs/pull/7/head at c4, and
  * lonely, a root commit of its own. c1 has an executable, a symlink, a
- * nested directory and a file .gitattributes asks to filter (ident).
+ * nested directory, a file .gitattributes asks to filter (ident) and a
+ * binary file (NUL bytes: libgit2 skips filters on it).
  */
 static int setup_repos(void **state)
 {
@@ -130,6 +131,7 @@ static int setup_repos(void **state)
 		  "printf '#!/bin/sh\\necho hi\\n' >bin/run.sh && chmod 755 bin/run.sh && "
 		  "printf 'x' >dir/deep/f && ln -s a.txt link && "
 		  "printf '$Id$\\n' >v.id && printf '*.id ident\\n' >.gitattributes && "
+		  "printf 'ELF\\000\\001\\377 a binary\\n' >prog.bin && "
 		  "git add -A && GIT_COMMITTER_DATE='1700000000 +0000' "
 		  "git commit -q -m 'first commit' -m 'body of the first' && "
 		  "git branch release/1.0 && git branch feature/x && "
@@ -219,7 +221,7 @@ static void test_file_url_heads(void **state)
 	char *url = xasprintf("file://%s/src", tmp);
 	struct builder_repo *r = mirror("m-file", url);
 
-	assert_ret(builder_repo_fetch(r, false), 0);
+	assert_ret(builder_repo_fetch(r, 0), 0);
 	assert_heads(r, pats, 2, false, "src", want, 3);
 	assert_int_equal(sh("test \"$(git -C m-file rev-parse --is-bare-repository)\" = true"), 0);
 	builder_repo_free(r);
@@ -234,7 +236,7 @@ static void test_plain_path_and_reopen(void **state)
 	char *src = path("src"), *url, *want_url = xasprintf("file://%s/src", tmp);
 	struct builder_repo *r = mirror("m-path", src);
 
-	assert_ret(builder_repo_fetch(r, false), 0);
+	assert_ret(builder_repo_fetch(r, 0), 0);
 	assert_heads(r, all, 1, false, "src", want, 5);
 	builder_repo_free(r);
 
@@ -263,9 +265,9 @@ static void test_pull_heads(void **state)
 	char *src = path("src");
 	struct builder_repo *r = mirror("m-pull", src);
 
-	assert_ret(builder_repo_fetch(r, false), 0);
+	assert_ret(builder_repo_fetch(r, 0), 0);
 	assert_heads(r, pats, 1, true, "src", only_main, 1);
-	assert_ret(builder_repo_fetch(r, true), 0);
+	assert_ret(builder_repo_fetch(r, BUILDER_FETCH_PULLS), 0);
 	assert_heads(r, pats, 1, true, "src", with_pull, 2);
 	assert_heads(r, pats, 1, false, "src", only_main, 1);
 	builder_repo_free(r);
@@ -284,14 +286,14 @@ static void test_force_push_and_prune(void **state)
 
 	assert_int_equal(sh("git clone -q --mirror src src2"), 0);
 	r = mirror("m-prune", "src2");
-	assert_ret(builder_repo_fetch(r, true), 0);
+	assert_ret(builder_repo_fetch(r, BUILDER_FETCH_PULLS), 0);
 	assert_heads(r, all, 1, true, "src2", before, 6);
 	old = sh_out("git -C src2 rev-parse release/2.0");
 
 	assert_int_equal(sh("git -C src2 update-ref refs/heads/release/2.0 release/1.0 && "
 			    "git -C src2 update-ref -d refs/heads/feature/x && "
 			    "git -C src2 update-ref -d refs/pull/7/head"), 0);
-	assert_ret(builder_repo_fetch(r, true), 0);
+	assert_ret(builder_repo_fetch(r, BUILDER_FETCH_PULLS), 0);
 	assert_heads(r, all, 1, true, "src2", after, 4);
 	new = sh_out("git -C src2 rev-parse release/2.0");
 	assert_string_not_equal(old, new);
@@ -385,7 +387,7 @@ static void test_commit_facts(void **state)
 	struct builder_commit c = { .subject = NULL };
 	char *c1 = src_rev("main^"), *tree;
 
-	assert_ret(builder_repo_fetch(r, false), 0);
+	assert_ret(builder_repo_fetch(r, 0), 0);
 	assert_ret(builder_commit_load(r, &c, "origin/main"), 0);
 	assert_rev(c.oid, "src", "main");
 	assert_rev(c.tree, "src", "main^{tree}");
@@ -431,7 +433,7 @@ static void test_merge_base(void **state)
 	struct builder_repo *r = mirror("m-base", "src");
 	char base[BUILDER_OID_HEX] = "";
 
-	assert_ret(builder_repo_fetch(r, false), 0);
+	assert_ret(builder_repo_fetch(r, 0), 0);
 	assert_ret(builder_merge_base(r, base, "origin/feature/x", "origin/release/1.0"), 0);
 	assert_rev(base, "src", "main^");
 	assert_ret(builder_merge_base(r, base, "origin/feature/x", "origin/main"), 0);
@@ -472,7 +474,7 @@ static void test_checkout(void **state)
 	struct builder_repo *r = mirror("m-co", "src");
 	char *co;
 
-	assert_ret(builder_repo_fetch(r, false), 0);
+	assert_ret(builder_repo_fetch(r, 0), 0);
 	check_against_archive(r, "main^", "co/first");
 	/* main has a gitlink: an empty directory, as in git archive */
 	check_against_archive(r, "main", "co/second");
@@ -514,7 +516,7 @@ static void test_checkout_hostile_trees(void **state)
 			    "mk dotgit \"100644 blob $b\\tok\\n040000 tree $t\\t.GIT\\n\" && "
 			    "mk dup \"120000 blob $l\\tx\\n040000 tree $t\\tx\\n\""), 0);
 	r = mirror("m-evil", "evil");
-	assert_ret(builder_repo_fetch(r, false), 0);
+	assert_ret(builder_repo_fetch(r, 0), 0);
 	for (i = 0; i < ARRAY_SIZE(refs); i++) {
 		char *rev = xasprintf("origin/%s", refs[i]);
 
@@ -535,13 +537,13 @@ static void test_fetch_errors(void **state)
 	struct builder_repo *r = mirror("m-unreach", url);
 	char *u;
 
-	assert_ret(builder_repo_fetch(r, false), -EHOSTUNREACH);
+	assert_ret(builder_repo_fetch(r, 0), -EHOSTUNREACH);
 	assert_non_null(strstr(err_last(), url));
 	builder_repo_free(r);
 
 	/* a password in the URL stays out of messages */
 	r = mirror("m-secret", "http://perfd:s3cret@127.0.0.1:1/x.git");
-	assert_ret(builder_repo_fetch(r, false), -EHOSTUNREACH);
+	assert_ret(builder_repo_fetch(r, 0), -EHOSTUNREACH);
 	assert_non_null(strstr(err_last(), "'http://127.0.0.1:1/x.git'"));
 	assert_null(strstr(err_last(), "s3cret"));
 	builder_repo_free(r);
@@ -550,14 +552,14 @@ static void test_fetch_errors(void **state)
 	assert_int_equal(sh("mkdir -p notarepo && echo x >notarepo/x"), 0);
 	u = xasprintf("file://%s/notarepo", tmp);
 	r = mirror("m-notarepo", u);
-	assert_ret(builder_repo_fetch(r, false), -EPROTO);
+	assert_ret(builder_repo_fetch(r, 0), -EPROTO);
 	assert_non_null(strstr(err_last(), u));
 	builder_repo_free(r);
 	free(u);
 
 	u = xasprintf("%s/missing", tmp);
 	r = mirror("m-missing", u);
-	assert_ret(builder_repo_fetch(r, false), -ENOENT);
+	assert_ret(builder_repo_fetch(r, 0), -ENOENT);
 	assert_non_null(strstr(err_last(), u));
 	builder_repo_free(r);
 	free(u);
@@ -579,9 +581,9 @@ static void test_bounds(void **state)
 	size_t n = 0;
 
 	builder_git_limits.fetch_bytes = 100;
-	assert_ret(builder_repo_fetch(r, false), -EFBIG);
+	assert_ret(builder_repo_fetch(r, 0), -EFBIG);
 	builder_git_limits.fetch_bytes = (size_t)16 << 30;
-	assert_ret(builder_repo_fetch(r, false), 0);
+	assert_ret(builder_repo_fetch(r, 0), 0);
 
 	builder_git_limits.heads = 4;
 	assert_ret(builder_repo_heads(r, &h, &n, all, 1, false), -E2BIG);
@@ -673,7 +675,7 @@ static void test_http_fetch(void **state)
 
 	assert_ret(builder_repo_open(&r, env("PERFD_TEST_GIT_MIRROR"),
 					   env("PERFD_TEST_GIT_URL")), 0);
-	assert_ret(builder_repo_fetch(r, true), 0);
+	assert_ret(builder_repo_fetch(r, BUILDER_FETCH_PULLS), 0);
 	/* the shell drops the last newline */
 	got = heads_text(r, all, 1, true);
 	if (*got)
@@ -692,7 +694,7 @@ static void test_http_errors(void **state)
 	char *url = xasprintf("%s-missing", env("PERFD_TEST_GIT_URL"));
 
 	assert_ret(builder_repo_open(&r, dir, url), 0);
-	assert_ret(builder_repo_fetch(r, false), -EPROTO);
+	assert_ret(builder_repo_fetch(r, 0), -EPROTO);
 	assert_non_null(strstr(err_last(), url));
 	builder_repo_free(r);
 	free(dir);
@@ -702,7 +704,7 @@ static void test_http_errors(void **state)
 	r = NULL;
 	assert_ret(builder_repo_open(&r, dir, env("PERFD_TEST_GIT_URL")), 0);
 	builder_git_limits.fetch_bytes = 100;
-	assert_ret(builder_repo_fetch(r, false), -EFBIG);
+	assert_ret(builder_repo_fetch(r, 0), -EFBIG);
 	builder_git_limits.fetch_bytes = (size_t)16 << 30;
 	builder_repo_free(r);
 	free(dir);
