@@ -4,10 +4,12 @@
  * results), every change of a job (as a job record, to POST
  * /api/v1/ingest/jobs, in the order of its sequence numbers), then every
  * done comparison, oldest first, as the
- * record perfd export prints (POST /api/v1/ingest/comparisons), and the
+ * record perfd export prints (POST /api/v1/ingest/comparisons), then every
+ * change of an alert of its history, with its findings (POST
+ * /api/v1/ingest/alerts, once the comparisons it names are sent), and the
  * host's heartbeat. The agent's database is the spool: a record counts as
- * sent only once the hub answered 200 or 201 (the pushed, pushed_jobs and
- * pushed_builds tables say so); a 409 or 422 is a refusal for good, kept with the hub's
+ * sent only once the hub answered 200 or 201 (the pushed, pushed_jobs,
+ * pushed_builds and pushed_alerts tables say so); a 409 or 422 is a refusal for good, kept with the hub's
  * message and logged once; anything else (a 5xx, a timeout, a refused
  * connection) leaves it in the backlog for the next loop turn. Each request
  * is bounded, and a turn sends at most AGENT_PUSH_BATCH records of each
@@ -250,6 +252,61 @@ static int push_jobs(struct agent *a, int *sent)
 	return r < 0 ? r : 0;
 }
 
+/* Sends alert al's newest update with its findings, as push_one. */
+static int push_alert(struct agent *a, const struct db_alert *al)
+{
+	struct strbuf rec = STRBUF_INIT, reply = STRBUF_INIT;
+	struct db_alert_finding *f = NULL;
+	size_t n = 0, i;
+	int r, status;
+
+	r = db_alert_findings(a->db, &f, &n, al->id);
+	if (r == 0)
+		r = runner_alert_record_build(&rec, al, a->host, f, n);
+	if (r < 0)
+		goto out;
+	status = send_record(a, &reply, "/api/v1/ingest/alerts", &rec);
+	if (status <= 0) {
+		r = status;
+		goto out;
+	}
+	if (status == 409 || status == 422)
+		log_warnx("push: update %lld of alert %lld refused by the hub (%d: %s): kept "
+			  "here, not sent again", (long long)al->seq, (long long)al->id, status,
+			  reply.buf);
+	r = db_alert_pushed(a->db, al->id, al->seq, status, status >= 300 ? reply.buf : NULL);
+	if (r == 0)
+		r = 1;
+out:
+	for (i = 0; i < n; i++)
+		db_alert_finding_release(&f[i]);
+	free(f);
+	strbuf_release(&rec);
+	strbuf_release(&reply);
+	return r;
+}
+
+/* The alerts' updates, oldest first, after the comparisons they name. */
+static int push_alerts(struct agent *a)
+{
+	struct db_alert *alerts = NULL;
+	size_t n = 0, i;
+	int r;
+
+	r = db_alerts_unpushed(a->db, &alerts, &n, AGENT_PUSH_BATCH);
+	for (i = 0; r >= 0 && i < n; i++) {
+		r = push_alert(a, &alerts[i]);
+		if (r == 0)
+			a->push_down = true;
+		if (r <= 0)
+			break;
+	}
+	for (i = 0; i < n; i++)
+		db_alert_release(&alerts[i]);
+	free(alerts);
+	return r < 0 ? r : 0;
+}
+
 int agent_push(struct agent *a)
 {
 	int64_t *ids = NULL;
@@ -274,6 +331,11 @@ int agent_push(struct agent *a)
 		sent++;
 	}
 	free(ids);
+	if (r < 0)
+		return r;
+	/* An alert names comparisons: it goes once none is left to send. */
+	if (!a->push_down && n < AGENT_PUSH_BATCH)
+		r = push_alerts(a);
 	if (r < 0)
 		return r;
 	if ((sent || jobs) && a->push_error) {

@@ -63,7 +63,11 @@ void db_alert_release(struct db_alert *a)
 #define ALERT_COLUMNS "id, host, branch, case_name, found_by, lo_oid, hi_oid, commits," \
 	" direction, gain, comparison_id, coalesce(confirm_id, 0), state, bisect, detail," \
 	" triage, triage_by, coalesce(triage_at, ''), coalesce(fixed_by, 0), created_at," \
-	" updated_at"
+	" updated_at, seq, coalesce(origin_id, 0)"
+
+/* The sequence number of this agent's next change of an alert: each change
+ * is an update the hub is sent (docs/hub.md, "The alert record"). */
+#define NEXT_ALERT_SEQ "(SELECT coalesce(max(seq), 0) + 1 FROM alerts WHERE host = '')"
 
 static void alert_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
@@ -95,6 +99,8 @@ static void alert_fill(void *elem, sqlite3_stmt *st, void *arg)
 	a->fixed_by = sqlite3_column_int64(st, 18);
 	db_column_copy(a->created_at, sizeof(a->created_at), st, 19);
 	db_column_copy(a->updated_at, sizeof(a->updated_at), st, 20);
+	a->seq = sqlite3_column_int64(st, 21);
+	a->origin_id = sqlite3_column_int64(st, 22);
 }
 
 static void alert_release(void *elem)
@@ -112,8 +118,8 @@ int db_alert_add(struct db *db, int64_t *out_id, const struct db_alert *a)
 	time_now_iso(now);
 	r = db_prepare(db, &st, "INSERT INTO alerts (host, branch, case_name, found_by, lo_oid,"
 		       " hi_oid, commits, direction, gain, comparison_id, state, detail, created_at,"
-		       " updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'confirming',"
-		       " ?11, ?12, ?12) ON CONFLICT DO NOTHING RETURNING id");
+		       " updated_at, seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'confirming',"
+		       " ?11, ?12, ?12, " NEXT_ALERT_SEQ ") ON CONFLICT DO NOTHING RETURNING id");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, a->host);
@@ -209,8 +215,8 @@ int db_alert_confirmed(struct db *db, int64_t id, bool agrees, int64_t confirm_i
 
 	time_now_iso(now);
 	r = db_prepare(db, &st, "UPDATE alerts SET state = ?1, confirm_id = nullif(?2, 0),"
-		       " bisect = ?3, detail = ?4, updated_at = ?5 WHERE id = ?6"
-		       " AND state = 'confirming'");
+		       " bisect = ?3, detail = ?4, updated_at = ?5, seq = " NEXT_ALERT_SEQ
+		       " WHERE id = ?6 AND state = 'confirming'");
 	if (r < 0)
 		return r;
 	db_bind_text(st, 1, agrees ? "raised" : "dismissed");
@@ -377,7 +383,7 @@ int db_alert_finish(struct db *db, int64_t alert_id, enum db_alert_bisect bisect
 	}
 	if (r == 0)
 		r = db_prepare(db, &st, "UPDATE alerts SET bisect = ?, detail = coalesce(?, detail),"
-			       " updated_at = ? WHERE id = ?");
+			       " updated_at = ?, seq = " NEXT_ALERT_SEQ " WHERE id = ?");
 	if (r == 0) {
 		db_bind_text(st, 1, db_alert_bisect_name(bisect));
 		db_bind_text(st, 2, detail);
@@ -429,6 +435,415 @@ int db_alert_findings(struct db *db, struct db_alert_finding **out, size_t *out_
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(st, 1, alert_id);
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}
+
+/* ---- the agent's push of its alerts, and the hub's ingest of them ---- */
+
+/* This agent's alerts whose newest change the hub has not answered for. */
+#define ALERTS_UNSENT " FROM alerts a WHERE a.host = '' AND NOT EXISTS" \
+	" (SELECT 1 FROM pushed_alerts p WHERE p.alert_id = a.id AND p.seq >= a.seq)"
+
+int db_alerts_unpushed(struct db *db, struct db_alert **out, size_t *out_n, size_t max)
+{
+	const struct db_rows how = {
+		.size = sizeof(**out), .max = max, .fill = alert_fill, .release = alert_release,
+		.doing = "listing the alerts not yet pushed",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v = NULL;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, "SELECT " ALERT_COLUMNS ALERTS_UNSENT " ORDER BY a.seq LIMIT ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}
+
+int db_alerts_unpushed_count(struct db *db, int64_t *out)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	*out = 0;
+	r = db_prepare(db, &st, "SELECT count(*)" ALERTS_UNSENT);
+	if (r < 0)
+		return r;
+	return db_step_count(db, st, out, "counting the alerts not yet pushed");
+}
+
+int db_alert_pushed(struct db *db, int64_t id, int64_t seq, int status, const char *message)
+{
+	sqlite3_stmt *st = NULL;
+	char now[TIME_ISO_LEN];
+	int r;
+
+	time_now_iso(now);
+	r = db_prepare(db, &st, "INSERT OR REPLACE INTO pushed_alerts (alert_id, seq, status,"
+		       " message, pushed_at) VALUES (?, ?, ?, ?, ?)");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, seq);
+	sqlite3_bind_int(st, 3, status);
+	db_bind_text(st, 4, message);
+	db_bind_text(st, 5, now);
+	return db_step(db, st, "recording an alert pushed");
+}
+
+/* Replaces alert_id's findings with f (inside the caller's transaction). */
+static int findings_put(struct db *db, int64_t alert_id, const struct db_alert_finding *f,
+			size_t n)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int r;
+
+	r = db_prepare(db, &st, "DELETE FROM alert_findings WHERE alert_id = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, alert_id);
+	r = db_step(db, st, "replacing an alert's findings");
+	for (i = 0; r == 0 && i < n; i++) {
+		r = db_prepare(db, &st, "INSERT INTO alert_findings (alert_id, idx, what, lo_oid,"
+			       " hi_oid, commits, gain, comparison_id, note)"
+			       " VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, 0), ?)");
+		if (r < 0)
+			break;
+		sqlite3_bind_int64(st, 1, alert_id);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+		db_bind_text(st, 3, f[i].commit ? "commit" : "range");
+		db_bind_text(st, 4, f[i].lo);
+		db_bind_text(st, 5, f[i].hi);
+		sqlite3_bind_int(st, 6, f[i].commits);
+		db_bind_real(st, 7, f[i].has_gain ? f[i].gain : NAN);
+		sqlite3_bind_int64(st, 8, f[i].comparison_id);
+		db_bind_text(st, 9, f[i].note);
+		r = db_step(db, st, "storing an alert's finding");
+	}
+	return r;
+}
+
+/* Binds what an update of a host's alert sets, the same for an insert and
+ * an update: ?1 .. ?14. */
+static void bind_update(sqlite3_stmt *st, const struct db_alert *a, const char *sha256)
+{
+	db_bind_text(st, 1, a->lo);
+	db_bind_text(st, 2, a->hi);
+	sqlite3_bind_int(st, 3, a->commits);
+	db_bind_text(st, 4, a->slower ? "slower" : "faster");
+	db_bind_real(st, 5, a->gain);
+	sqlite3_bind_int64(st, 6, a->comparison_id);
+	sqlite3_bind_int64(st, 7, a->confirm_id);
+	db_bind_text(st, 8, db_alert_state_name(a->state));
+	db_bind_text(st, 9, db_alert_bisect_name(a->bisect));
+	db_bind_text(st, 10, a->detail);
+	db_bind_text(st, 11, a->created_at);
+	db_bind_text(st, 12, a->updated_at);
+	sqlite3_bind_int64(st, 13, a->seq);
+	db_bind_text(st, 14, sha256);
+}
+
+static int alert_insert(struct db *db, const struct db_alert *a, const char *sha256,
+			int64_t *out_id)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	r = db_prepare(db, &st, "INSERT INTO alerts (lo_oid, hi_oid, commits, direction, gain,"
+		       " comparison_id, confirm_id, state, bisect, detail, created_at, updated_at,"
+		       " seq, sha256, host, origin_id, branch, case_name, found_by) VALUES (?1, ?2,"
+		       " ?3, ?4, ?5, ?6, nullif(?7, 0), ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
+		       " ?17, ?18, ?19) RETURNING id");
+	if (r < 0)
+		return r;
+	bind_update(st, a, sha256);
+	db_bind_text(st, 15, a->host);
+	sqlite3_bind_int64(st, 16, a->origin_id);
+	db_bind_text(st, 17, a->branch);
+	db_bind_text(st, 18, a->case_name);
+	db_bind_text(st, 19, a->found_by_span ? "span" : "head");
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out_id = sqlite3_column_int64(st, 0);
+		rc = sqlite3_step(st);
+	}
+	if (rc != SQLITE_DONE)
+		r = rc == SQLITE_CONSTRAINT ?
+			err_set(-EEXIST, "host '%s' has another alert (not id %lld) of %s, case "
+				"'%s', %.12s..%.12s", a->host, (long long)a->origin_id, a->branch,
+				a->case_name, a->lo, a->hi) :
+			db_fail(db, rc, "storing a host's alert");
+	db_finish(st);
+	return r;
+}
+
+static int alert_update(struct db *db, const struct db_alert *a, const char *sha256, int64_t id)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	/* Triage is the hub's: an update never sets it. */
+	r = db_prepare(db, &st, "UPDATE alerts SET lo_oid = ?1, hi_oid = ?2, commits = ?3,"
+		       " direction = ?4, gain = ?5, comparison_id = ?6, confirm_id = nullif(?7, 0),"
+		       " state = ?8, bisect = ?9, detail = ?10, created_at = ?11, updated_at = ?12,"
+		       " seq = ?13, sha256 = ?14 WHERE id = ?15");
+	if (r < 0)
+		return r;
+	bind_update(st, a, sha256);
+	sqlite3_bind_int64(st, 15, id);
+	return db_step(db, st, "updating a host's alert");
+}
+
+int db_alert_ingest(struct db *db, const struct db_alert *a, const struct db_alert_finding *f,
+		    size_t n, const char *sha256, int64_t *out_id, bool *out_stored)
+{
+	struct db_alert old;
+	sqlite3_stmt *st;
+	char *old_sha = NULL;
+	int64_t id = 0;
+	int rc, r;
+
+	*out_id = 0;
+	*out_stored = false;
+	memset(&old, 0, sizeof(old));
+	r = db_begin(db);
+	if (r < 0)
+		return r;
+	r = db_prepare(db, &st, "SELECT " ALERT_COLUMNS ", coalesce(sha256, '') FROM alerts"
+		       " WHERE host = ? AND origin_id = ?");
+	if (r < 0)
+		goto out;
+	db_bind_text(st, 1, a->host);
+	sqlite3_bind_int64(st, 2, a->origin_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		alert_fill(&old, st, NULL);
+		old_sha = db_column_strdup(st, 23);
+	} else if (rc != SQLITE_DONE) {
+		r = db_fail(db, rc, "finding a host's alert");
+	}
+	db_finish(st);
+	if (r < 0)
+		goto out;
+	if (!old.id) {
+		r = alert_insert(db, a, sha256, &id);
+		if (r == 0)
+			r = findings_put(db, id, f, n);
+		*out_stored = r == 0;
+		goto out;
+	}
+	id = old.id;
+	if (strcmp(old.branch, a->branch) || strcmp(old.case_name, a->case_name) ||
+	    old.found_by_span != a->found_by_span) {
+		r = err_set(-EEXIST, "alert %lld of host '%s' is of %s, case '%s', found by %s "
+			    "here; the update says %s, case '%s', found by %s",
+			    (long long)a->origin_id, a->host, old.branch, old.case_name,
+			    old.found_by_span ? "span" : "head", a->branch, a->case_name,
+			    a->found_by_span ? "span" : "head");
+	} else if (a->seq == old.seq && strcmp(old_sha ? old_sha : "", sha256)) {
+		r = err_set(-EEXIST, "update %lld of alert %lld of host '%s' came before with "
+			    "sha256 %.12s, now with %.12s", (long long)a->seq,
+			    (long long)a->origin_id, a->host, old_sha ? old_sha : "", sha256);
+	} else if (a->seq > old.seq) {
+		r = alert_update(db, a, sha256, id);
+		if (r == 0)
+			r = findings_put(db, id, f, n);
+		*out_stored = r == 0;
+	}
+out:
+	free(old_sha);
+	db_alert_release(&old);
+	if (r == 0) {
+		*out_id = id;
+		return db_commit(db);
+	}
+	*out_stored = false;
+	db_rollback(db);
+	return r;
+}
+
+int db_alert_triage_set(struct db *db, int64_t id, enum db_alert_triage t, const char *by,
+			int64_t fixed_by)
+{
+	char now[TIME_ISO_LEN], host[64] = "", case_name[64] = "", verdict[16] = "";
+	char state[16] = "", made[32] = "", own_made[32] = "";
+	struct db_alert a;
+	sqlite3_stmt *st;
+	int rc, r;
+
+	r = db_alert_get(db, &a, id);
+	if (r < 0)
+		return r;
+	if (a.state != DB_ALERT_RAISED) {
+		r = err_set(-EINVAL, "alert %lld is %s: only a raised alert is triaged",
+			    (long long)id, db_alert_state_name(a.state));
+		goto out;
+	}
+	if (t != DB_TRIAGE_FIXED && fixed_by) {
+		r = err_set(-EINVAL, "fixed_by: only an alert marked fixed names a comparison");
+		goto out;
+	}
+	if (t == DB_TRIAGE_FIXED && !fixed_by) {
+		r = err_set(-EINVAL, "fixed_by: an alert marked fixed names the later comparison "
+			    "that undid it");
+		goto out;
+	}
+	if (t == DB_TRIAGE_FIXED) {
+		r = db_prepare(db, &st, "SELECT c.host, c.case_name, c.state, coalesce(c.verdict, ''),"
+			       " c.created_at, (SELECT created_at FROM comparisons WHERE id = ?2)"
+			       " FROM comparisons c WHERE c.id = ?1");
+		if (r < 0)
+			goto out;
+		sqlite3_bind_int64(st, 1, fixed_by);
+		sqlite3_bind_int64(st, 2, a.comparison_id);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			db_column_copy(host, sizeof(host), st, 0);
+			db_column_copy(case_name, sizeof(case_name), st, 1);
+			db_column_copy(state, sizeof(state), st, 2);
+			db_column_copy(verdict, sizeof(verdict), st, 3);
+			db_column_copy(made, sizeof(made), st, 4);
+			db_column_copy(own_made, sizeof(own_made), st, 5);
+		} else if (rc != SQLITE_DONE) {
+			r = db_fail(db, rc, "reading the comparison that fixed an alert");
+		}
+		db_finish(st);
+		if (r < 0)
+			goto out;
+		if (!*host)
+			r = err_set(-EINVAL, "fixed_by: there is no comparison %lld",
+				    (long long)fixed_by);
+		else if (strcmp(host, a.host) || strcmp(case_name, a.case_name))
+			r = err_set(-EINVAL, "fixed_by: comparison %lld is of host '%s', case '%s'; "
+				    "alert %lld is of host '%s', case '%s'", (long long)fixed_by,
+				    host, case_name, (long long)id, a.host, a.case_name);
+		else if (strcmp(state, "done"))
+			r = err_set(-EINVAL, "fixed_by: comparison %lld is %s, not done",
+				    (long long)fixed_by, state);
+		else if (strcmp(made, own_made) <= 0)
+			r = err_set(-EINVAL, "fixed_by: comparison %lld was made at %s, not after "
+				    "the alert's comparison %lld (%s)", (long long)fixed_by, made,
+				    (long long)a.comparison_id, own_made);
+		else if (strcmp(verdict, a.slower ? "faster" : "slower"))
+			r = err_set(-EINVAL, "fixed_by: comparison %lld says %s; undoing a %s alert "
+				    "takes one that says %s", (long long)fixed_by,
+				    *verdict ? verdict : "nothing", a.slower ? "slower" : "faster",
+				    a.slower ? "faster" : "slower");
+		if (r < 0)
+			goto out;
+	}
+	time_now_iso(now);
+	r = db_prepare(db, &st, "UPDATE alerts SET triage = ?1, triage_by = ?2, triage_at = ?3,"
+		       " fixed_by = nullif(?4, 0) WHERE id = ?5");
+	if (r < 0)
+		goto out;
+	db_bind_text(st, 1, db_alert_triage_name(t));
+	db_bind_text(st, 2, by);
+	db_bind_text(st, 3, now);
+	sqlite3_bind_int64(st, 4, fixed_by);
+	sqlite3_bind_int64(st, 5, id);
+	r = db_step(db, st, "recording an alert's triage");
+out:
+	db_alert_release(&a);
+	return r;
+}
+
+/* An agent's own alerts (host '') are named by their comparison's host. */
+#define ALERT_NAMED_COLUMNS "a.id, coalesce(nullif(a.host, ''), c.host), a.branch," \
+	" a.case_name, a.found_by, a.lo_oid, a.hi_oid, a.commits, a.direction, a.gain," \
+	" a.comparison_id, coalesce(a.confirm_id, 0), a.state, a.bisect, a.detail, a.triage," \
+	" a.triage_by, coalesce(a.triage_at, ''), coalesce(a.fixed_by, 0), a.created_at," \
+	" a.updated_at, a.seq, coalesce(a.origin_id, 0)" \
+	" FROM alerts a JOIN comparisons c ON c.id = a.comparison_id"
+
+int db_alerts_find(struct db *db, struct db_alert **out, size_t *out_n,
+		   const struct db_alert_filter *f, size_t max)
+{
+	const struct db_rows how = {
+		.size = sizeof(**out), .max = max, .fill = alert_fill, .release = alert_release,
+		.doing = "listing alerts",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v = NULL;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, "SELECT " ALERT_NAMED_COLUMNS
+		       " WHERE (?1 IS NULL OR coalesce(nullif(a.host, ''), c.host) = ?1)"
+		       " AND (?2 IS NULL OR a.case_name = ?2) AND (?3 IS NULL OR a.state = ?3)"
+		       " AND (?4 IS NULL OR a.triage = ?4) ORDER BY a.id DESC LIMIT ?5");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, f->host && *f->host ? f->host : NULL);
+	db_bind_text(st, 2, f->case_name && *f->case_name ? f->case_name : NULL);
+	db_bind_text(st, 3, f->state && *f->state ? f->state : NULL);
+	db_bind_text(st, 4, f->triage && *f->triage ? f->triage : NULL);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)max);
+	r = db_rows_load(db, st, &how, &v, out_n);
+	*out = v;
+	return r;
+}
+
+int db_alert_get(struct db *db, struct db_alert *out, int64_t id)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	memset(out, 0, sizeof(*out));
+	r = db_prepare(db, &st, "SELECT " ALERT_NAMED_COLUMNS " WHERE a.id = ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		alert_fill(out, st, NULL);
+	else
+		r = rc == SQLITE_DONE ? err_set(-ENOENT, "there is no alert %lld", (long long)id) :
+			db_fail(db, rc, "reading an alert");
+	db_finish(st);
+	return r;
+}
+
+static void triage_count_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_alert_triage_count *t = elem;
+
+	db_column_copy(t->host, sizeof(t->host), st, 0);
+	t->raised = sqlite3_column_int64(st, 1);
+	t->triaged = sqlite3_column_int64(st, 2);
+	t->false_alarms = sqlite3_column_int64(st, 3);
+}
+
+int db_alert_triage_counts(struct db *db, struct db_alert_triage_count **out, size_t *out_n,
+			   size_t max)
+{
+	const struct db_rows how = {
+		.size = sizeof(**out), .max = max, .fill = triage_count_fill,
+		.doing = "counting alerts' triage",
+	};
+	sqlite3_stmt *st = NULL;
+	void *v = NULL;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, "SELECT h, count(*), sum(triage <> 'new'),"
+		       " sum(triage = 'false_alarm') FROM (SELECT coalesce(nullif(a.host, ''),"
+		       " c.host) AS h, a.triage FROM alerts a JOIN comparisons c"
+		       " ON c.id = a.comparison_id WHERE a.state = 'raised') GROUP BY h ORDER BY h"
+		       " LIMIT ?");
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
 	r = db_rows_load(db, st, &how, &v, out_n);
 	*out = v;
 	return r;

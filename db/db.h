@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 13
+#define DB_SCHEMA_VERSION 14
 
 struct db;
 
@@ -683,6 +683,9 @@ struct db_alert {
 	int64_t fixed_by;
 	char created_at[32];
 	char updated_at[32];
+	int64_t seq;                 /* the update that set it: this agent's number of
+				      * its newest change, or the host's at the hub */
+	int64_t origin_id;           /* at the hub, its id on its host; else 0 */
 };
 void db_alert_release(struct db_alert *a);
 /* Stores alert a (state confirming) unless the same range of the same
@@ -739,6 +742,52 @@ int db_alert_finish(struct db *db, int64_t alert_id, enum db_alert_bisect bisect
 		    const struct db_alert_finding *f, size_t n, const char *detail);
 int db_alert_findings(struct db *db, struct db_alert_finding **out, size_t *out_n,
 		      int64_t alert_id);
+
+/* This agent's alerts whose newest change the hub has not answered for,
+ * in seq order, at most max; *out is the caller's (release each, free). */
+int db_alerts_unpushed(struct db *db, struct db_alert **out, size_t *out_n, size_t max);
+int db_alerts_unpushed_count(struct db *db, int64_t *out);
+/* The hub answered status for update seq of alert id (message: a refusal's). */
+int db_alert_pushed(struct db *db, int64_t id, int64_t seq, int status, const char *message);
+/* Stores a host's alert a (host, origin_id, seq; comparison ids the hub's,
+ * 0 where the hub has none) with its findings, in one transaction: a new
+ * one (*out_stored true), or a newer seq than held, which replaces all but
+ * its triage (true); the seq held with the same sha256, or an older one,
+ * stores nothing (false). -EEXIST, said in err_last(), for the seq held
+ * with another sha256, or another branch, case, range or way found than
+ * the held alert's. *out_id is the hub's id. */
+int db_alert_ingest(struct db *db, const struct db_alert *a, const struct db_alert_finding *f,
+		    size_t n, const char *sha256, int64_t *out_id, bool *out_stored);
+/* Sets a raised alert's triage, by whom and now; fixed needs fixed_by, a
+ * done comparison of the alert's host and case made after the alert's own,
+ * whose verdict is the opposite direction (0 clears it for other states).
+ * -ENOENT for no alert id; -EINVAL, naming what is wrong, for an alert
+ * not raised or a fixed_by that is not such a comparison; nothing changes
+ * then. */
+int db_alert_triage_set(struct db *db, int64_t id, enum db_alert_triage t, const char *by,
+			int64_t fixed_by);
+
+/* What GET /api/v1/alerts selects; NULL or "" matches any. */
+struct db_alert_filter {
+	const char *host;
+	const char *case_name;
+	const char *state;
+	const char *triage;
+};
+/* Alerts matching f, newest first, at most max, each with host named (an
+ * agent's own by its comparison's host). */
+int db_alerts_find(struct db *db, struct db_alert **out, size_t *out_n,
+		   const struct db_alert_filter *f, size_t max);
+/* One alert as db_alerts_find names it. */
+int db_alert_get(struct db *db, struct db_alert *out, int64_t id);
+/* Per host, of its raised alerts: how many, how many a person triaged
+ * (any state but new), and how many of those were false alarms. */
+struct db_alert_triage_count {
+	char host[64];
+	int64_t raised, triaged, false_alarms;
+};
+int db_alert_triage_counts(struct db *db, struct db_alert_triage_count **out, size_t *out_n,
+			   size_t max);
 
 /* ---- builds, build_artifacts (db/builds.c) ---- */
 

@@ -62,6 +62,10 @@ int db_push_backlog(struct db *db, int64_t *out)
 			r = db_builds_unpushed_count(db, &jobs);
 		if (r == 0)
 			*out += jobs;
+		if (r == 0)
+			r = db_alerts_unpushed_count(db, &jobs);
+		if (r == 0)
+			*out += jobs;
 	}
 	return r;
 }

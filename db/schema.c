@@ -501,6 +501,26 @@ static const char schema_v13[] =
 	"  note TEXT,"
 	"  PRIMARY KEY (alert_id, idx)) WITHOUT ROWID;";
 
+/* Version 14: alerts at the hub (docs/hub.md, "The alert record"). An
+ * agent's alert takes the next of its alert sequence numbers (seq) at every
+ * change, and pushed_alerts holds the hub's answer to each alert's newest
+ * update (the alerts of an older file each get one, so they are sent); at
+ * the hub an alert keeps its host's id (origin_id) and the seq and sha256
+ * of the update that set it, and its triage, which no update touches. */
+static const char schema_v14[] =
+	"ALTER TABLE alerts ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE alerts ADD COLUMN origin_id INTEGER;"
+	"ALTER TABLE alerts ADD COLUMN sha256 TEXT;"
+	"UPDATE alerts SET seq = id WHERE host = '';"
+	"CREATE UNIQUE INDEX alerts_origin ON alerts (host, origin_id)"
+	"  WHERE origin_id IS NOT NULL;"
+	"CREATE TABLE pushed_alerts ("
+	"  alert_id INTEGER PRIMARY KEY REFERENCES alerts (id),"
+	"  seq INTEGER NOT NULL,"
+	"  status INTEGER NOT NULL,"
+	"  message TEXT,"
+	"  pushed_at TEXT NOT NULL);";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -515,5 +535,6 @@ const struct db_migration db_migrations[] = {
 	{ 11, schema_v11 },
 	{ 12, schema_v12 },
 	{ 13, schema_v13 },
+	{ 14, schema_v14 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -1614,3 +1614,202 @@ void runner_build_record_release(struct runner_build_record *r)
 	free(r->results_origin);
 	memset(r, 0, sizeof(*r));
 }
+
+/* ---- an alert's update (docs/hub.md, "The alert record") ---- */
+
+static json_t *finding_record(const struct db_alert_finding *f)
+{
+	return json_pack("{s:s,s:o,s:o,s:i,s:o,s:o,s:o}", "what", f->commit ? "commit" : "range",
+			 "lo", jtext(f->lo), "hi", jtext(f->hi), "commits", f->commits,
+			 "gain", f->has_gain ? jreal(f->gain) : json_null(),
+			 "comparison", f->comparison_id > 0 ? json_integer(f->comparison_id) :
+			 json_null(), "note", jtext(f->note));
+}
+
+int runner_alert_record_build(struct strbuf *out, const struct db_alert *a, const char *host,
+			      const struct db_alert_finding *f, size_t n)
+{
+	json_t *root = json_object(), *list = json_array();
+	size_t i;
+	int r;
+
+	json_object_set_new(root, "format", json_string(RUNNER_ALERT_FORMAT));
+	json_object_set_new(root, "host", jtext(host));
+	json_object_set_new(root, "id", json_integer(a->id));
+	json_object_set_new(root, "seq", json_integer(a->seq));
+	json_object_set_new(root, "branch", jtext(a->branch));
+	json_object_set_new(root, "case", jtext(a->case_name));
+	json_object_set_new(root, "found_by", json_string(a->found_by_span ? "span" : "head"));
+	json_object_set_new(root, "lo", jtext(a->lo));
+	json_object_set_new(root, "hi", jtext(a->hi));
+	json_object_set_new(root, "commits", json_integer(a->commits));
+	json_object_set_new(root, "direction", json_string(a->slower ? "slower" : "faster"));
+	json_object_set_new(root, "gain", jreal(a->gain));
+	json_object_set_new(root, "comparison", json_integer(a->comparison_id));
+	json_object_set_new(root, "confirm", a->confirm_id > 0 ? json_integer(a->confirm_id) :
+			    json_null());
+	json_object_set_new(root, "state", json_string(db_alert_state_name(a->state)));
+	json_object_set_new(root, "bisect", json_string(db_alert_bisect_name(a->bisect)));
+	json_object_set_new(root, "detail", jtext(a->detail));
+	json_object_set_new(root, "created_at", jtext(a->created_at));
+	json_object_set_new(root, "updated_at", jtext(a->updated_at));
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, finding_record(&f[i]));
+	json_object_set_new(root, "findings", list);
+	r = finish_record(out, root);
+	json_decref(root);
+	return r;
+}
+
+static int parse_finding(struct db_alert_finding *f, json_t *o, const struct at *a)
+{
+	static const char *const keys[] = {
+		"what", "lo", "hi", "commits", "gain", "comparison", "note", NULL,
+	};
+	static const char *const whats[] = { "commit", "range", NULL };
+	char word[8];
+	int r;
+
+	r = object_check(o, a, keys, NULL);
+	if (r == 0)
+		r = get_word(word, sizeof(word), o, a, "what", whats, "commit or range");
+	if (r == 0)
+		f->commit = !strcmp(word, "commit");
+	if (r == 0)
+		r = get_commit(f->lo, o, a, "lo", false);
+	if (r == 0)
+		r = get_commit(f->hi, o, a, "hi", false);
+	if (r == 0)
+		r = get_int32(&f->commits, o, a, "commits", 1, RUNNER_ALERT_COMMITS_MAX);
+	if (r == 0)
+		r = get_num(&f->gain, o, a, "gain", true);
+	if (r == 0)
+		f->has_gain = isfinite(f->gain);
+	if (r == 0)
+		r = get_id(&f->comparison_id, o, a, "comparison");
+	if (r == 0)
+		r = get_text(&f->note, o, a, "note", true, TEXT_MAX);
+	return r;
+}
+
+/* A required string of 1 to max bytes into out. */
+static int get_name(char *out, size_t outlen, json_t *o, const struct at *parent,
+		    const char *key, size_t max)
+{
+	char *text = NULL, what[64];
+	int r = get_text(&text, o, parent, key, false, max);
+
+	if (r == 0 && !*text) {
+		snprintf(what, sizeof(what), "a string of 1 to %zu bytes", max);
+		r = bad_at(parent, key, what);
+	}
+	if (r == 0)
+		snprintf(out, outlen, "%s", text);
+	free(text);
+	return r;
+}
+
+static int parse_alert(void *ctx, json_t *root)
+{
+	static const char *const keys[] = {
+		"format", "host", "id", "seq", "sha256", "branch", "case", "found_by", "lo", "hi",
+		"commits", "direction", "gain", "comparison", "confirm", "state", "bisect",
+		"detail", "created_at", "updated_at", "findings", NULL,
+	};
+	static const char *const formats[] = { RUNNER_ALERT_FORMAT, NULL };
+	static const char *const found[] = { "head", "span", NULL };
+	static const char *const directions[] = { "slower", "faster", NULL };
+	static const char *const states[] = { "confirming", "raised", "dismissed", NULL };
+	static const char *const bisects[] = { "none", "running", "done", "budget", NULL };
+	struct runner_alert_record *rec = ctx;
+	struct db_alert *a = &rec->alert;
+	struct at top = { "" };
+	json_t *list = NULL, *e;
+	char word[16];
+	size_t i;
+	int r;
+
+	r = object_check(root, &top, keys, NULL);
+	if (r == 0)
+		r = get_header(root, &top, formats, a->host, &a->origin_id, rec->sha256);
+	if (r == 0)
+		r = get_int(&a->seq, root, &top, "seq", 1, INT64_MAX);
+	if (r == 0)
+		r = get_name(a->branch, sizeof(a->branch), root, &top, "branch",
+			     sizeof(a->branch) - 1);
+	if (r == 0)
+		r = get_name(a->case_name, sizeof(a->case_name), root, &top, "case",
+			     NAME_MAX_BYTES);
+	if (r == 0)
+		r = get_word(word, sizeof(word), root, &top, "found_by", found, "head or span");
+	if (r == 0)
+		a->found_by_span = !strcmp(word, "span");
+	if (r == 0)
+		r = get_commit(a->lo, root, &top, "lo", false);
+	if (r == 0)
+		r = get_commit(a->hi, root, &top, "hi", false);
+	if (r == 0)
+		r = get_int32(&a->commits, root, &top, "commits", 1, RUNNER_ALERT_COMMITS_MAX);
+	if (r == 0)
+		r = get_word(word, sizeof(word), root, &top, "direction", directions,
+			     "slower or faster");
+	if (r == 0)
+		a->slower = !strcmp(word, "slower");
+	if (r == 0)
+		r = get_num(&a->gain, root, &top, "gain", false);
+	if (r == 0)
+		r = get_int(&a->comparison_id, root, &top, "comparison", 1, INT64_MAX);
+	if (r == 0)
+		r = get_id(&a->confirm_id, root, &top, "confirm");
+	if (r == 0)
+		r = get_word(word, sizeof(word), root, &top, "state", states,
+			     "confirming, raised or dismissed");
+	for (i = 0; r == 0 && states[i]; i++)
+		if (!strcmp(word, states[i]))
+			a->state = (enum db_alert_state)i;
+	if (r == 0)
+		r = get_word(word, sizeof(word), root, &top, "bisect", bisects,
+			     "none, running, done or budget");
+	for (i = 0; r == 0 && bisects[i]; i++)
+		if (!strcmp(word, bisects[i]))
+			a->bisect = (enum db_alert_bisect)i;
+	if (r == 0)
+		r = get_text(&a->detail, root, &top, "detail", true, TEXT_MAX);
+	if (r == 0)
+		r = get_time(a->created_at, root, &top, "created_at", false);
+	if (r == 0)
+		r = get_time(a->updated_at, root, &top, "updated_at", false);
+	if (r == 0)
+		r = get_list(&list, root, &top, "findings", RUNNER_ALERT_FINDINGS_MAX);
+	if (r < 0)
+		return r;
+	rec->findings = xcalloc(json_array_size(list) + 1, sizeof(*rec->findings));
+	json_array_foreach(list, i, e) {
+		struct at l = at_key(&top, "findings"), ai = at_index(&l, i);
+
+		r = parse_finding(&rec->findings[i], e, &ai);
+		rec->nfindings = i + 1;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int runner_alert_record_parse(struct runner_alert_record *out, const char *text, size_t len)
+{
+	memset(out, 0, sizeof(*out));
+	return parse_hashed(text, len, out, out->sha256, parse_alert);
+}
+
+void runner_alert_record_release(struct runner_alert_record *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	db_alert_release(&r->alert);
+	for (i = 0; i < r->nfindings; i++)
+		db_alert_finding_release(&r->findings[i]);
+	free(r->findings);
+	memset(r, 0, sizeof(*r));
+}

@@ -455,6 +455,25 @@ struct runner_build_record {
 int runner_build_record_parse(struct runner_build_record *out, const char *text, size_t len);
 void runner_build_record_release(struct runner_build_record *r);
 
+/* An alert's update as an agent sends it to the hub (docs/hub.md, "The
+ * alert record"), with its findings: host is the agent's; a->seq numbers
+ * the update. Canonical, with its sha256, and a newline. */
+#define RUNNER_ALERT_FORMAT "perfd-alert/1"
+#define RUNNER_ALERT_FINDINGS_MAX DB_BISECT_STEPS_MAX
+#define RUNNER_ALERT_COMMITS_MAX 1000000000
+int runner_alert_record_build(struct strbuf *out, const struct db_alert *a, const char *host,
+			      const struct db_alert_finding *f, size_t n);
+struct runner_alert_record {
+	char sha256[65];
+	struct db_alert alert;       /* host, origin_id (its id on the host), seq; id 0 */
+	struct db_alert_finding *findings;
+	size_t nfindings;
+};
+/* As runner_record_parse, for an alert record: every member required, no
+ * other allowed; comparison ids are the host's. */
+int runner_alert_record_parse(struct runner_alert_record *out, const char *text, size_t len);
+void runner_alert_record_release(struct runner_alert_record *r);
+
 /* A host's heartbeat (docs/hub.md, "The heartbeat"): what the agent is
  * doing, its backlog, fingerprint and quarantine; the newest seq wins. */
 #define RUNNER_HEARTBEAT_FORMAT "perfd-heartbeat/1"

@@ -32,6 +32,12 @@ check "a comparison with a hostile host and case name" run 0 "$PERFD" pair --db 
 	--host-name "$HOSTILE" --case "$HOSTILE_CASE" "$PLANT" "$PLANT" -- \
 	--old 4392,4421,4113 --new 4362,4081,4218 --valid --digest c4759069c154
 check "stored as given" eq 1 "$(sql "select count(*) from comparisons where host = '$HOSTILE'")"
+# An alert of the hostile comparison, on a branch named like markup.
+sql "insert into alerts (host, branch, case_name, found_by, lo_oid, hi_oid, commits, direction,
+	gain, comparison_id, state, created_at, updated_at, seq) select '', '$HOSTILE_HEAD', case_name,
+	'head', printf('%040d', 0), printf('%040d', 1), 1, 'slower', -0.05, id, 'raised',
+	created_at, created_at, 1 from comparisons where host = '$HOSTILE'"
+check "an alert planted" eq 1 "$(sql "select count(*) from alerts where branch = '$HOSTILE_HEAD'")"
 # A branch named like markup, as a pull request could name one: the base
 # step's job (it has no comparison, so nothing else changes).
 sql "update jobs set head = '$HOSTILE_HEAD', subject = '$HOSTILE_CASE' where id = 1"

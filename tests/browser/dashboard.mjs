@@ -351,6 +351,32 @@ try {
 	check('its title calls it A/A', (await page.textContent('#title')).includes('A/A'));
 	await page.screenshot({ path: `${SHOTS}/receipt-aa.png`, fullPage: true });
 
+	// ---- alerts: the table, its hostile names as text, the triage form ----
+	const apiAlerts = (await api('/alerts')).alerts;
+	await page.goto(BASE + '/static/alerts.html');
+	await page.waitForSelector('body[data-state]:not([data-state="loading"])');
+	check('the alerts page is ready', await page.getAttribute('body', 'data-state') === 'ready', await page.textContent('#error'));
+	const alertRows = await page.$$eval('table.alerts tbody tr', (rs) => rs.map((tr) => [...tr.children].map((td) => td.textContent)));
+	check('a row per alert of the API', alertRows.length === apiAlerts.length && apiAlerts.length > 0, { page: alertRows.length, api: apiAlerts.length });
+	check('the hostile host and branch show as literal text',
+		alertRows.some((r) => r[1] === HOSTILE && r[3] === HOSTILE_HEAD), alertRows);
+	check('its receipt is linked', await page.$(`table.alerts a[href="/static/comparison.html?id=${apiAlerts[0].comparison}"]`) !== null);
+	check('a triage form with a token field', await page.$('#triage input[name="token"][type="password"]') !== null);
+	await page.fill('#triage input[name="alert"]', String(apiAlerts[0].id));
+	await page.fill('#triage input[name="token"]', 'f'.repeat(64));
+	await page.click('#triage button[type="submit"]');
+	await page.waitForSelector('#triage-result[data-status]');
+	check('a triage with a token the hub never issued is refused, and said',
+		(await page.getAttribute('#triage-result', 'data-status')) === '401' &&
+		/401: the token is not one this hub issued/.test(await page.textContent('#triage-result')),
+		await page.textContent('#triage-result'));
+	check('  the token not kept in the field', (await page.inputValue('#triage input[name="token"]')) === '');
+	await page.goto(BASE + '/');
+	await page.waitForSelector('body[data-state="ready"]');
+	check('the overview links the alerts page', await page.$('nav a[href="/static/alerts.html"]') !== null);
+	const triRows = await page.$$eval('table.triage tbody tr', (rs) => rs.map((tr) => [...tr.children].map((td) => td.textContent)));
+	check('the overview shows the false-alarm share per host', triRows.some((r) => r[0] === HOSTILE && r[1] === '1'), triRows);
+
 	// ---- bad input: an unknown id is said, not a blank page ----
 	await page.goto(BASE + '/static/comparison.html?id=999999');
 	await page.waitForSelector('body[data-state]:not([data-state="loading"])');
@@ -360,6 +386,7 @@ try {
 }
 
 check('no dialog opened', dialogs.length === 0, dialogs);
-check('no script error on any page', pageErrors.filter((e) => !/404/.test(e)).length === 0, pageErrors);
+// The 401 is the refused triage's, shown in the page.
+check('no script error on any page', pageErrors.filter((e) => !/404|401/.test(e)).length === 0, pageErrors);
 await browser.close();
 process.exit(failed ? 1 : 0);

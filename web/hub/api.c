@@ -1267,6 +1267,188 @@ static void api_calibration(struct web_reply *out, struct db *db, const struct w
 	reply_json(out, 200, json_pack("{s:o}", "calibration", list));
 }
 
+/* ---- /api/v1/alerts ---- */
+
+#define ALERT_HOSTS_MAX 1000         /* hosts in an answer's triage counts */
+
+static json_t *comparison_link(int64_t id)
+{
+	char url[64];
+
+	if (id <= 0)
+		return json_null();
+	snprintf(url, sizeof(url), "/api/v1/comparisons/%lld", (long long)id);
+	return json_string(url);
+}
+
+/* An alert with its findings; with links, each comparison's URL. */
+static int alert_json(json_t **out, struct db *db, const struct db_alert *a, bool links)
+{
+	struct db_alert_finding *f = NULL;
+	json_t *o, *list;
+	size_t n = 0, i;
+	int r;
+
+	*out = NULL;
+	r = db_alert_findings(db, &f, &n, a->id);
+	if (r < 0)
+		return r;
+	o = json_object();
+	json_object_set_new(o, "id", json_integer(a->id));
+	json_object_set_new(o, "host", jstr(a->host));
+	json_object_set_new(o, "origin_id", a->origin_id ? json_integer(a->origin_id) :
+			    json_null());
+	json_object_set_new(o, "seq", json_integer(a->seq));
+	json_object_set_new(o, "branch", jstr(a->branch));
+	json_object_set_new(o, "case", jstr(a->case_name));
+	json_object_set_new(o, "found_by", json_string(a->found_by_span ? "span" : "head"));
+	json_object_set_new(o, "lo", jstr(a->lo));
+	json_object_set_new(o, "hi", jstr(a->hi));
+	json_object_set_new(o, "commits", json_integer(a->commits));
+	json_object_set_new(o, "direction", json_string(a->slower ? "slower" : "faster"));
+	json_object_set_new(o, "gain", jfrac(true, a->gain));
+	json_object_set_new(o, "comparison", json_integer(a->comparison_id));
+	json_object_set_new(o, "confirm", a->confirm_id ? json_integer(a->confirm_id) :
+			    json_null());
+	json_object_set_new(o, "state", json_string(db_alert_state_name(a->state)));
+	json_object_set_new(o, "bisect", json_string(db_alert_bisect_name(a->bisect)));
+	json_object_set_new(o, "detail", jstr(a->detail));
+	json_object_set_new(o, "triage", json_string(db_alert_triage_name(a->triage)));
+	json_object_set_new(o, "triage_by", jstr(a->triage_by));
+	json_object_set_new(o, "triage_at", jstr_or_null(a->triage_at));
+	json_object_set_new(o, "fixed_by", a->fixed_by ? json_integer(a->fixed_by) : json_null());
+	json_object_set_new(o, "created_at", jstr(a->created_at));
+	json_object_set_new(o, "updated_at", jstr(a->updated_at));
+	list = json_array();
+	for (i = 0; i < n; i++) {
+		json_t *e = json_pack("{s:s,s:o,s:o,s:i,s:o,s:o,s:o}",
+				      "what", f[i].commit ? "commit" : "range",
+				      "lo", jstr(f[i].lo), "hi", jstr(f[i].hi),
+				      "commits", f[i].commits,
+				      "gain", jfrac(f[i].has_gain, f[i].gain),
+				      "comparison", f[i].comparison_id ?
+				      json_integer(f[i].comparison_id) : json_null(),
+				      "note", jstr(f[i].note));
+
+		if (links)
+			json_object_set_new(e, "link", comparison_link(f[i].comparison_id));
+		json_array_append_new(list, e);
+		db_alert_finding_release(&f[i]);
+	}
+	free(f);
+	json_object_set_new(o, "findings", list);
+	if (links)
+		json_object_set_new(o, "links", json_pack("{s:o,s:o,s:o}",
+			"comparison", comparison_link(a->comparison_id),
+			"confirm", comparison_link(a->confirm_id),
+			"fixed_by", comparison_link(a->fixed_by)));
+	*out = o;
+	return 0;
+}
+
+/* Per host, its raised alerts, how many a person triaged and how many of
+ * those were false alarms, with their share. */
+static int triage_hosts_json(json_t **out, struct db *db)
+{
+	struct db_alert_triage_count *t = NULL;
+	size_t n = 0, i;
+	int r;
+
+	*out = NULL;
+	r = db_alert_triage_counts(db, &t, &n, ALERT_HOSTS_MAX);
+	if (r < 0)
+		return r;
+	*out = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(*out, json_pack("{s:o,s:I,s:I,s:I,s:o}",
+			"host", jstr(t[i].host), "raised", (json_int_t)t[i].raised,
+			"triaged", (json_int_t)t[i].triaged,
+			"false_alarms", (json_int_t)t[i].false_alarms,
+			"false_alarm_share", jfrac(t[i].triaged > 0,
+				(double)t[i].false_alarms / (double)t[i].triaged)));
+	free(t);
+	return 0;
+}
+
+static void api_alerts(struct web_reply *out, struct db *db, const struct web_params *pa)
+{
+	static const char *const allowed[] = { "host", "case", "state", "triage", "limit", NULL };
+	static const char *const states[] = { "confirming", "raised", "dismissed" };
+	struct db_alert_filter f;
+	struct db_alert *alerts = NULL;
+	enum db_alert_triage t;
+	json_t *list, *hosts = NULL, *o;
+	int64_t limit;
+	size_t n = 0, i;
+	bool known = false;
+	int r;
+
+	memset(&f, 0, sizeof(f));
+	if (web_params_check(pa, allowed) < 0 || web_param_text(&f.host, pa, "host", false) < 0 ||
+	    web_param_text(&f.case_name, pa, "case", false) < 0 ||
+	    web_param_text(&f.state, pa, "state", false) < 0 ||
+	    web_param_text(&f.triage, pa, "triage", false) < 0 ||
+	    web_param_int(&limit, pa, "limit", PAGE_DEFAULT, 1, PAGE_MAX) < 0) {
+		reply_bad(out);
+		return;
+	}
+	for (i = 0; f.state && i < ARRAY_SIZE(states); i++)
+		known |= !strcmp(f.state, states[i]);
+	if (f.state && !known) {
+		web_reply_error(out, 400, "state: expected confirming, raised or dismissed");
+		return;
+	}
+	if (f.triage && db_alert_triage_parse(&t, f.triage) < 0) {
+		web_reply_error(out, 400, "triage: expected new, acknowledged, fixed or false_alarm");
+		return;
+	}
+	r = db_alerts_find(db, &alerts, &n, &f, (size_t)limit);
+	list = json_array();
+	for (i = 0; r == 0 && i < n; i++) {
+		r = alert_json(&o, db, &alerts[i], false);
+		if (r == 0)
+			json_array_append_new(list, o);
+	}
+	for (i = 0; i < n; i++)
+		db_alert_release(&alerts[i]);
+	free(alerts);
+	if (r == 0)
+		r = triage_hosts_json(&hosts, db);
+	if (r < 0) {
+		json_decref(list);
+		reply_db_error(out, r);
+		return;
+	}
+	reply_json(out, 200, json_pack("{s:o,s:o}", "alerts", list, "hosts", hosts));
+}
+
+static void api_alert(struct web_reply *out, struct db *db, int64_t id,
+		      const struct web_params *pa)
+{
+	static const char *const allowed[] = { NULL };
+	struct db_alert a;
+	json_t *o;
+	int r;
+
+	if (web_params_check(pa, allowed) < 0) {
+		reply_bad(out);
+		return;
+	}
+	r = db_alert_get(db, &a, id);
+	if (r == -ENOENT) {
+		web_reply_error(out, 404, err_last());
+		return;
+	}
+	if (r == 0)
+		r = alert_json(&o, db, &a, true);
+	db_alert_release(&a);
+	if (r < 0) {
+		reply_db_error(out, r);
+		return;
+	}
+	reply_json(out, 200, o);
+}
+
 /* ---- /metrics ---- */
 
 void web_counters_add(struct web_counters *c, int code)
@@ -1440,6 +1622,19 @@ void web_api_answer(struct web_reply *out, struct db *db, const struct web_count
 	}
 	if (!strcmp(path, "/api/v1/calibration")) {
 		api_calibration(out, db, params);
+		return;
+	}
+	if (!strcmp(path, "/api/v1/alerts")) {
+		api_alerts(out, db, params);
+		return;
+	}
+	if (!strncmp(path, "/api/v1/alerts/", 15)) {
+		rest = path + 15;
+		if (parse_id(&id, rest, strlen(rest)) < 0) {
+			reply_bad(out);
+			return;
+		}
+		api_alert(out, db, id, params);
 		return;
 	}
 	if (!strncmp(path, "/api/v1/builds/", 15)) {

@@ -175,6 +175,19 @@ int web_ingest_build(struct web_reply *out, struct db *db, const struct web_iden
 #define WEB_HUB_PULLS "/api/v1/hub/pulls"
 int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_identity *who,
 			 const char *body, size_t len, char commit[41]);
+/* POST /api/v1/ingest/alerts: one alert's update with its findings
+ * (docs/hub.md, "The alert record"); 422 when the comparison that found it
+ * is not here, the others linked where they are; 1 when stored. */
+#define WEB_INGEST_ALERTS "/api/v1/ingest/alerts"
+int web_ingest_alert(struct web_reply *out, struct db *db, const struct web_identity *who,
+		     const char *body, size_t len, char commit[41]);
+/* POST /api/v1/alerts/ID/triage, by who, a maintainer (docs/api.md): 200
+ * when set, 400 for a body that is not {"triage": STATE, "fixed_by": N},
+ * 404 for no such alert, 422 for an alert not raised or a fixed_by that
+ * does not undo it; nothing changes but on 200. 1 when it changed. */
+#define WEB_TRIAGE_BODY_MAX 4096
+int web_alert_triage(struct web_reply *out, struct db *db, const struct web_identity *who,
+		     int64_t id, const char *body, size_t len);
 
 /* ---- guard.c: deadlines and a fair share of connections (docs/hub.md) ---- */
 

@@ -457,3 +457,151 @@ out:
 	runner_build_record_release(&rec);
 	return changed;
 }
+
+/* ---- alerts: their updates, and a maintainer's triage ---- */
+
+/* The hub's id of the host's comparison origin_id into *out; 0 when it is
+ * not here. A database error is returned. */
+static int map_comparison(int64_t *out, struct db *db, const char *host, int64_t origin_id)
+{
+	struct db_origin o;
+	int r;
+
+	*out = 0;
+	if (origin_id <= 0)
+		return 0;
+	r = db_origin_get(db, &o, host, origin_id);
+	if (r == -ENOENT)
+		return 0;
+	if (r == 0)
+		*out = o.comparison_id;
+	return r;
+}
+
+int web_ingest_alert(struct web_reply *out, struct db *db, const struct web_identity *who,
+		     const char *body, size_t len, char commit[41])
+{
+	struct runner_alert_record rec;
+	struct db_alert *a = &rec.alert;
+	bool stored = false;
+	int64_t id = 0, origin;
+	size_t i;
+	int r;
+
+	commit[0] = '\0';
+	r = runner_alert_record_parse(&rec, body, len);
+	if (r < 0) {
+		web_reply_error(out, 400, err_last());
+		goto out;
+	}
+	if (refuse_host(out, a->host, who))
+		goto out;
+	/* The comparison that found it must be here; the others are linked
+	 * where the hub has them. */
+	origin = a->comparison_id;
+	r = map_comparison(&a->comparison_id, db, a->host, origin);
+	for (i = 0; r == 0 && i < rec.nfindings; i++)
+		r = map_comparison(&rec.findings[i].comparison_id, db, a->host,
+				   rec.findings[i].comparison_id);
+	if (r == 0)
+		r = map_comparison(&a->confirm_id, db, a->host, a->confirm_id);
+	if (r < 0) {
+		reply_db_error(out);
+		goto out;
+	}
+	if (!a->comparison_id) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "comparison: comparison %lld of host '%s' is not at this "
+			 "hub: send it first", (long long)origin, a->host);
+		web_reply_error(out, 422, msg);
+		goto out;
+	}
+	r = db_alert_ingest(db, a, rec.findings, rec.nfindings, rec.sha256, &id, &stored);
+	if (refused_write(out, r))
+		goto out;
+	if (stored)
+		log_info("ingest: alert %lld of host '%s' (%s, case '%s', %.12s..%.12s): %s, "
+			 "update %lld, as %lld", (long long)a->origin_id, a->host, a->branch,
+			 a->case_name, a->lo, a->hi, db_alert_state_name(a->state),
+			 (long long)a->seq, (long long)id);
+	reply(out, stored ? 201 : 200, json_pack("{s:I,s:s,s:I,s:I,s:b}", "alert", (json_int_t)id,
+						 "host", a->host, "id", (json_int_t)a->origin_id,
+						 "seq", (json_int_t)a->seq, "stored", stored));
+out:
+	runner_alert_record_release(&rec);
+	return stored;
+}
+
+int web_alert_triage(struct web_reply *out, struct db *db, const struct web_identity *who,
+		     int64_t id, const char *body, size_t len)
+{
+	enum db_alert_triage t;
+	json_error_t jerr;
+	json_t *root, *v, *fix = NULL;
+	const char *key;
+	int64_t fixed_by = 0;
+	char msg[512];
+	int r, changed = 0;
+
+	root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		snprintf(msg, sizeof(msg), "malformed JSON: line %d, column %d: %s", jerr.line,
+			 jerr.column, jerr.text);
+		web_reply_error(out, 400, msg);
+		return 0;
+	}
+	if (!json_is_object(root)) {
+		web_reply_error(out, 400, "the body: expected an object, {\"triage\": STATE}");
+		goto out;
+	}
+	json_object_foreach(root, key, v) {
+		if (strcmp(key, "triage") && strcmp(key, "fixed_by")) {
+			snprintf(msg, sizeof(msg), "unknown member '%.40s'%s: a triage takes "
+				 "'triage' and 'fixed_by'", key, strlen(key) > 40 ? "..." : "");
+			web_reply_error(out, 400, msg);
+			goto out;
+		}
+	}
+	v = json_object_get(root, "triage");
+	if (!v) {
+		web_reply_error(out, 400, "triage: missing");
+		goto out;
+	}
+	if (!json_is_string(v) || db_alert_triage_parse(&t, json_string_value(v)) < 0) {
+		web_reply_error(out, 400, "triage: expected new, acknowledged, fixed or "
+				"false_alarm");
+		goto out;
+	}
+	fix = json_object_get(root, "fixed_by");
+	if (fix && !json_is_null(fix)) {
+		if (!json_is_integer(fix) || json_integer_value(fix) < 1) {
+			web_reply_error(out, 400, "fixed_by: expected a comparison's id (a whole "
+					"number from 1) or null");
+			goto out;
+		}
+		fixed_by = json_integer_value(fix);
+	}
+	r = db_alert_triage_set(db, id, t, who->name, fixed_by);
+	if (r == -ENOENT) {
+		web_reply_error(out, 404, err_last());
+		goto out;
+	}
+	if (r == -EINVAL) {
+		web_reply_error(out, 422, err_last());
+		goto out;
+	}
+	if (r < 0) {
+		reply_db_error(out);
+		goto out;
+	}
+	log_info("triage: alert %lld marked %s by '%s'", (long long)id, db_alert_triage_name(t),
+		 who->name);
+	reply(out, 200, json_pack("{s:I,s:s,s:s,s:o}", "alert", (json_int_t)id,
+				  "triage", db_alert_triage_name(t), "triage_by", who->name,
+				  "fixed_by", fixed_by ? json_integer(fixed_by) : json_null()));
+	changed = 1;
+out:
+	json_decref(root);
+	return changed;
+}

@@ -110,6 +110,7 @@ struct request {
 	bool called;                 /* the first call of on_request is over */
 	bool head;                   /* on_request was called: the head is whole */
 	int ingest;                  /* a record's body is being read, for who: INGEST_* */
+	int64_t alert;               /* the alert a triage names */
 	struct web_identity who;
 	struct strbuf body;
 };
@@ -411,11 +412,23 @@ static bool accepts_host(const struct web_server *s, const char *host)
  * host, then the length, which must be announced (a record's sender knows
  * it) and within WEB_INGEST_BODY_MAX.
  */
-enum { INGEST_NONE, INGEST_COMPARISON, INGEST_JOB, INGEST_HEARTBEAT, INGEST_BUILD };
+enum { INGEST_NONE, INGEST_COMPARISON, INGEST_JOB, INGEST_HEARTBEAT, INGEST_BUILD,
+       INGEST_ALERT, INGEST_TRIAGE };
+
+#define TRIAGE_PREFIX "/api/v1/alerts/"
+#define TRIAGE_SUFFIX "/triage"
 
 /* Which record url takes, or INGEST_NONE. */
 static int ingest_kind(const char *url)
 {
+	size_t n = strlen(url);
+
+	if (!strncmp(url, TRIAGE_PREFIX, strlen(TRIAGE_PREFIX)) &&
+	    n > strlen(TRIAGE_PREFIX) + strlen(TRIAGE_SUFFIX) &&
+	    !strcmp(url + n - strlen(TRIAGE_SUFFIX), TRIAGE_SUFFIX))
+		return INGEST_TRIAGE;
+	if (!strcmp(url, WEB_INGEST_ALERTS))
+		return INGEST_ALERT;
 	if (!strcmp(url, WEB_INGEST_COMPARISONS))
 		return INGEST_COMPARISON;
 	if (!strcmp(url, WEB_INGEST_JOBS))
@@ -432,17 +445,29 @@ static enum MHD_Result ingest_start(struct web_server *s, struct MHD_Connection 
 {
 	int kind = ingest_kind(url);
 	unsigned long long max = kind == INGEST_COMPARISON || kind == INGEST_BUILD ?
-				 WEB_INGEST_BODY_MAX : WEB_INGEST_SMALL_MAX;
+				 WEB_INGEST_BODY_MAX : kind == INGEST_TRIAGE ?
+				 WEB_TRIAGE_BODY_MAX : WEB_INGEST_SMALL_MAX;
 	const char *length, *auth;
 	char msg[160], *end;
 	unsigned long long n;
 	int r;
 
 	if (strcmp(method, MHD_HTTP_METHOD_POST))
-		return send_error_allow(s, conn, 405, "this endpoint takes a record: use POST",
-					"POST");
+		return send_error_allow(s, conn, 405, kind == INGEST_TRIAGE ?
+					"a triage is POSTed" : "this endpoint takes a record: "
+					"use POST", "POST");
 	if (!rq->raw || web_path_check(rq->raw, url) < 0 || strchr(rq->raw, '?'))
 		return send_error(s, conn, 400, "this endpoint takes no parameters");
+	if (kind == INGEST_TRIAGE) {
+		const char *p = url + strlen(TRIAGE_PREFIX);
+		size_t idlen = strlen(p) - strlen(TRIAGE_SUFFIX);
+
+		errno = 0;
+		rq->alert = (int64_t)strtoll(p, &end, 10);
+		if (idlen > 18 || end != p + idlen || rq->alert <= 0 || *p < '0' || *p > '9')
+			return send_error(s, conn, 400, "an alert's id is a positive whole number: "
+					  "POST /api/v1/alerts/ID/triage");
+	}
 	auth = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
 	r = web_token_check(&rq->who, s->db, auth);
 	if (r == -EACCES)
@@ -451,12 +476,17 @@ static enum MHD_Result ingest_start(struct web_server *s, struct MHD_Connection 
 		log_warnx("ingest: %s", err_last());
 		return send_error(s, conn, 500, err_last());
 	}
-	if (rq->who.kind != DB_TOKEN_HOST) {
+	if (kind == INGEST_TRIAGE && rq->who.kind != DB_TOKEN_MAINTAINER) {
+		snprintf(msg, sizeof(msg), "'%s' holds a host's token: an alert's triage takes a "
+			 "maintainer's", rq->who.name);
+		return send_error(s, conn, 403, msg);
+	}
+	if (kind != INGEST_TRIAGE && rq->who.kind != DB_TOKEN_HOST) {
 		snprintf(msg, sizeof(msg), "'%s' holds a maintainer's token, which does not push "
 			 "a host's records", rq->who.name);
 		return send_error(s, conn, 403, msg);
 	}
-	if (!accepts_host(s, rq->who.name)) {
+	if (kind != INGEST_TRIAGE && !accepts_host(s, rq->who.name)) {
 		snprintf(msg, sizeof(msg), "host '%s' is not among the hosts this hub accepts",
 			 rq->who.name);
 		return send_error(s, conn, 403, msg);
@@ -497,7 +527,14 @@ static enum MHD_Result ingest_answer(struct web_server *s, struct MHD_Connection
 		changed = web_ingest_job(&rp, s->db, &rq->who, rq->body.buf, rq->body.len, commit);
 	else if (rq->ingest == INGEST_BUILD)
 		changed = web_ingest_build(&rp, s->db, &rq->who, rq->body.buf, rq->body.len, commit);
-	else
+	else if (rq->ingest == INGEST_ALERT)
+		changed = web_ingest_alert(&rp, s->db, &rq->who, rq->body.buf, rq->body.len, commit);
+	else if (rq->ingest == INGEST_TRIAGE) {
+		/* A person's word on an alert: no pull request's comment changes. */
+		commit[0] = '\0';
+		changed = web_alert_triage(&rp, s->db, &rq->who, rq->alert, rq->body.buf,
+					   rq->body.len);
+	} else
 		changed = web_ingest_heartbeat(&rp, s->db, &rq->who, rq->body.buf, rq->body.len,
 					       commit);
 	if (changed && *commit && s->on_change)

@@ -51,6 +51,24 @@ function calibrationRows(list) {
 	]);
 }
 
+// Per host, the triage of its raised alerts beside its A/As' false verdict
+// rate over all its cases.
+function triageRows(hosts, cal) {
+	return hosts.map((t) => {
+		const mine = cal.filter((c) => c.host === t.host);
+		const count = mine.reduce((n, c) => n + c.count, 0);
+		const wrong = mine.reduce((n, c) => n + c.faster + c.slower, 0);
+		return [
+			h('strong', {}, t.host),
+			[link('alerts.html', { host: t.host, state: 'raised' }, String(t.raised)), '.num'],
+			[String(t.triaged), '.num'],
+			[link('alerts.html', { host: t.host, triage: 'false_alarm' }, String(t.false_alarms)), '.num'],
+			[pct(t.false_alarm_share), '.num'],
+			[count ? pct(wrong / count) : h('span', { class: 'muted' }, '\u2014'), '.num'],
+		];
+	});
+}
+
 function comparisonCell(c) {
 	return h('div', {}, h('span', { class: 'muted' }, c.case + ': '),
 		link('comparison.html', { id: c.id }, verdictOf(c.kind, c.verdict)), ' ',
@@ -86,8 +104,9 @@ function comparisonRows(list) {
 }
 
 async function main() {
-	const [hosts, cal, jobs, cmps] = await Promise.all([
+	const [hosts, cal, jobs, cmps, alerts] = await Promise.all([
 		getJSON('/hosts'), getJSON('/calibration'), getJSON('/jobs?limit=30'), getJSON('/comparisons?limit=100'),
+		getJSON('/alerts?limit=1'),
 	]);
 	const casesByHost = new Map();
 	for (const c of cmps.comparisons) {
@@ -106,6 +125,11 @@ async function main() {
 			['Over gains', '.num'], 'Calibration (its A/As)', 'Fingerprint', 'Newest A/A'],
 			calibrationRows(cal.calibration), 'calibration')
 		: h('p', { class: 'muted' }, 'No A/A comparison is stored yet: the agent runs them before a case\'s first comparison and when idle.'));
+	fill('triage', alerts.hosts.length
+		? table(['Host', ['Raised alerts', '.num'], ['Triaged', '.num'], ['False alarms', '.num'],
+			['False-alarm share', '.num'], ['A/A false verdict rate', '.num']],
+			triageRows(alerts.hosts, cal.calibration), 'triage')
+		: h('p', { class: 'muted' }, 'No alert has been raised yet.'));
 	fill('jobs', jobs.jobs.length
 		? table([['Job', '.num'], 'Head', 'Commit', 'Subject', 'State', 'Verdicts (case: verdict, gain median)', 'Head table'],
 			jobRows(jobs.jobs), 'jobs')
