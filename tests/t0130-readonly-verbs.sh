@@ -173,7 +173,8 @@ check "the newer file is unchanged" eq "$before" "$(sha256sum newer.db)"
 # An older schema: a verb that only reads does not migrate; one that writes
 # does, and the readers then read it.
 cp "$DB" older.db
-sqlite3 older.db "drop table alert_findings; drop table bisect_steps; drop table alerts;
+sqlite3 older.db "drop table forecast_reads; drop table forecasts;
+	drop table alert_findings; drop table bisect_steps; drop table alerts;
 	drop table stale_builds; drop index comparisons_running; alter table comparisons drop column owner;
 	alter table comparisons drop column abandoned_reason; alter table builds drop column owner;
 	alter table runner_results drop column owner; drop table pushed_builds; drop index builds_origin;
