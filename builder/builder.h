@@ -116,6 +116,10 @@ struct builder_commit {
  * out's, freed by builder_commit_release. */
 int builder_commit_load(struct builder_repo *r, struct builder_commit *out, const char *rev);
 void builder_commit_release(struct builder_commit *c);
+/* Appends the first max bytes of commit rev's whole message to out;
+ * -ENOENT when rev names nothing, as builder_commit_load. */
+int builder_commit_message(struct builder_repo *r, struct strbuf *out, const char *rev,
+			   size_t max);
 
 /* Appends the file at path in the tree of commit rev to out: at most max
  * bytes (-EFBIG beyond), -ENOENT when rev or the file does not exist. out

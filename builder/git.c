@@ -729,6 +729,24 @@ int builder_commit_load(struct builder_repo *r, struct builder_commit *out, cons
 	return 0;
 }
 
+int builder_commit_message(struct builder_repo *r, struct strbuf *out, const char *rev,
+			   size_t max)
+{
+	git_commit *commit = NULL;
+	const char *msg;
+	size_t len;
+	int ret;
+
+	ret = builder_git_commit_lookup(&commit, r->repo, rev);
+	if (ret < 0)
+		return ret;
+	msg = git_commit_message(commit);
+	len = msg ? strlen(msg) : 0;
+	strbuf_add(out, msg ? msg : "", len < max ? len : max);
+	git_commit_free(commit);
+	return 0;
+}
+
 int builder_first_parent_back(struct builder_repo *r, char out[BUILDER_OID_HEX], const char *rev,
 			      size_t n)
 {

@@ -316,6 +316,9 @@ void agent_status_set(struct agent *a, const char *commit, int64_t job, const ch
 void agent_job_status(struct agent *a, const struct db_job *job);
 /* Brings pull request p's statuses and comment up to date. */
 void agent_pull_publish(struct agent *a, const struct web_gh_pull *p);
+/* Records pull request p's forecasts at its head (web_pull_forecasts_record),
+ * the head commit's message read from the mirror when it has it. */
+void agent_pull_forecasts(struct agent *a, const struct web_gh_pull *p);
 /* Whether pull head h may be queued now (open at that commit, trusted). */
 bool agent_pull_allowed(struct agent *a, const struct builder_head *h,
 			const struct web_gh_pull *open, size_t nopen);

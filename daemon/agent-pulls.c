@@ -115,6 +115,19 @@ void agent_pull_publish(struct agent *a, const struct web_gh_pull *p)
 			 web_post_name(what));
 }
 
+void agent_pull_forecasts(struct agent *a, const struct web_gh_pull *p)
+{
+	struct strbuf msg = STRBUF_INIT;
+	bool mirrored;
+
+	/* The mirror has the head once it fetched it: no request then. */
+	mirrored = builder_commit_message(a->repo, &msg, p->head_sha, WEB_FORECAST_BODY_MAX) == 0;
+	if (web_pull_forecasts_record(&a->pulls, p, mirrored ? msg.buf : NULL) < 0)
+		log_warnx("pull request %d at %.12s: forecasts: %s; read again at the next poll",
+			  p->number, p->head_sha, err_last());
+	strbuf_release(&msg);
+}
+
 /* Whether pull head h may be queued now: its pull request is open at that
  * very commit, and its author is allowed or a maintainer approved it. */
 bool agent_pull_allowed(struct agent *a, const struct builder_head *h,

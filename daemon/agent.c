@@ -405,6 +405,8 @@ int agent_poll(struct agent *a)
 				  err_last());
 		else
 			pulls_known = true;
+		for (i = 0; pulls_known && i < nopen; i++)
+			agent_pull_forecasts(a, &open[i]);
 	}
 	if (from_hub) {
 		r = agent_hub_pulls(a, &hub_open, &nhub);

@@ -216,7 +216,7 @@ int cmd_comment(int argc, char **argv)
 	if (!db)
 		goto out;
 	if (c.dry_run) {
-		r = web_comment_render(&md, db, commit, c.hub, cfg ? cfg->github.comment_key : NULL,
+		r = web_comment_render(&md, db, commit, c.pr, c.hub, cfg ? cfg->github.comment_key : NULL,
 				       WEB_COMMENT_BYTES_MAX, NULL);
 		if (r < 0) {
 			log_warnx("comment: pull request %d: %s", c.pr, err_last());

@@ -219,6 +219,9 @@ static void sync_pulls(struct hub_forge *f)
 		}
 		free(approver);
 		h->trusted = trust != WEB_TRUST_WAITING;
+		if (web_pull_forecasts_record(&f->pulls, p, NULL) < 0)
+			log_warnx("pull request %d at %.12s: forecasts: %s; read again at the next "
+				  "poll", p->number, p->head_sha, err_last());
 		n++;
 	}
 	if (db_hub_pulls_set(f->db, g->repo, heads, n) < 0)

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 14
+#define DB_SCHEMA_VERSION 15
 
 struct db;
 
@@ -1027,6 +1027,49 @@ int db_pull_approval_last(struct db *db, int64_t *out, const char *repo, int pr)
  * since the epoch): now, the first time it is asked. */
 int db_pull_head_first_seen(struct db *db, int64_t *out, const char *repo, int pr,
 			    const char *commit);
+
+/* ---- forecasts, forecast_reads (db/forecasts.c) ----
+ * The forecasts pull requests stated (docs/comment.md, "Forecasts"): per
+ * pull request, head commit and source ("description" or "commit"), each
+ * perfd-expect line as written. Never changed once the head has a
+ * comparison: the callers check db_commit_is_measured first. */
+struct db_forecast {
+	int pr;
+	char source[16];
+	int idx;                 /* its order within the source */
+	char *line;              /* as written */
+	char *case_name;         /* NULL for a line not understood */
+	char direction[16];      /* faster, slower, unchanged; "" when not understood */
+	bool has_band;
+	double lo, hi;           /* fractions; set with has_band */
+	char *problem;           /* why the line was not understood; NULL when it was */
+	char first_seen[32];
+};
+void db_forecast_release(struct db_forecast *f);
+/* Replaces the forecasts of one source of pull request pr at commit with
+ * v (n of them), and records that source as read with lines_sha256. A
+ * line stored before with the same text and place keeps its first_seen.
+ * One transaction. */
+int db_forecasts_set(struct db *db, const char *repo, int pr, const char *commit,
+		     const char *source, const char *lines_sha256, const struct db_forecast *v,
+		     size_t n);
+/* How one source of pr at commit was read: the sha256 of its lines into
+ * sha, and whether it was seen changed after measurement (*changed, may
+ * be NULL). -ENOENT when it never was. */
+int db_forecast_read_get(struct db *db, char sha[65], bool *changed, const char *repo, int pr,
+			 const char *commit, const char *source);
+/* Marks a source as changed after the head was measured, once: the first
+ * time is kept. */
+int db_forecast_changed(struct db *db, const char *repo, int pr, const char *commit,
+			const char *source);
+/* The forecasts of pr at commit, description's first, in order, at most
+ * max; *out is the caller's (release each, free the array). *changed_at
+ * (may be NULL) gets when the description was seen changed after
+ * measurement, "" when it was not. */
+int db_forecasts_load(struct db *db, struct db_forecast **out, size_t *out_n, int pr,
+		      const char *commit, size_t max, char changed_at[32]);
+/* Whether any comparison of a job at commit exists, in whatever state. */
+int db_commit_is_measured(struct db *db, bool *out, const char *commit);
 
 /* ---- tokens (db/tokens.c) ----
  * The tokens the hub issued (docs/hub.md), each kept as the sha256 of its

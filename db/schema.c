@@ -521,6 +521,41 @@ static const char schema_v14[] =
 	"  message TEXT,"
 	"  pushed_at TEXT NOT NULL);";
 
+/* Version 15: forecasts a pull request stated before it was measured
+ * (docs/comment.md, "Forecasts"). forecasts: per pull request, head commit
+ * and source (its description, its head commit's message) each
+ * perfd-expect line as written, with its case, direction and band
+ * (fractions, as gains are stored), or the problem that kept it from being
+ * read; first_seen is when perfd first read that line at that head.
+ * forecast_reads: per source read, the sha256 of its perfd-expect lines,
+ * so that a description edited after the head's first comparison is
+ * noticed (changed_at) without being taken. */
+static const char schema_v15[] =
+	"CREATE TABLE forecasts ("
+	"  repo TEXT NOT NULL,"
+	"  pr INTEGER NOT NULL,"
+	"  commit_oid TEXT NOT NULL,"
+	"  source TEXT NOT NULL CHECK (source IN ('description', 'commit')),"
+	"  idx INTEGER NOT NULL,"
+	"  line TEXT NOT NULL,"
+	"  case_name TEXT,"
+	"  direction TEXT CHECK (direction IN ('faster', 'slower', 'unchanged')),"
+	"  band_lo REAL,"
+	"  band_hi REAL,"
+	"  problem TEXT,"
+	"  first_seen TEXT NOT NULL,"
+	"  PRIMARY KEY (repo, pr, commit_oid, source, idx)) WITHOUT ROWID;"
+	"CREATE INDEX forecasts_commit ON forecasts (commit_oid);"
+	"CREATE TABLE forecast_reads ("
+	"  repo TEXT NOT NULL,"
+	"  pr INTEGER NOT NULL,"
+	"  commit_oid TEXT NOT NULL,"
+	"  source TEXT NOT NULL CHECK (source IN ('description', 'commit')),"
+	"  lines_sha256 TEXT NOT NULL,"
+	"  read_at TEXT NOT NULL,"
+	"  changed_at TEXT,"
+	"  PRIMARY KEY (repo, pr, commit_oid, source)) WITHOUT ROWID;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -536,5 +571,6 @@ const struct db_migration db_migrations[] = {
 	{ 12, schema_v12 },
 	{ 13, schema_v13 },
 	{ 14, schema_v14 },
+	{ 15, schema_v15 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -12,14 +12,17 @@ Each API request is appended as one JSON line to --log and kept in memory:
 "fault", "applied"}. A short line per request also goes to stderr.
 
 A GET of /repos/O/N/compare/BASE...HEAD answers the merge base when
---git-dir names the repository, as git merge-base finds it.
+--git-dir names the repository, as git merge-base finds it; a GET of
+/repos/O/N/git/commits/SHA answers that commit (its message, tree and
+parents) from the same repository.
 
 Unauthenticated control endpoints under /_fake/ let a test script shape the
 state and inject failures:
 
   POST   /_fake/pulls           [{"number", "author", "head_sha", "head_ref",
                                   "base_ref", "base_sha", "state", "title",
-                                  "head_repo", "draft"}...]  upsert by number
+                                  "head_repo", "draft", "body"}...]  upsert by
+                                  number ("body": the description, or null)
   DELETE /_fake/pulls/NUM       remove a pull and its comments
   POST   /_fake/comments        {"pr", "author", "body", "author_association"}
   DELETE /_fake/comments/ID     delete a comment
@@ -147,7 +150,7 @@ class State:
             "locked": False,
             "title": p["title"],
             "user": self.user(p["author"]),
-            "body": None,
+            "body": p.get("body"),
             "created_at": iso(p["created"]),
             "updated_at": iso(p["updated"]),
             "closed_at": iso(p["updated"]) if p["state"] == "closed" else None,
@@ -240,6 +243,9 @@ class State:
                 raise BadInput("state must be open or closed")
             if "draft" in item and not isinstance(item["draft"], bool):
                 raise BadInput("draft must be true or false")
+            if "body" in item and not (item["body"] is None
+                                       or isinstance(item["body"], str)):
+                raise BadInput("body must be a string or null")
             checked.append(item)
         now = time.time()
         for item in checked:
@@ -254,7 +260,7 @@ class State:
                      "head_repo": self.repo, "draft": False, "created": now}
                 self.pulls[n] = p
             for key in ("author", "head_ref", "head_sha", "base_ref", "base_sha",
-                        "state", "title", "head_repo", "draft"):
+                        "state", "title", "head_repo", "draft", "body"):
                 if key in item:
                     value = item[key]
                     p[key] = value.lower() if key.endswith("_sha") else value
@@ -445,6 +451,10 @@ class State:
         if m and method == "GET":
             return self.compare(m.group(1), m.group(2))
 
+        m = re.match(r"^/git/commits/([0-9a-f]{40})$", rest)
+        if m and method == "GET":
+            return self.git_commit(m.group(1), base + rest)
+
         m = re.match(r"^/statuses/([^/]+)$", rest)
         if m and method == "POST":
             return self.create_status(m.group(1), body)
@@ -457,6 +467,29 @@ class State:
             return 200, [self.status_obj(s) for s in chunk], link
 
         return 404, message("Not Found"), None
+
+    def git_commit(self, sha, path):
+        """GET /git/commits/SHA: the commit object from --git-dir (404
+        without one, or for a commit it lacks)."""
+        if not self.git_dir:
+            return 404, message("Not Found"), None
+        r = subprocess.run(["git", "-C", self.git_dir, "cat-file", "commit", sha],
+                           capture_output=True)
+        if r.returncode != 0:
+            return 404, message("Not Found"), None
+        head, _, msg = r.stdout.decode("utf-8", "replace").partition("\n\n")
+        fields = [line.split(" ", 1) for line in head.split("\n") if " " in line]
+        tree = [v for k, v in fields if k == "tree"][0]
+        parents = [v for k, v in fields if k == "parent"]
+        return 200, {
+            "sha": sha, "node_id": node_id("C", int(sha[:8], 16)),
+            "url": "%s%s" % (self.api_base, path),
+            "message": msg,
+            "tree": {"sha": tree, "url": "%s/repos/%s/git/trees/%s" % (
+                self.api_base, self.repo, tree)},
+            "parents": [{"sha": p, "url": "%s/repos/%s/git/commits/%s" % (
+                self.api_base, self.repo, p)} for p in parents],
+        }, None
 
     def compare(self, base, head):
         """GET /compare/BASE...HEAD: the merge base, from the git

@@ -15,6 +15,8 @@
 #include "runners.h"
 #include "forge.h"
 
+#define WEB_COMMENT_HOSTS_MAX 64     /* hosts a forecast is reported for */
+
 /* Escapes s for Markdown text and table cells: the characters that open
  * emphasis, code, links or HTML, the pipe that ends a cell, and the # and @
  * that GitHub turns into references and mentions. A line break would end
@@ -421,6 +423,145 @@ static void render_table(struct comment *cm, const struct db_comparison *cs, siz
 	}
 }
 
+/* Where comparison c's gain falls for forecast f: inside or outside its
+ * band, or unresolved when the rule gave no verdict a band can be read
+ * against (unresolved, invalid, an A/A). Bare "unchanged" is the rule's
+ * verdict itself. */
+static const char *forecast_outcome(const struct db_forecast *f, const struct db_comparison *c)
+{
+	const char *v = c->summary.verdict;
+	double g;
+
+	if (c->aa || !c->has_summary || !c->summary.has_gain ||
+	    !isfinite(c->summary.gain_median) ||
+	    (strcmp(v, "faster") && strcmp(v, "slower") && strcmp(v, "unchanged")))
+		return "unresolved";
+	if (!f->has_band)
+		return !strcmp(v, "unchanged") ? "inside" : "outside";
+	g = c->summary.gain_median;
+	if (!strcmp(f->direction, "slower"))
+		g = -g;
+	else if (!strcmp(f->direction, "unchanged"))
+		g = fabs(g);
+	/* The band's ends are read to 3 decimals of a percent. */
+	return g >= f->lo - 5e-7 && g <= f->hi + 5e-7 ? "inside" : "outside";
+}
+
+/* The hosts a forecast is reported for: the hub's expected ones, or those
+ * of the table's comparisons. */
+static size_t forecast_hosts(const char **out, size_t max, const struct db_comparison *cs,
+			     size_t n, const struct web_comment_hosts *hosts)
+{
+	size_t k = 0, i, j;
+
+	if (hosts) {
+		for (i = 0; i < hosts->nexpect && k < max; i++)
+			out[k++] = hosts->expect[i];
+		return k;
+	}
+	for (i = 0; i < n && k < max; i++) {
+		for (j = 0; j < k && strcmp(out[j], cs[i].host); j++)
+			;
+		if (j == k)
+			out[k++] = cs[i].host;
+	}
+	return k;
+}
+
+/* The forecasts pull request pr stated for the head: per forecast and
+ * host the newest comparison of that host and case, its gain and where it
+ * falls; the lines that were not understood, with why. */
+static int render_forecasts(struct comment *cm, struct db *db, const char *commit, int pr,
+			    const struct db_comparison *cs, size_t n,
+			    const struct web_comment_hosts *hosts)
+{
+	struct db_job jobs[WEB_COMMENT_JOBS_MAX];
+	struct strbuf *out = cm->out;
+	struct db_forecast *fs = NULL;
+	const char *hs[WEB_COMMENT_HOSTS_MAX];
+	char changed[32], gain[64];
+	size_t nf = 0, nh, i, h, k, mark = out->len;
+	bool ended = true, bad = false;
+	int nj, r;
+
+	r = db_forecasts_load(db, &fs, &nf, pr, commit, 2 * (WEB_FORECASTS_MAX + 1), changed);
+	if (r < 0 || nf == 0)
+		goto out;
+	nj = db_commit_jobs(db, jobs, ARRAY_SIZE(jobs), commit);
+	if (nj < 0) {
+		r = nj;
+		goto out;
+	}
+	for (i = 0; i < (size_t)nj; i++) {
+		if (jobs[i].state != DB_JOB_DONE && jobs[i].state != DB_JOB_FAILED)
+			ended = false;
+		db_job_release(&jobs[i]);
+	}
+	nh = forecast_hosts(hs, ARRAY_SIZE(hs), cs, n, hosts);
+	strbuf_adds(out, "\n#### Forecasts\n\nStated in the pull request before this head was "
+		    "measured; each against the newest comparison of its case on each host.\n\n"
+		    "| forecast | from | first seen | host | gain | outcome |\n"
+		    "|---|---|---|---|---:|---|\n");
+	for (i = 0; i < nf; i++) {
+		if (fs[i].problem) {
+			bad = true;
+			continue;
+		}
+		for (h = 0; h < (nh ? nh : 1); h++) {
+			const struct db_comparison *c = NULL;
+			bool host_seen = false;
+
+			for (k = 0; nh && k < n; k++) {
+				if (strcmp(cs[k].host, hs[h]))
+					continue;
+				host_seen = true;
+				if (!strcmp(cs[k].case_name, fs[i].case_name) &&
+				    (!c || cs[k].id > c->id))
+					c = &cs[k];
+			}
+			strbuf_adds(out, "| ");
+			md_text(out, fs[i].line);
+			strbuf_addf(out, " | %s | %s | ", fs[i].source, fs[i].first_seen);
+			md_text(out, nh ? hs[h] : "-");
+			strbuf_adds(out, " | ");
+			if (c) {
+				runner_format_gain(gain, sizeof(gain),
+						   c->summary.has_gain ? c->summary.gain_median : NAN);
+				link_open(cm);
+				md_text(out, gain);
+				link_close(cm, c->id);
+				strbuf_addf(out, " | %s |\n", forecast_outcome(&fs[i], c));
+			} else {
+				strbuf_addf(out, "- | %s |\n", host_seen && ended ?
+					    "unknown case: not measured at this head" :
+					    "not measured yet");
+			}
+		}
+	}
+	if (bad) {
+		strbuf_adds(out, "\nLines not understood:\n\n");
+		for (i = 0; i < nf; i++) {
+			if (!fs[i].problem)
+				continue;
+			strbuf_addf(out, "- %s, first seen %s: ", fs[i].source, fs[i].first_seen);
+			md_text(out, fs[i].line);
+			strbuf_adds(out, ": ");
+			md_text(out, fs[i].problem);
+			strbuf_addch(out, '\n');
+		}
+	}
+	if (*changed)
+		strbuf_addf(out, "\nThe description's perfd-expect lines changed after this head "
+			    "was measured (seen %s): the forecasts above are those stated before.\n",
+			    changed);
+	fits(cm, mark);
+out:
+	for (i = 0; i < nf; i++)
+		db_forecast_release(&fs[i]);
+	free(fs);
+	return r;
+}
+
 /* The commit's jobs that are not done (queued, running, failed), so that a
  * failed build or runner is said rather than shown as no result yet. */
 static int render_jobs(struct comment *cm, struct db *db, const char *commit)
@@ -497,7 +638,7 @@ static int render_hosts(struct comment *cm, struct db *db, const char *commit,
 	return 0;
 }
 
-int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit,
+int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit, int pr,
 		       const char *hub_url, const char *key, size_t max,
 		       const struct web_comment_hosts *hosts)
 {
@@ -550,6 +691,11 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 			    head_commit);
 	else
 		render_table(&cm, cs, n, &heads, &bases, &rules);
+	if (pr > 0) {
+		r = render_forecasts(&cm, db, head_commit, pr, cs, n, hosts);
+		if (r < 0)
+			goto out;
+	}
 	r = hosts ? render_hosts(&cm, db, head_commit, hosts) : render_jobs(&cm, db, head_commit);
 	if (r < 0)
 		goto out;

@@ -4,7 +4,8 @@
  * libcurl (github.c, the only file that includes curl.h; libcurl is opened
  * at run time through web/dl), the pull-request comment rendered from
  * stored rows (comment.c, docs/comment.md), and posting: the one comment
- * per pull request, commit statuses and the trust rule (pulls.c).
+ * per pull request, commit statuses and the trust rule (pulls.c); the
+ * forecasts a pull request states, read and recorded (forecast.c).
  *
  * Ownership: the client copies its options; a web_pulls borrows all it
  * holds. web_gh_client_free(NULL) does nothing.
@@ -20,6 +21,43 @@
 #include "common.h"
 #include "db.h"
 
+/* ---- forecasts (forecast.c, docs/comment.md "Forecasts") ---- */
+
+#define WEB_FORECASTS_MAX 16         /* perfd-expect lines taken per pull request */
+#define WEB_FORECAST_LINE_MAX 200    /* bytes of one line */
+#define WEB_FORECAST_BODY_MAX 65536  /* bytes of a description or message read */
+/* The perfd-expect lines of a description as web_forecast_lines keeps
+ * them: one more than taken, each one byte past the bound, '\n' after each. */
+#define WEB_FORECAST_TEXT_MAX ((WEB_FORECASTS_MAX + 1) * (WEB_FORECAST_LINE_MAX + 2) + 1)
+
+enum web_forecast_dir { WEB_FORECAST_BAD, WEB_FORECAST_FASTER, WEB_FORECAST_SLOWER,
+			WEB_FORECAST_UNCHANGED };
+/* One line "perfd-expect: CASE faster|slower LO%..HI%" or "perfd-expect:
+ * CASE unchanged [B%]"; keywords in any case. A band is kept as gains are
+ * stored, as fractions (5% is 0.05); "unchanged B%" is lo 0, hi B, and
+ * bare "unchanged" has no band. */
+struct web_forecast {
+	char line[WEB_FORECAST_LINE_MAX + 1];   /* as written, from the keyword on */
+	enum web_forecast_dir dir;              /* WEB_FORECAST_BAD: not understood */
+	char case_name[65];
+	bool has_band;
+	double lo, hi;
+	char why[128];                          /* for WEB_FORECAST_BAD: what was wrong */
+};
+/* Reads the lines of text (its first WEB_FORECAST_BODY_MAX bytes) that
+ * start, after blanks, with perfd-expect, into out: at most max of them,
+ * *more set when there were others. A line that does not read as a
+ * forecast is one with dir WEB_FORECAST_BAD and why; so is one longer than
+ * WEB_FORECAST_LINE_MAX bytes. Returns the count; it cannot fail. */
+int web_forecasts_parse(struct web_forecast *out, size_t max, const char *text, size_t len,
+			bool *more);
+/* Copies the perfd-expect lines of text into out (cap bytes, at most
+ * WEB_FORECASTS_MAX + 1 lines), such that web_forecasts_parse reads them
+ * as it reads text; returns the bytes written, without the NUL. */
+size_t web_forecast_lines(char *out, size_t cap, const char *text, size_t len);
+/* "faster", "slower", "unchanged"; "" for WEB_FORECAST_BAD. Static. */
+const char *web_forecast_dir_name(enum web_forecast_dir d);
+
 /* ---- a pull request's comment (comment.c, docs/comment.md) ---- */
 
 #define WEB_COMMENT_ROWS_MAX 1000    /* comparisons one comment describes */
@@ -29,8 +67,10 @@
  * digits): a hidden marker line, the head and base commits, one table row per
  * host and case (replications pooled) with every cell linking to its receipt
  * under hub_url, the commit's jobs that are not done, and each host's
- * contract runner lines. Everything comes from stored rows of jobs at
- * head_commit and nothing is computed but the pooled median. With max
+ * contract runner lines; with pr (0: none), the forecasts recorded for
+ * that pull request at head_commit, each with its outcome per host.
+ * Everything comes from stored rows of jobs at head_commit and nothing is
+ * computed but the pooled median and where a gain falls in a band. With max
  * (bytes; 0: no bound) the body stays under it: rows, jobs and runner lines
  * that do not fit are left to the hub, and a closing line links there.
  * Stored text that is not UTF-8 is repaired (utf8_repair), so the body
@@ -39,7 +79,7 @@
  * escape); a database error as db returns it. On failure out is left as it
  * was. */
 struct web_comment_hosts;
-int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit,
+int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit, int pr,
 		       const char *hub_url, const char *key, size_t max,
 		       const struct web_comment_hosts *hosts);
 /* The hidden first line by which perfd finds its comment: "<!-- perfd:comment
@@ -131,6 +171,9 @@ struct web_gh_pull {
 	char head_sha[41];
 	char base_ref[256];
 	char base_sha[41];           /* "" when the reply had none */
+	/* The description's perfd-expect lines (web_forecast_lines); "" for
+	 * none or no description. */
+	char expect[WEB_FORECAST_TEXT_MAX];
 };
 /* Every open pull request (at most WEB_GH_PAGES_MAX pages); *out is the caller's. */
 int web_gh_pulls_open(struct web_gh_client *c, struct web_gh_pull **out, size_t *out_n);
@@ -139,6 +182,11 @@ int web_gh_pull_get(struct web_gh_client *c, struct web_gh_pull *out, int number
  * answers it (merge_base_commit.sha), into out. */
 int web_gh_merge_base(struct web_gh_client *c, char out[41], const char *base_ref,
 		      const char *head_sha);
+
+/* The message of commit sha as the API's git database answers it
+ * (GET /repos/O/N/git/commits/SHA), its first WEB_FORECAST_BODY_MAX bytes
+ * appended to out. */
+int web_gh_commit_message(struct web_gh_client *c, struct strbuf *out, const char *sha);
 
 struct web_gh_comment {
 	int64_t id;
@@ -240,6 +288,15 @@ int web_pull_comment_post(enum web_post *out, const struct web_pulls *ps, int pr
 int web_commit_status_post(bool *posted, const struct web_pulls *ps, const char *commit,
 			   const char *context, const char *state, const char *description,
 			   const char *target_url);
+
+/* Records the forecasts of pull request p at its head (forecast.c): the
+ * description's lines (p->expect) and the head commit's message, message
+ * when the caller has it (the agent's mirror; NULL: asked of the API, once
+ * per head). Taken only until the head's first comparison: from then on
+ * nothing is recorded, and a description whose lines changed is marked so
+ * (once). At most WEB_FORECASTS_MAX lines, the description's first. */
+int web_pull_forecasts_record(const struct web_pulls *ps, const struct web_gh_pull *p,
+			      const char *message);
 
 enum web_trust { WEB_TRUST_AUTHOR, WEB_TRUST_APPROVED, WEB_TRUST_WAITING };
 /* Whether pull request p's head may be built: its author is on the allow

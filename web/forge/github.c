@@ -800,7 +800,7 @@ static bool is_sha(const char *s)
 static int pull_from_json(void *item, json_t *j)
 {
 	struct web_gh_pull *p = item;
-	json_t *num = json_object_get(j, "number");
+	json_t *num = json_object_get(j, "number"), *body;
 	char state[16];
 	int r;
 
@@ -820,6 +820,12 @@ static int pull_from_json(void *item, json_t *j)
 		return err_set(-EPROTO, "head.sha '%s' is not 40 lower-case hex digits",
 			       p->head_sha);
 	p->open = !strcmp(state, "open");
+	/* The description (null when there is none): only its forecasts' lines
+	 * are kept, bounded. */
+	body = json_object_get(j, "body");
+	if (json_is_string(body))
+		web_forecast_lines(p->expect, sizeof(p->expect), json_string_value(body),
+				   json_string_length(body));
 	return 0;
 }
 
@@ -932,6 +938,35 @@ int web_gh_merge_base(struct web_gh_client *c, char out[41], const char *base_re
 	r = request(c, &j, &rep, "GET", url, NULL, WEB_GH_IDEMPOTENT);
 	if (r == 0 && (r = merge_base_from_json(out, j)) < 0)
 		err_set(r, "GET /compare/%s...%.12s: %s", base_ref, head_sha, err_last());
+	json_decref(j);
+	free(url);
+	strbuf_release(&rep.body);
+	return r;
+}
+
+int web_gh_commit_message(struct web_gh_client *c, struct strbuf *out, const char *sha)
+{
+	struct web_gh_reply rep = { .body = STRBUF_INIT };
+	json_t *j = NULL, *msg;
+	char *url;
+	int r;
+
+	if (!is_sha(sha))
+		return err_set(-EINVAL, "commit '%s': not 40 lower-case hex digits", sha);
+	url = repo_url(c, "/git/commits/%s", sha);
+	r = request(c, &j, &rep, "GET", url, NULL, WEB_GH_IDEMPOTENT);
+	if (r == 0) {
+		msg = json_is_object(j) ? json_object_get(j, "message") : NULL;
+		if (!json_is_string(msg)) {
+			r = err_set(-EPROTO, "GET /git/commits/%.12s: message is missing or not a "
+				    "string", sha);
+		} else {
+			size_t len = json_string_length(msg);
+
+			strbuf_add(out, json_string_value(msg),
+				   len < WEB_FORECAST_BODY_MAX ? len : WEB_FORECAST_BODY_MAX);
+		}
+	}
 	json_decref(j);
 	free(url);
 	strbuf_release(&rep.body);

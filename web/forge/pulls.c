@@ -107,7 +107,7 @@ int web_pull_comment_post(enum web_post *out, const struct web_pulls *ps, int pr
 	int r;
 
 	*out = WEB_POST_UNCHANGED;
-	r = web_comment_render(&md, db, commit, ps->hub_url, key, WEB_COMMENT_BYTES_MAX,
+	r = web_comment_render(&md, db, commit, pr, ps->hub_url, key, WEB_COMMENT_BYTES_MAX,
 			       ps->hosts);
 	if (r < 0)
 		goto out;

@@ -1,0 +1,117 @@
+/* Unit tests of the forecast lines' reader (web/forge/forecast.c). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "forge.h"
+
+static int parse(struct web_forecast *out, size_t max, const char *text, bool *more)
+{
+	return web_forecasts_parse(out, max, text, strlen(text), more);
+}
+
+static void test_good(void **state)
+{
+	struct web_forecast f[4];
+	bool more;
+
+	(void)state;
+	assert_int_equal(parse(f, 4, "intro\nperfd-expect: work faster 5%..10%\r\n"
+			       "  Perfd-Expect : q4.gemv SLOWER 0.5%..1000%\n"
+			       "perfd-expect: x unchanged\nperfd-expect: y unchanged 1.25%", &more), 4);
+	assert_false(more);
+	assert_int_equal(f[0].dir, WEB_FORECAST_FASTER);
+	assert_string_equal(f[0].case_name, "work");
+	assert_string_equal(f[0].line, "perfd-expect: work faster 5%..10%");
+	assert_true(f[0].has_band);
+	assert_true(f[0].lo > 0.0499 && f[0].lo < 0.0501 && f[0].hi > 0.0999 && f[0].hi < 0.1001);
+	assert_int_equal(f[1].dir, WEB_FORECAST_SLOWER);
+	assert_string_equal(f[1].case_name, "q4.gemv");
+	assert_true(f[1].hi > 9.999 && f[1].hi < 10.001);
+	assert_int_equal(f[2].dir, WEB_FORECAST_UNCHANGED);
+	assert_false(f[2].has_band);
+	assert_int_equal(f[3].dir, WEB_FORECAST_UNCHANGED);
+	assert_true(f[3].has_band && f[3].lo == 0 && f[3].hi > 0.01249 && f[3].hi < 0.01251);
+}
+
+static void expect_bad(const char *line, const char *why)
+{
+	struct web_forecast f;
+	bool more;
+
+	assert_int_equal(parse(&f, 1, line, &more), 1);
+	assert_int_equal(f.dir, WEB_FORECAST_BAD);
+	assert_false(f.has_band);
+	assert_non_null(strstr(f.why, why));
+}
+
+static void test_bad(void **state)
+{
+	char longline[300];
+
+	(void)state;
+	expect_bad("perfd-expect work faster 5%..10%", "expected ':'");
+	expect_bad("perfd-expect: ", "expected a case name");
+	expect_bad("perfd-expect: work quicker 5%", "expected faster, slower or unchanged");
+	expect_bad("perfd-expect: work faster", "expected a band");
+	expect_bad("perfd-expect: work faster 5%", "expected '..'");
+	expect_bad("perfd-expect: work faster 10%..5%", "low end is above");
+	expect_bad("perfd-expect: work faster 5%..1001%", "over 1000%");
+	expect_bad("perfd-expect: work faster 5.1234%..6%", "1 to 3 decimals");
+	expect_bad("perfd-expect: work faster 5..6%", "expected '%' after 5");
+	expect_bad("perfd-expect: work faster 5%..6% please", "unexpected text");
+	expect_bad("perfd-expect: wo|rk faster 5%..6%", "unexpected '|'");
+	memset(longline, 'x', sizeof(longline));
+	memcpy(longline, "perfd-expect: ", 14);
+	longline[sizeof(longline) - 1] = '\0';
+	expect_bad(longline, "longer than 200 bytes");
+}
+
+static void test_bounds(void **state)
+{
+	struct strbuf text = STRBUF_INIT;
+	struct web_forecast f[WEB_FORECASTS_MAX];
+	char *kept = malloc(WEB_FORECAST_TEXT_MAX);
+	bool more;
+	int i, n;
+	size_t len;
+
+	(void)state;
+	for (i = 0; i < 20; i++)
+		strbuf_addf(&text, "perfd-expect: c%d faster 1%%..2%%\nnoise\n", i);
+	n = web_forecasts_parse(f, WEB_FORECASTS_MAX, text.buf, text.len, &more);
+	assert_int_equal(n, WEB_FORECASTS_MAX);
+	assert_true(more);
+	assert_string_equal(f[15].case_name, "c15");
+	/* The lines kept of a description read as the description itself. */
+	len = web_forecast_lines(kept, WEB_FORECAST_TEXT_MAX, text.buf, text.len);
+	assert_int_equal(len, strlen(kept));
+	n = web_forecasts_parse(f, WEB_FORECASTS_MAX, kept, len, &more);
+	assert_int_equal(n, WEB_FORECASTS_MAX);
+	assert_true(more);
+	/* Past 64 KiB nothing is read. */
+	strbuf_reset(&text);
+	for (i = 0; i < WEB_FORECAST_BODY_MAX; i++)
+		strbuf_addch(&text, ' ');
+	strbuf_adds(&text, "\nperfd-expect: late faster 1%..2%\n");
+	assert_int_equal(web_forecasts_parse(f, WEB_FORECASTS_MAX, text.buf, text.len, &more), 0);
+	strbuf_release(&text);
+	free(kept);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_bounds),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
