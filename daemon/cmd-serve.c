@@ -192,6 +192,7 @@ int cmd_serve(int argc, char **argv)
 		wo.body_timeout_s = cfg->body_timeout_s;
 		wo.trusted_proxies = (const char *const *)cfg->trusted_proxies;
 		wo.ntrusted_proxies = cfg->ntrusted_proxies;
+		wo.default_branch = cfg->default_branch;
 	}
 	raise_nofile(web_server_fds_needed(wo.max_connections));
 	/* Blocked before the server's thread starts, so that thread inherits

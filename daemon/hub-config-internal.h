@@ -34,6 +34,7 @@ struct hub_config {
 	double body_timeout_s;
 	char **trusted_proxies;      /* numeric addresses held to no share */
 	size_t ntrusted_proxies;
+	char *default_branch;        /* the branch whose change points are shown */
 	/* [github]: the hub posts the comment and statuses (docs/hub.md). */
 	struct forge_config github;
 	char **expect;               /* the hosts each pull head is measured on */

@@ -241,10 +241,14 @@ static void on_key(void *ctx, unsigned lineno, char *k, char *v)
 		set_deadline(ps, &c->body_timeout_s, k, v);
 	} else if (!strcmp(k, "trusted_proxy")) {
 		add_proxies(ps, v);
+	} else if (!strcmp(k, "default_branch")) {
+		set_text(ps, &c->default_branch, k, v);
+		if (strlen(v) > 255 || strspn(v, " \t") == strlen(v))
+			perr(ps, "'default_branch': '%.255s' is not a branch name (1 to 255 bytes)", v);
 	} else {
 		perr(ps, "unknown key '%s' in [hub] (database, listen, tls_cert, tls_key, "
 		     "allow_plain_http, hosts, max_connections, header_timeout_s, "
-		     "body_timeout_s, trusted_proxy)", k);
+		     "body_timeout_s, trusted_proxy, default_branch)", k);
 	}
 }
 
@@ -346,6 +350,8 @@ static void check(struct parse *ps)
 	ps->lineno = 0;
 	if (!c->database)
 		c->database = xstrdup("perfd.db");
+	if (!c->default_branch)
+		c->default_branch = xstrdup(WEB_DEFAULT_BRANCH);
 	if (!c->listen)
 		c->listen = xstrdup(WEB_LISTEN_DEFAULT);
 	if (!!c->tls_cert != !!c->tls_key) {
@@ -415,6 +421,7 @@ void hub_config_free(struct hub_config *c)
 		return;
 	free(c->path);
 	free(c->database);
+	free(c->default_branch);
 	free(c->listen);
 	free(c->tls_cert);
 	free(c->tls_key);

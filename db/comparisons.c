@@ -1190,3 +1190,50 @@ int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
 	*out_n = n;
 	return 0;
 }
+
+static void series_point_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_series_point *p = elem;
+	const unsigned char *fp;
+	char hash[SHA256_HEX_SIZE];
+
+	(void)arg;
+	p->comparison_id = sqlite3_column_int64(st, 0);
+	p->job_id = sqlite3_column_int64(st, 1);
+	db_column_copy(p->commit, sizeof(p->commit), st, 2);
+	db_column_copy(p->metric, sizeof(p->metric), st, 3);
+	p->value = db_column_real(st, 4);
+	fp = sqlite3_column_text(st, 5);
+	/* A libcrypto that cannot hash leaves it "", as the timeline has it. */
+	if (fp && sha256_hex(hash, fp, (size_t)sqlite3_column_bytes(st, 5)) == 0) {
+		memcpy(p->fingerprint_hash, hash, sizeof(p->fingerprint_hash) - 1);
+		p->fingerprint_hash[sizeof(p->fingerprint_hash) - 1] = '\0';
+	}
+}
+
+int db_series_load(struct db *db, struct db_series_point *out, size_t max, const char *host,
+		   const char *case_name, const char *branch)
+{
+	const struct db_rows how = {
+		.size = sizeof(struct db_series_point), .max = max,
+		.fill = series_point_fill, .doing = "loading a branch's series",
+	};
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	r = db_prepare(db, &st, "SELECT * FROM (SELECT c.id, j.id, j.commit_oid,"
+		       " coalesce(c.metric, ''), c.new_median, c.fingerprint"
+		       " FROM comparisons c JOIN jobs j ON j.id = c.job_id"
+		       " WHERE c.host = ?1 AND c.case_name = ?2 AND c.kind = 'compare'"
+		       " AND c.state = 'done' AND coalesce(c.verdict, '') <> 'invalid'"
+		       " AND c.new_median IS NOT NULL AND j.kind = 'head' AND j.head = ?3"
+		       " ORDER BY j.id DESC, c.id DESC LIMIT ?4)"
+		       " ORDER BY 2, 1");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, host);
+	db_bind_text(st, 2, case_name);
+	db_bind_text(st, 3, branch);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)max);
+	return db_rows_fill(db, st, &how, out);
+}

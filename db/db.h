@@ -438,6 +438,26 @@ void db_timeline_point_release(struct db_timeline_point *p);
 int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
 		const char *host, const char *case_name, size_t max);
 
+/* One point of a branch's series (docs/history.md, "Change points"): a done
+ * comparison of a head job of the branch, with its head arm's median. */
+struct db_series_point {
+	int64_t comparison_id;
+	int64_t job_id;
+	char commit[DB_OID_HEX];
+	char metric[64];
+	double value;            /* the head arm's median of the metric */
+	/* The first 12 hex digits of the sha256 of the stored fingerprint, as
+	 * the timeline's fingerprint_hash; "" when none. */
+	char fingerprint_hash[13];
+};
+/* The newest max points of host, case and branch, in branch order (the
+ * jobs' creation order, then the comparisons'): the done comparisons, not
+ * invalid, with a head median, of the jobs of kind head whose head is
+ * branch; never A/As, nor the history's span, confirm and bisect jobs.
+ * Fills out (max entries) and returns the count. */
+int db_series_load(struct db *db, struct db_series_point *out, size_t max, const char *host,
+		   const char *case_name, const char *branch);
+
 /* ---- hosts (db/hosts.c) ---- */
 
 /* A host's standing: a GPU fault seen while a process ran quarantines the

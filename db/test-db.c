@@ -648,6 +648,98 @@ static void test_calibration_infos(void **state)
 	free(p);
 }
 
+/* A comparison of job (0: none) with a head median, and its verdict. */
+static int64_t put_point(struct db *db, int64_t art, int64_t job, const char *case_name,
+			 bool aa, enum db_state state, const char *verdict, double median)
+{
+	struct db_comparison c;
+	struct db_summary s;
+	int64_t id;
+
+	memset(&c, 0, sizeof(c));
+	snprintf(c.created_at, sizeof(c.created_at), "2026-11-04T10:00:00.000Z");
+	c.rule = (char *)"pairs-median/1";
+	c.case_name = (char *)case_name;
+	c.host = (char *)"h1";
+	c.fingerprint = (char *)"{\"device\":\"x\"}";
+	c.old.id = c.new.id = art;
+	c.pairs = 3;
+	c.aa = aa;
+	c.job_id = job;
+	assert_int_equal(db_comparison_insert(db, &id, &c), 0);
+	memset(&s, 0, sizeof(s));
+	s.metric = (char *)"t_ms";
+	snprintf(s.verdict, sizeof(s.verdict), "%s", verdict);
+	s.new.set = true;
+	s.new.median = median;
+	assert_int_equal(db_comparison_finish(db, id, state, &s, NULL, 0), 0);
+	return id;
+}
+
+static int64_t put_job(struct db *db, enum db_job_kind kind, const char *head, const char *commit)
+{
+	struct db_job j;
+	int64_t id;
+
+	memset(&j, 0, sizeof(j));
+	j.kind = kind;
+	snprintf(j.head, sizeof(j.head), "%s", head);
+	snprintf(j.commit, sizeof(j.commit), "%s", commit);
+	assert_int_equal(db_job_queue(db, &id, &j), 1);
+	return id;
+}
+
+/* A branch's series: its head jobs' done comparisons in job order, never
+ * another branch's, a span's, an A/A, an abandoned or invalid one; the
+ * newest max of them. */
+static void test_series(void **state)
+{
+	char *p = path_for("series.db");
+	struct db *db = NULL;
+	struct db_artifact a = { 0, (char *)"/bin/true", 1, "ab" };
+	struct db_series_point pts[8];
+	int64_t art, j1, j2, j3, jo, js, c1, c2, c3;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_artifact_put(db, &art, &a), 0);
+	j1 = put_job(db, DB_JOB_HEAD, "main", "1111111111111111111111111111111111111111");
+	j2 = put_job(db, DB_JOB_HEAD, "main", "2222222222222222222222222222222222222222");
+	jo = put_job(db, DB_JOB_HEAD, "other", "3333333333333333333333333333333333333333");
+	js = put_job(db, DB_JOB_SPAN, "span:main", "2222222222222222222222222222222222222222");
+	j3 = put_job(db, DB_JOB_HEAD, "main", "4444444444444444444444444444444444444444");
+	/* Stored out of job order: j2's first. */
+	c2 = put_point(db, art, j2, "work", false, DB_STATE_DONE, "slower", 20);
+	c1 = put_point(db, art, j1, "work", false, DB_STATE_DONE, "unchanged", 10);
+	put_point(db, art, j1, "other-case", false, DB_STATE_DONE, "unchanged", 11);
+	put_point(db, art, jo, "work", false, DB_STATE_DONE, "unchanged", 12);
+	put_point(db, art, js, "work", false, DB_STATE_DONE, "slower", 13);
+	put_point(db, art, j3, "work", false, DB_STATE_ABANDONED, "invalid", 14);
+	put_point(db, art, j3, "work", false, DB_STATE_DONE, "invalid", 15);
+	put_point(db, art, 0, "work", false, DB_STATE_DONE, "unchanged", 16);
+	put_point(db, art, 0, "work", true, DB_STATE_DONE, "unchanged", 17);
+	c3 = put_point(db, art, j3, "work", false, DB_STATE_DONE, "faster", 30);
+
+	assert_int_equal(db_series_load(db, pts, 8, "h1", "work", "main"), 3);
+	assert_int_equal(pts[0].comparison_id, c1);
+	assert_int_equal(pts[0].job_id, j1);
+	assert_string_equal(pts[0].commit, "1111111111111111111111111111111111111111");
+	assert_true(pts[0].value == 10);
+	assert_string_equal(pts[0].metric, "t_ms");
+	assert_int_equal(strlen(pts[0].fingerprint_hash), 12);
+	assert_int_equal(pts[1].comparison_id, c2);
+	assert_true(pts[1].value == 20);
+	assert_int_equal(pts[2].comparison_id, c3);
+	assert_true(pts[2].value == 30);
+	/* The newest two. */
+	assert_int_equal(db_series_load(db, pts, 2, "h1", "work", "main"), 2);
+	assert_int_equal(pts[0].comparison_id, c2);
+	assert_int_equal(pts[1].comparison_id, c3);
+	assert_int_equal(db_series_load(db, pts, 8, "h1", "work", "nope"), 0);
+	assert_int_equal(db_series_load(db, pts, 8, "h2", "work", "main"), 0);
+	db_close(db);
+	free(p);
+}
+
 static void test_host_round_trip(void **state)
 {
 	char *p = path_for("hosts.db");
@@ -2066,6 +2158,7 @@ int main(void)
 		cmocka_unit_test(test_receipts),
 		cmocka_unit_test(test_missing_rows_zeroed),
 		cmocka_unit_test(test_failed_lists_zeroed),
+		cmocka_unit_test(test_series),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

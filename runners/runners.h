@@ -363,6 +363,42 @@ void runner_calibration_noise(struct runner_noise *out, const struct db_calibrat
  * Static text. */
 const char *runner_aa_verdict(const char *verdict);
 
+/* ---- change points (changepoint.c; docs/history.md, "Change points") ----
+ * E-divisive means with alpha = 1 over a series of values in branch order:
+ * the energy statistic of each split, its significance by a permutation
+ * test with a fixed seed (the same answer on every machine and every run),
+ * segments split again while a split is significant. */
+
+#define RUNNER_CHANGEPOINT_METHOD "e-divisive-means"
+#define RUNNER_CHANGEPOINT_VERSION 1
+#define RUNNER_CHANGEPOINT_ALPHA 1.0
+#define RUNNER_CHANGEPOINT_MIN_SEGMENT 4       /* points on either side of a split */
+#define RUNNER_CHANGEPOINT_PERMUTATIONS 199
+#define RUNNER_CHANGEPOINT_SEED 0x70657266644350ULL  /* "perfdCP" */
+#define RUNNER_CHANGEPOINT_P 0.01              /* a split is kept when p < this */
+#define RUNNER_CHANGEPOINT_POINTS_MAX 1000     /* points of a series */
+#define RUNNER_CHANGEPOINT_MAX 16              /* change points of a series */
+
+struct runner_changepoint {
+	size_t index;            /* the first point of the new regime */
+	double q;                /* the energy statistic of the split */
+	double p;                /* the permutation test's p value */
+	double mean_before;      /* the regime before: from the change point before */
+	double mean_after;       /* the regime after: to the change point after */
+};
+
+/* The change points of v[0..n), at most max (and RUNNER_CHANGEPOINT_MAX),
+ * in index order; returns their count. A series shorter than two minimum
+ * segments has none. -EINVAL for more than RUNNER_CHANGEPOINT_POINTS_MAX
+ * points or a value that is not finite. out must hold max entries. */
+int runner_changepoints_find(struct runner_changepoint *out, size_t max, const double *v,
+			     size_t n);
+/* The best split of v[0..n) alone, no test: *out_tau the first index of its
+ * right part (0 when n < 2 * min_segment) and *out_q its energy statistic.
+ * -EINVAL for more than RUNNER_CHANGEPOINT_POINTS_MAX points. */
+int runner_changepoint_scan(size_t *out_tau, double *out_q, const double *v, size_t n,
+			    size_t min_segment);
+
 /* ---- receipt ---- */
 
 enum runner_format {

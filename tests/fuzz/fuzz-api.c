@@ -149,7 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	if (query && add_query(&pa, query) < 0)
 		goto out;
-	web_api_answer(&rp, db, &counters, &pulls, path, &pa);
+	web_api_answer(&rp, db, &counters, &pulls, "main", path, &pa);
 	FUZZ_CHECK(rp.status == 200 || rp.status == 400 || rp.status == 404);
 	if (!strcmp(rp.type, "application/json")) {
 		json_error_t err;

@@ -889,17 +889,167 @@ out:
 	db_comparison_release(&c);
 }
 
+/* ---- /api/v1/changepoints ---- */
+
+/* A branch's series and its change points (docs/history.md, "Change
+ * points"): the points of the newest point's metric (a case whose metric
+ * changed is a new series), their head medians the values. */
+struct changes {
+	struct db_series_point *pts;
+	size_t n;
+	double *values;
+	struct runner_changepoint cp[RUNNER_CHANGEPOINT_MAX];
+	int ncp;
+};
+
+static void changes_release(struct changes *c)
+{
+	free(c->pts);
+	free(c->values);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Fills *out (zeroed first): 0, or a negative errno from db/ or runners/. */
+static int changes_load(struct changes *out, struct db *db, const char *host,
+			const char *case_name, const char *branch)
+{
+	const char *metric;
+	size_t i, k;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	out->pts = xcalloc(RUNNER_CHANGEPOINT_POINTS_MAX, sizeof(*out->pts));
+	r = db_series_load(db, out->pts, RUNNER_CHANGEPOINT_POINTS_MAX, host, case_name, branch);
+	if (r < 0)
+		return r;
+	out->values = xcalloc((size_t)r + 1, sizeof(*out->values));
+	metric = r ? out->pts[r - 1].metric : "";
+	for (i = k = 0; i < (size_t)r; i++) {
+		if (strcmp(out->pts[i].metric, metric) || !isfinite(out->pts[i].value))
+			continue;
+		out->pts[k] = out->pts[i];
+		out->values[k++] = out->pts[i].value;
+	}
+	out->n = k;
+	r = runner_changepoints_find(out->cp, RUNNER_CHANGEPOINT_MAX, out->values, out->n);
+	if (r < 0)
+		return r;
+	out->ncp = r;
+	return 0;
+}
+
+static const char *const changepoint_cols[] = { "index", "comparison", "job", "commit",
+	"mean_before", "mean_after", "change", "p", "energy", "fingerprint_changed", NULL };
+
+static json_t *method_json(void)
+{
+	char seed[24];
+
+	snprintf(seed, sizeof(seed), "0x%llx", (unsigned long long)RUNNER_CHANGEPOINT_SEED);
+	return json_pack("{s:s, s:i, s:f, s:i, s:i, s:s, s:f, s:i, s:i}",
+			 "name", RUNNER_CHANGEPOINT_METHOD, "version", RUNNER_CHANGEPOINT_VERSION,
+			 "alpha", RUNNER_CHANGEPOINT_ALPHA,
+			 "min_segment", RUNNER_CHANGEPOINT_MIN_SEGMENT,
+			 "permutations", RUNNER_CHANGEPOINT_PERMUTATIONS, "seed", seed,
+			 "p_threshold", RUNNER_CHANGEPOINT_P,
+			 "max_points", RUNNER_CHANGEPOINT_POINTS_MAX,
+			 "max_changepoints", RUNNER_CHANGEPOINT_MAX);
+}
+
+static json_t *changepoint_json(const struct changes *c, int i)
+{
+	const struct runner_changepoint *cp = &c->cp[i];
+	const struct db_series_point *p = &c->pts[cp->index];
+	const struct db_series_point *prev = &c->pts[cp->index - 1];
+	json_t *o = json_object();
+
+	json_object_set_new(o, "index", json_integer((json_int_t)cp->index));
+	json_object_set_new(o, "comparison", json_integer(p->comparison_id));
+	json_object_set_new(o, "job", json_integer(p->job_id));
+	json_object_set_new(o, "commit", jstr(p->commit));
+	json_object_set_new(o, "mean_before", jreal(cp->mean_before));
+	json_object_set_new(o, "mean_after", jreal(cp->mean_after));
+	/* As the series' values are times or other metrics alike: relative to
+	 * the regime before, positive when the value grew. */
+	json_object_set_new(o, "change", jfrac(cp->mean_before != 0,
+					       (cp->mean_after - cp->mean_before) /
+					       fabs(cp->mean_before)));
+	json_object_set_new(o, "p", jfrac(true, cp->p));
+	json_object_set_new(o, "energy", jreal(cp->q));
+	json_object_set_new(o, "fingerprint_changed",
+			    json_boolean(strcmp(p->fingerprint_hash, prev->fingerprint_hash) != 0));
+	return o;
+}
+
+static void api_changepoints(struct web_reply *out, struct db *db, const char *default_branch,
+			     const struct web_params *pa)
+{
+	static const char *const allowed[] = { "host", "case", "branch", "format", NULL };
+	struct changes c;
+	const char *host, *case_name, *branch;
+	json_t *root, *list;
+	bool csv;
+	int r, i;
+
+	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0 ||
+	    web_param_text(&host, pa, "host", true) < 0 ||
+	    web_param_text(&case_name, pa, "case", true) < 0 ||
+	    web_param_text(&branch, pa, "branch", false) < 0) {
+		reply_bad(out);
+		return;
+	}
+	if (!branch)
+		branch = default_branch;
+	r = changes_load(&c, db, host, case_name, branch);
+	if (r < 0) {
+		changes_release(&c);
+		reply_db_error(out, r);
+		return;
+	}
+	list = json_array();
+	for (i = 0; i < c.ncp; i++)
+		json_array_append_new(list, changepoint_json(&c, i));
+	if (csv) {
+		changes_release(&c);
+		reply_csv(out, changepoint_cols, list);
+		return;
+	}
+	root = json_object();
+	json_object_set_new(root, "host", jstr(host));
+	json_object_set_new(root, "case", jstr(case_name));
+	json_object_set_new(root, "branch", jstr(branch));
+	json_object_set_new(root, "method", method_json());
+	json_object_set_new(root, "series", json_pack("{s:i, s:o, s:s}", "points", (json_int_t)c.n,
+						      "metric", c.n ? jstr(c.pts[0].metric) :
+						      json_null(), "value", "head median"));
+	json_object_set_new(root, "changepoints", list);
+	changes_release(&c);
+	reply_json(out, 200, root);
+}
+
 /* ---- /api/v1/timeline ---- */
 
 static const char *const timeline_cols[] = { "id", "created_at", "job", "head", "commit",
-	"verdict", "gain", "old_median", "new_median", "fingerprint_hash", "seq", "arm", "pair",
-	"value", "valid", NULL };
+	"verdict", "gain", "old_median", "new_median", "fingerprint_hash", "changepoint", "seq",
+	"arm", "pair", "value", "valid", NULL };
+
+/* Whether comparison id starts a regime of c, the default branch's. */
+static bool is_changepoint(const struct changes *c, int64_t id)
+{
+	int i;
+
+	for (i = 0; i < c->ncp; i++)
+		if (c->pts[c->cp[i].index].comparison_id == id)
+			return true;
+	return false;
+}
 
 /* The timeline as JSON, written straight into the reply: a page holds
  * thousands of values, and building a jansson object for each was most of
  * its time (docs/performance.md). The same shape as the CSV path's objects. */
 static void timeline_write(struct strbuf *sb, const char *host, const char *case_name,
-			   const struct db_timeline_point *pts, size_t n)
+			   const struct db_timeline_point *pts, size_t n,
+			   const struct changes *changes)
 {
 	struct fp_memo memo = { 0 };
 	size_t i, k;
@@ -944,6 +1094,8 @@ static void timeline_write(struct strbuf *sb, const char *host, const char *case
 				strbuf_adds(sb, "null");
 			strbuf_addf(sb, ",\"fingerprint_hash\":\"%s\"", memo.hash);
 		}
+		strbuf_addf(sb, ",\"changepoint\":%s",
+			    is_changepoint(changes, p->id) ? "true" : "false");
 		strbuf_adds(sb, ",\"values\":[");
 		for (k = 0; k < p->nvalues; k++) {
 			const struct db_timeline_value *v = &p->values[k];
@@ -959,10 +1111,12 @@ static void timeline_write(struct strbuf *sb, const char *host, const char *case
 	fp_memo_release(&memo);
 }
 
-static void api_timeline(struct web_reply *out, struct db *db, const struct web_params *pa)
+static void api_timeline(struct web_reply *out, struct db *db, const char *default_branch,
+			 const struct web_params *pa)
 {
 	static const char *const allowed[] = { "host", "case", "limit", "format", NULL };
 	struct db_timeline_point *pts = NULL;
+	struct changes changes;
 	struct fp_memo memo = { 0 };
 	const char *host, *case_name;
 	json_t *rows;
@@ -983,14 +1137,26 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 		reply_db_error(out, r);
 		return;
 	}
+	/* The marks are the default branch's change points, as
+	 * /api/v1/changepoints answers them. */
+	r = changes_load(&changes, db, host, case_name, default_branch);
+	if (r < 0) {
+		for (i = 0; i < n; i++)
+			db_timeline_point_release(&pts[i]);
+		free(pts);
+		changes_release(&changes);
+		reply_db_error(out, r);
+		return;
+	}
 	if (!csv) {
 		out->status = 200;
 		out->type = TYPE_JSON;
 		strbuf_reset(&out->body);
-		timeline_write(&out->body, host, case_name, pts, n);
+		timeline_write(&out->body, host, case_name, pts, n, &changes);
 		for (i = 0; i < n; i++)
 			db_timeline_point_release(&pts[i]);
 		free(pts);
+		changes_release(&changes);
 		return;
 	}
 	rows = json_array();
@@ -1010,6 +1176,7 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 		json_object_set_new(o, "old_median", jreal(p->old_median));
 		json_object_set_new(o, "new_median", jreal(p->new_median));
 		set_fingerprint_memo(o, p->fingerprint, &memo);
+		json_object_set_new(o, "changepoint", json_boolean(is_changepoint(&changes, p->id)));
 		for (k = 0; k < p->nvalues; k++) {
 			const struct db_timeline_value *v = &p->values[k];
 			json_t *row, *val = json_object();
@@ -1035,6 +1202,7 @@ static void api_timeline(struct web_reply *out, struct db *db, const struct web_
 	}
 	free(pts);
 	fp_memo_release(&memo);
+	changes_release(&changes);
 	reply_csv(out, timeline_cols, rows);
 }
 
@@ -1581,8 +1749,8 @@ bad:
 }
 
 void web_api_answer(struct web_reply *out, struct db *db, const struct web_counters *counters,
-		    const struct web_api_pulls *pulls, const char *path,
-		    const struct web_params *params)
+		    const struct web_api_pulls *pulls, const char *default_branch,
+		    const char *path, const struct web_params *params)
 {
 	const char *rest;
 	size_t idlen;
@@ -1613,7 +1781,11 @@ void web_api_answer(struct web_reply *out, struct db *db, const struct web_count
 		return;
 	}
 	if (!strcmp(path, "/api/v1/timeline")) {
-		api_timeline(out, db, params);
+		api_timeline(out, db, default_branch, params);
+		return;
+	}
+	if (!strcmp(path, "/api/v1/changepoints")) {
+		api_changepoints(out, db, default_branch, params);
 		return;
 	}
 	if (!strcmp(path, "/api/v1/cells")) {

@@ -115,11 +115,12 @@ struct web_api_pulls {
 };
 
 /* Answers path (under /api/v1/, or /metrics) into out, whose body the
- * caller releases. Never fails: a database error is a 500 with its detail,
+ * caller releases; default_branch is the change points' branch when the
+ * request names none. Never fails: a database error is a 500 with its detail,
  * which is also logged. */
 void web_api_answer(struct web_reply *out, struct db *db, const struct web_counters *counters,
-		    const struct web_api_pulls *pulls, const char *path,
-		    const struct web_params *params);
+		    const struct web_api_pulls *pulls, const char *default_branch,
+		    const char *path, const struct web_params *params);
 /* A JSON error answer: {"error": msg}. */
 void web_reply_error(struct web_reply *out, int status, const char *msg);
 

@@ -25,6 +25,9 @@
 #include "db.h"
 
 #define WEB_LISTEN_DEFAULT "127.0.0.1:8080"
+/* The branch whose series GET /api/v1/changepoints reads when not asked,
+ * the agent's [repo] default_branch's default. */
+#define WEB_DEFAULT_BRANCH "main"
 /* The bounds on connections (docs/hub.md, "Bounds"), each a default that
  * web_server_opts may change within its range. */
 #define WEB_CONNECTIONS_MAX 256      /* connections at once, in all */
@@ -76,6 +79,9 @@ struct web_server_opts {
 	double body_timeout_s;
 	const char *const *trusted_proxies;
 	size_t ntrusted_proxies;
+	/* The branch of the change points when a request names none; NULL:
+	 * WEB_DEFAULT_BRANCH. */
+	const char *default_branch;
 };
 
 /* Starts answering with o's files, documents and, with ingest, writes.

@@ -100,6 +100,7 @@ struct web_server {
 	char *repo;                  /* [github] repo: the pull heads agents read, or NULL */
 	char **expect;               /* the hosts each pull head is measured on */
 	struct web_api_pulls pulls;  /* what GET /api/v1/pulls lists: the above */
+	char *default_branch;        /* of GET /api/v1/changepoints */
 	struct web_guard guard;      /* deadlines and shares; started when guarded */
 	bool guarded;
 };
@@ -572,7 +573,8 @@ static enum MHD_Result hub_pulls(struct web_server *s, struct MHD_Connection *co
 		web_params_release(&params);
 		return send_error(s, conn, 500, err_last());
 	}
-	web_api_answer(&rp, s->db, &s->counters, &s->pulls, "/api/v1/pulls", &params);
+	web_api_answer(&rp, s->db, &s->counters, &s->pulls, s->default_branch, "/api/v1/pulls",
+		       &params);
 	web_params_release(&params);
 	ret = send_reply(s, conn, &rp, true);
 	strbuf_release(&rp.body);
@@ -652,7 +654,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		ret = send_error(s, conn, 400, err_last());
 		goto out;
 	}
-	web_api_answer(&rp, s->db, &s->counters, &s->pulls, url, &walk.params);
+	web_api_answer(&rp, s->db, &s->counters, &s->pulls, s->default_branch, url, &walk.params);
 	ret = send_reply(s, conn, &rp, true);
 out:
 	strbuf_release(&rp.body);
@@ -804,6 +806,7 @@ int web_server_start(struct web_server **out, struct db *db, const struct web_se
 	s->pulls.repo = s->repo;
 	s->pulls.expect = (const char *const *)s->expect;
 	s->pulls.silent_after_s = o->silent_after_s;
+	s->default_branch = xstrdup(o->default_branch ? o->default_branch : WEB_DEFAULT_BRANCH);
 	s->hosts = xcalloc(o->nhosts + 1, sizeof(char *));
 	for (i = 0; i < o->nhosts; i++)
 		s->hosts[s->nhosts++] = xstrdup(o->hosts[i]);
@@ -912,6 +915,7 @@ void web_server_free(struct web_server *s)
 		free(s->expect[i]);
 	free(s->expect);
 	free(s->repo);
+	free(s->default_branch);
 	free(s->tls_cert);
 	if (s->tls_key)
 		explicit_bzero(s->tls_key, strlen(s->tls_key));
