@@ -264,19 +264,13 @@ int db_bisect_steps(struct db *db, struct db_bisect_step **out, size_t *out_n, i
 		.size = sizeof(**out), .max = DB_BISECT_STEPS_MAX, .fill = step_fill,
 		.release = step_release, .doing = "loading a bisection's steps",
 	};
-	sqlite3_stmt *st = NULL;
 	void *v = NULL;
 	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT alert_id, step, lo_oid, hi_oid, mid_oid, lo_job, hi_job,"
-		       " coalesce(outcome, ''), detail FROM bisect_steps WHERE alert_id = ?"
-		       " ORDER BY step");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, alert_id);
-	r = db_rows_load(db, st, &how, &v, out_n);
+	r = db_rows_select(db, "SELECT alert_id, step, lo_oid, hi_oid, mid_oid, lo_job, hi_job,"
+			   " coalesce(outcome, ''), detail FROM bisect_steps WHERE alert_id = ?"
+			   " ORDER BY step",
+			   alert_id, &how, &v, out_n);
 	*out = v;
 	return r;
 }
@@ -423,19 +417,13 @@ int db_alert_findings(struct db *db, struct db_alert_finding **out, size_t *out_
 		.size = sizeof(**out), .max = DB_BISECT_STEPS_MAX, .fill = finding_fill,
 		.release = finding_release, .doing = "loading an alert's findings",
 	};
-	sqlite3_stmt *st = NULL;
 	void *v = NULL;
 	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT what, lo_oid, hi_oid, commits, gain,"
-		       " coalesce(comparison_id, 0), note FROM alert_findings WHERE alert_id = ?"
-		       " ORDER BY idx");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, alert_id);
-	r = db_rows_load(db, st, &how, &v, out_n);
+	r = db_rows_select(db, "SELECT what, lo_oid, hi_oid, commits, gain,"
+			   " coalesce(comparison_id, 0), note FROM alert_findings WHERE alert_id = ?"
+			   " ORDER BY idx",
+			   alert_id, &how, &v, out_n);
 	*out = v;
 	return r;
 }
@@ -452,17 +440,11 @@ int db_alerts_unpushed(struct db *db, struct db_alert **out, size_t *out_n, size
 		.size = sizeof(**out), .max = max, .fill = alert_fill, .release = alert_release,
 		.doing = "listing the alerts not yet pushed",
 	};
-	sqlite3_stmt *st = NULL;
 	void *v = NULL;
 	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT " ALERT_COLUMNS ALERTS_UNSENT " ORDER BY a.seq LIMIT ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
+	r = db_rows_select(db, "SELECT " ALERT_COLUMNS ALERTS_UNSENT " ORDER BY a.seq LIMIT ?",
+			   (int64_t)max, &how, &v, out_n);
 	*out = v;
 	return r;
 }
@@ -830,21 +812,15 @@ int db_alert_triage_counts(struct db *db, struct db_alert_triage_count **out, si
 		.size = sizeof(**out), .max = max, .fill = triage_count_fill,
 		.doing = "counting alerts' triage",
 	};
-	sqlite3_stmt *st = NULL;
 	void *v = NULL;
 	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT h, count(*), sum(triage <> 'new'),"
-		       " sum(triage = 'false_alarm') FROM (SELECT coalesce(nullif(a.host, ''),"
-		       " c.host) AS h, a.triage FROM alerts a JOIN comparisons c"
-		       " ON c.id = a.comparison_id WHERE a.state = 'raised') GROUP BY h ORDER BY h"
-		       " LIMIT ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
+	r = db_rows_select(db, "SELECT h, count(*), sum(triage <> 'new'),"
+			   " sum(triage = 'false_alarm') FROM (SELECT coalesce(nullif(a.host, ''),"
+			   " c.host) AS h, a.triage FROM alerts a JOIN comparisons c"
+			   " ON c.id = a.comparison_id WHERE a.state = 'raised') GROUP BY h ORDER BY h"
+			   " LIMIT ?",
+			   (int64_t)max, &how, &v, out_n);
 	*out = v;
 	return r;
 }

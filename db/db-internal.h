@@ -91,6 +91,9 @@ struct db_rows {
  * caller's; or a negative errno with *out NULL and *out_n 0. */
 int db_rows_load(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void **out,
 		 size_t *out_n);
+/* db_rows_load of sql, whose one parameter is arg. */
+int db_rows_select(struct db *db, const char *sql, int64_t arg, const struct db_rows *how,
+		   void **out, size_t *out_n);
 /* Into the caller's array out, of how->max elements: the count filled, or
  * a negative errno with none of out left filled. */
 int db_rows_fill(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void *out);

@@ -273,6 +273,21 @@ static int rows_step(struct db *db, sqlite3_stmt *st, struct rows *l)
 	return r;
 }
 
+int db_rows_select(struct db *db, const char *sql, int64_t arg, const struct db_rows *how,
+		   void **out, size_t *out_n)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = db_prepare(db, &st, sql);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, arg);
+	return db_rows_load(db, st, how, out, out_n);
+}
+
 int db_rows_load(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void **out,
 		 size_t *out_n)
 {

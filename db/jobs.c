@@ -207,18 +207,12 @@ int db_jobs_unjudged(struct db *db, struct db_job **out, size_t *out_n, size_t m
 		.size = sizeof(**out), .max = max, .fill = job_fill, .release = job_release,
 		.doing = "listing the jobs whose verdicts are not yet read",
 	};
-	sqlite3_stmt *st = NULL;
 	void *v = NULL;
 	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs WHERE judged = 0 AND host = ''"
-		       " AND state IN ('done', 'failed') ORDER BY id LIMIT ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
+	r = db_rows_select(db, "SELECT " JOB_COLUMNS " FROM jobs WHERE judged = 0 AND host = ''"
+			   " AND state IN ('done', 'failed') ORDER BY id LIMIT ?",
+			   (int64_t)max, &how, &v, out_n);
 	*out = v;
 	return r;
 }
@@ -421,17 +415,11 @@ int db_jobs_unpushed(struct db *db, struct db_job **out, size_t *out_n, size_t m
 		.size = sizeof(**out), .max = max, .fill = job_fill, .release = job_release,
 		.doing = "listing the jobs not yet pushed",
 	};
-	sqlite3_stmt *st = NULL;
 	void *v = NULL;
 	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS JOBS_UNSENT " ORDER BY j.seq LIMIT ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
+	r = db_rows_select(db, "SELECT " JOB_COLUMNS JOBS_UNSENT " ORDER BY j.seq LIMIT ?",
+			   (int64_t)max, &how, &v, out_n);
 	*out = v;
 	return r;
 }
