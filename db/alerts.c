@@ -341,23 +341,19 @@ void db_alert_finding_release(struct db_alert_finding *f)
 	f->note = NULL;
 }
 
-int db_alert_finish(struct db *db, int64_t alert_id, enum db_alert_bisect bisect,
-		    const struct db_alert_finding *f, size_t n, const char *detail)
+/* Replaces alert_id's findings with f (inside the caller's transaction). */
+static int findings_put(struct db *db, int64_t alert_id, const struct db_alert_finding *f,
+			size_t n)
 {
-	char now[TIME_ISO_LEN];
 	sqlite3_stmt *st;
 	size_t i;
 	int r;
 
-	time_now_iso(now);
-	r = db_begin(db);
+	r = db_prepare(db, &st, "DELETE FROM alert_findings WHERE alert_id = ?");
 	if (r < 0)
 		return r;
-	r = db_prepare(db, &st, "DELETE FROM alert_findings WHERE alert_id = ?");
-	if (r == 0) {
-		sqlite3_bind_int64(st, 1, alert_id);
-		r = db_step(db, st, "replacing an alert's findings");
-	}
+	sqlite3_bind_int64(st, 1, alert_id);
+	r = db_step(db, st, "replacing an alert's findings");
 	for (i = 0; r == 0 && i < n; i++) {
 		r = db_prepare(db, &st, "INSERT INTO alert_findings (alert_id, idx, what, lo_oid,"
 			       " hi_oid, commits, gain, comparison_id, note)"
@@ -375,6 +371,21 @@ int db_alert_finish(struct db *db, int64_t alert_id, enum db_alert_bisect bisect
 		db_bind_text(st, 9, f[i].note);
 		r = db_step(db, st, "storing an alert's finding");
 	}
+	return r;
+}
+
+int db_alert_finish(struct db *db, int64_t alert_id, enum db_alert_bisect bisect,
+		    const struct db_alert_finding *f, size_t n, const char *detail)
+{
+	char now[TIME_ISO_LEN];
+	sqlite3_stmt *st;
+	int r;
+
+	time_now_iso(now);
+	r = db_begin(db);
+	if (r < 0)
+		return r;
+	r = findings_put(db, alert_id, f, n);
 	if (r == 0)
 		r = db_prepare(db, &st, "UPDATE alerts SET bisect = ?, detail = coalesce(?, detail),"
 			       " updated_at = ?, seq = " NEXT_ALERT_SEQ " WHERE id = ?");
@@ -478,39 +489,6 @@ int db_alert_pushed(struct db *db, int64_t id, int64_t seq, int status, const ch
 	db_bind_text(st, 4, message);
 	db_bind_text(st, 5, now);
 	return db_step(db, st, "recording an alert pushed");
-}
-
-/* Replaces alert_id's findings with f (inside the caller's transaction). */
-static int findings_put(struct db *db, int64_t alert_id, const struct db_alert_finding *f,
-			size_t n)
-{
-	sqlite3_stmt *st;
-	size_t i;
-	int r;
-
-	r = db_prepare(db, &st, "DELETE FROM alert_findings WHERE alert_id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, alert_id);
-	r = db_step(db, st, "replacing an alert's findings");
-	for (i = 0; r == 0 && i < n; i++) {
-		r = db_prepare(db, &st, "INSERT INTO alert_findings (alert_id, idx, what, lo_oid,"
-			       " hi_oid, commits, gain, comparison_id, note)"
-			       " VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, 0), ?)");
-		if (r < 0)
-			break;
-		sqlite3_bind_int64(st, 1, alert_id);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-		db_bind_text(st, 3, f[i].commit ? "commit" : "range");
-		db_bind_text(st, 4, f[i].lo);
-		db_bind_text(st, 5, f[i].hi);
-		sqlite3_bind_int(st, 6, f[i].commits);
-		db_bind_real(st, 7, f[i].has_gain ? f[i].gain : NAN);
-		sqlite3_bind_int64(st, 8, f[i].comparison_id);
-		db_bind_text(st, 9, f[i].note);
-		r = db_step(db, st, "storing an alert's finding");
-	}
-	return r;
 }
 
 /* Binds what an update of a host's alert sets, the same for an insert and
