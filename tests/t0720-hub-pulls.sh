@@ -14,8 +14,11 @@
 # is refused for another host's record. At the end every comparison and
 # build is at the hub exactly once, equal to its agent's rows; the pull
 # request has one comment with four host rows linked to receipts and each
-# host's contract runner lines; and the forge's token is on no agent's disk
-# and in no child's environment.
+# host's contract runner lines, and the forecasts its description and head
+# commit state (read by the hub before any host measured the head, the
+# commit's message asked of the forge once), each judged on every host;
+# and the forge's token is on no agent's disk and in no child's
+# environment.
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
 command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
@@ -35,7 +38,7 @@ git -C "$SRC" add -A && git -C "$SRC" commit -qm base
 C1=$(git -C "$SRC" rev-parse HEAD)
 git -C "$SRC" checkout -q -b alice-1
 work_prog "$SRC/prog.c" 1000000 7
-git -C "$SRC" commit -qam "half the rounds"
+git -C "$SRC" commit -qam "half the rounds" -m "perfd-expect: work slower 5%..10%"
 C2=$(git -C "$SRC" rev-parse HEAD)
 git -C "$SRC" checkout -q -b mallory-1 main
 work_prog "$SRC/prog.c" 4000000 7
@@ -56,7 +59,8 @@ trap 'kill $fake $hub $proxy 2>/dev/null; rm -rf "$T"' EXIT
 for _ in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
 API=http://127.0.0.1:$(head -n 1 "$T/fake.out")
 ctl() { curl -sf -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "$API/_fake/$2"; }
-ctl POST pulls "[{\"number\": 5, \"author\": \"alice\", \"head_sha\": \"$C2\", \"head_ref\": \"alice-1\", \"base_ref\": \"main\", \"base_sha\": \"$C1B\"},
+ctl POST pulls "[{\"number\": 5, \"author\": \"alice\", \"head_sha\": \"$C2\", \"head_ref\": \"alice-1\", \"base_ref\": \"main\", \"base_sha\": \"$C1B\",
+	  \"body\": \"Halves the rounds.\\n\\nperfd-expect: work faster 20%..80%\"},
 	{\"number\": 6, \"author\": \"mallory\", \"head_sha\": \"$C3\", \"head_ref\": \"mallory-1\", \"base_ref\": \"main\", \"base_sha\": \"$C1B\"}]" >/dev/null
 state() { ctl GET state >"$T/state.json"; js "$T/state.json" "$1"; }
 comment() { # the body of perfd's comments on pull request 5, and their count
@@ -318,6 +322,16 @@ check "  the runner's binary hash" has "$T/comment.md" "- contract: exited 0, bi
 for id in $(grep -oE "comparison.html\?id=[0-9]+" "$T/comment.md" | sort -u | cut -d= -f2); do
 	check "  receipt $id answers" eq 200 "$(curl -s -o /dev/null -w '%{http_code}' "$HUBURL/api/v1/comparisons/$id")"
 done
+# The forecasts, read by the hub before any host measured the head: the
+# description's from the pull request, the commit's from the forge's
+# commit, asked once; judged per host.
+check "  its forecasts, per host" has "$T/comment.md" "#### Forecasts"
+forecast_rows() { grep -F "| $1 | $2 | " "$T/comment.md" | grep -cE "^\| [^|]+ \| $2 \| [^|]+ \| (m1|m1-max|arc-b60|gfx1201) \| \[[^]]+\]\($HUBURL/static/comparison.html\?id=[0-9]+\) \| $3 \|\$"; }
+check "  the description's faster 20%..80%: inside on each host" eq 4 "$(forecast_rows "perfd-expect: work faster 20%..80%" description inside)"
+check "  the commit's slower 5%..10%: outside on each host" eq 4 "$(forecast_rows "perfd-expect: work slower 5%..10%" commit outside)"
+check "  stored at the hub, one of each" eq "commit description" "$(sqlite3 "$HUB" "select group_concat(source, ' ') from (select source from forecasts where pr = 5 and commit_oid = '$C2' and problem is null order by source)")"
+check "  each first seen before the first comparison reached the hub" eq 0 "$(sqlite3 "$HUB" "select count(*) from forecasts where pr = 5 and first_seen > (select min(received_at) from comparison_origins)")"
+check "  the commit's message asked of the forge once" eq 1 "$(ctl GET requests | python3 -c "import json, sys; print(len([r for r in json.load(sys.stdin) if r['path'].endswith('/git/commits/$C2')]))")"
 check "none on mallory's" eq 0 "$(state "len([c for c in d['comments'] if c['pr'] == 6])")"
 check "the heartbeats at the hub" eq 4 "$(sqlite3 "$HUB" "select count(*) from host_status where state = 'idle' and backlog = 0")"
 check "the hub sent the forge's token to the forge alone" eq 0 "$(grep -c "$GHTOKEN" "$T/hub.err")"

@@ -74,10 +74,10 @@ check "good bounds: configuration OK" run 0 "$PERFD" serve --config good.conf --
 # server raises its own; with the hard limit that low too it says so.
 SOFT=200 hub
 check "a soft limit of 200: raised, and serving" eq 200 "$(curl -s -o /dev/null -w '%{http_code}' "$URL/api/v1/hosts")"
-check "  its limit now" eq 400 "$(awk '/Max open files/ {print $4}' /proc/$HUB/limits)"
+check "  its limit now" eq 592 "$(awk '/Max open files/ {print $4}' /proc/$HUB/limits)"
 stop
 check "a hard limit of 200: refused, naming it" run 2 timeout 10 bash -c "ulimit -n 200 && exec \"$PERFD\" serve --config hub.conf --static \"$SRC/web/static\" --docs \"$SRC/docs\""
-check "  says so" has "$T/err" "256 connections at once need 400 descriptors, and this process may open 200 (ulimit -n"
+check "  says so" has "$T/err" "256 connections at once need 592 descriptors, and this process may open 200 (ulimit -n"
 
 TOK=$("$PERFD" token new lavapipe --config hub.conf 2>/dev/null)
 # The client's own 500 sockets and more.

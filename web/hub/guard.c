@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -31,6 +32,7 @@ struct web_conn {
 	struct web_peer *peer;       /* the address it counts in; NULL once dropped */
 	bool trusted;                /* from a trusted proxy: no share */
 	int phase;                   /* WEB_PHASE_* */
+	bool heard;                  /* the server has read the start of its head */
 	double since;                /* when its phase began (monotonic s) */
 	double deadline;
 	int dropped;                 /* WEB_CLOSE_*: shut down, its close pending */
@@ -267,29 +269,77 @@ static bool is_trusted(const struct web_guard *g, const struct sockaddr *sa)
 }
 
 /*
- * The oldest connection waiting on its client (its head not yet whole, or
- * kept alive between answers): first among those of an address over its
- * share, then among all. NULL when every connection is busy with a body
- * or an answer.
+ * Whether c waits on its client, as far as the server can tell without
+ * reading from it: the server has read the start of its head (the rest is
+ * the client's to send), or its socket holds no byte the server has not
+ * read. A connection whose bytes wait unread is waiting on the server: a
+ * burst of new connections would otherwise push out one whose whole
+ * request came at once, before the server's thread got to it.
  */
-static struct web_conn *victim(struct web_guard *g, unsigned share)
+static bool waits_on_client(const struct web_conn *c)
 {
-	struct web_conn *c, *over = NULL, *any = NULL;
+	int n = 0;
+
+	if (c->heard)
+		return true;
+	return ioctl(c->fd, FIONREAD, &n) < 0 || n == 0;
+}
+
+/* Whether c is displaced before b: the older, after (by_holder) the one of
+ * the address that holds more. */
+static bool before(const struct web_conn *c, const struct web_conn *b, bool by_holder)
+{
+	if (by_holder && c->peer->n != b->peer->n)
+		return c->peer->n > b->peer->n;
+	return c->since < b->since;
+}
+
+/* Which connections a look of oldest() takes. */
+enum { WAIT_HEARD, WAIT_SILENT, WAIT_ANY };
+
+/*
+ * The first candidate of the connections waiting for a head (new or kept
+ * alive): with over, only those of an address over its share, the oldest;
+ * else the oldest of the address that holds the most, so that a client
+ * with one kept-alive connection is not the one pushed out while a proxy
+ * holds hundreds. which: those the server has heard from (no system call),
+ * those it has not whose socket holds nothing unread, or any. NULL if none.
+ */
+static struct web_conn *oldest(struct web_guard *g, unsigned share, bool over, int which)
+{
+	struct web_conn *c, *best = NULL;
 
 	for (c = g->conns; c; c = c->next) {
 		if (c->dropped || c->phase == WEB_PHASE_BODY)
 			continue;
-		/* Else the oldest of the address that holds the most: a client
-		 * with one kept-alive connection is not the one pushed out while
-		 * a proxy holds hundreds. */
-		if (!any || c->peer->n > any->peer->n ||
-		    (c->peer->n == any->peer->n && c->since < any->since))
-			any = c;
-		if (!c->trusted && c->peer->n > share &&
-		    (!over || c->since < over->since))
-			over = c;
+		if (over && (c->trusted || c->peer->n <= share))
+			continue;
+		if ((which == WAIT_HEARD && !c->heard) || (which == WAIT_SILENT && c->heard))
+			continue;
+		if (best && !before(c, best, !over))
+			continue;
+		if (which == WAIT_SILENT && !waits_on_client(c))
+			continue;
+		best = c;
 	}
-	return over ? over : any;
+	return best;
+}
+
+/*
+ * The connection to shut down for a new one: one waiting on its client,
+ * first of an address over its share; only when none waits on its client,
+ * one waiting on the server. NULL when every connection is busy with a
+ * body or an answer.
+ */
+static struct web_conn *victim(struct web_guard *g, unsigned share)
+{
+	struct web_conn *v;
+
+	if ((v = oldest(g, share, true, WAIT_HEARD)) || (v = oldest(g, share, true, WAIT_SILENT)) ||
+	    (v = oldest(g, share, false, WAIT_HEARD)) || (v = oldest(g, share, false, WAIT_SILENT)) ||
+	    (v = oldest(g, share, true, WAIT_ANY)))
+		return v;
+	return oldest(g, share, false, WAIT_ANY);
 }
 
 bool web_guard_admit(struct web_guard *g, const struct sockaddr *sa)
@@ -371,9 +421,19 @@ void web_guard_phase(struct web_guard *g, struct web_conn *c, int phase)
 	pthread_mutex_lock(&g->lock);
 	if (!c->dropped && c->phase != phase) {
 		c->phase = phase;
+		c->heard = false;
 		c->since = now_s();
 		set_deadline(g, c, c->since + (phase == WEB_PHASE_BODY ? g->body_s : g->header_s));
 	}
+	pthread_mutex_unlock(&g->lock);
+}
+
+void web_guard_heard(struct web_guard *g, struct web_conn *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&g->lock);
+	c->heard = true;
 	pthread_mutex_unlock(&g->lock);
 }
 

@@ -201,9 +201,14 @@ enum {
 /* Why the guard shut a connection down. */
 enum { WEB_CLOSE_NONE, WEB_CLOSE_HEADER, WEB_CLOSE_BODY, WEB_CLOSE_DISPLACED };
 
-/* The connections the server takes at most: the bound, and room for those
- * shut down whose close the server's thread has not yet seen. */
-#define WEB_GUARD_SLOTS(max) ((max) + (max) / 4 + 16)
+/* The connections the server takes at most: the bound, and room for a
+ * whole bound of those shut down whose close the server's thread has not
+ * yet seen. The server's library refuses a connection beyond its limit
+ * before the guard is asked, so the limit must not be met while the guard
+ * would admit: it is, when the hundred bodies of slow sockets opened
+ * together pass their deadline together and a hundred newcomers take
+ * their places before the server's thread closes them. */
+#define WEB_GUARD_SLOTS(max) (2 * (max) + 16)
 
 struct web_guard_opts {
 	unsigned max_connections;
@@ -245,8 +250,10 @@ int web_guard_address(unsigned char out[16], const char *addr);
 /* Whether a connection from sa may start: always below 3/4 of the bound;
  * above, not for an address (other than a trusted proxy) that holds its
  * share, the bound over the addresses holding connections; at the bound,
- * only by shutting down the oldest connection waiting on its client,
- * first of an address over its share. Called before web_guard_add. */
+ * only by shutting down the oldest connection waiting on its client (the
+ * server read the start of its head, or nothing it sent waits unread),
+ * first of an address over its share; only when none waits on its client,
+ * the oldest waiting on the server. Called before web_guard_add. */
 bool web_guard_admit(struct web_guard *g, const struct sockaddr *sa);
 /* A connection started on fd: its head is due within header_timeout_s.
  * The entry is the guard's until web_guard_remove. */
@@ -254,6 +261,9 @@ struct web_conn *web_guard_add(struct web_guard *g, int fd, const struct sockadd
 /* The connection's head is whole (WEB_PHASE_BODY) or its answer sent
  * (WEB_PHASE_IDLE): its next deadline counts from now. c NULL: nothing. */
 void web_guard_phase(struct web_guard *g, struct web_conn *c, int phase);
+/* The server has read the start of the connection's head (its request
+ * line): what is missing is the client's to send. c NULL: nothing. */
+void web_guard_heard(struct web_guard *g, struct web_conn *c);
 /* The connection is closing: called before its descriptor is closed. */
 void web_guard_remove(struct web_guard *g, struct web_conn *c);
 void web_guard_stats(struct web_guard *g, struct web_conn_stats *out);

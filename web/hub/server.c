@@ -116,16 +116,6 @@ struct request {
 	struct strbuf body;
 };
 
-static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
-{
-	struct request *rq = xcalloc(1, sizeof(*rq));
-
-	if (strlen(uri) <= RAW_URI_MAX)
-		rq->raw = xstrdup(uri);
-	strbuf_init(&rq->body);
-	return rq;
-}
-
 /* The guard's entry of conn (NULL if none). */
 static struct web_conn *conn_of(struct MHD_Connection *conn)
 {
@@ -133,6 +123,20 @@ static struct web_conn *conn_of(struct MHD_Connection *conn)
 		lm.get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
 	return ci ? ci->socket_context : NULL;
+}
+
+/* The request line is read: the request's state begins, and the guard
+ * learns that the rest of the head is the client's to send. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct web_server *s = cls;
+	struct request *rq = xcalloc(1, sizeof(*rq));
+
+	if (strlen(uri) <= RAW_URI_MAX)
+		rq->raw = xstrdup(uri);
+	strbuf_init(&rq->body);
+	web_guard_heard(&s->guard, conn_of(conn));
+	return rq;
 }
 
 /* MHD's accept policy: the guard's share and bound. */

@@ -178,6 +178,66 @@ static void test_deadlines(void **state)
 	web_guard_release(&g);
 }
 
+/* Writes a request head from the client's end, which the server has not
+ * read. */
+static void send_head(struct peer_sock *p)
+{
+	static const char head[] = "GET /api/v1/hosts HTTP/1.1\r\nHost: perfd\r\n\r\n";
+
+	assert_int_equal(send(p->fd[1], head, sizeof(head) - 1, 0), (ssize_t)sizeof(head) - 1);
+}
+
+static void test_waiting_on_server(void **state)
+{
+	const char *const proxies[] = { "10.0.0.9" };
+	const struct web_guard_opts o = { .max_connections = 16, .header_timeout_s = 60,
+					  .body_timeout_s = 60, .trusted = proxies,
+					  .ntrusted = 1 };
+	struct peer_sock p[N];
+	struct web_conn_stats st;
+	struct web_guard g;
+	int i;
+
+	memset(p, 0, sizeof(p));
+	assert_int_equal(web_guard_init(&g, &o), 0);
+	for (i = 0; i < 16; i++)
+		assert_true(connect_from(&g, &p[i], "10.0.0.9"));
+	/* The two oldest sent their whole request, which the server has not
+	 * read yet: they wait on the server, not on their client. The third
+	 * was heard from (its request line read): it is displaced first. */
+	send_head(&p[0]);
+	send_head(&p[1]);
+	web_guard_heard(&g, p[2].c);
+	assert_true(connect_from(&g, &p[16], "10.0.0.9"));
+	assert_true(is_shut(&p[2], 0));
+	assert_false(is_shut(&p[0], 0));
+	assert_false(is_shut(&p[1], 0));
+	/* Then the oldest that sent nothing. */
+	assert_true(connect_from(&g, &p[17], "10.0.0.9"));
+	assert_true(is_shut(&p[3], 0));
+	assert_false(is_shut(&p[0], 0));
+	/* When every one waits on the server, the oldest goes. */
+	for (i = 4; i < 18; i++)
+		send_head(&p[i]);
+	assert_true(connect_from(&g, &p[18], "10.0.0.9"));
+	assert_true(is_shut(&p[0], 0));
+	assert_false(is_shut(&p[1], 0));
+	send_head(&p[18]);
+	/* A kept-alive connection's next head starts unheard again: its
+	 * unread bytes keep it from being taken for one heard from. */
+	web_guard_heard(&g, p[1].c);
+	web_guard_phase(&g, p[1].c, WEB_PHASE_BODY);
+	web_guard_phase(&g, p[1].c, WEB_PHASE_IDLE);
+	assert_true(connect_from(&g, &p[19], "10.0.0.9"));
+	assert_true(is_shut(&p[4], 0));
+	assert_false(is_shut(&p[1], 0));
+	web_guard_stats(&g, &st);
+	assert_int_equal(st.displaced, 4);
+	assert_int_equal(st.open, 16);
+	close_all(&g, p, N);
+	web_guard_release(&g);
+}
+
 static void test_address(void **state)
 {
 	const char *const bad[] = { "proxy.example" };
@@ -201,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_share),
 		cmocka_unit_test(test_trusted_proxy),
 		cmocka_unit_test(test_deadlines),
+		cmocka_unit_test(test_waiting_on_server),
 		cmocka_unit_test(test_address),
 	};
 
