@@ -12,6 +12,7 @@
 command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
 command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
 command -v sqlite3 >/dev/null || { echo "sqlite3 missing: skipped"; exit 77; }
+: "${PLANT:?PLANT must name the plant fixture}"
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
 
 # The noise: a linear congruential generator in the shell's own integer
@@ -167,6 +168,13 @@ check "  no change point" eq "[]" "$(js "$T/body" 'd["changepoints"]')"
 check "  and says why" eq "too few points: 3, where a change point needs 4 on either side (8 in all)" \
 	"$(js "$T/body" 'd["note"]')"
 check "  its method too" eq e-divisive-means "$(js "$T/body" 'd["method"]["name"]')"
+
+# A case measured by hand alone: known, with no point on the branch.
+check "a comparison by hand of case byhand" run 0 "$PERFD" pair --db "$DB" --host-name "$HOST" \
+	--case byhand --pairs 3 "$PLANT" "$PLANT"
+check "its change points: 200" eq 200 "$(get "$CP?host=$HOST&case=byhand")"
+check "  none, and says why" eq "0 [] branch 'main' has no comparison of this host and case" \
+	"$(js "$T/body" '"%d %s %s" % (d["series"]["points"], d["changepoints"], d["note"])')"
 
 # ---- bad parameters: 400, naming the parameter ----
 bad() {  # bad QUERY TEXT: 400, a JSON error holding TEXT

@@ -990,6 +990,8 @@ static char *changes_note(const struct changes *c, const char *branch, bool bran
 		return NULL;
 	if (!c->n && !branch_known)
 		return xasprintf("no head job of branch '%s' is stored: it has no series", branch);
+	if (!c->n)
+		return xasprintf("branch '%s' has no comparison of this host and case", branch);
 	return xasprintf("too few points: %zu, where a change point needs %d on either side "
 			 "(%d in all)", c->n, RUNNER_CHANGEPOINT_MIN_SEGMENT,
 			 2 * RUNNER_CHANGEPOINT_MIN_SEGMENT);
