@@ -15,18 +15,6 @@ command -v sqlite3 >/dev/null || { echo "sqlite3 missing: skipped"; exit 77; }
 : "${PLANT:?PLANT must name the plant fixture}"
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
 
-# The noise: a linear congruential generator in the shell's own integer
-# arithmetic, the same on every machine (awk's rand is not).
-seed=20261
-noise() {  # the next draw, -40..40 units of 0.01%, in $z
-	seed=$(((seed * 1103515245 + 12345) % 2147483648))
-	z=$((seed / 65536 % 81 - 40))
-}
-# time BASE: BASE (in units of 0.0001 ms) times 1 + z/10000, as "MS.FFFF".
-time_of() {
-	v=$(($1 + $1 * z / 10000))
-	printf '%d.%04d' $((v / 10000)) $((v % 10000))
-}
 # commit SRC STEP_VALUE FLAT_VALUE MESSAGE: the next commit, each program
 # printing its value; its id goes to stdout.
 commit() {
@@ -70,16 +58,16 @@ agent() { "$PERFD" agent --config agent.conf --once >"$T/agent.out" 2>"$T/agent.
 # 24 commits after the root, the step from commit 13 on: the series' 13th
 # point (index 12).
 STEP_AT=13
-noise
-C[0]=$(commit "$SRC" "$(time_of 100000)" "$(time_of 100000)" root)
+noise_next
+C[0]=$(commit "$SRC" "$(noisy 100000)" "$(noisy 100000)" root)
 agent_ok=0
 for i in $(seq 1 24); do
 	base=100000
 	[ "$i" -ge "$STEP_AT" ] && base=110000
-	noise
-	sv=$(time_of $base)
-	noise
-	fv=$(time_of 100000)
+	noise_next
+	sv=$(noisy $base)
+	noise_next
+	fv=$(noisy 100000)
 	C[$i]=$(commit "$SRC" "$sv" "$fv" "commit $i")
 	agent && agent_ok=$((agent_ok + 1))
 done
@@ -87,8 +75,8 @@ check "the agent measured each of the 24 commits" eq 24 "$agent_ok"
 git -C "$SRC" checkout -q -b short
 short_ok=0
 for i in 1 2 3; do
-	noise
-	S[$i]=$(commit "$SRC" "$(time_of 110000)" "$(time_of 100000)" "short $i")
+	noise_next
+	S[$i]=$(commit "$SRC" "$(noisy 110000)" "$(noisy 100000)" "short $i")
 	agent && short_ok=$((short_ok + 1))
 done
 check "and the three of branch short" eq 3 "$short_ok"
