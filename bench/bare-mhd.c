@@ -12,7 +12,9 @@
  * DIR/ID.body holds the bytes of /api/v1/comparisons/ID and DIR/ID.etag its
  * ETag; GET /api/v1/comparisons/ID answers those bytes from memory with
  * the headers perfd sends with a stored receipt (Content-Type, nosniff,
- * ETag, Cache-Control: no-cache), any other path 404.
+ * ETag, Cache-Control: no-cache), any other path 404. An empty ID.etag
+ * answers as perfd's other API answers do: no ETag, Cache-Control:
+ * no-store (bench/changepoints.sh).
  *
  * usage: bare-mhd PORT SECONDS [DIR]   (PORT 0: the system picks one)
  * Build: cc -O2 -std=c11 bare-mhd.c -lmicrohttpd
@@ -179,7 +181,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	if (!r)
 		return answer(conn, MHD_HTTP_NOT_FOUND, none, sizeof(none) - 1, NULL);
-	return answer(conn, MHD_HTTP_OK, r->body, r->len, r->etag);
+	return answer(conn, MHD_HTTP_OK, r->body, r->len, r->etag[0] ? r->etag : NULL);
 }
 
 int main(int argc, char **argv)

@@ -1237,3 +1237,32 @@ int db_series_load(struct db *db, struct db_series_point *out, size_t max, const
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)max);
 	return db_rows_fill(db, st, &how, out);
 }
+
+int db_series_known(struct db *db, struct db_series_known *out, const char *host,
+		    const char *case_name, const char *branch)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t bits = 0;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	/* Each an index's lookup (comparisons_host, comparisons_host_case,
+	 * jobs' unique (host, head, commit_oid)): a jobs row of a host at a
+	 * hub, or '' for the agent's own. */
+	r = db_prepare(db, &st, "SELECT EXISTS (SELECT 1 FROM comparisons WHERE host = ?1)"
+		       " + 2 * EXISTS (SELECT 1 FROM comparisons WHERE host = ?1 AND case_name = ?2)"
+		       " + 4 * EXISTS (SELECT 1 FROM jobs WHERE host IN ('', ?1) AND head = ?3"
+		       " AND kind = 'head')");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, host);
+	db_bind_text(st, 2, case_name);
+	db_bind_text(st, 3, branch);
+	r = db_step_count(db, st, &bits, "looking for a series' host, case and branch");
+	if (r < 0)
+		return r;
+	out->host = bits & 1;
+	out->case_name = bits & 2;
+	out->branch = bits & 4;
+	return 0;
+}

@@ -457,6 +457,16 @@ struct db_series_point {
  * Fills out (max entries) and returns the count. */
 int db_series_load(struct db *db, struct db_series_point *out, size_t max, const char *host,
 		   const char *case_name, const char *branch);
+/* Why a series is empty: whether host has a comparison (host), one of
+ * case_name (case_name), and whether branch has a head job of host's or of
+ * this database's own agent (branch). Fills *out (zeroed first). */
+struct db_series_known {
+	bool host;
+	bool case_name;
+	bool branch;
+};
+int db_series_known(struct db *db, struct db_series_known *out, const char *host,
+		    const char *case_name, const char *branch);
 
 /* ---- hosts (db/hosts.c) ---- */
 

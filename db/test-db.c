@@ -698,6 +698,7 @@ static void test_series(void **state)
 	struct db *db = NULL;
 	struct db_artifact a = { 0, (char *)"/bin/true", 1, "ab" };
 	struct db_series_point pts[8];
+	struct db_series_known known;
 	int64_t art, j1, j2, j3, jo, js, c1, c2, c3;
 
 	assert_int_equal(db_open(&db, p, 1000), 0);
@@ -736,6 +737,15 @@ static void test_series(void **state)
 	assert_int_equal(pts[1].comparison_id, c3);
 	assert_int_equal(db_series_load(db, pts, 8, "h1", "work", "nope"), 0);
 	assert_int_equal(db_series_load(db, pts, 8, "h2", "work", "main"), 0);
+	/* Why a series is empty: the host, its case, the branch. */
+	assert_int_equal(db_series_known(db, &known, "h1", "work", "main"), 0);
+	assert_true(known.host && known.case_name && known.branch);
+	assert_int_equal(db_series_known(db, &known, "h1", "work", "nope"), 0);
+	assert_true(known.host && known.case_name && !known.branch);
+	assert_int_equal(db_series_known(db, &known, "h1", "nope", "other"), 0);
+	assert_true(known.host && !known.case_name && known.branch);
+	assert_int_equal(db_series_known(db, &known, "h2", "work", "span:main"), 0);
+	assert_true(!known.host && !known.case_name && !known.branch);
 	db_close(db);
 	free(p);
 }

@@ -146,6 +146,22 @@ pairs = 3
 CONF
 }
 
+# A fixed noise for planted series (t0510, t0520): noise_next draws the
+# next z, -40..40 in units of 0.01%, from a linear congruential generator in
+# the shell's own integer arithmetic, the same on every machine (awk's rand
+# is not); noisy BASE prints BASE (in units of 0.0001) times 1 + z/10000 as
+# "N.FFFF". noise_next must run in the test's shell, not in $(...), which
+# would lose its state.
+noise_seed=20261
+noise_next() {
+	noise_seed=$(((noise_seed * 1103515245 + 12345) % 2147483648))
+	z=$((noise_seed / 65536 % 81 - 40))
+}
+noisy() {
+	v=$(($1 + $1 * z / 10000))
+	printf '%d.%04d' $((v / 10000)) $((v % 10000))
+}
+
 finish() {
 	echo "$count checks, $fails failed"
 	[ "$fails" = 0 ]

@@ -6,8 +6,9 @@
 # hosts push heartbeats and jobs to it. Every page opened and checked
 # against the API, a receipt recomputed before and after a stored gain is
 # tampered with, the hosts' heartbeats on the overview, the pull head's
-# hosts on the head page, two hosts overlaid on a timeline. Screenshots go
-# to build/meson-logs/screenshots/.
+# hosts on the head page, two hosts overlaid on a timeline, the change
+# point of a planted step in a series of main marked and listed, and none
+# in a flat one. Screenshots go to build/meson-logs/screenshots/.
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$TESTS_DIR/.." && pwd)
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
@@ -62,10 +63,50 @@ for v in 4362,4081,4218 4300,4290,4310; do
 		"$PLANT" "$PLANT" -- --valid --digest c4759069c154
 done
 
+# A series of the default branch with a planted step, and one without:
+# 16 head jobs of main on host cp-host, each with a comparison of a case
+# named like markup whose new arm takes 10 ms, 11 ms from the 9th job on,
+# and one of case flat at 10 ms, every value with a fixed noise of +-0.4%
+# (noise_next). The 9th job's commit is markup too, and a comparison by
+# hand joins the step's timeline as another head's would.
+CPHOST=cp-host
+STEPCASE='step<img src=x onerror=alert(5)>'
+CPCOMMIT='<script>alert(6)</script>'
+cpair() { # CASE OLD NEW: a comparison's id
+	"$PERFD" pair --db "$DB" --json --host-name "$CPHOST" --case "$1" --pairs 3 \
+		--old-arg --old --old-arg "$2" --new-arg --new --new-arg "$3" \
+		"$PLANT" "$PLANT" -- --valid --digest c4759069c154 >"$T/cp.json" 2>"$T/cp.err" &&
+		js "$T/cp.json" 'd["comparison"]'
+}
+sprev=10.0000
+fprev=10.0000
+cp_ok=0
+for i in $(seq 1 16); do
+	base=100000
+	[ "$i" -ge 9 ] && base=110000
+	noise_next
+	sv=$(noisy $base)
+	noise_next
+	fv=$(noisy 100000)
+	commit=$(printf 'c%039d' "$i")
+	[ "$i" = 9 ] && commit=$CPCOMMIT
+	sc=$(cpair "$STEPCASE" "$sprev" "$sv") && fc=$(cpair flat "$fprev" "$fv") || continue
+	sql "insert into jobs (head, commit_oid, base_oid, subject, state, created_at, started_at, finished_at)
+		values ('main', '$commit', printf('c%039d', $i - 1), 'series $i', 'done',
+		strftime('%Y-%m-%dT%H:%M:%fZ'), strftime('%Y-%m-%dT%H:%M:%fZ'), strftime('%Y-%m-%dT%H:%M:%fZ'));
+		update comparisons set job_id = last_insert_rowid() where id in ($sc, $fc)" && cp_ok=$((cp_ok + 1))
+	sprev=$sv
+	fprev=$fv
+done
+check "16 jobs of main on $CPHOST, each with a step and a flat comparison" eq 16 "$cp_ok"
+check "a comparison by hand of the step's case" run 0 "$PERFD" pair --db "$DB" --host-name "$CPHOST" \
+	--case "$STEPCASE" --pairs 3 --old-arg --old --old-arg 11 --new-arg --new --new-arg 11 \
+	"$PLANT" "$PLANT" -- --valid --digest c4759069c154
+
 # ---- a hub with [github]: a fake forge whose pull request 5 is at the
 # commit of the newest demo job with comparisons ----
-HC=$(sql "select commit_oid from jobs where id = (select max(job_id) from comparisons)")
-HB=$(sql "select base_oid from jobs where id = (select max(job_id) from comparisons)")
+HC=$(sql "select commit_oid from jobs where id = (select max(job_id) from comparisons where host = '$DEMOHOST')")
+HB=$(sql "select base_oid from jobs where id = (select max(job_id) from comparisons where host = '$DEMOHOST')")
 GHTOKEN=ghp_$(printf 'f%.0s' $(seq 36))
 python3 "$TESTS_DIR/fake-github.py" --repo acme/engine --token "$GHTOKEN" --log "$T/gh.log" \
 	--max-seconds 600 >"$T/fake.out" 2>"$T/fake.err" &
@@ -158,7 +199,7 @@ check "gfx1201, known by its heartbeat alone, is a host" eq "idle 0 true" "$(js 
 
 mkdir -p "$SHOTS"
 rm -f "$SHOTS"/*.png
-BASE=$URL DB=$DB DEMOHOST=$DEMOHOST KASE=$KASE SHOTS=$SHOTS CHROMIUM=$CHROMIUM PROFILE=$T/profile HOSTILE=$HOSTILE HOSTILE_HEAD=$HOSTILE_HEAD HOSTILE_CASE=$HOSTILE_CASE \
+BASE=$URL DB=$DB DEMOHOST=$DEMOHOST KASE=$KASE CPHOST=$CPHOST STEPCASE=$STEPCASE CPCOMMIT=$CPCOMMIT SHOTS=$SHOTS CHROMIUM=$CHROMIUM PROFILE=$T/profile HOSTILE=$HOSTILE HOSTILE_HEAD=$HOSTILE_HEAD HOSTILE_CASE=$HOSTILE_CASE \
 	NODE_PATH="$SRC/node_modules" timeout 240 node "$SRC/tests/browser/dashboard.mjs" >"$T/browser.out" 2>&1
 brc=$?
 # Each line the browser test printed is a check here.
@@ -170,7 +211,7 @@ while IFS= read -r line; do
 	esac
 done <"$T/browser.out"
 check "the browser test exited 0" eq 0 "$brc"
-for s in overview receipt receipt-verify-ok receipt-verify-mismatch timeline timeline-overlay build head receipt-hostile receipt-aa; do
+for s in overview receipt receipt-verify-ok receipt-verify-mismatch timeline timeline-overlay timeline-changepoints timeline-flat build head receipt-hostile receipt-aa; do
 	check "screenshot $s.png kept" test -s "$SHOTS/$s.png"
 done
 

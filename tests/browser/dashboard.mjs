@@ -9,7 +9,10 @@
 // browser, default /usr/bin/chromium), PROFILE (a fresh user-data-dir),
 // HOSTILE, HOSTILE_CASE, HOSTILE_HEAD (the markup the database holds as a
 // host name, a case name and a subject, and a branch name), DEMOHOST (the
-// demo's host, which m1 shares a case with).
+// demo's host, which m1 shares a case with), CPHOST, STEPCASE and CPCOMMIT
+// (the host of the planted series of main, the case whose series steps up,
+// named like markup, and the commit text, markup too, where it steps; its
+// other case is flat).
 // Prints "ok - ..." or "not ok - ..." per check, like the shell tests, and
 // exits 1 when any failed.
 import { execFileSync } from 'node:child_process';
@@ -22,6 +25,10 @@ const HOSTILE = process.env.HOSTILE;
 const HOSTILE_CASE = process.env.HOSTILE_CASE;
 const HOSTILE_HEAD = process.env.HOSTILE_HEAD;
 const DEMOHOST = process.env.DEMOHOST;
+const KASE = process.env.KASE;
+const CPHOST = process.env.CPHOST;
+const STEPCASE = process.env.STEPCASE;
+const CPCOMMIT = process.env.CPCOMMIT;
 let failed = 0;
 
 function check(desc, cond, detail) {
@@ -132,7 +139,9 @@ try {
 		rowOf('m1').standing === 'in service', shownHosts);
 
 	// ---- following a verdict cell to its receipt ----
-	const first = jobs.find((j) => j.comparisons.length);
+	// A demo job's (the planted series' jobs, newer, have no builds).
+	const demoJob = (j) => j.comparisons.some((c) => c.case === KASE);
+	const first = jobs.find(demoJob);
 	const cid = first.comparisons[0].id;
 	await Promise.all([
 		page.waitForURL(/comparison\.html\?id=/),
@@ -222,6 +231,16 @@ try {
 	const changeRows = await page.$$eval('table.changes tbody tr', (r) => r.length);
 	check('and a row naming each', changeRows === nchanges, changeRows);
 	check('the row says what changed', (await page.textContent('table.changes')).includes('kernel_release'));
+	// The demo's heads are demo/* branches, none of them main: no change
+	// point, and why.
+	const demoCp = await api(`/changepoints?host=${encodeURIComponent(host)}&case=${encodeURIComponent(kase)}`);
+	check('the demo\'s comparisons are no series of main, as the API notes', demoCp.changepoints.length === 0 &&
+		demoCp.series.points === 0 && demoCp.note === 'branch \'main\' has no comparison of this host and case', demoCp);
+	check('  the page says so', (await page.textContent('#no-changepoints')) === `No change point: ${demoCp.note}.`,
+		await page.textContent('#changepoints'));
+	check('  and that the comparisons shown, of other heads, take no part', (await page.textContent('#cp-branch'))
+		.startsWith(`${tl.points.length} of the ${tl.points.length} comparisons shown are not of branch main (demo/`), await page.textContent('#changepoints'));
+	check('  and draws no change-point marker', (drawn.find((d) => d.label === 'change point') || { real: -1 }).real === 0, drawn);
 
 	// ---- another host's gain medians overlaid ----
 	const boxes = await page.$$eval('#overlay input[type=checkbox]', (es) => es.map((e) => e.value));
@@ -242,6 +261,89 @@ try {
 	check('m1\'s line is m1\'s gains', over.length === 2 && over[1].ys.every((y, i) => Math.abs(y - m1Gains[i]) < 1e-9), { chart: over[1], api: m1Gains });
 	check('the comparisons of both hosts are listed', (await page.$$eval('table.points tbody tr', (r) => r.length)) === tl.points.length + tlm.points.length);
 	check('and m1 stays ticked', await page.$eval('#overlay input[value="m1"]', (e) => e.checked));
+	check('change points are left to one host\'s timeline, and said so', (await page.textContent('#no-changepoints')).startsWith('Change points are marked on one host'));
+
+	// ---- change points: a step in the default branch's series ----
+	const cpq = (kase) => new URLSearchParams({ host: CPHOST, case: kase }).toString();
+	const stepCp = await api(`/changepoints?${cpq(STEPCASE)}`);
+	check('the planted step is one change point of main, at its commit', stepCp.branch === 'main' && stepCp.series.points === 16 &&
+		stepCp.changepoints.length === 1 && stepCp.changepoints[0].commit === CPCOMMIT && stepCp.changepoints[0].index === 8, stepCp);
+	const cp0 = stepCp.changepoints[0] || {};
+	const stepTl = (await api(`/timeline?${cpq(STEPCASE)}&limit=1000`)).points.slice()
+		.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id));
+	const cpAt = stepTl.findIndex((p) => p.id === cp0.comparison);
+	check('the timeline API marks its comparison', cpAt >= 0 && stepTl.filter((p) => p.changepoint).map((p) => p.id).join() === String(cp0.comparison), stepTl.map((p) => [p.id, p.changepoint]));
+	await open(`/static/timeline.html?${cpq(STEPCASE)}`, 'timeline-changepoints');
+	const cpSets = await page.evaluate(() => {
+		const ch = Chart.getChart(document.getElementById('chart'));
+		return ch.data.datasets.map((d) => ({ label: d.label, colour: d.borderColor, dash: d.borderDash || [],
+			marks: d.data.filter((p) => p.y !== null).map((p) => ({ x: p.x, top: !!p.top, label: p.label ?? null, note: p.note ?? null })) }));
+	});
+	const cpSet = cpSets.find((d) => d.label === 'change point');
+	const fpSet = cpSets.find((d) => d.label === 'fingerprint change');
+	check('the chart marks the change point: one line before the comparison that starts the new level',
+		cpSet && cpSet.marks.length === 2 && cpSet.marks.every((m) => m.x === cpAt - 0.5), { cpSet, cpAt });
+	check('  solid and of another colour than the dashed fingerprint line', cpSet && fpSet && cpSet.dash.length === 0 &&
+		fpSet.dash.length > 0 && cpSet.colour !== fpSet.colour, cpSets);
+	const num6 = (v) => String(Number(v.toPrecision(6)));
+	const shiftText = `+${(cp0.change * 100).toFixed(3)}%`;
+	const topMark = cpSet ? cpSet.marks.find((m) => m.top) : null;
+	check('  labelled with the level before and after and the shift', topMark && topMark.label ===
+		`${num6(cp0.mean_before)} \u2192 ${num6(cp0.mean_after)} ${stepCp.series.metric} (${shiftText})`, topMark);
+	// Hovering its diamond shows the tooltip, which names the comparison and p.
+	const tip = await (async () => {
+		const where = await page.evaluate(() => {
+			const ch = Chart.getChart(document.getElementById('chart'));
+			const i = ch.data.datasets.findIndex((d) => d.label === 'change point');
+			const el = ch.getDatasetMeta(i).data.find((e, k) => ch.data.datasets[i].data[k].top);
+			return el ? { x: el.x, y: el.y } : null;
+		});
+		if (!where)
+			return null;
+		const box = await (await page.$('#chart')).boundingBox();
+		await page.mouse.move(box.x + where.x, box.y + where.y);
+		await page.waitForTimeout(200);
+		return page.evaluate(() => {
+			const t = Chart.getChart(document.getElementById('chart')).tooltip;
+			return t && t.opacity > 0 ? t.body.flatMap((b) => b.lines) : [];
+		});
+	})();
+	check('  hovering it shows a tooltip naming the comparison, the levels and p', Array.isArray(tip) &&
+		tip.some((l) => l.startsWith(`change point at #${cp0.comparison} (${CPCOMMIT.slice(0, 12)})`) && l.includes(shiftText) &&
+			l.includes(`p = ${num6(cp0.p)}`) && l.includes('the fingerprint is the same')), tip);
+	await page.mouse.move(0, 0);
+	const cpRows = await page.$$eval('table.changepoints tbody tr', (rs) => rs.map((tr) => [...tr.children].map((td) => ({
+		text: td.textContent, href: td.querySelector('a') ? td.querySelector('a').getAttribute('href') : null }))));
+	check('a table lists the change point', cpRows.length === 1, cpRows);
+	const row = cpRows[0] || [];
+	check('  its commit, as text, linked to its head page', row[0] && row[0].text === CPCOMMIT.slice(0, 12) &&
+		row[0].href === `/static/head.html?${new URLSearchParams({ commit: CPCOMMIT })}`, row[0]);
+	check('  its receipt', row[1] && row[1].href === `/static/comparison.html?id=${cp0.comparison}` && row[1].text === `#${cp0.comparison}`, row[1]);
+	check('  its place in the series', row[2] && row[2].text === `point 9 of 16`, row[2]);
+	check('  the level before and after, the shift and p', row[3] && row[3].text === `${num6(cp0.mean_before)} ${stepCp.series.metric}` &&
+		row[4].text === `${num6(cp0.mean_after)} ${stepCp.series.metric}` && row[5].text === shiftText && row[6].text === num6(cp0.p) &&
+		cp0.p < 0.01 && cp0.change > 0.09 && cp0.change < 0.11, { row, cp0 });
+	check('  and that the fingerprint did not change there', row[7] && row[7].text === 'same', row[7]);
+	check('the page states the method and its parameters', /e-divisive-means version 1: E-divisive means with alpha 1, at least 4 points either side of a change, 199 permutations \(seed 0x70657266644350\), a change kept when p < 0\.01, at most 16\..* This one has 16 points of run2_ms\.$/
+		.test(await page.textContent('#cp-method')), await page.textContent('#cp-method'));
+	check('  and that the comparison by hand takes no part', /^1 of the 17 comparisons shown are not of branch main \(by hand\)/.test(await page.textContent('#cp-branch')),
+		await page.textContent('#changepoints'));
+	check('the markup in the case and commit made no element', await page.evaluate(() =>
+		document.querySelectorAll('main img, main script').length === 0) && (await page.textContent('#title')).includes(STEPCASE));
+
+	// The flat series: none, and no marker.
+	const flatCp = await api(`/changepoints?${cpq('flat')}`);
+	check('the flat series has no change point in the API', flatCp.series.points === 16 && flatCp.changepoints.length === 0 && flatCp.note === null, flatCp);
+	await open(`/static/timeline.html?${cpq('flat')}`, 'timeline-flat');
+	const flatSet = await page.evaluate(() => {
+		const ch = Chart.getChart(document.getElementById('chart'));
+		const d = ch.data.datasets.find((x) => x.label === 'change point');
+		return d ? d.data.filter((p) => p.y !== null).length : -1;
+	});
+	check('  nor a marker on its chart', flatSet === 0, flatSet);
+	check('  nor a table; the page says it keeps one level', await page.$('table.changepoints') === null &&
+		(await page.textContent('#no-changepoints')) === 'No change point: the series keeps one level.', await page.textContent('#changepoints'));
+	check('  with no note of other heads: every comparison is of main', await page.$('#cp-branch') === null);
 
 	// ---- build page ----
 	const jobFailed = jobs.find((j) => j.state === 'failed' && j.comparisons.length);
@@ -261,7 +363,7 @@ try {
 	check('each artifact\'s sha256', build.artifacts.length > 0 && build.artifacts.every((a) => bodyB.includes(a.sha256)));
 
 	// ---- head table ----
-	const hj = jobs.find((j) => j.comparisons.length);
+	const hj = jobs.find(demoJob);
 	const cmpOfCommit = (await api(`/comparisons?commit=${hj.commit}&limit=500`)).comparisons;
 	await open(`/static/head.html?job=${hj.id}`, 'head');
 	const headRows = await page.$$eval('#head-table tbody tr', (r) => r.length);

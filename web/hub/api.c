@@ -981,14 +981,32 @@ static json_t *changepoint_json(const struct changes *c, int i)
 	return o;
 }
 
+/* Why c, the series of host, case_name and branch, holds no change point
+ * when it is too short for one: a sentence the caller owns, or NULL when
+ * it is long enough. */
+static char *changes_note(const struct changes *c, const char *branch, bool branch_known)
+{
+	if (c->n >= 2 * RUNNER_CHANGEPOINT_MIN_SEGMENT)
+		return NULL;
+	if (!c->n && !branch_known)
+		return xasprintf("no head job of branch '%s' is stored: it has no series", branch);
+	if (!c->n)
+		return xasprintf("branch '%s' has no comparison of this host and case", branch);
+	return xasprintf("too few points: %zu, where a change point needs %d on either side "
+			 "(%d in all)", c->n, RUNNER_CHANGEPOINT_MIN_SEGMENT,
+			 2 * RUNNER_CHANGEPOINT_MIN_SEGMENT);
+}
+
 static void api_changepoints(struct web_reply *out, struct db *db, const char *default_branch,
 			     const struct web_params *pa)
 {
 	static const char *const allowed[] = { "host", "case", "branch", "format", NULL };
+	struct db_series_known known = { true, true, true };
 	struct changes c;
 	const char *host, *case_name, *branch;
+	char *note;
 	json_t *root, *list;
-	bool csv;
+	bool csv, asked;
 	int r, i;
 
 	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0 ||
@@ -998,12 +1016,31 @@ static void api_changepoints(struct web_reply *out, struct db *db, const char *d
 		reply_bad(out);
 		return;
 	}
+	asked = branch != NULL;
 	if (!branch)
 		branch = default_branch;
 	r = changes_load(&c, db, host, case_name, branch);
+	/* An empty series names what it lacks: a host or case never measured,
+	 * or a branch asked for that has no job, is the caller's mistake; the
+	 * default branch without one is an answer with no point. */
+	if (r == 0 && !c.n)
+		r = db_series_known(db, &known, host, case_name, branch);
 	if (r < 0) {
 		changes_release(&c);
 		reply_db_error(out, r);
+		return;
+	}
+	if (!known.host || !known.case_name || (asked && !known.branch)) {
+		if (!known.host)
+			err_set(-EINVAL, "parameter 'host': no comparison of host '%s' is stored", host);
+		else if (!known.case_name)
+			err_set(-EINVAL, "parameter 'case': no comparison of case '%s' on host '%s' "
+				"is stored", case_name, host);
+		else
+			err_set(-EINVAL, "parameter 'branch': no head job of branch '%s' is stored",
+				branch);
+		changes_release(&c);
+		reply_bad(out);
 		return;
 	}
 	list = json_array();
@@ -1022,6 +1059,9 @@ static void api_changepoints(struct web_reply *out, struct db *db, const char *d
 	json_object_set_new(root, "series", json_pack("{s:i, s:o, s:s}", "points", (json_int_t)c.n,
 						      "metric", c.n ? jstr(c.pts[0].metric) :
 						      json_null(), "value", "head median"));
+	note = changes_note(&c, branch, known.branch);
+	json_object_set_new(root, "note", jstr(note));
+	free(note);
 	json_object_set_new(root, "changepoints", list);
 	changes_release(&c);
 	reply_json(out, 200, root);

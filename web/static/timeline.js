@@ -1,7 +1,10 @@
 // The timeline of one host and case: the gain median of each comparison in
-// time order, every raw process value beside it, and the changes of the
-// fingerprint marked between comparisons. Chart.js (the core package
-// alone) draws it; the marker is a dataset of vertical segments.
+// time order, every raw process value beside it, the changes of the
+// fingerprint marked between comparisons, and the change points of the
+// default branch's series (GET /api/v1/changepoints) marked before the
+// comparison that starts each new level. Chart.js (the core package alone)
+// draws it; each kind of marker is a dataset of vertical segments, and a
+// change point's label is drawn by a small plugin of this page.
 //   timeline.html?host=H&case=C                  one host
 //   timeline.html?host=H&case=C&also=B&also=D    hosts overlaid: each one's
 //     gain medians in time, a line per host (a parameter per host, so a
@@ -12,6 +15,49 @@ const OVERLAY_MAX = 8;   // hosts drawn in one chart
 const COLOURS = ['#1b1b1b', '#1f5fa8', '#c2410c', '#15803d', '#7c3aed', '#b45309', '#0e7490', '#be185d'];
 
 const OFFSET = 0.14;   // old values drawn left of their comparison, new right
+const CP_COLOUR = '#047857';   // change points: solid, apart from the dashed purple fingerprint line
+
+// A change as a signed percentage with three decimals ("+9.870%").
+function shift(c) {
+	return c === null || c === undefined || !Number.isFinite(c) ? 'n/a' : (c > 0 ? '+' : '') + pct(c);
+}
+
+// The level before and after a change point, in the series' unit.
+function levels(cp, metric) {
+	return `${num(cp.mean_before)} \u2192 ${num(cp.mean_after)} ${metric}`;
+}
+
+// Draws each change point's label (its levels and shift) beside the top of
+// its line. Canvas text: nothing of it is markup.
+const changeLabels = {
+	id: 'changeLabels',
+	afterDatasetsDraw(chart) {
+		const ds = chart.data.datasets.findIndex((d) => d.label === 'change point');
+		if (ds < 0 || !chart.isDatasetVisible(ds))
+			return;
+		const { ctx, chartArea } = chart;
+		const x = chart.scales.x;
+		ctx.save();
+		ctx.font = '600 12px system-ui, sans-serif';
+		ctx.textBaseline = 'top';
+		let row = 0;
+		for (const m of chart.data.datasets[ds].data) {
+			if (!m.top)
+				continue;
+			const px = x.getPixelForValue(m.x);
+			const w = ctx.measureText(m.label).width;
+			// Right of the line, or left of it near the chart's right edge;
+			// rows alternate so that close change points do not overwrite.
+			const left = px + 6 + w > chartArea.right ? px - 6 - w : px + 6;
+			const py = chartArea.top + 16 + (row++ % 2) * 16;
+			ctx.fillStyle = 'rgba(255,255,255,0.85)';
+			ctx.fillRect(left - 2, py - 1, w + 4, 15);
+			ctx.fillStyle = CP_COLOUR;
+			ctx.fillText(m.label, left, py);
+		}
+		ctx.restore();
+	},
+};
 
 // The API sends a point's whole fingerprint only where it differs from the
 // point before (its hash always): carry the last one forward.
@@ -28,7 +74,9 @@ function changesOf(points) {
 	return out;
 }
 
-function draw(canvas, points, changes, metric) {
+// cps: the change points drawn, each with at (its comparison's index in
+// points).
+function draw(canvas, points, changes, metric, cps) {
 	const gains = points.map((p) => (p.gain === null ? null : p.gain * 100));
 	const finite = gains.filter((g) => g !== null);
 	let lo = Math.min(0, ...finite), hi = Math.max(0, ...finite);
@@ -56,7 +104,17 @@ function draw(canvas, points, changes, metric) {
 			(c.diff.length ? c.diff.slice(0, 4).join('; ') + (c.diff.length > 4 ? `; and ${c.diff.length - 4} more` : '') : 'changed');
 		marks.push({ x, y: lo, note }, { x, y: hi, note, top: true }, { x, y: null });
 	}
+	const cpMarks = [];
+	for (const cp of cps) {
+		const x = cp.at - 0.5;
+		const note = `change point at #${cp.comparison} (${(cp.commit ?? 'no commit').slice(0, 12)}): ` +
+			`${levels(cp, metric)} (${shift(cp.change)}), p = ${num(cp.p)}; ` +
+			(cp.fingerprint_changed ? 'the fingerprint changed here too' : 'the fingerprint is the same');
+		const label = `${levels(cp, metric)} (${shift(cp.change)})`;
+		cpMarks.push({ x, y: lo, note }, { x, y: hi, note, top: true, label }, { x, y: null });
+	}
 	const changed = new Set(changes.map((c) => c.index));
+	const starts = new Set(cps.map((c) => c.at));
 	const pointStyle = (ctx) => (ctx.raw && ctx.raw.valid === false ? 'crossRot' : 'circle');
 	return new Chart(canvas, {
 		type: 'scatter',
@@ -83,8 +141,16 @@ function draw(canvas, points, changes, metric) {
 					pointRadius: (ctx) => (ctx.raw && ctx.raw.top ? 7 : 0), pointHitRadius: 8,
 					pointStyle: 'triangle', rotation: 180, spanGaps: false,
 				},
+				{
+					label: 'change point', type: 'line', yAxisID: 'gain', data: cpMarks, order: 1,
+					borderColor: CP_COLOUR, backgroundColor: CP_COLOUR, borderWidth: 3,
+					// A diamond at the top end, under the fingerprint's triangle.
+					pointRadius: (ctx) => (ctx.raw && ctx.raw.top ? 6 : 0), pointHitRadius: 8,
+					pointStyle: 'rectRot', spanGaps: false, clip: 8,
+				},
 			],
 		},
+		plugins: [changeLabels],
 		options: {
 			animation: false,
 			maintainAspectRatio: false,
@@ -101,6 +167,8 @@ function draw(canvas, points, changes, metric) {
 							const lines = [`#${p.id}`, (p.head ?? 'by hand').split('/').pop().slice(0, 24)];
 							if (changed.has(v))
 								lines.push('\u25bc fingerprint changed');
+							if (starts.has(v))
+								lines.push('\u25c6 change point');
 							return lines;
 						},
 					},
@@ -115,6 +183,45 @@ function draw(canvas, points, changes, metric) {
 			},
 		},
 	});
+}
+
+// The change points section: how they were found, a note when the page
+// shows comparisons of other heads, and a row per change point. cp is
+// /api/v1/changepoints' answer, points the page's, at maps a comparison id
+// to its index in points.
+function changepointsSection(cp, points, at) {
+	const m = cp.method;
+	const metric = cp.series.metric ?? 'value';
+	const out = [h('p', { class: 'note', id: 'cp-method' },
+		`Sought in the series of branch ${cp.branch} on this host: the head median of each done comparison of its head jobs, ` +
+		`in job order (the newest ${m.max_points}), by ${m.name} version ${m.version}: ` +
+		`E-divisive means with alpha ${m.alpha}, at least ${m.min_segment} points either side of a change, ` +
+		`${m.permutations} permutations (seed ${m.seed}), a change kept when p < ${m.p_threshold}, ` +
+		`at most ${m.max_changepoints}. Only the default branch's series has them.` +
+		(cp.series.points ? ` This one has ${cp.series.points} points of ${metric}.` : ''))];
+	const others = points.filter((p) => p.head !== cp.branch);
+	if (others.length) {
+		const heads = [...new Set(others.map((p) => p.head ?? 'by hand'))];
+		out.push(h('p', { class: 'note', id: 'cp-branch' },
+			`${others.length} of the ${points.length} comparisons shown are not of branch ${cp.branch} ` +
+			`(${heads.slice(0, 5).join(', ')}${heads.length > 5 ? `, and ${heads.length - 5} more` : ''}): ` +
+			'they take no part in its change points.'));
+	}
+	if (!cp.changepoints.length) {
+		out.push(h('p', { class: 'muted', id: 'no-changepoints' },
+			cp.note ? `No change point: ${cp.note}.` : 'No change point: the series keeps one level.'));
+		return out;
+	}
+	out.push(table(['Commit', 'Receipt', 'Place', ['Level before', '.num'], ['Level after', '.num'], ['Shift', '.num'], ['p', '.num'], 'Fingerprint'],
+		cp.changepoints.map((c) => [
+			c.commit ? link('head.html', { commit: c.commit }, hash(c.commit, 12)) : hash(null),
+			link('comparison.html', { id: c.comparison }, '#' + c.comparison),
+			`point ${c.index + 1} of ${cp.series.points}` + (at.has(c.comparison) ? '' : ' (not among the comparisons drawn)'),
+			[`${num(c.mean_before)} ${metric}`, '.num'], [`${num(c.mean_after)} ${metric}`, '.num'],
+			[shift(c.change), '.num'], [num(c.p), '.num'],
+			c.fingerprint_changed ? h('span', { class: 'flag' }, 'changed here') : 'same',
+		]), 'changepoints'));
+	return out;
 }
 
 const byTime = (a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id);
@@ -182,6 +289,8 @@ async function overlay(host, kase, also) {
 	document.title = `perfd: ${kase} on ${hosts.join(', ')}`;
 	fill('title', `Timeline: ${kase} on ${hosts.join(', ')}`);
 	drawOverlay(document.getElementById('chart'), series);
+	fill('changepoints', h('p', { class: 'muted', id: 'no-changepoints' },
+		'Change points are marked on one host\'s timeline: untick the other hosts to see them.'));
 	const changes = series.flatMap((s) => changesOf(s.points).map((c) => ({ host: s.host, ...c })));
 	fill('changes', changes.length
 		? table(['Host', 'Between', 'Fingerprint', 'What changed'], changes.map((c) => [
@@ -226,12 +335,25 @@ async function main() {
 	if (!points.length) {
 		fill('points', h('p', { class: 'muted' }, 'No comparison of this case on this host is stored.'));
 		fill('changes', '');
+		fill('changepoints', '');
 		await control;
 		return;
 	}
 	const metric = points.find((p) => p.metric)?.metric ?? 'value';
 	const changes = changesOf(points);
-	draw(document.getElementById('chart'), points, changes, metric);
+	// The default branch's change points, as the API marks them on the
+	// points: its refusal is said in the section, and the rest is drawn.
+	let cp = null;
+	try {
+		cp = await getJSON(`/changepoints?${q}`);
+	} catch (e) {
+		fill('changepoints', h('p', { class: 'result-bad', id: 'cp-error' }, `The change points could not be read: ${e.message}`));
+	}
+	const at = new Map(points.map((p, i) => [p.id, i]));
+	const cps = cp ? cp.changepoints.filter((c) => at.has(c.comparison)).map((c) => ({ ...c, at: at.get(c.comparison) })) : [];
+	draw(document.getElementById('chart'), points, changes, metric, cps);
+	if (cp)
+		fill('changepoints', changepointsSection(cp, points, at));
 	fill('changes', changes.length
 		? table(['Between', 'Fingerprint', 'What changed'], changes.map((c) => [
 			[link('comparison.html', { id: c.from.id }, '#' + c.from.id), ' and ', link('comparison.html', { id: c.to.id }, '#' + c.to.id)],
