@@ -103,14 +103,50 @@ static double energy(double between, double within_left, double within_right,
 	return m * k / (m + k) * e;
 }
 
-/* Scans every split of v[0..n) that leaves min_segment values on either
- * side; rank is scratch of n. Fills the best split and its statistic, or
- * leaves *out_tau 0 when the segment is too short. */
-static void scan(size_t *out_tau, double *out_q, const double *v, size_t n, size_t min_segment,
-		 struct ranked *rank, size_t *rank_of)
+/* A segment's values ranked once: every permutation of them has the same
+ * ranks, permuted with them, and the same sums. */
+struct ranks {
+	size_t *rank_of;             /* the rank (1-based) of each value */
+	double total;                /* the sum of the values */
+	double within;               /* the sum of |a - b| over all their pairs */
+};
+
+/* Ranks v[0..n); rank is scratch of n, out->rank_of holds n. */
+static void rank_values(struct ranks *out, const double *v, size_t n, struct ranked *rank)
 {
-	struct fenwick left, right;
-	double between = 0, within_left = 0, within_right = 0, total = 0, lc = 0, ls = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		rank[i].v = v[i];
+		rank[i].i = i;
+	}
+	qsort(rank, n, sizeof(*rank), ranked_cmp);
+	/* Each value counted against those below it, in sorted order. */
+	out->total = 0;
+	out->within = 0;
+	for (i = 0; i < n; i++) {
+		out->rank_of[rank[i].i] = i + 1;
+		out->within += rank[i].v * (double)i - out->total;
+		out->total += rank[i].v;
+	}
+}
+
+static void fenwick_clear(struct fenwick *f, size_t n)
+{
+	f->n = n;
+	memset(f->count, 0, (n + 1) * sizeof(double));
+	memset(f->sum, 0, (n + 1) * sizeof(double));
+}
+
+/* Sweeps every split of v[0..n) that leaves min_segment values on either
+ * side, the values of rank rank_of[i] and sums total and within (of
+ * rank_values); left and right are scratch of n. Fills the best split and
+ * its statistic, or leaves *out_tau 0 when the segment is too short. */
+static void sweep(size_t *out_tau, double *out_q, const double *v, const size_t *rank_of,
+		  size_t n, size_t min_segment, double total, double within,
+		  struct fenwick *left, struct fenwick *right)
+{
+	double between = 0, within_left = 0, within_right = within, lc = 0, ls = 0;
 	double best = -INFINITY;
 	size_t i, tau, best_tau = 0;
 
@@ -118,35 +154,24 @@ static void scan(size_t *out_tau, double *out_q, const double *v, size_t n, size
 	*out_q = 0;
 	if (min_segment < 2 || n < 2 * min_segment)
 		return;
-	for (i = 0; i < n; i++) {
-		rank[i].v = v[i];
-		rank[i].i = i;
-	}
-	qsort(rank, n, sizeof(*rank), ranked_cmp);
-	/* Every value on the right to begin with: its within sum from the
-	 * sorted order, each value counted against those below it. */
-	for (i = 0; i < n; i++) {
-		rank_of[rank[i].i] = i + 1;
-		within_right += rank[i].v * (double)i - total;
-		total += rank[i].v;
-	}
-	fenwick_init(&left, n);
-	fenwick_init(&right, n);
+	/* Every value on the right to begin with. */
+	fenwick_clear(left, n);
+	fenwick_clear(right, n);
 	for (i = 0; i < n; i++)
-		fenwick_add(&right, rank_of[i], 1, v[i]);
+		fenwick_add(right, rank_of[i], 1, v[i]);
 	/* Move v[tau - 1] from the right to the left, for tau = 1 .. n - min. */
 	for (tau = 1; tau + min_segment <= n; tau++) {
 		double x = v[tau - 1];
 		size_t r = rank_of[tau - 1];
 		double to_left, to_right;
 
-		fenwick_add(&right, r, -1, x);
-		to_right = fenwick_distance(&right, r, x, (double)(n - tau), total - ls - x);
-		to_left = fenwick_distance(&left, r, x, lc, ls);
+		fenwick_add(right, r, -1, x);
+		to_right = fenwick_distance(right, r, x, (double)(n - tau), total - ls - x);
+		to_left = fenwick_distance(left, r, x, lc, ls);
 		within_right -= to_right;
 		within_left += to_left;
 		between += to_right - to_left;
-		fenwick_add(&left, r, 1, x);
+		fenwick_add(left, r, 1, x);
 		lc += 1;
 		ls += x;
 		if (tau >= min_segment) {
@@ -158,28 +183,67 @@ static void scan(size_t *out_tau, double *out_q, const double *v, size_t n, size
 			}
 		}
 	}
-	fenwick_release(&left);
-	fenwick_release(&right);
 	*out_tau = best_tau;
 	*out_q = best_tau ? best : 0;
+}
+
+/* Scratch for the scans of a series of at most n points. */
+struct scratch {
+	struct ranked *rank;
+	struct ranks ranks;
+	struct fenwick left, right;
+	size_t *perm_rank;           /* a permutation's ranks */
+	double *perm;                /* a permutation's values */
+	size_t *index;               /* a permutation of 0 .. n - 1 */
+};
+
+static void scratch_init(struct scratch *x, size_t n)
+{
+	if (!n)
+		n = 1;
+	x->rank = xcalloc(n, sizeof(*x->rank));
+	x->ranks.rank_of = xcalloc(n, sizeof(size_t));
+	fenwick_init(&x->left, n);
+	fenwick_init(&x->right, n);
+	x->perm_rank = xcalloc(n, sizeof(size_t));
+	x->perm = xcalloc(n, sizeof(double));
+	x->index = xcalloc(n, sizeof(size_t));
+}
+
+static void scratch_release(struct scratch *x)
+{
+	free(x->rank);
+	free(x->ranks.rank_of);
+	fenwick_release(&x->left);
+	fenwick_release(&x->right);
+	free(x->perm_rank);
+	free(x->perm);
+	free(x->index);
+}
+
+/* The best split of v[0..n) and its statistic (0 and 0 when too short);
+ * leaves v's ranks and sums in x->ranks. */
+static void scan(size_t *out_tau, double *out_q, const double *v, size_t n, size_t min_segment,
+		 struct scratch *x)
+{
+	rank_values(&x->ranks, v, n, x->rank);
+	sweep(out_tau, out_q, v, x->ranks.rank_of, n, min_segment, x->ranks.total,
+	      x->ranks.within, &x->left, &x->right);
 }
 
 int runner_changepoint_scan(size_t *out_tau, double *out_q, const double *v, size_t n,
 			    size_t min_segment)
 {
-	struct ranked *rank;
-	size_t *rank_of;
+	struct scratch x;
 
 	*out_tau = 0;
 	*out_q = 0;
 	if (n > RUNNER_CHANGEPOINT_POINTS_MAX)
 		return err_set(-EINVAL, "a series of %zu points (at most %d)", n,
 			       RUNNER_CHANGEPOINT_POINTS_MAX);
-	rank = xcalloc(n ? n : 1, sizeof(*rank));
-	rank_of = xcalloc(n ? n : 1, sizeof(*rank_of));
-	scan(out_tau, out_q, v, n, min_segment, rank, rank_of);
-	free(rank);
-	free(rank_of);
+	scratch_init(&x, n);
+	scan(out_tau, out_q, v, n, min_segment, &x);
+	scratch_release(&x);
 	return 0;
 }
 
@@ -208,32 +272,46 @@ static size_t random_below(uint64_t *state, size_t n)
 /* Tests s: its best split, and the share of permutations of its values
  * whose best split is at least as strong. The permutations' seed is the
  * method's seed and the segment's bounds, so a segment's answer is the
- * same whatever was split before it. */
-static void segment_test(struct segment *s, const double *v, struct ranked *rank,
-			 size_t *rank_of, double *perm)
+ * same whatever was split before it. The permutations stop once their
+ * share can no longer fall under RUNNER_CHANGEPOINT_P: s->p is then a
+ * lower bound, at or above it, and the split is not kept either way. */
+static void segment_test(struct segment *s, const double *v, struct scratch *x)
 {
 	size_t n = s->hi - s->lo, i, k, tau;
 	uint64_t state = RUNNER_CHANGEPOINT_SEED ^ ((uint64_t)s->lo << 32) ^ (uint64_t)s->hi;
+	const double *w = v + s->lo;
 	double q;
 	int at_least = 0;
 
 	s->tested = true;
-	scan(&s->tau, &s->q, v + s->lo, n, RUNNER_CHANGEPOINT_MIN_SEGMENT, rank, rank_of);
+	scan(&s->tau, &s->q, w, n, RUNNER_CHANGEPOINT_MIN_SEGMENT, x);
 	s->p = 1;
 	if (!s->tau)
 		return;
-	memcpy(perm, v + s->lo, n * sizeof(*perm));
+	for (i = 0; i < n; i++)
+		x->index[i] = i;
 	for (k = 0; k < RUNNER_CHANGEPOINT_PERMUTATIONS; k++) {
+		/* Each permutation shuffles the one before, as one array of the
+		 * values would be: the same draws give the same permutations. */
 		for (i = n - 1; i > 0; i--) {
-			size_t j = random_below(&state, i + 1);
-			double t = perm[i];
+			size_t j = random_below(&state, i + 1), t = x->index[i];
 
-			perm[i] = perm[j];
-			perm[j] = t;
+			x->index[i] = x->index[j];
+			x->index[j] = t;
 		}
-		scan(&tau, &q, perm, n, RUNNER_CHANGEPOINT_MIN_SEGMENT, rank, rank_of);
+		for (i = 0; i < n; i++) {
+			x->perm[i] = w[x->index[i]];
+			x->perm_rank[i] = x->ranks.rank_of[x->index[i]];
+		}
+		sweep(&tau, &q, x->perm, x->perm_rank, n, RUNNER_CHANGEPOINT_MIN_SEGMENT,
+		      x->ranks.total, x->ranks.within, &x->left, &x->right);
 		if (q >= s->q)
 			at_least++;
+		if ((1.0 + at_least) / (RUNNER_CHANGEPOINT_PERMUTATIONS + 1.0) >=
+		    RUNNER_CHANGEPOINT_P) {
+			s->p = (1.0 + at_least) / (RUNNER_CHANGEPOINT_PERMUTATIONS + 1.0);
+			return;
+		}
 	}
 	s->p = (1.0 + at_least) / (RUNNER_CHANGEPOINT_PERMUTATIONS + 1.0);
 }
@@ -259,9 +337,7 @@ int runner_changepoints_find(struct runner_changepoint *out, size_t max, const d
 			     size_t n)
 {
 	struct segment seg[RUNNER_CHANGEPOINT_MAX + 1];
-	struct ranked *rank = NULL;
-	size_t *rank_of = NULL;
-	double *perm = NULL;
+	struct scratch x;
 	size_t nseg = 1, found = 0, i;
 
 	if (max > RUNNER_CHANGEPOINT_MAX)
@@ -275,9 +351,7 @@ int runner_changepoints_find(struct runner_changepoint *out, size_t max, const d
 			return err_set(-EINVAL, "point %zu of the series is not a finite number", i);
 	if (n < 2 * RUNNER_CHANGEPOINT_MIN_SEGMENT || !max)
 		return 0;
-	rank = xcalloc(n, sizeof(*rank));
-	rank_of = xcalloc(n, sizeof(*rank_of));
-	perm = xcalloc(n, sizeof(*perm));
+	scratch_init(&x, n);
 	memset(seg, 0, sizeof(seg));
 	seg[0].hi = n;
 	/* Each round splits, of the segments whose best split is significant,
@@ -287,7 +361,7 @@ int runner_changepoints_find(struct runner_changepoint *out, size_t max, const d
 
 		for (i = 0; i < nseg; i++) {
 			if (!seg[i].tested)
-				segment_test(&seg[i], v, rank, rank_of, perm);
+				segment_test(&seg[i], v, &x);
 			if (seg[i].tau && seg[i].p < RUNNER_CHANGEPOINT_P &&
 			    (!best || seg[i].q > best->q))
 				best = &seg[i];
@@ -314,8 +388,6 @@ int runner_changepoints_find(struct runner_changepoint *out, size_t max, const d
 		out[i].mean_before = mean(v, lo, out[i].index);
 		out[i].mean_after = mean(v, out[i].index, hi);
 	}
-	free(rank);
-	free(rank_of);
-	free(perm);
+	scratch_release(&x);
 	return (int)found;
 }

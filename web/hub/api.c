@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -909,6 +910,58 @@ static void changes_release(struct changes *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/*
+ * The change points of the series asked for last, by the sha256 of their
+ * values: they are a function of the values alone (the method's seed is
+ * fixed), and a timeline page asks for them twice, for its points' marks
+ * and for its table. The least recently used entry makes room.
+ */
+#define CHANGES_CACHED 8
+static struct changes_cached {
+	char key[SHA256_HEX_SIZE];
+	uint64_t used;               /* 0: empty */
+	int ncp;
+	struct runner_changepoint cp[RUNNER_CHANGEPOINT_MAX];
+} changes_cache[CHANGES_CACHED];
+static uint64_t changes_clock;
+static pthread_mutex_t changes_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* runner_changepoints_find of v[0..n) into out (RUNNER_CHANGEPOINT_MAX),
+ * from the cache when it holds them. */
+static int changes_find(struct runner_changepoint *out, const double *v, size_t n)
+{
+	struct changes_cached *e, *lru = &changes_cache[0];
+	char key[SHA256_HEX_SIZE];
+	int r;
+
+	r = sha256_hex(key, v, n * sizeof(*v));
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&changes_lock);
+	for (e = changes_cache; e < changes_cache + CHANGES_CACHED; e++) {
+		if (e->used && !strcmp(e->key, key)) {
+			e->used = ++changes_clock;
+			memcpy(out, e->cp, sizeof(e->cp));
+			r = e->ncp;
+			pthread_mutex_unlock(&changes_lock);
+			return r;
+		}
+		if (e->used < lru->used)
+			lru = e;
+	}
+	pthread_mutex_unlock(&changes_lock);
+	r = runner_changepoints_find(out, RUNNER_CHANGEPOINT_MAX, v, n);
+	if (r < 0)
+		return r;
+	pthread_mutex_lock(&changes_lock);
+	memcpy(lru->key, key, sizeof(key));
+	memcpy(lru->cp, out, sizeof(lru->cp));
+	lru->ncp = r;
+	lru->used = ++changes_clock;
+	pthread_mutex_unlock(&changes_lock);
+	return r;
+}
+
 /* Fills *out (zeroed first): 0, or a negative errno from db/ or runners/. */
 static int changes_load(struct changes *out, struct db *db, const char *host,
 			const char *case_name, const char *branch)
@@ -931,7 +984,7 @@ static int changes_load(struct changes *out, struct db *db, const char *host,
 		out->values[k++] = out->pts[i].value;
 	}
 	out->n = k;
-	r = runner_changepoints_find(out->cp, RUNNER_CHANGEPOINT_MAX, out->values, out->n);
+	r = changes_find(out->cp, out->values, out->n);
 	if (r < 0)
 		return r;
 	out->ncp = r;
