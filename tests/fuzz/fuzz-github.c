@@ -1,9 +1,10 @@
 /*
  * The forge's JSON replies as the client reads them after a 2xx
- * (web/forge/github.c): the same bytes as a page of open pull requests, a
- * page of an issue's comments, one pull request and a compare; and as the
- * hub's list of pull heads its agents read (web_hub_pulls_parse). What a
- * reader accepts holds what the agent and the hub rely on.
+ * (web/forge/github.c): the same bytes as a page of open pull requests (or
+ * of a commit's pull requests), a page of an issue's comments, one pull
+ * request, a compare, an issue and a page of issues; and as the hub's list
+ * of pull heads its agents read (web_hub_pulls_parse). What a reader
+ * accepts holds what the agent and the hub rely on.
  */
 #include <errno.h>
 #include <string.h>
@@ -29,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct web_gh_pull *pulls, pull;
 	struct web_gh_comment *comments;
 	struct web_hub_pull *heads;
+	struct web_gh_issue issue, *issues;
 	size_t n, i;
 	char sha[41];
 
@@ -50,6 +52,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_pull(&pull);
 	if (web_gh_compare_read(sha, text, size) == 0)
 		FUZZ_CHECK(is_oid(sha));
+	if (web_gh_issue_read(&issue, text, size) == 0)
+		FUZZ_CHECK(issue.number >= 1 && strlen(issue.head) <= WEB_GH_ISSUE_HEAD_MAX &&
+			   strlen(issue.author) <= WEB_GH_LOGIN_MAX);
+	if (web_gh_issues_read(&issues, &n, text, size) == 0) {
+		for (i = 0; i < n; i++)
+			FUZZ_CHECK(issues[i].number >= 1 &&
+				   strlen(issues[i].head) <= WEB_GH_ISSUE_HEAD_MAX);
+		free(issues);
+	} else {
+		FUZZ_CHECK(!issues && !n);
+	}
 	if (web_hub_pulls_parse(&heads, &n, text, size) == 0) {
 		for (i = 0; i < n; i++)
 			FUZZ_CHECK(heads[i].number >= 1 && is_oid(heads[i].head) &&

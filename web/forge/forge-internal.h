@@ -14,8 +14,9 @@
 bool web_run_command(char sha[41], const char *body);
 
 /* A reply's body read as the client reads it after a 2xx (github.c), without
- * a request: one page of the open pull requests, one page of an issue's
- * comments, one pull request, a compare's merge base. For the fuzz targets
+ * a request: one page of the open pull requests (or of a commit's pull
+ * requests), one page of an issue's comments, one pull request, a
+ * compare's merge base, an issue, a page of issues. For the fuzz targets
  * (tests/fuzz/); the client itself reads each page of a list the same way.
  * -EPROTO naming what is wrong; *out is zeroed on entry, and a list is the
  * caller's (free, web_gh_comments_free) only on success. */
@@ -24,5 +25,8 @@ int web_gh_comments_read(struct web_gh_comment **out, size_t *out_n, const char 
 			 size_t len);
 int web_gh_pull_read(struct web_gh_pull *out, const char *text, size_t len);
 int web_gh_compare_read(char out[41], const char *text, size_t len);
+/* An issue as a create answers it, and a page of the issues' list. */
+int web_gh_issue_read(struct web_gh_issue *out, const char *text, size_t len);
+int web_gh_issues_read(struct web_gh_issue **out, size_t *out_n, const char *text, size_t len);
 
 #endif

@@ -166,6 +166,7 @@ int web_gh_client_backoff(struct web_gh_client *c, int attempt);
 struct web_gh_pull {
 	int number;
 	bool open;
+	bool merged;                 /* merged_at is set */
 	char author[WEB_GH_LOGIN_MAX + 1];
 	char head_ref[256];
 	char head_sha[41];
@@ -194,9 +195,43 @@ struct web_gh_comment {
 	char author[WEB_GH_LOGIN_MAX + 1];
 	char *body;                  /* at most WEB_GH_COMMENT_MAX bytes */
 };
-/* A pull request's comments, oldest first; free with web_gh_comments_free. */
+/* A pull request's or an issue's comments, oldest first; free with
+ * web_gh_comments_free. */
 int web_gh_comments_list(struct web_gh_client *c, struct web_gh_comment **out, size_t *out_n,
 			 int pr);
+/* The same, only those updated at or after since (GitHub's time,
+ * "2026-11-30T01:02:03Z"; NULL or "": all). */
+int web_gh_comments_since(struct web_gh_client *c, struct web_gh_comment **out, size_t *out_n,
+			  int number, const char *since);
+/* seconds since the epoch as the API writes a time, into out. */
+void web_gh_time_format(char out[32], int64_t t);
+
+#define WEB_GH_ISSUE_HEAD_MAX 255        /* bytes of an issue's body kept when listed */
+#define WEB_GH_TITLE_MAX 256             /* characters of an issue's title */
+
+/* An issue (or a pull request, as the issues' list gives both). */
+struct web_gh_issue {
+	int number;
+	bool open;
+	bool pull;                   /* a pull request */
+	char author[WEB_GH_LOGIN_MAX + 1];
+	char head[WEB_GH_ISSUE_HEAD_MAX + 1];  /* the body's first bytes, "" for none */
+};
+/* Opens an issue. Sent once and never again by itself: -EAGAIN when it
+ * may have been made. */
+int web_gh_issue_create(struct web_gh_client *c, int *out_number, const char *title,
+			const char *body);
+/* Sets an issue's title and body, and its state ("open" or "closed"; NULL:
+ * left as it is). */
+int web_gh_issue_edit(struct web_gh_client *c, int number, const char *title, const char *body,
+		      const char *state);
+/* The newest issues and pull requests the token's own login opened (one
+ * page of 100, newest first); *out is the caller's. */
+int web_gh_issues_mine(struct web_gh_client *c, struct web_gh_issue **out, size_t *out_n);
+/* The pull requests commit sha belongs to, as the API associates them
+ * (GET /repos/O/N/commits/SHA/pulls); *out is the caller's. */
+int web_gh_commit_pulls(struct web_gh_client *c, struct web_gh_pull **out, size_t *out_n,
+			const char *sha);
 void web_gh_comments_free(struct web_gh_comment *v, size_t n);
 /* Sent once and never again by itself: -EAGAIN when it may have been made. */
 int web_gh_comment_create(struct web_gh_client *c, int64_t *out_id, int pr, const char *body);
