@@ -10,7 +10,9 @@
  * commit a record changed, and that head's comment and statuses are brought
  * up to date first, before the round over every open head that each poll
  * makes: a comment follows a comparison at once however many pull requests
- * are open.
+ * are open. With alert_issues it also keeps an issue per raised alert of
+ * the default branch (docs/github.md, "Alerts on the forge"), brought up
+ * to date at each poll and whenever an alert changes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,6 +44,7 @@ struct hub_forge {
 	struct web_gh_client *gh;
 	struct web_pulls pulls;
 	struct web_comment_hosts hosts;
+	struct web_alerts alerts;
 	int kick_fd;                     /* an eventfd the server's thread writes */
 	int cancel_fd;                   /* readable when perfd serve must stop */
 	int64_t next_poll_ns;            /* when the pull requests are listed next */
@@ -51,6 +54,7 @@ struct hub_forge {
 	struct dirty dirty[HUB_DIRTY_MAX];
 	size_t ndirty;
 	bool all_dirty;
+	bool alerts_dirty;               /* an alert changed */
 };
 
 int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int cancel_fd)
@@ -84,6 +88,9 @@ int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int can
 	f->pulls.db = f->db;
 	f->pulls.hub_url = cfg->github.hub_url;
 	f->pulls.hosts = &f->hosts;
+	f->alerts.gh = f->gh;
+	f->alerts.db = f->db;
+	f->alerts.hub_url = cfg->github.hub_url;
 	r = web_gh_login(f->gh, &login);
 	if (r == -EKEYREJECTED) {
 		r = err_set(r, "[github] %s", err_last());
@@ -126,7 +133,9 @@ void hub_forge_kick(void *ctx, const char *commit, bool urgent)
 	pthread_mutex_lock(&f->lock);
 	for (i = 0; i < f->ndirty && strcmp(f->dirty[i].commit, commit); i++)
 		;
-	if (i < f->ndirty) {
+	if (!*commit) {
+		f->alerts_dirty = true;
+	} else if (i < f->ndirty) {
 		f->dirty[i].urgent |= urgent;
 	} else if (f->ndirty < HUB_DIRTY_MAX) {
 		snprintf(f->dirty[f->ndirty].commit, 41, "%s", commit);
@@ -318,21 +327,53 @@ static void take_dirty(struct hub_forge *f, const struct db_hub_pull *ps, size_t
 	pthread_mutex_unlock(&f->lock);
 }
 
-void hub_forge_run(struct hub_forge *f)
+/* Whether a failure says the forge is out of reach or refuses more for now:
+ * the round stops there, and the next poll tries again. */
+static bool forge_away(int r)
+{
+	return r == -EIO || r == -EAGAIN || r == -ECANCELED || r == -EKEYREJECTED;
+}
+
+/* The issue of each raised alert of the default branch (the newest
+ * HUB_ALERT_ISSUES_MAX), brought up to date. An alert stays in the
+ * database whatever the forge answers: a failure is tried again at the
+ * next poll. */
+static void alerts_round(struct hub_forge *f)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+
+	if (db_alert_issue_candidates(f->db, &ids, &n, f->cfg->default_branch,
+				      HUB_ALERT_ISSUES_MAX) < 0) {
+		log_warnx("alerts: %s", err_last());
+		return;
+	}
+	for (i = 0; i < n && !child_cancel_wait(f->cancel_fd, 0); i++) {
+		enum web_post what;
+		int number, r;
+
+		r = web_alert_issue_post(&what, &number, &f->alerts, ids[i]);
+		if (r < 0) {
+			log_warnx("alert %lld: issue: %s; tried again at the next poll",
+				  (long long)ids[i], err_last());
+			if (forge_away(r))
+				break;
+		} else if (what != WEB_POST_UNCHANGED) {
+			log_info("alert %lld: issue #%d %s", (long long)ids[i], number,
+				 web_post_name(what));
+		}
+	}
+	free(ids);
+}
+
+/* The open pull heads' statuses and comments: those changed, and with
+ * poll every one. */
+static void pulls_round(struct hub_forge *f, bool poll)
 {
 	struct db_hub_pull *ps = NULL;
-	bool poll = false;
-	uint64_t kicks;
 	size_t n = 0, i;
 	int *pend;
 
-	while (read(f->kick_fd, &kicks, sizeof(kicks)) == (ssize_t)sizeof(kicks))
-		;
-	if (time_monotonic_ns() >= f->next_poll_ns) {
-		sync_pulls(f);
-		f->next_poll_ns = time_monotonic_ns() + (int64_t)(f->cfg->poll_s * 1e9);
-		poll = true;
-	}
 	if (db_hub_pulls_open(f->db, &ps, &n, f->cfg->github.repo) < 0) {
 		log_warnx("pull requests: %s", err_last());
 		return;
@@ -362,4 +403,25 @@ void hub_forge_run(struct hub_forge *f)
 	}
 	free(pend);
 	free(ps);
+}
+
+void hub_forge_run(struct hub_forge *f)
+{
+	bool poll = false, alerts;
+	uint64_t kicks;
+
+	while (read(f->kick_fd, &kicks, sizeof(kicks)) == (ssize_t)sizeof(kicks))
+		;
+	pthread_mutex_lock(&f->lock);
+	alerts = f->alerts_dirty;
+	f->alerts_dirty = false;
+	pthread_mutex_unlock(&f->lock);
+	if (time_monotonic_ns() >= f->next_poll_ns) {
+		sync_pulls(f);
+		f->next_poll_ns = time_monotonic_ns() + (int64_t)(f->cfg->poll_s * 1e9);
+		poll = true;
+	}
+	pulls_round(f, poll);
+	if (f->cfg->alert_issues && (poll || alerts) && !child_cancel_wait(f->cancel_fd, 0))
+		alerts_round(f);
 }

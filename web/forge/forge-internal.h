@@ -13,6 +13,17 @@
  * anything after it on the line makes it no command. */
 bool web_run_command(char sha[41], const char *body);
 
+/* Appends s escaped for Markdown text and table cells (comment.c): what
+ * opens emphasis, code, links or HTML, the pipe that ends a cell, and the #
+ * and @ of references and mentions; a line break becomes a blank, bytes
+ * that are not UTF-8 are repaired. NULL appends nothing. */
+void web_md_text(struct strbuf *out, const char *s);
+/* Whether url may go into a link target unescaped: http:// or https://
+ * with nothing to escape. */
+bool web_hub_url_is_valid(const char *url);
+/* Whether login is on the list (logins, any case). */
+bool web_login_allowed(const char *login, const char *const *allow, size_t n);
+
 /* A reply's body read as the client reads it after a 2xx (github.c), without
  * a request: one page of the open pull requests (or of a commit's pull
  * requests), one page of an issue's comments, one pull request, a

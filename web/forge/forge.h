@@ -5,10 +5,11 @@
  * at run time through web/dl), the pull-request comment rendered from
  * stored rows (comment.c, docs/comment.md), and posting: the one comment
  * per pull request, commit statuses and the trust rule (pulls.c); the
- * forecasts a pull request states, read and recorded (forecast.c).
+ * forecasts a pull request states, read and recorded (forecast.c); the
+ * hub's alerts on the forge: an issue per alert (alerts.c).
  *
- * Ownership: the client copies its options; a web_pulls borrows all it
- * holds. web_gh_client_free(NULL) does nothing.
+ * Ownership: the client copies its options; a web_pulls and a web_alerts
+ * borrow all they hold. web_gh_client_free(NULL) does nothing.
  * Errors: negative errno with a detail in err_last(); nothing here logs. A
  * function that fills *out (a struct, a pointer, a list with its count)
  * zeroes it on entry, before anything can fail, so it may be freed or
@@ -300,7 +301,7 @@ struct web_pulls {
 };
 
 enum web_post { WEB_POST_UNCHANGED, WEB_POST_CREATED, WEB_POST_EDITED, WEB_POST_RECREATED,
-		WEB_POST_MUTED };
+		WEB_POST_MUTED, WEB_POST_FOUND };
 const char *web_post_name(enum web_post p);
 
 /* Renders the comment for commit (web_comment_render) and makes pull
@@ -343,5 +344,38 @@ enum web_trust { WEB_TRUST_AUTHOR, WEB_TRUST_APPROVED, WEB_TRUST_WAITING };
  * caller's to free) is set for WEB_TRUST_APPROVED. */
 int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls *ps,
 		   const struct web_gh_pull *p, const char *const *allow, size_t nallow);
+
+/* ---- alerts on the forge (alerts.c, docs/github.md "Alerts on the forge") ---- */
+
+/* What the hub's alerts on the forge need; all borrowed. */
+struct web_alerts {
+	struct web_gh_client *gh;
+	struct db *db;
+	const char *hub_url;         /* where the issue's links point */
+	const char *const *allow;    /* the logins who may triage by a command */
+	size_t nallow;
+};
+
+/* Appends to title and body alert_id's issue: a title, and a Markdown body
+ * whose first line is the hidden marker "<!-- perfd:alert ID -->", then
+ * the alert's host, case, branch, range and gain, the comparisons that
+ * found and confirmed it (links to their receipts under hub_url), its
+ * bisection, its triage, its findings with their pull requests, links to
+ * the alert at the hub, how to triage it and who may, and the newest
+ * commands read. From stored rows only; names are escaped. -EINVAL for a
+ * malformed hub_url, -ENOENT for no such alert; on failure title and body
+ * are left as they were. */
+int web_alert_issue_render(struct strbuf *title, struct strbuf *body, const struct web_alerts *wa,
+			   int64_t alert_id);
+/* Makes alert_id's one issue say what web_alert_issue_render renders:
+ * nothing when the title, body and state sent last are the same; an edit
+ * of the issue made (closed when the alert is triaged fixed or a false
+ * alarm, open again when it is not); otherwise a new issue, unless the
+ * alert is triaged fixed or a false alarm already. A create is sent once:
+ * when its outcome is unknown the issue is looked for among the token's
+ * newest issues (WEB_POST_FOUND), never made twice. *number is the issue's,
+ * 0 when there is none. A deleted issue is not made again (-ENOENT, said). */
+int web_alert_issue_post(enum web_post *out, int *number, const struct web_alerts *wa,
+			 int64_t alert_id);
 
 #endif

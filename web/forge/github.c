@@ -406,7 +406,7 @@ static bool is_json(const struct web_gh_reply *r)
 }
 
 static CURLcode perform(struct web_gh_client *c, struct web_gh_reply *rep, const char *method,
-			const char *url, const char *body)
+			const char *url, const char *body, int flags)
 {
 	struct curl_slist *h = NULL;
 	char ua[64];
@@ -434,6 +434,11 @@ static CURLcode perform(struct web_gh_client *c, struct web_gh_reply *rep, const
 	lc.easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
 	lc.easy_setopt(c->curl, CURLOPT_HTTPHEADER, h);
 	lc.easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
+	/* libcurl sends a request again, by itself, when the kept-alive
+	 * connection it went on closes before any answer: a request sent once
+	 * goes on a connection of its own, so that it never is. */
+	if (flags & WEB_GH_ONCE)
+		lc.easy_setopt(c->curl, CURLOPT_FRESH_CONNECT, 1L);
 	if (body) {
 		lc.easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
 		lc.easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
@@ -674,7 +679,7 @@ static int request(struct web_gh_client *c, json_t **out, struct web_gh_reply *r
 				return r;
 		}
 		tries++;
-		e = perform(c, rep, method, url, body);
+		e = perform(c, rep, method, url, body, flags);
 		c->limited_until = rep->remaining == 0 && rep->reset > 0 ? rep->reset : 0;
 		if (e == CURLE_OK && rep->status >= 200 && rep->status < 300)
 			return parse_reply(out, rep, method, path);

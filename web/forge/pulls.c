@@ -27,6 +27,8 @@ const char *web_post_name(enum web_post p)
 		return "made again";
 	case WEB_POST_MUTED:
 		return "deleted twice: perfd stays off this pull request";
+	case WEB_POST_FOUND:
+		return "found: an earlier create whose answer was lost had made it";
 	}
 	return "?";
 }
@@ -192,7 +194,7 @@ out:
 	return r;
 }
 
-static bool allowed(const char *login, const char *const *allow, size_t n)
+bool web_login_allowed(const char *login, const char *const *allow, size_t n)
 {
 	size_t i;
 
@@ -245,7 +247,7 @@ int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls 
 
 	*approver = NULL;
 	*out = WEB_TRUST_WAITING;
-	if (allowed(p->author, allow, nallow)) {
+	if (web_login_allowed(p->author, allow, nallow)) {
 		*out = WEB_TRUST_AUTHOR;
 		return 0;
 	}
@@ -265,7 +267,7 @@ int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls 
 		char sha[41];
 
 		/* Each command approves one head: the ones used before are spent. */
-		if (cs[i].id <= last || !allowed(cs[i].author, allow, nallow) ||
+		if (cs[i].id <= last || !web_login_allowed(cs[i].author, allow, nallow) ||
 		    !web_run_command(sha, cs[i].body))
 			continue;
 		if (*sha && strncmp(p->head_sha, sha, strlen(sha)))

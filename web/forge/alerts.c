@@ -1,0 +1,353 @@
+/*
+ * Alerts on the pull requests' host (docs/github.md, "Alerts on the
+ * forge"): the one issue the hub keeps for each raised alert of its
+ * default branch, rendered from stored rows and edited as the alert
+ * changes. What was posted is remembered in the database (alert_issues),
+ * so nothing is sent twice and a restart sends nothing that is there.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runners.h"
+#include "forge-internal.h"
+#include "forge.h"
+
+#define ALERT_FINDINGS_SHOWN 50      /* findings listed in an issue */
+#define ALERT_COMMANDS_SHOWN 5       /* commands read shown in an issue */
+
+static void alert_marker(struct strbuf *out, int64_t alert_id)
+{
+	strbuf_addf(out, "<!-- perfd:alert %lld -->", (long long)alert_id);
+}
+
+/* Appends s as a URL's query value: what is not unreserved, escaped. */
+static void query_value(struct strbuf *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-._~", c))
+			strbuf_addch(out, (char)c);
+		else
+			strbuf_addf(out, "%%%02X", c);
+	}
+}
+
+static void receipt_link(struct strbuf *out, const char *hub, int64_t id)
+{
+	strbuf_addf(out, "[comparison %lld](%s/static/comparison.html?id=%lld)", (long long)id,
+		    hub, (long long)id);
+}
+
+/* "5.012% slower" for a gain, whatever its sign: the alert's direction
+ * names it. */
+static void gain_words(struct strbuf *out, double gain, bool slower)
+{
+	char buf[32];
+
+	runner_format_gain(buf, sizeof(buf), isfinite(gain) ? fabs(gain) : NAN);
+	strbuf_addf(out, "%s %s", buf, slower ? "slower" : "faster");
+}
+
+static void render_findings(struct strbuf *b, const char *hub, const struct db_alert_finding *f,
+			    size_t n, const struct db_alert_culprit *cu, size_t ncu)
+{
+	size_t i, k;
+
+	strbuf_adds(b, "\n| finding | commits | gain | receipt | pull request |\n"
+		    "|---|---:|---:|---|---|\n");
+	for (i = 0; i < n && i < ALERT_FINDINGS_SHOWN; i++) {
+		char gain[32];
+
+		runner_format_gain(gain, sizeof(gain), f[i].has_gain ? f[i].gain : NAN);
+		if (f[i].commit)
+			strbuf_addf(b, "| commit %.12s | %d | %s | ", f[i].hi, f[i].commits, gain);
+		else
+			strbuf_addf(b, "| range %.12s..%.12s | %d | %s | ", f[i].lo, f[i].hi,
+				    f[i].commits, gain);
+		if (f[i].comparison_id)
+			receipt_link(b, hub, f[i].comparison_id);
+		else
+			strbuf_adds(b, "-");
+		strbuf_adds(b, " | ");
+		for (k = 0; f[i].commit && k < ncu && strcmp(cu[k].commit, f[i].hi); k++)
+			;
+		if (f[i].commit && k < ncu && cu[k].pr > 0)
+			strbuf_addf(b, "#%d", cu[k].pr);
+		else
+			strbuf_adds(b, "-");
+		strbuf_adds(b, " |\n");
+	}
+	if (n > ALERT_FINDINGS_SHOWN)
+		strbuf_addf(b, "\n%zu findings more are at the hub.\n", n - ALERT_FINDINGS_SHOWN);
+}
+
+static void render_commands(struct strbuf *b, const struct db_alert_command *c, size_t n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	strbuf_adds(b, "\nCommands read:\n\n");
+	for (i = 0; i < n; i++) {
+		strbuf_adds(b, "- ");
+		web_md_text(b, c[i].login);
+		strbuf_adds(b, ": ");
+		web_md_text(b, c[i].command);
+		strbuf_addf(b, ": %s", db_command_outcome_name(c[i].outcome));
+		if (c[i].detail) {
+			strbuf_adds(b, ", ");
+			web_md_text(b, c[i].detail);
+		}
+		strbuf_addch(b, '\n');
+	}
+}
+
+int web_alert_issue_render(struct strbuf *title, struct strbuf *body, const struct web_alerts *wa,
+			   int64_t alert_id)
+{
+	const char *repo = web_gh_client_repo(wa->gh), *hub = wa->hub_url;
+	struct db_alert_finding *f = NULL;
+	struct db_alert_command *cmds = NULL;
+	struct db_alert_culprit *cu = NULL;
+	struct strbuf t = STRBUF_INIT, b = STRBUF_INIT;
+	size_t nf = 0, ncmd = 0, ncu = 0, i;
+	struct db_alert a;
+	char gain[32];
+	int r;
+
+	memset(&a, 0, sizeof(a));
+	if (!web_hub_url_is_valid(hub))
+		return err_set(-EINVAL, "hub URL '%s': expected http:// or https:// with no blanks, "
+			       "quotes, brackets or parentheses", hub);
+	r = db_alert_get(wa->db, &a, alert_id);
+	if (r == 0)
+		r = db_alert_findings(wa->db, &f, &nf, alert_id);
+	if (r == 0)
+		r = db_alert_culprits(wa->db, &cu, &ncu, repo, alert_id);
+	if (r == 0)
+		r = db_alert_commands_recent(wa->db, &cmds, &ncmd, repo, alert_id,
+					     ALERT_COMMANDS_SHOWN);
+	if (r < 0)
+		goto out;
+
+	/* The title is plain text: the names as they are. */
+	strbuf_addf(&t, "perfd alert %lld: case %s ", (long long)a.id, a.case_name);
+	gain_words(&t, a.gain, a.slower);
+	strbuf_addf(&t, " on %s (%s)", a.host, a.branch);
+
+	alert_marker(&b, a.id);
+	strbuf_addf(&b, "\n**perfd alert %lld**: case ", (long long)a.id);
+	web_md_text(&b, a.case_name);
+	strbuf_adds(&b, " on host ");
+	web_md_text(&b, a.host);
+	strbuf_adds(&b, " became **");
+	gain_words(&b, a.gain, a.slower);
+	strbuf_adds(&b, "** on branch ");
+	web_md_text(&b, a.branch);
+	strbuf_addf(&b, ", in the %d commit%s %.12s..%.12s (the first excluded).\n\n", a.commits,
+		    a.commits == 1 ? "" : "s", a.lo, a.hi);
+	runner_format_gain(gain, sizeof(gain), a.gain);
+	strbuf_addf(&b, "| | |\n|---|---|\n| found by | a %s comparison, gain %s: ",
+		    a.found_by_span ? "span" : "head", gain);
+	receipt_link(&b, hub, a.comparison_id);
+	strbuf_adds(&b, " |\n| confirmed by | ");
+	if (a.confirm_id)
+		receipt_link(&b, hub, a.confirm_id);
+	else
+		strbuf_adds(&b, "-");
+	strbuf_addf(&b, " |\n| bisection | %s |\n| triage | %s", db_alert_bisect_name(a.bisect),
+		    db_alert_triage_name(a.triage));
+	if (a.triage_by) {
+		strbuf_adds(&b, ", by ");
+		web_md_text(&b, a.triage_by);
+		strbuf_addf(&b, " at %s", a.triage_at);
+	}
+	if (a.fixed_by) {
+		strbuf_adds(&b, ", fixed by ");
+		receipt_link(&b, hub, a.fixed_by);
+	}
+	strbuf_adds(&b, " |\n");
+	if (nf)
+		render_findings(&b, hub, f, nf, cu, ncu);
+	strbuf_addf(&b, "\nAt the hub: [the alert](%s/api/v1/alerts/%lld), [the alerts of this "
+		    "host and case](%s/static/alerts.html?host=", hub, (long long)a.id, hub);
+	query_value(&b, a.host);
+	strbuf_adds(&b, "&case=");
+	query_value(&b, a.case_name);
+	strbuf_adds(&b, ").\n\n");
+	if (wa->nallow) {
+		strbuf_adds(&b, "To triage it, ");
+		for (i = 0; i < wa->nallow; i++) {
+			if (i)
+				strbuf_adds(&b, i + 1 == wa->nallow ? " or " : ", ");
+			web_md_text(&b, wa->allow[i]);
+		}
+		strbuf_adds(&b, " comments here with a first line of `/perfd triage acknowledged`, "
+			    "`/perfd triage false-alarm`, `/perfd triage new`, or `/perfd triage fixed "
+			    "COMPARISON`: the hub's id of a later comparison of this host and case "
+			    "that says ");
+		strbuf_adds(&b, a.slower ? "faster" : "slower");
+		strbuf_adds(&b, ". ");
+	}
+	strbuf_adds(&b, "Marked fixed or a false alarm, the issue is closed; marked new or "
+		    "acknowledged again, it is opened again.\n");
+	render_commands(&b, cmds, ncmd);
+
+	strbuf_add(title, t.buf, t.len);
+	strbuf_add(body, b.buf, b.len);
+out:
+	for (i = 0; i < nf; i++)
+		db_alert_finding_release(&f[i]);
+	free(f);
+	for (i = 0; i < ncmd; i++)
+		db_alert_command_release(&cmds[i]);
+	free(cmds);
+	free(cu);
+	db_alert_release(&a);
+	strbuf_release(&t);
+	strbuf_release(&b);
+	return r;
+}
+
+/* The issue the token's login opened for alert_id: its number, or 0. */
+static int find_issue(const struct web_alerts *wa, int *out, int64_t alert_id)
+{
+	struct strbuf marker = STRBUF_INIT;
+	struct web_gh_issue *is = NULL;
+	size_t n = 0, i;
+	int r;
+
+	*out = 0;
+	alert_marker(&marker, alert_id);
+	r = web_gh_issues_mine(wa->gh, &is, &n);
+	for (i = 0; r == 0 && i < n && !*out; i++) {
+		const char *after = is[i].head + marker.len;
+
+		if (!is[i].pull && !strncmp(is[i].head, marker.buf, marker.len) &&
+		    (*after == '\n' || *after == '\r' || !*after))
+			*out = is[i].number;
+	}
+	free(is);
+	strbuf_release(&marker);
+	return r;
+}
+
+/* Opens the issue, once: the row says a create is under way before it is
+ * sent, so that one whose answer was lost is looked for, never sent
+ * again blindly. 1 when the issue was found so, made by the create whose
+ * answer was lost. */
+static int create_once(const struct web_alerts *wa, struct db_alert_issue *is, const char *repo,
+		       const char *title, const char *body)
+{
+	int r;
+
+	is->unsure = true;
+	r = db_alert_issue_put(wa->db, repo, is);
+	if (r < 0)
+		return r;
+	r = web_gh_issue_create(wa->gh, &is->number, title, body);
+	if (r == -EAGAIN) {
+		int err = r;
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", err_last());
+		r = web_gh_client_backoff(wa->gh, 0);
+		if (r == 0)
+			r = find_issue(wa, &is->number, is->alert_id);
+		if (r == 0 && !is->number)
+			r = err_set(err, "%s; not found since: asked again later", why);
+		else if (r == 0)
+			r = 1;
+	}
+	if (r < 0)
+		return r;
+	is->unsure = false;
+	return r;
+}
+
+int web_alert_issue_post(enum web_post *out, int *number, const struct web_alerts *wa,
+			 int64_t alert_id)
+{
+	const char *repo = web_gh_client_repo(wa->gh);
+	struct strbuf title = STRBUF_INIT, body = STRBUF_INIT, all = STRBUF_INIT;
+	struct db_alert_issue is;
+	struct db_alert a;
+	char sha[65];
+	bool closed;
+	int r;
+
+	*out = WEB_POST_UNCHANGED;
+	*number = 0;
+	memset(&a, 0, sizeof(a));
+	r = db_alert_get(wa->db, &a, alert_id);
+	if (r < 0)
+		goto out;
+	closed = a.triage == DB_TRIAGE_FIXED || a.triage == DB_TRIAGE_FALSE_ALARM;
+	r = web_alert_issue_render(&title, &body, wa, alert_id);
+	if (r < 0)
+		goto out;
+	strbuf_addf(&all, "%s\n%s\n%s", title.buf, body.buf, closed ? "closed" : "open");
+	r = sha256_hex(sha, all.buf, all.len);
+	if (r < 0)
+		goto out;
+	r = db_alert_issue_get(wa->db, &is, repo, alert_id);
+	if (r == -ENOENT)
+		r = 0;
+	if (r < 0)
+		goto out;
+	*number = is.number;
+	if (is.number && !strcmp(is.body_sha256, sha))
+		goto out;       /* it says this already */
+	if (!is.number && is.unsure) {
+		r = find_issue(wa, &is.number, alert_id);
+		if (r < 0)
+			goto out;
+		if (is.number)
+			*out = WEB_POST_FOUND;
+	}
+	if (!is.number) {
+		/* Triaged done with before it had an issue: none is opened. */
+		if (closed)
+			goto out;
+		r = create_once(wa, &is, repo, title.buf, body.buf);
+		if (r < 0)
+			goto out;
+		*out = r == 1 ? WEB_POST_FOUND : WEB_POST_CREATED;
+		r = 0;
+	} else {
+		r = web_gh_issue_edit(wa->gh, is.number, title.buf, body.buf,
+				      closed != is.closed || *out == WEB_POST_FOUND ?
+				      (closed ? "closed" : "open") : NULL);
+		/* A deleted issue is not made again: its row keeps what was
+		 * meant, so it is not asked again until the alert changes. */
+		if (r < 0 && r != -ENOENT)
+			goto out;
+		if (r == 0 && *out != WEB_POST_FOUND)
+			*out = WEB_POST_EDITED;
+	}
+	*number = is.number;
+	is.closed = closed;
+	memcpy(is.body_sha256, sha, sizeof(sha));
+	if (r == -ENOENT) {
+		int err = r;
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err_last());
+		r = db_alert_issue_put(wa->db, repo, &is);
+		if (r == 0)
+			r = err_set(err, "issue %d is gone (%s): not made again", is.number, why);
+		goto out;
+	}
+	r = db_alert_issue_put(wa->db, repo, &is);
+out:
+	db_alert_release(&a);
+	strbuf_release(&title);
+	strbuf_release(&body);
+	strbuf_release(&all);
+	return r;
+}
