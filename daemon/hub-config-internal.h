@@ -42,8 +42,10 @@ struct hub_config {
 	double poll_s;               /* how often the open pull requests are listed */
 	double silent_after_s;       /* a host not heard from for this long is "silent" */
 	/* [github]'s alerts on the forge (docs/github.md, "Alerts on the
-	 * forge"): an issue per raised alert of default_branch. */
+	 * forge"): an issue per raised alert of default_branch, a comment on
+	 * its culprits' pull requests. */
 	bool alert_issues;
+	bool culprit_comments;
 };
 #define HUB_ALERT_ISSUES_MAX 500     /* the newest raised alerts kept on the forge */
 #define HUB_POLL_S 60.0
@@ -88,7 +90,8 @@ void hub_forge_kick(void *ctx, const char *commit, bool urgent);
  * ones first; when a poll is due, lists the open pull requests and does
  * every open head too, a changed one always before those left. Then, with
  * alert_issues, when a poll is due or an alert changed, brings the issues
- * of the alerts up to date. */
+ * of the alerts up to date, and with culprit_comments their culprits'
+ * pull requests' comments. */
 void hub_forge_run(struct hub_forge *f);
 
 #endif

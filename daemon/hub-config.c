@@ -187,10 +187,13 @@ static void key_github(struct parse *ps, const char *k, const char *v)
 	} else if (r == 1 && !strcmp(k, "alert_issues")) {
 		if (forge_config_bool(&c->alert_issues, k, v, &why) < 0)
 			perr(ps, "%s", why.buf);
+	} else if (r == 1 && !strcmp(k, "culprit_comments")) {
+		if (forge_config_bool(&c->culprit_comments, k, v, &why) < 0)
+			perr(ps, "%s", why.buf);
 	} else if (r == 1) {
 		perr(ps, "unknown key '%s' in [github] (api, repo, token_file, login, allow, hub_url, "
-		     "expect, comment, statuses, poll_s, silent_after_s, alert_issues, timeout_s, "
-		     "max_wait_s, retries, backoff_s)", k);
+		     "expect, comment, statuses, poll_s, silent_after_s, alert_issues, "
+		     "culprit_comments, timeout_s, max_wait_s, retries, backoff_s)", k);
 	} else if (r < 0) {
 		perr(ps, "%s", why.buf);
 	}

@@ -11,8 +11,9 @@
  * up to date first, before the round over every open head that each poll
  * makes: a comment follows a comparison at once however many pull requests
  * are open. With alert_issues it also keeps an issue per raised alert of
- * the default branch (docs/github.md, "Alerts on the forge"), brought up
- * to date at each poll and whenever an alert changes.
+ * the default branch (docs/github.md, "Alerts on the forge"), and with
+ * culprit_comments comments on its culprits' pull requests, at each poll
+ * and whenever an alert changes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -334,10 +335,58 @@ static bool forge_away(int r)
 	return r == -EIO || r == -EAGAIN || r == -ECANCELED || r == -EKEYREJECTED;
 }
 
-/* The issue of each raised alert of the default branch (the newest
- * HUB_ALERT_ISSUES_MAX), brought up to date. An alert stays in the
- * database whatever the forge answers: a failure is tried again at the
- * next poll. */
+/* Brings alert id's issue up to date: 0, or the error (said). */
+static int alert_issue(struct hub_forge *f, int64_t id)
+{
+	enum web_post what;
+	int number, r;
+
+	r = web_alert_issue_post(&what, &number, &f->alerts, id);
+	if (r < 0)
+		log_warnx("alert %lld: issue: %s; tried again at the next poll", (long long)id,
+			  err_last());
+	else if (what != WEB_POST_UNCHANGED)
+		log_info("alert %lld: issue #%d %s", (long long)id, number, web_post_name(what));
+	return r;
+}
+
+/* Tells alert id's culprits' pull requests: the count of culprits settled
+ * now, or the error (said). */
+static int alert_culprits(struct hub_forge *f, int64_t id)
+{
+	struct web_culprit *cs = NULL;
+	size_t n = 0, i;
+	int r;
+
+	r = web_alert_culprits_post(&cs, &n, &f->alerts, id);
+	for (i = 0; i < n; i++) {
+		const struct web_culprit *c = &cs[i];
+
+		if (c->what == WEB_CULPRIT_NO_PULL)
+			log_info("alert %lld: culprit %.12s is of no pull request", (long long)id,
+				 c->commit);
+		else if (c->what == WEB_CULPRIT_GONE)
+			log_info("alert %lld: culprit %.12s: pull request #%d is gone; not commented",
+				 (long long)id, c->commit, c->pr);
+		else
+			log_info("alert %lld: culprit %.12s: pull request #%d %s", (long long)id,
+				 c->commit, c->pr, c->what == WEB_CULPRIT_SAME_PULL ?
+				 "commented on for another culprit" : c->what == WEB_CULPRIT_FOUND ?
+				 "commented on (found: a create whose answer was lost had made it)" :
+				 "commented on");
+	}
+	free(cs);
+	if (r < 0)
+		log_warnx("alert %lld: culprits: %s; tried again at the next poll", (long long)id,
+			  err_last());
+	return r < 0 ? r : (int)n;
+}
+
+/* Each raised alert of the default branch (the newest
+ * HUB_ALERT_ISSUES_MAX): its issue brought up to date, its culprits'
+ * pull requests told (then its issue again, which names them). An alert
+ * stays in the database whatever the forge answers: a failure is tried
+ * again at the next poll. */
 static void alerts_round(struct hub_forge *f)
 {
 	int64_t *ids = NULL;
@@ -349,19 +398,17 @@ static void alerts_round(struct hub_forge *f)
 		return;
 	}
 	for (i = 0; i < n && !child_cancel_wait(f->cancel_fd, 0); i++) {
-		enum web_post what;
-		int number, r;
+		int r = 0;
 
-		r = web_alert_issue_post(&what, &number, &f->alerts, ids[i]);
-		if (r < 0) {
-			log_warnx("alert %lld: issue: %s; tried again at the next poll",
-				  (long long)ids[i], err_last());
-			if (forge_away(r))
-				break;
-		} else if (what != WEB_POST_UNCHANGED) {
-			log_info("alert %lld: issue #%d %s", (long long)ids[i], number,
-				 web_post_name(what));
+		if (f->cfg->alert_issues)
+			r = alert_issue(f, ids[i]);
+		if (!(r < 0 && forge_away(r)) && f->cfg->culprit_comments) {
+			r = alert_culprits(f, ids[i]);
+			if (r > 0 && f->cfg->alert_issues)
+				r = alert_issue(f, ids[i]);
 		}
+		if (r < 0 && forge_away(r))
+			break;
 	}
 	free(ids);
 }
@@ -422,6 +469,7 @@ void hub_forge_run(struct hub_forge *f)
 		poll = true;
 	}
 	pulls_round(f, poll);
-	if (f->cfg->alert_issues && (poll || alerts) && !child_cancel_wait(f->cancel_fd, 0))
+	if ((f->cfg->alert_issues || f->cfg->culprit_comments) && (poll || alerts) &&
+	    !child_cancel_wait(f->cancel_fd, 0))
 		alerts_round(f);
 }

@@ -849,7 +849,8 @@ struct db_alert_culprit {
 	int64_t alert_id;
 	char commit[DB_OID_HEX];
 	int pr;                      /* the pull request it came from; 0: none */
-	int64_t comment_id;          /* the hub's comment there; 0: not made */
+	int64_t comment_id;          /* the hub's comment there; 0: not made; -1: the
+				      * pull request was gone */
 	bool unsure;                 /* a create was sent whose outcome is unknown */
 };
 /* alert_id's culprits asked about in repo, by commit; *out is the caller's. */

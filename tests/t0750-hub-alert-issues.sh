@@ -5,7 +5,11 @@
 # default: no issue. With alert_issues: one issue per raised alert of the
 # default branch, none for another branch or an alert being confirmed; an
 # update of the alert edits the issue's body, never opens a second one,
-# and nothing unchanged is sent again; a triage at the hub closes it. The
+# and nothing unchanged is sent again; a triage at the hub closes it. With
+# culprit_comments: the culprit's pull request (merged, found by the commit)
+# gets one comment naming the alert, once however often the alert changes,
+# and one for two culprits of the same pull request; a culprit of no pull
+# request is asked about once. The
 # forge down: the alert is stored and answered at once, its issue opened
 # once the forge is back; a create whose answer is lost after it was made
 # is found, not made twice, and one dropped before it was made is made
@@ -134,18 +138,18 @@ for c in $c1 $c2 $c3; do
 done
 H1=$(eval echo "\$h$c1") H2=$(eval echo "\$h$c2") H3=$(eval echo "\$h$c3")
 
-# alert ID SEQ BRANCH STATE BISECT [FINDING_SHA]: an alert record of box,
-# found by comparison c1 and confirmed by c2, of the range 1111..ID+1 (the
-# digit ID + 1, 40 times), POSTed (its status printed; its answer in body).
-CUL=$(printf 'c%.0s' $(seq 40))
+# alert ID SEQ BRANCH STATE BISECT [FINDING_SHA...]: an alert record of
+# box, found by comparison c1 and confirmed by c2, of the range 1111..ID+1
+# (the digit ID + 1, 40 times), with a commit finding per FINDING_SHA,
+# POSTed (its status printed; its answer in body).
+CUL=$(printf 'c%.0s' $(seq 40)) CUL2=$(printf 'd%.0s' $(seq 40)) LONE=$(printf 'e%.0s' $(seq 40))
 alert() {
-	python3 - "$@" "$c1" "$c2" >"alert-$1-$2.json" <<'PY'
+	python3 - "$c1" "$c2" "$@" >"alert-$1-$2.json" <<'PY'
 import json, sys
-aid, seq, branch, state, bisect, finding, c1, c2 = sys.argv[1:9]
+c1, c2, aid, seq, branch, state, bisect = sys.argv[1:8]
 lo, hi = "1" * 40, "%x" % (int(aid) + 1) * 40
-f = []
-if finding:
-    f = [dict(what="commit", lo=lo, hi=finding, commits=1, gain=-0.0642, comparison=int(c2), note=None)]
+f = [dict(what="commit", lo=lo, hi=sha, commits=1, gain=-0.0642, comparison=int(c2), note=None)
+     for sha in sys.argv[8:] if sha]
 print(json.dumps(dict(format="perfd-alert/1", host="box", id=int(aid), seq=int(seq), sha256="",
     branch=branch, case="run", found_by="span", lo=lo, hi=hi, commits=4, direction="slower",
     gain=-0.0685, comparison=int(c1), confirm=int(c2) if state != "confirming" else None,
@@ -157,16 +161,19 @@ PY
 }
 
 # ---- off by default ----
+ctl POST pulls "[{\"number\": 9, \"author\": \"dave\", \"state\": \"closed\", \"merged\": true, \"commits\": [\"$CUL\", \"$CUL2\"]}]" >/dev/null
 check "an alert raised on main, pushed" eq 201 "$(alert 1 1 main raised running "")"
 HA1=$(js "$T/body" 'd["alert"]')
 sleep 2.5
 check "  with alert_issues unset: no issue asked for" eq 0 "$(requests POST '/issues$')"
 check "  and none there" eq 0 "$(state 'len(d["issues"])')"
+check "  no culprit asked about" eq 0 "$(requests GET '/commits/.*/pulls$')"
 stop_hub
 
 # ---- on: one issue per raised alert of the default branch ----
-hub_conf "alert_issues = yes"
-check "alert_issues = yes" run 0 "$PERFD" serve --config hub.conf --check
+hub_conf "alert_issues = yes
+culprit_comments = yes"
+check "alert_issues = yes, culprit_comments = yes" run 0 "$PERFD" serve --config hub.conf --check
 check "the hub starts again" start_hub
 check "  the raised alert gets its issue" wait_for 10 has_issue "$HA1"
 N1=$(issue_of "$HA1" | cut -d/ -f1)
@@ -195,14 +202,39 @@ edits=$(requests PATCH "/issues/$N1\$")
 check "the first alert's update: bisected, its culprit found" eq 201 "$(alert 1 4 main raised done "$CUL")"
 check "  edits its issue" wait_for 10 body_has "$HA1" "| bisection | done |"
 check "  the same issue, no second" eq "$N1/1" "$(issue_of "$HA1")"
-check "  by one edit" eq $((edits + 1)) "$(requests PATCH "/issues/$N1\$")"
+check "  by an edit" test "$(requests PATCH "/issues/$N1\$")" -gt "$edits"
 check "  the finding listed with its receipt" has issue.md "| commit cccccccccccc | 1 | -6.420% | [comparison $H2]($URL/static/comparison.html?id=$H2) |"
 check "  the hub's log says so" has "$T/hub.err" "alert $HA1: issue #$N1 edited"
+culprit() { # the count of the hub's comments on pull request 9; the last into culprit.md
+	ctl GET state >"$T/state.json"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); c = [c["body"] for c in d["comments"] if c["pr"] == 9 and c["user"]["login"] == "perfd-bot"]; open(sys.argv[2], "w").write(c[-1] if c else ""); print(len(c))' "$T/state.json" "$T/culprit.md"
+}
+check "the culprit's pull request is commented on" wait_for 10 test "$(culprit)" = 1
+check "  naming the alert and linking it" has culprit.md "It is [perfd alert $HA1]($URL/api/v1/alerts/$HA1) at the hub, issue #$N1."
+check "  and the commit, case, host, gain and receipt" has culprit.md "commit cccccccccccc of this pull request to have made case run on host box **6.420% slower** on branch main: [comparison $H2]($URL/static/comparison.html?id=$H2)"
+check "  its marker first" eq "<!-- perfd:culprit $HA1 -->" "$(head -n 1 culprit.md)"
+check "  the issue names the pull request" wait_for 10 body_has "$HA1" "| [comparison $H2]($URL/static/comparison.html?id=$H2) | #9 |"
+check "  the hub's log says so" has "$T/hub.err" "alert $HA1: culprit cccccccccccc: pull request #9 commented on"
+check "the alert's next update: a second culprit of the same pull request, one of none" eq 201 \
+	"$(alert 1 5 main raised done "$CUL" "$CUL2" "$LONE")"
+check "  the issue lists them" wait_for 10 body_has "$HA1" "| commit eeeeeeeeeeee | 1 |"
+check "  the second culprit's pull request taken as commented" wait_for 10 grep -q "alert $HA1: culprit dddddddddddd: pull request #9 commented on for another culprit" "$T/hub.err"
+check "  the lone commit of no pull request" wait_for 10 grep -q "alert $HA1: culprit eeeeeeeeeeee is of no pull request" "$T/hub.err"
+check "  the issue names the second one's pull request" wait_for 10 body_has "$HA1" "| commit dddddddddddd | 1 | -6.420% | [comparison $H2]($URL/static/comparison.html?id=$H2) | #9 |"
+check "  still one comment on the pull request" eq 1 "$(culprit)"
+check "  each commit asked about once" eq "1 1 1" \
+	"$(requests GET "/commits/$CUL/pulls\$") $(requests GET "/commits/$CUL2/pulls\$") $(requests GET "/commits/$LONE/pulls\$")"
+check "  stored" eq "$CUL|9|0 $CUL2|9|0 $LONE|0|0" \
+	"$(hsql "select group_concat(commit_oid || '|' || pr || '|' || unsure, ' ') from (select * from alert_culprits where alert_id = $HA1 order by commit_oid)")"
+edits=$(requests PATCH '/issues/[0-9]+$')
 sleep 2.5
-check "nothing changed, nothing sent" eq $((edits + 1)) "$(requests PATCH '/issues/[0-9]+$')"
+check "nothing changed, nothing sent" eq "$edits" "$(requests PATCH '/issues/[0-9]+$')"
 check "  and nothing made" eq 1 "$(requests POST '/issues$')"
 
-check "the alert being confirmed, raised" eq 201 "$(alert 3 5 main raised none "")"
+check "  nor asked again" eq 3 "$(requests GET '/commits/.*/pulls$')"
+check "  and the pull request not commented on again" eq 1 "$(culprit)"
+
+check "the alert being confirmed, raised" eq 201 "$(alert 3 6 main raised none "")"
 check "  gets its issue" wait_for 10 has_issue "$HA3"
 N3=$(issue_of "$HA3" | cut -d/ -f1)
 check "a maintainer marks it a false alarm at the hub" eq 200 "$(triage "$HA3" '{"triage": "false_alarm"}')"
@@ -215,7 +247,7 @@ check "  opens it again" wait_for 10 is_state "$N3" open
 # ---- the forge down, then up ----
 ctl POST faults '[{"method": "*", "path": "^/repos/", "status": 503, "times": 1000}]' >/dev/null
 start=$(date +%s%N)
-check "the forge down: an alert is stored" eq 201 "$(alert 4 6 main raised none "")"
+check "the forge down: an alert is stored" eq 201 "$(alert 4 7 main raised none "")"
 check "  answered at once" test $((($(date +%s%N) - start) / 1000000)) -lt 2000
 HA4=$(js "$T/body" 'd["alert"]')
 check "  and served" eq 200 "$(curl -s -o /dev/null -w '%{http_code}' "$URL/api/v1/alerts/$HA4")"
@@ -228,7 +260,7 @@ check "  once" eq 1 "$(issue_of "$HA4" | cut -d/ -f2)"
 # ---- a create whose answer is lost ----
 made=$(requests POST '/issues$')
 ctl POST faults '[{"method": "POST", "path": "/issues$", "status": 502, "apply": true}]' >/dev/null
-check "a create made, its answer lost (502)" eq 201 "$(alert 5 7 main raised none "")"
+check "a create made, its answer lost (502)" eq 201 "$(alert 5 8 main raised none "")"
 HA5=$(js "$T/body" 'd["alert"]')
 check "  the issue is found, not made again" wait_for 10 grep -q "alert $HA5: issue #[0-9]* found" "$T/hub.err"
 check "  one issue" eq 1 "$(issue_of "$HA5" | cut -d/ -f2)"
@@ -236,7 +268,7 @@ check "  one create sent" eq $((made + 1)) "$(requests POST '/issues$')"
 check "  its number stored" eq "$(issue_of "$HA5" | cut -d/ -f1)|0" \
 	"$(hsql "select number, unsure from alert_issues where alert_id = $HA5")"
 ctl POST faults '[{"method": "POST", "path": "/issues$", "drop": true}]' >/dev/null
-check "a create dropped before it was made" eq 201 "$(alert 6 8 main raised none "")"
+check "a create dropped before it was made" eq 201 "$(alert 6 9 main raised none "")"
 HA6=$(js "$T/body" 'd["alert"]')
 check "  is made later" wait_for 15 has_issue "$HA6"
 check "  once" eq 1 "$(issue_of "$HA6" | cut -d/ -f2)"

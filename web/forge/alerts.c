@@ -351,3 +351,200 @@ out:
 	strbuf_release(&all);
 	return r;
 }
+
+/* ---- the culprits' pull requests ---- */
+
+static void culprit_marker(struct strbuf *out, int64_t alert_id)
+{
+	strbuf_addf(out, "<!-- perfd:culprit %lld -->", (long long)alert_id);
+}
+
+/* The comment on the pull request of culprit commit f of alert a; issue
+ * is the alert's issue, 0 for none. */
+static void culprit_body(struct strbuf *b, const struct web_alerts *wa, const struct db_alert *a,
+			 const struct db_alert_finding *f, int issue)
+{
+	culprit_marker(b, a->id);
+	strbuf_addf(b, "\nperfd finds commit %.12s of this pull request to have made case ", f->hi);
+	web_md_text(b, a->case_name);
+	strbuf_adds(b, " on host ");
+	web_md_text(b, a->host);
+	strbuf_adds(b, " **");
+	gain_words(b, f->has_gain ? f->gain : a->gain, a->slower);
+	strbuf_adds(b, "** on branch ");
+	web_md_text(b, a->branch);
+	strbuf_adds(b, ": ");
+	if (f->comparison_id)
+		receipt_link(b, wa->hub_url, f->comparison_id);
+	else
+		receipt_link(b, wa->hub_url, a->comparison_id);
+	strbuf_addf(b, ". It is [perfd alert %lld](%s/api/v1/alerts/%lld) at the hub",
+		    (long long)a->id, wa->hub_url, (long long)a->id);
+	if (issue > 0)
+		strbuf_addf(b, ", issue #%d", issue);
+	strbuf_adds(b, ".\n");
+}
+
+/* The pull request a commit came from, of those the forge associates it
+ * with: the merged one, else the first; 0 for none (a commit the forge
+ * does not know, 404 or 422, has none). */
+static int culprit_pull(const struct web_alerts *wa, int *out, const char *commit)
+{
+	struct web_gh_pull *ps = NULL;
+	size_t n = 0, i;
+	int r;
+
+	*out = 0;
+	r = web_gh_commit_pulls(wa->gh, &ps, &n, commit);
+	if (r == -ENOENT || r == -EINVAL)
+		return 0;
+	for (i = 0; r == 0 && i < n && !*out; i++)
+		if (ps[i].merged)
+			*out = ps[i].number;
+	if (r == 0 && !*out && n)
+		*out = ps[0].number;
+	free(ps);
+	return r;
+}
+
+/* Comments on culprit c's pull request, once: as the issue's create, under
+ * way before it is sent and looked for when its answer is lost. */
+static int culprit_comment(const struct web_alerts *wa, struct db_alert_culprit *c,
+			   const char *repo, const char *body, enum web_culprit_what *what)
+{
+	struct strbuf marker = STRBUF_INIT;
+	int r;
+
+	culprit_marker(&marker, c->alert_id);
+	if (c->unsure) {
+		r = web_comment_find_marked(wa->gh, &c->comment_id, c->pr, marker.buf);
+		if (r < 0 || c->comment_id) {
+			*what = WEB_CULPRIT_FOUND;
+			goto out;
+		}
+	}
+	c->unsure = true;
+	r = db_alert_culprit_put(wa->db, repo, c);
+	if (r < 0)
+		goto out;
+	*what = WEB_CULPRIT_COMMENTED;
+	r = web_gh_comment_create(wa->gh, &c->comment_id, c->pr, body);
+	if (r == -EAGAIN) {
+		int err = r;
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", err_last());
+		r = web_gh_client_backoff(wa->gh, 0);
+		if (r == 0)
+			r = web_comment_find_marked(wa->gh, &c->comment_id, c->pr, marker.buf);
+		if (r == 0 && !c->comment_id)
+			r = err_set(err, "%s; not found since: asked again later", why);
+		else if (r == 0)
+			*what = WEB_CULPRIT_FOUND;
+	} else if (r == -ENOENT) {
+		/* The pull request is gone: nothing is asked again. */
+		c->comment_id = -1;
+		*what = WEB_CULPRIT_GONE;
+		r = 0;
+	}
+out:
+	if (r == 0) {
+		c->unsure = false;
+		r = db_alert_culprit_put(wa->db, repo, c);
+	}
+	strbuf_release(&marker);
+	return r;
+}
+
+int web_alert_culprits_post(struct web_culprit **out, size_t *out_n, const struct web_alerts *wa,
+			    int64_t alert_id)
+{
+	const char *repo = web_gh_client_repo(wa->gh);
+	struct db_alert_finding *f = NULL;
+	struct db_alert_culprit *cu = NULL;
+	struct web_culprit *done = NULL;
+	struct strbuf body = STRBUF_INIT;
+	struct db_alert_issue is;
+	size_t nf = 0, ncu = 0, ndone = 0, asked = 0, i, k;
+	struct db_alert a;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	memset(&a, 0, sizeof(a));
+	r = db_alert_get(wa->db, &a, alert_id);
+	if (r == 0)
+		r = db_alert_findings(wa->db, &f, &nf, alert_id);
+	if (r == 0)
+		r = db_alert_culprits(wa->db, &cu, &ncu, repo, alert_id);
+	if (r == 0)
+		r = db_alert_issue_get(wa->db, &is, repo, alert_id);
+	if (r == -ENOENT)
+		r = 0;
+	/* A false alarm has no culprit to tell. */
+	if (r < 0 || a.triage == DB_TRIAGE_FALSE_ALARM)
+		goto out;
+	/* Room for every culprit asked now, besides those known. */
+	cu = xrealloc(cu, (ncu + WEB_ALERT_CULPRITS_MAX + 1) * sizeof(*cu));
+	done = xcalloc(WEB_ALERT_CULPRITS_MAX + 1, sizeof(*done));
+	for (i = 0; i < nf && asked < WEB_ALERT_CULPRITS_MAX; i++) {
+		struct db_alert_culprit *c;
+		enum web_culprit_what what = WEB_CULPRIT_NO_PULL;
+		bool changed = false;
+
+		if (!f[i].commit)
+			continue;
+		asked++;
+		for (k = 0; k < ncu && strcmp(cu[k].commit, f[i].hi); k++)
+			;
+		c = &cu[k];
+		if (k == ncu) {
+			memset(c, 0, sizeof(*c));
+			c->alert_id = alert_id;
+			snprintf(c->commit, sizeof(c->commit), "%s", f[i].hi);
+			r = culprit_pull(wa, &c->pr, c->commit);
+			if (r == 0)
+				r = db_alert_culprit_put(wa->db, repo, c);
+			if (r < 0)
+				break;
+			ncu++;
+			changed = true;
+		}
+		if (c->pr > 0 && !c->comment_id) {
+			/* One comment per pull request: another culprit of the
+			 * same one may have made it. */
+			for (k = 0; k < ncu && !(cu[k].pr == c->pr && cu[k].comment_id > 0); k++)
+				;
+			if (k < ncu) {
+				c->comment_id = cu[k].comment_id;
+				what = WEB_CULPRIT_SAME_PULL;
+				r = db_alert_culprit_put(wa->db, repo, c);
+			} else {
+				strbuf_reset(&body);
+				culprit_body(&body, wa, &a, &f[i], is.number);
+				r = culprit_comment(wa, c, repo, body.buf, &what);
+			}
+			if (r < 0)
+				break;
+			changed = true;
+		}
+		if (changed) {
+			snprintf(done[ndone].commit, sizeof(done[ndone].commit), "%s", c->commit);
+			done[ndone].pr = c->pr;
+			done[ndone++].what = c->pr > 0 ? what : WEB_CULPRIT_NO_PULL;
+		}
+	}
+	/* What was done is the caller's to say, even when a later one failed. */
+	*out = done;
+	*out_n = ndone;
+	done = NULL;
+out:
+	for (i = 0; i < nf; i++)
+		db_alert_finding_release(&f[i]);
+	free(f);
+	free(cu);
+	free(done);
+	strbuf_release(&body);
+	db_alert_release(&a);
+	return r;
+}

@@ -21,6 +21,10 @@ void web_md_text(struct strbuf *out, const char *s);
 /* Whether url may go into a link target unescaped: http:// or https://
  * with nothing to escape. */
 bool web_hub_url_is_valid(const char *url);
+/* The newest comment of pull request or issue number by the token's own
+ * login whose first line is marker (alone on it), into *out; 0 when none. */
+int web_comment_find_marked(struct web_gh_client *gh, int64_t *out, int number,
+			    const char *marker);
 /* Whether login is on the list (logins, any case). */
 bool web_login_allowed(const char *login, const char *const *allow, size_t n);
 

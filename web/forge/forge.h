@@ -6,7 +6,8 @@
  * stored rows (comment.c, docs/comment.md), and posting: the one comment
  * per pull request, commit statuses and the trust rule (pulls.c); the
  * forecasts a pull request states, read and recorded (forecast.c); the
- * hub's alerts on the forge: an issue per alert (alerts.c).
+ * hub's alerts on the forge: an issue per alert, a comment on each
+ * culprit's pull request (alerts.c).
  *
  * Ownership: the client copies its options; a web_pulls and a web_alerts
  * borrow all they hold. web_gh_client_free(NULL) does nothing.
@@ -377,5 +378,29 @@ int web_alert_issue_render(struct strbuf *title, struct strbuf *body, const stru
  * 0 when there is none. A deleted issue is not made again (-ENOENT, said). */
 int web_alert_issue_post(enum web_post *out, int *number, const struct web_alerts *wa,
 			 int64_t alert_id);
+
+#define WEB_ALERT_CULPRITS_MAX 8     /* culprit commits of one alert asked about */
+
+enum web_culprit_what { WEB_CULPRIT_NO_PULL, WEB_CULPRIT_COMMENTED, WEB_CULPRIT_FOUND,
+			WEB_CULPRIT_SAME_PULL, WEB_CULPRIT_GONE };
+/* What was done for one culprit commit. */
+struct web_culprit {
+	char commit[41];
+	int pr;                      /* its pull request; 0: none */
+	enum web_culprit_what what;  /* none; commented; a comment whose answer was lost,
+				      * found; another culprit's comment there; the pull
+				      * request gone */
+};
+/* Comments once on the pull request of each culprit of alert_id (its
+ * findings of one commit, the first WEB_ALERT_CULPRITS_MAX), naming the
+ * alert and linking it at the hub, and its issue: the pull request the
+ * forge associates the commit with (the merged one, else the first),
+ * asked once per commit and stored (alert_culprits), one comment per pull
+ * request. A false alarm's culprits are not told. A create whose outcome
+ * is unknown is looked for by its marker "<!-- perfd:culprit ID -->" before
+ * it is sent again. *out (the caller's, also on failure) lists what was
+ * done now. */
+int web_alert_culprits_post(struct web_culprit **out, size_t *out_n, const struct web_alerts *wa,
+			    int64_t alert_id);
 
 #endif

@@ -49,30 +49,38 @@ bool web_comment_key_is_valid(const char *key)
 				 "0123456789._-") == n;
 }
 
+int web_comment_find_marked(struct web_gh_client *gh, int64_t *out, int number,
+			    const char *marker)
+{
+	struct web_gh_comment *cs = NULL;
+	size_t n = 0, i, len = strlen(marker);
+	const char *login;
+	int r;
+
+	*out = 0;
+	r = web_gh_login(gh, &login);
+	if (r == 0)
+		r = web_gh_comments_list(gh, &cs, &n, number);
+	for (i = 0; r == 0 && i < n; i++) {
+		const char *after = cs[i].body + len;
+
+		if (!strcasecmp(cs[i].author, login) && !strncmp(cs[i].body, marker, len) &&
+		    (*after == '\n' || *after == '\r' || !*after))
+			*out = cs[i].id;
+	}
+	web_gh_comments_free(cs, n);
+	return r;
+}
+
 /* perfd's own comment among a pull request's: the newest one by the
  * token's login whose first line is this key's marker. 0 when none. */
 static int find_own(const struct web_pulls *ps, int64_t *out, int pr)
 {
 	struct strbuf marker = STRBUF_INIT;
-	struct web_gh_comment *cs = NULL;
-	const char *login;
-	size_t n = 0, i;
 	int r;
 
-	*out = 0;
 	web_comment_marker(&marker, ps->key);
-	r = web_gh_login(ps->gh, &login);
-	if (r == 0)
-		r = web_gh_comments_list(ps->gh, &cs, &n, pr);
-	for (i = 0; r == 0 && i < n; i++) {
-		const char *after = cs[i].body + marker.len;
-
-		if (!strcasecmp(cs[i].author, login) &&
-		    !strncmp(cs[i].body, marker.buf, marker.len) &&
-		    (*after == '\n' || *after == '\r' || !*after))
-			*out = cs[i].id;
-	}
-	web_gh_comments_free(cs, n);
+	r = web_comment_find_marked(ps->gh, out, pr, marker.buf);
 	strbuf_release(&marker);
 	return r;
 }
