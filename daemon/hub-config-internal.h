@@ -46,8 +46,12 @@ struct hub_config {
 	 * its culprits' pull requests. */
 	bool alert_issues;
 	bool culprit_comments;
+	/* The logins whose "/perfd triage" on an issue is applied; none: allow's. */
+	char **triage_allow;
+	size_t ntriage_allow;
 };
 #define HUB_ALERT_ISSUES_MAX 500     /* the newest raised alerts kept on the forge */
+#define HUB_ALERT_READS_MAX 30       /* issues whose comments are read at a poll */
 #define HUB_POLL_S 60.0
 #define HUB_SILENT_AFTER_S 900.0
 
@@ -91,7 +95,8 @@ void hub_forge_kick(void *ctx, const char *commit, bool urgent);
  * every open head too, a changed one always before those left. Then, with
  * alert_issues, when a poll is due or an alert changed, brings the issues
  * of the alerts up to date, and with culprit_comments their culprits'
- * pull requests' comments. */
+ * pull requests' comments; at a poll, with alert_issues, the triage
+ * commands of the issues read longest ago. */
 void hub_forge_run(struct hub_forge *f);
 
 #endif

@@ -13,7 +13,8 @@
  * are open. With alert_issues it also keeps an issue per raised alert of
  * the default branch (docs/github.md, "Alerts on the forge"), and with
  * culprit_comments comments on its culprits' pull requests, at each poll
- * and whenever an alert changes.
+ * and whenever an alert changes; at each poll it reads the issues'
+ * comments for a listed maintainer's "/perfd triage".
  */
 #include <errno.h>
 #include <pthread.h>
@@ -92,6 +93,14 @@ int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int can
 	f->alerts.gh = f->gh;
 	f->alerts.db = f->db;
 	f->alerts.hub_url = cfg->github.hub_url;
+	/* The issue says who may triage by a command only when it is read. */
+	if (cfg->alert_issues && cfg->ntriage_allow) {
+		f->alerts.allow = (const char *const *)cfg->triage_allow;
+		f->alerts.nallow = cfg->ntriage_allow;
+	} else if (cfg->alert_issues) {
+		f->alerts.allow = (const char *const *)cfg->github.allow;
+		f->alerts.nallow = cfg->github.nallow;
+	}
 	r = web_gh_login(f->gh, &login);
 	if (r == -EKEYREJECTED) {
 		r = err_set(r, "[github] %s", err_last());
@@ -382,12 +391,70 @@ static int alert_culprits(struct hub_forge *f, int64_t id)
 	return r < 0 ? r : (int)n;
 }
 
+/* Says what came of each command taken. */
+static void log_commands(const struct db_alert_command *c, size_t n, int issue)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		long long id = (long long)c[i].alert_id;
+
+		if (c[i].outcome == DB_COMMAND_APPLIED)
+			log_info("alert %lld: '%s' by '%s' (issue #%d): applied", id, c[i].command,
+				 c[i].login, issue);
+		else if (c[i].outcome == DB_COMMAND_REFUSED)
+			log_warnx("alert %lld: '%s' by '%s' (issue #%d) refused: %s", id,
+				  c[i].command, c[i].login, issue, c[i].detail);
+		else if (c[i].outcome == DB_COMMAND_MALFORMED)
+			log_warnx("alert %lld: '%s' by '%s' (issue #%d) not understood, ignored: %s",
+				  id, c[i].command, c[i].login, issue, c[i].detail);
+		else
+			log_warnx("alert %lld: '%s' by '%s' (issue #%d) ignored: '%s' may not "
+				  "triage (triage_allow)", id, c[i].command, c[i].login, issue,
+				  c[i].login);
+	}
+}
+
+/* Reads the comments of the issues read longest ago (HUB_ALERT_READS_MAX)
+ * for "/perfd triage" and takes them; an issue whose alert changed so is
+ * edited at once. */
+static void commands_round(struct hub_forge *f)
+{
+	struct db_alert_issue *is = NULL;
+	size_t n = 0, i, k;
+
+	if (db_alert_issues_to_read(f->db, &is, &n, f->cfg->github.repo,
+				    HUB_ALERT_READS_MAX) < 0) {
+		log_warnx("alerts' issues: %s", err_last());
+		return;
+	}
+	for (i = 0; i < n && !child_cancel_wait(f->cancel_fd, 0); i++) {
+		struct db_alert_command *cs = NULL;
+		size_t nc = 0;
+		int r;
+
+		r = web_alert_commands_read(&cs, &nc, &f->alerts, &is[i]);
+		log_commands(cs, nc, is[i].number);
+		for (k = 0; k < nc; k++)
+			db_alert_command_release(&cs[k]);
+		free(cs);
+		if (r < 0)
+			log_warnx("alert %lld: issue #%d's comments: %s; read again at the next poll",
+				  (long long)is[i].alert_id, is[i].number, err_last());
+		else if (nc)
+			r = alert_issue(f, is[i].alert_id);
+		if (r < 0 && forge_away(r))
+			break;
+	}
+	free(is);
+}
+
 /* Each raised alert of the default branch (the newest
  * HUB_ALERT_ISSUES_MAX): its issue brought up to date, its culprits'
  * pull requests told (then its issue again, which names them). An alert
  * stays in the database whatever the forge answers: a failure is tried
  * again at the next poll. */
-static void alerts_round(struct hub_forge *f)
+static void alerts_round(struct hub_forge *f, bool poll)
 {
 	int64_t *ids = NULL;
 	size_t n = 0, i;
@@ -410,6 +477,9 @@ static void alerts_round(struct hub_forge *f)
 		if (r < 0 && forge_away(r))
 			break;
 	}
+	/* A forge out of reach is asked nothing more until the next poll. */
+	if (poll && f->cfg->alert_issues && i == n && !child_cancel_wait(f->cancel_fd, 0))
+		commands_round(f);
 	free(ids);
 }
 
@@ -471,5 +541,5 @@ void hub_forge_run(struct hub_forge *f)
 	pulls_round(f, poll);
 	if ((f->cfg->alert_issues || f->cfg->culprit_comments) && (poll || alerts) &&
 	    !child_cancel_wait(f->cancel_fd, 0))
-		alerts_round(f);
+		alerts_round(f, poll);
 }

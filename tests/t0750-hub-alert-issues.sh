@@ -9,7 +9,12 @@
 # culprit_comments: the culprit's pull request (merged, found by the commit)
 # gets one comment naming the alert, once however often the alert changes,
 # and one for two culprits of the same pull request; a culprit of no pull
-# request is asked about once. The
+# request is asked about once. Triage by a command on the issue: a
+# listed maintainer's /perfd triage applied and seen in GET
+# /api/v1/alerts/ID with the login, a fixed by a comparison in the same
+# direction refused (the issue says why), a malformed one ignored and said,
+# one by a login off triage_allow ignored and counted, each comment taken
+# once; fixed closes the issue. The
 # forge down: the alert is stored and answered at once, its issue opened
 # once the forge is back; a create whose answer is lost after it was made
 # is found, not made twice, and one dropped before it was made is made
@@ -172,8 +177,9 @@ stop_hub
 
 # ---- on: one issue per raised alert of the default branch ----
 hub_conf "alert_issues = yes
-culprit_comments = yes"
-check "alert_issues = yes, culprit_comments = yes" run 0 "$PERFD" serve --config hub.conf --check
+culprit_comments = yes
+triage_allow = alice bob"
+check "alert_issues, culprit_comments, triage_allow" run 0 "$PERFD" serve --config hub.conf --check
 check "the hub starts again" start_hub
 check "  the raised alert gets its issue" wait_for 10 has_issue "$HA1"
 N1=$(issue_of "$HA1" | cut -d/ -f1)
@@ -188,6 +194,7 @@ check "  links the finding comparison's receipt" has issue.md "[comparison $H1](
 check "  and the confirming one's" has issue.md "| confirmed by | [comparison $H2]($URL/static/comparison.html?id=$H2) |"
 check "  its bisection and triage" has issue.md "| bisection | running |"
 check "  links the alert at the hub" has issue.md "[the alert]($URL/api/v1/alerts/$HA1)"
+check "  says who may triage it, and how" has issue.md "To triage it, alice or bob comments here with a first line of \`/perfd triage acknowledged\`"
 check "  the hub's log says so" has "$T/hub.err" "alert $HA1: issue #$N1 created"
 
 check "an alert raised on another branch" eq 201 "$(alert 2 2 dev raised none "")"
@@ -209,7 +216,8 @@ culprit() { # the count of the hub's comments on pull request 9; the last into c
 	ctl GET state >"$T/state.json"
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); c = [c["body"] for c in d["comments"] if c["pr"] == 9 and c["user"]["login"] == "perfd-bot"]; open(sys.argv[2], "w").write(c[-1] if c else ""); print(len(c))' "$T/state.json" "$T/culprit.md"
 }
-check "the culprit's pull request is commented on" wait_for 10 test "$(culprit)" = 1
+commented() { [ "$(culprit)" = 1 ]; }
+check "the culprit's pull request is commented on" wait_for 10 commented
 check "  naming the alert and linking it" has culprit.md "It is [perfd alert $HA1]($URL/api/v1/alerts/$HA1) at the hub, issue #$N1."
 check "  and the commit, case, host, gain and receipt" has culprit.md "commit cccccccccccc of this pull request to have made case run on host box **6.420% slower** on branch main: [comparison $H2]($URL/static/comparison.html?id=$H2)"
 check "  its marker first" eq "<!-- perfd:culprit $HA1 -->" "$(head -n 1 culprit.md)"
@@ -233,6 +241,43 @@ check "  and nothing made" eq 1 "$(requests POST '/issues$')"
 
 check "  nor asked again" eq 3 "$(requests GET '/commits/.*/pulls$')"
 check "  and the pull request not commented on again" eq 1 "$(culprit)"
+
+# ---- triage by a command on the issue ----
+comment() { ctl POST comments "{\"issue\": $1, \"author\": \"$2\", \"body\": \"$3\"}" >/dev/null; }
+outcomes() { hsql "select group_concat(login || ' ' || outcome, ', ') from (select * from alert_commands where alert_id = $HA1 order by comment_id)"; }
+triage_of() { # the alert's triage, by whom and fixed by, as GET /api/v1/alerts/ID says
+	curl -s "$URL/api/v1/alerts/$1" >"$T/alert.json"
+	js "$T/alert.json" '"%s %s %s" % (d["triage"], d["triage_by"], d["fixed_by"])'
+}
+triage_is() { [ "$(triage_of "$1")" = "$2" ]; }
+outcomes_are() { [ "$(outcomes)" = "$1" ]; }
+comment "$N1" mallory "/perfd triage false-alarm"
+comment "$N1" bob "/perfd triage maybe\\nit looks like noise"
+comment "$N1" alice "LGTM, looking at it"
+comment "$N1" alice "/perfd triage acknowledged\\nlooking at it"
+check "commands on the issue: a listed maintainer's applied" wait_for 10 triage_is "$HA1" "acknowledged alice None"
+check "  in order, each as it came" eq "mallory ignored, bob malformed, alice applied" "$(outcomes)"
+check "  the one off the list said in the log" has "$T/hub.err" "alert $HA1: '/perfd triage false-alarm' by 'mallory' (issue #$N1) ignored: 'mallory' may not triage (triage_allow)"
+check "  the malformed one said, ignored" has "$T/hub.err" "alert $HA1: '/perfd triage maybe' by 'bob' (issue #$N1) not understood, ignored: expected a state after /perfd triage"
+check "  the issue shows the triage" wait_for 10 body_has "$HA1" "| triage | acknowledged, by alice at 20"
+check "  and what came of the commands read" has issue.md "- bob: /perfd triage maybe: malformed, expected a state after /perfd triage"
+check "  not the one off the list" test "$(grep -c mallory issue.md)" = 0
+comment "$N1" alice "/perfd triage fixed $H2"
+check "fixed by a later comparison that says slower too: refused" wait_for 10 outcomes_are "mallory ignored, bob malformed, alice applied, alice refused"
+check "  the triage kept" eq "acknowledged alice None" "$(triage_of "$HA1")"
+check "  the issue says why" wait_for 10 body_has "$HA1" "- alice: /perfd triage fixed $H2: refused, fixed\_by: comparison $H2 says slower; undoing a slower alert takes one that says faster"
+check "  so does the log" has "$T/hub.err" "alert $HA1: '/perfd triage fixed $H2' by 'alice' (issue #$N1) refused: fixed_by: comparison $H2 says slower"
+comment "$N1" bob "/perfd triage fixed $H3"
+check "fixed by the later comparison that says faster" wait_for 10 triage_is "$HA1" "fixed bob $H3"
+check "  the issue closed" wait_for 10 is_state "$N1" closed
+check "  and says so" body_has "$HA1" "| triage | fixed, by bob at"
+check "  /metrics counts the commands" eq 200 "$(curl -s -o "$T/metrics" -w '%{http_code}' "$URL/metrics")"
+check "  by outcome" eq 'perfd_alert_commands{outcome="applied"} 2|perfd_alert_commands{outcome="ignored"} 1|perfd_alert_commands{outcome="malformed"} 1|perfd_alert_commands{outcome="refused"} 1' \
+	"$(grep '^perfd_alert_commands{' "$T/metrics" | paste -sd'|')"
+comment "$N1" alice "/perfd triage new"
+sleep 2.5
+check "a closed issue is read no more: a command there changes nothing" eq "fixed bob $H3" "$(triage_of "$HA1")"
+check "  each comment taken once" eq 5 "$(hsql "select count(*) from alert_commands")"
 
 check "the alert being confirmed, raised" eq 201 "$(alert 3 6 main raised none "")"
 check "  gets its issue" wait_for 10 has_issue "$HA3"

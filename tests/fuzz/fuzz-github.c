@@ -3,8 +3,9 @@
  * (web/forge/github.c): the same bytes as a page of open pull requests (or
  * of a commit's pull requests), a page of an issue's comments, one pull
  * request, a compare, an issue and a page of issues; and as the hub's list
- * of pull heads its agents read (web_hub_pulls_parse). What a reader
- * accepts holds what the agent and the hub rely on.
+ * of pull heads its agents read (web_hub_pulls_parse). Each comment's body,
+ * and the input itself, as a "/perfd triage" command (web_triage_command).
+ * What a reader accepts holds what the agent and the hub rely on.
  */
 #include <errno.h>
 #include <string.h>
@@ -15,6 +16,29 @@
 static bool is_oid(const char *s)
 {
 	return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
+}
+
+/* What web_triage_command promises: a command understood names a state,
+ * a comparison with fixed alone, and says itself; one refused says why;
+ * no command fills nothing. */
+static void check_triage(const char *body)
+{
+	struct web_triage_command c;
+	enum web_command k = web_triage_command(&c, body);
+
+	FUZZ_CHECK(strlen(c.text) <= DB_ALERT_COMMAND_TEXT_MAX);
+	if (k == WEB_COMMAND_NONE) {
+		FUZZ_CHECK(!*c.text && !*c.why);
+		return;
+	}
+	FUZZ_CHECK(!strncmp(c.text, "/perfd triage", 13));
+	if (k == WEB_COMMAND_BAD) {
+		FUZZ_CHECK(*c.why && !c.fixed_by);
+		return;
+	}
+	FUZZ_CHECK(k == WEB_COMMAND_OK && !*c.why);
+	FUZZ_CHECK((c.triage == DB_TRIAGE_FIXED) == (c.fixed_by >= 1));
+	FUZZ_CHECK(c.fixed_by < 1000000000000000LL);
 }
 
 static void check_pull(const struct web_gh_pull *p)
@@ -42,8 +66,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!pulls && !n && *err_last());
 	}
 	if (web_gh_comments_read(&comments, &n, text, size) == 0) {
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			FUZZ_CHECK(comments[i].id >= 1 && comments[i].body);
+			check_triage(comments[i].body);
+		}
 		web_gh_comments_free(comments, n);
 	} else {
 		FUZZ_CHECK(!comments && !n);
@@ -62,6 +88,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(issues);
 	} else {
 		FUZZ_CHECK(!issues && !n);
+	}
+	if (size < 4096 && !memchr(data, '\0', size)) {
+		char *s = xstrndup(text, size);
+
+		check_triage(s);
+		free(s);
 	}
 	if (web_hub_pulls_parse(&heads, &n, text, size) == 0) {
 		for (i = 0; i < n; i++)

@@ -2,8 +2,11 @@
  * Alerts on the pull requests' host (docs/github.md, "Alerts on the
  * forge"): the one issue the hub keeps for each raised alert of its
  * default branch, rendered from stored rows and edited as the alert
- * changes. What was posted is remembered in the database (alert_issues),
- * so nothing is sent twice and a restart sends nothing that is there.
+ * changes; one comment on each culprit's pull request; and the "/perfd
+ * triage" commands maintainers comment on the issue, taken once each.
+ * What was posted and read is remembered in the database (alert_issues,
+ * alert_culprits, alert_commands), so nothing is sent or applied twice and
+ * a restart sends nothing that is there.
  */
 #include <errno.h>
 #include <math.h>
@@ -546,5 +549,82 @@ out:
 	free(done);
 	strbuf_release(&body);
 	db_alert_release(&a);
+	return r;
+}
+
+/* ---- triage by a command on the issue ---- */
+
+int web_alert_commands_read(struct db_alert_command **out, size_t *out_n,
+			    const struct web_alerts *wa, const struct db_alert_issue *is)
+{
+	const char *repo = web_gh_client_repo(wa->gh);
+	struct web_gh_comment *cs = NULL;
+	struct db_alert_command *taken = NULL;
+	struct db_alert_issue now;
+	size_t n = 0, ntaken = 0, i;
+	int64_t newest = is->comment_id, newest_at = 0;
+	char since[32];
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = web_gh_comments_since(wa->gh, &cs, &n, is->number, is->since);
+	if (r < 0)
+		return r;
+	taken = xcalloc(n + 1, sizeof(*taken));
+	for (i = 0; i < n; i++) {
+		struct web_triage_command tc;
+		struct db_alert_command *c = &taken[ntaken];
+		enum web_command k;
+		bool apply = false;
+
+		/* Each comment is read once: an edit of one read before is not. */
+		if (cs[i].id <= is->comment_id)
+			continue;
+		if (cs[i].id > newest) {
+			newest = cs[i].id;
+			newest_at = cs[i].created;
+		}
+		k = web_triage_command(&tc, cs[i].body);
+		if (k == WEB_COMMAND_NONE)
+			continue;
+		memset(c, 0, sizeof(*c));
+		c->alert_id = is->alert_id;
+		c->comment_id = cs[i].id;
+		snprintf(c->login, sizeof(c->login), "%s", cs[i].author);
+		snprintf(c->command, sizeof(c->command), "%s", tc.text);
+		if (!*cs[i].author || !web_login_allowed(cs[i].author, wa->allow, wa->nallow)) {
+			c->outcome = DB_COMMAND_IGNORED;
+		} else if (k == WEB_COMMAND_BAD) {
+			c->outcome = DB_COMMAND_MALFORMED;
+			c->detail = xstrdup(tc.why);
+		} else {
+			apply = true;
+		}
+		web_gh_time_format(since, cs[i].created);
+		r = db_alert_command_take(wa->db, repo, c, apply, tc.triage, tc.fixed_by,
+					  cs[i].created ? since : NULL);
+		if (r < 0) {
+			db_alert_command_release(c);
+			break;
+		}
+		ntaken++;
+	}
+	/* The comments that were no command count as read too. */
+	if (r == 0)
+		r = db_alert_issue_get(wa->db, &now, repo, is->alert_id);
+	if (r == 0) {
+		if (newest > now.comment_id) {
+			now.comment_id = newest;
+			if (newest_at)
+				web_gh_time_format(now.since, newest_at);
+		}
+		time_now_iso(now.read_at);
+		r = db_alert_issue_put(wa->db, repo, &now);
+	}
+	web_gh_comments_free(cs, n);
+	/* What was taken is the caller's to say, even when a later write failed. */
+	*out = taken;
+	*out_n = ntaken;
 	return r;
 }

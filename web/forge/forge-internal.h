@@ -13,6 +13,24 @@
  * anything after it on the line makes it no command. */
 bool web_run_command(char sha[41], const char *body);
 
+enum web_command { WEB_COMMAND_NONE, WEB_COMMAND_OK, WEB_COMMAND_BAD };
+/* A "/perfd triage" command, as web_triage_command reads it. */
+struct web_triage_command {
+	enum db_alert_triage triage;
+	int64_t fixed_by;            /* fixed's comparison; 0 for the others */
+	/* OK: the command as understood ("/perfd triage fixed 57"); BAD: its
+	 * line as written, repaired, blanks for control characters, cut. */
+	char text[DB_ALERT_COMMAND_TEXT_MAX + 1];
+	char why[160];               /* BAD: what was wrong */
+};
+/* Reads a comment's first line (blanks and empty lines before it skipped)
+ * as "/perfd triage STATE": STATE acknowledged, false-alarm (or
+ * false_alarm), new, or fixed COMPARISON (a comparison's id, 1 to 15
+ * digits), blanks after it allowed. NONE when the line does not start
+ * with "/perfd triage" and a blank or its end; BAD, with why, when it does
+ * but the rest is not one of these. Case matters, as for /perfd run. */
+enum web_command web_triage_command(struct web_triage_command *out, const char *body);
+
 /* Appends s escaped for Markdown text and table cells (comment.c): what
  * opens emphasis, code, links or HTML, the pipe that ends a cell, and the #
  * and @ of references and mentions; a line break becomes a blank, bytes

@@ -7,7 +7,7 @@
  * per pull request, commit statuses and the trust rule (pulls.c); the
  * forecasts a pull request states, read and recorded (forecast.c); the
  * hub's alerts on the forge: an issue per alert, a comment on each
- * culprit's pull request (alerts.c).
+ * culprit's pull request, triage by a command on the issue (alerts.c).
  *
  * Ownership: the client copies its options; a web_pulls and a web_alerts
  * borrow all they hold. web_gh_client_free(NULL) does nothing.
@@ -402,5 +402,15 @@ struct web_culprit {
  * done now. */
 int web_alert_culprits_post(struct web_culprit **out, size_t *out_n, const struct web_alerts *wa,
 			    int64_t alert_id);
+
+/* Reads the comments of alert issue is made since its last read and takes
+ * each "/perfd triage" command among them once, in order
+ * (db_alert_command_take): by a login on wa's allow list, applied with
+ * the checks of a triage at the hub, by the login, or refused with why; a
+ * malformed one and one by a login off the list recorded and not applied.
+ * The issue counts as read up to its newest comment. *out (the caller's,
+ * also on failure: release each, free) lists the commands taken. */
+int web_alert_commands_read(struct db_alert_command **out, size_t *out_n,
+			    const struct web_alerts *wa, const struct db_alert_issue *is);
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * Posting to pull requests: perfd's one comment per pull request, edited in
  * place; commit statuses; the trust rule for pull requests from authors off
- * the allow list. What was posted is remembered in the database, so a
+ * the allow list; the commands maintainers comment (/perfd run, and
+ * /perfd triage on an alert's issue). What was posted is remembered in the database, so a
  * restart or a second poll posts nothing that is already there.
  */
 #include <ctype.h>
@@ -240,6 +241,93 @@ bool web_run_command(char sha[41], const char *body)
 		sha[n] = (char)tolower((unsigned char)*p);
 	sha[n] = '\0';
 	return true;
+}
+
+/* The line at p, up to its end, as a command's text is kept: repaired,
+ * control characters as blanks, cut on a character boundary. */
+static void command_line(char *out, size_t cap, const char *p)
+{
+	struct strbuf fixed = STRBUF_INIT;
+	size_t n = strcspn(p, "\r\n"), i;
+
+	utf8_repair(&fixed, p, n);
+	n = utf8_cut(fixed.buf, fixed.len, cap - 1);
+	for (i = 0; i < n; i++)
+		out[i] = (unsigned char)fixed.buf[i] < ' ' || fixed.buf[i] == 0x7f ? ' ' :
+			fixed.buf[i];
+	out[n] = '\0';
+	strbuf_release(&fixed);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_line_end(char c)
+{
+	return !c || c == '\n' || c == '\r';
+}
+
+enum web_command web_triage_command(struct web_triage_command *out, const char *body)
+{
+	static const struct { const char *word; enum db_alert_triage t; } states[] = {
+		{ "acknowledged", DB_TRIAGE_ACKNOWLEDGED }, { "false-alarm", DB_TRIAGE_FALSE_ALARM },
+		{ "false_alarm", DB_TRIAGE_FALSE_ALARM }, { "new", DB_TRIAGE_NEW },
+		{ "fixed", DB_TRIAGE_FIXED },
+	};
+	const char *p = body, *line, *w;
+	size_t n, i, digits;
+
+	memset(out, 0, sizeof(*out));
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	line = p;
+	if (strncmp(p, "/perfd triage", 13) || !(is_blank(p[13]) || is_line_end(p[13])))
+		return WEB_COMMAND_NONE;
+	command_line(out->text, sizeof(out->text), line);
+	for (p += 13; is_blank(*p); p++)
+		;
+	w = p;
+	n = strcspn(w, " \t\r\n");
+	for (i = 0; i < ARRAY_SIZE(states); i++)
+		if (n == strlen(states[i].word) && !strncmp(w, states[i].word, n))
+			break;
+	if (i == ARRAY_SIZE(states)) {
+		snprintf(out->why, sizeof(out->why), "expected a state after /perfd triage: "
+			 "acknowledged, false-alarm, new, or fixed COMPARISON");
+		return WEB_COMMAND_BAD;
+	}
+	out->triage = states[i].t;
+	for (p = w + n; is_blank(*p); p++)
+		;
+	if (out->triage == DB_TRIAGE_FIXED) {
+		digits = strspn(p, "0123456789");
+		if (!digits || digits > 15 || *p == '0' || !(is_blank(p[digits]) ||
+							     is_line_end(p[digits]))) {
+			snprintf(out->why, sizeof(out->why), "fixed takes the hub's id of the later "
+				 "comparison that undid the change (a whole number from 1)");
+			return WEB_COMMAND_BAD;
+		}
+		out->fixed_by = strtoll(p, NULL, 10);
+		for (p += digits; is_blank(*p); p++)
+			;
+	}
+	if (!is_line_end(*p)) {
+		snprintf(out->why, sizeof(out->why), "unexpected text after the command%s",
+			 out->triage != DB_TRIAGE_FIXED && *p >= '0' && *p <= '9' ?
+			 " (only fixed takes a comparison)" : "");
+		out->fixed_by = 0;
+		return WEB_COMMAND_BAD;
+	}
+	if (out->fixed_by)
+		snprintf(out->text, sizeof(out->text), "/perfd triage fixed %lld",
+			 (long long)out->fixed_by);
+	else
+		snprintf(out->text, sizeof(out->text), "/perfd triage %s",
+			 out->triage == DB_TRIAGE_FALSE_ALARM ? "false-alarm" :
+			 db_alert_triage_name(out->triage));
+	return WEB_COMMAND_OK;
 }
 
 int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls *ps,
