@@ -266,6 +266,15 @@ static int create_once(const struct web_alerts *wa, struct db_alert_issue *is, c
 			r = err_set(err, "%s; not found since: asked again later", why);
 		else if (r == 0)
 			r = 1;
+	} else if (r < 0) {
+		/* Refused, or never sent: nothing to look for. */
+		int err = r;
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err_last());
+		is->unsure = false;
+		r = db_alert_issue_put(wa->db, repo, is);
+		return r < 0 ? r : err_set(err, "%s", why);
 	}
 	if (r < 0)
 		return r;
@@ -416,6 +425,7 @@ static int culprit_comment(const struct web_alerts *wa, struct db_alert_culprit 
 			   const char *repo, const char *body, enum web_culprit_what *what)
 {
 	struct strbuf marker = STRBUF_INIT;
+	bool settled = false;
 	int r;
 
 	culprit_marker(&marker, c->alert_id);
@@ -449,11 +459,20 @@ static int culprit_comment(const struct web_alerts *wa, struct db_alert_culprit 
 		c->comment_id = -1;
 		*what = WEB_CULPRIT_GONE;
 		r = 0;
+	} else if (r < 0) {
+		/* Refused, or never sent: nothing to look for. */
+		settled = true;
 	}
 out:
-	if (r == 0) {
+	if (r == 0 || settled) {
+		int err = r;
+		char why[512];
+
+		snprintf(why, sizeof(why), "%s", err < 0 ? err_last() : "");
 		c->unsure = false;
 		r = db_alert_culprit_put(wa->db, repo, c);
+		if (r == 0 && err < 0)
+			r = err_set(err, "%s", why);
 	}
 	strbuf_release(&marker);
 	return r;
