@@ -41,7 +41,17 @@ struct hub_config {
 	size_t nexpect;
 	double poll_s;               /* how often the open pull requests are listed */
 	double silent_after_s;       /* a host not heard from for this long is "silent" */
+	/* [github]'s alerts on the forge (docs/github.md, "Alerts on the
+	 * forge"): an issue per raised alert of default_branch, a comment on
+	 * its culprits' pull requests. */
+	bool alert_issues;
+	bool culprit_comments;
+	/* The logins whose "/perfd triage" on an issue is applied; none: allow's. */
+	char **triage_allow;
+	size_t ntriage_allow;
 };
+#define HUB_ALERT_ISSUES_MAX 500     /* the newest raised alerts kept on the forge */
+#define HUB_ALERT_READS_MAX 30       /* issues whose comments are read at a poll */
 #define HUB_POLL_S 60.0
 #define HUB_SILENT_AFTER_S 900.0
 
@@ -77,11 +87,16 @@ int hub_forge_timeout_ms(const struct hub_forge *f);
 /* Marks head commit changed and wakes the loop: called on the server's
  * thread after a record changed what the hub holds of it (ctx is the
  * hub_forge); urgent when the record brought a result (a comparison, a
- * job's end), which is published before heads whose rows only moved. */
+ * job's end), which is published before heads whose rows only moved.
+ * commit "" says an alert changed: its issue is brought up to date. */
 void hub_forge_kick(void *ctx, const char *commit, bool urgent);
 /* Brings the changed heads' statuses and comments up to date, the urgent
  * ones first; when a poll is due, lists the open pull requests and does
- * every open head too, a changed one always before those left. */
+ * every open head too, a changed one always before those left. Then, with
+ * alert_issues, when a poll is due or an alert changed, brings the issues
+ * of the alerts up to date, and with culprit_comments their culprits'
+ * pull requests' comments; at a poll, with alert_issues, the triage
+ * commands of the issues read longest ago. */
 void hub_forge_run(struct hub_forge *f);
 
 #endif

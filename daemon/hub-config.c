@@ -162,6 +162,30 @@ static void set_seconds(struct parse *ps, double *dst, const char *k, const char
 		*dst = d;
 }
 
+/* A list of logins, as allow's: blank-separated, FORGE_ALLOW_MAX at most,
+ * the key given once. */
+static void set_logins(struct parse *ps, char ***dst, size_t *n, const char *k, const char *v)
+{
+	char *copy, *save = NULL, *w;
+
+	if (*n) {
+		perr(ps, "'%s' is set twice", k);
+		return;
+	}
+	copy = xstrdup(v);
+	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		if (*n >= FORGE_ALLOW_MAX) {
+			perr(ps, "'%s': more than %d logins", k, FORGE_ALLOW_MAX);
+			break;
+		}
+		*dst = xrealloc(*dst, (*n + 1) * sizeof(char *));
+		(*dst)[(*n)++] = xstrdup(w);
+	}
+	free(copy);
+	if (!*n)
+		perr(ps, "'%s' needs a value", k);
+}
+
 /* [github]: the keys every [github] takes, and the hub's own. */
 static void key_github(struct parse *ps, const char *k, const char *v)
 {
@@ -184,10 +208,18 @@ static void key_github(struct parse *ps, const char *k, const char *v)
 		set_seconds(ps, &c->poll_s, k, v);
 	} else if (r == 1 && !strcmp(k, "silent_after_s")) {
 		set_seconds(ps, &c->silent_after_s, k, v);
+	} else if (r == 1 && !strcmp(k, "alert_issues")) {
+		if (forge_config_bool(&c->alert_issues, k, v, &why) < 0)
+			perr(ps, "%s", why.buf);
+	} else if (r == 1 && !strcmp(k, "culprit_comments")) {
+		if (forge_config_bool(&c->culprit_comments, k, v, &why) < 0)
+			perr(ps, "%s", why.buf);
+	} else if (r == 1 && !strcmp(k, "triage_allow")) {
+		set_logins(ps, &c->triage_allow, &c->ntriage_allow, k, v);
 	} else if (r == 1) {
 		perr(ps, "unknown key '%s' in [github] (api, repo, token_file, login, allow, hub_url, "
-		     "expect, comment, statuses, poll_s, silent_after_s, timeout_s, max_wait_s, "
-		     "retries, backoff_s)", k);
+		     "expect, comment, statuses, poll_s, silent_after_s, alert_issues, "
+		     "culprit_comments, triage_allow, timeout_s, max_wait_s, retries, backoff_s)", k);
 	} else if (r < 0) {
 		perr(ps, "%s", why.buf);
 	}
@@ -441,6 +473,9 @@ void hub_config_free(struct hub_config *c)
 		free(c->trusted_proxies[i]);
 	free(c->trusted_proxies);
 	forge_config_release(&c->github);
+	for (i = 0; i < c->ntriage_allow; i++)
+		free(c->triage_allow[i]);
+	free(c->triage_allow);
 	free(c);
 }
 

@@ -10,7 +10,11 @@
  * commit a record changed, and that head's comment and statuses are brought
  * up to date first, before the round over every open head that each poll
  * makes: a comment follows a comparison at once however many pull requests
- * are open.
+ * are open. With alert_issues it also keeps an issue per raised alert of
+ * the default branch (docs/github.md, "Alerts on the forge"), and with
+ * culprit_comments comments on its culprits' pull requests, at each poll
+ * and whenever an alert changes; at each poll it reads the issues'
+ * comments for a listed maintainer's "/perfd triage".
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,6 +46,7 @@ struct hub_forge {
 	struct web_gh_client *gh;
 	struct web_pulls pulls;
 	struct web_comment_hosts hosts;
+	struct web_alerts alerts;
 	int kick_fd;                     /* an eventfd the server's thread writes */
 	int cancel_fd;                   /* readable when perfd serve must stop */
 	int64_t next_poll_ns;            /* when the pull requests are listed next */
@@ -51,6 +56,7 @@ struct hub_forge {
 	struct dirty dirty[HUB_DIRTY_MAX];
 	size_t ndirty;
 	bool all_dirty;
+	bool alerts_dirty;               /* an alert changed */
 };
 
 int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int cancel_fd)
@@ -84,6 +90,17 @@ int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int can
 	f->pulls.db = f->db;
 	f->pulls.hub_url = cfg->github.hub_url;
 	f->pulls.hosts = &f->hosts;
+	f->alerts.gh = f->gh;
+	f->alerts.db = f->db;
+	f->alerts.hub_url = cfg->github.hub_url;
+	/* The issue says who may triage by a command only when it is read. */
+	if (cfg->alert_issues && cfg->ntriage_allow) {
+		f->alerts.allow = (const char *const *)cfg->triage_allow;
+		f->alerts.nallow = cfg->ntriage_allow;
+	} else if (cfg->alert_issues) {
+		f->alerts.allow = (const char *const *)cfg->github.allow;
+		f->alerts.nallow = cfg->github.nallow;
+	}
 	r = web_gh_login(f->gh, &login);
 	if (r == -EKEYREJECTED) {
 		r = err_set(r, "[github] %s", err_last());
@@ -126,7 +143,9 @@ void hub_forge_kick(void *ctx, const char *commit, bool urgent)
 	pthread_mutex_lock(&f->lock);
 	for (i = 0; i < f->ndirty && strcmp(f->dirty[i].commit, commit); i++)
 		;
-	if (i < f->ndirty) {
+	if (!*commit) {
+		f->alerts_dirty = true;
+	} else if (i < f->ndirty) {
 		f->dirty[i].urgent |= urgent;
 	} else if (f->ndirty < HUB_DIRTY_MAX) {
 		snprintf(f->dirty[f->ndirty].commit, 41, "%s", commit);
@@ -318,21 +337,160 @@ static void take_dirty(struct hub_forge *f, const struct db_hub_pull *ps, size_t
 	pthread_mutex_unlock(&f->lock);
 }
 
-void hub_forge_run(struct hub_forge *f)
+/* Whether a failure says the forge is out of reach or refuses more for now:
+ * the round stops there, and the next poll tries again. */
+static bool forge_away(int r)
+{
+	return r == -EIO || r == -EAGAIN || r == -ECANCELED || r == -EKEYREJECTED;
+}
+
+/* Brings alert id's issue up to date: 0, or the error (said). */
+static int alert_issue(struct hub_forge *f, int64_t id)
+{
+	enum web_post what;
+	int number, r;
+
+	r = web_alert_issue_post(&what, &number, &f->alerts, id);
+	if (r < 0)
+		log_warnx("alert %lld: issue: %s; tried again at the next poll", (long long)id,
+			  err_last());
+	else if (what != WEB_POST_UNCHANGED)
+		log_info("alert %lld: issue #%d %s", (long long)id, number, web_post_name(what));
+	return r;
+}
+
+/* Tells alert id's culprits' pull requests: the count of culprits settled
+ * now, or the error (said). */
+static int alert_culprits(struct hub_forge *f, int64_t id)
+{
+	struct web_culprit *cs = NULL;
+	size_t n = 0, i;
+	int r;
+
+	r = web_alert_culprits_post(&cs, &n, &f->alerts, id);
+	for (i = 0; i < n; i++) {
+		const struct web_culprit *c = &cs[i];
+
+		if (c->what == WEB_CULPRIT_NO_PULL)
+			log_info("alert %lld: culprit %.12s is of no pull request", (long long)id,
+				 c->commit);
+		else if (c->what == WEB_CULPRIT_GONE)
+			log_info("alert %lld: culprit %.12s: pull request #%d is gone; not commented",
+				 (long long)id, c->commit, c->pr);
+		else
+			log_info("alert %lld: culprit %.12s: pull request #%d %s", (long long)id,
+				 c->commit, c->pr, c->what == WEB_CULPRIT_SAME_PULL ?
+				 "commented on for another culprit" : c->what == WEB_CULPRIT_FOUND ?
+				 "commented on (found: a create whose answer was lost had made it)" :
+				 "commented on");
+	}
+	free(cs);
+	if (r < 0)
+		log_warnx("alert %lld: culprits: %s; tried again at the next poll", (long long)id,
+			  err_last());
+	return r < 0 ? r : (int)n;
+}
+
+/* Says what came of each command taken. */
+static void log_commands(const struct db_alert_command *c, size_t n, int issue)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		long long id = (long long)c[i].alert_id;
+
+		if (c[i].outcome == DB_COMMAND_APPLIED)
+			log_info("alert %lld: '%s' by '%s' (issue #%d): applied", id, c[i].command,
+				 c[i].login, issue);
+		else if (c[i].outcome == DB_COMMAND_REFUSED)
+			log_warnx("alert %lld: '%s' by '%s' (issue #%d) refused: %s", id,
+				  c[i].command, c[i].login, issue, c[i].detail);
+		else if (c[i].outcome == DB_COMMAND_MALFORMED)
+			log_warnx("alert %lld: '%s' by '%s' (issue #%d) not understood, ignored: %s",
+				  id, c[i].command, c[i].login, issue, c[i].detail);
+		else
+			log_warnx("alert %lld: '%s' by '%s' (issue #%d) ignored: '%s' may not "
+				  "triage (triage_allow)", id, c[i].command, c[i].login, issue,
+				  c[i].login);
+	}
+}
+
+/* Reads the comments of the issues read longest ago (HUB_ALERT_READS_MAX)
+ * for "/perfd triage" and takes them; an issue whose alert changed so is
+ * edited at once. */
+static void commands_round(struct hub_forge *f)
+{
+	struct db_alert_issue *is = NULL;
+	size_t n = 0, i, k;
+
+	if (db_alert_issues_to_read(f->db, &is, &n, f->cfg->github.repo,
+				    HUB_ALERT_READS_MAX) < 0) {
+		log_warnx("alerts' issues: %s", err_last());
+		return;
+	}
+	for (i = 0; i < n && !child_cancel_wait(f->cancel_fd, 0); i++) {
+		struct db_alert_command *cs = NULL;
+		size_t nc = 0;
+		int r;
+
+		r = web_alert_commands_read(&cs, &nc, &f->alerts, &is[i]);
+		log_commands(cs, nc, is[i].number);
+		for (k = 0; k < nc; k++)
+			db_alert_command_release(&cs[k]);
+		free(cs);
+		if (r < 0)
+			log_warnx("alert %lld: issue #%d's comments: %s; read again at the next poll",
+				  (long long)is[i].alert_id, is[i].number, err_last());
+		else if (nc)
+			r = alert_issue(f, is[i].alert_id);
+		if (r < 0 && forge_away(r))
+			break;
+	}
+	free(is);
+}
+
+/* Each raised alert of the default branch (the newest
+ * HUB_ALERT_ISSUES_MAX): its issue brought up to date, its culprits'
+ * pull requests told (then its issue again, which names them). An alert
+ * stays in the database whatever the forge answers: a failure is tried
+ * again at the next poll. */
+static void alerts_round(struct hub_forge *f, bool poll)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+
+	if (db_alert_issue_candidates(f->db, &ids, &n, f->cfg->default_branch,
+				      HUB_ALERT_ISSUES_MAX) < 0) {
+		log_warnx("alerts: %s", err_last());
+		return;
+	}
+	for (i = 0; i < n && !child_cancel_wait(f->cancel_fd, 0); i++) {
+		int r = 0;
+
+		if (f->cfg->alert_issues)
+			r = alert_issue(f, ids[i]);
+		if (!(r < 0 && forge_away(r)) && f->cfg->culprit_comments) {
+			r = alert_culprits(f, ids[i]);
+			if (r > 0 && f->cfg->alert_issues)
+				r = alert_issue(f, ids[i]);
+		}
+		if (r < 0 && forge_away(r))
+			break;
+	}
+	/* A forge out of reach is asked nothing more until the next poll. */
+	if (poll && f->cfg->alert_issues && i == n && !child_cancel_wait(f->cancel_fd, 0))
+		commands_round(f);
+	free(ids);
+}
+
+/* The open pull heads' statuses and comments: those changed, and with
+ * poll every one. */
+static void pulls_round(struct hub_forge *f, bool poll)
 {
 	struct db_hub_pull *ps = NULL;
-	bool poll = false;
-	uint64_t kicks;
 	size_t n = 0, i;
 	int *pend;
 
-	while (read(f->kick_fd, &kicks, sizeof(kicks)) == (ssize_t)sizeof(kicks))
-		;
-	if (time_monotonic_ns() >= f->next_poll_ns) {
-		sync_pulls(f);
-		f->next_poll_ns = time_monotonic_ns() + (int64_t)(f->cfg->poll_s * 1e9);
-		poll = true;
-	}
 	if (db_hub_pulls_open(f->db, &ps, &n, f->cfg->github.repo) < 0) {
 		log_warnx("pull requests: %s", err_last());
 		return;
@@ -362,4 +520,26 @@ void hub_forge_run(struct hub_forge *f)
 	}
 	free(pend);
 	free(ps);
+}
+
+void hub_forge_run(struct hub_forge *f)
+{
+	bool poll = false, alerts;
+	uint64_t kicks;
+
+	while (read(f->kick_fd, &kicks, sizeof(kicks)) == (ssize_t)sizeof(kicks))
+		;
+	pthread_mutex_lock(&f->lock);
+	alerts = f->alerts_dirty;
+	f->alerts_dirty = false;
+	pthread_mutex_unlock(&f->lock);
+	if (time_monotonic_ns() >= f->next_poll_ns) {
+		sync_pulls(f);
+		f->next_poll_ns = time_monotonic_ns() + (int64_t)(f->cfg->poll_s * 1e9);
+		poll = true;
+	}
+	pulls_round(f, poll);
+	if ((f->cfg->alert_issues || f->cfg->culprit_comments) && (poll || alerts) &&
+	    !child_cancel_wait(f->cancel_fd, 0))
+		alerts_round(f, poll);
 }

@@ -536,7 +536,7 @@ static int alert_insert(struct db *db, const struct db_alert *a, const char *sha
 		rc = sqlite3_step(st);
 	}
 	if (rc != SQLITE_DONE)
-		r = rc == SQLITE_CONSTRAINT ?
+		r = (rc & 0xff) == SQLITE_CONSTRAINT ?
 			err_set(-EEXIST, "host '%s' has another alert (not id %lld) of %s, case "
 				"'%s', %.12s..%.12s", a->host, (long long)a->origin_id, a->branch,
 				a->case_name, a->lo, a->hi) :

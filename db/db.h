@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 15
+#define DB_SCHEMA_VERSION 16
 
 struct db;
 
@@ -819,6 +819,85 @@ struct db_alert_triage_count {
 int db_alert_triage_counts(struct db *db, struct db_alert_triage_count **out, size_t *out_n,
 			   size_t max);
 
+/* ---- alert_issues, alert_culprits, alert_commands (db/alert-issues.c) ----
+ * What the hub said of its alerts on the pull requests' host and read
+ * there (docs/github.md, "Alerts on the forge"), per repository ("owner/
+ * name"): each alert's one issue, one comment per culprit's pull request,
+ * and the "/perfd triage" commands read from the issue. A row is written
+ * after the host accepted what it records. */
+
+#define DB_ALERT_COMMAND_TEXT_MAX 96  /* bytes of a command kept */
+
+/* The issue of one alert. */
+struct db_alert_issue {
+	int64_t alert_id;
+	int number;                  /* the issue's number; 0 until made */
+	bool unsure;                 /* a create was sent whose outcome is unknown */
+	char body_sha256[65];        /* of the title, body and state sent last; "" none */
+	bool closed;                 /* the state sent last */
+	int64_t comment_id;          /* the newest of its comments read; 0: none */
+	char since[32];              /* that comment's time, for the next read; "" none */
+	char read_at[32];            /* when its comments were last read; "" never */
+};
+/* alert_id's issue in repo; -ENOENT, with *out zeroed but for alert_id,
+ * when there is none. */
+int db_alert_issue_get(struct db *db, struct db_alert_issue *out, const char *repo,
+		       int64_t alert_id);
+int db_alert_issue_put(struct db *db, const char *repo, const struct db_alert_issue *is);
+/* The ids of the raised alerts of branch that an issue is kept for: the
+ * newest max, oldest first. *out is the caller's. */
+int db_alert_issue_candidates(struct db *db, int64_t **out, size_t *out_n, const char *branch,
+			      size_t max);
+/* The issues of repo made whose comments are read: those whose alert's
+ * triage is new or acknowledged, the ones read longest ago first, at most
+ * max. *out is the caller's. */
+int db_alert_issues_to_read(struct db *db, struct db_alert_issue **out, size_t *out_n,
+			    const char *repo, size_t max);
+
+/* A culprit commit of an alert and its pull request. */
+struct db_alert_culprit {
+	int64_t alert_id;
+	char commit[DB_OID_HEX];
+	int pr;                      /* the pull request it came from; 0: none */
+	int64_t comment_id;          /* the hub's comment there; 0: not made; -1: the
+				      * pull request was gone */
+	bool unsure;                 /* a create was sent whose outcome is unknown */
+};
+/* alert_id's culprits asked about in repo, by commit; *out is the caller's. */
+int db_alert_culprits(struct db *db, struct db_alert_culprit **out, size_t *out_n,
+		      const char *repo, int64_t alert_id);
+int db_alert_culprit_put(struct db *db, const char *repo, const struct db_alert_culprit *c);
+
+enum db_command_outcome { DB_COMMAND_APPLIED, DB_COMMAND_REFUSED, DB_COMMAND_IGNORED,
+			  DB_COMMAND_MALFORMED };
+const char *db_command_outcome_name(enum db_command_outcome o);
+/* A "/perfd triage" command read from an alert's issue. */
+struct db_alert_command {
+	int64_t alert_id;
+	int64_t comment_id;
+	char login[65];
+	char command[DB_ALERT_COMMAND_TEXT_MAX + 1];  /* as understood, or as read (cut) */
+	enum db_command_outcome outcome;
+	char *detail;                /* why refused or not understood; NULL */
+	char read_at[32];
+};
+void db_alert_command_release(struct db_alert_command *c);
+/* Takes command c (its alert, comment, login, command, outcome) from
+ * repo's issue of c->alert_id, in one transaction: with apply, triage t
+ * (with fixed_by) is set as db_alert_triage_set sets it, by c->login, and
+ * c->outcome becomes DB_COMMAND_APPLIED, or DB_COMMAND_REFUSED with why in
+ * c->detail (replaced; release c) when db_alert_triage_set refuses it; the
+ * command is recorded; and the issue's comments count as read up to
+ * c->comment_id, whose time is since. A comment taken before changes
+ * nothing (0, c->outcome left as given). A database error rolls all of it
+ * back. */
+int db_alert_command_take(struct db *db, const char *repo, struct db_alert_command *c,
+			  bool apply, enum db_alert_triage t, int64_t fixed_by, const char *since);
+/* The newest max commands of alert_id read in repo that were not ignored,
+ * oldest first; *out is the caller's (release each, free). */
+int db_alert_commands_recent(struct db *db, struct db_alert_command **out, size_t *out_n,
+			     const char *repo, int64_t alert_id, size_t max);
+
 /* ---- builds, build_artifacts (db/builds.c) ---- */
 
 enum db_build_state { DB_BUILD_RUNNING, DB_BUILD_DONE, DB_BUILD_FAILED, DB_BUILD_ABANDONED };
@@ -1214,9 +1293,11 @@ struct db_count {
 	char key[32];
 	int64_t n;
 };
-enum db_count_kind { DB_COUNT_VERDICTS, DB_COUNT_JOBS, DB_COUNT_BUILDS, DB_COUNT_QUARANTINED };
-/* Rows per verdict ("none" before a summary), job state or build state;
- * for DB_COUNT_QUARANTINED one row "quarantined". Fills at most max and
+enum db_count_kind { DB_COUNT_VERDICTS, DB_COUNT_JOBS, DB_COUNT_BUILDS, DB_COUNT_QUARANTINED,
+		      DB_COUNT_ALERT_COMMANDS };
+/* Rows per verdict ("none" before a summary), job state, build state or
+ * outcome of the alert commands read; for DB_COUNT_QUARANTINED one row
+ * "quarantined". Fills at most max and
  * returns the count. */
 int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind kind);
 

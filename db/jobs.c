@@ -511,7 +511,7 @@ static int job_insert(struct db *db, const struct db_job *j, const char *sha256,
 		rc = sqlite3_step(st);
 	}
 	if (rc != SQLITE_DONE)
-		r = rc == SQLITE_CONSTRAINT ?
+		r = (rc & 0xff) == SQLITE_CONSTRAINT ?
 			err_set(-EEXIST, "host '%s' has another job (not id %lld) of %s at %.12s",
 				j->host, (long long)j->origin_id, j->head, j->commit) :
 			db_fail(db, rc, "storing a host's job");

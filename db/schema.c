@@ -556,6 +556,52 @@ static const char schema_v15[] =
 	"  changed_at TEXT,"
 	"  PRIMARY KEY (repo, pr, commit_oid, source)) WITHOUT ROWID;";
 
+/* Version 16: alerts on the forge (docs/github.md, "Alerts on the
+ * forge"), per repository. alert_issues: the one issue the hub keeps for
+ * a raised alert of its default branch: its number (0 until made; unsure
+ * when a create was sent whose outcome is not known, so the hub looks for
+ * it before sending another), the sha256 of the title and body sent last,
+ * the state sent last, and how far its comments were read (the newest
+ * comment's id and time, and when). alert_culprits: per culprit commit of
+ * an alert, the pull request the forge said it came from (0: none) and
+ * the comment the hub made there (0: not made). alert_commands: every
+ * "/perfd triage" command read from an issue, by whom, and what came of
+ * it: applied, refused (with why), ignored (its author may not triage) or
+ * malformed (with why). */
+static const char schema_v16[] =
+	"CREATE TABLE alert_issues ("
+	"  repo TEXT NOT NULL,"
+	"  alert_id INTEGER NOT NULL REFERENCES alerts (id),"
+	"  number INTEGER NOT NULL DEFAULT 0,"
+	"  unsure INTEGER NOT NULL DEFAULT 0,"
+	"  body_sha256 TEXT,"
+	"  state TEXT NOT NULL DEFAULT 'open' CHECK (state IN ('open', 'closed')),"
+	"  comment_id INTEGER NOT NULL DEFAULT 0,"
+	"  comments_since TEXT,"
+	"  read_at TEXT,"
+	"  posted_at TEXT NOT NULL,"
+	"  PRIMARY KEY (repo, alert_id)) WITHOUT ROWID;"
+	"CREATE TABLE alert_culprits ("
+	"  repo TEXT NOT NULL,"
+	"  alert_id INTEGER NOT NULL REFERENCES alerts (id),"
+	"  commit_oid TEXT NOT NULL,"
+	"  pr INTEGER NOT NULL DEFAULT 0,"
+	"  comment_id INTEGER NOT NULL DEFAULT 0,"
+	"  unsure INTEGER NOT NULL DEFAULT 0,"
+	"  asked_at TEXT NOT NULL,"
+	"  PRIMARY KEY (repo, alert_id, commit_oid)) WITHOUT ROWID;"
+	"CREATE TABLE alert_commands ("
+	"  repo TEXT NOT NULL,"
+	"  comment_id INTEGER NOT NULL,"
+	"  alert_id INTEGER NOT NULL REFERENCES alerts (id),"
+	"  login TEXT NOT NULL,"
+	"  command TEXT NOT NULL,"
+	"  outcome TEXT NOT NULL CHECK (outcome IN ('applied', 'refused', 'ignored', 'malformed')),"
+	"  detail TEXT,"
+	"  read_at TEXT NOT NULL,"
+	"  PRIMARY KEY (repo, comment_id)) WITHOUT ROWID;"
+	"CREATE INDEX alert_commands_alert ON alert_commands (alert_id);";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -572,5 +618,6 @@ const struct db_migration db_migrations[] = {
 	{ 13, schema_v13 },
 	{ 14, schema_v14 },
 	{ 15, schema_v15 },
+	{ 16, schema_v16 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -8,7 +8,8 @@
  * result with its lines; pull comment, commit status, approval and head
  * first seen; tokens; an ingested comparison with its origin, written whole
  * and row for row what the step by step writes leave; stored receipts and
- * what drops them. Also every
+ * what drops them; alerts on the forge (an issue, commands taken once
+ * with a triage's checks, culprits). Also every
  * loader's output on a missing row or a failed list, and the A/A
  * comparisons counted per host and case.
  */
@@ -746,6 +747,213 @@ static void test_series(void **state)
 	assert_true(known.host && !known.case_name && known.branch);
 	assert_int_equal(db_series_known(db, &known, "h2", "work", "span:main"), 0);
 	assert_true(!known.host && !known.case_name && !known.branch);
+	db_close(db);
+	free(p);
+}
+
+/* An alert of this database's own agent on branch, raised or left
+ * confirming. */
+static int64_t put_alert(struct db *db, const char *branch, const char *hi, int64_t cid,
+			 bool raise)
+{
+	struct db_alert a;
+	int64_t id;
+
+	memset(&a, 0, sizeof(a));
+	snprintf(a.branch, sizeof(a.branch), "%s", branch);
+	snprintf(a.case_name, sizeof(a.case_name), "work");
+	snprintf(a.lo, sizeof(a.lo), "1111111111111111111111111111111111111111");
+	snprintf(a.hi, sizeof(a.hi), "%s", hi);
+	a.commits = 2;
+	a.slower = true;
+	a.gain = -0.05;
+	a.comparison_id = cid;
+	assert_int_equal(db_alert_add(db, &id, &a), 1);
+	if (raise)
+		assert_int_equal(db_alert_confirmed(db, id, true, cid, DB_BISECT_NONE, "ok"), 0);
+	return id;
+}
+
+static int64_t count_rows(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t n = -1;
+
+	assert_int_equal(sqlite3_prepare_v2(db->h, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Alerts on the forge: the raised alerts of a branch an issue is kept
+ * for; an issue's row; commands taken once each, applied with the checks
+ * of a triage (a fixed by a comparison in the same direction refused, the
+ * triage kept), ignored ones kept out of the recent list, the issue read
+ * up to the newest comment taken; only open alerts' issues read; culprits. */
+static void test_alert_issues(void **state)
+{
+	char *p = path_for("alert-issues.db");
+	struct db *db = NULL;
+	struct db_artifact art = { 0, (char *)"/bin/true", 1, "ab" };
+	struct db_alert_issue is, *iss = NULL;
+	struct db_alert_command cmd, *cmds = NULL;
+	struct db_alert_culprit cu, *cus = NULL;
+	struct db_count counts[8];
+	struct db_alert al;
+	int64_t aid, cs, cl, cf, a1, a2, a4, *ids = NULL;
+	size_t n;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_artifact_put(db, &aid, &art), 0);
+	cs = put_point(db, aid, 0, "work", false, DB_STATE_DONE, "slower", 10);
+	cl = put_point(db, aid, 0, "work", false, DB_STATE_DONE, "slower", 11);
+	cf = put_point(db, aid, 0, "work", false, DB_STATE_DONE, "faster", 12);
+	assert_int_equal(sqlite3_exec(db->h, "UPDATE comparisons SET created_at ="
+				      " '2026-11-05T10:00:00.000Z' WHERE id > 1", NULL, NULL, NULL),
+			 SQLITE_OK);
+	a1 = put_alert(db, "main", "2222222222222222222222222222222222222222", cs, true);
+	a2 = put_alert(db, "dev", "2222222222222222222222222222222222222222", cs, true);
+	put_alert(db, "main", "3333333333333333333333333333333333333333", cs, false);
+	a4 = put_alert(db, "main", "4444444444444444444444444444444444444444", cs, true);
+
+	/* Raised, on main: a1 and a4 (not the one confirming), oldest first;
+	 * the newest one alone. */
+	assert_int_equal(db_alert_issue_candidates(db, &ids, &n, "main", 10), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(ids[0], a1);
+	assert_int_equal(ids[1], a4);
+	free(ids);
+	assert_int_equal(db_alert_issue_candidates(db, &ids, &n, "main", 1), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], a4);
+	free(ids);
+	assert_int_equal(db_alert_issue_candidates(db, &ids, &n, "dev", 10), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], a2);
+	free(ids);
+
+	assert_int_equal(db_alert_issue_get(db, &is, "o/r", a1), -ENOENT);
+	assert_int_equal(is.alert_id, a1);
+	assert_int_equal(is.number, 0);
+	is.unsure = true;
+	assert_int_equal(db_alert_issue_put(db, "o/r", &is), 0);
+	assert_int_equal(db_alert_issue_get(db, &is, "o/r", a1), 0);
+	assert_true(is.unsure);
+	assert_int_equal(db_alert_issue_get(db, &is, "o/other", a1), -ENOENT);
+	/* Not made yet: nothing to read. */
+	assert_int_equal(db_alert_issues_to_read(db, &iss, &n, "o/r", 10), 0);
+	assert_int_equal(n, 0);
+	is.unsure = false;
+	is.number = 12;
+	snprintf(is.body_sha256, sizeof(is.body_sha256), "%064d", 7);
+	assert_int_equal(db_alert_issue_put(db, "o/r", &is), 0);
+	assert_int_equal(db_alert_issues_to_read(db, &iss, &n, "o/r", 10), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(iss[0].alert_id, a1);
+	assert_int_equal(iss[0].number, 12);
+	assert_false(iss[0].closed);
+	assert_int_equal(iss[0].body_sha256[63], '7');
+	free(iss);
+
+	/* Applied, by the login. */
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.alert_id = a1;
+	cmd.comment_id = 500;
+	snprintf(cmd.login, sizeof(cmd.login), "alice");
+	snprintf(cmd.command, sizeof(cmd.command), "/perfd triage acknowledged");
+	assert_int_equal(db_alert_command_take(db, "o/r", &cmd, true, DB_TRIAGE_ACKNOWLEDGED, 0,
+					       "2026-11-05T11:00:00Z"), 0);
+	assert_int_equal(cmd.outcome, DB_COMMAND_APPLIED);
+	assert_int_equal(db_alert_get(db, &al, a1), 0);
+	assert_int_equal(al.triage, DB_TRIAGE_ACKNOWLEDGED);
+	assert_string_equal(al.triage_by, "alice");
+	db_alert_release(&al);
+	assert_int_equal(db_alert_issue_get(db, &is, "o/r", a1), 0);
+	assert_int_equal(is.comment_id, 500);
+	assert_string_equal(is.since, "2026-11-05T11:00:00Z");
+	/* The same comment again: nothing. */
+	cmd.outcome = DB_COMMAND_IGNORED;
+	assert_int_equal(db_alert_command_take(db, "o/r", &cmd, true, DB_TRIAGE_NEW, 0, NULL), 0);
+	assert_int_equal(count_rows(db, "SELECT count(*) FROM alert_commands"), 1);
+	assert_int_equal(db_alert_get(db, &al, a1), 0);
+	assert_int_equal(al.triage, DB_TRIAGE_ACKNOWLEDGED);
+	db_alert_release(&al);
+
+	/* Fixed by a later comparison that says slower too: refused, kept. */
+	cmd.comment_id = 501;
+	cmd.outcome = DB_COMMAND_APPLIED;
+	assert_int_equal(db_alert_command_take(db, "o/r", &cmd, true, DB_TRIAGE_FIXED, cl,
+					       "2026-11-05T11:00:01Z"), 0);
+	assert_int_equal(cmd.outcome, DB_COMMAND_REFUSED);
+	assert_non_null(strstr(cmd.detail, "says slower"));
+	assert_int_equal(db_alert_get(db, &al, a1), 0);
+	assert_int_equal(al.triage, DB_TRIAGE_ACKNOWLEDGED);
+	db_alert_release(&al);
+	/* Someone who may not: kept out of the recent ones. */
+	db_alert_command_release(&cmd);
+	cmd.comment_id = 502;
+	snprintf(cmd.login, sizeof(cmd.login), "mallory");
+	cmd.outcome = DB_COMMAND_IGNORED;
+	assert_int_equal(db_alert_command_take(db, "o/r", &cmd, false, DB_TRIAGE_NEW, 0,
+					       "2026-11-05T11:00:02Z"), 0);
+	assert_int_equal(cmd.outcome, DB_COMMAND_IGNORED);
+	snprintf(cmd.login, sizeof(cmd.login), "bob");
+	cmd.comment_id = 503;
+	assert_int_equal(db_alert_command_take(db, "o/r", &cmd, true, DB_TRIAGE_FIXED, cf,
+					       "2026-11-05T11:00:03Z"), 0);
+	assert_int_equal(cmd.outcome, DB_COMMAND_APPLIED);
+	assert_int_equal(db_alert_get(db, &al, a1), 0);
+	assert_int_equal(al.triage, DB_TRIAGE_FIXED);
+	assert_int_equal(al.fixed_by, cf);
+	assert_string_equal(al.triage_by, "bob");
+	db_alert_release(&al);
+	assert_int_equal(db_alert_commands_recent(db, &cmds, &n, "o/r", a1, 2), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(cmds[0].comment_id, 501);
+	assert_int_equal(cmds[0].outcome, DB_COMMAND_REFUSED);
+	assert_non_null(strstr(cmds[0].detail, "says slower"));
+	assert_int_equal(cmds[1].comment_id, 503);
+	assert_string_equal(cmds[1].login, "bob");
+	assert_null(cmds[1].detail);
+	db_alert_command_release(&cmds[0]);
+	db_alert_command_release(&cmds[1]);
+	free(cmds);
+	assert_int_equal(db_alert_issue_get(db, &is, "o/r", a1), 0);
+	assert_int_equal(is.comment_id, 503);
+	/* Fixed: no longer read. */
+	assert_int_equal(db_alert_issues_to_read(db, &iss, &n, "o/r", 10), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(db_count(db, counts, ARRAY_SIZE(counts), DB_COUNT_ALERT_COMMANDS), 3);
+	assert_string_equal(counts[0].key, "applied");
+	assert_int_equal(counts[0].n, 2);
+	assert_string_equal(counts[1].key, "ignored");
+	assert_int_equal(counts[1].n, 1);
+	assert_string_equal(counts[2].key, "refused");
+	assert_int_equal(counts[2].n, 1);
+
+	memset(&cu, 0, sizeof(cu));
+	cu.alert_id = a4;
+	snprintf(cu.commit, sizeof(cu.commit), "4444444444444444444444444444444444444444");
+	cu.pr = 9;
+	cu.unsure = true;
+	assert_int_equal(db_alert_culprit_put(db, "o/r", &cu), 0);
+	cu.unsure = false;
+	cu.comment_id = 77;
+	assert_int_equal(db_alert_culprit_put(db, "o/r", &cu), 0);
+	snprintf(cu.commit, sizeof(cu.commit), "3333333333333333333333333333333333333333");
+	cu.pr = 0;
+	cu.comment_id = 0;
+	assert_int_equal(db_alert_culprit_put(db, "o/r", &cu), 0);
+	assert_int_equal(db_alert_culprits(db, &cus, &n, "o/r", a4), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(cus[0].pr, 0);
+	assert_int_equal(cus[1].pr, 9);
+	assert_int_equal(cus[1].comment_id, 77);
+	assert_false(cus[1].unsure);
+	free(cus);
+	assert_int_equal(db_alert_culprits(db, &cus, &n, "o/other", a4), 0);
+	assert_int_equal(n, 0);
 	db_close(db);
 	free(p);
 }
@@ -2169,6 +2377,7 @@ int main(void)
 		cmocka_unit_test(test_missing_rows_zeroed),
 		cmocka_unit_test(test_failed_lists_zeroed),
 		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_alert_issues),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

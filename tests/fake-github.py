@@ -11,6 +11,14 @@ Each API request is appended as one JSON line to --log and kept in memory:
 {"t", "method", "path", "query", "auth", "user_agent", "body", "status",
 "fault", "applied"}. A short line per request also goes to stderr.
 
+Issues share the pull requests' numbers, as on GitHub: POST /repos/O/N/issues
+makes one, PATCH /repos/O/N/issues/NUM edits its title, body and state, GET
+/repos/O/N/issues lists issues and pull requests (state, creator, sort,
+direction, since), and /issues/NUM/comments serves either (GET takes since,
+which keeps the comments updated at or after that time). GET
+/repos/O/N/commits/SHA/pulls answers the pull requests a commit belongs to:
+those whose "commits" hold it, whose head it is, or whose merge commit it is.
+
 A GET of /repos/O/N/compare/BASE...HEAD answers the merge base when
 --git-dir names the repository, as git merge-base finds it; a GET of
 /repos/O/N/git/commits/SHA answers that commit (its message, tree and
@@ -21,10 +29,13 @@ state and inject failures:
 
   POST   /_fake/pulls           [{"number", "author", "head_sha", "head_ref",
                                   "base_ref", "base_sha", "state", "title",
-                                  "head_repo", "draft", "body"}...]  upsert by
-                                  number ("body": the description, or null)
+                                  "head_repo", "draft", "body", "commits",
+                                  "merged", "merge_commit_sha"}...]  upsert by
+                                  number ("body": the description, or null;
+                                  "commits": the commits it brought)
   DELETE /_fake/pulls/NUM       remove a pull and its comments
-  POST   /_fake/comments        {"pr", "author", "body", "author_association"}
+  POST   /_fake/comments        {"pr" (or "issue"), "author", "body",
+                                  "author_association"}
   DELETE /_fake/comments/ID     delete a comment
   POST   /_fake/faults          [{"method", "path" (regex), "status",
                                   "headers", "body", "content_type", "times",
@@ -32,7 +43,7 @@ state and inject failures:
                                   append rules
   GET    /_fake/faults          the rules with times left
   DELETE /_fake/faults          drop every rule
-  GET    /_fake/state           {"pulls", "comments", "statuses"}
+  GET    /_fake/state           {"pulls", "issues", "comments", "statuses"}
   GET    /_fake/requests        the recorded API requests
   POST   /_fake/reset-requests  forget the recorded requests (not the log)
 
@@ -48,6 +59,7 @@ dies leaves nothing running.
 """
 import argparse
 import base64
+import calendar
 import hashlib
 import http.server
 import json
@@ -64,6 +76,8 @@ MAX_BODY = 1 << 20          # larger request bodies are answered 413
 MAX_DRAIN = 16 << 20        # past this much, a too large body is not read
 MAX_COMMENT = 65536
 MAX_DESCRIPTION = 140
+MAX_TITLE = 256
+ISSUE_ID_BASE = (1 << 32) + 5000000
 DOCS = "https://docs.github.com/rest"
 JSON_TYPE = "application/json; charset=utf-8"
 STATUS_STATES = ("pending", "success", "failure", "error")
@@ -74,6 +88,19 @@ STATUS_ID_BASE = 9000000000
 
 def iso(ts):
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+
+
+def parse_iso(text):
+    """GitHub's ISO 8601 time (YYYY-MM-DDTHH:MM:SSZ, with or without a
+    fraction, or +00:00) as seconds since the epoch; None when it is not."""
+    m = re.match(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|\+00:00)$", text)
+    if not m:
+        return None
+    try:
+        return calendar.timegm(time.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S")) + \
+            float(m.group(2) or 0)
+    except ValueError:
+        return None
 
 
 def node_id(prefix, n):
@@ -111,7 +138,8 @@ class State:
         self.git_dir = None
         self.port = 0
         self.pulls = {}           # number -> dict
-        self.comments = {}        # id -> dict (with "pr")
+        self.issues = {}          # number -> dict; numbers shared with pulls
+        self.comments = {}        # id -> dict (with "pr": the pull's or issue's number)
         self.statuses = []        # oldest first
         self.faults = []
         self.requests = []
@@ -154,7 +182,8 @@ class State:
             "created_at": iso(p["created"]),
             "updated_at": iso(p["updated"]),
             "closed_at": iso(p["updated"]) if p["state"] == "closed" else None,
-            "merged_at": None,
+            "merged_at": iso(p["updated"]) if p.get("merged") else None,
+            "merge_commit_sha": p.get("merge_commit_sha"),
             "draft": p["draft"],
             "head": {
                 "label": "%s:%s" % (head_owner, p["head_ref"]),
@@ -173,12 +202,61 @@ class State:
             "author_association": "CONTRIBUTOR",
         }
 
+    def issue_obj(self, i):
+        n = i["number"]
+        return {
+            "url": "%s/repos/%s/issues/%d" % (self.api_base, self.repo, n),
+            "repository_url": "%s/repos/%s" % (self.api_base, self.repo),
+            "comments_url": "%s/repos/%s/issues/%d/comments" % (self.api_base,
+                                                                self.repo, n),
+            "html_url": "https://github.com/%s/issues/%d" % (self.repo, n),
+            "id": ISSUE_ID_BASE + n,
+            "node_id": node_id("I", ISSUE_ID_BASE + n),
+            "number": n,
+            "title": i["title"],
+            "user": self.user(i["author"]),
+            "labels": [],
+            "state": i["state"],
+            "state_reason": i.get("state_reason"),
+            "locked": False,
+            "assignee": None,
+            "assignees": [],
+            "milestone": None,
+            "comments": len([c for c in self.comments.values() if c["pr"] == n]),
+            "created_at": iso(i["created"]),
+            "updated_at": iso(i["updated"]),
+            "closed_at": iso(i["closed"]) if i["state"] == "closed" else None,
+            "author_association": "NONE",
+            "body": i["body"],
+        }
+
+    def pull_as_issue(self, p):
+        """A pull request as the issues endpoints list it."""
+        obj = self.pull_obj(p)
+        return {
+            "url": "%s/repos/%s/issues/%d" % (self.api_base, self.repo, p["number"]),
+            "html_url": obj["html_url"], "id": obj["id"], "node_id": obj["node_id"],
+            "number": p["number"], "title": p["title"], "user": obj["user"],
+            "labels": [], "state": p["state"], "locked": False,
+            "comments": len([c for c in self.comments.values()
+                             if c["pr"] == p["number"]]),
+            "created_at": obj["created_at"], "updated_at": obj["updated_at"],
+            "closed_at": obj["closed_at"], "author_association": "CONTRIBUTOR",
+            "body": p.get("body"),
+            "pull_request": {"url": obj["url"], "html_url": obj["html_url"],
+                             "merged_at": obj["merged_at"]},
+        }
+
+    def next_number(self):
+        return max(list(self.pulls) + list(self.issues) + [0]) + 1
+
     def comment_obj(self, c, with_pr=False):
         cid, pr = c["id"], c["pr"]
+        kind = "issues" if pr in self.issues else "pull"
         obj = {
             "url": "%s/repos/%s/issues/comments/%d" % (self.api_base, self.repo, cid),
-            "html_url": "https://github.com/%s/pull/%d#issuecomment-%d"
-                        % (self.repo, pr, cid),
+            "html_url": "https://github.com/%s/%s/%d#issuecomment-%d"
+                        % (self.repo, kind, pr, cid),
             "issue_url": "%s/repos/%s/issues/%d" % (self.api_base, self.repo, pr),
             "id": cid,
             "node_id": node_id("IC", cid),
@@ -209,6 +287,7 @@ class State:
     def state_obj(self):
         return {
             "pulls": [self.pull_obj(self.pulls[n]) for n in sorted(self.pulls)],
+            "issues": [self.issue_obj(self.issues[n]) for n in sorted(self.issues)],
             "comments": [self.comment_obj(self.comments[i], True)
                          for i in sorted(self.comments)],
             "statuses": [{"id": s["id"], "sha": s["sha"], "state": s["state"],
@@ -246,6 +325,18 @@ class State:
             if "body" in item and not (item["body"] is None
                                        or isinstance(item["body"], str)):
                 raise BadInput("body must be a string or null")
+            if "commits" in item and not (isinstance(item["commits"], list) and all(
+                    isinstance(c, str) and SHA_RE.match(c) for c in item["commits"])):
+                raise BadInput("commits must be a list of 40 hex digits each")
+            if "merged" in item and not isinstance(item["merged"], bool):
+                raise BadInput("merged must be true or false")
+            if "merge_commit_sha" in item and not (
+                    item["merge_commit_sha"] is None or (
+                        isinstance(item["merge_commit_sha"], str)
+                        and SHA_RE.match(item["merge_commit_sha"]))):
+                raise BadInput("merge_commit_sha must be 40 hex digits or null")
+            if item.get("number") in self.issues:
+                raise BadInput("number %d is an issue's" % item["number"])
             checked.append(item)
         now = time.time()
         for item in checked:
@@ -260,10 +351,13 @@ class State:
                      "head_repo": self.repo, "draft": False, "created": now}
                 self.pulls[n] = p
             for key in ("author", "head_ref", "head_sha", "base_ref", "base_sha",
-                        "state", "title", "head_repo", "draft", "body"):
+                        "state", "title", "head_repo", "draft", "body", "merged",
+                        "merge_commit_sha"):
                 if key in item:
                     value = item[key]
-                    p[key] = value.lower() if key.endswith("_sha") else value
+                    p[key] = value.lower() if key.endswith("_sha") and value else value
+            if "commits" in item:
+                p["commits"] = [c.lower() for c in item["commits"]]
             p["updated"] = now
         return self.state_obj()["pulls"]
 
@@ -414,14 +508,37 @@ class State:
                 return 404, message("Not Found"), None
             return 200, self.pull_obj(p), None
 
+        if rest == "/issues" and method == "GET":
+            return self.list_issues(query, pairs, base + rest)
+
+        if rest == "/issues" and method == "POST":
+            return self.create_issue(body)
+
+        m = re.match(r"^/issues/(\d+)$", rest)
+        if m and method in ("GET", "PATCH"):
+            n = int(m.group(1))
+            if n in self.pulls and method == "GET":
+                return 200, self.pull_as_issue(self.pulls[n]), None
+            if n not in self.issues:
+                return 404, message("Not Found"), None
+            if method == "GET":
+                return 200, self.issue_obj(self.issues[n]), None
+            return self.edit_issue(self.issues[n], body)
+
         m = re.match(r"^/issues/(\d+)/comments$", rest)
         if m and method in ("GET", "POST"):
             pr = int(m.group(1))
-            if pr not in self.pulls:
+            if pr not in self.pulls and pr not in self.issues:
                 return 404, message("Not Found"), None
             if method == "GET":
+                since = None
+                if "since" in query:
+                    since = parse_iso(query["since"])
+                    if since is None:
+                        return invalid("IssueComment", "since", "invalid")
                 mine = [self.comments[i] for i in sorted(self.comments)
-                        if self.comments[i]["pr"] == pr]
+                        if self.comments[i]["pr"] == pr and (
+                            since is None or int(self.comments[i]["updated"]) >= since)]
                 chunk, link = self.page(mine, query, pairs, base + rest)
                 return 200, [self.comment_obj(c) for c in chunk], link
             ok, text = self.comment_body(body)
@@ -459,6 +576,15 @@ class State:
         if m and method == "POST":
             return self.create_status(m.group(1), body)
 
+        m = re.match(r"^/commits/([0-9a-fA-F]{40})/pulls$", rest)
+        if m and method == "GET":
+            sha = m.group(1).lower()
+            mine = [p for n, p in sorted(self.pulls.items())
+                    if sha in p.get("commits", []) or p["head_sha"] == sha
+                    or p.get("merge_commit_sha") == sha]
+            chunk, link = self.page(mine, query, pairs, base + rest)
+            return 200, [self.pull_obj(p) for p in chunk], link
+
         m = re.match(r"^/commits/([^/]+)/statuses$", rest)
         if m and method == "GET":
             sha = m.group(1).lower()
@@ -467,6 +593,101 @@ class State:
             return 200, [self.status_obj(s) for s in chunk], link
 
         return 404, message("Not Found"), None
+
+    def list_issues(self, query, pairs, path):
+        """GET /issues: issues and pull requests, as GitHub lists them."""
+        state = query.get("state", "open")
+        if state not in ("open", "closed", "all"):
+            return invalid("Issue", "state", "invalid")
+        sort = query.get("sort", "created")
+        if sort not in ("created", "updated", "comments"):
+            return invalid("Issue", "sort", "invalid")
+        direction = query.get("direction", "desc")
+        if direction not in ("asc", "desc"):
+            return invalid("Issue", "direction", "invalid")
+        since = None
+        if "since" in query:
+            since = parse_iso(query["since"])
+            if since is None:
+                return invalid("Issue", "since", "invalid")
+        items = [self.issue_obj(i) for i in self.issues.values()] + \
+            [self.pull_as_issue(p) for p in self.pulls.values()]
+        items = [o for o in items if (state == "all" or o["state"] == state)
+                 and ("creator" not in query
+                      or o["user"]["login"].lower() == query["creator"].lower())
+                 and (since is None or parse_iso(o["updated_at"]) >= since)]
+        key = {"created": "created_at", "updated": "updated_at",
+               "comments": "comments"}[sort]
+        items.sort(key=lambda o: (o[key], o["number"]), reverse=direction == "desc")
+        chunk, link = self.page(items, query, pairs, path)
+        return 200, chunk, link
+
+    def issue_fields(self, body, creating):
+        """The title, body, state and state_reason of a create or an edit,
+        or an error answer."""
+        ok, obj = self.parse_json(body)
+        if not ok:
+            return False, obj
+        if not isinstance(obj, dict):
+            return False, invalid("Issue", "title", "missing_field")
+        out = {}
+        if "title" in obj or creating:
+            title = obj.get("title")
+            if isinstance(title, int) and not isinstance(title, bool):
+                title = str(title)
+            if not isinstance(title, str) or not title.strip():
+                return False, invalid("Issue", "title", "missing_field")
+            if len(title) > MAX_TITLE:
+                return False, invalid("Issue", "title", "custom",
+                                      "title is too long (maximum is %d characters)"
+                                      % MAX_TITLE)
+            out["title"] = title
+        if "body" in obj:
+            text = obj["body"]
+            if text is not None and not isinstance(text, str):
+                return False, invalid("Issue", "body", "invalid")
+            if text is not None and len(text) > MAX_COMMENT:
+                return False, invalid("Issue", "body", "custom",
+                                      "body is too long (maximum is %d characters)"
+                                      % MAX_COMMENT)
+            out["body"] = text
+        if "state" in obj:
+            if creating or obj["state"] not in ("open", "closed"):
+                return False, invalid("Issue", "state", "invalid")
+            out["state"] = obj["state"]
+        if "state_reason" in obj:
+            if obj["state_reason"] not in ("completed", "not_planned", "reopened", None):
+                return False, invalid("Issue", "state_reason", "invalid")
+            out["state_reason"] = obj["state_reason"]
+        return True, out
+
+    def create_issue(self, body):
+        ok, fields = self.issue_fields(body, True)
+        if not ok:
+            return fields
+        now = time.time()
+        n = self.next_number()
+        self.issues[n] = {"number": n, "title": fields["title"],
+                          "body": fields.get("body"), "author": self.login,
+                          "state": "open", "state_reason": None, "created": now,
+                          "updated": now, "closed": None}
+        return 201, self.issue_obj(self.issues[n]), None
+
+    def edit_issue(self, i, body):
+        ok, fields = self.issue_fields(body, False)
+        if not ok:
+            return fields
+        now = time.time()
+        for key in ("title", "body"):
+            if key in fields:
+                i[key] = fields[key]
+        if "state" in fields and fields["state"] != i["state"]:
+            i["state"] = fields["state"]
+            i["closed"] = now if i["state"] == "closed" else None
+            i["state_reason"] = fields.get(
+                "state_reason", "completed" if i["state"] == "closed" else "reopened")
+        i["updated"] = max(now, int(i["updated"]) + 1)
+        return 200, self.issue_obj(i), None
 
     def git_commit(self, sha, path):
         """GET /git/commits/SHA: the commit object from --git-dir (404
@@ -765,13 +986,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             obj = parsed()
             if not isinstance(obj, dict):
                 raise BadInput("expected {\"pr\", \"author\", \"body\"}")
-            pr, author, text = obj.get("pr"), obj.get("author"), obj.get("body")
+            pr, author, text = obj.get("pr", obj.get("issue")), obj.get("author"), \
+                obj.get("body")
             assoc = obj.get("author_association", "NONE")
             if not isinstance(author, str) or not isinstance(text, str) \
                     or not isinstance(assoc, str):
                 raise BadInput("author, body and author_association must be strings")
-            if pr not in st.pulls:
-                return 404, {"message": "no pull request %r" % (pr,)}
+            if pr not in st.pulls and pr not in st.issues:
+                return 404, {"message": "no pull request or issue %r" % (pr,)}
             return 201, st.comment_obj(st.add_comment(pr, author, text, assoc), True)
         m = re.match(r"^/_fake/comments/(\d+)$", path)
         if m and method == "DELETE":

@@ -225,6 +225,9 @@ check "findings over their bound: 400" eq 400 "$(postalert many.json)"
 check "  named" has "$T/body" "findings: expected a list of at most 1000 entries"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["id"]=77; print(json.dumps(d))' same.json >badsha.json
 check "a sha256 not of its canonical form: 400" eq 400 "$(postalert badsha.json)"
+rehash alert1.json 'd["id"] = 79; d["seq"] = 999' >samerange.json
+check "another alert id of the same range: 409" eq 409 "$(postalert samerange.json)"
+check "  named" has "$T/body" "host 'box' has another alert (not id 79) of main, case 'run'"
 rehash alert1.json 'd["id"] = 78; d["comparison"] = 99999' >nocmp.json
 check "a comparison not at the hub: 422" eq 422 "$(postalert nocmp.json)"
 check "  named" has "$T/body" "comparison: comparison 99999 of host 'box' is not at this hub: send it first"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "runners.h"
+#include "forge-internal.h"
 #include "forge.h"
 
 #define WEB_COMMENT_HOSTS_MAX 64     /* hosts a forecast is reported for */
@@ -22,7 +23,7 @@
  * that GitHub turns into references and mentions. A line break would end
  * the table row, so it becomes a blank. Bytes that are not UTF-8 are
  * repaired (utf8_repair): the body is sent as a JSON string. */
-static void md_text(struct strbuf *out, const char *s)
+void web_md_text(struct strbuf *out, const char *s)
 {
 	struct strbuf fixed = STRBUF_INIT;
 	const char *p;
@@ -73,7 +74,7 @@ static void verbatim_line(struct strbuf *out, const char *s)
 
 /* A hub URL goes into link targets unescaped, so it may hold only what a
  * plain http(s) URL needs. */
-static bool is_hub_url(const char *url)
+bool web_hub_url_is_valid(const char *url)
 {
 	const char *p;
 
@@ -125,7 +126,7 @@ static void cell_link(struct comment *cm, int64_t id, const char *text)
 {
 	strbuf_adds(cm->out, " ");
 	link_open(cm);
-	md_text(cm->out, text);
+	web_md_text(cm->out, text);
 	link_close(cm, id);
 	strbuf_adds(cm->out, " |");
 }
@@ -249,7 +250,7 @@ static void render_row(struct comment *cm, const struct db_comparison *cs, size_
 					   cs[i].summary.has_gain ? cs[i].summary.gain_median : NAN);
 			strbuf_adds(cm->out, i ? ", " : " ");
 			link_open(cm);
-			md_text(cm->out, buf);
+			web_md_text(cm->out, buf);
 			link_close(cm, cs[i].id);
 		}
 		strbuf_adds(cm->out, " |");
@@ -263,7 +264,7 @@ static void render_row(struct comment *cm, const struct db_comparison *cs, size_
 		for (i = 0; i < n; i++) {
 			strbuf_adds(cm->out, i ? ", " : " ");
 			link_open(cm);
-			md_text(cm->out, verdict_text(&cs[i]));
+			web_md_text(cm->out, verdict_text(&cs[i]));
 			link_close(cm, cs[i].id);
 		}
 		strbuf_adds(cm->out, " |");
@@ -298,7 +299,7 @@ static void render_outcome(struct strbuf *out, const struct db_runner_result *r)
 {
 	if (r->spawn_error) {
 		strbuf_adds(out, "could not start: ");
-		md_text(out, r->spawn_error);
+		web_md_text(out, r->spawn_error);
 	} else if (r->timed_out) {
 		strbuf_adds(out, "timed out");
 	} else if (r->signal) {
@@ -326,7 +327,7 @@ static int render_build(struct comment *cm, struct db *db, const char *host, int
 	if (r < 0)
 		goto out;
 	strbuf_adds(out, "\n#### Contract runners on ");
-	md_text(out, host);
+	web_md_text(out, host);
 	strbuf_addf(out, "\n\nBuild %lld, made from commit `%s`", (long long)b.id, b.commit);
 	if (n == 0) {
 		strbuf_adds(out, ": no contract runner result is stored.\n");
@@ -336,7 +337,7 @@ static int render_build(struct comment *cm, struct db *db, const char *host, int
 	fl = fence_len(rs, n);
 	for (i = 0; i < n; i++) {
 		strbuf_adds(out, "\n- ");
-		md_text(out, rs[i].runner);
+		web_md_text(out, rs[i].runner);
 		if (rs[i].chunks > 1)
 			strbuf_addf(out, " (chunk %d of %d)", rs[i].chunk, rs[i].chunks);
 		strbuf_adds(out, ": ");
@@ -377,7 +378,7 @@ static void set_add(struct strbuf *list, const char *s, bool code)
 	if (code)
 		strbuf_addf(&item, "`%s`", s);
 	else
-		md_text(&item, s);
+		web_md_text(&item, s);
 	for (p = list->buf; !seen && (p = strstr(p, item.buf)); p++)
 		seen = (p == list->buf || !strncmp(p - 2, ", ", 2)) &&
 		       (p[item.len] == '\0' || !strncmp(p + item.len, ", ", 2));
@@ -520,15 +521,15 @@ static int render_forecasts(struct comment *cm, struct db *db, const char *commi
 					c = &cs[k];
 			}
 			strbuf_adds(out, "| ");
-			md_text(out, fs[i].line);
+			web_md_text(out, fs[i].line);
 			strbuf_addf(out, " | %s | %s | ", fs[i].source, fs[i].first_seen);
-			md_text(out, nh ? hs[h] : "-");
+			web_md_text(out, nh ? hs[h] : "-");
 			strbuf_adds(out, " | ");
 			if (c) {
 				runner_format_gain(gain, sizeof(gain),
 						   c->summary.has_gain ? c->summary.gain_median : NAN);
 				link_open(cm);
-				md_text(out, gain);
+				web_md_text(out, gain);
 				link_close(cm, c->id);
 				strbuf_addf(out, " | %s |\n", forecast_outcome(&fs[i], c));
 			} else {
@@ -544,9 +545,9 @@ static int render_forecasts(struct comment *cm, struct db *db, const char *commi
 			if (!fs[i].problem)
 				continue;
 			strbuf_addf(out, "- %s, first seen %s: ", fs[i].source, fs[i].first_seen);
-			md_text(out, fs[i].line);
+			web_md_text(out, fs[i].line);
 			strbuf_adds(out, ": ");
-			md_text(out, fs[i].problem);
+			web_md_text(out, fs[i].problem);
 			strbuf_addch(out, '\n');
 		}
 	}
@@ -584,11 +585,11 @@ static int render_jobs(struct comment *cm, struct db *db, const char *commit)
 			strbuf_addf(cm->out, "- [job %lld](%.*s/static/head.html?job=%lld) (",
 				    (long long)jobs[i].id, (int)cm->hub_len, cm->hub,
 				    (long long)jobs[i].id);
-			md_text(cm->out, jobs[i].head);
+			web_md_text(cm->out, jobs[i].head);
 			strbuf_addf(cm->out, "): %s", db_job_state_name(jobs[i].state));
 			if (jobs[i].detail) {
 				strbuf_adds(cm->out, ", ");
-				md_text(cm->out, jobs[i].detail);
+				web_md_text(cm->out, jobs[i].detail);
 			}
 			strbuf_addch(cm->out, '\n');
 			fits(cm, mark);
@@ -621,7 +622,7 @@ static int render_hosts(struct comment *cm, struct db *db, const char *commit,
 			return r;
 		}
 		strbuf_adds(out, "| ");
-		md_text(out, hs.host);
+		web_md_text(out, hs.host);
 		strbuf_adds(out, " | ");
 		if (hs.has_job)
 			strbuf_addf(out, "[%s](%.*s/static/head.html?job=%lld)",
@@ -630,7 +631,7 @@ static int render_hosts(struct comment *cm, struct db *db, const char *commit,
 		else
 			strbuf_adds(out, web_host_at_name(hs.state));
 		strbuf_adds(out, " | ");
-		md_text(out, hs.desc.buf);
+		web_md_text(out, hs.desc.buf);
 		strbuf_adds(out, " |\n");
 		web_host_state_release(&hs);
 	}
@@ -653,7 +654,7 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 	if (strlen(head_commit) != 40 || strspn(head_commit, "0123456789abcdef") != 40)
 		return err_set(-EINVAL, "'%s' is not a full commit id (40 lower-case hex digits)",
 			       head_commit);
-	if (!is_hub_url(hub_url))
+	if (!web_hub_url_is_valid(hub_url))
 		return err_set(-EINVAL, "hub URL '%s': expected http:// or https:// and no blanks,"
 			       " quotes, brackets or parentheses", hub_url);
 	cm.hub_len = strlen(hub_url);
@@ -718,7 +719,7 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 		/* Too long with its lines: the build is named, and its lines are
 		 * on the hub's page of it. */
 		strbuf_adds(&body, "\n#### Contract runners on ");
-		md_text(&body, cs[i].host);
+		web_md_text(&body, cs[i].host);
 		strbuf_addf(&body, "\n\nBuild %lld: [its runners' lines are on the hub]"
 			    "(%.*s/static/build.html?id=%lld).\n", (long long)cs[i].head_build,
 			    (int)cm.hub_len, cm.hub, (long long)cs[i].head_build);

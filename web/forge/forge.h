@@ -5,10 +5,12 @@
  * at run time through web/dl), the pull-request comment rendered from
  * stored rows (comment.c, docs/comment.md), and posting: the one comment
  * per pull request, commit statuses and the trust rule (pulls.c); the
- * forecasts a pull request states, read and recorded (forecast.c).
+ * forecasts a pull request states, read and recorded (forecast.c); the
+ * hub's alerts on the forge: an issue per alert, a comment on each
+ * culprit's pull request, triage by a command on the issue (alerts.c).
  *
- * Ownership: the client copies its options; a web_pulls borrows all it
- * holds. web_gh_client_free(NULL) does nothing.
+ * Ownership: the client copies its options; a web_pulls and a web_alerts
+ * borrow all they hold. web_gh_client_free(NULL) does nothing.
  * Errors: negative errno with a detail in err_last(); nothing here logs. A
  * function that fills *out (a struct, a pointer, a list with its count)
  * zeroes it on entry, before anything can fail, so it may be freed or
@@ -166,6 +168,7 @@ int web_gh_client_backoff(struct web_gh_client *c, int attempt);
 struct web_gh_pull {
 	int number;
 	bool open;
+	bool merged;                 /* merged_at is set */
 	char author[WEB_GH_LOGIN_MAX + 1];
 	char head_ref[256];
 	char head_sha[41];
@@ -194,9 +197,43 @@ struct web_gh_comment {
 	char author[WEB_GH_LOGIN_MAX + 1];
 	char *body;                  /* at most WEB_GH_COMMENT_MAX bytes */
 };
-/* A pull request's comments, oldest first; free with web_gh_comments_free. */
+/* A pull request's or an issue's comments, oldest first; free with
+ * web_gh_comments_free. */
 int web_gh_comments_list(struct web_gh_client *c, struct web_gh_comment **out, size_t *out_n,
 			 int pr);
+/* The same, only those updated at or after since (GitHub's time,
+ * "2026-11-30T01:02:03Z"; NULL or "": all). */
+int web_gh_comments_since(struct web_gh_client *c, struct web_gh_comment **out, size_t *out_n,
+			  int number, const char *since);
+/* seconds since the epoch as the API writes a time, into out. */
+void web_gh_time_format(char out[32], int64_t t);
+
+#define WEB_GH_ISSUE_HEAD_MAX 255        /* bytes of an issue's body kept when listed */
+#define WEB_GH_TITLE_MAX 256             /* characters of an issue's title */
+
+/* An issue (or a pull request, as the issues' list gives both). */
+struct web_gh_issue {
+	int number;
+	bool open;
+	bool pull;                   /* a pull request */
+	char author[WEB_GH_LOGIN_MAX + 1];
+	char head[WEB_GH_ISSUE_HEAD_MAX + 1];  /* the body's first bytes, "" for none */
+};
+/* Opens an issue. Sent once and never again by itself: -EAGAIN when it
+ * may have been made. */
+int web_gh_issue_create(struct web_gh_client *c, int *out_number, const char *title,
+			const char *body);
+/* Sets an issue's title and body, and its state ("open" or "closed"; NULL:
+ * left as it is). */
+int web_gh_issue_edit(struct web_gh_client *c, int number, const char *title, const char *body,
+		      const char *state);
+/* The newest issues and pull requests the token's own login opened (one
+ * page of 100, newest first); *out is the caller's. */
+int web_gh_issues_mine(struct web_gh_client *c, struct web_gh_issue **out, size_t *out_n);
+/* The pull requests commit sha belongs to, as the API associates them
+ * (GET /repos/O/N/commits/SHA/pulls); *out is the caller's. */
+int web_gh_commit_pulls(struct web_gh_client *c, struct web_gh_pull **out, size_t *out_n,
+			const char *sha);
 void web_gh_comments_free(struct web_gh_comment *v, size_t n);
 /* Sent once and never again by itself: -EAGAIN when it may have been made. */
 int web_gh_comment_create(struct web_gh_client *c, int64_t *out_id, int pr, const char *body);
@@ -265,7 +302,7 @@ struct web_pulls {
 };
 
 enum web_post { WEB_POST_UNCHANGED, WEB_POST_CREATED, WEB_POST_EDITED, WEB_POST_RECREATED,
-		WEB_POST_MUTED };
+		WEB_POST_MUTED, WEB_POST_FOUND };
 const char *web_post_name(enum web_post p);
 
 /* Renders the comment for commit (web_comment_render) and makes pull
@@ -308,5 +345,72 @@ enum web_trust { WEB_TRUST_AUTHOR, WEB_TRUST_APPROVED, WEB_TRUST_WAITING };
  * caller's to free) is set for WEB_TRUST_APPROVED. */
 int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls *ps,
 		   const struct web_gh_pull *p, const char *const *allow, size_t nallow);
+
+/* ---- alerts on the forge (alerts.c, docs/github.md "Alerts on the forge") ---- */
+
+/* What the hub's alerts on the forge need; all borrowed. */
+struct web_alerts {
+	struct web_gh_client *gh;
+	struct db *db;
+	const char *hub_url;         /* where the issue's links point */
+	const char *const *allow;    /* the logins who may triage by a command */
+	size_t nallow;
+};
+
+/* Appends to title and body alert_id's issue: a title, and a Markdown body
+ * whose first line is the hidden marker "<!-- perfd:alert ID -->", then
+ * the alert's host, case, branch, range and gain, the comparisons that
+ * found and confirmed it (links to their receipts under hub_url), its
+ * bisection, its triage, its findings with their pull requests, links to
+ * the alert at the hub, how to triage it and who may, and the newest
+ * commands read. From stored rows only; names are escaped. -EINVAL for a
+ * malformed hub_url, -ENOENT for no such alert; on failure title and body
+ * are left as they were. */
+int web_alert_issue_render(struct strbuf *title, struct strbuf *body, const struct web_alerts *wa,
+			   int64_t alert_id);
+/* Makes alert_id's one issue say what web_alert_issue_render renders:
+ * nothing when the title, body and state sent last are the same; an edit
+ * of the issue made (closed when the alert is triaged fixed or a false
+ * alarm, open again when it is not); otherwise a new issue, unless the
+ * alert is triaged fixed or a false alarm already. A create is sent once:
+ * when its outcome is unknown the issue is looked for among the token's
+ * newest issues (WEB_POST_FOUND), never made twice. *number is the issue's,
+ * 0 when there is none. A deleted issue is not made again (-ENOENT, said). */
+int web_alert_issue_post(enum web_post *out, int *number, const struct web_alerts *wa,
+			 int64_t alert_id);
+
+#define WEB_ALERT_CULPRITS_MAX 8     /* culprit commits of one alert asked about */
+
+enum web_culprit_what { WEB_CULPRIT_NO_PULL, WEB_CULPRIT_COMMENTED, WEB_CULPRIT_FOUND,
+			WEB_CULPRIT_SAME_PULL, WEB_CULPRIT_GONE };
+/* What was done for one culprit commit. */
+struct web_culprit {
+	char commit[41];
+	int pr;                      /* its pull request; 0: none */
+	enum web_culprit_what what;  /* none; commented; a comment whose answer was lost,
+				      * found; another culprit's comment there; the pull
+				      * request gone */
+};
+/* Comments once on the pull request of each culprit of alert_id (its
+ * findings of one commit, the first WEB_ALERT_CULPRITS_MAX), naming the
+ * alert and linking it at the hub, and its issue: the pull request the
+ * forge associates the commit with (the merged one, else the first),
+ * asked once per commit and stored (alert_culprits), one comment per pull
+ * request. A false alarm's culprits are not told. A create whose outcome
+ * is unknown is looked for by its marker "<!-- perfd:culprit ID -->" before
+ * it is sent again. *out (the caller's, also on failure) lists what was
+ * done now. */
+int web_alert_culprits_post(struct web_culprit **out, size_t *out_n, const struct web_alerts *wa,
+			    int64_t alert_id);
+
+/* Reads the comments of alert issue is made since its last read and takes
+ * each "/perfd triage" command among them once, in order
+ * (db_alert_command_take): by a login on wa's allow list, applied with
+ * the checks of a triage at the hub, by the login, or refused with why; a
+ * malformed one and one by a login off the list recorded and not applied.
+ * The issue counts as read up to its newest comment. *out (the caller's,
+ * also on failure: release each, free) lists the commands taken. */
+int web_alert_commands_read(struct db_alert_command **out, size_t *out_n,
+			    const struct web_alerts *wa, const struct db_alert_issue *is);
 
 #endif

@@ -406,7 +406,7 @@ static bool is_json(const struct web_gh_reply *r)
 }
 
 static CURLcode perform(struct web_gh_client *c, struct web_gh_reply *rep, const char *method,
-			const char *url, const char *body)
+			const char *url, const char *body, int flags)
 {
 	struct curl_slist *h = NULL;
 	char ua[64];
@@ -434,6 +434,11 @@ static CURLcode perform(struct web_gh_client *c, struct web_gh_reply *rep, const
 	lc.easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
 	lc.easy_setopt(c->curl, CURLOPT_HTTPHEADER, h);
 	lc.easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
+	/* libcurl sends a request again, by itself, when the kept-alive
+	 * connection it went on closes before any answer: a request sent once
+	 * goes on a connection of its own, so that it never is. */
+	if (flags & WEB_GH_ONCE)
+		lc.easy_setopt(c->curl, CURLOPT_FRESH_CONNECT, 1L);
 	if (body) {
 		lc.easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
 		lc.easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
@@ -674,7 +679,7 @@ static int request(struct web_gh_client *c, json_t **out, struct web_gh_reply *r
 				return r;
 		}
 		tries++;
-		e = perform(c, rep, method, url, body);
+		e = perform(c, rep, method, url, body, flags);
 		c->limited_until = rep->remaining == 0 && rep->reset > 0 ? rep->reset : 0;
 		if (e == CURLE_OK && rep->status >= 200 && rep->status < 300)
 			return parse_reply(out, rep, method, path);
@@ -820,6 +825,7 @@ static int pull_from_json(void *item, json_t *j)
 		return err_set(-EPROTO, "head.sha '%s' is not 40 lower-case hex digits",
 			       p->head_sha);
 	p->open = !strcmp(state, "open");
+	p->merged = json_is_string(json_object_get(j, "merged_at"));
 	/* The description (null when there is none): only its forecasts' lines
 	 * are kept, bounded. */
 	body = json_object_get(j, "body");
@@ -1022,13 +1028,39 @@ void web_gh_comments_free(struct web_gh_comment *v, size_t n)
 int web_gh_comments_list(struct web_gh_client *c, struct web_gh_comment **out, size_t *out_n,
 			 int pr)
 {
+	return web_gh_comments_since(c, out, out_n, pr, NULL);
+}
+
+void web_gh_time_format(char out[32], int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm))
+		memset(&tm, 0, sizeof(tm));
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int web_gh_comments_since(struct web_gh_client *c, struct web_gh_comment **out, size_t *out_n,
+			  int number, const char *since)
+{
 	struct item_list l = { .size = sizeof(struct web_gh_comment),
 			       .from_json = comment_from_json, .what = "comments" };
+	char *url;
 	int r;
 
 	*out = NULL;
 	*out_n = 0;
-	r = list_pages(c, repo_url(c, "/issues/%d/comments?per_page=100", pr), page_items, &l);
+	/* The time goes into the query as it is: only a time as the API
+	 * writes it (read back by iso_time), which needs no escaping. */
+	if (since && *since && (strlen(since) > 31 || !iso_time(since) ||
+				strspn(since, "0123456789-:TZ.+") != strlen(since)))
+		return err_set(-EINVAL, "since '%s': not a time as the API writes it", since);
+	if (since && *since)
+		url = repo_url(c, "/issues/%d/comments?per_page=100&since=%s", number, since);
+	else
+		url = repo_url(c, "/issues/%d/comments?per_page=100", number);
+	r = list_pages(c, url, page_items, &l);
 	if (r < 0) {
 		web_gh_comments_free(l.v, l.n);
 		return r;
@@ -1128,6 +1160,167 @@ int web_gh_status_set(struct web_gh_client *c, const char *sha, const char *stat
 		return r;
 	/* A status set twice is the same status: safe to retry. */
 	return send_idempotent(c, "POST", repo_url(c, "/statuses/%s", sha), text);
+}
+
+/* ---- issues ---- */
+
+static int issue_from_json(void *item, json_t *j)
+{
+	struct web_gh_issue *is = item;
+	json_t *num = json_object_get(j, "number"), *body = json_object_get(j, "body");
+	const char *state = json_string_value(json_object_get(j, "state"));
+
+	memset(is, 0, sizeof(*is));
+	if (!json_is_object(j))
+		return err_set(-EPROTO, "expected a JSON object");
+	if (!json_is_integer(num) || json_integer_value(num) < 1 ||
+	    json_integer_value(num) > 2147483647)
+		return err_set(-EPROTO, "number is missing or not a positive integer");
+	is->number = (int)json_integer_value(num);
+	if (!state)
+		return err_set(-EPROTO, "state is missing or not a string");
+	is->open = !strcmp(state, "open");
+	is->pull = json_object_get(j, "pull_request") != NULL;
+	copy_login(is->author, j);
+	/* Only its start is kept: where perfd's marker would be. */
+	if (json_is_string(body)) {
+		size_t n = utf8_cut(json_string_value(body), json_string_length(body),
+				    WEB_GH_ISSUE_HEAD_MAX);
+
+		memcpy(is->head, json_string_value(body), n);
+		is->head[n] = '\0';
+	}
+	return 0;
+}
+
+/* A title as the API takes it: repaired where it is not UTF-8, no line
+ * break, at most WEB_GH_TITLE_MAX characters (bytes bound them). */
+static char *title_clean(const char *title)
+{
+	char *t = utf8_repair_dup(title), *p;
+
+	for (p = t; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+	t[utf8_cut(t, strlen(t), WEB_GH_TITLE_MAX)] = '\0';
+	return t;
+}
+
+int web_gh_issue_create(struct web_gh_client *c, int *out_number, const char *title,
+			const char *body)
+{
+	struct web_gh_reply rep = { .body = STRBUF_INIT };
+	struct web_gh_issue is;
+	char *url = NULL, *text = NULL, *t = title_clean(title);
+	json_t *j = NULL;
+	int r;
+
+	*out_number = 0;
+	r = encode(&text, json_pack("{s:s, s:s}", "title", t, "body", body), "the issue");
+	free(t);
+	if (r < 0)
+		return r;
+	url = repo_url(c, "/issues");
+	r = request(c, &j, &rep, "POST", url, text, WEB_GH_ONCE);
+	if (r == 0 && issue_from_json(&is, j) < 0)
+		r = err_set(-EAGAIN, "POST /issues: the reply names no issue; whether it was made "
+			    "is unknown");
+	else if (r == 0)
+		*out_number = is.number;
+	json_decref(j);
+	free(text);
+	free(url);
+	strbuf_release(&rep.body);
+	return r;
+}
+
+int web_gh_issue_edit(struct web_gh_client *c, int number, const char *title, const char *body,
+		      const char *state)
+{
+	char *text, *t = title_clean(title);
+	json_t *o;
+	int r;
+
+	o = json_pack("{s:s, s:s}", "title", t, "body", body);
+	free(t);
+	if (o && state && json_object_set_new(o, "state", json_string(state)) < 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	r = encode(&text, o, "the issue");
+	if (r < 0)
+		return r;
+	/* The same title, body and state sent twice leave the same issue. */
+	return send_idempotent(c, "PATCH", repo_url(c, "/issues/%d", number), text);
+}
+
+int web_gh_issues_mine(struct web_gh_client *c, struct web_gh_issue **out, size_t *out_n)
+{
+	struct item_list l = { .size = sizeof(struct web_gh_issue), .from_json = issue_from_json,
+			       .what = "issues" };
+	struct web_gh_reply rep = { .body = STRBUF_INIT };
+	struct strbuf who = STRBUF_INIT;
+	const char *login, *p;
+	json_t *j = NULL;
+	char *url = NULL;
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	r = web_gh_login(c, &login);
+	if (r < 0)
+		return r;
+	/* A login is letters, digits and '-', an app's with "[bot]" after. */
+	for (p = login; *p; p++) {
+		if (*p == '[' || *p == ']')
+			strbuf_addf(&who, "%%%02X", (unsigned char)*p);
+		else if (isalnum((unsigned char)*p) || *p == '-' || *p == '_')
+			strbuf_addch(&who, *p);
+		else
+			break;
+	}
+	if (*p || !who.len) {
+		strbuf_release(&who);
+		return err_set(-EINVAL, "login '%s': not asked of the API (not a login)", login);
+	}
+	/* One page: a create whose reply was lost is among the newest. */
+	url = repo_url(c, "/issues?state=all&creator=%s&sort=created&direction=desc&per_page=100",
+		       who.buf);
+	r = request(c, &j, &rep, "GET", url, NULL, WEB_GH_IDEMPOTENT);
+	if (r == 0 && (r = page_items(&l, j)) < 0)
+		err_set(r, "GET /issues: %s", err_last());
+	json_decref(j);
+	free(url);
+	strbuf_release(&who);
+	strbuf_release(&rep.body);
+	if (r < 0) {
+		free(l.v);
+		return r;
+	}
+	*out = l.v;
+	*out_n = l.n;
+	return 0;
+}
+
+int web_gh_commit_pulls(struct web_gh_client *c, struct web_gh_pull **out, size_t *out_n,
+			const char *sha)
+{
+	struct item_list l = { .size = sizeof(struct web_gh_pull), .from_json = pull_from_json,
+			       .what = "pull requests" };
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	if (!is_sha(sha))
+		return err_set(-EINVAL, "commit '%s': not 40 lower-case hex digits", sha);
+	r = list_pages(c, repo_url(c, "/commits/%s/pulls?per_page=100", sha), page_items, &l);
+	if (r < 0) {
+		free(l.v);
+		return r;
+	}
+	*out = l.v;
+	*out_n = l.n;
+	return 0;
 }
 
 void web_gh_client_set_login(struct web_gh_client *c, const char *login)
@@ -1284,4 +1477,39 @@ int web_gh_compare_read(char out[41], const char *text, size_t len)
 	r = merge_base_from_json(out, j);
 	json_decref(j);
 	return r;
+}
+
+int web_gh_issue_read(struct web_gh_issue *out, const char *text, size_t len)
+{
+	json_t *j = reply_json(text, len);
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	if (!j)
+		return -EPROTO;
+	r = issue_from_json(out, j);
+	json_decref(j);
+	return r;
+}
+
+int web_gh_issues_read(struct web_gh_issue **out, size_t *out_n, const char *text, size_t len)
+{
+	struct item_list l = { .size = sizeof(struct web_gh_issue), .from_json = issue_from_json,
+			       .what = "issues" };
+	json_t *j = reply_json(text, len);
+	int r;
+
+	*out = NULL;
+	*out_n = 0;
+	if (!j)
+		return -EPROTO;
+	r = page_items(&l, j);
+	json_decref(j);
+	if (r < 0) {
+		free(l.v);
+		return r;
+	}
+	*out = l.v;
+	*out_n = l.n;
+	return 0;
 }

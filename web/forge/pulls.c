@@ -1,7 +1,8 @@
 /*
  * Posting to pull requests: perfd's one comment per pull request, edited in
  * place; commit statuses; the trust rule for pull requests from authors off
- * the allow list. What was posted is remembered in the database, so a
+ * the allow list; the commands maintainers comment (/perfd run, and
+ * /perfd triage on an alert's issue). What was posted is remembered in the database, so a
  * restart or a second poll posts nothing that is already there.
  */
 #include <ctype.h>
@@ -27,6 +28,8 @@ const char *web_post_name(enum web_post p)
 		return "made again";
 	case WEB_POST_MUTED:
 		return "deleted twice: perfd stays off this pull request";
+	case WEB_POST_FOUND:
+		return "found: an earlier create whose answer was lost had made it";
 	}
 	return "?";
 }
@@ -47,30 +50,38 @@ bool web_comment_key_is_valid(const char *key)
 				 "0123456789._-") == n;
 }
 
+int web_comment_find_marked(struct web_gh_client *gh, int64_t *out, int number,
+			    const char *marker)
+{
+	struct web_gh_comment *cs = NULL;
+	size_t n = 0, i, len = strlen(marker);
+	const char *login;
+	int r;
+
+	*out = 0;
+	r = web_gh_login(gh, &login);
+	if (r == 0)
+		r = web_gh_comments_list(gh, &cs, &n, number);
+	for (i = 0; r == 0 && i < n; i++) {
+		const char *after = cs[i].body + len;
+
+		if (!strcasecmp(cs[i].author, login) && !strncmp(cs[i].body, marker, len) &&
+		    (*after == '\n' || *after == '\r' || !*after))
+			*out = cs[i].id;
+	}
+	web_gh_comments_free(cs, n);
+	return r;
+}
+
 /* perfd's own comment among a pull request's: the newest one by the
  * token's login whose first line is this key's marker. 0 when none. */
 static int find_own(const struct web_pulls *ps, int64_t *out, int pr)
 {
 	struct strbuf marker = STRBUF_INIT;
-	struct web_gh_comment *cs = NULL;
-	const char *login;
-	size_t n = 0, i;
 	int r;
 
-	*out = 0;
 	web_comment_marker(&marker, ps->key);
-	r = web_gh_login(ps->gh, &login);
-	if (r == 0)
-		r = web_gh_comments_list(ps->gh, &cs, &n, pr);
-	for (i = 0; r == 0 && i < n; i++) {
-		const char *after = cs[i].body + marker.len;
-
-		if (!strcasecmp(cs[i].author, login) &&
-		    !strncmp(cs[i].body, marker.buf, marker.len) &&
-		    (*after == '\n' || *after == '\r' || !*after))
-			*out = cs[i].id;
-	}
-	web_gh_comments_free(cs, n);
+	r = web_comment_find_marked(ps->gh, out, pr, marker.buf);
 	strbuf_release(&marker);
 	return r;
 }
@@ -192,7 +203,7 @@ out:
 	return r;
 }
 
-static bool allowed(const char *login, const char *const *allow, size_t n)
+bool web_login_allowed(const char *login, const char *const *allow, size_t n)
 {
 	size_t i;
 
@@ -232,6 +243,93 @@ bool web_run_command(char sha[41], const char *body)
 	return true;
 }
 
+/* The line at p, up to its end, as a command's text is kept: repaired,
+ * control characters as blanks, cut on a character boundary. */
+static void command_line(char *out, size_t cap, const char *p)
+{
+	struct strbuf fixed = STRBUF_INIT;
+	size_t n = strcspn(p, "\r\n"), i;
+
+	utf8_repair(&fixed, p, n);
+	n = utf8_cut(fixed.buf, fixed.len, cap - 1);
+	for (i = 0; i < n; i++)
+		out[i] = (unsigned char)fixed.buf[i] < ' ' || fixed.buf[i] == 0x7f ? ' ' :
+			fixed.buf[i];
+	out[n] = '\0';
+	strbuf_release(&fixed);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool is_line_end(char c)
+{
+	return !c || c == '\n' || c == '\r';
+}
+
+enum web_command web_triage_command(struct web_triage_command *out, const char *body)
+{
+	static const struct { const char *word; enum db_alert_triage t; } states[] = {
+		{ "acknowledged", DB_TRIAGE_ACKNOWLEDGED }, { "false-alarm", DB_TRIAGE_FALSE_ALARM },
+		{ "false_alarm", DB_TRIAGE_FALSE_ALARM }, { "new", DB_TRIAGE_NEW },
+		{ "fixed", DB_TRIAGE_FIXED },
+	};
+	const char *p = body, *line, *w;
+	size_t n, i, digits;
+
+	memset(out, 0, sizeof(*out));
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	line = p;
+	if (strncmp(p, "/perfd triage", 13) || !(is_blank(p[13]) || is_line_end(p[13])))
+		return WEB_COMMAND_NONE;
+	command_line(out->text, sizeof(out->text), line);
+	for (p += 13; is_blank(*p); p++)
+		;
+	w = p;
+	n = strcspn(w, " \t\r\n");
+	for (i = 0; i < ARRAY_SIZE(states); i++)
+		if (n == strlen(states[i].word) && !strncmp(w, states[i].word, n))
+			break;
+	if (i == ARRAY_SIZE(states)) {
+		snprintf(out->why, sizeof(out->why), "expected a state after /perfd triage: "
+			 "acknowledged, false-alarm, new, or fixed COMPARISON");
+		return WEB_COMMAND_BAD;
+	}
+	out->triage = states[i].t;
+	for (p = w + n; is_blank(*p); p++)
+		;
+	if (out->triage == DB_TRIAGE_FIXED) {
+		digits = strspn(p, "0123456789");
+		if (!digits || digits > 15 || *p == '0' || !(is_blank(p[digits]) ||
+							     is_line_end(p[digits]))) {
+			snprintf(out->why, sizeof(out->why), "fixed takes the hub's id of the later "
+				 "comparison that undid the change (a whole number from 1)");
+			return WEB_COMMAND_BAD;
+		}
+		out->fixed_by = strtoll(p, NULL, 10);
+		for (p += digits; is_blank(*p); p++)
+			;
+	}
+	if (!is_line_end(*p)) {
+		snprintf(out->why, sizeof(out->why), "unexpected text after the command%s",
+			 out->triage != DB_TRIAGE_FIXED && *p >= '0' && *p <= '9' ?
+			 " (only fixed takes a comparison)" : "");
+		out->fixed_by = 0;
+		return WEB_COMMAND_BAD;
+	}
+	if (out->fixed_by)
+		snprintf(out->text, sizeof(out->text), "/perfd triage fixed %lld",
+			 (long long)out->fixed_by);
+	else
+		snprintf(out->text, sizeof(out->text), "/perfd triage %s",
+			 out->triage == DB_TRIAGE_FALSE_ALARM ? "false-alarm" :
+			 db_alert_triage_name(out->triage));
+	return WEB_COMMAND_OK;
+}
+
 int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls *ps,
 		   const struct web_gh_pull *p, const char *const *allow, size_t nallow)
 {
@@ -245,7 +343,7 @@ int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls 
 
 	*approver = NULL;
 	*out = WEB_TRUST_WAITING;
-	if (allowed(p->author, allow, nallow)) {
+	if (web_login_allowed(p->author, allow, nallow)) {
 		*out = WEB_TRUST_AUTHOR;
 		return 0;
 	}
@@ -265,7 +363,7 @@ int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls 
 		char sha[41];
 
 		/* Each command approves one head: the ones used before are spent. */
-		if (cs[i].id <= last || !allowed(cs[i].author, allow, nallow) ||
+		if (cs[i].id <= last || !web_login_allowed(cs[i].author, allow, nallow) ||
 		    !web_run_command(sha, cs[i].body))
 			continue;
 		if (*sha && strncmp(p->head_sha, sha, strlen(sha)))

@@ -1,6 +1,6 @@
 /* Unit tests of the pull requests' side that need no server: the
- * "/perfd run" command (web/forge/pulls.c) and reading a token file
- * (web/forge/github.c). */
+ * "/perfd run" and "/perfd triage" commands (web/forge/pulls.c) and
+ * reading a token file (web/forge/github.c). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -49,6 +49,79 @@ static void test_run_command(void **state)
 	assert_false(web_run_command(sha, "/perfd run 0123abz"));
 	assert_false(web_run_command(sha, "/perfd run now"));
 	assert_false(web_run_command(sha, "/PERFD RUN"));
+}
+
+/* "/perfd triage STATE [COMPARISON]": what it reads, the text it keeps,
+ * and why it refuses what starts so but is not one. */
+static void test_triage_command(void **state)
+{
+	struct web_triage_command c;
+	char big[300];
+
+	assert_int_equal(web_triage_command(&c, "/perfd triage acknowledged"), WEB_COMMAND_OK);
+	assert_int_equal(c.triage, DB_TRIAGE_ACKNOWLEDGED);
+	assert_int_equal(c.fixed_by, 0);
+	assert_string_equal(c.text, "/perfd triage acknowledged");
+	assert_int_equal(web_triage_command(&c, "\r\n  /perfd triage\tfalse-alarm \r\nnoise, "
+					    "I checked"), WEB_COMMAND_OK);
+	assert_int_equal(c.triage, DB_TRIAGE_FALSE_ALARM);
+	assert_string_equal(c.text, "/perfd triage false-alarm");
+	assert_int_equal(web_triage_command(&c, "/perfd triage false_alarm"), WEB_COMMAND_OK);
+	assert_int_equal(c.triage, DB_TRIAGE_FALSE_ALARM);
+	assert_int_equal(web_triage_command(&c, "/perfd triage new\n/perfd triage fixed 3"),
+			 WEB_COMMAND_OK);
+	assert_int_equal(c.triage, DB_TRIAGE_NEW);
+	assert_int_equal(c.fixed_by, 0);
+	assert_int_equal(web_triage_command(&c, "/perfd triage fixed   57  "), WEB_COMMAND_OK);
+	assert_int_equal(c.triage, DB_TRIAGE_FIXED);
+	assert_int_equal(c.fixed_by, 57);
+	assert_string_equal(c.text, "/perfd triage fixed 57");
+	assert_int_equal(web_triage_command(&c, "/perfd triage fixed 999999999999999"),
+			 WEB_COMMAND_OK);
+	assert_int_equal(c.fixed_by, 999999999999999LL);
+
+	/* Not a command: nothing filled. */
+	memset(&c, 'x', sizeof(c));
+	assert_int_equal(web_triage_command(&c, ""), WEB_COMMAND_NONE);
+	assert_string_equal(c.text, "");
+	assert_string_equal(c.why, "");
+	assert_int_equal(web_triage_command(&c, "/perfd triaged"), WEB_COMMAND_NONE);
+	assert_int_equal(web_triage_command(&c, "/perfd run"), WEB_COMMAND_NONE);
+	assert_int_equal(web_triage_command(&c, "please /perfd triage new"), WEB_COMMAND_NONE);
+	assert_int_equal(web_triage_command(&c, "LGTM\n/perfd triage new"), WEB_COMMAND_NONE);
+	assert_int_equal(web_triage_command(&c, "/PERFD TRIAGE new"), WEB_COMMAND_NONE);
+	assert_int_equal(web_triage_command(&c, "/perfd  triage new"), WEB_COMMAND_NONE);
+
+	/* A command, malformed: said why, its line kept. */
+	assert_int_equal(web_triage_command(&c, "/perfd triage"), WEB_COMMAND_BAD);
+	assert_string_equal(c.text, "/perfd triage");
+	assert_non_null(strstr(c.why, "expected a state"));
+	assert_int_equal(web_triage_command(&c, "/perfd triage wontfix\nbecause"), WEB_COMMAND_BAD);
+	assert_string_equal(c.text, "/perfd triage wontfix");
+	assert_non_null(strstr(c.why, "acknowledged, false-alarm, new, or fixed COMPARISON"));
+	assert_int_equal(web_triage_command(&c, "/perfd triage Acknowledged"), WEB_COMMAND_BAD);
+	assert_int_equal(web_triage_command(&c, "/perfd triage fixed"), WEB_COMMAND_BAD);
+	assert_non_null(strstr(c.why, "fixed takes the hub's id"));
+	assert_int_equal(web_triage_command(&c, "/perfd triage fixed #57"), WEB_COMMAND_BAD);
+	assert_int_equal(web_triage_command(&c, "/perfd triage fixed 057"), WEB_COMMAND_BAD);
+	assert_int_equal(web_triage_command(&c, "/perfd triage fixed 0"), WEB_COMMAND_BAD);
+	assert_int_equal(web_triage_command(&c, "/perfd triage fixed 57x"), WEB_COMMAND_BAD);
+	assert_int_equal(web_triage_command(&c, "/perfd triage fixed 1234567890123456"),
+			 WEB_COMMAND_BAD);
+	assert_int_equal(web_triage_command(&c, "/perfd triage fixed 57 58"), WEB_COMMAND_BAD);
+	assert_non_null(strstr(c.why, "unexpected text after the command"));
+	assert_int_equal(c.fixed_by, 0);
+	assert_int_equal(web_triage_command(&c, "/perfd triage new 57"), WEB_COMMAND_BAD);
+	assert_non_null(strstr(c.why, "only fixed takes a comparison"));
+	assert_int_equal(web_triage_command(&c, "/perfd triage acknowledged, thanks"),
+			 WEB_COMMAND_BAD);
+	/* A long line is kept cut, control bytes as blanks, repaired. */
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	memcpy(big, "/perfd triage \x01\xff", 16);
+	assert_int_equal(web_triage_command(&c, big), WEB_COMMAND_BAD);
+	assert_int_equal(strlen(c.text), DB_ALERT_COMMAND_TEXT_MAX);
+	assert_memory_equal(c.text, "/perfd triage  \xef\xbf\xbd", 18);
 }
 
 static char dir[] = "/tmp/perfd-test-token.XXXXXX";
@@ -124,6 +197,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_command),
+		cmocka_unit_test(test_triage_command),
 		cmocka_unit_test(test_token_read),
 	};
 

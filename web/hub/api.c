@@ -1772,6 +1772,10 @@ static void api_metrics(struct web_reply *out, struct db *db, const struct web_c
 	if (r == 0)
 		r = metric_family(&sb, db, DB_COUNT_QUARANTINED, "perfd_hosts_quarantined", NULL,
 				  "hosts in quarantine");
+	if (r == 0)
+		r = metric_family(&sb, db, DB_COUNT_ALERT_COMMANDS, "perfd_alert_commands",
+				  "outcome", "the /perfd triage commands read from alerts' issues, "
+				  "by outcome (applied, refused, ignored, malformed)");
 	if (r == 0) {
 		int64_t backlog;
 

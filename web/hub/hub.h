@@ -60,7 +60,8 @@ struct web_server_opts {
 	/* Called on the server's thread after a record changed what the hub
 	 * holds of a head commit (a comparison of its job, the job's update, a
 	 * heartbeat naming the job), with that commit; urgent for a result (a
-	 * comparison, a job's end). */
+	 * comparison, a job's end). commit is "" after an alert's update or
+	 * triage changed an alert. */
 	void (*on_change)(void *ctx, const char *commit, bool urgent);
 	void *on_change_ctx;
 	/* With ingest: the repository (OWNER/NAME) whose open pull heads

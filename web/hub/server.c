@@ -542,7 +542,9 @@ static enum MHD_Result ingest_answer(struct web_server *s, struct MHD_Connection
 	} else
 		changed = web_ingest_heartbeat(&rp, s->db, &rq->who, rq->body.buf, rq->body.len,
 					       commit);
-	if (changed && *commit && s->on_change)
+	/* An alert's update or triage changes no head: "" says an alert did. */
+	if (changed && s->on_change &&
+	    (*commit || rq->ingest == INGEST_ALERT || rq->ingest == INGEST_TRIAGE))
 		s->on_change(s->on_change_ctx, commit, changed == 2);
 	ret = send_reply(s, conn, &rp, true);
 	strbuf_release(&rp.body);
