@@ -1408,19 +1408,30 @@ static json_t *reply_json(const char *text, size_t len)
 	return j;
 }
 
+/* The items of a page of JSON text into l: 0, or a negative errno (-EPROTO
+ * for text that is not such a page), what l holds left for the caller to
+ * free either way. */
+static int read_items(struct item_list *l, const char *text, size_t len)
+{
+	json_t *j = reply_json(text, len);
+	int r;
+
+	if (!j)
+		return -EPROTO;
+	r = page_items(l, j);
+	json_decref(j);
+	return r;
+}
+
 int web_gh_pulls_read(struct web_gh_pull **out, size_t *out_n, const char *text, size_t len)
 {
 	struct item_list l = { .size = sizeof(struct web_gh_pull), .from_json = pull_from_json,
 			       .what = "pull requests" };
-	json_t *j = reply_json(text, len);
 	int r;
 
 	*out = NULL;
 	*out_n = 0;
-	if (!j)
-		return -EPROTO;
-	r = page_items(&l, j);
-	json_decref(j);
+	r = read_items(&l, text, len);
 	if (r < 0) {
 		free(l.v);
 		return r;
@@ -1435,15 +1446,11 @@ int web_gh_comments_read(struct web_gh_comment **out, size_t *out_n, const char 
 {
 	struct item_list l = { .size = sizeof(struct web_gh_comment),
 			       .from_json = comment_from_json, .what = "comments" };
-	json_t *j = reply_json(text, len);
 	int r;
 
 	*out = NULL;
 	*out_n = 0;
-	if (!j)
-		return -EPROTO;
-	r = page_items(&l, j);
-	json_decref(j);
+	r = read_items(&l, text, len);
 	if (r < 0) {
 		web_gh_comments_free(l.v, l.n);
 		return r;
@@ -1496,15 +1503,11 @@ int web_gh_issues_read(struct web_gh_issue **out, size_t *out_n, const char *tex
 {
 	struct item_list l = { .size = sizeof(struct web_gh_issue), .from_json = issue_from_json,
 			       .what = "issues" };
-	json_t *j = reply_json(text, len);
 	int r;
 
 	*out = NULL;
 	*out_n = 0;
-	if (!j)
-		return -EPROTO;
-	r = page_items(&l, j);
-	json_decref(j);
+	r = read_items(&l, text, len);
 	if (r < 0) {
 		free(l.v);
 		return r;
