@@ -195,12 +195,18 @@ check "no process of the killed build is left" eq "" "$(pgrep -f "perfd_killed_(
 sed -i 's/^command = sh -c .*$/command = .\/hostile.sh/' agent.conf
 # A sandbox left over by a killed agent (bwrap's first process can be
 # caught before it sets its own parent-death signal): the restart kills it.
+# The killed build's own bwrap may be slow to end on a loaded machine (10 s
+# at most here); one still there is killed too, and counted with the
+# planted one.
+for _ in $(seq 100); do pgrep -f "bwrap .*$T/work/builds" >/dev/null || break; sleep 0.1; done
+left=$(pgrep -fc "bwrap .*$T/work/builds" || true)
 bwrap --ro-bind / / --ro-bind "$T/work/builds" "$T/work/builds" --unshare-pid -- sleep 300 &
 stray=$!
 check "the restart finishes" run 0 "$PERFD" agent --config agent.conf --once
 wait "$stray"
 check "  a sandbox left over is killed at it" eq 137 "$?"
-check "  said (its bwrap and the first process under it)" has err "2 bwrap processes left by a stopped agent killed"
+killed=$(sed -n 's/^perfd: \([0-9]*\) bwrap processes left by a stopped agent killed$/\1/p' err)
+check "  said (its bwrap and the first process under it)" test "${killed:-0}" -ge 2 -a "${killed:-0}" -le $((2 + 2 * left))
 check "no build directory used twice" eq "" "$(sql "select dir from builds group by dir having count(*) > 1")"
 check "the killed build abandoned" eq 1 "$(sql "select count(*) from builds where state = 'abandoned'")"
 check "and its directory removed at the restart" test ! -e "$(sql "select dir from builds where state = 'abandoned'")"
