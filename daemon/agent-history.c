@@ -146,6 +146,7 @@ struct verdict {
 	char verdict[16];        /* an A/A's is "unchanged" */
 	bool has_gain;
 	double gain;
+	double min_effect;       /* the comparison's */
 };
 
 /* The newest done comparison of job_id's case. */
@@ -170,6 +171,7 @@ static int job_verdict(struct agent *a, struct verdict *v, int64_t job_id, const
 	snprintf(v->verdict, sizeof(v->verdict), "%s", c.aa ? "unchanged" : c.summary.verdict);
 	v->has_gain = c.summary.has_gain;
 	v->gain = c.summary.gain_median;
+	v->min_effect = c.min_effect;
 	db_comparison_release(&c);
 	return 0;
 }
@@ -179,16 +181,18 @@ static bool is_change(const char *verdict)
 	return !strcmp(verdict, "slower") || !strcmp(verdict, "faster");
 }
 
-/* Whether a head job of branch at one of chain's commits found case's
- * change in the same direction, so that the span's change is that
- * commit's: 1, with the commit in out, when one did and its alert was not
+/* Whether a head job of branch at one of chain's commits found the span's
+ * change of case alone: the same verdict, with a gain within the span
+ * comparison's min_effect of the span's (a head's 1% inside a span's 4%
+ * leaves 3% that no head found), so that the span's change is that
+ * commit's. 1, with the commit in out, when one did and its alert was not
  * dismissed (a head's change its repeated comparison did not find again
  * was noise, and says nothing of the span's); 2, with the commit in out,
  * when that alert is still being confirmed (the span is judged once it is
  * decided); 0 when none did. */
 static int single_commit_found(struct agent *a, const char *branch, const char *case_name,
-			       const char *verdict, char (*chain)[BUILDER_OID_HEX], size_t n,
-			       char out[BUILDER_OID_HEX])
+			       const struct verdict *span, char (*chain)[BUILDER_OID_HEX],
+			       size_t n, char out[BUILDER_OID_HEX])
 {
 	size_t i;
 	int r = 0;
@@ -201,7 +205,8 @@ static int single_commit_found(struct agent *a, const char *branch, const char *
 		if (db_job_get(a->db, &job, branch, chain[i]) < 0)
 			continue;
 		r = job_verdict(a, &v, job.id, case_name);
-		if (r < 0 || strcmp(v.verdict, verdict)) {
+		if (r < 0 || strcmp(v.verdict, span->verdict) || !v.has_gain || !span->has_gain ||
+		    !(fabs(span->gain - v.gain) < span->min_effect)) {
 			db_job_release(&job);
 			continue;
 		}
@@ -281,7 +286,7 @@ static int judge(struct agent *a, const struct db_job *job, bool *later)
 		if (r < 0 || !is_change(v.verdict))
 			continue;
 		if (job->kind == DB_JOB_SPAN) {
-			r = single_commit_found(a, branch, case_name, v.verdict, chain, nchain, one);
+			r = single_commit_found(a, branch, case_name, &v, chain, nchain, one);
 			if (r < 0)
 				break;
 			if (r == 1) {
