@@ -146,6 +146,7 @@ struct verdict {
 	char verdict[16];        /* an A/A's is "unchanged" */
 	bool has_gain;
 	double gain;
+	double min_effect;       /* the comparison's */
 };
 
 /* The newest done comparison of job_id's case. */
@@ -170,6 +171,7 @@ static int job_verdict(struct agent *a, struct verdict *v, int64_t job_id, const
 	snprintf(v->verdict, sizeof(v->verdict), "%s", c.aa ? "unchanged" : c.summary.verdict);
 	v->has_gain = c.summary.has_gain;
 	v->gain = c.summary.gain_median;
+	v->min_effect = c.min_effect;
 	db_comparison_release(&c);
 	return 0;
 }
@@ -179,26 +181,55 @@ static bool is_change(const char *verdict)
 	return !strcmp(verdict, "slower") || !strcmp(verdict, "faster");
 }
 
-/* True when a head job of branch at one of chain's commits found case's
- * change in the same direction: the span's change is that commit's. */
+/* Whether a head job of branch at one of chain's commits found the span's
+ * change of case alone: the same verdict, with a gain within the span
+ * comparison's min_effect of the span's (a head's 1% inside a span's 4%
+ * leaves 3% that no head found), so that the span's change is that
+ * commit's. 1, with the commit in out, when one did and its alert was not
+ * dismissed (a head's change its repeated comparison did not find again
+ * was noise, and says nothing of the span's); 2, with the commit in out,
+ * when that alert is still being confirmed (the span is judged once it is
+ * decided); 0 when none did. */
 static int single_commit_found(struct agent *a, const char *branch, const char *case_name,
-			       const char *verdict, char (*chain)[BUILDER_OID_HEX], size_t n,
-			       char out[BUILDER_OID_HEX])
+			       const struct verdict *span, char (*chain)[BUILDER_OID_HEX],
+			       size_t n, char out[BUILDER_OID_HEX])
 {
 	size_t i;
 	int r = 0;
 
 	for (i = 0; i < n && r == 0; i++) {
+		struct db_alert key, al;
 		struct db_job job;
 		struct verdict v;
 
 		if (db_job_get(a->db, &job, branch, chain[i]) < 0)
 			continue;
 		r = job_verdict(a, &v, job.id, case_name);
+		if (r < 0 || strcmp(v.verdict, span->verdict) || !v.has_gain || !span->has_gain ||
+		    !(fabs(span->gain - v.gain) < span->min_effect)) {
+			db_job_release(&job);
+			continue;
+		}
+		memset(&key, 0, sizeof(key));
+		snprintf(key.branch, sizeof(key.branch), "%s", branch);
+		snprintf(key.case_name, sizeof(key.case_name), "%s", case_name);
+		snprintf(key.lo, sizeof(key.lo), "%s", job.base);
+		snprintf(key.hi, sizeof(key.hi), "%s", job.commit);
 		db_job_release(&job);
-		if (r == 0 && !strcmp(v.verdict, verdict)) {
+		r = db_alert_lookup(a->db, &al, &key);
+		if (r == -ENOENT) {
+			/* No alert of its own (read before [history] was on):
+			 * its verdict stands. */
 			snprintf(out, BUILDER_OID_HEX, "%s", chain[i]);
 			return 1;
+		}
+		if (r < 0)
+			return r;
+		r = al.state == DB_ALERT_DISMISSED ? 0 : al.state == DB_ALERT_CONFIRMING ? 2 : 1;
+		db_alert_release(&al);
+		if (r > 0) {
+			snprintf(out, BUILDER_OID_HEX, "%s", chain[i]);
+			return r;
 		}
 	}
 	return r;
@@ -229,8 +260,9 @@ static int queue_confirm(struct agent *a, const struct db_alert *al)
 }
 
 /* Reads job's verdicts: each change found on a history branch becomes an
- * alert, confirmed before it is raised. */
-static int judge(struct agent *a, const struct db_job *job)
+ * alert, confirmed before it is raised. *later is set when the job must be
+ * read again once an alert it depends on is decided. */
+static int judge(struct agent *a, const struct db_job *job, bool *later)
 {
 	const char *branch = job->kind == DB_JOB_SPAN ? job->head + strlen("span:") : job->head;
 	char (*chain)[BUILDER_OID_HEX] = NULL;
@@ -254,13 +286,22 @@ static int judge(struct agent *a, const struct db_job *job)
 		if (r < 0 || !is_change(v.verdict))
 			continue;
 		if (job->kind == DB_JOB_SPAN) {
-			r = single_commit_found(a, branch, case_name, v.verdict, chain, nchain, one);
+			r = single_commit_found(a, branch, case_name, &v, chain, nchain, one);
 			if (r < 0)
 				break;
 			if (r == 1) {
 				log_info("history %s: span job %lld: %s %s, as the head job of %.12s "
 					 "found alone: no span alert", branch, (long long)job->id,
 					 case_name, v.verdict, one);
+				r = 0;
+				continue;
+			}
+			if (r == 2) {
+				log_info("history %s: span job %lld: %s %s, as the head job of %.12s "
+					 "found alone, whose alert is being confirmed: read again once "
+					 "it is decided", branch, (long long)job->id, case_name,
+					 v.verdict, one);
+				*later = true;
 				r = 0;
 				continue;
 			}
@@ -723,28 +764,35 @@ int agent_history(struct agent *a)
 {
 	struct db_job *jobs = NULL;
 	struct db_alert *alerts = NULL;
-	size_t n = 0, i;
+	size_t n = 0, i, marked;
 	int r, queued = 0;
 
 	/* Head and span jobs first: their verdicts, read once. Without
 	 * [history] they are only marked read, so that turning it on later
 	 * raises nothing about old history. */
 	do {
+		marked = 0;
 		r = db_jobs_unjudged(a->db, &jobs, &n, JUDGE_BATCH);
 		for (i = 0; r == 0 && i < n; i++) {
+			bool later = false;
+
 			if (a->cfg->history.on)
-				r = judge(a, &jobs[i]);
+				r = judge(a, &jobs[i], &later);
 			if (r > 0) {
 				queued += r;
 				r = 0;
 			}
-			if (r == 0)
+			if (r == 0 && !later) {
 				r = db_job_judged(a->db, jobs[i].id);
+				marked++;
+			}
 		}
 		for (i = 0; i < n; i++)
 			db_job_release(&jobs[i]);
 		free(jobs);
-	} while (r == 0 && n == JUDGE_BATCH);
+		/* A job read again later stays first among the unread: a batch
+		 * of those alone is the end of this pass's reading. */
+	} while (r == 0 && n == JUDGE_BATCH && marked > 0);
 	if (r < 0 || !a->cfg->history.on)
 		return r;
 	r = db_alerts_list(a->db, &alerts, &n, true, DB_BISECT_STEPS_MAX);

@@ -178,6 +178,33 @@ int db_alert_load(struct db *db, struct db_alert *out, int64_t id)
 	return r;
 }
 
+int db_alert_lookup(struct db *db, struct db_alert *out, const struct db_alert *key)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	r = db_prepare(db, &st, "SELECT " ALERT_COLUMNS " FROM alerts WHERE host = ?1 AND"
+		       " branch = ?2 AND case_name = ?3 AND found_by = ?4 AND lo_oid = ?5 AND"
+		       " hi_oid = ?6");
+	if (r < 0)
+		return r;
+	db_bind_text(st, 1, key->host);
+	db_bind_text(st, 2, key->branch);
+	db_bind_text(st, 3, key->case_name);
+	db_bind_text(st, 4, key->found_by_span ? "span" : "head");
+	db_bind_text(st, 5, key->lo);
+	db_bind_text(st, 6, key->hi);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		memset(out, 0, sizeof(*out));
+		alert_fill(out, st, NULL);
+	} else {
+		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, rc, "finding an alert");
+	}
+	db_finish(st);
+	return r;
+}
+
 int db_alerts_list(struct db *db, struct db_alert **out, size_t *out_n, bool open_only,
 		   size_t max)
 {

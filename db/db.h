@@ -723,6 +723,9 @@ void db_alert_release(struct db_alert *a);
  * when there, with its id in *out_id either way. */
 int db_alert_add(struct db *db, int64_t *out_id, const struct db_alert *a);
 int db_alert_load(struct db *db, struct db_alert *out, int64_t id);
+/* The alert of key's host, branch, case, way found and range, into *out
+ * (the caller's to release); -ENOENT when there is none. */
+int db_alert_lookup(struct db *db, struct db_alert *out, const struct db_alert *key);
 /* Alerts by id, at most max; with open_only, this agent's that are being
  * confirmed or bisected. *out is the caller's (release each, free). */
 int db_alerts_list(struct db *db, struct db_alert **out, size_t *out_n, bool open_only,

@@ -4,7 +4,9 @@
 # reported as a range; a 5% step bisected to its commit past a commit that
 # does not build; a change split across two commits, named with their
 # shares; a single commit's change found by its head job; flat stretches
-# that raise nothing; a bisection killed in the middle and resumed; and the
+# that raise nothing; a bisection killed in the middle and resumed; a
+# head's change dismissed as noise, which hides no span's; a head's change
+# that is all of its span's, and one that is a part; and the
 # configuration's errors.
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
@@ -226,6 +228,80 @@ check "  the next span starts at it" eq "${E[13]} ${E[9]}" \
 	"$(sqlite3 "$T/tag.db" "select commit_oid || ' ' || base_oid from jobs where kind = 'span'
 		order by id desc limit 1")"
 check "  and raises nothing" eq 1 "$(sqlite3 "$T/tag.db" "select count(*) from alerts")"
+
+# ---- a head's change dismissed as noise hides no span's ----
+# A creep of four commits, 0.8% each (3.2%), whose last commit's program
+# prints 2.4% more for its first 4 processes alone: its head job (a warm-up
+# and 3 pairs) runs those and finds as much as the span; its repeated
+# comparison, after the span's, sees 0.8%.
+SRC4=$T/src4
+FLAKY=$T/flaky
+mkdir "$FLAKY" && chmod 777 "$FLAKY"
+git init -q -b main "$SRC4"
+F[0]=$(commit "$SRC4" 1000 base)
+v4=1000
+for i in 1 2 3; do
+	v4=$(mul "$v4" 1.008)
+	F[$i]=$(commit "$SRC4" "$v4" "creep $i")
+done
+v4=$(mul "$v4" 1.008)
+cat >"$SRC4/prog" <<SH
+#!/bin/sh
+# 0.8% more than its parent, and 2.4% more again for its first 4 processes.
+n=\$(wc -l <"$FLAKY/count" 2>/dev/null || echo 0)
+echo x >>"$FLAKY/count"
+v=$v4
+[ "\$n" -lt 4 ] && v=$(mul "$v4" 1.024)
+exec awk -v v=\$v -v s="\${PERFD_SEQ:-1}" 'BEGIN { srand(s * 7919); z = 0
+	for (i = 0; i < 12; i++) z += rand(); z -= 6
+	printf "TIMING run_ms=%.4f\n", v * (1 + 0.001 * z) }'
+SH
+git -C "$SRC4" commit -q -am "creep 4, flaky" && F[4]=$(git -C "$SRC4" rev-parse HEAD)
+sed -e "s|$DB|$T/flaky.db|; s|$T/work|$T/work4|; s|file://$SRC|file://$SRC4|;
+	s|^span_commits = 8|span_commits = 4|; s|^\[build\]|[sandbox]\nrw = $FLAKY\n\n[build]|" \
+	agent.conf >flaky.conf
+check "the agent runs a creep whose head is noisy at first" run 0 "$PERFD" agent --config flaky.conf --once
+cp err flaky.err
+fsql() { sqlite3 "$T/flaky.db" "$1"; }
+check "the head job found it 3.2% slower (0.8% and the first processes' 2.4%)" eq "slower|-0.03" \
+	"$(fsql "select c.verdict, printf('%.2f', c.gain_median) from comparisons c
+		join jobs j on j.id = c.job_id where j.kind = 'head' and j.commit_oid = '${F[4]}'")"
+check "  its alert was dismissed by the repeated comparison" eq "head|dismissed" \
+	"$(fsql "select found_by, state from alerts where lo_oid = '${F[3]}' and hi_oid = '${F[4]}'")"
+check "  the span waited for that" has flaky.err "whose alert is being confirmed: read again"
+check "the span's creep is raised all the same" eq "span|${F[0]}|${F[4]}|raised" \
+	"$(fsql "select found_by, lo_oid, hi_oid, state from alerts where found_by = 'span'")"
+check "  and bisected" eq done "$(fsql "select bisect from alerts where found_by = 'span'")"
+check "every job read" eq 0 "$(fsql "select count(*) from jobs where judged = 0")"
+
+# ---- a head's change makes its span's only when it is all of it ----
+# Push 1: three flat commits and a 5% step at the head: the head job finds
+# the span's whole change, which makes no span alert. Push 2: three
+# commits of 0.8% and a 1.5% step at the head: the head job finds 1.5%,
+# the span 4%, and the 2.5% no head found makes a span alert.
+SRC5=$T/src5
+git init -q -b main "$SRC5"
+G[0]=$(commit "$SRC5" 1000 base)
+for i in 1 2 3; do G[$i]=$(commit "$SRC5" 1000 "flat $i"); done
+G[4]=$(commit "$SRC5" 1050 "5% slower")
+sed -e "s|$DB|$T/part.db|; s|$T/work|$T/work5|; s|file://$SRC|file://$SRC5|;
+	s|^span_commits = 8|span_commits = 4\nreference = last|" agent.conf >part.conf
+psql() { sqlite3 "$T/part.db" "$1"; }
+check "the agent runs a span whose change is its head's" run 0 "$PERFD" agent --config part.conf --once
+check "  the head's alert, raised" eq "head|${G[3]}|${G[4]}|raised" \
+	"$(psql "select found_by, lo_oid, hi_oid, state from alerts")"
+check "  no span alert, said so" has err "as the head job of ${G[4]:0:12} found alone: no span alert"
+v5=1050
+for i in 5 6 7; do
+	v5=$(mul "$v5" 1.008)
+	G[$i]=$(commit "$SRC5" "$v5" "creep $i")
+done
+G[8]=$(commit "$SRC5" "$(mul "$v5" 1.015)" "1.5% slower")
+check "the agent runs a span whose head carries a part of it" run 0 "$PERFD" agent --config part.conf --once
+check "  the head's alert, raised" eq "head|raised" \
+	"$(psql "select found_by, state from alerts where lo_oid = '${G[7]}' and hi_oid = '${G[8]}'")"
+check "  and the span's, raised too" eq "span|raised|done" \
+	"$(psql "select found_by, state, bisect from alerts where lo_oid = '${G[4]}' and hi_oid = '${G[8]}'")"
 
 # ---- the configuration's errors ----
 cat >bad.conf <<CONF
