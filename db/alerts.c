@@ -108,6 +108,18 @@ static void alert_release(void *elem)
 	db_alert_release(elem);
 }
 
+/* Binds ?1 to ?6 of st to a's key: host, branch, case, how it was found
+ * and its range. */
+static void bind_key(sqlite3_stmt *st, const struct db_alert *a)
+{
+	db_bind_text(st, 1, a->host);
+	db_bind_text(st, 2, a->branch);
+	db_bind_text(st, 3, a->case_name);
+	db_bind_text(st, 4, a->found_by_span ? "span" : "head");
+	db_bind_text(st, 5, a->lo);
+	db_bind_text(st, 6, a->hi);
+}
+
 int db_alert_add(struct db *db, int64_t *out_id, const struct db_alert *a)
 {
 	char now[TIME_ISO_LEN];
@@ -122,12 +134,7 @@ int db_alert_add(struct db *db, int64_t *out_id, const struct db_alert *a)
 		       " ?11, ?12, ?12, " NEXT_ALERT_SEQ ") ON CONFLICT DO NOTHING RETURNING id");
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, a->host);
-	db_bind_text(st, 2, a->branch);
-	db_bind_text(st, 3, a->case_name);
-	db_bind_text(st, 4, a->found_by_span ? "span" : "head");
-	db_bind_text(st, 5, a->lo);
-	db_bind_text(st, 6, a->hi);
+	bind_key(st, a);
 	sqlite3_bind_int(st, 7, a->commits);
 	db_bind_text(st, 8, a->slower ? "slower" : "faster");
 	db_bind_real(st, 9, a->gain);
@@ -150,12 +157,7 @@ int db_alert_add(struct db *db, int64_t *out_id, const struct db_alert *a)
 		       " case_name = ?3 AND found_by = ?4 AND lo_oid = ?5 AND hi_oid = ?6");
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, a->host);
-	db_bind_text(st, 2, a->branch);
-	db_bind_text(st, 3, a->case_name);
-	db_bind_text(st, 4, a->found_by_span ? "span" : "head");
-	db_bind_text(st, 5, a->lo);
-	db_bind_text(st, 6, a->hi);
+	bind_key(st, a);
 	return db_step_count(db, st, out_id, "finding an alert");
 }
 
@@ -188,12 +190,7 @@ int db_alert_lookup(struct db *db, struct db_alert *out, const struct db_alert *
 		       " hi_oid = ?6");
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, key->host);
-	db_bind_text(st, 2, key->branch);
-	db_bind_text(st, 3, key->case_name);
-	db_bind_text(st, 4, key->found_by_span ? "span" : "head");
-	db_bind_text(st, 5, key->lo);
-	db_bind_text(st, 6, key->hi);
+	bind_key(st, key);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		memset(out, 0, sizeof(*out));
