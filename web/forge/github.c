@@ -1423,22 +1423,33 @@ static int read_items(struct item_list *l, const char *text, size_t len)
 	return r;
 }
 
+/* read_items of items that own nothing: *out the caller's, or NULL and 0
+ * with an error. */
+static int read_flat_items(void **out, size_t *out_n, struct item_list *l, const char *text,
+			   size_t len)
+{
+	int r = read_items(l, text, len);
+
+	if (r < 0) {
+		free(l->v);
+		*out = NULL;
+		*out_n = 0;
+		return r;
+	}
+	*out = l->v;
+	*out_n = l->n;
+	return 0;
+}
+
 int web_gh_pulls_read(struct web_gh_pull **out, size_t *out_n, const char *text, size_t len)
 {
 	struct item_list l = { .size = sizeof(struct web_gh_pull), .from_json = pull_from_json,
 			       .what = "pull requests" };
-	int r;
+	void *v;
+	int r = read_flat_items(&v, out_n, &l, text, len);
 
-	*out = NULL;
-	*out_n = 0;
-	r = read_items(&l, text, len);
-	if (r < 0) {
-		free(l.v);
-		return r;
-	}
-	*out = l.v;
-	*out_n = l.n;
-	return 0;
+	*out = v;
+	return r;
 }
 
 int web_gh_comments_read(struct web_gh_comment **out, size_t *out_n, const char *text,
@@ -1503,16 +1514,9 @@ int web_gh_issues_read(struct web_gh_issue **out, size_t *out_n, const char *tex
 {
 	struct item_list l = { .size = sizeof(struct web_gh_issue), .from_json = issue_from_json,
 			       .what = "issues" };
-	int r;
+	void *v;
+	int r = read_flat_items(&v, out_n, &l, text, len);
 
-	*out = NULL;
-	*out_n = 0;
-	r = read_items(&l, text, len);
-	if (r < 0) {
-		free(l.v);
-		return r;
-	}
-	*out = l.v;
-	*out_n = l.n;
-	return 0;
+	*out = v;
+	return r;
 }
