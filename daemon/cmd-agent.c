@@ -9,8 +9,8 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "agent-internal.h"
-#include "host-check-internal.h"
+#include "agent.h"
+#include "cli.h"
 #include "common.h"
 #include "daemon.h"
 #include "forge.h"

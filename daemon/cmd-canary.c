@@ -7,7 +7,7 @@
 
 #include "common.h"
 #include "daemon.h"
-#include "host-check-internal.h"
+#include "cli.h"
 
 const char cmd_canary_usage[] =
 	"usage: perfd canary [--host PROFILE] [--device INDEX] [--scale N]\n"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent-internal.h"
+#include "agent.h"
 #include "common.h"
 #include "daemon.h"
 #include "forge.h"

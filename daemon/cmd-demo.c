@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent-internal.h"
+#include "agent.h"
 #include "builder.h"
 #include "common.h"
 #include "daemon.h"

@@ -8,6 +8,7 @@
 #include "common.h"
 #include "daemon.h"
 #include "runners.h"
+#include "wire.h"
 
 const char cmd_export_usage[] =
 	"usage: perfd export [options] ID\n"
@@ -85,7 +86,7 @@ int cmd_export(int argc, char **argv)
 	if (!db)
 		goto out;
 	if (db_comparison_load(db, &c, id) < 0 || (with_output && load_output(db, &c) < 0) ||
-	    runner_record_build(&out, &c, with_output) < 0) {
+	    wire_record_build(&out, &c, with_output) < 0) {
 		log_warnx("%s", err_last());
 		goto out;
 	}

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent-internal.h"
+#include "agent.h"
 #include "builder.h"
 #include "common.h"
 #include "daemon.h"

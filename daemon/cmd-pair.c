@@ -11,7 +11,7 @@
 #include "builder.h"
 #include "common.h"
 #include "daemon.h"
-#include "host-check-internal.h"
+#include "cli.h"
 #include "runners.h"
 
 const char cmd_pair_usage[] =

@@ -6,7 +6,7 @@
 
 #include "common.h"
 #include "daemon.h"
-#include "host-check-internal.h"
+#include "cli.h"
 
 const char cmd_probe_usage[] =
 	"usage: perfd probe [--json] [--host PROFILE]\n"

@@ -13,7 +13,7 @@
 
 #include "common.h"
 #include "daemon.h"
-#include "hub-config-internal.h"
+#include "hubd.h"
 #include "hub.h"
 
 /* Set by meson: where `meson install` puts the dashboard and documents. */

@@ -8,7 +8,7 @@
 
 #include "common.h"
 #include "daemon.h"
-#include "hub-config-internal.h"
+#include "hubd.h"
 
 #define TOKEN_BYTES 32
 #define TOKENS_LISTED 100000

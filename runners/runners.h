@@ -15,8 +15,6 @@
  * - fault watch: reads the kernel log while each process runs and reports
  *   the first line that matches the host profile's fault patterns.
  * - receipt: renders a stored comparison as text, JSON, CSV or Markdown.
- * - record: a stored comparison as the hub ingests it (docs/hub.md), built
- *   for sending and taken apart, strictly, on arrival.
  *
  * Ownership: strings and arrays a function fills in a struct belong to that
  * struct and are freed by its _release, which accepts NULL and a zeroed
@@ -423,111 +421,5 @@ void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
  * receipt stored under another name is never answered: it is rendered
  * anew. */
 #define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 2"
-
-/* ---- record (record.c): a comparison as the hub ingests it ---- */
-
-#define RUNNER_RECORD_FORMAT "perfd-comparison/2"
-/* Bytes of one stream of a process's captured output a record may carry:
- * all that perfd keeps of it. */
-#define RUNNER_RECORD_OUTPUT_MAX CHILD_CAPTURE_DEFAULT
-
-/* Appends the record of comparison c (as db_comparison_load fills it) in
- * its canonical form (docs/hub.md) with its sha256, and a newline. With
- * with_output, each process whose captured output the caller loaded
- * (db_process_output_load) carries it. -EIO when sha256 cannot be
- * computed; out is then as it was. */
-int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool with_output);
-
-/* A record taken apart: the comparison as its host stored it. */
-struct runner_record {
-	int64_t origin_id;           /* the comparison's id on its host */
-	int64_t origin_job;          /* its job's id on its host; 0: none */
-	int64_t origin_base_build;   /* its builds' ids there; 0: none */
-	int64_t origin_head_build;
-	char sha256[65];             /* the record's, checked against its canonical form */
-	/* c.host, settings, times, artifacts and manifests, every process (with
-	 * its captured output when sent, and its validity), the summary
-	 * (has_summary false when the record has none) with per-process
-	 * validity, and the calibration's ids as the host numbers them, nothing
-	 * loaded. c.id is 0. */
-	struct db_comparison c;
-};
-/* Parses and checks a record: -EINVAL, naming the member ("processes[3].exit:
- * expected ..."), for malformed JSON, a missing or unknown member, a wrong
- * type or a value out of its bounds; -EBADMSG when its sha256 is not that of
- * its canonical form. *out is zeroed on entry and released by the caller
- * on every path. */
-int runner_record_parse(struct runner_record *out, const char *text, size_t len);
-void runner_record_release(struct runner_record *r);
-
-/* A job's update as an agent sends it to the hub (docs/hub.md, "The job
- * record"): host is the agent's; j->seq numbers the update. Canonical, with
- * its sha256, and a newline. */
-#define RUNNER_JOB_FORMAT "perfd-job/1"
-int runner_job_record_build(struct strbuf *out, const struct db_job *j, const char *host);
-struct runner_job_record {
-	char sha256[65];
-	struct db_job job;           /* host, origin_id (its id on the host), seq; id 0 */
-};
-/* As runner_record_parse, for a job record. */
-int runner_job_record_parse(struct runner_job_record *out, const char *text, size_t len);
-void runner_job_record_release(struct runner_job_record *r);
-
-/* A finished build with its done runner results, as an agent sends it to
- * the hub (docs/hub.md, "The build record"); host is the agent's. The log
- * travels in base64, the runners' outputs do not (their lines do). */
-#define RUNNER_BUILD_FORMAT "perfd-build/1"
-int runner_build_record_build(struct strbuf *out, const struct db_build *b, const char *host,
-			      const struct db_runner_result *rs, size_t n);
-struct runner_build_record {
-	char sha256[65];             /* the record's */
-	char build_sha256[65];       /* of its canonical form without runner_results */
-	int64_t origin_id;           /* the build's id on its host */
-	struct db_build build;       /* host, fields, artifacts; id 0 */
-	struct db_runner_result *results;  /* each done, with its lines; ids 0 */
-	int64_t *results_origin;     /* their ids on the host */
-	size_t nresults;
-};
-int runner_build_record_parse(struct runner_build_record *out, const char *text, size_t len);
-void runner_build_record_release(struct runner_build_record *r);
-
-/* An alert's update as an agent sends it to the hub (docs/hub.md, "The
- * alert record"), with its findings: host is the agent's; a->seq numbers
- * the update. Canonical, with its sha256, and a newline. */
-#define RUNNER_ALERT_FORMAT "perfd-alert/1"
-#define RUNNER_ALERT_FINDINGS_MAX DB_BISECT_STEPS_MAX
-#define RUNNER_ALERT_COMMITS_MAX 1000000000
-int runner_alert_record_build(struct strbuf *out, const struct db_alert *a, const char *host,
-			      const struct db_alert_finding *f, size_t n);
-struct runner_alert_record {
-	char sha256[65];
-	struct db_alert alert;       /* host, origin_id (its id on the host), seq; id 0 */
-	struct db_alert_finding *findings;
-	size_t nfindings;
-};
-/* As runner_record_parse, for an alert record: every member required, no
- * other allowed; comparison ids are the host's. */
-int runner_alert_record_parse(struct runner_alert_record *out, const char *text, size_t len);
-void runner_alert_record_release(struct runner_alert_record *r);
-
-/* A host's heartbeat (docs/hub.md, "The heartbeat"): what the agent is
- * doing, its backlog, fingerprint and quarantine; the newest seq wins. */
-#define RUNNER_HEARTBEAT_FORMAT "perfd-heartbeat/1"
-struct runner_heartbeat {
-	char host[64];
-	int64_t seq;
-	char sent_at[32];
-	char state[16];              /* idle, polling, building, measuring, calibrating */
-	int64_t job;                 /* the job it works on, its id on the host; 0: none */
-	int64_t backlog;             /* records not yet acknowledged by the hub */
-	char *fingerprint;           /* NULL when not known yet */
-	bool quarantined;
-	char *fault;                 /* when quarantined */
-	char since[32];
-};
-int runner_heartbeat_build(struct strbuf *out, const struct runner_heartbeat *h);
-/* Parses and checks a heartbeat (no sha256: it is state, not a record). */
-int runner_heartbeat_parse(struct runner_heartbeat *out, const char *text, size_t len);
-void runner_heartbeat_release(struct runner_heartbeat *h);
 
 #endif

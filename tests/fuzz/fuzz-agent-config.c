@@ -1,11 +1,11 @@
 /*
- * The agent's configuration (daemon/agent-config.c, through common/ini.c):
+ * The agent's configuration (daemon/agent/config.c, through common/ini.c):
  * any text as the file's, parsed and checked. The files it names (a hub's
  * CA) are read as the agent would, relative to where the run is.
  */
 #include <errno.h>
 
-#include "agent-internal.h"
+#include "agent.h"
 #include "fuzz-errors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

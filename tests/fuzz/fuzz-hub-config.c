@@ -1,11 +1,11 @@
 /*
- * The hub's configuration (daemon/hub-config.c, through common/ini.c):
+ * The hub's configuration (daemon/hubd/config.c, through common/ini.c):
  * any text as the file's, parsed and checked. The certificate and key it
  * names are read as the hub would, relative to where the run is.
  */
 #include <errno.h>
 
-#include "hub-config-internal.h"
+#include "hubd.h"
 #include "fuzz-errors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

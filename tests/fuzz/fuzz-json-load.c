@@ -1,6 +1,6 @@
 /*
- * The hub's own JSON reader (runners/json-load.c) against jansson's, and
- * the canonical form (runners/canonical.c) against jansson's writer: any
+ * The hub's own JSON reader (web/wire/json-load.c) against jansson's, and
+ * the canonical form (web/wire/canonical.c) against jansson's writer: any
  * text that record_json_read takes, json_loadb(JSON_REJECT_DUPLICATES)
  * takes as the same value; and the canonical form of that value is, byte
  * for byte, json_dumps' with sorted keys, compact, 17 digits

@@ -1,11 +1,11 @@
 /*
  * A suite read from a repository's default branch ([repo] suite,
- * daemon/agent-config.c): any text as the file's, parsed and checked, and
+ * daemon/agent/config.c): any text as the file's, parsed and checked, and
  * the recipe hash of what it accepts.
  */
 #include <errno.h>
 
-#include "agent-internal.h"
+#include "agent.h"
 #include "fuzz-errors.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

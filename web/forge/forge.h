@@ -413,4 +413,52 @@ int web_alert_culprits_post(struct web_culprit **out, size_t *out_n, const struc
 int web_alert_commands_read(struct db_alert_command **out, size_t *out_n,
 			    const struct web_alerts *wa, const struct db_alert_issue *is);
 
+/* ---- [github], as a configuration says it (config.c) ---- */
+
+/* [github]: the pull requests' host, as an agent (docs/github.md) and the
+ * hub (docs/hub.md) take it; config.c. */
+#define FORGE_ALLOW_MAX 64
+struct forge_config {
+	bool on;                   /* the section is there */
+	char *api;                 /* the API's base URL */
+	char *repo;                /* OWNER/NAME */
+	char *token_file;
+	char *login;               /* the token's login, or NULL: asked of the API */
+	char **allow;              /* logins whose pull requests are built at once */
+	size_t nallow;
+	char *hub_url;             /* where links in comments and statuses point */
+	char *comment_key;         /* an agent's: tells its comment from others', or NULL */
+	bool comment;              /* post the comment */
+	bool statuses;             /* set commit statuses */
+	bool fetch_token;          /* an agent's: fetch [repo] url over http(s) with the token */
+	double timeout_s;
+	double max_wait_s;
+	int retries;
+	double backoff_s;
+};
+void forge_config_defaults(struct forge_config *g);
+/* True when url's host is a loopback name or address (127.0.0.0/8 as an
+ * address, localhost, [::1]): plain HTTP goes nowhere else with a token. */
+bool forge_url_is_loopback(const char *url);
+/* Reads key k of [github] when it is one of the keys every [github] takes
+ * (api, repo, token_file, login, allow, hub_url, comment, statuses,
+ * timeout_s, max_wait_s, retries, backoff_s): 0, or -EINVAL with the
+ * message in why; 1 when k is not one of them (the caller's own, or
+ * unknown). */
+int forge_config_key(struct forge_config *g, const char *k, const char *v, struct strbuf *why);
+/* true/yes/1 or false/no/0 into *dst; -EINVAL with the message in why. */
+int forge_config_bool(bool *dst, const char *k, const char *v, struct strbuf *why);
+/* The defaults of what was not given: the public API, a loopback hub URL;
+ * a final '/' taken off hub_url. */
+void forge_config_finish(struct forge_config *g);
+void forge_config_release(struct forge_config *g);
+struct web_gh_client;
+/* The client of g, with its token read from its file and kept nowhere but
+ * in the client; with token_out, a copy of the token too (the caller's, to
+ * zero and free). Returns 0, or the error with its detail ("[github] ...")
+ * with *out and *token_out NULL; warns (a log line) of a token file others
+ * may read. */
+int forge_client(struct web_gh_client **out, const struct forge_config *g, int cancel_fd,
+		 char **token_out);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "db.h"
+#include "wire.h"
 
 /* ---- params.c: what a client sends, checked before anything reads it ---- */
 
@@ -141,7 +142,7 @@ struct web_identity {
  * database error. The token's sha256 is compared with every live one, each
  * in constant time. *out is zeroed on entry. */
 int web_token_check(struct web_identity *out, struct db *db, const char *authorization);
-/* Ingests one comparison record (runner_record_parse) sent by who, a
+/* Ingests one comparison record (wire_record_parse) sent by who, a
  * host's token already accepted: 201 when stored, 200 when the same record
  * was stored before (nothing is stored), 400 for a malformed record or a
  * wrong sha256, 403 for another host's record, 409 for the same host and id

@@ -1,7 +1,7 @@
 /*
  * The writes the hub accepts (docs/hub.md): who a token belongs to, and the
  * ingest of one comparison record. A record is taken apart strictly
- * (runner_record_parse), placed against what the hub holds of its host
+ * (wire_record_parse), placed against what the hub holds of its host
  * (the same record again stores nothing; the same id with other content is
  * refused), its calibration's ids are mapped to the hub's own rows of that
  * host, every figure is recomputed from its process records with the rule
@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "runners.h"
+#include "wire.h"
 #include "hub-internal.h"
 
 #define TOKEN_HEX 64
@@ -163,7 +164,7 @@ static int map_calibration(struct db *db, struct db_comparison *c, struct strbuf
 }
 
 /* What stops a record before its figures are checked: a 4xx answer, or 0. */
-static int refuse(struct web_reply *out, const struct runner_record *rec,
+static int refuse(struct web_reply *out, const struct wire_record *rec,
 		  const struct web_identity *who)
 {
 	const struct db_comparison *c = &rec->c;
@@ -225,7 +226,7 @@ int web_ingest_comparison(struct web_reply *out, struct db *db,
 			  char commit[41])
 {
 	struct strbuf missing = STRBUF_INIT, report = STRBUF_INIT;
-	struct runner_record rec;
+	struct wire_record rec;
 	struct db_summary again;
 	struct db_origin had, o;
 	struct db_comparison *c = &rec.c;
@@ -234,7 +235,7 @@ int web_ingest_comparison(struct web_reply *out, struct db *db,
 
 	commit[0] = '\0';
 	memset(&again, 0, sizeof(again));
-	r = runner_record_parse(&rec, body, len);
+	r = wire_record_parse(&rec, body, len);
 	if (r < 0) {
 		web_reply_error(out, 400, err_last());
 		goto out;
@@ -315,7 +316,7 @@ out:
 	db_summary_release(&again);
 	strbuf_release(&missing);
 	strbuf_release(&report);
-	runner_record_release(&rec);
+	wire_record_release(&rec);
 	return changed;
 }
 
@@ -349,14 +350,14 @@ static bool refused_write(struct web_reply *out, int r)
 int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identity *who,
 		   const char *body, size_t len, char commit[41])
 {
-	struct runner_job_record rec;
+	struct wire_job_record rec;
 	struct db_job *j = &rec.job;
 	bool stored = false;
 	int64_t id = 0;
 	int r, changed = 0;
 
 	commit[0] = '\0';
-	r = runner_job_record_parse(&rec, body, len);
+	r = wire_job_record_parse(&rec, body, len);
 	if (r < 0) {
 		web_reply_error(out, 400, err_last());
 		goto out;
@@ -377,20 +378,20 @@ int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identi
 						 "host", j->host, "id", (json_int_t)j->origin_id,
 						 "seq", (json_int_t)j->seq, "stored", stored));
 out:
-	runner_job_record_release(&rec);
+	wire_job_record_release(&rec);
 	return changed;
 }
 
 int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_identity *who,
 			 const char *body, size_t len, char commit[41])
 {
-	struct runner_heartbeat h;
+	struct wire_heartbeat h;
 	struct db_host_status s;
 	bool stored = false;
 	int r;
 
 	commit[0] = '\0';
-	r = runner_heartbeat_parse(&h, body, len);
+	r = wire_heartbeat_parse(&h, body, len);
 	if (r < 0) {
 		web_reply_error(out, 400, err_last());
 		goto out;
@@ -417,7 +418,7 @@ int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_
 	if (stored)
 		job_commit(commit, db, h.host, h.job);
 out:
-	runner_heartbeat_release(&h);
+	wire_heartbeat_release(&h);
 	return stored;
 }
 
@@ -425,14 +426,14 @@ out:
 int web_ingest_build(struct web_reply *out, struct db *db, const struct web_identity *who,
 		     const char *body, size_t len, char commit[41])
 {
-	struct runner_build_record rec;
+	struct wire_build_record rec;
 	struct db_build *b = &rec.build;
 	bool stored = false;
 	int64_t id = 0;
 	int r, changed = 0;
 
 	commit[0] = '\0';
-	r = runner_build_record_parse(&rec, body, len);
+	r = wire_build_record_parse(&rec, body, len);
 	if (r < 0) {
 		web_reply_error(out, 400, err_last());
 		goto out;
@@ -454,7 +455,7 @@ int web_ingest_build(struct web_reply *out, struct db *db, const struct web_iden
 						 "host", b->host, "id", (json_int_t)rec.origin_id,
 						 "stored", stored));
 out:
-	runner_build_record_release(&rec);
+	wire_build_record_release(&rec);
 	return changed;
 }
 
@@ -481,7 +482,7 @@ static int map_comparison(int64_t *out, struct db *db, const char *host, int64_t
 int web_ingest_alert(struct web_reply *out, struct db *db, const struct web_identity *who,
 		     const char *body, size_t len, char commit[41])
 {
-	struct runner_alert_record rec;
+	struct wire_alert_record rec;
 	struct db_alert *a = &rec.alert;
 	bool stored = false;
 	int64_t id = 0, origin;
@@ -489,7 +490,7 @@ int web_ingest_alert(struct web_reply *out, struct db *db, const struct web_iden
 	int r;
 
 	commit[0] = '\0';
-	r = runner_alert_record_parse(&rec, body, len);
+	r = wire_alert_record_parse(&rec, body, len);
 	if (r < 0) {
 		web_reply_error(out, 400, err_last());
 		goto out;
@@ -529,7 +530,7 @@ int web_ingest_alert(struct web_reply *out, struct db *db, const struct web_iden
 						 "host", a->host, "id", (json_int_t)a->origin_id,
 						 "seq", (json_int_t)a->seq, "stored", stored));
 out:
-	runner_alert_record_release(&rec);
+	wire_alert_record_release(&rec);
 	return stored;
 }
 

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon.h"
 #include "forge.h"
 
 void forge_config_defaults(struct forge_config *g)

@@ -1,5 +1,5 @@
 /*
- * Unit tests of runners/canonical.c: the canonical form written for values
+ * Unit tests of web/wire/canonical.c: the canonical form written for values
  * of every kind is byte for byte jansson's json_dumps with sorted keys, no
  * blanks and reals at 17 digits: reals of every magnitude and shape, next
  * to powers of ten and on the ties printf rounds to even,

@@ -1,5 +1,5 @@
 /*
- * Unit tests of runners/json-load.c: a record's text read into the values
+ * Unit tests of web/wire/json-load.c: a record's text read into the values
  * jansson's json_loadb makes, member order included; texts with every kind
  * of value, escape and blank are read without jansson's reader; and tens of
  * thousands of damaged texts (bytes changed, dropped, added, the text cut)

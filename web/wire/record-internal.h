@@ -1,5 +1,5 @@
 /*
- * What runners/record.c is made of besides itself, shared with its unit
+ * What web/wire/record.c is made of besides itself, shared with its unit
  * tests: the canonical form of a hub record (docs/hub.md, "The canonical
  * form and sha256", canonical.c) and the reading of a record's text into
  * jansson values (json-load.c).
@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "runners.h"
+#include "wire.h"
 
 /* Appends the canonical form of v to out: byte for byte what jansson's
  * json_dumps writes with JSON_SORT_KEYS | JSON_COMPACT |

@@ -1,10 +1,14 @@
 /*
- * The agent: its configuration and its loop. Shared by the files of daemon/
- * alone (cmd-agent.c, agent.c, agent-calibration.c, agent-config.c,
- * agent-pulls.c, cmd-demo.c).
+ * daemon/agent: the agent, perfd's long-running side on a GPU host. Its
+ * configuration (config.c), its loop (agent.c: watch, queue, jobs), its A/A
+ * comparisons (calibration.c), its history (history.c), its pull-request
+ * side (pulls.c), its push to the hub (push.c) and its sandbox wiring
+ * (sandbox.c). Included by these and by the verbs that run or read an
+ * agent (cmd-agent.c, cmd-demo.c, cmd-comment.c, cmd-fetch.c), nothing
+ * below daemon/.
  */
-#ifndef PERFD_DAEMON_AGENT_INTERNAL_H
-#define PERFD_DAEMON_AGENT_INTERNAL_H
+#ifndef PERFD_DAEMON_AGENT_H
+#define PERFD_DAEMON_AGENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -171,7 +175,7 @@ int agent_suite_recipe_hash(char out[65], const struct agent_suite *s);
 /* ---- the loop ---- */
 
 /* One agent: shared by agent.c (the loop: watching, building, checking,
- * comparing) and agent-pulls.c (the pull requests' host). */
+ * comparing) and pulls.c (the pull requests' host). */
 struct agent {
 	struct agent_config *cfg;
 	struct agent_suite *suite;   /* cfg's, or repo_suite; NULL until one is read */
@@ -208,7 +212,7 @@ struct agent {
 };
 
 
-/* [history] (agent-history.c, docs/history.md). At a poll: queues a span
+/* [history] (history.c, docs/history.md). At a poll: queues a span
  * job for each history branch among heads whose span is due. */
 int agent_history_spans(struct agent *a, const struct builder_head *heads, size_t n);
 /* Reads the verdicts of head and span jobs done since the last call (and,
@@ -226,7 +230,7 @@ int agent_history(struct agent *a);
  * or a negative errno with the detail in err_last(); it logs no error. */
 /* Sets up a->sandbox as [sandbox] says; where it cannot run and mode is
  * auto, or mode is off, a->unsandboxed says why and 0 is returned
- * (agent-sandbox.c). */
+ * (sandbox.c). */
 int agent_sandbox_open(struct agent *a);
 int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile *profile,
 	       struct kernel_probe *probe, int cancel_fd);
@@ -259,7 +263,7 @@ const struct db_build_artifact *agent_artifact_named(const struct db_build *b,
  * in the words that say it is a calibration sample (runner_aa_verdict). */
 void agent_log_verdict(struct agent *a, const char *prefix, int64_t cid);
 
-/* ---- the A/A comparisons (agent-calibration.c) ---- */
+/* ---- the A/A comparisons (calibration.c) ---- */
 
 /* Before a job's comparison of case k: when the case has no calibration on
  * this host as it is now, up to [calibration] runs A/As of the base build
@@ -276,7 +280,7 @@ int agent_idle(struct agent *a);
 /* Prints what the agent has done, a line per job. */
 void agent_summary(struct agent *a, FILE *f);
 
-/* ---- the push to the hub (agent-push.c, docs/hub.md) ---- */
+/* ---- the push to the hub (push.c, docs/hub.md) ---- */
 
 /* Reads [hub]'s token file into *out, the caller's: the whole header line
  * that carries it ("Authorization: Bearer ..."). -EPERM for a file that
@@ -300,7 +304,7 @@ void agent_heartbeat(struct agent *a, const char *state, int64_t job);
  * then wait for a poll that gets it), -ECANCELED when stopped. */
 int agent_hub_pulls(struct agent *a, struct web_hub_pull **out, size_t *out_n);
 
-/* ---- the pull requests' host (agent-pulls.c) ---- */
+/* ---- the pull requests' host (pulls.c) ---- */
 
 /* Opens [github]'s client, keeps the fetch token, asks the token's login. A
  * refused token (-EKEYREJECTED) or an unreadable token file is an error,

@@ -28,7 +28,7 @@
 #include "daemon.h"
 #include "db.h"
 #include "forge.h"
-#include "hub-config-internal.h"
+#include "hubd.h"
 
 #define HUB_DIRTY_MAX 256
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent-internal.h"
+#include "agent.h"
 #include "builder.h"
 #include "daemon.h"
 #include "db.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent-internal.h"
+#include "agent.h"
 #include "daemon.h"
 #include "db.h"
 #include "runners.h"

@@ -28,7 +28,7 @@
 #include <jansson.h>
 
 #include "record-internal.h"
-#include "runners.h"
+#include "wire.h"
 
 #define TEXT_MAX (64 * 1024)         /* bytes of most strings */
 #define JSON_TEXT_MAX (256 * 1024)   /* bytes of the args and fingerprint texts */
@@ -196,7 +196,7 @@ static int finish_record(struct strbuf *out, json_t *root)
 	return r;
 }
 
-int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool with_output)
+int wire_record_build(struct strbuf *out, const struct db_comparison *c, bool with_output)
 {
 	json_t *root = json_object(), *settings = json_object(), *cal = json_array();
 	json_t *procs = json_array();
@@ -219,7 +219,7 @@ int runner_record_build(struct strbuf *out, const struct db_comparison *c, bool 
 		json_array_append_new(cal, json_integer(c->calibration[i].comparison_id));
 	for (i = 0; i < c->nprocesses; i++)
 		json_array_append_new(procs, process_record(&c->processes[i], with_output));
-	json_object_set_new(root, "format", json_string(RUNNER_RECORD_FORMAT));
+	json_object_set_new(root, "format", json_string(WIRE_RECORD_FORMAT));
 	json_object_set_new(root, "host", jtext(c->host));
 	json_object_set_new(root, "id", json_integer(c->id));
 	json_object_set_new(root, "state", json_string(db_state_name(c->state)));
@@ -587,7 +587,7 @@ static int parse_lines(struct db_line **lines, size_t *nlines, json_t *o,
 }
 
 /* The captured output, when the record carries it: each stream decoded,
- * at most RUNNER_RECORD_OUTPUT_MAX bytes and no more than the process
+ * at most WIRE_RECORD_OUTPUT_MAX bytes and no more than the process
  * wrote. */
 static int parse_output(struct db_process *p, json_t *o, const struct at *parent)
 {
@@ -609,7 +609,7 @@ static int parse_output(struct db_process *p, json_t *o, const struct at *parent
 			break;
 		}
 		r = base64_decode(&sb, json_string_value(v), json_string_length(v),
-				  RUNNER_RECORD_OUTPUT_MAX);
+				  WIRE_RECORD_OUTPUT_MAX);
 		if (r < 0) {
 			r = err_set(-EINVAL, "%s: %s", as.path, err_last());
 			break;
@@ -947,14 +947,14 @@ static int parse_summary(struct db_comparison *c, json_t *root)
 	return 0;
 }
 
-static int parse_record(struct runner_record *rec, json_t *root)
+static int parse_record(struct wire_record *rec, json_t *root)
 {
 	static const char *const keys[] = {
 		"format", "host", "id", "sha256", "state", "rule", "created_at", "finished_at",
 		"settings", "old", "new", "calibration", "job", "base_build", "head_build",
 		"processes", "summary", NULL,
 	};
-	static const char *const formats[] = { RUNNER_RECORD_FORMAT, NULL };
+	static const char *const formats[] = { WIRE_RECORD_FORMAT, NULL };
 	static const char *const states[] = { "running", "done", "abandoned", NULL };
 	struct at top = { "" }, ac = at_key(&top, "calibration"), ap = at_key(&top, "processes");
 	struct db_comparison *c = &rec->c;
@@ -966,7 +966,7 @@ static int parse_record(struct runner_record *rec, json_t *root)
 	r = object_check(root, &top, keys, NULL);
 	if (r == 0)
 		r = get_word(word, sizeof(word), root, &top, "format", formats,
-			     "'" RUNNER_RECORD_FORMAT "'");
+			     "'" WIRE_RECORD_FORMAT "'");
 	if (r == 0)
 		r = get_text(&c->host, root, &top, "host", false, NAME_MAX_BYTES);
 	if (r == 0 && !*c->host)
@@ -1041,7 +1041,7 @@ static int parse_record(struct runner_record *rec, json_t *root)
 	return 0;
 }
 
-int runner_record_parse(struct runner_record *out, const char *text, size_t len)
+int wire_record_parse(struct wire_record *out, const char *text, size_t len)
 {
 	char hash[SHA256_HEX_SIZE];
 	json_error_t jerr;
@@ -1063,7 +1063,7 @@ int runner_record_parse(struct runner_record *out, const char *text, size_t len)
 	return r;
 }
 
-void runner_record_release(struct runner_record *r)
+void wire_record_release(struct wire_record *r)
 {
 	if (!r)
 		return;
@@ -1078,12 +1078,12 @@ static bool is_commit(const char *s)
 	return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
 }
 
-int runner_job_record_build(struct strbuf *out, const struct db_job *j, const char *host)
+int wire_job_record_build(struct strbuf *out, const struct db_job *j, const char *host)
 {
 	json_t *root = json_object();
 	int r;
 
-	json_object_set_new(root, "format", json_string(RUNNER_JOB_FORMAT));
+	json_object_set_new(root, "format", json_string(WIRE_JOB_FORMAT));
 	json_object_set_new(root, "host", jtext(host));
 	json_object_set_new(root, "id", json_integer(j->id));
 	json_object_set_new(root, "seq", json_integer(j->seq));
@@ -1162,13 +1162,13 @@ static int get_header(json_t *root, const struct at *top, const char *const *for
 	return r;
 }
 
-static int parse_job(struct runner_job_record *rec, json_t *root)
+static int parse_job(struct wire_job_record *rec, json_t *root)
 {
 	static const char *const keys[] = {
 		"format", "host", "id", "seq", "sha256", "head", "commit", "base", "subject",
 		"state", "detail", "created_at", "started_at", "finished_at", NULL,
 	};
-	static const char *const formats[] = { RUNNER_JOB_FORMAT, NULL };
+	static const char *const formats[] = { WIRE_JOB_FORMAT, NULL };
 	static const char *const optional[] = { "kind", "case", NULL };
 	static const char *const states[] = { "queued", "running", "done", "failed", NULL };
 	static const char *const kinds[] = { "head", "span", "confirm", "bisect", NULL };
@@ -1255,13 +1255,13 @@ static int parse_job_any(void *rec, json_t *root)
 	return parse_job(rec, root);
 }
 
-int runner_job_record_parse(struct runner_job_record *out, const char *text, size_t len)
+int wire_job_record_parse(struct wire_job_record *out, const char *text, size_t len)
 {
 	memset(out, 0, sizeof(*out));
 	return parse_hashed(text, len, out, out->sha256, parse_job_any);
 }
 
-void runner_job_record_release(struct runner_job_record *r)
+void wire_job_record_release(struct wire_job_record *r)
 {
 	if (!r)
 		return;
@@ -1274,11 +1274,11 @@ void runner_job_record_release(struct runner_job_record *r)
 static const char *const heartbeat_states[] = { "idle", "polling", "building", "measuring",
 						"calibrating", NULL };
 
-int runner_heartbeat_build(struct strbuf *out, const struct runner_heartbeat *h)
+int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h)
 {
 	json_t *root = json_object();
 
-	json_object_set_new(root, "format", json_string(RUNNER_HEARTBEAT_FORMAT));
+	json_object_set_new(root, "format", json_string(WIRE_HEARTBEAT_FORMAT));
 	json_object_set_new(root, "host", jtext(h->host));
 	json_object_set_new(root, "seq", json_integer(h->seq));
 	json_object_set_new(root, "sent_at", jtext(h->sent_at));
@@ -1303,8 +1303,8 @@ static int parse_heartbeat(void *rec, json_t *root)
 		"quarantine", NULL,
 	};
 	static const char *const qkeys[] = { "fault", "since", NULL };
-	static const char *const formats[] = { RUNNER_HEARTBEAT_FORMAT, NULL };
-	struct runner_heartbeat *h = rec;
+	static const char *const formats[] = { WIRE_HEARTBEAT_FORMAT, NULL };
+	struct wire_heartbeat *h = rec;
 	struct at top = { "" }, aq = at_key(&top, "quarantine");
 	char word[32];
 	json_t *q;
@@ -1313,7 +1313,7 @@ static int parse_heartbeat(void *rec, json_t *root)
 	r = object_check(root, &top, keys, NULL);
 	if (r == 0)
 		r = get_word(word, sizeof(word), root, &top, "format", formats,
-			     "'" RUNNER_HEARTBEAT_FORMAT "'");
+			     "'" WIRE_HEARTBEAT_FORMAT "'");
 	if (r == 0)
 		r = get_host(h->host, sizeof(h->host), root, &top);
 	if (r == 0)
@@ -1343,13 +1343,13 @@ static int parse_heartbeat(void *rec, json_t *root)
 	return r;
 }
 
-int runner_heartbeat_parse(struct runner_heartbeat *out, const char *text, size_t len)
+int wire_heartbeat_parse(struct wire_heartbeat *out, const char *text, size_t len)
 {
 	memset(out, 0, sizeof(*out));
 	return parse_hashed(text, len, out, NULL, parse_heartbeat);
 }
 
-void runner_heartbeat_release(struct runner_heartbeat *h)
+void wire_heartbeat_release(struct wire_heartbeat *h)
 {
 	if (!h)
 		return;
@@ -1374,7 +1374,7 @@ static json_t *build_fields(const struct db_build *b, const char *host)
 			"path", jtext(b->artifacts[i].artifact.path ? b->artifacts[i].artifact.path : ""),
 			"size", (json_int_t)b->artifacts[i].artifact.size,
 			"sha256", b->artifacts[i].artifact.sha256));
-	json_object_set_new(root, "format", json_string(RUNNER_BUILD_FORMAT));
+	json_object_set_new(root, "format", json_string(WIRE_BUILD_FORMAT));
 	json_object_set_new(root, "host", jtext(host));
 	json_object_set_new(root, "id", json_integer(b->id));
 	json_object_set_new(root, "commit", jtext(b->commit));
@@ -1416,7 +1416,7 @@ static json_t *result_record(const struct db_runner_result *x)
 		"lines", lines);
 }
 
-int runner_build_record_build(struct strbuf *out, const struct db_build *b, const char *host,
+int wire_build_record_build(struct strbuf *out, const struct db_build *b, const char *host,
 			      const struct db_runner_result *rs, size_t n)
 {
 	json_t *root = build_fields(b, host), *list = json_array();
@@ -1486,9 +1486,9 @@ static int parse_build(void *ctx, json_t *root)
 		NULL,
 	};
 	static const char *const akeys[] = { "name", "path", "size", "sha256", NULL };
-	static const char *const formats[] = { RUNNER_BUILD_FORMAT, NULL };
+	static const char *const formats[] = { WIRE_BUILD_FORMAT, NULL };
 	static const char *const states[] = { "done", "failed", NULL };
-	struct runner_build_record *rec = ctx;
+	struct wire_build_record *rec = ctx;
 	struct db_build *b = &rec->build;
 	struct at top = { "" }, aa = at_key(&top, "artifacts"), ar = at_key(&top, "runner_results");
 	struct strbuf log = STRBUF_INIT;
@@ -1595,13 +1595,13 @@ static int parse_build(void *ctx, json_t *root)
 	return r;
 }
 
-int runner_build_record_parse(struct runner_build_record *out, const char *text, size_t len)
+int wire_build_record_parse(struct wire_build_record *out, const char *text, size_t len)
 {
 	memset(out, 0, sizeof(*out));
 	return parse_hashed(text, len, out, out->sha256, parse_build);
 }
 
-void runner_build_record_release(struct runner_build_record *r)
+void wire_build_record_release(struct wire_build_record *r)
 {
 	size_t i;
 
@@ -1626,14 +1626,14 @@ static json_t *finding_record(const struct db_alert_finding *f)
 			 json_null(), "note", jtext(f->note));
 }
 
-int runner_alert_record_build(struct strbuf *out, const struct db_alert *a, const char *host,
+int wire_alert_record_build(struct strbuf *out, const struct db_alert *a, const char *host,
 			      const struct db_alert_finding *f, size_t n)
 {
 	json_t *root = json_object(), *list = json_array();
 	size_t i;
 	int r;
 
-	json_object_set_new(root, "format", json_string(RUNNER_ALERT_FORMAT));
+	json_object_set_new(root, "format", json_string(WIRE_ALERT_FORMAT));
 	json_object_set_new(root, "host", jtext(host));
 	json_object_set_new(root, "id", json_integer(a->id));
 	json_object_set_new(root, "seq", json_integer(a->seq));
@@ -1680,7 +1680,7 @@ static int parse_finding(struct db_alert_finding *f, json_t *o, const struct at 
 	if (r == 0)
 		r = get_commit(f->hi, o, a, "hi", false);
 	if (r == 0)
-		r = get_int32(&f->commits, o, a, "commits", 1, RUNNER_ALERT_COMMITS_MAX);
+		r = get_int32(&f->commits, o, a, "commits", 1, WIRE_ALERT_COMMITS_MAX);
 	if (r == 0)
 		r = get_num(&f->gain, o, a, "gain", true);
 	if (r == 0)
@@ -1716,12 +1716,12 @@ static int parse_alert(void *ctx, json_t *root)
 		"commits", "direction", "gain", "comparison", "confirm", "state", "bisect",
 		"detail", "created_at", "updated_at", "findings", NULL,
 	};
-	static const char *const formats[] = { RUNNER_ALERT_FORMAT, NULL };
+	static const char *const formats[] = { WIRE_ALERT_FORMAT, NULL };
 	static const char *const found[] = { "head", "span", NULL };
 	static const char *const directions[] = { "slower", "faster", NULL };
 	static const char *const states[] = { "confirming", "raised", "dismissed", NULL };
 	static const char *const bisects[] = { "none", "running", "done", "budget", NULL };
-	struct runner_alert_record *rec = ctx;
+	struct wire_alert_record *rec = ctx;
 	struct db_alert *a = &rec->alert;
 	struct at top = { "" };
 	json_t *list = NULL, *e;
@@ -1749,7 +1749,7 @@ static int parse_alert(void *ctx, json_t *root)
 	if (r == 0)
 		r = get_commit(a->hi, root, &top, "hi", false);
 	if (r == 0)
-		r = get_int32(&a->commits, root, &top, "commits", 1, RUNNER_ALERT_COMMITS_MAX);
+		r = get_int32(&a->commits, root, &top, "commits", 1, WIRE_ALERT_COMMITS_MAX);
 	if (r == 0)
 		r = get_word(word, sizeof(word), root, &top, "direction", directions,
 			     "slower or faster");
@@ -1780,7 +1780,7 @@ static int parse_alert(void *ctx, json_t *root)
 	if (r == 0)
 		r = get_time(a->updated_at, root, &top, "updated_at", false);
 	if (r == 0)
-		r = get_list(&list, root, &top, "findings", RUNNER_ALERT_FINDINGS_MAX);
+		r = get_list(&list, root, &top, "findings", WIRE_ALERT_FINDINGS_MAX);
 	if (r < 0)
 		return r;
 	rec->findings = xcalloc(json_array_size(list) + 1, sizeof(*rec->findings));
@@ -1795,13 +1795,13 @@ static int parse_alert(void *ctx, json_t *root)
 	return 0;
 }
 
-int runner_alert_record_parse(struct runner_alert_record *out, const char *text, size_t len)
+int wire_alert_record_parse(struct wire_alert_record *out, const char *text, size_t len)
 {
 	memset(out, 0, sizeof(*out));
 	return parse_hashed(text, len, out, out->sha256, parse_alert);
 }
 
-void runner_alert_record_release(struct runner_alert_record *r)
+void wire_alert_record_release(struct wire_alert_record *r)
 {
 	size_t i;
 

@@ -1,10 +1,11 @@
 /*
- * What the device verbs (probe, canary) share: loading a --host profile,
+ * daemon/cli: what the verbs share beyond daemon.h. The device verbs
+ * (probe, canary, pair, agent, demo) share loading a --host profile,
  * probing Vulkan, and finding the profile's device, each reporting its own
  * failure once and answering with the verb's exit status.
  */
-#ifndef PERFD_DAEMON_HOST_CHECK_INTERNAL_H
-#define PERFD_DAEMON_HOST_CHECK_INTERNAL_H
+#ifndef PERFD_DAEMON_CLI_H
+#define PERFD_DAEMON_CLI_H
 
 #include "hosts.h"
 #include "kernels.h"

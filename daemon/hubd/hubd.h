@@ -1,16 +1,18 @@
 /*
- * The hub's configuration (docs/hub.md), shared by the verbs that read it:
- * perfd serve --config and perfd token; and the hub's loop with the pull
- * requests' host (hub-forge.c). Only daemon/ includes this.
+ * daemon/hubd: the hub's own long-running side, above its HTTP server
+ * (web/hub): its configuration (config.c, docs/hub.md), read by perfd serve
+ * --config and perfd token, and its loop with the pull requests' host
+ * (forge.c). Only daemon/ includes this.
  */
-#ifndef PERFD_HUB_CONFIG_INTERNAL_H
-#define PERFD_HUB_CONFIG_INTERNAL_H
+#ifndef PERFD_DAEMON_HUBD_H
+#define PERFD_DAEMON_HUBD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "common.h"
 #include "daemon.h"
+#include "forge.h"
 
 #define HUB_CONFIG_MAX (64 * 1024)   /* bytes of the file */
 #define HUB_PEM_MAX (1024 * 1024)    /* bytes of a certificate or key file */
@@ -73,7 +75,7 @@ bool hub_config_accepts(const struct hub_config *c, const char *host);
  * them: a host's or a maintainer's name. */
 bool hub_name_is_valid(const char *name);
 
-/* ---- hub-forge.c: the hub and the pull requests' host ---- */
+/* ---- forge.c: the hub and the pull requests' host ---- */
 
 struct hub_forge;
 /* Opens [github]'s client (a refused token is an error) and a database

@@ -1,5 +1,5 @@
 /*
- * Unit tests of runners/record.c: a comparison built into a record and
+ * Unit tests of web/wire/record.c: a comparison built into a record and
  * parsed back, field by field; the same record with other blanks and member
  * order; and each kind of record the parser refuses, with the member named.
  */
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "runners.h"
+#include "wire.h"
 
 #define SHA_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define SHA_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
@@ -140,17 +140,17 @@ static void test_round_trip(void **state)
 {
 	struct db_comparison c;
 	struct db_process p[2];
-	struct runner_record r;
+	struct wire_record r;
 	struct strbuf sb = STRBUF_INIT;
 	const struct db_process *q;
 	json_t *j;
 	char *pretty;
 
 	sample(&c, p);
-	assert_int_equal(runner_record_build(&sb, &c, true), 0);
+	assert_int_equal(wire_record_build(&sb, &c, true), 0);
 	assert_int_equal(sb.buf[sb.len - 1], '\n');
 	assert_null(memchr(sb.buf, '\n', sb.len - 1));
-	assert_int_equal(runner_record_parse(&r, sb.buf, sb.len), 0);
+	assert_int_equal(wire_record_parse(&r, sb.buf, sb.len), 0);
 	assert_int_equal(r.origin_id, 17);
 	assert_string_equal(r.c.host, "m1");
 	assert_int_equal(r.c.id, 0);
@@ -205,13 +205,13 @@ static void test_round_trip(void **state)
 	assert_int_equal(r.c.summary.nprocesses, 2);
 	assert_false(r.c.summary.process_valid[1]);
 	assert_string_equal(r.c.summary.process_reason[1], "killed by signal 9 (SIGKILL)");
-	runner_record_release(&r);
+	wire_record_release(&r);
 
 	/* Blanks and member order are no part of the record. */
 	j = load(sb.buf);
 	pretty = json_dumps(j, JSON_INDENT(3));
-	assert_int_equal(runner_record_parse(&r, pretty, strlen(pretty)), 0);
-	runner_record_release(&r);
+	assert_int_equal(wire_record_parse(&r, pretty, strlen(pretty)), 0);
+	wire_record_release(&r);
 	free(pretty);
 	json_decref(j);
 	strbuf_release(&sb);
@@ -284,7 +284,7 @@ static void test_refused(void **state)
 	};
 	struct db_comparison c;
 	struct db_process p[2];
-	struct runner_record r;
+	struct wire_record r;
 	struct strbuf sb = STRBUF_INIT;
 	size_t i, index = 0;
 	char key[64], *text;
@@ -292,7 +292,7 @@ static void test_refused(void **state)
 	json_t *j, *parent;
 
 	sample(&c, p);
-	assert_int_equal(runner_record_build(&sb, &c, true), 0);
+	assert_int_equal(wire_record_build(&sb, &c, true), 0);
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		j = load(sb.buf);
 		parent = parent_of(j, cases[i].path, key, sizeof(key), &index, &is_index);
@@ -306,11 +306,11 @@ static void test_refused(void **state)
 			json_object_set_new(parent, key, json_loads(cases[i].json,
 								    JSON_DECODE_ANY, NULL));
 		text = seal(j, JSON_COMPACT);
-		assert_int_equal(runner_record_parse(&r, text, strlen(text)), -EINVAL);
+		assert_int_equal(wire_record_parse(&r, text, strlen(text)), -EINVAL);
 		if (!strstr(err_last(), cases[i].said))
 			fail_msg("%s: '%s' does not say '%s'", cases[i].path, err_last(),
 				 cases[i].said);
-		runner_record_release(&r);
+		wire_record_release(&r);
 		free(text);
 		json_decref(j);
 	}
@@ -322,27 +322,27 @@ static void test_refused(void **state)
 	json_object_set(parent, "outputs", json_object_get(parent, "output"));
 	json_object_del(parent, "output");
 	text = seal(j, JSON_COMPACT);
-	assert_int_equal(runner_record_parse(&r, text, strlen(text)), -EINVAL);
+	assert_int_equal(wire_record_parse(&r, text, strlen(text)), -EINVAL);
 	assert_non_null(strstr(err_last(), "processes[0]: unknown member 'outputs'"));
-	runner_record_release(&r);
+	wire_record_release(&r);
 	free(text);
 	json_decref(j);
 
 	/* Not JSON, duplicate members, and a sha256 of other content. */
-	assert_int_equal(runner_record_parse(&r, sb.buf, 100), -EINVAL);
+	assert_int_equal(wire_record_parse(&r, sb.buf, 100), -EINVAL);
 	assert_non_null(strstr(err_last(), "malformed JSON: line 1"));
-	runner_record_release(&r);
+	wire_record_release(&r);
 	text = xasprintf("{\"host\": \"a\", \"host\": \"b\", %s", sb.buf + 1);
-	assert_int_equal(runner_record_parse(&r, text, strlen(text)), -EINVAL);
+	assert_int_equal(wire_record_parse(&r, text, strlen(text)), -EINVAL);
 	assert_non_null(strstr(err_last(), "duplicate"));
-	runner_record_release(&r);
+	wire_record_release(&r);
 	free(text);
 	j = load(sb.buf);
 	json_object_set_new(j, "id", json_integer(18));
 	text = json_dumps(j, JSON_COMPACT);
-	assert_int_equal(runner_record_parse(&r, text, strlen(text)), -EBADMSG);
+	assert_int_equal(wire_record_parse(&r, text, strlen(text)), -EBADMSG);
 	assert_non_null(strstr(err_last(), "canonical form"));
-	runner_record_release(&r);
+	wire_record_release(&r);
 	free(text);
 	json_decref(j);
 	strbuf_release(&sb);
@@ -352,7 +352,7 @@ static void test_refused(void **state)
 static void test_job_record(void **state)
 {
 	struct db_job j;
-	struct runner_job_record r;
+	struct wire_job_record r;
 	struct strbuf sb = STRBUF_INIT;
 	char *edited;
 
@@ -367,8 +367,8 @@ static void test_job_record(void **state)
 	j.detail = (char *)"build 3 failed";
 	snprintf(j.created_at, sizeof(j.created_at), "2026-12-01T03:54:10.100Z");
 	snprintf(j.started_at, sizeof(j.started_at), "2026-12-01T03:54:10.200Z");
-	assert_int_equal(runner_job_record_build(&sb, &j, "m1"), 0);
-	assert_int_equal(runner_job_record_parse(&r, sb.buf, sb.len), 0);
+	assert_int_equal(wire_job_record_build(&sb, &j, "m1"), 0);
+	assert_int_equal(wire_job_record_parse(&r, sb.buf, sb.len), 0);
 	assert_string_equal(r.job.host, "m1");
 	assert_int_equal(r.job.origin_id, 9);
 	assert_int_equal(r.job.seq, 31);
@@ -380,11 +380,11 @@ static void test_job_record(void **state)
 	assert_string_equal(r.job.detail, j.detail);
 	assert_string_equal(r.job.started_at, j.started_at);
 	assert_string_equal(r.job.finished_at, "");
-	runner_job_record_release(&r);
+	wire_job_record_release(&r);
 	edited = xstrdup(sb.buf);
 	memcpy(strstr(edited, "\"seq\":31"), "\"seq\":32", 8);
-	assert_int_equal(runner_job_record_parse(&r, edited, strlen(edited)), -EBADMSG);
-	runner_job_record_release(&r);
+	assert_int_equal(wire_job_record_parse(&r, edited, strlen(edited)), -EBADMSG);
+	wire_job_record_release(&r);
 	free(edited);
 	strbuf_release(&sb);
 }
@@ -396,7 +396,7 @@ static void test_build_record(void **state)
 	struct db_build b;
 	struct db_build_artifact art;
 	struct db_runner_result x;
-	struct runner_build_record r, r0;
+	struct wire_build_record r, r0;
 	struct strbuf sb = STRBUF_INIT, sb0 = STRBUF_INIT;
 
 	memset(&b, 0, sizeof(b));
@@ -427,8 +427,8 @@ static void test_build_record(void **state)
 	x.elapsed_ms = NAN;
 	x.lines = lines;
 	x.nlines = 1;
-	assert_int_equal(runner_build_record_build(&sb, &b, "m1", &x, 1), 0);
-	assert_int_equal(runner_build_record_parse(&r, sb.buf, sb.len), 0);
+	assert_int_equal(wire_build_record_build(&sb, &b, "m1", &x, 1), 0);
+	assert_int_equal(wire_build_record_parse(&r, sb.buf, sb.len), 0);
 	assert_string_equal(r.build.host, "m1");
 	assert_int_equal(r.origin_id, 4);
 	assert_string_equal(r.build.tree, b.tree);
@@ -446,12 +446,12 @@ static void test_build_record(void **state)
 	assert_true(isnan(r.results[0].elapsed_ms));
 	assert_string_equal(r.results[0].lines[0].text, lines[0].text);
 	/* The same build with no runner result: another record, the same build. */
-	assert_int_equal(runner_build_record_build(&sb0, &b, "m1", NULL, 0), 0);
-	assert_int_equal(runner_build_record_parse(&r0, sb0.buf, sb0.len), 0);
+	assert_int_equal(wire_build_record_build(&sb0, &b, "m1", NULL, 0), 0);
+	assert_int_equal(wire_build_record_parse(&r0, sb0.buf, sb0.len), 0);
 	assert_string_not_equal(r0.sha256, r.sha256);
 	assert_string_equal(r0.build_sha256, r.build_sha256);
-	runner_build_record_release(&r);
-	runner_build_record_release(&r0);
+	wire_build_record_release(&r);
+	wire_build_record_release(&r0);
 	strbuf_release(&sb);
 	strbuf_release(&sb0);
 }
@@ -459,7 +459,7 @@ static void test_build_record(void **state)
 /* A heartbeat, built and parsed back, quarantined. */
 static void test_heartbeat(void **state)
 {
-	struct runner_heartbeat h, got;
+	struct wire_heartbeat h, got;
 	struct strbuf sb = STRBUF_INIT;
 
 	memset(&h, 0, sizeof(h));
@@ -471,8 +471,8 @@ static void test_heartbeat(void **state)
 	h.backlog = 3;
 	h.quarantined = true;
 	h.fault = (char *)"amdgpu: ring gfx timeout";
-	assert_int_equal(runner_heartbeat_build(&sb, &h), 0);
-	assert_int_equal(runner_heartbeat_parse(&got, sb.buf, sb.len), 0);
+	assert_int_equal(wire_heartbeat_build(&sb, &h), 0);
+	assert_int_equal(wire_heartbeat_parse(&got, sb.buf, sb.len), 0);
 	assert_string_equal(got.host, "gfx1201");
 	assert_int_equal(got.seq, h.seq);
 	assert_string_equal(got.state, "measuring");
@@ -482,7 +482,7 @@ static void test_heartbeat(void **state)
 	assert_true(got.quarantined);
 	assert_string_equal(got.fault, h.fault);
 	assert_string_equal(got.since, "");
-	runner_heartbeat_release(&got);
+	wire_heartbeat_release(&got);
 	strbuf_release(&sb);
 }
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent-internal.h"
+#include "agent.h"
 
 #define JUDGE_BATCH 64
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "daemon.h"
-#include "hub-config-internal.h"
+#include "hubd.h"
 #include "hub.h"
 
 struct parse {

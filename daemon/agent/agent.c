@@ -14,12 +14,12 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "agent-internal.h"
+#include "agent.h"
 #include "builder.h"
 #include "daemon.h"
 #include "db.h"
 #include "forge.h"
-#include "host-check-internal.h"
+#include "cli.h"
 #include "runners.h"
 
 #define SUITE_FILE_MAX (256 * 1024)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent-internal.h"
+#include "agent.h"
 #include "daemon.h"
 #include "hosts.h"
 

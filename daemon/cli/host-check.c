@@ -5,7 +5,7 @@
 
 #include "common.h"
 #include "daemon.h"
-#include "host-check-internal.h"
+#include "cli.h"
 
 int host_check_load(struct host_profile **out, const char *arg)
 {

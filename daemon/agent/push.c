@@ -21,10 +21,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent-internal.h"
+#include "agent.h"
 #include "db.h"
 #include "forge.h"
 #include "runners.h"
+#include "wire.h"
 
 #define PUSH_REPLY_MAX 4096        /* bytes of the hub's answer kept */
 #define PUSH_MESSAGE_MAX 1000      /* bytes of a refusal's message stored */
@@ -124,7 +125,7 @@ static int push_one(struct agent *a, int64_t id)
 	memset(&c, 0, sizeof(c));
 	r = db_comparison_load(a->db, &c, id);
 	if (r == 0)
-		r = runner_record_build(&rec, &c, false);
+		r = wire_record_build(&rec, &c, false);
 	if (r < 0)
 		goto out;
 	status = send_record(a, &reply, "/api/v1/ingest/comparisons", &rec);
@@ -152,7 +153,7 @@ static int push_job(struct agent *a, const struct db_job *j)
 	struct strbuf rec = STRBUF_INIT, reply = STRBUF_INIT;
 	int r, status;
 
-	r = runner_job_record_build(&rec, j, a->host);
+	r = wire_job_record_build(&rec, j, a->host);
 	if (r < 0)
 		goto out;
 	status = send_record(a, &reply, "/api/v1/ingest/jobs", &rec);
@@ -185,7 +186,7 @@ static int push_build(struct agent *a, int64_t id)
 	if (r == 0)
 		r = db_runner_results_load(a->db, &rs, &n, id);
 	if (r == 0)
-		r = runner_build_record_build(&rec, &b, a->host, rs, n);
+		r = wire_build_record_build(&rec, &b, a->host, rs, n);
 	if (r < 0)
 		goto out;
 	status = send_record(a, &reply, "/api/v1/ingest/builds", &rec);
@@ -262,7 +263,7 @@ static int push_alert(struct agent *a, const struct db_alert *al)
 
 	r = db_alert_findings(a->db, &f, &n, al->id);
 	if (r == 0)
-		r = runner_alert_record_build(&rec, al, a->host, f, n);
+		r = wire_alert_record_build(&rec, al, a->host, f, n);
 	if (r < 0)
 		goto out;
 	status = send_record(a, &reply, "/api/v1/ingest/alerts", &rec);
@@ -351,7 +352,7 @@ int agent_push(struct agent *a)
 
 void agent_heartbeat(struct agent *a, const char *state, int64_t job)
 {
-	struct runner_heartbeat h;
+	struct wire_heartbeat h;
 	struct strbuf rec = STRBUF_INIT, reply = STRBUF_INIT;
 	struct db_host q;
 	struct timespec now;
@@ -378,7 +379,7 @@ void agent_heartbeat(struct agent *a, const char *state, int64_t job)
 		h.fault = q.fault;
 		snprintf(h.since, sizeof(h.since), "%s", q.since);
 	}
-	runner_heartbeat_build(&rec, &h);
+	wire_heartbeat_build(&rec, &h);
 	if (send_record(a, &reply, "/api/v1/ingest/heartbeat", &rec) == 0)
 		a->push_down = true;
 	db_host_release(&q);
