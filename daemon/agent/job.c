@@ -1,0 +1,410 @@
+/*
+ * The agent's jobs: each queued job's head is built, its contract runners
+ * run and each case compared against its base, with every step a row in
+ * the database before the next begins. A restart after kill -9 finds what
+ * was running marked abandoned and does it again; what was done is found
+ * done and skipped.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "builder.h"
+#include "daemon.h"
+#include "db.h"
+#include "forge.h"
+#include "cli.h"
+#include "runners.h"
+
+static void on_build_start(void *ctx, const struct db_build *b)
+{
+	log_info("build %lld of %.12s: started in %s", (long long)b->id, b->commit, b->dir);
+}
+
+/* Hashes build b's artifacts again: 1, with *why (the caller's), when one
+ * changed or is gone, the build then marked stale; 0 when all are whole. */
+static int stale(struct agent *a, const struct db_build *b, char **why)
+{
+	int r = builder_build_verify(b, why);
+
+	if (r == 1) {
+		int e = db_build_mark_stale(a->db, b->id, *why);
+
+		if (e < 0) {
+			free(*why);
+			*why = NULL;
+			return e;
+		}
+	}
+	return r;
+}
+
+/* The build of commit: found (a cache hit) or made now, said either way. */
+static int ensure_build(struct agent *a, struct db_build *out, const char *commit)
+{
+	const struct agent_suite *s = a->suite;
+	struct builder_build_opts o = {
+		.host = a->host, .workdir = a->cfg->workdir, .recipe_hash = a->recipe_hash,
+		.command = s->build_command,
+		.env = (const char *const *)s->build_env, .nenv = s->nbuild_env,
+		.artifacts = (const char *const *)s->artifacts, .nartifacts = s->nartifacts,
+		.timeout_s = s->build_timeout_s, .toolchain = s->toolchain,
+		.fingerprint = a->fingerprint, .cancel_fd = a->cancel_fd,
+		.sandbox = a->sandbox, .network = s->build_network,
+		.on_start = on_build_start,
+	};
+	int r = builder_build_ensure(out, a->repo, a->db, commit, &o), e;
+	char *why = NULL;
+
+	/* A cached build's artifacts must still be the files it hashed. */
+	if (r == 1 && out->state == DB_BUILD_DONE && (e = stale(a, out, &why)) != 0) {
+		db_build_release(out);
+		if (e < 0)
+			return e;
+		log_warnx("%s: the build is stale, built again", why);
+		free(why);
+		r = builder_build_ensure(out, a->repo, a->db, commit, &o);
+	}
+	if (r == 1) {
+		a->cache_hits++;
+		log_info("build of %.12s (tree %.12s): cached, build %lld, %s", commit, out->tree,
+			 (long long)out->id, db_build_state_name(out->state));
+	} else if (r == 0) {
+		a->builds++;
+		log_info("build %lld of %.12s: %s%s%s (%.1f s)", (long long)out->id, commit,
+			 db_build_state_name(out->state), out->detail ? ": " : "",
+			 out->detail ? out->detail : "", out->wall_ms / 1e3);
+	}
+	return r < 0 ? r : 0;
+}
+
+static void on_runner_done(void *ctx, const struct db_runner_result *res)
+{
+	log_info("runner %s%s%.0d of build %lld: %s", res->runner, res->chunks > 1 ? " chunk " : "",
+		 res->chunks > 1 ? res->chunk : 0, (long long)res->build_id,
+		 res->timed_out ? "timed out" : res->exit_code || res->signal ||
+		 res->spawn_error ? "failed" : "passed");
+}
+
+static int run_runners(struct agent *a, const struct db_build *b, int *out_failed)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < a->suite->nrunners && r == 0; i++) {
+		r = runner_contract_run(a->db, b, &a->suite->runners[i], a->sandbox, a->cancel_fd,
+					out_failed, on_runner_done, a);
+	}
+	return r;
+}
+
+/* ---- comparisons ---- */
+
+const struct db_build_artifact *agent_artifact_named(const struct db_build *b,
+						      const char *name)
+{
+	size_t i;
+	const char *n = name;
+
+	if (!strncmp(n, "./", 2))
+		n += 2;
+	for (i = 0; i < b->nartifacts; i++)
+		if (!strcmp(b->artifacts[i].name, n))
+			return &b->artifacts[i];
+	return NULL;
+}
+
+/* True when two builds made the same artifacts, name for name and byte for
+ * byte: the case program alone may be the same file in both (a wrapper, or
+ * a program that loads a shader built beside it) while the build differs. */
+static bool same_artifacts(const struct db_build *x, const struct db_build *y)
+{
+	size_t i;
+
+	if (x->nartifacts != y->nartifacts)
+		return false;
+	for (i = 0; i < x->nartifacts; i++) {
+		const struct db_build_artifact *ay = agent_artifact_named(y, x->artifacts[i].name);
+
+		if (!ay || strcmp(ay->artifact.sha256, x->artifacts[i].artifact.sha256))
+			return false;
+	}
+	return true;
+}
+
+/* Stores the manifest of build b (its commit, tree, recipe and every
+ * artifact) and puts its hash in out: what tells two builds apart when the
+ * case program is the same file in both. */
+int agent_build_manifest(struct agent *a, char out[65], const struct db_build *b)
+{
+	struct db_manifest m;
+	int r;
+
+	out[0] = '\0';
+	r = db_manifest_of_build(&m, b);
+	if (r == 0)
+		r = db_manifest_put(a->db, &m);
+	if (r == 0)
+		memcpy(out, m.hash, sizeof(m.hash));
+	db_manifest_release(&m);
+	return r;
+}
+
+void agent_case_opts(struct agent *a, const struct agent_case *k, struct runner_pair_opts *o,
+		     struct cli_progress *progress)
+{
+	memset(o, 0, sizeof(*o));
+	o->args = (const char *const *)k->args;
+	o->nargs = k->nargs;
+	/* The case's stages, else the host profile's, else the defaults. */
+	o->pairs = k->pairs ? k->pairs : a->profile ? a->profile->pairs : HOST_DEFAULT_PAIRS;
+	o->max_pairs = k->max_pairs ? k->max_pairs :
+		       a->profile ? a->profile->max_pairs : HOST_DEFAULT_MAX_PAIRS;
+	if (o->max_pairs < o->pairs)
+		o->max_pairs = o->pairs;
+	o->higher_better = k->higher_better;
+	o->better_given = k->has_better;
+	o->warmup = k->warmup;
+	o->timeout_s = a->profile && a->profile->process_timeout_s < k->timeout_s ?
+		       a->profile->process_timeout_s : k->timeout_s;
+	o->metric = k->metric;
+	o->case_name = k->name;
+	o->host = a->host;
+	o->fingerprint = a->fingerprint;
+	o->min_effect = k->has_min_effect ? k->min_effect :
+			a->profile ? a->profile->min_effect : HOST_DEFAULT_MIN_EFFECT;
+	o->noise = k->has_noise ? k->noise : a->profile ? a->profile->noise : HOST_DEFAULT_NOISE;
+	o->cpus = k->has_cpus ? &k->cpus : a->profile ? &a->profile->cpus : NULL;
+	o->cooldown_ms = k->has_cooldown ? k->cooldown_ms :
+			 a->profile ? a->profile->cooldown_ms : HOST_DEFAULT_COOLDOWN_MS;
+	o->watch = a->profile ? &a->watch : NULL;
+	o->sandbox = a->sandbox;
+	o->cancel_fd = a->cancel_fd;
+	/* A line per process where someone watches: a long GPU comparison is
+	 * never silent. */
+	o->progress = cli_progress_line;
+	o->progress_ctx = progress;
+}
+
+void agent_log_verdict(struct agent *a, const char *prefix, int64_t cid)
+{
+	struct db_comparison c;
+
+	if (db_comparison_load(a->db, &c, cid) < 0)
+		return;
+	log_info("%s: comparison %lld, %s", prefix, (long long)cid,
+		 c.aa ? runner_aa_verdict(c.summary.verdict) : c.summary.verdict);
+	db_comparison_release(&c);
+}
+
+static int run_case(struct agent *a, const struct db_job *job, const struct agent_case *k,
+		    const struct db_build *base, const struct db_build *head, char **why)
+{
+	const struct db_build_artifact *old = agent_artifact_named(base, k->program);
+	const struct db_build_artifact *new = agent_artifact_named(head, k->program);
+	const char *const ro[] = { base->dir, head->dir, NULL };
+	struct runner_calibration cal;
+	struct runner_pair_opts o;
+	struct cli_progress progress = { .on = isatty(2) };
+	char old_manifest[65], new_manifest[65];
+	enum db_state state;
+	char *prefix;
+	int64_t cid;
+	int r;
+
+	r = db_job_comparison(a->db, &cid, &state, job->id, k->name);
+	if (r == 0 && state == DB_STATE_DONE)
+		return 0;
+	if (r < 0 && r != -ENOENT)
+		return r;
+	if (!old || !new) {
+		*why = xasprintf("case %s: '%s' is not among the artifacts of build %lld",
+				 k->name, k->program, (long long)(!old ? base->id : head->id));
+		return 0;
+	}
+	/* The files measured are the files the builds hashed, or nothing is
+	 * measured: a later job builds a stale tree again. */
+	r = stale(a, base, why);
+	if (r == 0)
+		r = stale(a, head, why);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	r = agent_calibrate_case(a, k, base);
+	if (r < 0)
+		return r;
+	agent_case_opts(a, k, &o, &progress);
+	o.sandbox_ro = ro;
+	o.old.path = old->artifact.path;
+	o.new.path = new->artifact.path;
+	o.old_artifact = old->artifact.id;
+	o.new_artifact = new->artifact.id;
+	o.old_sha256 = old->artifact.sha256;
+	o.new_sha256 = new->artifact.sha256;
+	r = agent_build_manifest(a, old_manifest, base);
+	if (r == 0)
+		r = agent_build_manifest(a, new_manifest, head);
+	if (r < 0)
+		return r;
+	o.old_manifest = old_manifest;
+	o.new_manifest = new_manifest;
+	/* Byte for byte the same builds: an A/A, stored and shown as one. */
+	o.aa = same_artifacts(base, head);
+	if (o.aa) {
+		log_warnx("case %s of job %lld: base and head builds made the same artifacts, "
+			  "byte for byte: an A/A comparison, any verdict is noise, not a change",
+			  k->name, (long long)job->id);
+		progress.label = "A/A";
+	}
+	o.job_id = job->id;
+	o.base_build = base->id;
+	o.head_build = head->id;
+	r = runner_calibration_choose(&cal, a->db, &o);
+	if (r == 0)
+		r = runner_pair_run(a->db, &cid, &o);
+	runner_calibration_release(&cal);
+	if (r == -EDOM) {
+		/* A rate metric with no direction said: the case's mistake. */
+		*why = xasprintf("case %s: %s", k->name, err_last());
+		return 0;
+	}
+	if (r == 0) {
+		prefix = xasprintf("case %s of job %lld", k->name, (long long)job->id);
+		agent_log_verdict(a, prefix, cid);
+		free(prefix);
+		/* At once, with the A/As before it: the hub's table waits for no poll. */
+		r = agent_push(a);
+	}
+	return r < 0 ? r : 0;
+}
+
+/* ---- jobs ---- */
+
+static int do_job(struct agent *a, struct db_job *job)
+{
+	struct db_build head, base;
+	char *why = NULL;
+	int failed_runners = 0;
+	size_t i;
+	int r;
+
+	memset(&head, 0, sizeof(head));
+	memset(&base, 0, sizeof(base));
+	log_info("job %lld: %s at %.12s", (long long)job->id, job->head, job->commit);
+	r = db_job_set_state(a->db, job->id, DB_JOB_RUNNING, NULL);
+	if (r < 0)
+		return r;
+	/* The hub hears of it at once: its table says "building" here. */
+	r = agent_push(a);
+	if (r < 0)
+		return r;
+	agent_heartbeat(a, "building", job->id);
+	r = ensure_build(a, &head, job->commit);
+	if (r < 0)
+		goto out;
+	if (head.state != DB_BUILD_DONE) {
+		why = xasprintf("build %lld failed: %s", (long long)head.id,
+				head.detail ? head.detail : "see its log");
+		goto out;
+	}
+	/* The contract runners check a head; a history job only measures. */
+	if (job->kind == DB_JOB_HEAD)
+		r = run_runners(a, &head, &failed_runners);
+	if (r < 0)
+		goto out;
+	if (*job->base && a->suite->ncases) {
+		r = ensure_build(a, &base, job->base);
+		if (r < 0)
+			goto out;
+		if (base.state != DB_BUILD_DONE) {
+			why = xasprintf("the base build %lld failed: no comparison", (long long)base.id);
+			goto out;
+		}
+		agent_heartbeat(a, "measuring", job->id);
+		for (i = 0; i < a->suite->ncases && !why; i++) {
+			if (*job->case_name && strcmp(job->case_name, a->suite->cases[i].name))
+				continue;
+			r = run_case(a, job, &a->suite->cases[i], &base, &head, &why);
+			if (r < 0)
+				goto out;
+		}
+	}
+	if (!why && failed_runners)
+		why = xasprintf("%d contract runner process%s failed", failed_runners,
+				failed_runners == 1 ? "" : "es");
+out:
+	if (r == 0)
+		r = db_job_set_state(a->db, job->id, why ? DB_JOB_FAILED : DB_JOB_DONE, why);
+	if (r == 0)
+		log_info("job %lld: %s%s%s", (long long)job->id, why ? "failed" : "done",
+			 why ? ": " : "", why ? why : "");
+	if (r == 0)
+		r = agent_push(a);
+	if (r > 0)
+		r = 0;
+	free(why);
+	db_build_release(&head);
+	db_build_release(&base);
+	return r;
+}
+
+/* -EPERM when the host is quarantined after a GPU fault. A host with no
+ * row yet (a fresh database) is not. */
+static int refuse_quarantined(struct agent *a)
+{
+	struct db_host h;
+	int r = 0;
+
+	if (!a->profile || db_host_load(a->db, &h, a->host) < 0)
+		return 0;
+	if (h.quarantined)
+		r = err_set(-EPERM, "host '%s' is quarantined (GPU fault: '%s'): no GPU work "
+			    "until 'perfd host clear --db %s %s'", a->host, h.fault ? h.fault : "",
+			    a->cfg->database, a->host);
+	db_host_release(&h);
+	return r;
+}
+
+int agent_work(struct agent *a)
+{
+	int r;
+
+	if (!a->suite)
+		return err_set(-EINVAL, "no suite to build with: '%s' on the default branch "
+			       "could not be read", a->cfg->suite_file);
+	for (;;) {
+		struct db_job job;
+
+		if (child_cancel_wait(a->cancel_fd, 0))
+			return err_set(-ECANCELED, "stopped");
+		r = db_job_next(a->db, &job);
+		if (r == -ENOENT) {
+			/* The history may queue more: a confirmation, a step. */
+			r = agent_history(a);
+			if (r > 0)
+				continue;
+			return r;
+		}
+		if (r < 0)
+			return r;
+		r = refuse_quarantined(a);
+		if (r < 0) {
+			db_job_release(&job);
+			return r;
+		}
+		/* A commit's status on the forge is its head job's alone. */
+		if (a->gh && job.kind == DB_JOB_HEAD)
+			agent_status_set(a, job.commit, job.id, "pending", "running");
+		r = do_job(a, &job);
+		if (r == 0 && a->gh && job.kind == DB_JOB_HEAD)
+			agent_job_done(a, job.head, job.commit);
+		db_job_release(&job);
+		if (r < 0)
+			return r;
+	}
+}
