@@ -93,6 +93,111 @@ static bool wait_poll(int stop_fd, int hup_fd, int ms)
 	return p[0].revents != 0;
 }
 
+/* perfd agent --check: the configuration, its host profile and its token
+ * files read as the agent would read them (the device is not looked for
+ * and nothing is sent: a check may run elsewhere), then what it sets. */
+static int agent_check(const struct agent_config *cfg)
+{
+	if (cfg->host) {
+		struct host_profile *hp = NULL;
+
+		if (host_check_load(&hp, cfg->host) != EXIT_OK)
+			return EXIT_USAGE;
+		host_profile_free(hp);
+	}
+	/* The token file is read as the agent would read it; nothing is sent. */
+	if (cfg->github.on) {
+		struct web_gh_client *gh = NULL;
+
+		if (forge_client(&gh, &cfg->github, -1, NULL) < 0) {
+			log_warnx("%s", err_last());
+			return EXIT_USAGE;
+		}
+		web_gh_client_free(gh);
+	}
+	if (cfg->hub.on) {
+		char *auth = NULL;
+
+		if (agent_push_token(&auth, &cfg->hub) < 0) {
+			log_warnx("%s", err_last());
+			return EXIT_USAGE;
+		}
+		explicit_bzero(auth, strlen(auth));
+		free(auth);
+	}
+	printf("calibration: %d A/A comparison%s before a case's comparison when it has "
+	       "none on this host; idle A/As up to %g s an hour%s\n", cfg->calibration.runs,
+	       cfg->calibration.runs == 1 ? "" : "s", cfg->calibration.idle_budget_s,
+	       cfg->calibration.idle_budget_s > 0 ? "" : " (none)");
+	printf("sandbox: %s, passing %zu environment pattern%s; processes %ld, memory %ld "
+	       "MB, file size %ld MB, open files %ld (0: none)\n",
+	       cfg->sandbox.mode == AGENT_SANDBOX_ON ? "on (the agent starts only with it)" :
+	       cfg->sandbox.mode == AGENT_SANDBOX_OFF ? "off (no pull head is built)" :
+	       "auto (where bubblewrap runs; else no pull head is built)",
+	       cfg->sandbox.nenv, cfg->sandbox.nenv == 1 ? "" : "s",
+	       cfg->sandbox.limits.processes, cfg->sandbox.limits.memory_mb,
+	       cfg->sandbox.limits.file_size_mb, cfg->sandbox.limits.open_files);
+	printf("configuration OK\n");
+	return EXIT_OK;
+}
+
+/* The agent's loop until it is stopped (or, with once, the queue is
+ * empty): poll, work, push, then an idle A/A or a wait for the next poll.
+ * Returns the verb's exit status. */
+static int agent_loop(struct agent *a, const struct agent_config *cfg, bool once, int stop_fd,
+		      int hup_fd)
+{
+	int r;
+
+	for (;;) {
+		/* An unreachable remote is said and the queue still runs. */
+		r = agent_poll(a);
+		if (r < 0 && r != -ECANCELED)
+			log_warnx("%s", err_last());
+		if (r != -ECANCELED)
+			r = agent_work(a);
+		if (r == 0)
+			r = agent_push_turn(a);
+		if (r > 0)
+			r = 0;
+		if (r == -ECANCELED) {
+			log_info("%s", err_last());
+			break;
+		}
+		if (r < 0) {
+			log_warnx("%s", err_last());
+			return r == -EPERM ? EXIT_NODEVICE : EXIT_USAGE;
+		}
+		if (once) {
+			agent_summary(a, stdout);
+			break;
+		}
+		/* Idle: an A/A within the hour's budget, then a poll at once, so
+		 * that a new head waits one A/A at most. */
+		r = agent_idle(a);
+		if (r == -ECANCELED) {
+			log_info("%s", err_last());
+			break;
+		}
+		if (r < 0)
+			log_warnx("idle A/A: %s", err_last());
+		if (r == 1) {
+			/* A SIGHUP that came during it is said, and answered by
+			 * the poll that follows at once. */
+			if (wait_poll(stop_fd, hup_fd, 0)) {
+				log_info("stopped");
+				break;
+			}
+			continue;
+		}
+		if (wait_poll(stop_fd, hup_fd, (int)(cfg->poll_s * 1000))) {
+			log_info("stopped");
+			break;
+		}
+	}
+	return EXIT_OK;
+}
+
 int cmd_agent(int argc, char **argv)
 {
 	struct agent_config *cfg = NULL;
@@ -134,49 +239,7 @@ int cmd_agent(int argc, char **argv)
 		goto out;
 	}
 	if (check) {
-		/* The host profile is read as the agent would read it (its device
-		 * is not looked for: a check may run elsewhere). */
-		if (cfg->host) {
-			struct host_profile *hp = NULL;
-
-			if (host_check_load(&hp, cfg->host) != EXIT_OK)
-				goto out;
-			host_profile_free(hp);
-		}
-		/* The token file is read as the agent would read it; nothing is sent. */
-		if (cfg->github.on) {
-			struct web_gh_client *gh = NULL;
-
-			if (forge_client(&gh, &cfg->github, -1, NULL) < 0) {
-				log_warnx("%s", err_last());
-				goto out;
-			}
-			web_gh_client_free(gh);
-		}
-		if (cfg->hub.on) {
-			char *auth = NULL;
-
-			if (agent_push_token(&auth, &cfg->hub) < 0) {
-				log_warnx("%s", err_last());
-				goto out;
-			}
-			explicit_bzero(auth, strlen(auth));
-			free(auth);
-		}
-		printf("calibration: %d A/A comparison%s before a case's comparison when it has "
-		       "none on this host; idle A/As up to %g s an hour%s\n", cfg->calibration.runs,
-		       cfg->calibration.runs == 1 ? "" : "s", cfg->calibration.idle_budget_s,
-		       cfg->calibration.idle_budget_s > 0 ? "" : " (none)");
-		printf("sandbox: %s, passing %zu environment pattern%s; processes %ld, memory %ld "
-		       "MB, file size %ld MB, open files %ld (0: none)\n",
-		       cfg->sandbox.mode == AGENT_SANDBOX_ON ? "on (the agent starts only with it)" :
-		       cfg->sandbox.mode == AGENT_SANDBOX_OFF ? "off (no pull head is built)" :
-		       "auto (where bubblewrap runs; else no pull head is built)",
-		       cfg->sandbox.nenv, cfg->sandbox.nenv == 1 ? "" : "s",
-		       cfg->sandbox.limits.processes, cfg->sandbox.limits.memory_mb,
-		       cfg->sandbox.limits.file_size_mb, cfg->sandbox.limits.open_files);
-		printf("configuration OK\n");
-		ret = EXIT_OK;
+		ret = agent_check(cfg);
 		goto out;
 	}
 	stop_fd = cli_signal_fd((const int[]){ SIGINT, SIGTERM, 0 });
@@ -196,54 +259,7 @@ int cmd_agent(int argc, char **argv)
 	}
 	log_info("agent on host '%s'%s: watching %s", agent_host(a),
 		 cfg->host ? "" : " (no profile)", cfg->url);
-	for (;;) {
-		/* An unreachable remote is said and the queue still runs. */
-		r = agent_poll(a);
-		if (r < 0 && r != -ECANCELED)
-			log_warnx("%s", err_last());
-		if (r != -ECANCELED)
-			r = agent_work(a);
-		if (r == 0)
-			r = agent_push_turn(a);
-		if (r > 0)
-			r = 0;
-		if (r == -ECANCELED) {
-			log_info("%s", err_last());
-			break;
-		}
-		if (r < 0) {
-			log_warnx("%s", err_last());
-			ret = r == -EPERM ? EXIT_NODEVICE : EXIT_USAGE;
-			goto out;
-		}
-		if (once) {
-			agent_summary(a, stdout);
-			break;
-		}
-		/* Idle: an A/A within the hour's budget, then a poll at once, so
-		 * that a new head waits one A/A at most. */
-		r = agent_idle(a);
-		if (r == -ECANCELED) {
-			log_info("%s", err_last());
-			break;
-		}
-		if (r < 0)
-			log_warnx("idle A/A: %s", err_last());
-		if (r == 1) {
-			/* A SIGHUP that came during it is said, and answered by
-			 * the poll that follows at once. */
-			if (wait_poll(stop_fd, hup_fd, 0)) {
-				log_info("stopped");
-				break;
-			}
-			continue;
-		}
-		if (wait_poll(stop_fd, hup_fd, (int)(cfg->poll_s * 1000))) {
-			log_info("stopped");
-			break;
-		}
-	}
-	ret = EXIT_OK;
+	ret = agent_loop(a, cfg, once, stop_fd, hup_fd);
 out:
 	agent_free(a);
 	agent_config_free(cfg);

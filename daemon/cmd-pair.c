@@ -322,7 +322,9 @@ static int add_file(struct pair_cli *p, int opt, const char *path)
 }
 
 /* One option into p; -1 after saying what was wrong. */
-static int pair_option(struct pair_cli *p, int opt, const char *arg)
+/* The options that set how the comparison is measured and judged: 0, -1
+ * after saying what was wrong, or 1 when opt is not one of them. */
+static int measure_option(struct pair_cli *p, int opt, const char *arg)
 {
 	struct runner_pair_opts *o = &p->o;
 
@@ -375,6 +377,17 @@ static int pair_option(struct pair_cli *p, int opt, const char *arg)
 		}
 		o->cpus = &p->cpus;
 		return 0;
+	}
+	return 1;
+}
+
+static int pair_option(struct pair_cli *p, int opt, const char *arg)
+{
+	int r = measure_option(p, opt, arg);
+
+	if (r != 1)
+		return r;
+	switch (opt) {
 	case OPT_ENV:
 	case OPT_OLD_ENV:
 	case OPT_NEW_ENV:
@@ -564,6 +577,71 @@ static int report(struct db *db, const struct pair_cli *p, int64_t cid, int run_
 	return ret;
 }
 
+/* Hashes both arms' programs into artifacts and their manifests (the
+ * program and the files named for the arm), and says when the two arms are
+ * one program run alike: an A/A. 0, or -1 after saying why. */
+static int hash_arms(struct db *db, struct pair_cli *p, const char *old_path,
+		     const char *new_path, char old_sha[65], char new_sha[65],
+		     char old_manifest[65], char new_manifest[65])
+{
+	int64_t old_size, new_size;
+	int r;
+
+	r = hash_artifact(db, &p->o.old_artifact, old_sha, &old_size, old_path);
+	if (r == 0)
+		r = hash_artifact(db, &p->o.new_artifact, new_sha, &new_size, new_path);
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		return -1;
+	}
+	p->o.old_sha256 = old_sha;
+	p->o.new_sha256 = new_sha;
+	r = arm_manifest(db, old_manifest, "OLD", old_path, old_size, old_sha, &p->files,
+			 &p->old_files, "--old-file");
+	if (r == 0)
+		r = arm_manifest(db, new_manifest, "NEW", new_path, new_size, new_sha, &p->files,
+				 &p->new_files, "--new-file");
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		return -1;
+	}
+	p->o.old_manifest = old_manifest;
+	p->o.new_manifest = new_manifest;
+	p->o.aa = !strcmp(old_sha, new_sha) && strv_equal(&p->old_args, &p->new_args) &&
+		  strv_equal(&p->old_env, &p->new_env) && strv_equal(&p->old_files, &p->new_files);
+	if (p->o.aa)
+		log_warnx("OLD and NEW are the same program (sha256 %.12s) with the same arguments: "
+			  "this is an A/A comparison, stored as one; any verdict it gives is "
+			  "noise, not a change", old_sha);
+	return 0;
+}
+
+/* Opens the database, marks what a perfd that is gone left running
+ * (killed by its own measured program, say; a perfd that runs keeps its
+ * rows), and refuses a quarantined host. Returns -1 to go on with *out,
+ * or the verb's exit status after saying why. */
+static int pair_db_open(struct db **out, const struct pair_cli *p,
+			const struct host_profile *profile)
+{
+	struct db *db;
+	int r;
+
+	*out = db = cli_db_open(&p->dbo);
+	if (!db)
+		return EXIT_USAGE;
+	r = runner_orphans_abandon(db, false);
+	if (r < 0) {
+		log_warnx("%s", err_last());
+		return EXIT_USAGE;
+	}
+	if (r > 0)
+		log_info("%d comparison%s left running by a perfd that is gone: stored as "
+			 "abandoned", r, r == 1 ? "" : "s");
+	if (profile && refuse_quarantined(db, p->o.host, p->dbo.path))
+		return EXIT_NODEVICE;
+	return -1;
+}
+
 int cmd_pair(int argc, char **argv)
 {
 	struct pair_cli p = {
@@ -575,7 +653,6 @@ int cmd_pair(int argc, char **argv)
 		.capture = CHILD_CAPTURE_DEFAULT,
 	};
 	char hostname[256] = "", old_sha[65], new_sha[65], old_manifest[65], new_manifest[65];
-	int64_t old_size, new_size;
 	char *old_path = NULL, *new_path = NULL;
 	struct db *db = NULL;
 	struct host_profile *profile = NULL;
@@ -619,49 +696,13 @@ int cmd_pair(int argc, char **argv)
 		hostname[63] = '\0';
 		p.o.host = hostname;
 	}
-	db = cli_db_open(&p.dbo);
-	if (!db)
+	ret = pair_db_open(&db, &p, profile);
+	if (ret >= 0)
 		goto out;
-	/* What a perfd that is gone left running (killed by its own measured
-	 * program, say) is marked now; a perfd that runs keeps its rows. */
-	r = runner_orphans_abandon(db, false);
-	if (r < 0) {
-		log_warnx("%s", err_last());
+	ret = EXIT_USAGE;
+	if (hash_arms(db, &p, old_path, new_path, old_sha, new_sha, old_manifest,
+		      new_manifest) < 0)
 		goto out;
-	}
-	if (r > 0)
-		log_info("%d comparison%s left running by a perfd that is gone: stored as "
-			 "abandoned", r, r == 1 ? "" : "s");
-	if (profile && refuse_quarantined(db, p.o.host, p.dbo.path)) {
-		ret = EXIT_NODEVICE;
-		goto out;
-	}
-	r = hash_artifact(db, &p.o.old_artifact, old_sha, &old_size, old_path);
-	if (r == 0)
-		r = hash_artifact(db, &p.o.new_artifact, new_sha, &new_size, new_path);
-	if (r < 0) {
-		log_warnx("%s", err_last());
-		goto out;
-	}
-	p.o.old_sha256 = old_sha;
-	p.o.new_sha256 = new_sha;
-	r = arm_manifest(db, old_manifest, "OLD", old_path, old_size, old_sha, &p.files,
-			 &p.old_files, "--old-file");
-	if (r == 0)
-		r = arm_manifest(db, new_manifest, "NEW", new_path, new_size, new_sha, &p.files,
-				 &p.new_files, "--new-file");
-	if (r < 0) {
-		log_warnx("%s", err_last());
-		goto out;
-	}
-	p.o.old_manifest = old_manifest;
-	p.o.new_manifest = new_manifest;
-	p.o.aa = !strcmp(old_sha, new_sha) && strv_equal(&p.old_args, &p.new_args) &&
-		 strv_equal(&p.old_env, &p.new_env) && strv_equal(&p.old_files, &p.new_files);
-	if (p.o.aa)
-		log_warnx("OLD and NEW are the same program (sha256 %.12s) with the same arguments: "
-			  "this is an A/A comparison, stored as one; any verdict it gives is "
-			  "noise, not a change", old_sha);
 	fill_run(&p, argc, argv, old_path, new_path);
 	/* SIGINT, SIGTERM or SIGHUP stop the process in hand: the comparison
 	 * is stored as abandoned rather than lost. */

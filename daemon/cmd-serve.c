@@ -111,6 +111,106 @@ static void raise_nofile(unsigned need)
 		log_warn("setrlimit RLIMIT_NOFILE %llu", (unsigned long long)rl.rlim_cur);
 }
 
+/* What a hub's configuration sets of the server and the database. */
+static void opts_from_config(struct web_server_opts *wo, struct db_opts *dbo,
+			     const struct hub_config *cfg)
+{
+	dbo->path = cfg->database;
+	wo->listen = cfg->listen;
+	wo->tls_cert = cfg->cert_pem;
+	wo->tls_key = cfg->key_pem;
+	wo->ingest = true;
+	wo->hosts = (const char *const *)cfg->hosts;
+	wo->nhosts = cfg->nhosts;
+	wo->max_connections = cfg->max_connections;
+	wo->header_timeout_s = cfg->header_timeout_s;
+	wo->body_timeout_s = cfg->body_timeout_s;
+	wo->trusted_proxies = (const char *const *)cfg->trusted_proxies;
+	wo->ntrusted_proxies = cfg->ntrusted_proxies;
+	wo->default_branch = cfg->default_branch;
+}
+
+/* Runs the hub's loop with the pull requests' host (forge, or NULL) until
+ * a signal of sfd stops it. Returns the verb's exit status. */
+static int serve_loop(int sfd, struct hub_forge *forge)
+{
+	struct signalfd_siginfo si;
+	struct pollfd pfd[2];
+
+	pfd[0].fd = sfd;
+	pfd[0].events = POLLIN;
+	pfd[1].fd = forge ? hub_forge_fd(forge) : -1;
+	pfd[1].events = POLLIN;
+	for (;;) {
+		int n = poll(pfd, 2, forge ? hub_forge_timeout_ms(forge) : -1);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_warn("poll");
+			return EXIT_USAGE;
+		}
+		if ((pfd[0].revents & POLLIN) && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+			break;
+		if (forge)
+			hub_forge_run(forge);
+	}
+	log_info("%s: stopped", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
+	return EXIT_OK;
+}
+
+/* Reads serve's arguments into dbo, wo, config and check. Returns -1 to
+ * go on, or the verb's exit status (--help, or a usage error said). */
+static int serve_args(int argc, char **argv, struct db_opts *dbo, struct web_server_opts *wo,
+		      const char **config, bool *check)
+{
+	bool db_given = false;
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", serve_options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_DB:
+			dbo->path = optarg;
+			db_given = true;
+			break;
+		case OPT_LISTEN:
+			wo->listen = optarg;
+			db_given = true;
+			break;
+		case OPT_STATIC:
+			wo->static_dir = optarg;
+			break;
+		case OPT_DOCS:
+			wo->docs_dir = optarg;
+			break;
+		case OPT_CONFIG:
+			*config = optarg;
+			break;
+		case OPT_CHECK:
+			*check = true;
+			break;
+		case 'h':
+			fputs(cmd_serve_usage, stdout);
+			return EXIT_OK;
+		default:
+			return cli_usage_error("serve");
+		}
+	}
+	if (optind != argc)
+		return cli_extra_argument("serve", argv[optind]);
+	if (*config && db_given) {
+		log_warnx("serve: --config names the database and the address: --db and --listen "
+			  "go without it");
+		return cli_usage_error("serve");
+	}
+	if (*check && !*config) {
+		log_warnx("serve: --check checks the configuration named with --config");
+		return cli_usage_error("serve");
+	}
+	return -1;
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct db_opts dbo = DB_OPTS_INIT;
@@ -123,54 +223,15 @@ int cmd_serve(int argc, char **argv)
 	struct hub_config *cfg = NULL;
 	const char *config = NULL;
 	struct web_server *srv = NULL;
-	struct signalfd_siginfo si;
-	struct pollfd pfd[2];
 	struct hub_forge *forge = NULL;
 	struct db *db = NULL;
-	bool check = false, db_given = false;
-	int opt, r, sfd = -1, ret = EXIT_USAGE;
+	bool check = false;
+	int r, sfd = -1, ret;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", serve_options, NULL)) != -1) {
-		switch (opt) {
-		case OPT_DB:
-			dbo.path = optarg;
-			db_given = true;
-			break;
-		case OPT_LISTEN:
-			wo.listen = optarg;
-			db_given = true;
-			break;
-		case OPT_STATIC:
-			wo.static_dir = optarg;
-			break;
-		case OPT_DOCS:
-			wo.docs_dir = optarg;
-			break;
-		case OPT_CONFIG:
-			config = optarg;
-			break;
-		case OPT_CHECK:
-			check = true;
-			break;
-		case 'h':
-			fputs(cmd_serve_usage, stdout);
-			return EXIT_OK;
-		default:
-			return cli_usage_error("serve");
-		}
-	}
-	if (optind != argc)
-		return cli_extra_argument("serve", argv[optind]);
-	if (config && db_given) {
-		log_warnx("serve: --config names the database and the address: --db and --listen "
-			  "go without it");
-		return cli_usage_error("serve");
-	}
-	if (check && !config) {
-		log_warnx("serve: --check checks the configuration named with --config");
-		return cli_usage_error("serve");
-	}
+	ret = serve_args(argc, argv, &dbo, &wo, &config, &check);
+	if (ret >= 0)
+		return ret;
+	ret = EXIT_USAGE;
 	if (config) {
 		r = hub_config_load(&cfg, config, &errors);
 		if (r < 0) {
@@ -183,19 +244,7 @@ int cmd_serve(int argc, char **argv)
 			ret = EXIT_OK;
 			goto out;
 		}
-		dbo.path = cfg->database;
-		wo.listen = cfg->listen;
-		wo.tls_cert = cfg->cert_pem;
-		wo.tls_key = cfg->key_pem;
-		wo.ingest = true;
-		wo.hosts = (const char *const *)cfg->hosts;
-		wo.nhosts = cfg->nhosts;
-		wo.max_connections = cfg->max_connections;
-		wo.header_timeout_s = cfg->header_timeout_s;
-		wo.body_timeout_s = cfg->body_timeout_s;
-		wo.trusted_proxies = (const char *const *)cfg->trusted_proxies;
-		wo.ntrusted_proxies = cfg->ntrusted_proxies;
-		wo.default_branch = cfg->default_branch;
+		opts_from_config(&wo, &dbo, cfg);
 	}
 	raise_nofile(web_server_fds_needed(wo.max_connections));
 	/* Blocked before the server's thread starts, so that thread inherits
@@ -229,26 +278,7 @@ int cmd_serve(int argc, char **argv)
 	cli_log_url("serving", wo.tls_cert ? "https" : "http", wo.listen, web_server_port(srv));
 	if (cfg)
 		log_hosts(cfg);
-	pfd[0].fd = sfd;
-	pfd[0].events = POLLIN;
-	pfd[1].fd = forge ? hub_forge_fd(forge) : -1;
-	pfd[1].events = POLLIN;
-	for (;;) {
-		int n = poll(pfd, 2, forge ? hub_forge_timeout_ms(forge) : -1);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			log_warn("poll");
-			goto out;
-		}
-		if ((pfd[0].revents & POLLIN) && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-			break;
-		if (forge)
-			hub_forge_run(forge);
-	}
-	log_info("%s: stopped", si.ssi_signo == SIGINT ? "SIGINT" : "SIGTERM");
-	ret = EXIT_OK;
+	ret = serve_loop(sfd, forge);
 out:
 	/* The server's thread ends before the handle it reads is closed, and
 	 * before the loop it kicks is freed. */

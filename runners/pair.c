@@ -407,33 +407,48 @@ static int abandon_after(struct db *db, const struct runner_pair_opts *o, int64_
 	return err;
 }
 
-int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opts *o)
+/* Inserts the row of the process of slot (seq: its place in execution
+ * order) before it runs, as record_init fills it into *p. */
+static int process_start(struct db *db, struct db_process *p, const struct runner_pair_opts *o,
+			 int64_t cid, const struct slot *slot, int seq)
 {
-	struct db_comparison c, ins;
-	struct db_process cur, next;
-	struct db_summary summary;
-	struct runner_progress pr;
-	struct slot *slots;
-	char **seen = NULL;
-	int stages[RUNNER_STAGES_MAX], nstages, stage = 0;
-	int max_pairs = o->max_pairs > 0 ? o->max_pairs : o->pairs;
-	size_t nslots, nseen = 0, i, stage_end;
-	bool cancelled = false, fault = false;
-	char *rate = NULL;
-	int64_t cid;
+	record_init(p, o, cid, slot, seq);
+	return db_process_insert(db, &p->id, p);
+}
+
+static void names_free(char **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Tells o's progress callback, when there is one, of process p stored. */
+static void progress_say(const struct runner_pair_opts *o, struct runner_progress *pr,
+			 const struct db_process *p, size_t stage_end)
+{
+	if (!o->progress)
+		return;
+	pr->p = p;
+	pr->total = (int)stage_end;
+	o->progress(o->progress_ctx, pr);
+}
+
+/* Inserts the comparison's row with o's settings; its id in *out_id.
+ * -EINVAL when the stages could not be made (nstages < 0). */
+static int comparison_insert(struct db *db, int64_t *out_id, const struct runner_pair_opts *o,
+			     int max_pairs, int nstages)
+{
+	struct db_comparison ins;
 	int r;
 
-	*out_id = 0;
-	memset(&c, 0, sizeof(c));
-	memset(&cur, 0, sizeof(cur));
-	memset(&next, 0, sizeof(next));
-	memset(&ins, 0, sizeof(ins));
-	memset(&summary, 0, sizeof(summary));
-	nstages = runner_stages(stages, o->pairs, max_pairs);
 	if (nstages < 0)
 		return err_set(-EINVAL, "pairs %d and max pairs %d: pairs-median/2 needs "
 			       "1 <= pairs <= max pairs <= %d", o->pairs, max_pairs,
 			       RUNNER_RULE2_MAX_PAIRS);
+	memset(&ins, 0, sizeof(ins));
 	/* ins borrows every string: it is never released. */
 	time_now_iso(ins.created_at);
 	ins.rule = (char *)RUNNER_RULE;
@@ -459,82 +474,23 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	ins.base_build = o->base_build;
 	ins.head_build = o->head_build;
 	ins.args_json = args_json(o);
-	r = db_comparison_insert(db, &cid, &ins);
+	r = db_comparison_insert(db, out_id, &ins);
 	free(ins.args_json);
-	if (r < 0)
-		return r;
-	*out_id = cid;
+	return r;
+}
 
-	/* The whole order up to max_pairs; a stage ends at stage_end slots. */
-	slots = schedule(o->warmup, max_pairs, &nslots);
-	stage_end = 2 * (size_t)(o->warmup + stages[0]);
-	pr = (struct runner_progress){ .stage = 1, .nstages = nstages, .metric = o->metric,
-				       .higher_better = o->higher_better };
-	record_init(&cur, o, cid, &slots[0], 1);
-	r = db_process_insert(db, &cur.id, &cur);
-	if (r < 0)
-		goto out;
-	for (i = 0; i < nslots; i++) {
-		bool ambiguous, stop, go_on, last_of_stage, more = false;
+/* Stores the end of comparison cid from its stored rows: done, or
+ * abandoned (cancelled) with its reason (a rate metric without a
+ * direction, or a signal), and the rule's summary. Returns 0, -EDOM for
+ * the rate, -ECANCELED when interrupted, or the database's error. */
+static int comparison_end(struct db *db, int64_t cid, bool cancelled, const char *rate)
+{
+	struct db_comparison c;
+	struct db_summary summary;
+	int r;
 
-		r = run_one(o, &slots[i], &cur, &cancelled);
-		if (r < 0)
-			goto out;
-		fault = cur.fault != NULL;
-		/* Without --metric, two metric names settle it: the comparison
-		 * cannot be summarized, so the rest is not run. */
-		ambiguous = metrics_ambiguous(&cur, &seen, &nseen) && !o->metric;
-		if (!rate && unsaid_rate(o, &cur))
-			rate = xstrdup(unsaid_rate(o, &cur));
-		stop = cancelled || rate || child_cancel_wait(o->cancel_fd, 0);
-		go_on = !stop && !fault && !ambiguous;
-		last_of_stage = i + 1 == stage_end;
-		if (go_on && !last_of_stage)
-			record_init(&next, o, cid, &slots[i + 1], (int)i + 2);
-		r = store_step(db, o, &cur, go_on && !last_of_stage ? &next : NULL);
-		if (r < 0)
-			goto out;
-		if (o->progress) {
-			pr.p = &cur;
-			pr.total = (int)stage_end;
-			o->progress(o->progress_ctx, &pr);
-		}
-		db_process_release(&cur);
-		if (last_of_stage && !fault && !ambiguous && stage + 1 < nstages) {
-			/* The end of a stage: judged from the stored rows. A stop
-			 * asked for now cuts the comparison short only when
-			 * another stage was due. */
-			r = judge_stage(db, cid, o, &pr, &more);
-			if (r < 0)
-				goto out;
-			if (more && stop) {
-				cancelled = true;
-				break;
-			}
-		}
-		if (!more && (!go_on || last_of_stage)) {
-			cancelled = cancelled || rate || (stop && !fault && !last_of_stage);
-			break;
-		}
-		if (more) {
-			stage++;
-			stage_end = 2 * (size_t)(o->warmup + stages[stage]);
-			pr.stage = stage + 1;
-			record_init(&cur, o, cid, &slots[i + 1], (int)i + 2);
-			r = db_process_insert(db, &cur.id, &cur);
-			if (r < 0)
-				goto out;
-		} else {
-			cur = next;
-			memset(&next, 0, sizeof(next));
-		}
-		if (o->cooldown_ms && child_cancel_wait(o->cancel_fd, o->cooldown_ms)) {
-			/* The next row exists and never ran: stored as abandoned. */
-			cancelled = true;
-			break;
-		}
-	}
-
+	memset(&c, 0, sizeof(c));
+	memset(&summary, 0, sizeof(summary));
 	r = db_comparison_load(db, &c, cid);
 	if (r < 0)
 		goto out;
@@ -560,16 +516,106 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	else if (r == 0 && cancelled)
 		r = err_set(-ECANCELED, "comparison %lld interrupted", (long long)cid);
 out:
+	db_summary_release(&summary);
+	db_comparison_release(&c);
+	return r;
+}
+
+int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opts *o)
+{
+	struct db_process cur, next;
+	struct runner_progress pr;
+	struct slot *slots;
+	char **seen = NULL;
+	int stages[RUNNER_STAGES_MAX], nstages, stage = 0;
+	int max_pairs = o->max_pairs > 0 ? o->max_pairs : o->pairs;
+	size_t nslots, nseen = 0, i, stage_end;
+	bool cancelled = false, fault = false;
+	char *rate = NULL;
+	int64_t cid;
+	int r;
+
+	*out_id = 0;
+	memset(&cur, 0, sizeof(cur));
+	memset(&next, 0, sizeof(next));
+	nstages = runner_stages(stages, o->pairs, max_pairs);
+	r = comparison_insert(db, &cid, o, max_pairs, nstages);
+	if (r < 0)
+		return r;
+	*out_id = cid;
+
+	/* The whole order up to max_pairs; a stage ends at stage_end slots. */
+	slots = schedule(o->warmup, max_pairs, &nslots);
+	stage_end = 2 * (size_t)(o->warmup + stages[0]);
+	pr = (struct runner_progress){ .stage = 1, .nstages = nstages, .metric = o->metric,
+				       .higher_better = o->higher_better };
+	r = process_start(db, &cur, o, cid, &slots[0], 1);
+	if (r < 0)
+		goto out;
+	for (i = 0; i < nslots; i++) {
+		bool ambiguous, stop, go_on, last_of_stage, more = false;
+
+		r = run_one(o, &slots[i], &cur, &cancelled);
+		if (r < 0)
+			goto out;
+		fault = cur.fault != NULL;
+		/* Without --metric, two metric names settle it: the comparison
+		 * cannot be summarized, so the rest is not run. */
+		ambiguous = metrics_ambiguous(&cur, &seen, &nseen) && !o->metric;
+		if (!rate && unsaid_rate(o, &cur))
+			rate = xstrdup(unsaid_rate(o, &cur));
+		stop = cancelled || rate || child_cancel_wait(o->cancel_fd, 0);
+		go_on = !stop && !fault && !ambiguous;
+		last_of_stage = i + 1 == stage_end;
+		if (go_on && !last_of_stage)
+			record_init(&next, o, cid, &slots[i + 1], (int)i + 2);
+		r = store_step(db, o, &cur, go_on && !last_of_stage ? &next : NULL);
+		if (r < 0)
+			goto out;
+		progress_say(o, &pr, &cur, stage_end);
+		db_process_release(&cur);
+		if (last_of_stage && !fault && !ambiguous && stage + 1 < nstages) {
+			/* The end of a stage: judged from the stored rows. A stop
+			 * asked for now cuts the comparison short only when
+			 * another stage was due. */
+			r = judge_stage(db, cid, o, &pr, &more);
+			if (r < 0)
+				goto out;
+			if (more && stop) {
+				cancelled = true;
+				break;
+			}
+		}
+		if (!more && (!go_on || last_of_stage)) {
+			cancelled = cancelled || rate || (stop && !fault && !last_of_stage);
+			break;
+		}
+		if (more) {
+			stage++;
+			stage_end = 2 * (size_t)(o->warmup + stages[stage]);
+			pr.stage = stage + 1;
+			r = process_start(db, &cur, o, cid, &slots[i + 1], (int)i + 2);
+			if (r < 0)
+				goto out;
+		} else {
+			cur = next;
+			memset(&next, 0, sizeof(next));
+		}
+		if (o->cooldown_ms && child_cancel_wait(o->cancel_fd, o->cooldown_ms)) {
+			/* The next row exists and never ran: stored as abandoned. */
+			cancelled = true;
+			break;
+		}
+	}
+
+	r = comparison_end(db, cid, cancelled, rate);
+out:
 	if (r < 0 && r != -ECANCELED && r != -EDOM)
 		r = abandon_after(db, o, cid, r);
 	free(rate);
 	db_process_release(&cur);
 	db_process_release(&next);
-	db_summary_release(&summary);
-	db_comparison_release(&c);
-	for (i = 0; i < nseen; i++)
-		free(seen[i]);
-	free(seen);
+	names_free(seen, nseen);
 	free(slots);
 	return r;
 }

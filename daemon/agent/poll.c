@@ -173,23 +173,120 @@ static bool hub_pull_allowed(struct agent *a, const struct builder_head *h,
 	return true;
 }
 
-int agent_poll(struct agent *a)
+/* What a poll knows of the open pull requests: [github]'s list, or the
+ * hub's when the agent has no [github] of its own; each with whether it
+ * was had. */
+struct poll_pulls {
+	struct web_gh_pull *open;
+	size_t nopen;
+	bool known;
+	bool from_hub;
+	struct web_hub_pull *hub_open;
+	size_t nhub;
+	bool hub_known;
+};
+
+static void poll_pulls_release(struct poll_pulls *p)
 {
-	struct builder_head *heads = NULL;
-	struct web_gh_pull *open = NULL;
-	struct web_hub_pull *hub_open = NULL;
-	const char **names = NULL;
-	size_t n = 0, nopen = 0, nhub = 0, i;
-	bool pulls_known = false, hub_known = false;
-	bool from_hub = !a->gh && a->push_auth && a->cfg->pulls;
+	free(p->open);
+	free(p->hub_open);
+}
+
+/* Fills p for this poll: an open list that could not be had is said, and
+ * its pull heads wait for the next poll. Returns 0, or -ECANCELED. */
+static int poll_pulls_read(struct agent *a, struct poll_pulls *p)
+{
+	size_t i;
+	int r;
+
+	memset(p, 0, sizeof(*p));
+	p->from_hub = !a->gh && a->push_auth && a->cfg->pulls;
+	if (a->gh && a->cfg->pulls) {
+		if (web_gh_pulls_open(a->gh, &p->open, &p->nopen) < 0)
+			log_warnx("pull requests: %s; pull heads wait for the next poll",
+				  err_last());
+		else
+			p->known = true;
+		for (i = 0; p->known && i < p->nopen; i++)
+			agent_pull_forecasts(a, &p->open[i]);
+	}
+	if (p->from_hub) {
+		r = agent_hub_pulls(a, &p->hub_open, &p->nhub);
+		if (r == -ECANCELED)
+			return r;
+		if (r < 0)
+			log_warnx("pull heads: %s; they wait for the next poll", err_last());
+		p->hub_known = r == 0;
+	}
+	return 0;
+}
+
+/* Whether head h may be queued now; with the hub's list, base is then the
+ * hub's. A pull head is anyone's code: it is built only in the sandbox. */
+static bool head_allowed(struct agent *a, const struct builder_head *h,
+			 const struct poll_pulls *p, char base[BUILDER_OID_HEX])
+{
+	if (!h->is_pull)
+		return true;
+	if (!a->sandbox) {
+		strbuf_addf(&a->waiting, "%s at %.12s: not built: %s\n", h->name, h->oid,
+			    a->unsandboxed);
+		return false;
+	}
+	if (a->gh && (!p->known || !agent_pull_allowed(a, h, p->open, p->nopen)))
+		return false;
+	if (p->from_hub &&
+	    !hub_pull_allowed(a, h, p->hub_open, p->nhub, p->hub_known, base))
+		return false;
+	return true;
+}
+
+/* Queues a job for head h, at a commit not seen before, with its base (the
+ * hub's, when from_hub set it), and marks the head seen. Returns 0 or the
+ * database's or the mirror's error. */
+static int queue_head(struct agent *a, const struct builder_head *h, bool from_hub,
+		      char base[BUILDER_OID_HEX])
+{
+	struct builder_commit c;
+	struct db_job queued;
+	int64_t job;
+	int r;
+
+	r = builder_commit_load(a->repo, &c, h->oid);
+	if (r < 0)
+		return r;
+	if (!(from_hub && h->is_pull) && head_base(a, base, h, &c) < 0) {
+		log_warnx("head %s: no base (%s): it is built and checked, not compared",
+			  h->name, err_last());
+		base[0] = '\0';
+	}
+	r = db_job_add(a->db, &job, h->name, h->oid, base, c.subject);
+	if (r == 1)
+		log_info("head %s at %.12s \"%s\": job %lld queued%s%.12s", h->name, h->oid,
+			 c.subject ? c.subject : "", (long long)job, *base ? ", base " : ", no base",
+			 base);
+	builder_commit_release(&c);
+	if (r >= 0)
+		r = db_head_set(a->db, h->name, h->oid, h->is_pull);
+	if (r < 0)
+		return r;
+	if (a->gh && db_job_get(a->db, &queued, h->name, h->oid) == 0) {
+		agent_job_status(a, &queued);
+		db_job_release(&queued);
+	}
+	return 0;
+}
+
+/* Fetches, joins the fetches' packs past AGENT_PACKS_MAX and lets go of
+ * what the last poll's reads kept open (else every pack stays mapped for
+ * good), then reads the suite of the default branch. */
+static int poll_mirror(struct agent *a)
+{
 	int r;
 
 	r = fetch(a);
 	if (r < 0)
 		return r == -ECANCELED ? r : err_set(r, "fetch: %s", err_last());
-	/* The fetch (in a child) wrote a pack: past AGENT_PACKS_MAX the
-	 * fetches' packs become one, and what the last poll's reads kept open
-	 * is let go, else every pack stays mapped for good. */
 	r = builder_repo_consolidate(a->repo, AGENT_PACKS_MAX);
 	if (r < 0)
 		log_warnx("%s; the packs stay as they are", err_last());
@@ -198,6 +295,20 @@ int agent_poll(struct agent *a)
 		return r;
 	if (a->cfg->suite_file)
 		read_suite(a);
+	return 0;
+}
+
+int agent_poll(struct agent *a)
+{
+	struct builder_head *heads = NULL;
+	struct poll_pulls p = { 0 };
+	const char **names = NULL;
+	size_t n = 0, i;
+	int r;
+
+	r = poll_mirror(a);
+	if (r < 0)
+		return r;
 	r = builder_repo_heads(a->repo, &heads, &n, (const char *const *)a->cfg->branches,
 			       a->cfg->nbranches, a->cfg->pulls);
 	if (r < 0)
@@ -205,28 +316,12 @@ int agent_poll(struct agent *a)
 	/* With [github], a pull head is built only when its pull request is
 	 * open and trusted: without the list, none is. */
 	strbuf_reset(&a->waiting);
-	if (a->gh && a->cfg->pulls) {
-		if (web_gh_pulls_open(a->gh, &open, &nopen) < 0)
-			log_warnx("pull requests: %s; pull heads wait for the next poll",
-				  err_last());
-		else
-			pulls_known = true;
-		for (i = 0; pulls_known && i < nopen; i++)
-			agent_pull_forecasts(a, &open[i]);
-	}
-	if (from_hub) {
-		r = agent_hub_pulls(a, &hub_open, &nhub);
-		if (r == -ECANCELED)
-			goto out;
-		if (r < 0)
-			log_warnx("pull heads: %s; they wait for the next poll", err_last());
-		hub_known = r == 0;
-	}
+	r = poll_pulls_read(a, &p);
+	if (r < 0)
+		goto out;
 	names = xcalloc(n + 1, sizeof(*names));
 	for (i = 0; i < n; i++) {
 		char seen[DB_OID_HEX], base[BUILDER_OID_HEX] = "";
-		struct builder_commit c;
-		int64_t job;
 
 		names[i] = heads[i].name;
 		r = db_head_get(a->db, seen, heads[i].name);
@@ -234,57 +329,22 @@ int agent_poll(struct agent *a)
 			continue;
 		if (r < 0 && r != -ENOENT)
 			goto out;
-		/* A pull head is anyone's code: it is built only in the sandbox. */
-		if (heads[i].is_pull && !a->sandbox) {
-			strbuf_addf(&a->waiting, "%s at %.12s: not built: %s\n", heads[i].name,
-				    heads[i].oid, a->unsandboxed);
+		r = 0;
+		if (!head_allowed(a, &heads[i], &p, base))
 			continue;
-		}
-		if (a->gh && heads[i].is_pull &&
-		    (!pulls_known || !agent_pull_allowed(a, &heads[i], open, nopen)))
-			continue;
-		if (from_hub && heads[i].is_pull &&
-		    !hub_pull_allowed(a, &heads[i], hub_open, nhub, hub_known, base))
-			continue;
-		r = builder_commit_load(a->repo, &c, heads[i].oid);
+		r = queue_head(a, &heads[i], p.from_hub, base);
 		if (r < 0)
 			goto out;
-		if (from_hub && heads[i].is_pull) {
-			/* base: the hub's */
-		} else if (head_base(a, base, &heads[i], &c) < 0) {
-			log_warnx("head %s: no base (%s): it is built and checked, not compared",
-				  heads[i].name, err_last());
-			base[0] = '\0';
-		}
-		r = db_job_add(a->db, &job, heads[i].name, heads[i].oid, base, c.subject);
-		if (r == 1)
-			log_info("head %s at %.12s \"%s\": job %lld queued%s%.12s", heads[i].name,
-				 heads[i].oid, c.subject ? c.subject : "", (long long)job,
-				 *base ? ", base " : ", no base", base);
-		builder_commit_release(&c);
-		if (r >= 0)
-			r = db_head_set(a->db, heads[i].name, heads[i].oid, heads[i].is_pull);
-		if (r < 0)
-			goto out;
-		if (a->gh) {
-			struct db_job queued;
-
-			if (db_job_get(a->db, &queued, heads[i].name, heads[i].oid) == 0) {
-				agent_job_status(a, &queued);
-				db_job_release(&queued);
-			}
-		}
 	}
 	r = db_heads_keep_only(a->db, names, n);
 	/* After the heads' jobs: a span's verdict is read once those of the
 	 * commits it spans are known. */
 	if (r == 0)
 		r = agent_history_spans(a, heads, n);
-	for (i = 0; r == 0 && i < nopen; i++)
-		agent_pull_publish(a, &open[i]);
+	for (i = 0; r == 0 && i < p.nopen; i++)
+		agent_pull_publish(a, &p.open[i]);
 out:
-	free(open);
-	free(hub_open);
+	poll_pulls_release(&p);
 	free(names);
 	builder_heads_free(heads, n);
 	return r < 0 ? r : 0;

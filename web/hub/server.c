@@ -785,22 +785,11 @@ static int bounds(struct web_guard_opts *g, const struct web_server_opts *o)
 	return 0;
 }
 
-int web_server_start(struct web_server **out, struct db *db, const struct web_server_opts *o)
+/* Copies what the server keeps of o into s. */
+static void server_settings(struct web_server *s, struct db *db, const struct web_server_opts *o)
 {
-	struct web_server *s = xcalloc(1, sizeof(*s));
-	const char *listen = o->listen, *static_dir = o->static_dir, *docs_dir = o->docs_dir;
-	struct sockaddr_storage ss;
-	struct web_guard_opts go;
-	const union MHD_DaemonInfo *info;
-	struct MHD_OptionItem tls[3];
-	char real[PATH_MAX];
-	struct stat stb;
-	socklen_t sslen = 0;
-	unsigned flags;
 	size_t i;
-	int r;
 
-	*out = NULL;
 	s->db = db;
 	s->ingest = o->ingest;
 	s->on_change = o->on_change;
@@ -820,6 +809,41 @@ int web_server_start(struct web_server **out, struct db *db, const struct web_se
 		s->tls_cert = xstrdup(o->tls_cert);
 		s->tls_key = xstrdup(o->tls_key);
 	}
+}
+
+/* The served directories, as real paths: -EINVAL naming one that is not a
+ * directory. */
+static int server_dirs(struct web_server *s, const char *static_dir, const char *docs_dir)
+{
+	char real[PATH_MAX];
+	struct stat stb;
+
+	if (!realpath(static_dir, real) || stat(real, &stb) < 0 || !S_ISDIR(stb.st_mode))
+		return err_set(-EINVAL, "static directory '%s' is not a directory", static_dir);
+	s->static_root = xstrdup(real);
+	if (docs_dir) {
+		if (!realpath(docs_dir, real) || stat(real, &stb) < 0 || !S_ISDIR(stb.st_mode))
+			return err_set(-EINVAL, "documents' directory '%s' is not a directory",
+				       docs_dir);
+		s->docs_root = xstrdup(real);
+	}
+	return 0;
+}
+
+int web_server_start(struct web_server **out, struct db *db, const struct web_server_opts *o)
+{
+	struct web_server *s = xcalloc(1, sizeof(*s));
+	const char *listen = o->listen, *static_dir = o->static_dir, *docs_dir = o->docs_dir;
+	struct sockaddr_storage ss;
+	struct web_guard_opts go;
+	const union MHD_DaemonInfo *info;
+	struct MHD_OptionItem tls[3];
+	socklen_t sslen = 0;
+	unsigned flags;
+	int r;
+
+	*out = NULL;
+	server_settings(s, db, o);
 	r = bounds(&go, o);
 	if (r < 0)
 		goto out;
@@ -834,19 +858,9 @@ int web_server_start(struct web_server **out, struct db *db, const struct web_se
 	r = parse_listen(&ss, &sslen, listen);
 	if (r < 0)
 		goto out;
-	if (!realpath(static_dir, real) || stat(real, &stb) < 0 || !S_ISDIR(stb.st_mode)) {
-		r = err_set(-EINVAL, "static directory '%s' is not a directory", static_dir);
+	r = server_dirs(s, static_dir, docs_dir);
+	if (r < 0)
 		goto out;
-	}
-	s->static_root = xstrdup(real);
-	if (docs_dir) {
-		if (!realpath(docs_dir, real) || stat(real, &stb) < 0 || !S_ISDIR(stb.st_mode)) {
-			r = err_set(-EINVAL, "documents' directory '%s' is not a directory",
-				    docs_dir);
-			goto out;
-		}
-		s->docs_root = xstrdup(real);
-	}
 	flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
