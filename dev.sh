@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Set-up and the two everyday jobs, on a fresh Debian 12 as on a used one:
 #   ./dev.sh demo    install what is missing, build, run the main job
-#   ./dev.sh test    install what is missing, build, run every test, then
+#   ./dev.sh test    install what is missing, check the gates (gates
+#                    below), build, run every test, then
 #                    the sanitizer pass (test-asan below)
 #                    and the fuzz corpora's replay (test-fuzz below)
-# Also: ./dev.sh build, ./dev.sh deps, and ./dev.sh test-asan: the
-# sanitizer pass alone, every test again from build-asan/, built with
-# AddressSanitizer and UndefinedBehaviorSanitizer (docs/testing.md);
+# Also: ./dev.sh build, ./dev.sh deps, ./dev.sh gates (the gates alone),
+# and ./dev.sh test-asan: the sanitizer pass alone, every test again from
+# build-asan/, built with AddressSanitizer and UndefinedBehaviorSanitizer
+# (docs/testing.md);
 # ./dev.sh test-fuzz: the libFuzzer targets of tests/fuzz/, built with clang
 # in build-fuzz/, each run once over its corpus. Needs root or sudo only
 # when a Debian package is missing.
@@ -37,6 +39,10 @@ DEPS=(
 	# libFuzzer with clang's sanitizer runtimes, which Debian 12 ships in
 	# libclang-rt-14-dev (clang-14 only recommends it).
 	clang libclang-rt-14-dev
+	# universal-ctags: where each C function begins and ends, for the
+	# function-length gate (tests/gates/gates.sh; jscpd, the copies gate's
+	# tool, comes from npm: package.json).
+	universal-ctags
 	# Debian's npm, unless npm is there already: NodeSource's nodejs carries
 	# its own and conflicts with Debian's package.
 	$(command -v npm >/dev/null || echo npm)
@@ -57,7 +63,8 @@ deps() {
 }
 
 # The dashboard's npm packages (Chart.js, and playwright-core for the
-# browser tests), installed exactly as package-lock.json pins them; Chart.js
+# browser tests) and jscpd for the copies gate (tests/gates/), installed
+# exactly as package-lock.json pins them; Chart.js
 # is then served from web/static/vendor/, which git ignores.
 npm_deps() {
 	if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
@@ -211,7 +218,23 @@ fuzz_pass() {
 	meson test -C build-fuzz --no-rebuild --print-errorlogs --suite fuzz
 }
 
+# The gates (docs/testing.md, "The gates"): no C function over 100 lines
+# that tests/gates/long-functions.txt does not list, no duplicated block
+# that tests/gates/clones.txt does not hold. Seconds, so ./dev.sh test runs
+# them first and stops there when they fail, before the long passes.
+gates() {
+	deps
+	npm_deps
+	tests/gates/gates.sh
+}
+
 test_all() {
+	deps
+	npm_deps
+	tests/gates/gates.sh || {
+		echo "dev.sh: a gate failed (above); no test ran" >&2
+		return 1
+	}
 	build
 	build_asan
 	build_fuzz
@@ -245,11 +268,12 @@ case "${1:-}" in
 deps) deps ;;
 build) build ;;
 demo) demo ;;
+gates) gates ;;
 test) test_all ;;
 test-asan) test_asan ;;
 test-fuzz) test_fuzz ;;
 *)
-	echo "usage: ./dev.sh demo|test|test-asan|test-fuzz|build|deps" >&2
+	echo "usage: ./dev.sh demo|test|test-asan|test-fuzz|gates|build|deps" >&2
 	exit 2
 	;;
 esac
