@@ -288,15 +288,10 @@ int db_bisect_steps(struct db *db, struct db_bisect_step **out, size_t *out_n, i
 		.size = sizeof(**out), .max = DB_BISECT_STEPS_MAX, .fill = step_fill,
 		.release = step_release, .doing = "loading a bisection's steps",
 	};
-	void *v = NULL;
-	int r;
-
-	r = db_rows_select(db, "SELECT alert_id, step, lo_oid, hi_oid, mid_oid, lo_job, hi_job,"
-			   " coalesce(outcome, ''), detail FROM bisect_steps WHERE alert_id = ?"
-			   " ORDER BY step",
-			   alert_id, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT alert_id, step, lo_oid, hi_oid, mid_oid, lo_job, hi_job,"
+			      " coalesce(outcome, ''), detail FROM bisect_steps WHERE alert_id = ?"
+			      " ORDER BY step",
+			      DB_ARGS(DB_INT(alert_id)), &how, out, out_n);
 }
 
 int db_bisect_step_add(struct db *db, const struct db_bisect_step *s)
@@ -452,15 +447,10 @@ int db_alert_findings(struct db *db, struct db_alert_finding **out, size_t *out_
 		.size = sizeof(**out), .max = DB_BISECT_STEPS_MAX, .fill = finding_fill,
 		.release = finding_release, .doing = "loading an alert's findings",
 	};
-	void *v = NULL;
-	int r;
-
-	r = db_rows_select(db, "SELECT what, lo_oid, hi_oid, commits, gain,"
-			   " coalesce(comparison_id, 0), note FROM alert_findings WHERE alert_id = ?"
-			   " ORDER BY idx",
-			   alert_id, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT what, lo_oid, hi_oid, commits, gain,"
+			      " coalesce(comparison_id, 0), note FROM alert_findings WHERE alert_id = ?"
+			      " ORDER BY idx",
+			      DB_ARGS(DB_INT(alert_id)), &how, out, out_n);
 }
 
 /* ---- the agent's push of its alerts, and the hub's ingest of them ---- */
@@ -475,13 +465,8 @@ int db_alerts_unpushed(struct db *db, struct db_alert **out, size_t *out_n, size
 		.size = sizeof(**out), .max = max, .fill = alert_fill, .release = alert_release,
 		.doing = "listing the alerts not yet pushed",
 	};
-	void *v = NULL;
-	int r;
-
-	r = db_rows_select(db, "SELECT " ALERT_COLUMNS ALERTS_UNSENT " ORDER BY a.seq LIMIT ?",
-			   (int64_t)max, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT " ALERT_COLUMNS ALERTS_UNSENT " ORDER BY a.seq LIMIT ?",
+			      DB_ARGS(DB_INT(max)), &how, out, out_n);
 }
 
 int db_alerts_unpushed_count(struct db *db, int64_t *out)
@@ -814,15 +799,10 @@ int db_alert_triage_counts(struct db *db, struct db_alert_triage_count **out, si
 		.size = sizeof(**out), .max = max, .fill = triage_count_fill,
 		.doing = "counting alerts' triage",
 	};
-	void *v = NULL;
-	int r;
-
-	r = db_rows_select(db, "SELECT h, count(*), sum(triage <> 'new'),"
-			   " sum(triage = 'false_alarm') FROM (SELECT coalesce(nullif(a.host, ''),"
-			   " c.host) AS h, a.triage FROM alerts a JOIN comparisons c"
-			   " ON c.id = a.comparison_id WHERE a.state = 'raised') GROUP BY h ORDER BY h"
-			   " LIMIT ?",
-			   (int64_t)max, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT h, count(*), sum(triage <> 'new'),"
+			      " sum(triage = 'false_alarm') FROM (SELECT coalesce(nullif(a.host, ''),"
+			      " c.host) AS h, a.triage FROM alerts a JOIN comparisons c"
+			      " ON c.id = a.comparison_id WHERE a.state = 'raised') GROUP BY h ORDER BY h"
+			      " LIMIT ?",
+			      DB_ARGS(DB_INT(max)), &how, out, out_n);
 }

@@ -54,6 +54,49 @@ int db_step_insert(struct db *db, sqlite3_stmt *st, int64_t *out_id, const char 
 /* Steps a statement that returns one row of one integer (a count) into
  * *out and resets it. */
 int db_step_count(struct db *db, sqlite3_stmt *st, int64_t *out, const char *doing);
+/*
+ * Running one statement whole: sql (a string literal, as for db_prepare) is
+ * prepared, args are bound to its parameters 1, 2, ... in order, and it is
+ * stepped and reset, on success and failure alike. args and nargs are
+ * written DB_ARGS(DB_INT(id), DB_TEXT(name)), or NULL and 0 for none. An
+ * error's detail names doing.
+ */
+enum db_arg_type { DB_ARG_INT, DB_ARG_TEXT, DB_ARG_REAL };
+struct db_arg {
+	enum db_arg_type type;
+	int64_t i;
+	const char *s;               /* NULL binds SQL NULL */
+	double d;                    /* a non-finite value binds SQL NULL */
+};
+#define DB_INT(v) { .type = DB_ARG_INT, .i = (int64_t)(v) }
+#define DB_TEXT(v) { .type = DB_ARG_TEXT, .s = (v) }
+#define DB_REAL(v) { .type = DB_ARG_REAL, .d = (v) }
+#define DB_ARGS(...) (const struct db_arg[]){ __VA_ARGS__ }, \
+	sizeof((const struct db_arg[]){ __VA_ARGS__ }) / sizeof(struct db_arg)
+void db_bind_args(sqlite3_stmt *st, const struct db_arg *args, size_t nargs);
+/* A statement that returns no row: 0 or the error. */
+int db_run(struct db *db, const char *sql, const struct db_arg *args, size_t nargs,
+	   const char *doing);
+/* The same for an INSERT, with the new row's id in *out_id. */
+int db_run_insert(struct db *db, int64_t *out_id, const char *sql, const struct db_arg *args,
+		  size_t nargs, const char *doing);
+/* A statement that selects at most one row, handed to fill (a db_rows fill,
+ * given elem and a NULL arg): 0, -ENOENT with no detail set when there is
+ * no row, or the error. */
+int db_run_row(struct db *db, void (*fill)(void *elem, sqlite3_stmt *st, void *arg), void *elem,
+	       const char *sql, const struct db_arg *args, size_t nargs, const char *doing);
+/* A statement that returns one row of one integer (a count, an aggregate),
+ * into *out (0 on failure). */
+int db_run_count(struct db *db, int64_t *out, const char *sql, const struct db_arg *args,
+		 size_t nargs, const char *doing);
+/* Steps an INSERT or UPDATE ... RETURNING id (one row at the most) to its
+ * end, without resetting it: its last sqlite3_step result, SQLITE_DONE on
+ * success, with the id in *out_id when a row came back (else *out_id is
+ * left as it was). The end must be reached and checked: in autocommit the
+ * write is committed only there, and a failed commit (a full disk) undoes
+ * the row whose id came back. */
+int db_step_returning(sqlite3_stmt *st, int64_t *out_id);
+
 /* BEGIN IMMEDIATE, or joining the transaction already open: every write
  * function is one transaction, or one part of a caller's
  * db_transaction_begin ... db_transaction_commit. */
@@ -91,9 +134,15 @@ struct db_rows {
  * caller's; or a negative errno with *out NULL and *out_n 0. */
 int db_rows_load(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void **out,
 		 size_t *out_n);
-/* db_rows_load of sql, whose one parameter is arg. */
-int db_rows_select(struct db *db, const char *sql, int64_t arg, const struct db_rows *how,
-		   void **out, size_t *out_n);
+/* db_rows_load of sql (a string literal) with args bound, as db_run does.
+ * out is the address of the caller's T * (void * to spare every caller a
+ * cast). */
+int db_rows_select(struct db *db, const char *sql, const struct db_arg *args, size_t nargs,
+		   const struct db_rows *how, void *out, size_t *out_n);
+/* db_rows_fill of sql with args bound: the count filled, or a negative
+ * errno. */
+int db_rows_select_fill(struct db *db, const char *sql, const struct db_arg *args, size_t nargs,
+			const struct db_rows *how, void *out);
 /* Into the caller's array out, of how->max elements: the count filled, or
  * a negative errno with none of out left filled. */
 int db_rows_fill(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void *out);
@@ -107,6 +156,8 @@ int db_rows_each(struct db *db, sqlite3_stmt *st, size_t max,
  * column's text). */
 void db_fill_string(void *elem, sqlite3_stmt *st, void *arg);
 void db_release_string(void *elem);
+/* A fill for a list of int64_t, the first column (ids). */
+void db_fill_int64(void *elem, sqlite3_stmt *st, void *arg);
 
 enum db_state db_state_from_name(const char *s);
 /* Loads every process of a comparison in execution order, with metrics and

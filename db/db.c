@@ -110,17 +110,97 @@ int db_step_count(struct db *db, sqlite3_stmt *st, int64_t *out, const char *doi
 	return rc == SQLITE_ROW ? 0 : db_fail(db, rc, doing);
 }
 
-static int step_once(struct db *db, const char *sql, const char *doing)
+int db_step_returning(sqlite3_stmt *st, int64_t *out_id)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW) {
+		*out_id = sqlite3_column_int64(st, 0);
+		rc = sqlite3_step(st);
+	}
+	return rc;
+}
+
+void db_bind_args(sqlite3_stmt *st, const struct db_arg *args, size_t nargs)
+{
+	size_t i;
+
+	for (i = 0; i < nargs; i++) {
+		switch (args[i].type) {
+		case DB_ARG_INT:
+			sqlite3_bind_int64(st, (int)i + 1, args[i].i);
+			break;
+		case DB_ARG_TEXT:
+			db_bind_text(st, (int)i + 1, args[i].s);
+			break;
+		case DB_ARG_REAL:
+			db_bind_real(st, (int)i + 1, args[i].d);
+			break;
+		}
+	}
+}
+
+/* sql prepared (from the cache) with args bound. */
+static int prepare_bound(struct db *db, sqlite3_stmt **out, const char *sql,
+			 const struct db_arg *args, size_t nargs)
+{
+	int r = db_prepare(db, out, sql);
+
+	if (r == 0)
+		db_bind_args(*out, args, nargs);
+	return r;
+}
+
+int db_run(struct db *db, const char *sql, const struct db_arg *args, size_t nargs,
+	   const char *doing)
+{
+	sqlite3_stmt *st;
+	int r = prepare_bound(db, &st, sql, args, nargs);
+
+	return r < 0 ? r : db_step(db, st, doing);
+}
+
+int db_run_insert(struct db *db, int64_t *out_id, const char *sql, const struct db_arg *args,
+		  size_t nargs, const char *doing)
+{
+	sqlite3_stmt *st;
+	int r = prepare_bound(db, &st, sql, args, nargs);
+
+	return r < 0 ? r : db_step_insert(db, st, out_id, doing);
+}
+
+int db_run_count(struct db *db, int64_t *out, const char *sql, const struct db_arg *args,
+		 size_t nargs, const char *doing)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	*out = 0;
+	r = prepare_bound(db, &st, sql, args, nargs);
+	return r < 0 ? r : db_step_count(db, st, out, doing);
+}
+
+int db_run_row(struct db *db, void (*fill)(void *elem, sqlite3_stmt *st, void *arg), void *elem,
+	       const char *sql, const struct db_arg *args, size_t nargs, const char *doing)
 {
 	sqlite3_stmt *st;
 	int rc, r;
 
-	r = db_prepare(db, &st, sql);
+	r = prepare_bound(db, &st, sql, args, nargs);
 	if (r < 0)
 		return r;
 	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		fill(elem, st, NULL);
+	else
+		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, rc, doing);
 	db_finish(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, doing);
+	return r;
+}
+
+static int step_once(struct db *db, const char *sql, const char *doing)
+{
+	return db_run(db, sql, NULL, 0, doing);
 }
 
 int db_begin(struct db *db)
@@ -273,19 +353,31 @@ static int rows_step(struct db *db, sqlite3_stmt *st, struct rows *l)
 	return r;
 }
 
-int db_rows_select(struct db *db, const char *sql, int64_t arg, const struct db_rows *how,
-		   void **out, size_t *out_n)
+int db_rows_select(struct db *db, const char *sql, const struct db_arg *args, size_t nargs,
+		   const struct db_rows *how, void *out, size_t *out_n)
 {
 	sqlite3_stmt *st = NULL;
+	void *v = NULL;
 	int r;
 
-	*out = NULL;
+	/* out holds a T *: copied, not assigned through a void **. */
+	memcpy(out, &v, sizeof(v));
 	*out_n = 0;
-	r = db_prepare(db, &st, sql);
+	r = prepare_bound(db, &st, sql, args, nargs);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, arg);
-	return db_rows_load(db, st, how, out, out_n);
+	r = db_rows_load(db, st, how, &v, out_n);
+	memcpy(out, &v, sizeof(v));
+	return r;
+}
+
+int db_rows_select_fill(struct db *db, const char *sql, const struct db_arg *args, size_t nargs,
+			const struct db_rows *how, void *out)
+{
+	sqlite3_stmt *st = NULL;
+	int r = prepare_bound(db, &st, sql, args, nargs);
+
+	return r < 0 ? r : db_rows_fill(db, st, how, out);
 }
 
 int db_rows_load(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void **out,
@@ -321,6 +413,11 @@ void db_fill_string(void *elem, sqlite3_stmt *st, void *arg)
 void db_release_string(void *elem)
 {
 	free(*(char **)elem);
+}
+
+void db_fill_int64(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(int64_t *)elem = sqlite3_column_int64(st, 0);
 }
 
 static int pragma_int(struct db *db, const char *sql, int *out)

@@ -207,14 +207,9 @@ int db_jobs_unjudged(struct db *db, struct db_job **out, size_t *out_n, size_t m
 		.size = sizeof(**out), .max = max, .fill = job_fill, .release = job_release,
 		.doing = "listing the jobs whose verdicts are not yet read",
 	};
-	void *v = NULL;
-	int r;
-
-	r = db_rows_select(db, "SELECT " JOB_COLUMNS " FROM jobs WHERE judged = 0 AND host = ''"
-			   " AND state IN ('done', 'failed') ORDER BY id LIMIT ?",
-			   (int64_t)max, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT " JOB_COLUMNS " FROM jobs WHERE judged = 0 AND host = ''"
+			      " AND state IN ('done', 'failed') ORDER BY id LIMIT ?",
+			      DB_ARGS(DB_INT(max)), &how, out, out_n);
 }
 
 int db_job_judged(struct db *db, int64_t id)
@@ -415,13 +410,8 @@ int db_jobs_unpushed(struct db *db, struct db_job **out, size_t *out_n, size_t m
 		.size = sizeof(**out), .max = max, .fill = job_fill, .release = job_release,
 		.doing = "listing the jobs not yet pushed",
 	};
-	void *v = NULL;
-	int r;
-
-	r = db_rows_select(db, "SELECT " JOB_COLUMNS JOBS_UNSENT " ORDER BY j.seq LIMIT ?",
-			   (int64_t)max, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT " JOB_COLUMNS JOBS_UNSENT " ORDER BY j.seq LIMIT ?",
+			      DB_ARGS(DB_INT(max)), &how, out, out_n);
 }
 
 int db_jobs_unpushed_count(struct db *db, int64_t *out)
