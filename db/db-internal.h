@@ -159,6 +159,12 @@ void db_release_string(void *elem);
 /* A fill for a list of int64_t, the first column (ids). */
 void db_fill_int64(void *elem, sqlite3_stmt *st, void *arg);
 
+/* Records the hub's answer for one of this agent's rows: sql is the INSERT
+ * OR REPLACE of that row's id, seq, status, message and pushed_at, in this
+ * order, into its pushed table (pushed.c). */
+int db_pushed_put(struct db *db, const char *sql, int64_t id, int64_t seq, int status,
+		  const char *message, const char *doing);
+
 enum db_state db_state_from_name(const char *s);
 /* Loads every process of a comparison in execution order, with metrics and
  * lines but without captured output; *out is the caller's. */
