@@ -455,49 +455,21 @@ int db_alert_findings(struct db *db, struct db_alert_finding **out, size_t *out_
 
 /* ---- the agent's push of its alerts, and the hub's ingest of them ---- */
 
-/* This agent's alerts whose newest change the hub has not answered for. */
-#define ALERTS_UNSENT " FROM alerts a WHERE a.host = '' AND NOT EXISTS" \
-	" (SELECT 1 FROM pushed_alerts p WHERE p.alert_id = a.id AND p.seq >= a.seq)"
-
 int db_alerts_unpushed(struct db *db, struct db_alert **out, size_t *out_n, size_t max)
 {
 	const struct db_rows how = {
 		.size = sizeof(**out), .max = max, .fill = alert_fill, .release = alert_release,
 		.doing = "listing the alerts not yet pushed",
 	};
-	return db_rows_select(db, "SELECT " ALERT_COLUMNS ALERTS_UNSENT " ORDER BY a.seq LIMIT ?",
+	return db_rows_select(db, "SELECT " ALERT_COLUMNS DB_ALERTS_UNSENT " ORDER BY a.seq LIMIT ?",
 			      DB_ARGS(DB_INT(max)), &how, out, out_n);
-}
-
-int db_alerts_unpushed_count(struct db *db, int64_t *out)
-{
-	sqlite3_stmt *st = NULL;
-	int r;
-
-	*out = 0;
-	r = db_prepare(db, &st, "SELECT count(*)" ALERTS_UNSENT);
-	if (r < 0)
-		return r;
-	return db_step_count(db, st, out, "counting the alerts not yet pushed");
 }
 
 int db_alert_pushed(struct db *db, int64_t id, int64_t seq, int status, const char *message)
 {
-	sqlite3_stmt *st = NULL;
-	char now[TIME_ISO_LEN];
-	int r;
-
-	time_now_iso(now);
-	r = db_prepare(db, &st, "INSERT OR REPLACE INTO pushed_alerts (alert_id, seq, status,"
-		       " message, pushed_at) VALUES (?, ?, ?, ?, ?)");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, seq);
-	sqlite3_bind_int(st, 3, status);
-	db_bind_text(st, 4, message);
-	db_bind_text(st, 5, now);
-	return db_step(db, st, "recording an alert pushed");
+	return db_pushed_put(db, "INSERT OR REPLACE INTO pushed_alerts (alert_id, seq, status,"
+			     " message, pushed_at) VALUES (?, ?, ?, ?, ?)", id, seq, status, message,
+			     "recording an alert pushed");
 }
 
 /* Binds what an update of a host's alert sets, the same for an insert and

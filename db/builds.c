@@ -303,12 +303,6 @@ int db_abandon_running(struct db *db, bool unowned)
 
 /* ---- the agent's push of its builds, and the hub's ingest of them ---- */
 
-/* This agent's finished builds with runner results the hub has not
- * acknowledged (or none acknowledged at all). */
-#define BUILDS_UNSENT " FROM builds b WHERE b.origin_id IS NULL AND b.state IN ('done', 'failed')" \
-	" AND coalesce((SELECT p.results FROM pushed_builds p WHERE p.build_id = b.id), -1) <" \
-	" (SELECT count(*) FROM runner_results r WHERE r.build_id = b.id AND r.state = 'done')"
-
 int db_builds_unpushed(struct db *db, int64_t **out, size_t *out_n, size_t max)
 {
 	const struct db_rows how = {
@@ -316,14 +310,8 @@ int db_builds_unpushed(struct db *db, int64_t **out, size_t *out_n, size_t max)
 		.doing = "listing the builds not yet pushed",
 	};
 
-	return db_rows_select(db, "SELECT b.id" BUILDS_UNSENT " ORDER BY b.id LIMIT ?",
+	return db_rows_select(db, "SELECT b.id" DB_BUILDS_UNSENT " ORDER BY b.id LIMIT ?",
 			      DB_ARGS(DB_INT(max)), &how, out, out_n);
-}
-
-int db_builds_unpushed_count(struct db *db, int64_t *out)
-{
-	return db_run_count(db, out, "SELECT count(*)" BUILDS_UNSENT, NULL, 0,
-			    "counting the builds not yet pushed");
 }
 
 /* The results the hub acknowledged stand in the seq's place. */

@@ -159,6 +159,26 @@ void db_release_string(void *elem);
 /* A fill for a list of int64_t, the first column (ids). */
 void db_fill_int64(void *elem, sqlite3_stmt *st, void *arg);
 
+/*
+ * What this agent has not pushed, each the FROM ... WHERE of a query (its
+ * lists in jobs.c, builds.c, alerts.c and pushed.c; db_push_backlog counts
+ * them all). A done comparison of its own (not one a hub ingested) the hub
+ * has not answered for; a job or an alert whose newest change (seq) the hub
+ * has not answered for; a finished build with more done runner results
+ * than the hub acknowledged (none acknowledged: -1).
+ */
+#define DB_COMPARISONS_UNSENT " FROM comparisons c WHERE c.state = 'done'" \
+	" AND NOT EXISTS (SELECT 1 FROM pushed p WHERE p.comparison_id = c.id)" \
+	" AND NOT EXISTS (SELECT 1 FROM comparison_origins o WHERE o.comparison_id = c.id)"
+#define DB_JOBS_UNSENT " FROM jobs j WHERE j.host = '' AND NOT EXISTS" \
+	" (SELECT 1 FROM pushed_jobs p WHERE p.job_id = j.id AND p.seq >= j.seq)"
+#define DB_ALERTS_UNSENT " FROM alerts a WHERE a.host = '' AND NOT EXISTS" \
+	" (SELECT 1 FROM pushed_alerts p WHERE p.alert_id = a.id AND p.seq >= a.seq)"
+#define DB_BUILDS_UNSENT " FROM builds b WHERE b.origin_id IS NULL" \
+	" AND b.state IN ('done', 'failed')" \
+	" AND coalesce((SELECT p.results FROM pushed_builds p WHERE p.build_id = b.id), -1) <" \
+	" (SELECT count(*) FROM runner_results r WHERE r.build_id = b.id AND r.state = 'done')"
+
 /* Records the hub's answer for one of this agent's rows: sql is the INSERT
  * OR REPLACE of that row's id, seq, status, message and pushed_at, in this
  * order, into its pushed table (pushed.c). */

@@ -320,24 +320,14 @@ int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t bef
 
 /* ---- the agent's push of its jobs, and the hub's ingest of them ---- */
 
-/* This agent's jobs whose newest change the hub has not answered for. */
-#define JOBS_UNSENT " FROM jobs j WHERE j.host = '' AND NOT EXISTS" \
-	" (SELECT 1 FROM pushed_jobs p WHERE p.job_id = j.id AND p.seq >= j.seq)"
-
 int db_jobs_unpushed(struct db *db, struct db_job **out, size_t *out_n, size_t max)
 {
 	const struct db_rows how = {
 		.size = sizeof(**out), .max = max, .fill = job_fill, .release = job_release,
 		.doing = "listing the jobs not yet pushed",
 	};
-	return db_rows_select(db, "SELECT " JOB_COLUMNS JOBS_UNSENT " ORDER BY j.seq LIMIT ?",
+	return db_rows_select(db, "SELECT " JOB_COLUMNS DB_JOBS_UNSENT " ORDER BY j.seq LIMIT ?",
 			      DB_ARGS(DB_INT(max)), &how, out, out_n);
-}
-
-int db_jobs_unpushed_count(struct db *db, int64_t *out)
-{
-	return db_run_count(db, out, "SELECT count(*)" JOBS_UNSENT, NULL, 0,
-			    "counting the jobs not yet pushed");
 }
 
 int db_job_pushed(struct db *db, int64_t id, int64_t seq, int status, const char *message)

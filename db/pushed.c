@@ -11,12 +11,6 @@
 
 #include "db-internal.h"
 
-/* A done comparison of this host's own (not one a hub ingested) that the
- * hub has not answered for. */
-#define UNSENT " FROM comparisons c WHERE c.state = 'done'" \
-	" AND NOT EXISTS (SELECT 1 FROM pushed p WHERE p.comparison_id = c.id)" \
-	" AND NOT EXISTS (SELECT 1 FROM comparison_origins o WHERE o.comparison_id = c.id)"
-
 int db_push_pending(struct db *db, int64_t **out, size_t *out_n, size_t max)
 {
 	const struct db_rows how = {
@@ -24,26 +18,17 @@ int db_push_pending(struct db *db, int64_t **out, size_t *out_n, size_t max)
 		.doing = "listing the comparisons not yet pushed",
 	};
 
-	return db_rows_select(db, "SELECT c.id" UNSENT " ORDER BY c.id LIMIT ?",
+	return db_rows_select(db, "SELECT c.id" DB_COMPARISONS_UNSENT " ORDER BY c.id LIMIT ?",
 			      DB_ARGS(DB_INT(max)), &how, out, out_n);
 }
 
 int db_push_backlog(struct db *db, int64_t *out)
 {
-	int (*const others[])(struct db *, int64_t *) = {
-		db_jobs_unpushed_count, db_builds_unpushed_count, db_alerts_unpushed_count,
-	};
-	int64_t n = 0;
-	size_t i;
-	int r;
-
-	r = db_run_count(db, out, "SELECT count(*)" UNSENT, NULL, 0,
-			 "counting the comparisons not yet pushed");
-	for (i = 0; r == 0 && i < ARRAY_SIZE(others); i++) {
-		r = others[i](db, &n);
-		*out += n;
-	}
-	return r;
+	return db_run_count(db, out, "SELECT (SELECT count(*)" DB_COMPARISONS_UNSENT ")"
+			    " + (SELECT count(*)" DB_JOBS_UNSENT ")"
+			    " + (SELECT count(*)" DB_BUILDS_UNSENT ")"
+			    " + (SELECT count(*)" DB_ALERTS_UNSENT ")", NULL, 0,
+			    "counting what is not yet pushed");
 }
 
 int db_pushed_put(struct db *db, const char *sql, int64_t id, int64_t seq, int status,
