@@ -74,6 +74,9 @@ struct db_arg {
 #define DB_ARGS(...) (const struct db_arg[]){ __VA_ARGS__ }, \
 	sizeof((const struct db_arg[]){ __VA_ARGS__ }) / sizeof(struct db_arg)
 void db_bind_args(sqlite3_stmt *st, const struct db_arg *args, size_t nargs);
+/* db_prepare, then db_bind_args: for a statement stepped by hand. */
+int db_prepare_bound(struct db *db, sqlite3_stmt **out, const char *sql,
+		     const struct db_arg *args, size_t nargs);
 /* A statement that returns no row: 0 or the error. */
 int db_run(struct db *db, const char *sql, const struct db_arg *args, size_t nargs,
 	   const char *doing);

@@ -140,9 +140,8 @@ void db_bind_args(sqlite3_stmt *st, const struct db_arg *args, size_t nargs)
 	}
 }
 
-/* sql prepared (from the cache) with args bound. */
-static int prepare_bound(struct db *db, sqlite3_stmt **out, const char *sql,
-			 const struct db_arg *args, size_t nargs)
+int db_prepare_bound(struct db *db, sqlite3_stmt **out, const char *sql,
+		     const struct db_arg *args, size_t nargs)
 {
 	int r = db_prepare(db, out, sql);
 
@@ -155,7 +154,7 @@ int db_run(struct db *db, const char *sql, const struct db_arg *args, size_t nar
 	   const char *doing)
 {
 	sqlite3_stmt *st;
-	int r = prepare_bound(db, &st, sql, args, nargs);
+	int r = db_prepare_bound(db, &st, sql, args, nargs);
 
 	return r < 0 ? r : db_step(db, st, doing);
 }
@@ -164,7 +163,7 @@ int db_run_insert(struct db *db, int64_t *out_id, const char *sql, const struct 
 		  size_t nargs, const char *doing)
 {
 	sqlite3_stmt *st;
-	int r = prepare_bound(db, &st, sql, args, nargs);
+	int r = db_prepare_bound(db, &st, sql, args, nargs);
 
 	return r < 0 ? r : db_step_insert(db, st, out_id, doing);
 }
@@ -176,7 +175,7 @@ int db_run_count(struct db *db, int64_t *out, const char *sql, const struct db_a
 	int r;
 
 	*out = 0;
-	r = prepare_bound(db, &st, sql, args, nargs);
+	r = db_prepare_bound(db, &st, sql, args, nargs);
 	return r < 0 ? r : db_step_count(db, st, out, doing);
 }
 
@@ -186,7 +185,7 @@ int db_run_row(struct db *db, void (*fill)(void *elem, sqlite3_stmt *st, void *a
 	sqlite3_stmt *st;
 	int rc, r;
 
-	r = prepare_bound(db, &st, sql, args, nargs);
+	r = db_prepare_bound(db, &st, sql, args, nargs);
 	if (r < 0)
 		return r;
 	rc = sqlite3_step(st);
@@ -363,7 +362,7 @@ int db_rows_select(struct db *db, const char *sql, const struct db_arg *args, si
 	/* out holds a T *: copied, not assigned through a void **. */
 	memcpy(out, &v, sizeof(v));
 	*out_n = 0;
-	r = prepare_bound(db, &st, sql, args, nargs);
+	r = db_prepare_bound(db, &st, sql, args, nargs);
 	if (r < 0)
 		return r;
 	r = db_rows_load(db, st, how, &v, out_n);
@@ -375,7 +374,7 @@ int db_rows_select_fill(struct db *db, const char *sql, const struct db_arg *arg
 			const struct db_rows *how, void *out)
 {
 	sqlite3_stmt *st = NULL;
-	int r = prepare_bound(db, &st, sql, args, nargs);
+	int r = db_prepare_bound(db, &st, sql, args, nargs);
 
 	return r < 0 ? r : db_rows_fill(db, st, how, out);
 }
