@@ -68,14 +68,10 @@ static void build_artifact_release(void *elem)
 	db_artifact_release(&ba->artifact);
 }
 
-static int build_fill(struct db *db, struct db_build *b, sqlite3_stmt *st)
+static void build_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
-	static const struct db_rows how = {
-		.size = sizeof(struct db_build_artifact), .max = SIZE_MAX,
-		.fill = build_artifact_fill, .release = build_artifact_release,
-		.doing = "loading a build's artifacts",
-	};
-	memset(b, 0, sizeof(*b));
+	struct db_build *b = elem;
+
 	b->id = sqlite3_column_int64(st, 0);
 	db_column_copy(b->host, sizeof(b->host), st, 1);
 	db_column_copy(b->commit, sizeof(b->commit), st, 2);
@@ -89,95 +85,61 @@ static int build_fill(struct db *db, struct db_build *b, sqlite3_stmt *st)
 	b->signal = sqlite3_column_int(st, 10);
 	b->timed_out = sqlite3_column_int(st, 11);
 	b->wall_ms = db_column_real(st, 12);
-	b->log_len = (size_t)sqlite3_column_bytes(st, 13);
-	b->log = xmalloc(b->log_len + 1);
-	if (b->log_len)
-		memcpy(b->log, sqlite3_column_blob(st, 13), b->log_len);
-	b->log[b->log_len] = '\0';
+	b->log = db_column_blobdup(st, 13, &b->log_len);
 	b->log_bytes = sqlite3_column_int64(st, 14);
 	b->toolchain = db_column_strdup(st, 15);
 	b->fingerprint = db_column_strdup(st, 16);
 	b->detail = db_column_strdup(st, 17);
-
-	return db_rows_select(db, "SELECT b.name, a.id, a.path, a.size, a.sha256"
-			      " FROM build_artifacts b JOIN artifacts a ON a.id = b.artifact_id"
-			      " WHERE b.build_id = ? ORDER BY b.name", DB_ARGS(DB_INT(b->id)), &how,
-			      &b->artifacts, &b->nartifacts);
 }
 
-static int build_query(struct db *db, struct db_build *out, sqlite3_stmt *st)
+/* The one build sql selects, with its artifacts: 0, -ENOENT with no detail
+ * set, or the error; on failure *out holds nothing. */
+static int build_query(struct db *db, struct db_build *out, const char *sql,
+		       const struct db_arg *args, size_t nargs)
 {
-	struct db_build b;
-	int rc, r = 0;
+	static const struct db_rows how = {
+		.size = sizeof(struct db_build_artifact), .max = SIZE_MAX,
+		.fill = build_artifact_fill, .release = build_artifact_release,
+		.doing = "loading a build's artifacts",
+	};
+	int r;
 
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		db_finish(st);
-		return -ENOENT;
-	}
-	if (rc != SQLITE_ROW) {
-		r = db_fail(db, rc, "loading a build");
-		db_finish(st);
-		return r;
-	}
-	/* Copy the row out before the artifact query reuses the connection. */
-	r = build_fill(db, &b, st);
-	db_finish(st);
-	if (r < 0) {
-		db_build_release(&b);
-		return r;
-	}
-	*out = b;
-	return 0;
+	memset(out, 0, sizeof(*out));
+	r = db_run_row(db, build_fill, out, sql, args, nargs, "loading a build");
+	if (r == 0)
+		r = db_rows_select(db, "SELECT b.name, a.id, a.path, a.size, a.sha256"
+				   " FROM build_artifacts b JOIN artifacts a ON a.id = b.artifact_id"
+				   " WHERE b.build_id = ? ORDER BY b.name", DB_ARGS(DB_INT(out->id)),
+				   &how, &out->artifacts, &out->nartifacts);
+	if (r < 0)
+		db_build_release(out);
+	return r;
 }
 
 int db_build_find(struct db *db, struct db_build *out, const char *host, const char *tree,
 		  const char *recipe_hash)
 {
-	sqlite3_stmt *st;
-	int r;
-
-	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT " BUILD_COLUMNS " FROM builds WHERE host = ? AND"
-		       " tree_oid = ? AND recipe_hash = ? AND state != 'abandoned'"
-		       " AND id NOT IN (SELECT build_id FROM stale_builds)"
-		       " ORDER BY id DESC LIMIT 1");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, host);
-	db_bind_text(st, 2, tree);
-	db_bind_text(st, 3, recipe_hash);
-	return build_query(db, out, st);
+	return build_query(db, out, "SELECT " BUILD_COLUMNS " FROM builds WHERE host = ? AND"
+			   " tree_oid = ? AND recipe_hash = ? AND state != 'abandoned'"
+			   " AND id NOT IN (SELECT build_id FROM stale_builds)"
+			   " ORDER BY id DESC LIMIT 1",
+			   DB_ARGS(DB_TEXT(host), DB_TEXT(tree), DB_TEXT(recipe_hash)));
 }
 
 int db_build_latest(struct db *db, struct db_build *out, const char *host,
 		    const char *recipe_hash)
 {
-	sqlite3_stmt *st;
-	int r;
-
-	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT " BUILD_COLUMNS " FROM builds WHERE host = ? AND"
-		       " recipe_hash = ? AND state = 'done'"
-		       " AND id NOT IN (SELECT build_id FROM stale_builds) ORDER BY id DESC LIMIT 1");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, host);
-	db_bind_text(st, 2, recipe_hash);
-	return build_query(db, out, st);
+	return build_query(db, out, "SELECT " BUILD_COLUMNS " FROM builds WHERE host = ? AND"
+			   " recipe_hash = ? AND state = 'done'"
+			   " AND id NOT IN (SELECT build_id FROM stale_builds) ORDER BY id DESC"
+			   " LIMIT 1", DB_ARGS(DB_TEXT(host), DB_TEXT(recipe_hash)));
 }
 
 int db_build_load(struct db *db, struct db_build *out, int64_t id)
 {
-	sqlite3_stmt *st;
-	int r;
+	int r = build_query(db, out, "SELECT " BUILD_COLUMNS " FROM builds WHERE id = ?",
+			    DB_ARGS(DB_INT(id)));
 
-	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT " BUILD_COLUMNS " FROM builds WHERE id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	r = build_query(db, out, st);
 	if (r == -ENOENT)
 		r = err_set(-ENOENT, "no build %lld in '%s'", (long long)id, db->path);
 	return r;
@@ -196,42 +158,26 @@ int db_build_insert(struct db *db, int64_t *out_id, const struct db_build *b)
 
 int db_build_finish(struct db *db, const struct db_build *b)
 {
-	sqlite3_stmt *st;
 	size_t i;
 	int r;
 
 	r = db_begin(db);
 	if (r < 0)
 		return r;
-	r = db_prepare(db, &st, "UPDATE builds SET owner = NULL, state = ?, finished_at = ?,"
-		       " exit_code = ?,"
-		       " signal = ?, timed_out = ?, wall_ms = ?, log = ?, log_bytes = ?,"
-		       " toolchain = ?, detail = ? WHERE id = ?");
-	if (r < 0)
-		goto out;
-	db_bind_text(st, 1, db_build_state_name(b->state));
-	db_bind_text(st, 2, b->finished_at);
-	sqlite3_bind_int(st, 3, b->exit_code);
-	sqlite3_bind_int(st, 4, b->signal);
-	sqlite3_bind_int(st, 5, b->timed_out);
-	db_bind_real(st, 6, b->wall_ms);
-	sqlite3_bind_blob(st, 7, b->log ? b->log : "", (int)b->log_len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 8, b->log_bytes);
-	db_bind_text(st, 9, b->toolchain);
-	db_bind_text(st, 10, b->detail);
-	sqlite3_bind_int64(st, 11, b->id);
-	r = db_step(db, st, "recording a build's end");
+	r = db_run(db, "UPDATE builds SET owner = NULL, state = ?, finished_at = ?, exit_code = ?,"
+		   " signal = ?, timed_out = ?, wall_ms = ?, log = ?, log_bytes = ?,"
+		   " toolchain = ?, detail = ? WHERE id = ?",
+		   DB_ARGS(DB_TEXT(db_build_state_name(b->state)), DB_TEXT(b->finished_at),
+			   DB_INT(b->exit_code), DB_INT(b->signal), DB_INT(b->timed_out),
+			   DB_REAL(b->wall_ms), DB_BLOB(b->log, b->log_len), DB_INT(b->log_bytes),
+			   DB_TEXT(b->toolchain), DB_TEXT(b->detail), DB_INT(b->id)),
+		   "recording a build's end");
 	for (i = 0; r == 0 && i < b->nartifacts; i++)
 		r = db_run(db, "INSERT OR REPLACE INTO build_artifacts (build_id, name, artifact_id)"
 			   " VALUES (?, ?, ?)", DB_ARGS(DB_INT(b->id), DB_TEXT(b->artifacts[i].name),
 							DB_INT(b->artifacts[i].artifact.id)),
 			   "recording a build's artifacts");
-out:
-	if (r < 0) {
-		db_rollback(db);
-		return r;
-	}
-	return db_commit(db);
+	return db_end(db, r);
 }
 
 int db_build_abandon(struct db *db, int64_t id)

@@ -61,16 +61,20 @@ int db_step_count(struct db *db, sqlite3_stmt *st, int64_t *out, const char *doi
  * written DB_ARGS(DB_INT(id), DB_TEXT(name)), or NULL and 0 for none. An
  * error's detail names doing.
  */
-enum db_arg_type { DB_ARG_INT, DB_ARG_TEXT, DB_ARG_REAL };
+enum db_arg_type { DB_ARG_INT, DB_ARG_TEXT, DB_ARG_REAL, DB_ARG_BLOB };
 struct db_arg {
 	enum db_arg_type type;
-	int64_t i;
-	const char *s;               /* NULL binds SQL NULL */
+	int64_t i;                   /* an integer, or a blob's length */
+	const char *s;               /* text (NULL binds SQL NULL) or a blob's bytes */
 	double d;                    /* a non-finite value binds SQL NULL */
 };
 #define DB_INT(v) { .type = DB_ARG_INT, .i = (int64_t)(v) }
 #define DB_TEXT(v) { .type = DB_ARG_TEXT, .s = (v) }
 #define DB_REAL(v) { .type = DB_ARG_REAL, .d = (v) }
+/* Bound without a copy, so the bytes must outlive the statement's use:
+ * db_run and its kin clear the bindings before they return. A NULL p
+ * binds an empty blob. */
+#define DB_BLOB(p, n) { .type = DB_ARG_BLOB, .s = (p), .i = (int64_t)(n) }
 #define DB_ARGS(...) (const struct db_arg[]){ __VA_ARGS__ }, \
 	sizeof((const struct db_arg[]){ __VA_ARGS__ }) / sizeof(struct db_arg)
 void db_bind_args(sqlite3_stmt *st, const struct db_arg *args, size_t nargs);
@@ -106,6 +110,9 @@ int db_step_returning(sqlite3_stmt *st, int64_t *out_id);
 int db_begin(struct db *db);
 int db_commit(struct db *db);
 void db_rollback(struct db *db);
+/* Ends a write begun with db_begin: commits when r is 0, else rolls back.
+ * Returns r, or the commit's error. */
+int db_end(struct db *db, int r);
 
 /* Binding helpers: NULL strings and non-finite reals bind as SQL NULL. */
 void db_bind_text(sqlite3_stmt *st, int i, const char *s);
@@ -114,6 +121,9 @@ void db_bind_real(sqlite3_stmt *st, int i, double v);
 char *db_column_strdup(sqlite3_stmt *st, int i);
 double db_column_real(sqlite3_stmt *st, int i);
 void db_column_copy(char *dst, size_t dstlen, sqlite3_stmt *st, int i);
+/* A blob column's bytes with a NUL after them (the caller's to free), its
+ * length in *out_len; a NULL column gives "". */
+char *db_column_blobdup(sqlite3_stmt *st, int i, size_t *out_len);
 
 /*
  * Loading a list of rows, the one loop of db/. The caller prepares st and

@@ -136,6 +136,10 @@ void db_bind_args(sqlite3_stmt *st, const struct db_arg *args, size_t nargs)
 		case DB_ARG_REAL:
 			db_bind_real(st, (int)i + 1, args[i].d);
 			break;
+		case DB_ARG_BLOB:
+			sqlite3_bind_blob(st, (int)i + 1, args[i].s ? args[i].s : "",
+					  (int)args[i].i, SQLITE_STATIC);
+			break;
 		}
 	}
 }
@@ -247,6 +251,14 @@ void db_rollback(struct db *db)
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
 }
 
+int db_end(struct db *db, int r)
+{
+	if (r == 0)
+		return db_commit(db);
+	db_rollback(db);
+	return r;
+}
+
 int db_transaction_begin(struct db *db)
 {
 	return db_begin(db);
@@ -297,6 +309,19 @@ void db_column_copy(char *dst, size_t dstlen, sqlite3_stmt *st, int i)
 	const unsigned char *s = sqlite3_column_text(st, i);
 
 	snprintf(dst, dstlen, "%s", s ? (const char *)s : "");
+}
+
+char *db_column_blobdup(sqlite3_stmt *st, int i, size_t *out_len)
+{
+	const void *b = sqlite3_column_blob(st, i);
+	size_t n = (size_t)sqlite3_column_bytes(st, i);
+	char *s = xmalloc(n + 1);
+
+	if (n)
+		memcpy(s, b, n);
+	s[n] = '\0';
+	*out_len = n;
+	return s;
 }
 
 int db_rows_each(struct db *db, sqlite3_stmt *st, size_t max,
