@@ -622,31 +622,23 @@ int db_calibration_select(struct db *db, struct db_calibration **out, size_t *ou
 		.doing = "choosing a calibration",
 	};
 	struct calibration_pick *picks;
-	sqlite3_stmt *st = NULL;
 	size_t n, i, take = 0, total = 0;
-	void *v;
 	int r;
 
 	*out = NULL;
 	*out_n = 0;
 	if (max_gains == 0)
 		return 0;
-	r = db_prepare(db, &st, "SELECT id, coalesce(pairs_run, pairs) FROM comparisons"
-		       " WHERE host = ? AND case_name = ? AND kind = 'aa' AND state = 'done'"
-		       " AND rule = ? AND better = ? AND fingerprint IS ?"
-		       " AND verdict IS NOT NULL AND verdict != 'invalid'"
-		       " ORDER BY id DESC");
+	r = db_rows_select(db, "SELECT id, coalesce(pairs_run, pairs) FROM comparisons"
+			   " WHERE host = ? AND case_name = ? AND kind = 'aa' AND state = 'done'"
+			   " AND rule = ? AND better = ? AND fingerprint IS ?"
+			   " AND verdict IS NOT NULL AND verdict != 'invalid'"
+			   " ORDER BY id DESC",
+			   DB_ARGS(DB_TEXT(host), DB_TEXT(case_name), DB_TEXT(rule),
+				   DB_TEXT(higher_better ? "higher" : "lower"), DB_TEXT(fingerprint)),
+			   &how, &picks, &n);
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, host);
-	db_bind_text(st, 2, case_name);
-	db_bind_text(st, 3, rule);
-	db_bind_text(st, 4, higher_better ? "higher" : "lower");
-	db_bind_text(st, 5, fingerprint);
-	r = db_rows_load(db, st, &how, &v, &n);
-	if (r < 0)
-		return r;
-	picks = v;
 	while (take < n && total + (size_t)picks[take].pairs <= max_gains)
 		total += (size_t)picks[take++].pairs;
 	if (take) {
@@ -687,49 +679,27 @@ int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
 		.size = sizeof(*out), .max = max, .fill = row_fill,
 		.doing = "listing comparisons",
 	};
-	sqlite3_stmt *st = NULL;
-	int r;
 
-	r = db_prepare(db, &st,
-		       "SELECT c.id, c.created_at, c.state, c.host, c.case_name,"
-		       " coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median,"
-		       " o.sha256, n.sha256, c.old_manifest, c.new_manifest, c.kind FROM comparisons c"
-		       " JOIN artifacts o ON o.id = c.old_artifact"
-		       " JOIN artifacts n ON n.id = c.new_artifact"
-		       " WHERE c.id < ? ORDER BY c.id DESC LIMIT ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, before_id > 0 ? before_id : INT64_MAX);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	return db_rows_fill(db, st, &how, out);
-}
-
-static void id_fill(void *elem, sqlite3_stmt *st, void *arg)
-{
-	*(int64_t *)elem = sqlite3_column_int64(st, 0);
+	return db_rows_select_fill(db, "SELECT c.id, c.created_at, c.state, c.host, c.case_name,"
+				   " coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median,"
+				   " o.sha256, n.sha256, c.old_manifest, c.new_manifest, c.kind"
+				   " FROM comparisons c JOIN artifacts o ON o.id = c.old_artifact"
+				   " JOIN artifacts n ON n.id = c.new_artifact"
+				   " WHERE c.id < ? ORDER BY c.id DESC LIMIT ?",
+				   DB_ARGS(DB_INT(before_id > 0 ? before_id : INT64_MAX),
+					   DB_INT(max)), &how, out);
 }
 
 /* The ids of comparisons in one state, or in any when state is NULL. */
 static int ids_query(struct db *db, int64_t **out, size_t *out_n, const char *state)
 {
 	static const struct db_rows how = {
-		.size = sizeof(int64_t), .max = SIZE_MAX, .fill = id_fill,
+		.size = sizeof(int64_t), .max = SIZE_MAX, .fill = db_fill_int64,
 		.doing = "listing comparisons",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT id FROM comparisons WHERE ?1 IS NULL OR state = ?1"
-		       " ORDER BY id");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, state);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT id FROM comparisons WHERE ?1 IS NULL OR state = ?1"
+			      " ORDER BY id", DB_ARGS(DB_TEXT(state)), &how, out, out_n);
 }
 
 int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n)
@@ -756,64 +726,49 @@ int db_comparison_orphans(struct db *db, struct db_orphan **out, size_t *out_n, 
 		.size = sizeof(struct db_orphan), .max = SIZE_MAX, .fill = orphan_fill,
 		.doing = "finding the comparisons left running",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v = NULL;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT id, owner FROM comparisons WHERE state = 'running' AND"
-		       " (perfd_owner_gone(owner) OR (?1 AND owner IS NULL AND id NOT IN"
-		       " (SELECT comparison_id FROM comparison_origins))) ORDER BY id");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int(st, 1, unowned);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT id, owner FROM comparisons WHERE state = 'running' AND"
+			      " (perfd_owner_gone(owner) OR (?1 AND owner IS NULL AND id NOT IN"
+			      " (SELECT comparison_id FROM comparison_origins))) ORDER BY id",
+			      DB_ARGS(DB_INT(unowned)), &how, out, out_n);
 }
 
 int db_comparison_abandoned_reason_set(struct db *db, int64_t id, const char *reason)
 {
-	sqlite3_stmt *st = NULL;
 	int r;
 
-	r = db_prepare(db, &st, "UPDATE comparisons SET abandoned_reason = ?"
-		       " WHERE id = ? AND state = 'running'");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, reason);
-	sqlite3_bind_int64(st, 2, id);
-	r = db_step(db, st, "recording why a comparison was abandoned");
+	r = db_run(db, "UPDATE comparisons SET abandoned_reason = ? WHERE id = ? AND"
+		   " state = 'running'", DB_ARGS(DB_TEXT(reason), DB_INT(id)),
+		   "recording why a comparison was abandoned");
 	if (r == 0 && sqlite3_changes(db->h) == 0)
 		r = err_set(-EALREADY, "comparison %lld in '%s' is not running",
 			    (long long)id, db->path);
 	return r;
 }
 
+/* A comparison's id and state, for db_job_comparison. */
+struct id_state {
+	int64_t *id;
+	enum db_state *state;
+};
+
+static void id_state_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct id_state *x = elem;
+
+	*x->id = sqlite3_column_int64(st, 0);
+	*x->state = db_state_from_name((const char *)sqlite3_column_text(st, 1));
+}
+
 int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,
 		      int64_t job_id, const char *case_name)
 {
-	sqlite3_stmt *st;
-	int rc, r;
+	struct id_state x = { out_id, out_state };
 
-	r = db_prepare(db, &st, "SELECT id, state FROM comparisons WHERE job_id = ? AND"
-		       " case_name = ? ORDER BY id DESC LIMIT 1");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	db_bind_text(st, 2, case_name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*out_id = sqlite3_column_int64(st, 0);
-		*out_state = db_state_from_name((const char *)sqlite3_column_text(st, 1));
-	} else if (rc == SQLITE_DONE) {
-		r = -ENOENT;
-	} else {
-		r = db_fail(db, rc, "finding a job's comparison");
-	}
-	db_finish(st);
-	return r;
+	return db_run_row(db, id_state_fill, &x, "SELECT id, state FROM comparisons"
+			  " WHERE job_id = ? AND case_name = ? ORDER BY id DESC LIMIT 1",
+			  DB_ARGS(DB_INT(job_id), DB_TEXT(case_name)),
+			  "finding a job's comparison");
 }
 
 /*
@@ -825,26 +780,20 @@ int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,
 int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char *commit)
 {
 	const struct db_rows how = {
-		.size = sizeof(*out), .max = max, .fill = id_fill,
+		.size = sizeof(*out), .max = max, .fill = db_fill_int64,
 		.doing = "finding a commit's comparisons",
 	};
-	sqlite3_stmt *st;
-	int r;
 
-	r = db_prepare(db, &st, "SELECT c.id FROM comparisons c"
-		       " JOIN artifacts o ON o.id = c.old_artifact"
-		       " JOIN artifacts n ON n.id = c.new_artifact"
-		       " WHERE c.id IN (SELECT max(c2.id) FROM jobs j"
-		       "  JOIN comparisons c2 ON c2.job_id = j.id"
-		       "  WHERE j.commit_oid = ?1 AND j.kind = 'head' AND c2.state = 'done'"
-		       "  GROUP BY c2.job_id, c2.host, c2.case_name)"
-		       " ORDER BY c.host, c.case_name, c.old_manifest, c.new_manifest, o.sha256,"
-		       " n.sha256, c.id LIMIT ?2");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, commit);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	return db_rows_fill(db, st, &how, out);
+	return db_rows_select_fill(db, "SELECT c.id FROM comparisons c"
+				   " JOIN artifacts o ON o.id = c.old_artifact"
+				   " JOIN artifacts n ON n.id = c.new_artifact"
+				   " WHERE c.id IN (SELECT max(c2.id) FROM jobs j"
+				   "  JOIN comparisons c2 ON c2.job_id = j.id"
+				   "  WHERE j.commit_oid = ?1 AND j.kind = 'head' AND c2.state = 'done'"
+				   "  GROUP BY c2.job_id, c2.host, c2.case_name)"
+				   " ORDER BY c.host, c.case_name, c.old_manifest, c.new_manifest,"
+				   " o.sha256, n.sha256, c.id LIMIT ?2",
+				   DB_ARGS(DB_TEXT(commit), DB_INT(max)), &how, out);
 }
 
 #define ENTRY_COLUMNS "c.id, c.created_at, c.state, c.host, c.case_name," \
@@ -865,12 +814,34 @@ static void entry_fill(void *elem, sqlite3_stmt *st, void *arg)
 	db_column_copy(e->commit, sizeof(e->commit), st, 15);
 }
 
+/* The entries sql (built per call, so prepared for this call alone and
+ * not cached) selects with args bound, into out (how->max of them): the
+ * count, or a negative errno. */
+static int entries_query(struct db *db, struct db_comparison_entry *out,
+			 const struct db_rows *how, const char *sql, const struct db_arg *args,
+			 size_t nargs)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = db_fail(db, rc, how->doing);
+		goto out;
+	}
+	db_bind_args(st, args, nargs);
+	r = db_rows_fill(db, st, how, out);
+out:
+	sqlite3_finalize(st);
+	return r;
+}
+
 /*
  * The WHERE clause is built from the filters present, so that the planner
  * sees plain equalities it can serve with comparisons_host_case,
  * comparisons_host, comparisons_verdict or jobs_commit; "(? IS NULL OR ...)"
- * would hide them. Such a statement is prepared per call rather than cached
- * (db_prepare caches literals only).
+ * would hide them. A filter that is absent leaves its parameter unused
+ * (bound to NULL).
  */
 int db_comparison_find(struct db *db, struct db_comparison_entry *out, size_t max,
 		       const struct db_comparison_filter *f)
@@ -880,9 +851,8 @@ int db_comparison_find(struct db *db, struct db_comparison_entry *out, size_t ma
 		.doing = "listing comparisons",
 	};
 	struct strbuf sql = STRBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	char hi[DB_OID_HEX + 1];
-	int rc, r;
+	char hi[DB_OID_HEX + 1] = "";
+	int r;
 
 	strbuf_adds(&sql, "SELECT " ENTRY_COLUMNS ENTRY_FROM " WHERE c.id < ?1");
 	if (f->host)
@@ -899,26 +869,10 @@ int db_comparison_find(struct db *db, struct db_comparison_entry *out, size_t ma
 		snprintf(hi, sizeof(hi), "%sg", f->commit);
 	}
 	strbuf_adds(&sql, " ORDER BY c.id DESC LIMIT ?7");
-	rc = sqlite3_prepare_v2(db->h, sql.buf, -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = db_fail(db, rc, "listing comparisons");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, f->before_id > 0 ? f->before_id : INT64_MAX);
-	if (f->host)
-		db_bind_text(st, 2, f->host);
-	if (f->case_name)
-		db_bind_text(st, 3, f->case_name);
-	if (f->verdict)
-		db_bind_text(st, 4, f->verdict);
-	if (f->commit) {
-		db_bind_text(st, 5, f->commit);
-		db_bind_text(st, 6, hi);
-	}
-	sqlite3_bind_int64(st, 7, (sqlite3_int64)max);
-	r = db_rows_fill(db, st, &how, out);
-out:
-	sqlite3_finalize(st);
+	r = entries_query(db, out, &how, sql.buf,
+			  DB_ARGS(DB_INT(f->before_id > 0 ? f->before_id : INT64_MAX),
+				  DB_TEXT(f->host), DB_TEXT(f->case_name), DB_TEXT(f->verdict),
+				  DB_TEXT(f->commit), DB_TEXT(f->commit ? hi : NULL), DB_INT(max)));
 	strbuf_release(&sql);
 	return r;
 }
@@ -931,8 +885,7 @@ int db_comparison_cells(struct db *db, struct db_comparison_entry *out, size_t m
 		.doing = "pooling comparisons",
 	};
 	struct strbuf sql = STRBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
 	/* Built like db_comparison_find's, for the same reason. */
 	strbuf_adds(&sql, "SELECT " ENTRY_COLUMNS ENTRY_FROM " WHERE 1");
@@ -942,19 +895,8 @@ int db_comparison_cells(struct db *db, struct db_comparison_entry *out, size_t m
 		strbuf_adds(&sql, " AND c.case_name = ?2");
 	strbuf_adds(&sql, " ORDER BY c.host, c.case_name, c.old_manifest, c.new_manifest,"
 		    " o.sha256, n.sha256, c.id LIMIT ?3");
-	rc = sqlite3_prepare_v2(db->h, sql.buf, -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = db_fail(db, rc, "pooling comparisons");
-		goto out;
-	}
-	if (host)
-		db_bind_text(st, 1, host);
-	if (case_name)
-		db_bind_text(st, 2, case_name);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-	r = db_rows_fill(db, st, &how, out);
-out:
-	sqlite3_finalize(st);
+	r = entries_query(db, out, &how, sql.buf,
+			  DB_ARGS(DB_TEXT(host), DB_TEXT(case_name), DB_INT(max)));
 	strbuf_release(&sql);
 	return r;
 }
@@ -1010,7 +952,7 @@ static int timeline_values(struct db *db, struct db_timeline_point *pts, size_t 
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	r = db_prepare(db, &st, "SELECT p.comparison_id, p.seq, p.arm, p.pair, coalesce(p.valid, 0),"
+	r = db_prepare_bound(db, &st, "SELECT p.comparison_id, p.seq, p.arm, p.pair, coalesce(p.valid, 0),"
 		       " coalesce(m.value, CASE WHEN c.metric = 'wall_ms' AND p.state = 'done'"
 		       "  AND p.spawn_error IS NULL THEN p.wall_ms END)"
 		       " FROM comparisons c JOIN processes p ON p.comparison_id = c.id"
@@ -1019,12 +961,10 @@ static int timeline_values(struct db *db, struct db_timeline_point *pts, size_t 
 		       "  ON j.id = c2.job_id WHERE c2.host = ?1 AND c2.case_name = ?2 AND"
 		       "  c2.kind = 'compare' AND coalesce(j.kind, 'head') = 'head'"
 		       "  ORDER BY c2.id DESC LIMIT ?3)"
-		       " ORDER BY p.comparison_id, p.seq");
+		       " ORDER BY p.comparison_id, p.seq",
+		       DB_ARGS(DB_TEXT(host), DB_TEXT(case_name), DB_INT(max)));
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, host);
-	db_bind_text(st, 2, case_name);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
 	r = db_rows_each(db, st, SIZE_MAX, timeline_value_add, &w, "loading a timeline's values");
 	return r < 0 ? r : 0;
 }
@@ -1061,30 +1001,23 @@ int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
 		.doing = "loading a timeline",
 	};
 	struct db_timeline_point *pts;
-	sqlite3_stmt *st = NULL;
 	size_t n, i;
-	void *v;
 	int r;
 
 	*out = NULL;
 	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT * FROM (SELECT c.id, c.created_at, coalesce(c.job_id, 0),"
-		       " coalesce(j.head, ''), coalesce(j.commit_oid, ''), coalesce(c.metric, ''),"
-		       " coalesce(c.verdict, ''), c.gain_median, c.old_median, c.new_median,"
-		       " c.fingerprint FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id"
-		       " WHERE c.host = ? AND c.case_name = ? AND c.kind = 'compare'"
-		       " AND coalesce(j.kind, 'head') = 'head'"
-		       " ORDER BY c.id DESC LIMIT ?)"
-		       " ORDER BY 1");
+	r = db_rows_select(db, "SELECT * FROM (SELECT c.id, c.created_at, coalesce(c.job_id, 0),"
+			   " coalesce(j.head, ''), coalesce(j.commit_oid, ''),"
+			   " coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median,"
+			   " c.old_median, c.new_median, c.fingerprint FROM comparisons c"
+			   " LEFT JOIN jobs j ON j.id = c.job_id"
+			   " WHERE c.host = ? AND c.case_name = ? AND c.kind = 'compare'"
+			   " AND coalesce(j.kind, 'head') = 'head'"
+			   " ORDER BY c.id DESC LIMIT ?)"
+			   " ORDER BY 1", DB_ARGS(DB_TEXT(host), DB_TEXT(case_name), DB_INT(max)),
+			   &how, &pts, &n);
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, host);
-	db_bind_text(st, 2, case_name);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, &n);
-	if (r < 0)
-		return r;
-	pts = v;
 	r = timeline_values(db, pts, n, host, case_name, max);
 	if (r < 0) {
 		for (i = 0; i < n; i++)
@@ -1124,30 +1057,22 @@ int db_series_load(struct db *db, struct db_series_point *out, size_t max, const
 		.size = sizeof(struct db_series_point), .max = max,
 		.fill = series_point_fill, .doing = "loading a branch's series",
 	};
-	sqlite3_stmt *st = NULL;
-	int r;
 
-	r = db_prepare(db, &st, "SELECT * FROM (SELECT c.id, j.id, j.commit_oid,"
-		       " coalesce(c.metric, ''), c.new_median, c.fingerprint"
-		       " FROM comparisons c JOIN jobs j ON j.id = c.job_id"
-		       " WHERE c.host = ?1 AND c.case_name = ?2 AND c.kind = 'compare'"
-		       " AND c.state = 'done' AND coalesce(c.verdict, '') <> 'invalid'"
-		       " AND c.new_median IS NOT NULL AND j.kind = 'head' AND j.head = ?3"
-		       " ORDER BY j.id DESC, c.id DESC LIMIT ?4)"
-		       " ORDER BY 2, 1");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, host);
-	db_bind_text(st, 2, case_name);
-	db_bind_text(st, 3, branch);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)max);
-	return db_rows_fill(db, st, &how, out);
+	return db_rows_select_fill(db, "SELECT * FROM (SELECT c.id, j.id, j.commit_oid,"
+				   " coalesce(c.metric, ''), c.new_median, c.fingerprint"
+				   " FROM comparisons c JOIN jobs j ON j.id = c.job_id"
+				   " WHERE c.host = ?1 AND c.case_name = ?2 AND c.kind = 'compare'"
+				   " AND c.state = 'done' AND coalesce(c.verdict, '') <> 'invalid'"
+				   " AND c.new_median IS NOT NULL AND j.kind = 'head' AND j.head = ?3"
+				   " ORDER BY j.id DESC, c.id DESC LIMIT ?4)"
+				   " ORDER BY 2, 1", DB_ARGS(DB_TEXT(host), DB_TEXT(case_name),
+							     DB_TEXT(branch), DB_INT(max)),
+				   &how, out);
 }
 
 int db_series_known(struct db *db, struct db_series_known *out, const char *host,
 		    const char *case_name, const char *branch)
 {
-	sqlite3_stmt *st = NULL;
 	int64_t bits = 0;
 	int r;
 
@@ -1155,16 +1080,13 @@ int db_series_known(struct db *db, struct db_series_known *out, const char *host
 	/* Each an index's lookup (comparisons_host, comparisons_host_case,
 	 * jobs' unique (host, head, commit_oid)): a jobs row of a host at a
 	 * hub, or '' for the agent's own. */
-	r = db_prepare(db, &st, "SELECT EXISTS (SELECT 1 FROM comparisons WHERE host = ?1)"
-		       " + 2 * EXISTS (SELECT 1 FROM comparisons WHERE host = ?1 AND case_name = ?2)"
-		       " + 4 * EXISTS (SELECT 1 FROM jobs WHERE host IN ('', ?1) AND head = ?3"
-		       " AND kind = 'head')");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, host);
-	db_bind_text(st, 2, case_name);
-	db_bind_text(st, 3, branch);
-	r = db_step_count(db, st, &bits, "looking for a series' host, case and branch");
+	r = db_run_count(db, &bits, "SELECT EXISTS (SELECT 1 FROM comparisons WHERE host = ?1)"
+			 " + 2 * EXISTS (SELECT 1 FROM comparisons WHERE host = ?1"
+			 " AND case_name = ?2)"
+			 " + 4 * EXISTS (SELECT 1 FROM jobs WHERE host IN ('', ?1) AND head = ?3"
+			 " AND kind = 'head')",
+			 DB_ARGS(DB_TEXT(host), DB_TEXT(case_name), DB_TEXT(branch)),
+			 "looking for a series' host, case and branch");
 	if (r < 0)
 		return r;
 	out->host = bits & 1;
