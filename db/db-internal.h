@@ -96,6 +96,11 @@ int db_run_row(struct db *db, void (*fill)(void *elem, sqlite3_stmt *st, void *a
  * into *out (0 on failure). */
 int db_run_count(struct db *db, int64_t *out, const char *sql, const struct db_arg *args,
 		 size_t nargs, const char *doing);
+/* A process's or a runner's line: sql inserts (owner, idx, kind, text).
+ * The text is stored repaired (utf8_repair), so that every reader may
+ * render it as text; the bytes as printed stay in the captured output. */
+int db_line_insert(struct db *db, const char *sql, int64_t owner, int64_t idx, const char *kind,
+		   const char *text, const char *doing);
 /* Steps an INSERT or UPDATE ... RETURNING id (one row at the most) to its
  * end, without resetting it: its last sqlite3_step result, SQLITE_DONE on
  * success, with the id in *out_id when a row came back (else *out_id is

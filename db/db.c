@@ -201,6 +201,18 @@ int db_run_row(struct db *db, void (*fill)(void *elem, sqlite3_stmt *st, void *a
 	return r;
 }
 
+int db_line_insert(struct db *db, const char *sql, int64_t owner, int64_t idx, const char *kind,
+		   const char *text, const char *doing)
+{
+	char *fixed = utf8_repair_dup(text);
+	int r;
+
+	r = db_run(db, sql, DB_ARGS(DB_INT(owner), DB_INT(idx), DB_TEXT(kind), DB_TEXT(fixed)),
+		   doing);
+	free(fixed);
+	return r;
+}
+
 static int step_once(struct db *db, const char *sql, const char *doing)
 {
 	return db_run(db, sql, NULL, 0, doing);

@@ -91,18 +91,11 @@ int db_process_insert(struct db *db, int64_t *out_id, const struct db_process *p
 	return r;
 }
 
-/* A line is stored repaired (utf8_repair), so that every reader may render
- * it as text; the bytes as printed stay in process_output. */
 static int insert_line(struct db *db, int64_t pid, int idx, const char *kind, const char *text)
 {
-	char *fixed = utf8_repair_dup(text);
-	int r;
-
-	r = db_run(db, "INSERT INTO process_lines (process_id, idx, kind, text) VALUES (?, ?, ?, ?)",
-		   DB_ARGS(DB_INT(pid), DB_INT(idx), DB_TEXT(kind), DB_TEXT(fixed)),
-		   "recording a process's lines");
-	free(fixed);
-	return r;
+	return db_line_insert(db, "INSERT INTO process_lines (process_id, idx, kind, text)"
+			      " VALUES (?, ?, ?, ?)", pid, idx, kind, text,
+			      "recording a process's lines");
 }
 
 /* The rows a finished process owns besides its own: its metrics, its lines
