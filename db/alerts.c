@@ -229,6 +229,7 @@ int db_bisect_steps(struct db *db, struct db_bisect_step **out, size_t *out_n, i
 		.size = sizeof(**out), .max = DB_BISECT_STEPS_MAX, .fill = step_fill,
 		.release = step_release, .doing = "loading a bisection's steps",
 	};
+
 	return db_rows_select(db, "SELECT alert_id, step, lo_oid, hi_oid, mid_oid, lo_job, hi_job,"
 			      " coalesce(outcome, ''), detail FROM bisect_steps WHERE alert_id = ?"
 			      " ORDER BY step",
@@ -347,6 +348,7 @@ int db_alert_findings(struct db *db, struct db_alert_finding **out, size_t *out_
 		.size = sizeof(**out), .max = DB_BISECT_STEPS_MAX, .fill = finding_fill,
 		.release = finding_release, .doing = "loading an alert's findings",
 	};
+
 	return db_rows_select(db, "SELECT what, lo_oid, hi_oid, commits, gain,"
 			      " coalesce(comparison_id, 0), note FROM alert_findings WHERE alert_id = ?"
 			      " ORDER BY idx",
@@ -361,6 +363,7 @@ int db_alerts_unpushed(struct db *db, struct db_alert **out, size_t *out_n, size
 		.size = sizeof(**out), .max = max, .fill = alert_fill, .release = alert_release,
 		.doing = "listing the alerts not yet pushed",
 	};
+
 	return db_rows_select(db, "SELECT " ALERT_COLUMNS DB_ALERTS_UNSENT " ORDER BY a.seq LIMIT ?",
 			      DB_ARGS(DB_INT(max)), &how, out, out_n);
 }
@@ -662,6 +665,7 @@ int db_alert_triage_counts(struct db *db, struct db_alert_triage_count **out, si
 		.size = sizeof(**out), .max = max, .fill = triage_count_fill,
 		.doing = "counting alerts' triage",
 	};
+
 	return db_rows_select(db, "SELECT h, count(*), sum(triage <> 'new'),"
 			      " sum(triage = 'false_alarm') FROM (SELECT coalesce(nullif(a.host, ''),"
 			      " c.host) AS h, a.triage FROM alerts a JOIN comparisons c"

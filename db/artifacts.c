@@ -46,30 +46,25 @@ int db_artifact_put(struct db *db, int64_t *out_id, const struct db_artifact *a)
 	return r;
 }
 
+static void artifact_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_artifact *a = elem;
+
+	a->path = db_column_strdup(st, 0);
+	a->size = sqlite3_column_int64(st, 1);
+	db_column_copy(a->sha256, sizeof(a->sha256), st, 2);
+}
+
 int db_artifact_load(struct db *db, struct db_artifact *out, int64_t id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT path, size, sha256 FROM artifacts WHERE id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		r = err_set(-ENOENT, "no artifact %lld", (long long)id);
-		goto out;
-	}
-	if (rc != SQLITE_ROW) {
-		r = db_fail(db, rc, "loading an artifact");
-		goto out;
-	}
-	out->id = id;
-	out->path = db_column_strdup(st, 0);
-	out->size = sqlite3_column_int64(st, 1);
-	db_column_copy(out->sha256, sizeof(out->sha256), st, 2);
-out:
-	db_finish(st);
+	r = db_run_row(db, artifact_fill, out, "SELECT path, size, sha256 FROM artifacts"
+		       " WHERE id = ?", DB_ARGS(DB_INT(id)), "loading an artifact");
+	if (r == -ENOENT)
+		return err_set(-ENOENT, "no artifact %lld", (long long)id);
+	if (r == 0)
+		out->id = id;
 	return r;
 }

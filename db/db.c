@@ -837,11 +837,6 @@ int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind
 	const struct db_rows how = {
 		.size = sizeof(*out), .max = max, .fill = count_fill, .doing = "counting rows",
 	};
-	sqlite3_stmt *st = NULL;
-	int r;
 
-	r = db_prepare(db, &st, sql[kind]);
-	if (r < 0)
-		return r;
-	return db_rows_fill(db, st, &how, out);
+	return db_rows_select_fill(db, sql[kind], NULL, 0, &how, out);
 }

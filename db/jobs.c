@@ -168,6 +168,7 @@ int db_jobs_unjudged(struct db *db, struct db_job **out, size_t *out_n, size_t m
 		.size = sizeof(**out), .max = max, .fill = job_fill, .release = job_release,
 		.doing = "listing the jobs whose verdicts are not yet read",
 	};
+
 	return db_rows_select(db, "SELECT " JOB_COLUMNS " FROM jobs WHERE judged = 0 AND host = ''"
 			      " AND state IN ('done', 'failed') ORDER BY id LIMIT ?",
 			      DB_ARGS(DB_INT(max)), &how, out, out_n);
@@ -326,6 +327,7 @@ int db_jobs_unpushed(struct db *db, struct db_job **out, size_t *out_n, size_t m
 		.size = sizeof(**out), .max = max, .fill = job_fill, .release = job_release,
 		.doing = "listing the jobs not yet pushed",
 	};
+
 	return db_rows_select(db, "SELECT " JOB_COLUMNS DB_JOBS_UNSENT " ORDER BY j.seq LIMIT ?",
 			      DB_ARGS(DB_INT(max)), &how, out, out_n);
 }
