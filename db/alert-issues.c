@@ -64,14 +64,10 @@ int db_alert_issue_put(struct db *db, const char *repo, const struct db_alert_is
 int db_alert_issue_candidates(struct db *db, int64_t **out, size_t *out_n, const char *branch,
 			      size_t max)
 {
-	const struct db_rows how = {
-		.size = sizeof(**out), .max = max, .fill = db_fill_int64,
-		.doing = "listing the alerts kept on the forge",
-	};
-
-	return db_rows_select(db, "SELECT id FROM (SELECT id FROM alerts WHERE state = 'raised'"
-			      " AND branch = ?1 ORDER BY id DESC LIMIT ?2) ORDER BY id",
-			      DB_ARGS(DB_TEXT(branch), DB_INT(max)), &how, out, out_n);
+	return db_ids_select(db, out, out_n, max, "SELECT id FROM (SELECT id FROM alerts"
+			     " WHERE state = 'raised' AND branch = ?1 ORDER BY id DESC LIMIT ?2)"
+			     " ORDER BY id", DB_ARGS(DB_TEXT(branch), DB_INT(max)),
+			     "listing the alerts kept on the forge");
 }
 
 int db_alert_issues_to_read(struct db *db, struct db_alert_issue **out, size_t *out_n,

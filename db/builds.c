@@ -251,13 +251,9 @@ int db_abandon_running(struct db *db, bool unowned)
 
 int db_builds_unpushed(struct db *db, int64_t **out, size_t *out_n, size_t max)
 {
-	const struct db_rows how = {
-		.size = sizeof(int64_t), .max = max, .fill = db_fill_int64,
-		.doing = "listing the builds not yet pushed",
-	};
-
-	return db_rows_select(db, "SELECT b.id" DB_BUILDS_UNSENT " ORDER BY b.id LIMIT ?",
-			      DB_ARGS(DB_INT(max)), &how, out, out_n);
+	return db_ids_select(db, out, out_n, max, "SELECT b.id" DB_BUILDS_UNSENT
+			     " ORDER BY b.id LIMIT ?", DB_ARGS(DB_INT(max)),
+			     "listing the builds not yet pushed");
 }
 
 /* The results the hub acknowledged stand in the seq's place. */

@@ -693,13 +693,9 @@ int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
 /* The ids of comparisons in one state, or in any when state is NULL. */
 static int ids_query(struct db *db, int64_t **out, size_t *out_n, const char *state)
 {
-	static const struct db_rows how = {
-		.size = sizeof(int64_t), .max = SIZE_MAX, .fill = db_fill_int64,
-		.doing = "listing comparisons",
-	};
-
-	return db_rows_select(db, "SELECT id FROM comparisons WHERE ?1 IS NULL OR state = ?1"
-			      " ORDER BY id", DB_ARGS(DB_TEXT(state)), &how, out, out_n);
+	return db_ids_select(db, out, out_n, SIZE_MAX, "SELECT id FROM comparisons"
+			     " WHERE ?1 IS NULL OR state = ?1 ORDER BY id", DB_ARGS(DB_TEXT(state)),
+			     "listing comparisons");
 }
 
 int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n)

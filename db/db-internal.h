@@ -176,6 +176,9 @@ void db_fill_string(void *elem, sqlite3_stmt *st, void *arg);
 void db_release_string(void *elem);
 /* A fill for a list of int64_t, the first column (ids). */
 void db_fill_int64(void *elem, sqlite3_stmt *st, void *arg);
+/* db_rows_select of a list of ids, at most max: *out is the caller's. */
+int db_ids_select(struct db *db, int64_t **out, size_t *out_n, size_t max, const char *sql,
+		  const struct db_arg *args, size_t nargs, const char *doing);
 
 /*
  * What this agent has not pushed, each the FROM ... WHERE of a query (its

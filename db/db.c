@@ -456,6 +456,16 @@ void db_fill_int64(void *elem, sqlite3_stmt *st, void *arg)
 	*(int64_t *)elem = sqlite3_column_int64(st, 0);
 }
 
+int db_ids_select(struct db *db, int64_t **out, size_t *out_n, size_t max, const char *sql,
+		  const struct db_arg *args, size_t nargs, const char *doing)
+{
+	const struct db_rows how = {
+		.size = sizeof(int64_t), .max = max, .fill = db_fill_int64, .doing = doing,
+	};
+
+	return db_rows_select(db, sql, args, nargs, &how, out, out_n);
+}
+
 static int pragma_int(struct db *db, const char *sql, int *out)
 {
 	sqlite3_stmt *st = NULL;

@@ -13,13 +13,9 @@
 
 int db_push_pending(struct db *db, int64_t **out, size_t *out_n, size_t max)
 {
-	const struct db_rows how = {
-		.size = sizeof(int64_t), .max = max, .fill = db_fill_int64,
-		.doing = "listing the comparisons not yet pushed",
-	};
-
-	return db_rows_select(db, "SELECT c.id" DB_COMPARISONS_UNSENT " ORDER BY c.id LIMIT ?",
-			      DB_ARGS(DB_INT(max)), &how, out, out_n);
+	return db_ids_select(db, out, out_n, max, "SELECT c.id" DB_COMPARISONS_UNSENT
+			     " ORDER BY c.id LIMIT ?", DB_ARGS(DB_INT(max)),
+			     "listing the comparisons not yet pushed");
 }
 
 int db_push_backlog(struct db *db, int64_t *out)
