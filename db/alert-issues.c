@@ -38,79 +38,36 @@ static void issue_fill(void *elem, sqlite3_stmt *st, void *arg)
 int db_alert_issue_get(struct db *db, struct db_alert_issue *out, const char *repo,
 		       int64_t alert_id)
 {
-	sqlite3_stmt *st;
-	int rc, r;
-
 	memset(out, 0, sizeof(*out));
 	out->alert_id = alert_id;
-	r = db_prepare(db, &st, "SELECT " ISSUE_COLUMNS " FROM alert_issues"
-		       " WHERE repo = ?1 AND alert_id = ?2");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int64(st, 2, alert_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		issue_fill(out, st, NULL);
-	else
-		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, rc, "reading an alert's issue");
-	db_finish(st);
-	return r;
+	return db_run_row(db, issue_fill, out, "SELECT " ISSUE_COLUMNS " FROM alert_issues"
+			  " WHERE repo = ?1 AND alert_id = ?2",
+			  DB_ARGS(DB_TEXT(repo), DB_INT(alert_id)), "reading an alert's issue");
 }
 
 int db_alert_issue_put(struct db *db, const char *repo, const struct db_alert_issue *is)
 {
 	char now[TIME_ISO_LEN];
-	sqlite3_stmt *st;
-	int r;
 
 	time_now_iso(now);
-	r = db_prepare(db, &st, "INSERT OR REPLACE INTO alert_issues (repo, alert_id, number,"
-		       " unsure, body_sha256, state, comment_id, comments_since, read_at, posted_at)"
-		       " VALUES (?1, ?2, ?3, ?4, nullif(?5, ''), ?6, ?7, nullif(?8, ''),"
-		       " nullif(?9, ''), ?10)");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int64(st, 2, is->alert_id);
-	sqlite3_bind_int(st, 3, is->number);
-	sqlite3_bind_int(st, 4, is->unsure);
-	db_bind_text(st, 5, is->body_sha256);
-	db_bind_text(st, 6, is->closed ? "closed" : "open");
-	sqlite3_bind_int64(st, 7, is->comment_id);
-	db_bind_text(st, 8, is->since);
-	db_bind_text(st, 9, is->read_at);
-	db_bind_text(st, 10, now);
-	return db_step(db, st, "recording an alert's issue");
-}
-
-static void id_fill(void *elem, sqlite3_stmt *st, void *arg)
-{
-	*(int64_t *)elem = sqlite3_column_int64(st, 0);
+	return db_run(db, "INSERT OR REPLACE INTO alert_issues (repo, alert_id, number,"
+		      " unsure, body_sha256, state, comment_id, comments_since, read_at, posted_at)"
+		      " VALUES (?1, ?2, ?3, ?4, nullif(?5, ''), ?6, ?7, nullif(?8, ''),"
+		      " nullif(?9, ''), ?10)",
+		      DB_ARGS(DB_TEXT(repo), DB_INT(is->alert_id), DB_INT(is->number),
+			      DB_INT(is->unsure), DB_TEXT(is->body_sha256),
+			      DB_TEXT(is->closed ? "closed" : "open"), DB_INT(is->comment_id),
+			      DB_TEXT(is->since), DB_TEXT(is->read_at), DB_TEXT(now)),
+		      "recording an alert's issue");
 }
 
 int db_alert_issue_candidates(struct db *db, int64_t **out, size_t *out_n, const char *branch,
 			      size_t max)
 {
-	const struct db_rows how = {
-		.size = sizeof(**out), .max = max, .fill = id_fill,
-		.doing = "listing the alerts kept on the forge",
-	};
-	sqlite3_stmt *st = NULL;
-	void *v = NULL;
-	int r;
-
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT id FROM (SELECT id FROM alerts WHERE state = 'raised'"
-		       " AND branch = ?1 ORDER BY id DESC LIMIT ?2) ORDER BY id");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, branch);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_ids_select(db, out, out_n, max, "SELECT id FROM (SELECT id FROM alerts"
+			     " WHERE state = 'raised' AND branch = ?1 ORDER BY id DESC LIMIT ?2)"
+			     " ORDER BY id", DB_ARGS(DB_TEXT(branch), DB_INT(max)),
+			     "listing the alerts kept on the forge");
 }
 
 int db_alert_issues_to_read(struct db *db, struct db_alert_issue **out, size_t *out_n,
@@ -120,25 +77,15 @@ int db_alert_issues_to_read(struct db *db, struct db_alert_issue **out, size_t *
 		.size = sizeof(**out), .max = max, .fill = issue_fill,
 		.doing = "listing the alerts' issues to read",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v = NULL;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT i.alert_id, i.number, i.unsure, coalesce(i.body_sha256, ''),"
-		       " i.state, i.comment_id, coalesce(i.comments_since, ''),"
-		       " coalesce(i.read_at, '') FROM alert_issues i JOIN alerts a"
-		       " ON a.id = i.alert_id WHERE i.repo = ?1 AND i.number > 0"
-		       " AND a.triage IN ('new', 'acknowledged')"
-		       " ORDER BY coalesce(i.read_at, ''), i.alert_id LIMIT ?2");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT i.alert_id, i.number, i.unsure,"
+			      " coalesce(i.body_sha256, ''), i.state, i.comment_id,"
+			      " coalesce(i.comments_since, ''), coalesce(i.read_at, '')"
+			      " FROM alert_issues i JOIN alerts a ON a.id = i.alert_id"
+			      " WHERE i.repo = ?1 AND i.number > 0"
+			      " AND a.triage IN ('new', 'acknowledged')"
+			      " ORDER BY coalesce(i.read_at, ''), i.alert_id LIMIT ?2",
+			      DB_ARGS(DB_TEXT(repo), DB_INT(max)), &how, out, out_n);
 }
 
 /* ---- culprits ---- */
@@ -161,42 +108,23 @@ int db_alert_culprits(struct db *db, struct db_alert_culprit **out, size_t *out_
 		.size = sizeof(**out), .max = DB_BISECT_STEPS_MAX, .fill = culprit_fill,
 		.doing = "listing an alert's culprits",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v = NULL;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT alert_id, commit_oid, pr, comment_id, unsure"
-		       " FROM alert_culprits WHERE repo = ?1 AND alert_id = ?2 ORDER BY commit_oid");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int64(st, 2, alert_id);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT alert_id, commit_oid, pr, comment_id, unsure"
+			      " FROM alert_culprits WHERE repo = ?1 AND alert_id = ?2"
+			      " ORDER BY commit_oid", DB_ARGS(DB_TEXT(repo), DB_INT(alert_id)), &how,
+			      out, out_n);
 }
 
 int db_alert_culprit_put(struct db *db, const char *repo, const struct db_alert_culprit *c)
 {
 	char now[TIME_ISO_LEN];
-	sqlite3_stmt *st;
-	int r;
 
 	time_now_iso(now);
-	r = db_prepare(db, &st, "INSERT OR REPLACE INTO alert_culprits (repo, alert_id, commit_oid,"
-		       " pr, comment_id, unsure, asked_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int64(st, 2, c->alert_id);
-	db_bind_text(st, 3, c->commit);
-	sqlite3_bind_int(st, 4, c->pr);
-	sqlite3_bind_int64(st, 5, c->comment_id);
-	sqlite3_bind_int(st, 6, c->unsure);
-	db_bind_text(st, 7, now);
-	return db_step(db, st, "recording an alert's culprit");
+	return db_run(db, "INSERT OR REPLACE INTO alert_culprits (repo, alert_id, commit_oid,"
+		      " pr, comment_id, unsure, asked_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+		      DB_ARGS(DB_TEXT(repo), DB_INT(c->alert_id), DB_TEXT(c->commit), DB_INT(c->pr),
+			      DB_INT(c->comment_id), DB_INT(c->unsure), DB_TEXT(now)),
+		      "recording an alert's culprit");
 }
 
 /* ---- commands ---- */
@@ -212,41 +140,24 @@ void db_alert_command_release(struct db_alert_command *c)
 static int command_insert(struct db *db, const char *repo, const struct db_alert_command *c,
 			  const char *now)
 {
-	sqlite3_stmt *st;
-	int r;
-
-	r = db_prepare(db, &st, "INSERT INTO alert_commands (repo, comment_id, alert_id, login,"
-		       " command, outcome, detail, read_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int64(st, 2, c->comment_id);
-	sqlite3_bind_int64(st, 3, c->alert_id);
-	db_bind_text(st, 4, c->login);
-	db_bind_text(st, 5, c->command);
-	db_bind_text(st, 6, db_command_outcome_name(c->outcome));
-	db_bind_text(st, 7, c->detail);
-	db_bind_text(st, 8, now);
-	return db_step(db, st, "recording an alert's command");
+	return db_run(db, "INSERT INTO alert_commands (repo, comment_id, alert_id, login,"
+		      " command, outcome, detail, read_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+		      DB_ARGS(DB_TEXT(repo), DB_INT(c->comment_id), DB_INT(c->alert_id),
+			      DB_TEXT(c->login), DB_TEXT(c->command),
+			      DB_TEXT(db_command_outcome_name(c->outcome)), DB_TEXT(c->detail),
+			      DB_TEXT(now)), "recording an alert's command");
 }
 
 /* Whether repo's comment was taken before. */
 static int command_known(struct db *db, bool *out, const char *repo, int64_t comment_id)
 {
-	sqlite3_stmt *st;
 	int64_t n = 0;
 	int r;
 
-	*out = false;
-	r = db_prepare(db, &st, "SELECT count(*) FROM alert_commands WHERE repo = ?1"
-		       " AND comment_id = ?2");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int64(st, 2, comment_id);
-	r = db_step_count(db, st, &n, "looking for an alert's command");
-	if (r == 0)
-		*out = n > 0;
+	r = db_run_count(db, &n, "SELECT count(*) FROM alert_commands WHERE repo = ?1"
+			 " AND comment_id = ?2", DB_ARGS(DB_TEXT(repo), DB_INT(comment_id)),
+			 "looking for an alert's command");
+	*out = n > 0;
 	return r;
 }
 
@@ -254,7 +165,6 @@ int db_alert_command_take(struct db *db, const char *repo, struct db_alert_comma
 			  bool apply, enum db_alert_triage t, int64_t fixed_by, const char *since)
 {
 	char now[TIME_ISO_LEN];
-	sqlite3_stmt *st;
 	bool known;
 	int r;
 
@@ -279,16 +189,11 @@ int db_alert_command_take(struct db *db, const char *repo, struct db_alert_comma
 	if (r == 0)
 		r = command_insert(db, repo, c, now);
 	if (r == 0)
-		r = db_prepare(db, &st, "UPDATE alert_issues SET comment_id = ?1,"
-			       " comments_since = nullif(?2, '') WHERE repo = ?3 AND alert_id = ?4"
-			       " AND comment_id < ?1");
-	if (r == 0) {
-		sqlite3_bind_int64(st, 1, c->comment_id);
-		db_bind_text(st, 2, since ? since : "");
-		db_bind_text(st, 3, repo);
-		sqlite3_bind_int64(st, 4, c->alert_id);
-		r = db_step(db, st, "recording how far an alert's issue was read");
-	}
+		r = db_run(db, "UPDATE alert_issues SET comment_id = ?1,"
+			   " comments_since = nullif(?2, '') WHERE repo = ?3 AND alert_id = ?4"
+			   " AND comment_id < ?1",
+			   DB_ARGS(DB_INT(c->comment_id), DB_TEXT(since ? since : ""), DB_TEXT(repo),
+				   DB_INT(c->alert_id)), "recording how far an alert's issue was read");
 	if (r == 0)
 		snprintf(c->read_at, sizeof(c->read_at), "%s", now);
 out:
@@ -327,22 +232,11 @@ int db_alert_commands_recent(struct db *db, struct db_alert_command **out, size_
 		.size = sizeof(**out), .max = max, .fill = command_fill, .release = command_release,
 		.doing = "listing an alert's commands",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v = NULL;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT * FROM (SELECT alert_id, comment_id, login, command,"
-		       " outcome, detail, read_at FROM alert_commands WHERE repo = ?1"
-		       " AND alert_id = ?2 AND outcome <> 'ignored' ORDER BY comment_id DESC"
-		       " LIMIT ?3) ORDER BY comment_id");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int64(st, 2, alert_id);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT * FROM (SELECT alert_id, comment_id, login, command,"
+			      " outcome, detail, read_at FROM alert_commands WHERE repo = ?1"
+			      " AND alert_id = ?2 AND outcome <> 'ignored' ORDER BY comment_id DESC"
+			      " LIMIT ?3) ORDER BY comment_id",
+			      DB_ARGS(DB_TEXT(repo), DB_INT(alert_id), DB_INT(max)), &how, out,
+			      out_n);
 }

@@ -108,17 +108,10 @@ static void alert_release(void *elem)
 	db_alert_release(elem);
 }
 
-/* Binds ?1 to ?6 of st to a's key: host, branch, case, how it was found
+/* a's key, the arguments ?1 to ?6: host, branch, case, how it was found
  * and its range. */
-static void bind_key(sqlite3_stmt *st, const struct db_alert *a)
-{
-	db_bind_text(st, 1, a->host);
-	db_bind_text(st, 2, a->branch);
-	db_bind_text(st, 3, a->case_name);
-	db_bind_text(st, 4, a->found_by_span ? "span" : "head");
-	db_bind_text(st, 5, a->lo);
-	db_bind_text(st, 6, a->hi);
-}
+#define KEY_ARGS(a) DB_TEXT((a)->host), DB_TEXT((a)->branch), DB_TEXT((a)->case_name), \
+	DB_TEXT((a)->found_by_span ? "span" : "head"), DB_TEXT((a)->lo), DB_TEXT((a)->hi)
 
 int db_alert_add(struct db *db, int64_t *out_id, const struct db_alert *a)
 {
@@ -134,72 +127,39 @@ int db_alert_add(struct db *db, int64_t *out_id, const struct db_alert *a)
 		       " ?11, ?12, ?12, " NEXT_ALERT_SEQ ") ON CONFLICT DO NOTHING RETURNING id");
 	if (r < 0)
 		return r;
-	bind_key(st, a);
+	db_bind_args(st, DB_ARGS(KEY_ARGS(a)));
 	sqlite3_bind_int(st, 7, a->commits);
 	db_bind_text(st, 8, a->slower ? "slower" : "faster");
 	db_bind_real(st, 9, a->gain);
 	sqlite3_bind_int64(st, 10, a->comparison_id);
 	db_bind_text(st, 11, a->detail);
 	db_bind_text(st, 12, now);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*out_id = sqlite3_column_int64(st, 0);
-		r = 1;
-		rc = sqlite3_step(st);
-	}
-	if (rc != SQLITE_DONE)
-		r = db_fail(db, rc, "storing an alert");
+	rc = db_step_returning(st, out_id);
+	r = rc != SQLITE_DONE ? db_fail(db, rc, "storing an alert") : *out_id ? 1 : 0;
 	db_finish(st);
 	if (r != 0)
 		return r;
 	/* There already: its id. */
-	r = db_prepare(db, &st, "SELECT id FROM alerts WHERE host = ?1 AND branch = ?2 AND"
-		       " case_name = ?3 AND found_by = ?4 AND lo_oid = ?5 AND hi_oid = ?6");
-	if (r < 0)
-		return r;
-	bind_key(st, a);
-	return db_step_count(db, st, out_id, "finding an alert");
+	return db_run_count(db, out_id, "SELECT id FROM alerts WHERE host = ?1 AND branch = ?2 AND"
+			    " case_name = ?3 AND found_by = ?4 AND lo_oid = ?5 AND hi_oid = ?6",
+			    DB_ARGS(KEY_ARGS(a)), "finding an alert");
 }
 
 int db_alert_load(struct db *db, struct db_alert *out, int64_t id)
 {
-	sqlite3_stmt *st;
-	int rc, r;
-
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT " ALERT_COLUMNS " FROM alerts WHERE id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		alert_fill(out, st, NULL);
-	else
-		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, rc, "reading an alert");
-	db_finish(st);
-	return r;
+	return db_run_row(db, alert_fill, out, "SELECT " ALERT_COLUMNS " FROM alerts WHERE id = ?",
+			  DB_ARGS(DB_INT(id)), "reading an alert");
 }
 
 int db_alert_lookup(struct db *db, struct db_alert *out, const struct db_alert *key)
 {
-	sqlite3_stmt *st;
-	int rc, r;
+	const struct db_arg args[] = { KEY_ARGS(key) };
 
-	r = db_prepare(db, &st, "SELECT " ALERT_COLUMNS " FROM alerts WHERE host = ?1 AND"
-		       " branch = ?2 AND case_name = ?3 AND found_by = ?4 AND lo_oid = ?5 AND"
-		       " hi_oid = ?6");
-	if (r < 0)
-		return r;
-	bind_key(st, key);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		memset(out, 0, sizeof(*out));
-		alert_fill(out, st, NULL);
-	} else {
-		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, rc, "finding an alert");
-	}
-	db_finish(st);
-	return r;
+	memset(out, 0, sizeof(*out));
+	return db_run_row(db, alert_fill, out, "SELECT " ALERT_COLUMNS " FROM alerts WHERE"
+			  " host = ?1 AND branch = ?2 AND case_name = ?3 AND found_by = ?4 AND"
+			  " lo_oid = ?5 AND hi_oid = ?6", args, ARRAY_SIZE(args), "finding an alert");
 }
 
 int db_alerts_list(struct db *db, struct db_alert **out, size_t *out_n, bool open_only,
@@ -209,47 +169,28 @@ int db_alerts_list(struct db *db, struct db_alert **out, size_t *out_n, bool ope
 		.size = sizeof(**out), .max = max, .fill = alert_fill, .release = alert_release,
 		.doing = "listing alerts",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v = NULL;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
 	/* Open: what this agent still has to do (a confirmation, a bisection). */
-	if (open_only)
-		r = db_prepare(db, &st, "SELECT " ALERT_COLUMNS " FROM alerts WHERE host = ''"
-			       " AND (state = 'confirming' OR (state = 'raised' AND bisect = 'running'))"
-			       " ORDER BY id LIMIT ?");
-	else
-		r = db_prepare(db, &st, "SELECT " ALERT_COLUMNS " FROM alerts ORDER BY id LIMIT ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, open_only ?
+			      "SELECT " ALERT_COLUMNS " FROM alerts WHERE host = '' AND"
+			      " (state = 'confirming' OR (state = 'raised' AND bisect = 'running'))"
+			      " ORDER BY id LIMIT ?" :
+			      "SELECT " ALERT_COLUMNS " FROM alerts ORDER BY id LIMIT ?",
+			      DB_ARGS(DB_INT(max)), &how, out, out_n);
 }
 
 int db_alert_confirmed(struct db *db, int64_t id, bool agrees, int64_t confirm_id,
 		       enum db_alert_bisect bisect, const char *detail)
 {
 	char now[TIME_ISO_LEN];
-	sqlite3_stmt *st;
-	int r;
 
 	time_now_iso(now);
-	r = db_prepare(db, &st, "UPDATE alerts SET state = ?1, confirm_id = nullif(?2, 0),"
-		       " bisect = ?3, detail = ?4, updated_at = ?5, seq = " NEXT_ALERT_SEQ
-		       " WHERE id = ?6 AND state = 'confirming'");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, agrees ? "raised" : "dismissed");
-	sqlite3_bind_int64(st, 2, confirm_id);
-	db_bind_text(st, 3, db_alert_bisect_name(bisect));
-	db_bind_text(st, 4, detail);
-	db_bind_text(st, 5, now);
-	sqlite3_bind_int64(st, 6, id);
-	return db_step(db, st, "recording an alert's confirmation");
+	return db_run(db, "UPDATE alerts SET state = ?1, confirm_id = nullif(?2, 0),"
+		      " bisect = ?3, detail = ?4, updated_at = ?5, seq = " NEXT_ALERT_SEQ
+		      " WHERE id = ?6 AND state = 'confirming'",
+		      DB_ARGS(DB_TEXT(agrees ? "raised" : "dismissed"), DB_INT(confirm_id),
+			      DB_TEXT(db_alert_bisect_name(bisect)), DB_TEXT(detail), DB_TEXT(now),
+			      DB_INT(id)), "recording an alert's confirmation");
 }
 
 /* ---- bisection ---- */
@@ -288,73 +229,45 @@ int db_bisect_steps(struct db *db, struct db_bisect_step **out, size_t *out_n, i
 		.size = sizeof(**out), .max = DB_BISECT_STEPS_MAX, .fill = step_fill,
 		.release = step_release, .doing = "loading a bisection's steps",
 	};
-	void *v = NULL;
-	int r;
 
-	r = db_rows_select(db, "SELECT alert_id, step, lo_oid, hi_oid, mid_oid, lo_job, hi_job,"
-			   " coalesce(outcome, ''), detail FROM bisect_steps WHERE alert_id = ?"
-			   " ORDER BY step",
-			   alert_id, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT alert_id, step, lo_oid, hi_oid, mid_oid, lo_job, hi_job,"
+			      " coalesce(outcome, ''), detail FROM bisect_steps WHERE alert_id = ?"
+			      " ORDER BY step",
+			      DB_ARGS(DB_INT(alert_id)), &how, out, out_n);
 }
 
 int db_bisect_step_add(struct db *db, const struct db_bisect_step *s)
 {
-	sqlite3_stmt *st;
-	int r;
-
-	r = db_prepare(db, &st, "INSERT INTO bisect_steps (alert_id, step, lo_oid, hi_oid, mid_oid,"
-		       " lo_job, hi_job) VALUES (?, ?, ?, ?, ?, ?, ?)");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, s->alert_id);
-	sqlite3_bind_int(st, 2, s->step);
-	db_bind_text(st, 3, s->lo);
-	db_bind_text(st, 4, s->hi);
-	db_bind_text(st, 5, s->mid);
-	sqlite3_bind_int64(st, 6, s->lo_job);
-	sqlite3_bind_int64(st, 7, s->hi_job);
-	return db_step(db, st, "storing a bisection step");
+	return db_run(db, "INSERT INTO bisect_steps (alert_id, step, lo_oid, hi_oid, mid_oid,"
+		      " lo_job, hi_job) VALUES (?, ?, ?, ?, ?, ?, ?)",
+		      DB_ARGS(DB_INT(s->alert_id), DB_INT(s->step), DB_TEXT(s->lo), DB_TEXT(s->hi),
+			      DB_TEXT(s->mid), DB_INT(s->lo_job), DB_INT(s->hi_job)),
+		      "storing a bisection step");
 }
 
 int db_bisect_step_set(struct db *db, int64_t alert_id, int step, const char *outcome,
 		       const char *detail)
 {
-	sqlite3_stmt *st;
-	int r;
-
-	r = db_prepare(db, &st, "UPDATE bisect_steps SET outcome = ?, detail = ?"
-		       " WHERE alert_id = ? AND step = ?");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, outcome);
-	db_bind_text(st, 2, detail);
-	sqlite3_bind_int64(st, 3, alert_id);
-	sqlite3_bind_int(st, 4, step);
-	return db_step(db, st, "recording a bisection step's outcome");
+	return db_run(db, "UPDATE bisect_steps SET outcome = ?, detail = ?"
+		      " WHERE alert_id = ? AND step = ?",
+		      DB_ARGS(DB_TEXT(outcome), DB_TEXT(detail), DB_INT(alert_id), DB_INT(step)),
+		      "recording a bisection step's outcome");
 }
 
+static void real_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(double *)elem = sqlite3_column_double(st, 0);
+}
+
+/* The sum is never NULL: a row always comes back. */
 int db_bisect_seconds(struct db *db, double *out, int64_t alert_id)
 {
-	sqlite3_stmt *st;
-	int rc, r;
-
 	*out = 0;
-	r = db_prepare(db, &st, "SELECT coalesce(sum((julianday(coalesce(finished_at,"
-		       " strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) - julianday(started_at)) * 86400), 0)"
-		       " FROM jobs WHERE host = '' AND kind = 'bisect' AND alert_id = ?"
-		       " AND started_at IS NOT NULL");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, alert_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_double(st, 0);
-	else
-		r = db_fail(db, rc, "adding up a bisection's time");
-	db_finish(st);
-	return r;
+	return db_run_row(db, real_fill, out, "SELECT coalesce(sum((julianday(coalesce(finished_at,"
+			  " strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) - julianday(started_at))"
+			  " * 86400), 0) FROM jobs WHERE host = '' AND kind = 'bisect'"
+			  " AND alert_id = ? AND started_at IS NOT NULL", DB_ARGS(DB_INT(alert_id)),
+			  "adding up a bisection's time");
 }
 
 void db_alert_finding_release(struct db_alert_finding *f)
@@ -369,32 +282,21 @@ void db_alert_finding_release(struct db_alert_finding *f)
 static int findings_put(struct db *db, int64_t alert_id, const struct db_alert_finding *f,
 			size_t n)
 {
-	sqlite3_stmt *st;
 	size_t i;
 	int r;
 
-	r = db_prepare(db, &st, "DELETE FROM alert_findings WHERE alert_id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, alert_id);
-	r = db_step(db, st, "replacing an alert's findings");
-	for (i = 0; r == 0 && i < n; i++) {
-		r = db_prepare(db, &st, "INSERT INTO alert_findings (alert_id, idx, what, lo_oid,"
-			       " hi_oid, commits, gain, comparison_id, note)"
-			       " VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, 0), ?)");
-		if (r < 0)
-			break;
-		sqlite3_bind_int64(st, 1, alert_id);
-		sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-		db_bind_text(st, 3, f[i].commit ? "commit" : "range");
-		db_bind_text(st, 4, f[i].lo);
-		db_bind_text(st, 5, f[i].hi);
-		sqlite3_bind_int(st, 6, f[i].commits);
-		db_bind_real(st, 7, f[i].has_gain ? f[i].gain : NAN);
-		sqlite3_bind_int64(st, 8, f[i].comparison_id);
-		db_bind_text(st, 9, f[i].note);
-		r = db_step(db, st, "storing an alert's finding");
-	}
+	r = db_run(db, "DELETE FROM alert_findings WHERE alert_id = ?", DB_ARGS(DB_INT(alert_id)),
+		   "replacing an alert's findings");
+	for (i = 0; r == 0 && i < n; i++)
+		r = db_run(db, "INSERT INTO alert_findings (alert_id, idx, what, lo_oid, hi_oid,"
+			   " commits, gain, comparison_id, note)"
+			   " VALUES (?, ?, ?, ?, ?, ?, ?, nullif(?, 0), ?)",
+			   DB_ARGS(DB_INT(alert_id), DB_INT(i),
+				   DB_TEXT(f[i].commit ? "commit" : "range"), DB_TEXT(f[i].lo),
+				   DB_TEXT(f[i].hi), DB_INT(f[i].commits),
+				   DB_REAL(f[i].has_gain ? f[i].gain : NAN),
+				   DB_INT(f[i].comparison_id), DB_TEXT(f[i].note)),
+			   "storing an alert's finding");
 	return r;
 }
 
@@ -402,7 +304,6 @@ int db_alert_finish(struct db *db, int64_t alert_id, enum db_alert_bisect bisect
 		    const struct db_alert_finding *f, size_t n, const char *detail)
 {
 	char now[TIME_ISO_LEN];
-	sqlite3_stmt *st;
 	int r;
 
 	time_now_iso(now);
@@ -411,15 +312,10 @@ int db_alert_finish(struct db *db, int64_t alert_id, enum db_alert_bisect bisect
 		return r;
 	r = findings_put(db, alert_id, f, n);
 	if (r == 0)
-		r = db_prepare(db, &st, "UPDATE alerts SET bisect = ?, detail = coalesce(?, detail),"
-			       " updated_at = ?, seq = " NEXT_ALERT_SEQ " WHERE id = ?");
-	if (r == 0) {
-		db_bind_text(st, 1, db_alert_bisect_name(bisect));
-		db_bind_text(st, 2, detail);
-		db_bind_text(st, 3, now);
-		sqlite3_bind_int64(st, 4, alert_id);
-		r = db_step(db, st, "recording an alert's bisection");
-	}
+		r = db_run(db, "UPDATE alerts SET bisect = ?, detail = coalesce(?, detail),"
+			   " updated_at = ?, seq = " NEXT_ALERT_SEQ " WHERE id = ?",
+			   DB_ARGS(DB_TEXT(db_alert_bisect_name(bisect)), DB_TEXT(detail),
+				   DB_TEXT(now), DB_INT(alert_id)), "recording an alert's bisection");
 	if (r == 0)
 		return db_commit(db);
 	db_rollback(db);
@@ -452,22 +348,14 @@ int db_alert_findings(struct db *db, struct db_alert_finding **out, size_t *out_
 		.size = sizeof(**out), .max = DB_BISECT_STEPS_MAX, .fill = finding_fill,
 		.release = finding_release, .doing = "loading an alert's findings",
 	};
-	void *v = NULL;
-	int r;
 
-	r = db_rows_select(db, "SELECT what, lo_oid, hi_oid, commits, gain,"
-			   " coalesce(comparison_id, 0), note FROM alert_findings WHERE alert_id = ?"
-			   " ORDER BY idx",
-			   alert_id, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT what, lo_oid, hi_oid, commits, gain,"
+			      " coalesce(comparison_id, 0), note FROM alert_findings WHERE alert_id = ?"
+			      " ORDER BY idx",
+			      DB_ARGS(DB_INT(alert_id)), &how, out, out_n);
 }
 
 /* ---- the agent's push of its alerts, and the hub's ingest of them ---- */
-
-/* This agent's alerts whose newest change the hub has not answered for. */
-#define ALERTS_UNSENT " FROM alerts a WHERE a.host = '' AND NOT EXISTS" \
-	" (SELECT 1 FROM pushed_alerts p WHERE p.alert_id = a.id AND p.seq >= a.seq)"
 
 int db_alerts_unpushed(struct db *db, struct db_alert **out, size_t *out_n, size_t max)
 {
@@ -475,44 +363,16 @@ int db_alerts_unpushed(struct db *db, struct db_alert **out, size_t *out_n, size
 		.size = sizeof(**out), .max = max, .fill = alert_fill, .release = alert_release,
 		.doing = "listing the alerts not yet pushed",
 	};
-	void *v = NULL;
-	int r;
 
-	r = db_rows_select(db, "SELECT " ALERT_COLUMNS ALERTS_UNSENT " ORDER BY a.seq LIMIT ?",
-			   (int64_t)max, &how, &v, out_n);
-	*out = v;
-	return r;
-}
-
-int db_alerts_unpushed_count(struct db *db, int64_t *out)
-{
-	sqlite3_stmt *st = NULL;
-	int r;
-
-	*out = 0;
-	r = db_prepare(db, &st, "SELECT count(*)" ALERTS_UNSENT);
-	if (r < 0)
-		return r;
-	return db_step_count(db, st, out, "counting the alerts not yet pushed");
+	return db_rows_select(db, "SELECT " ALERT_COLUMNS DB_ALERTS_UNSENT " ORDER BY a.seq LIMIT ?",
+			      DB_ARGS(DB_INT(max)), &how, out, out_n);
 }
 
 int db_alert_pushed(struct db *db, int64_t id, int64_t seq, int status, const char *message)
 {
-	sqlite3_stmt *st = NULL;
-	char now[TIME_ISO_LEN];
-	int r;
-
-	time_now_iso(now);
-	r = db_prepare(db, &st, "INSERT OR REPLACE INTO pushed_alerts (alert_id, seq, status,"
-		       " message, pushed_at) VALUES (?, ?, ?, ?, ?)");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, seq);
-	sqlite3_bind_int(st, 3, status);
-	db_bind_text(st, 4, message);
-	db_bind_text(st, 5, now);
-	return db_step(db, st, "recording an alert pushed");
+	return db_pushed_put(db, "INSERT OR REPLACE INTO pushed_alerts (alert_id, seq, status,"
+			     " message, pushed_at) VALUES (?, ?, ?, ?, ?)", id, seq, status, message,
+			     "recording an alert pushed");
 }
 
 /* Binds what an update of a host's alert sets, the same for an insert and
@@ -554,11 +414,7 @@ static int alert_insert(struct db *db, const struct db_alert *a, const char *sha
 	db_bind_text(st, 17, a->branch);
 	db_bind_text(st, 18, a->case_name);
 	db_bind_text(st, 19, a->found_by_span ? "span" : "head");
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*out_id = sqlite3_column_int64(st, 0);
-		rc = sqlite3_step(st);
-	}
+	rc = db_step_returning(st, out_id);
 	if (rc != SQLITE_DONE)
 		r = (rc & 0xff) == SQLITE_CONSTRAINT ?
 			err_set(-EEXIST, "host '%s' has another alert (not id %lld) of %s, case "
@@ -586,57 +442,63 @@ static int alert_update(struct db *db, const struct db_alert *a, const char *sha
 	return db_step(db, st, "updating a host's alert");
 }
 
+/* A host's alert as the hub holds it, with the sha256 of its last update. */
+struct held_alert {
+	struct db_alert a;
+	char *sha256;
+};
+
+static void held_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct held_alert *h = elem;
+
+	alert_fill(&h->a, st, NULL);
+	h->sha256 = db_column_strdup(st, 23);
+}
+
 int db_alert_ingest(struct db *db, const struct db_alert *a, const struct db_alert_finding *f,
 		    size_t n, const char *sha256, int64_t *out_id, bool *out_stored)
 {
-	struct db_alert old;
-	sqlite3_stmt *st;
-	char *old_sha = NULL;
+	struct held_alert held;
+	struct db_alert *old = &held.a;
+	char *old_sha;
 	int64_t id = 0;
-	int rc, r;
+	int r;
 
 	*out_id = 0;
 	*out_stored = false;
-	memset(&old, 0, sizeof(old));
+	memset(&held, 0, sizeof(held));
 	r = db_begin(db);
 	if (r < 0)
 		return r;
-	r = db_prepare(db, &st, "SELECT " ALERT_COLUMNS ", coalesce(sha256, '') FROM alerts"
-		       " WHERE host = ? AND origin_id = ?");
+	r = db_run_row(db, held_fill, &held, "SELECT " ALERT_COLUMNS ", coalesce(sha256, '')"
+		       " FROM alerts WHERE host = ? AND origin_id = ?",
+		       DB_ARGS(DB_TEXT(a->host), DB_INT(a->origin_id)), "finding a host's alert");
+	old_sha = held.sha256;
+	if (r == -ENOENT)
+		r = 0;
 	if (r < 0)
 		goto out;
-	db_bind_text(st, 1, a->host);
-	sqlite3_bind_int64(st, 2, a->origin_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		alert_fill(&old, st, NULL);
-		old_sha = db_column_strdup(st, 23);
-	} else if (rc != SQLITE_DONE) {
-		r = db_fail(db, rc, "finding a host's alert");
-	}
-	db_finish(st);
-	if (r < 0)
-		goto out;
-	if (!old.id) {
+	if (!old->id) {
 		r = alert_insert(db, a, sha256, &id);
 		if (r == 0)
 			r = findings_put(db, id, f, n);
 		*out_stored = r == 0;
 		goto out;
 	}
-	id = old.id;
-	if (strcmp(old.branch, a->branch) || strcmp(old.case_name, a->case_name) ||
-	    old.found_by_span != a->found_by_span) {
+	id = old->id;
+	if (strcmp(old->branch, a->branch) || strcmp(old->case_name, a->case_name) ||
+	    old->found_by_span != a->found_by_span) {
 		r = err_set(-EEXIST, "alert %lld of host '%s' is of %s, case '%s', found by %s "
 			    "here; the update says %s, case '%s', found by %s",
-			    (long long)a->origin_id, a->host, old.branch, old.case_name,
-			    old.found_by_span ? "span" : "head", a->branch, a->case_name,
+			    (long long)a->origin_id, a->host, old->branch, old->case_name,
+			    old->found_by_span ? "span" : "head", a->branch, a->case_name,
 			    a->found_by_span ? "span" : "head");
-	} else if (a->seq == old.seq && strcmp(old_sha ? old_sha : "", sha256)) {
+	} else if (a->seq == old->seq && strcmp(old_sha ? old_sha : "", sha256)) {
 		r = err_set(-EEXIST, "update %lld of alert %lld of host '%s' came before with "
 			    "sha256 %.12s, now with %.12s", (long long)a->seq,
 			    (long long)a->origin_id, a->host, old_sha ? old_sha : "", sha256);
-	} else if (a->seq > old.seq) {
+	} else if (a->seq > old->seq) {
 		r = alert_update(db, a, sha256, id);
 		if (r == 0)
 			r = findings_put(db, id, f, n);
@@ -644,7 +506,7 @@ int db_alert_ingest(struct db *db, const struct db_alert *a, const struct db_ale
 	}
 out:
 	free(old_sha);
-	db_alert_release(&old);
+	db_alert_release(old);
 	if (r == 0) {
 		*out_id = id;
 		return db_commit(db);
@@ -654,14 +516,68 @@ out:
 	return r;
 }
 
+/* The comparison fixed_by, as an alert's triage "fixed" names it, with
+ * the creation time of the alert's own comparison. */
+struct fixer {
+	char host[64], case_name[64], state[16], verdict[16], made[32], own_made[32];
+};
+
+static void fixer_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct fixer *x = elem;
+
+	db_column_copy(x->host, sizeof(x->host), st, 0);
+	db_column_copy(x->case_name, sizeof(x->case_name), st, 1);
+	db_column_copy(x->state, sizeof(x->state), st, 2);
+	db_column_copy(x->verdict, sizeof(x->verdict), st, 3);
+	db_column_copy(x->made, sizeof(x->made), st, 4);
+	db_column_copy(x->own_made, sizeof(x->own_made), st, 5);
+}
+
+/* 0 when comparison fixed_by may mark alert a (id) fixed: a later done
+ * comparison of its host and case that says the opposite; else -EINVAL
+ * saying why, or the error reading it. */
+static int fixer_check(struct db *db, const struct db_alert *a, int64_t id, int64_t fixed_by)
+{
+	struct fixer x;
+	int r;
+
+	memset(&x, 0, sizeof(x));
+	r = db_run_row(db, fixer_fill, &x, "SELECT c.host, c.case_name, c.state,"
+		       " coalesce(c.verdict, ''), c.created_at,"
+		       " (SELECT created_at FROM comparisons WHERE id = ?2)"
+		       " FROM comparisons c WHERE c.id = ?1",
+		       DB_ARGS(DB_INT(fixed_by), DB_INT(a->comparison_id)),
+		       "reading the comparison that fixed an alert");
+	if (r == -ENOENT)
+		return err_set(-EINVAL, "fixed_by: there is no comparison %lld", (long long)fixed_by);
+	if (r < 0)
+		return r;
+	if (strcmp(x.host, a->host) || strcmp(x.case_name, a->case_name))
+		return err_set(-EINVAL, "fixed_by: comparison %lld is of host '%s', case '%s'; "
+			       "alert %lld is of host '%s', case '%s'", (long long)fixed_by,
+			       x.host, x.case_name, (long long)id, a->host, a->case_name);
+	if (strcmp(x.state, "done"))
+		return err_set(-EINVAL, "fixed_by: comparison %lld is %s, not done",
+			       (long long)fixed_by, x.state);
+	if (strcmp(x.made, x.own_made) <= 0)
+		return err_set(-EINVAL, "fixed_by: comparison %lld was made at %s, not after "
+			       "the alert's comparison %lld (%s)", (long long)fixed_by, x.made,
+			       (long long)a->comparison_id, x.own_made);
+	if (strcmp(x.verdict, a->slower ? "faster" : "slower"))
+		return err_set(-EINVAL, "fixed_by: comparison %lld says %s; undoing a %s alert "
+			       "takes one that says %s", (long long)fixed_by,
+			       *x.verdict ? x.verdict : "nothing", a->slower ? "slower" : "faster",
+			       a->slower ? "faster" : "slower");
+	return 0;
+}
+
 int db_alert_triage_set(struct db *db, int64_t id, enum db_alert_triage t, const char *by,
 			int64_t fixed_by)
 {
-	char now[TIME_ISO_LEN], host[64] = "", case_name[64] = "", verdict[16] = "";
-	char state[16] = "", made[32] = "", own_made[32] = "";
+	char now[TIME_ISO_LEN];
 	struct db_alert a;
-	sqlite3_stmt *st;
-	int rc, r;
+	int r;
 
 	r = db_alert_get(db, &a, id);
 	if (r < 0)
@@ -681,60 +597,15 @@ int db_alert_triage_set(struct db *db, int64_t id, enum db_alert_triage t, const
 		goto out;
 	}
 	if (t == DB_TRIAGE_FIXED) {
-		r = db_prepare(db, &st, "SELECT c.host, c.case_name, c.state, coalesce(c.verdict, ''),"
-			       " c.created_at, (SELECT created_at FROM comparisons WHERE id = ?2)"
-			       " FROM comparisons c WHERE c.id = ?1");
-		if (r < 0)
-			goto out;
-		sqlite3_bind_int64(st, 1, fixed_by);
-		sqlite3_bind_int64(st, 2, a.comparison_id);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			db_column_copy(host, sizeof(host), st, 0);
-			db_column_copy(case_name, sizeof(case_name), st, 1);
-			db_column_copy(state, sizeof(state), st, 2);
-			db_column_copy(verdict, sizeof(verdict), st, 3);
-			db_column_copy(made, sizeof(made), st, 4);
-			db_column_copy(own_made, sizeof(own_made), st, 5);
-		} else if (rc != SQLITE_DONE) {
-			r = db_fail(db, rc, "reading the comparison that fixed an alert");
-		}
-		db_finish(st);
-		if (r < 0)
-			goto out;
-		if (!*host)
-			r = err_set(-EINVAL, "fixed_by: there is no comparison %lld",
-				    (long long)fixed_by);
-		else if (strcmp(host, a.host) || strcmp(case_name, a.case_name))
-			r = err_set(-EINVAL, "fixed_by: comparison %lld is of host '%s', case '%s'; "
-				    "alert %lld is of host '%s', case '%s'", (long long)fixed_by,
-				    host, case_name, (long long)id, a.host, a.case_name);
-		else if (strcmp(state, "done"))
-			r = err_set(-EINVAL, "fixed_by: comparison %lld is %s, not done",
-				    (long long)fixed_by, state);
-		else if (strcmp(made, own_made) <= 0)
-			r = err_set(-EINVAL, "fixed_by: comparison %lld was made at %s, not after "
-				    "the alert's comparison %lld (%s)", (long long)fixed_by, made,
-				    (long long)a.comparison_id, own_made);
-		else if (strcmp(verdict, a.slower ? "faster" : "slower"))
-			r = err_set(-EINVAL, "fixed_by: comparison %lld says %s; undoing a %s alert "
-				    "takes one that says %s", (long long)fixed_by,
-				    *verdict ? verdict : "nothing", a.slower ? "slower" : "faster",
-				    a.slower ? "faster" : "slower");
+		r = fixer_check(db, &a, id, fixed_by);
 		if (r < 0)
 			goto out;
 	}
 	time_now_iso(now);
-	r = db_prepare(db, &st, "UPDATE alerts SET triage = ?1, triage_by = ?2, triage_at = ?3,"
-		       " fixed_by = nullif(?4, 0) WHERE id = ?5");
-	if (r < 0)
-		goto out;
-	db_bind_text(st, 1, db_alert_triage_name(t));
-	db_bind_text(st, 2, by);
-	db_bind_text(st, 3, now);
-	sqlite3_bind_int64(st, 4, fixed_by);
-	sqlite3_bind_int64(st, 5, id);
-	r = db_step(db, st, "recording an alert's triage");
+	r = db_run(db, "UPDATE alerts SET triage = ?1, triage_by = ?2, triage_at = ?3,"
+		   " fixed_by = nullif(?4, 0) WHERE id = ?5",
+		   DB_ARGS(DB_TEXT(db_alert_triage_name(t)), DB_TEXT(by), DB_TEXT(now),
+			   DB_INT(fixed_by), DB_INT(id)), "recording an alert's triage");
 out:
 	db_alert_release(&a);
 	return r;
@@ -755,46 +626,26 @@ int db_alerts_find(struct db *db, struct db_alert **out, size_t *out_n,
 		.size = sizeof(**out), .max = max, .fill = alert_fill, .release = alert_release,
 		.doing = "listing alerts",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v = NULL;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT " ALERT_NAMED_COLUMNS
-		       " WHERE (?1 IS NULL OR coalesce(nullif(a.host, ''), c.host) = ?1)"
-		       " AND (?2 IS NULL OR a.case_name = ?2) AND (?3 IS NULL OR a.state = ?3)"
-		       " AND (?4 IS NULL OR a.triage = ?4) ORDER BY a.id DESC LIMIT ?5");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, f->host && *f->host ? f->host : NULL);
-	db_bind_text(st, 2, f->case_name && *f->case_name ? f->case_name : NULL);
-	db_bind_text(st, 3, f->state && *f->state ? f->state : NULL);
-	db_bind_text(st, 4, f->triage && *f->triage ? f->triage : NULL);
-	sqlite3_bind_int64(st, 5, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT " ALERT_NAMED_COLUMNS
+			      " WHERE (?1 IS NULL OR coalesce(nullif(a.host, ''), c.host) = ?1)"
+			      " AND (?2 IS NULL OR a.case_name = ?2) AND (?3 IS NULL OR a.state = ?3)"
+			      " AND (?4 IS NULL OR a.triage = ?4) ORDER BY a.id DESC LIMIT ?5",
+			      DB_ARGS(DB_TEXT(f->host && *f->host ? f->host : NULL),
+				      DB_TEXT(f->case_name && *f->case_name ? f->case_name : NULL),
+				      DB_TEXT(f->state && *f->state ? f->state : NULL),
+				      DB_TEXT(f->triage && *f->triage ? f->triage : NULL),
+				      DB_INT(max)), &how, out, out_n);
 }
 
 int db_alert_get(struct db *db, struct db_alert *out, int64_t id)
 {
-	sqlite3_stmt *st;
-	int rc, r;
+	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT " ALERT_NAMED_COLUMNS " WHERE a.id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		alert_fill(out, st, NULL);
-	else
-		r = rc == SQLITE_DONE ? err_set(-ENOENT, "there is no alert %lld", (long long)id) :
-			db_fail(db, rc, "reading an alert");
-	db_finish(st);
-	return r;
+	r = db_run_row(db, alert_fill, out, "SELECT " ALERT_NAMED_COLUMNS " WHERE a.id = ?",
+		       DB_ARGS(DB_INT(id)), "reading an alert");
+	return r == -ENOENT ? err_set(-ENOENT, "there is no alert %lld", (long long)id) : r;
 }
 
 static void triage_count_fill(void *elem, sqlite3_stmt *st, void *arg)
@@ -814,15 +665,11 @@ int db_alert_triage_counts(struct db *db, struct db_alert_triage_count **out, si
 		.size = sizeof(**out), .max = max, .fill = triage_count_fill,
 		.doing = "counting alerts' triage",
 	};
-	void *v = NULL;
-	int r;
 
-	r = db_rows_select(db, "SELECT h, count(*), sum(triage <> 'new'),"
-			   " sum(triage = 'false_alarm') FROM (SELECT coalesce(nullif(a.host, ''),"
-			   " c.host) AS h, a.triage FROM alerts a JOIN comparisons c"
-			   " ON c.id = a.comparison_id WHERE a.state = 'raised') GROUP BY h ORDER BY h"
-			   " LIMIT ?",
-			   (int64_t)max, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT h, count(*), sum(triage <> 'new'),"
+			      " sum(triage = 'false_alarm') FROM (SELECT coalesce(nullif(a.host, ''),"
+			      " c.host) AS h, a.triage FROM alerts a JOIN comparisons c"
+			      " ON c.id = a.comparison_id WHERE a.state = 'raised') GROUP BY h ORDER BY h"
+			      " LIMIT ?",
+			      DB_ARGS(DB_INT(max)), &how, out, out_n);
 }

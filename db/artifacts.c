@@ -20,68 +20,51 @@ void db_artifact_release(struct db_artifact *a)
  * the same few artifacts come back comparison after comparison. */
 int db_artifact_put(struct db *db, int64_t *out_id, const struct db_artifact *a)
 {
+	const struct db_arg key[] = { DB_TEXT(a->path), DB_INT(a->size), DB_TEXT(a->sha256) };
 	sqlite3_stmt *st = NULL;
 	int rc, r;
 
-	r = db_prepare(db, &st, "SELECT id FROM artifacts WHERE path = ? AND size = ? AND sha256 = ?");
-	if (r < 0)
+	*out_id = 0;
+	r = db_run_row(db, db_fill_int64, out_id, "SELECT id FROM artifacts WHERE path = ? AND"
+		       " size = ? AND sha256 = ?", key, ARRAY_SIZE(key), "looking up an artifact");
+	if (r != -ENOENT)
 		return r;
-	db_bind_text(st, 1, a->path);
-	sqlite3_bind_int64(st, 2, a->size);
-	db_bind_text(st, 3, a->sha256);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out_id = sqlite3_column_int64(st, 0);
-	db_finish(st);
-	if (rc == SQLITE_ROW)
-		return 0;
-	if (rc != SQLITE_DONE)
-		return db_fail(db, rc, "looking up an artifact");
 	r = db_prepare(db, &st,
 		       "INSERT INTO artifacts (path, size, sha256) VALUES (?, ?, ?)"
 		       " ON CONFLICT (path, size, sha256) DO UPDATE SET size = excluded.size"
 		       " RETURNING id");
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, a->path);
-	sqlite3_bind_int64(st, 2, a->size);
-	db_bind_text(st, 3, a->sha256);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
+	db_bind_args(st, key, ARRAY_SIZE(key));
+	rc = db_step_returning(st, out_id);
+	if (rc != SQLITE_DONE) {
+		/* The id of a row whose commit failed names nothing. */
+		*out_id = 0;
 		r = db_fail(db, rc, "recording an artifact");
-		goto out;
 	}
-	*out_id = sqlite3_column_int64(st, 0);
-	sqlite3_step(st);
-out:
 	db_finish(st);
 	return r;
 }
 
+static void artifact_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_artifact *a = elem;
+
+	a->path = db_column_strdup(st, 0);
+	a->size = sqlite3_column_int64(st, 1);
+	db_column_copy(a->sha256, sizeof(a->sha256), st, 2);
+}
+
 int db_artifact_load(struct db *db, struct db_artifact *out, int64_t id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT path, size, sha256 FROM artifacts WHERE id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		r = err_set(-ENOENT, "no artifact %lld", (long long)id);
-		goto out;
-	}
-	if (rc != SQLITE_ROW) {
-		r = db_fail(db, rc, "loading an artifact");
-		goto out;
-	}
-	out->id = id;
-	out->path = db_column_strdup(st, 0);
-	out->size = sqlite3_column_int64(st, 1);
-	db_column_copy(out->sha256, sizeof(out->sha256), st, 2);
-out:
-	db_finish(st);
+	r = db_run_row(db, artifact_fill, out, "SELECT path, size, sha256 FROM artifacts"
+		       " WHERE id = ?", DB_ARGS(DB_INT(id)), "loading an artifact");
+	if (r == -ENOENT)
+		return err_set(-ENOENT, "no artifact %lld", (long long)id);
+	if (r == 0)
+		out->id = id;
 	return r;
 }

@@ -11,6 +11,7 @@
  * first, at most max_aa of them. So an answer costs the count of hosts and
  * cases plus max_aa rows per pair, whatever else the database holds.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,89 +31,85 @@ void db_calibration_info_release(struct db_calibration_info *c)
 	memset(c, 0, sizeof(*c));
 }
 
+/* A text column into a buffer of len, when it is not NULL. */
+struct name {
+	char *out;
+	size_t len;
+	bool found;
+};
+
+static void name_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct name *x = elem;
+
+	x->found = sqlite3_column_type(st, 0) != SQLITE_NULL;
+	if (x->found)
+		db_column_copy(x->out, x->len, st, 0);
+}
+
 /* The least text value of a column above after (NULL: the least of all),
  * within host when host is not NULL: 1 with out set, 0 when there is none. */
 static int next_name(struct db *db, char *out, size_t len, const char *host, const char *after)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
+	struct name x = { out, len, false };
+	int r;
 
-	if (host)
-		r = db_prepare(db, &st, "SELECT min(case_name) FROM comparisons"
-			       " WHERE host = ?1 AND case_name > coalesce(?2, '')");
-	else
-		r = db_prepare(db, &st, "SELECT min(host) FROM comparisons"
-			       " WHERE host > coalesce(?2, '')");
-	if (r < 0)
-		return r;
-	if (host)
-		db_bind_text(st, 1, host);
-	db_bind_text(st, 2, after);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		db_column_copy(out, len, st, 0);
-		r = 1;
-	} else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-		r = 0;
-	} else {
-		r = db_fail(db, rc, "listing the calibrations");
-	}
-	db_finish(st);
-	return r;
+	r = db_run_row(db, name_fill, &x, host ?
+		       "SELECT min(case_name) FROM comparisons"
+		       " WHERE host = ?1 AND case_name > coalesce(?2, '')" :
+		       "SELECT min(host) FROM comparisons WHERE host > coalesce(?2, '')",
+		       DB_ARGS(DB_TEXT(host), DB_TEXT(after)), "listing the calibrations");
+	if (r == -ENOENT)
+		return 0;
+	return r < 0 ? r : x.found;
+}
+
+static void counts_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_calibration_info *c = elem;
+
+	c->total = sqlite3_column_int64(st, 0);
+	c->faster = sqlite3_column_int64(st, 1);
+	c->slower = sqlite3_column_int64(st, 2);
+	c->unchanged = sqlite3_column_int64(st, 3);
+	c->unresolved = sqlite3_column_int64(st, 4);
+	c->invalid = sqlite3_column_int64(st, 5);
+	db_column_copy(c->newest_at, sizeof(c->newest_at), st, 6);
+}
+
+static void newest_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_calibration_info *c = elem;
+
+	c->newest_id = sqlite3_column_int64(st, 0);
+	c->rule = db_column_strdup(st, 1);
+	c->fingerprint = db_column_strdup(st, 2);
+	c->higher_better = !strcmp((const char *)sqlite3_column_text(st, 3), "higher");
 }
 
 /* Fills the counts and the newest A/A of one host and case into c (host
  * and case_name set); c->total is 0 when it has none. */
 static int pair_info(struct db *db, struct db_calibration_info *c, size_t max_aa)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
-	r = db_prepare(db, &st, "SELECT count(*), total(verdict = 'faster'),"
+	/* An aggregate: a row always comes back. */
+	r = db_run_row(db, counts_fill, c, "SELECT count(*), total(verdict = 'faster'),"
 		       " total(verdict = 'slower'), total(verdict = 'unchanged'),"
 		       " total(verdict = 'unresolved'), total(verdict = 'invalid'), max(created_at)"
 		       " FROM (SELECT verdict, created_at FROM comparisons WHERE host = ?"
 		       "  AND case_name = ? AND kind = 'aa' AND state = 'done'"
-		       "  ORDER BY id DESC LIMIT ?)");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, c->host);
-	db_bind_text(st, 2, c->case_name);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)max_aa);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		c->total = sqlite3_column_int64(st, 0);
-		c->faster = sqlite3_column_int64(st, 1);
-		c->slower = sqlite3_column_int64(st, 2);
-		c->unchanged = sqlite3_column_int64(st, 3);
-		c->unresolved = sqlite3_column_int64(st, 4);
-		c->invalid = sqlite3_column_int64(st, 5);
-		db_column_copy(c->newest_at, sizeof(c->newest_at), st, 6);
-	} else {
-		r = db_fail(db, rc, "counting A/A comparisons");
-	}
-	db_finish(st);
+		       "  ORDER BY id DESC LIMIT ?)",
+		       DB_ARGS(DB_TEXT(c->host), DB_TEXT(c->case_name), DB_INT(max_aa)),
+		       "counting A/A comparisons");
 	if (r < 0 || c->total == 0)
 		return r;
-
-	r = db_prepare(db, &st, "SELECT id, rule, fingerprint, better FROM comparisons"
+	r = db_run_row(db, newest_fill, c, "SELECT id, rule, fingerprint, better FROM comparisons"
 		       " WHERE host = ? AND case_name = ? AND kind = 'aa' AND state = 'done'"
-		       " AND verdict != 'invalid' ORDER BY id DESC LIMIT 1");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, c->host);
-	db_bind_text(st, 2, c->case_name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		c->newest_id = sqlite3_column_int64(st, 0);
-		c->rule = db_column_strdup(st, 1);
-		c->fingerprint = db_column_strdup(st, 2);
-		c->higher_better = !strcmp((const char *)sqlite3_column_text(st, 3), "higher");
-	} else if (rc != SQLITE_DONE) {
-		r = db_fail(db, rc, "finding the newest A/A comparison");
-	}
-	db_finish(st);
-	return r;
+		       " AND verdict != 'invalid' ORDER BY id DESC LIMIT 1",
+		       DB_ARGS(DB_TEXT(c->host), DB_TEXT(c->case_name)),
+		       "finding the newest A/A comparison");
+	return r == -ENOENT ? 0 : r;
 }
 
 int db_calibration_infos(struct db *db, struct db_calibration_info **out, size_t *out_n,

@@ -122,7 +122,7 @@ static void bind_settings(sqlite3_stmt *st, const struct db_comparison *c, const
 int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_comparison *c)
 {
 	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
 	r = db_prepare(db, &st,
 		       "INSERT INTO comparisons (created_at, state, rule, case_name,"
@@ -136,15 +136,7 @@ int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_compari
 		return r;
 	bind_settings(st, c, c->metric);
 	db_bind_text(st, 25, db->owner);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, rc, "recording a comparison");
-		goto out;
-	}
-	*out_id = sqlite3_last_insert_rowid(db->h);
-out:
-	db_finish(st);
-	return r;
+	return db_step_insert(db, st, out_id, "recording a comparison");
 }
 
 static void bind_arm(sqlite3_stmt *st, int i, const struct db_arm_stats *a)
@@ -157,22 +149,14 @@ static void bind_arm(sqlite3_stmt *st, int i, const struct db_arm_stats *a)
 
 static int store_notes(struct db *db, int64_t id, const char *kind, char **texts, size_t n)
 {
-	sqlite3_stmt *st = NULL;
 	size_t i;
-	int r;
+	int r = 0;
 
-	r = db_prepare(db, &st, "INSERT INTO comparison_notes (comparison_id, kind, idx, text)"
-		       " VALUES (?, ?, ?, ?)");
-	if (r < 0)
-		return r;
-	for (i = 0; i < n && r == 0; i++) {
-		sqlite3_bind_int64(st, 1, id);
-		db_bind_text(st, 2, kind);
-		sqlite3_bind_int(st, 3, (int)i);
-		db_bind_text(st, 4, texts[i]);
-		r = db_step(db, st, "recording the summary");
-	}
-	db_finish(st);
+	for (i = 0; i < n && r == 0; i++)
+		r = db_run(db, "INSERT INTO comparison_notes (comparison_id, kind, idx, text)"
+			   " VALUES (?, ?, ?, ?)",
+			   DB_ARGS(DB_INT(id), DB_TEXT(kind), DB_INT(i), DB_TEXT(texts[i])),
+			   "recording the summary");
 	return r;
 }
 
@@ -186,39 +170,27 @@ static const char *const derived_deletes[] = {
 
 static int store_stages(struct db *db, int64_t id, const struct db_summary *s)
 {
-	sqlite3_stmt *st = NULL;
 	size_t i;
-	int r;
+	int r = 0;
 
-	r = db_prepare(db, &st, "INSERT INTO comparison_stages (comparison_id, stage, pairs,"
-		       " test, calibration_gains, alpha, p_faster, p_slower, p_below, p_above,"
-		       " verdict) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-	if (r < 0)
-		return r;
 	for (i = 0; i < s->nstages && r == 0; i++) {
 		const struct db_stage *g = &s->stages[i];
 
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int(st, 2, (int)i + 1);
-		sqlite3_bind_int(st, 3, g->pairs);
-		db_bind_text(st, 4, g->test);
-		sqlite3_bind_int(st, 5, g->calibration_gains);
-		db_bind_real(st, 6, g->alpha);
-		db_bind_real(st, 7, g->p_faster);
-		db_bind_real(st, 8, g->p_slower);
-		db_bind_real(st, 9, g->p_below);
-		db_bind_real(st, 10, g->p_above);
-		db_bind_text(st, 11, g->verdict);
-		r = db_step(db, st, "recording the stages");
+		r = db_run(db, "INSERT INTO comparison_stages (comparison_id, stage, pairs,"
+			   " test, calibration_gains, alpha, p_faster, p_slower, p_below, p_above,"
+			   " verdict) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			   DB_ARGS(DB_INT(id), DB_INT(i + 1), DB_INT(g->pairs), DB_TEXT(g->test),
+				   DB_INT(g->calibration_gains), DB_REAL(g->alpha),
+				   DB_REAL(g->p_faster), DB_REAL(g->p_slower), DB_REAL(g->p_below),
+				   DB_REAL(g->p_above), DB_TEXT(g->verdict)),
+			   "recording the stages");
 	}
-	db_finish(st);
 	return r;
 }
 
 /* A summary's derived rows: its stages, flags, reasons and pair gains. */
 static int store_derived(struct db *db, int64_t id, const struct db_summary *s)
 {
-	sqlite3_stmt *st = NULL;
 	size_t i;
 	int r;
 
@@ -227,26 +199,45 @@ static int store_derived(struct db *db, int64_t id, const struct db_summary *s)
 		r = store_notes(db, id, "flag", s->flags, s->nflags);
 	if (r == 0)
 		r = store_notes(db, id, "reason", s->reasons, s->nreasons);
-	if (r < 0)
-		return r;
-	r = db_prepare(db, &st, "INSERT INTO pair_gains (comparison_id, pair, gain) VALUES (?, ?, ?)");
-	if (r < 0)
-		return r;
-	for (i = 0; i < s->npair_gains && r == 0; i++) {
-		sqlite3_bind_int64(st, 1, id);
-		sqlite3_bind_int(st, 2, (int)i + 1);
-		db_bind_real(st, 3, s->pair_gains[i]);
-		r = db_step(db, st, "recording the pair gains");
-	}
-	db_finish(st);
+	for (i = 0; i < s->npair_gains && r == 0; i++)
+		r = db_run(db, "INSERT INTO pair_gains (comparison_id, pair, gain) VALUES (?, ?, ?)",
+			   DB_ARGS(DB_INT(id), DB_INT(i + 1), DB_REAL(s->pair_gains[i])),
+			   "recording the pair gains");
 	return r;
+}
+
+/* The summary's columns of a comparison's row. */
+static int finish_row(struct db *db, int64_t id, enum db_state state, const char *now,
+		      const struct db_summary *s)
+{
+	sqlite3_stmt *st = NULL;
+	int r;
+
+	r = db_prepare(db, &st,
+		       "UPDATE comparisons SET owner = NULL, state = ?, finished_at = ?, verdict = ?,"
+		       " gain_median = ?, gain_min = ?, gain_max = ?,"
+		       " old_median = ?, old_min = ?, old_max = ?, old_spread = ?,"
+		       " new_median = ?, new_min = ?, new_max = ?, new_spread = ?,"
+		       " digests_equal = ?, metric = ?, pairs_run = nullif(?, 0) WHERE id = ?");
+	if (r < 0)
+		return r;
+	db_bind_args(st, DB_ARGS(DB_TEXT(db_state_name(state)), DB_TEXT(now),
+				 DB_TEXT(s->verdict), DB_REAL(s->has_gain ? s->gain_median : NAN),
+				 DB_REAL(s->has_gain ? s->gain_min : NAN),
+				 DB_REAL(s->has_gain ? s->gain_max : NAN)));
+	bind_arm(st, 7, &s->old);
+	bind_arm(st, 11, &s->new);
+	sqlite3_bind_int(st, 15, s->digests_equal);
+	db_bind_text(st, 16, s->metric);
+	sqlite3_bind_int(st, 17, s->pairs_run > 0 ? s->pairs_run : 0);
+	sqlite3_bind_int64(st, 18, id);
+	return db_step(db, st, "recording the summary");
 }
 
 int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 			 const struct db_summary *s, const struct db_process *procs,
 			 size_t nprocs)
 {
-	sqlite3_stmt *st = NULL;
 	char now[TIME_ISO_LEN];
 	size_t i;
 	int r;
@@ -255,73 +246,21 @@ int db_comparison_finish(struct db *db, int64_t id, enum db_state state,
 	r = db_begin(db);
 	if (r < 0)
 		return r;
-	r = db_prepare(db, &st,
-		       "UPDATE comparisons SET owner = NULL, state = ?, finished_at = ?, verdict = ?,"
-		       " gain_median = ?, gain_min = ?, gain_max = ?,"
-		       " old_median = ?, old_min = ?, old_max = ?, old_spread = ?,"
-		       " new_median = ?, new_min = ?, new_max = ?, new_spread = ?,"
-		       " digests_equal = ?, metric = ?, pairs_run = ? WHERE id = ?");
-	if (r < 0)
-		goto out;
-	db_bind_text(st, 1, db_state_name(state));
-	db_bind_text(st, 2, now);
-	db_bind_text(st, 3, s->verdict);
-	db_bind_real(st, 4, s->has_gain ? s->gain_median : NAN);
-	db_bind_real(st, 5, s->has_gain ? s->gain_min : NAN);
-	db_bind_real(st, 6, s->has_gain ? s->gain_max : NAN);
-	bind_arm(st, 7, &s->old);
-	bind_arm(st, 11, &s->new);
-	sqlite3_bind_int(st, 15, s->digests_equal);
-	db_bind_text(st, 16, s->metric);
-	if (s->pairs_run > 0)
-		sqlite3_bind_int(st, 17, s->pairs_run);
-	else
-		sqlite3_bind_null(st, 17);
-	sqlite3_bind_int64(st, 18, id);
-	r = db_step(db, st, "recording the summary");
-	if (r < 0)
-		goto out;
-	db_finish(st);
-	st = NULL;
-	r = db_receipt_forget(db, id);
-	if (r < 0)
-		goto out;
-
+	r = finish_row(db, id, state, now, s);
+	if (r == 0)
+		r = db_receipt_forget(db, id);
 	/* A summary replaces any earlier one: finishing is idempotent. */
-	for (i = 0; i < ARRAY_SIZE(derived_deletes); i++) {
-		r = db_prepare(db, &st, derived_deletes[i]);
-		if (r < 0)
-			goto out;
-		sqlite3_bind_int64(st, 1, id);
-		r = db_step(db, st, "recording the summary");
-		if (r < 0)
-			goto out;
-		db_finish(st);
-		st = NULL;
-	}
-	r = store_derived(db, id, s);
-	if (r < 0)
-		goto out;
-
-	r = db_prepare(db, &st, "UPDATE processes SET valid = ?, invalid_reason = ?,"
-		       " state = CASE WHEN state = 'running' THEN 'abandoned' ELSE state END"
-		       " WHERE id = ?");
-	if (r < 0)
-		goto out;
-	for (i = 0; i < nprocs && i < s->nprocesses; i++) {
-		sqlite3_bind_int(st, 1, s->process_valid[i]);
-		db_bind_text(st, 2, s->process_reason[i]);
-		sqlite3_bind_int64(st, 3, procs[i].id);
-		r = db_step(db, st, "recording process validity");
-		if (r < 0)
-			goto out;
-	}
-	r = db_commit(db);
-out:
-	db_finish(st);
-	if (r < 0)
-		db_rollback(db);
-	return r;
+	for (i = 0; r == 0 && i < ARRAY_SIZE(derived_deletes); i++)
+		r = db_run(db, derived_deletes[i], DB_ARGS(DB_INT(id)), "recording the summary");
+	if (r == 0)
+		r = store_derived(db, id, s);
+	for (i = 0; r == 0 && i < nprocs && i < s->nprocesses; i++)
+		r = db_run(db, "UPDATE processes SET valid = ?, invalid_reason = ?,"
+			   " state = CASE WHEN state = 'running' THEN 'abandoned' ELSE state END"
+			   " WHERE id = ?", DB_ARGS(DB_INT(s->process_valid[i]),
+						    DB_TEXT(s->process_reason[i]), DB_INT(procs[i].id)),
+			   "recording process validity");
+	return db_end(db, r);
 }
 
 /* The row db_comparison_insert, db_comparison_finish (state done) and the
@@ -365,13 +304,10 @@ int db_comparison_store(struct db *db, int64_t *out_id, const struct db_comparis
 	r = db_step_insert(db, st, &id, "recording a comparison");
 	if (r == 0)
 		r = store_derived(db, id, s);
-	if (r == 0)
-		r = db_commit(db);
+out:
+	r = db_end(db, r);
 	if (r == 0)
 		*out_id = id;
-out:
-	if (r < 0)
-		db_rollback(db);
 	return r;
 }
 
@@ -396,44 +332,34 @@ static int notes_load(struct db *db, char ***out, size_t *out_n, int64_t id, con
 		.size = sizeof(char *), .max = SIZE_MAX, .fill = db_fill_string,
 		.release = db_release_string, .doing = "loading the summary",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v;
-	int r;
 
-	r = db_prepare(db, &st, "SELECT text FROM comparison_notes"
-		       " WHERE comparison_id = ? AND kind = ? ORDER BY idx");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	db_bind_text(st, 2, kind);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT text FROM comparison_notes"
+			      " WHERE comparison_id = ? AND kind = ? ORDER BY idx",
+			      DB_ARGS(DB_INT(id), DB_TEXT(kind)), &how, out, out_n);
+}
+
+/* A comparison's pair gains, in pair order. */
+static int gains_load(struct db *db, double **out, size_t *out_n, int64_t id, const char *doing)
+{
+	const struct db_rows how = {
+		.size = sizeof(double), .max = SIZE_MAX, .fill = gain_fill, .doing = doing,
+	};
+
+	return db_rows_select(db, "SELECT gain FROM pair_gains WHERE comparison_id = ?"
+			      " ORDER BY pair", DB_ARGS(DB_INT(id)), &how, out, out_n);
 }
 
 /* The stored summary's derived rows: flags, reasons and pair gains. */
 static int load_notes(struct db *db, struct db_comparison *c)
 {
-	static const struct db_rows gains = {
-		.size = sizeof(double), .max = SIZE_MAX, .fill = gain_fill,
-		.doing = "loading the pair gains",
-	};
 	struct db_summary *s = &c->summary;
-	sqlite3_stmt *st = NULL;
-	void *v;
 	int r;
 
 	r = notes_load(db, &s->flags, &s->nflags, c->id, "flag");
 	if (r == 0)
 		r = notes_load(db, &s->reasons, &s->nreasons, c->id, "reason");
-	if (r < 0)
-		return r;
-	r = db_prepare(db, &st, "SELECT gain FROM pair_gains WHERE comparison_id = ? ORDER BY pair");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, c->id);
-	r = db_rows_load(db, st, &gains, &v, &s->npair_gains);
-	s->pair_gains = v;
+	if (r == 0)
+		r = gains_load(db, &s->pair_gains, &s->npair_gains, c->id, "loading the pair gains");
 	return r;
 }
 
@@ -459,19 +385,11 @@ static int load_stages(struct db *db, struct db_summary *s, int64_t id)
 		.size = sizeof(struct db_stage), .max = SIZE_MAX, .fill = stage_fill,
 		.doing = "loading the stages",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v;
-	int r;
 
-	r = db_prepare(db, &st, "SELECT pairs, test, calibration_gains, alpha, p_faster,"
-		       " p_slower, p_below, p_above, verdict FROM comparison_stages"
-		       " WHERE comparison_id = ? ORDER BY stage");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	r = db_rows_load(db, st, &how, &v, &s->nstages);
-	s->stages = v;
-	return r;
+	return db_rows_select(db, "SELECT pairs, test, calibration_gains, alpha, p_faster,"
+			      " p_slower, p_below, p_above, verdict FROM comparison_stages"
+			      " WHERE comparison_id = ? ORDER BY stage", DB_ARGS(DB_INT(id)), &how,
+			      &s->stages, &s->nstages);
 }
 
 /* The ids of a calibration column: "[12,14,15]". */
@@ -508,46 +426,25 @@ bad:
 
 int db_calibration_load(struct db *db, struct db_calibration *cal, size_t n)
 {
-	static const struct db_rows gains = {
-		.size = sizeof(double), .max = SIZE_MAX, .fill = gain_fill,
-		.doing = "loading a calibration's pair gains",
-	};
-	sqlite3_stmt *st = NULL;
 	size_t i;
 	int r = 0;
 
 	for (i = 0; i < n && r == 0; i++) {
 		int64_t id = cal[i].comparison_id;
-		void *v;
-		int rc;
 
 		free(cal[i].metric);
 		free(cal[i].gains);
 		cal[i].metric = NULL;
 		cal[i].gains = NULL;
 		cal[i].ngains = 0;
-		r = db_prepare(db, &st, "SELECT metric FROM comparisons WHERE id = ?");
-		if (r < 0)
-			break;
-		sqlite3_bind_int64(st, 1, id);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			cal[i].metric = db_column_strdup(st, 0);
-		else if (rc == SQLITE_DONE)
+		r = db_run_row(db, db_fill_string, &cal[i].metric, "SELECT metric FROM comparisons"
+			       " WHERE id = ?", DB_ARGS(DB_INT(id)), "loading a calibration");
+		if (r == -ENOENT)
 			r = err_set(-ENOENT, "no comparison %lld in '%s' to calibrate with",
 				    (long long)id, db->path);
-		else
-			r = db_fail(db, rc, "loading a calibration");
-		db_finish(st);
-		if (r < 0)
-			break;
-		r = db_prepare(db, &st, "SELECT gain FROM pair_gains WHERE comparison_id = ?"
-			       " ORDER BY pair");
-		if (r < 0)
-			break;
-		sqlite3_bind_int64(st, 1, id);
-		r = db_rows_load(db, st, &gains, &v, &cal[i].ngains);
-		cal[i].gains = v;
+		if (r == 0)
+			r = gains_load(db, &cal[i].gains, &cal[i].ngains, id,
+				       "loading a calibration's pair gains");
 	}
 	return r;
 }
@@ -577,18 +474,106 @@ static int load_calibration(struct db *db, struct db_comparison *c, const char *
 	return r;
 }
 
+/* A comparison's row as db_comparison_load reads it: into c, but for the
+ * ids of its artifacts and its calibration's text, which name what is
+ * loaded next. */
+struct comparison_row {
+	struct db_comparison *c;
+	int64_t old_id, new_id;
+	char *calibration;
+};
+
+static void comparison_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct comparison_row *x = elem;
+	struct db_comparison *c = x->c;
+
+	db_column_copy(c->created_at, sizeof(c->created_at), st, 0);
+	db_column_copy(c->finished_at, sizeof(c->finished_at), st, 1);
+	c->state = db_state_from_name((const char *)sqlite3_column_text(st, 2));
+	c->rule = db_column_strdup(st, 3);
+	c->case_name = db_column_strdup(st, 4);
+	c->metric_requested = db_column_strdup(st, 5);
+	c->metric = db_column_strdup(st, 6);
+	c->host = db_column_strdup(st, 7);
+	c->fingerprint = db_column_strdup(st, 8);
+	x->old_id = sqlite3_column_int64(st, 9);
+	x->new_id = sqlite3_column_int64(st, 10);
+	c->pairs = sqlite3_column_int(st, 11);
+	c->warmup = sqlite3_column_int(st, 12);
+	c->timeout_s = db_column_real(st, 13);
+	c->min_effect = db_column_real(st, 14);
+	c->noise = db_column_real(st, 15);
+	c->args_json = db_column_strdup(st, 16);
+	c->has_summary = sqlite3_column_type(st, 17) != SQLITE_NULL;
+	db_column_copy(c->summary.verdict, sizeof(c->summary.verdict), st, 17);
+	c->summary.has_gain = sqlite3_column_type(st, 18) != SQLITE_NULL;
+	c->summary.gain_median = db_column_real(st, 18);
+	c->summary.gain_min = db_column_real(st, 19);
+	c->summary.gain_max = db_column_real(st, 20);
+	load_arm(st, 21, &c->summary.old);
+	load_arm(st, 25, &c->summary.new);
+	c->summary.digests_equal = sqlite3_column_int(st, 29);
+	c->job_id = sqlite3_column_int64(st, 30);
+	c->base_build = sqlite3_column_int64(st, 31);
+	c->head_build = sqlite3_column_int64(st, 32);
+	c->job_head = db_column_strdup(st, 33);
+	db_column_copy(c->job_commit, sizeof(c->job_commit), st, 34);
+	db_column_copy(c->job_base, sizeof(c->job_base), st, 35);
+	c->aa = !strcmp((const char *)sqlite3_column_text(st, 36), "aa");
+	c->higher_better = !strcmp((const char *)sqlite3_column_text(st, 37), "higher");
+	c->max_pairs = sqlite3_column_int(st, 38);
+	x->calibration = db_column_strdup(st, 39);
+	c->old_manifest = db_column_strdup(st, 40);
+	c->new_manifest = db_column_strdup(st, 41);
+	c->summary.pairs_run = sqlite3_column_int(st, 42);
+	c->abandoned_reason = db_column_strdup(st, 43);
+	if (c->metric)
+		c->summary.metric = xstrdup(c->metric);
+}
+
+/* What the rows beside a comparison's own hold: its artifacts, notes,
+ * stages, calibration and processes, and the processes' validity in the
+ * summary. */
+static int load_parts(struct db *db, struct db_comparison *c, const struct comparison_row *x)
+{
+	size_t i;
+	int r;
+
+	r = db_artifact_load(db, &c->old, x->old_id);
+	if (r == 0)
+		r = db_artifact_load(db, &c->new, x->new_id);
+	if (r == 0)
+		r = load_notes(db, c);
+	if (r == 0)
+		r = load_stages(db, &c->summary, c->id);
+	if (r == 0)
+		r = load_calibration(db, c, x->calibration);
+	if (r == 0)
+		r = db_processes_load(db, &c->processes, &c->nprocesses, c->id);
+	if (r < 0)
+		return r;
+	c->summary.nprocesses = c->nprocesses;
+	c->summary.process_valid = xcalloc(c->nprocesses, sizeof(bool));
+	c->summary.process_reason = xcalloc(c->nprocesses, sizeof(char *));
+	for (i = 0; i < c->nprocesses; i++) {
+		c->summary.process_valid[i] = c->processes[i].valid;
+		if (c->processes[i].invalid_reason)
+			c->summary.process_reason[i] = xstrdup(c->processes[i].invalid_reason);
+	}
+	return 0;
+}
+
 int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 {
 	struct db_comparison c;
-	sqlite3_stmt *st = NULL;
-	char *calibration = NULL;
-	int64_t old_id, new_id;
-	size_t i;
-	int rc, r;
+	struct comparison_row x = { &c, 0, 0, NULL };
+	int r;
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
-	r = db_prepare(db, &st,
+	c.id = id;
+	r = db_run_row(db, comparison_fill, &x,
 		       "SELECT c.created_at, c.finished_at, c.state, c.rule, c.case_name,"
 		       " c.metric_requested, c.metric, c.host, c.fingerprint, c.old_artifact,"
 		       " c.new_artifact, c.pairs, c.warmup, c.timeout_s, c.min_effect, c.noise,"
@@ -599,92 +584,13 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 		       " j.head, j.commit_oid, j.base_oid, c.kind, c.better,"
 		       " coalesce(c.max_pairs, c.pairs), c.calibration, c.old_manifest,"
 		       " c.new_manifest, coalesce(c.pairs_run, 0), c.abandoned_reason"
-		       " FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id WHERE c.id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
+		       " FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id WHERE c.id = ?",
+		       DB_ARGS(DB_INT(id)), "loading a comparison");
+	if (r == -ENOENT)
 		r = err_set(-ENOENT, "no comparison %lld in '%s'", (long long)id, db->path);
-		goto out;
-	}
-	if (rc != SQLITE_ROW) {
-		r = db_fail(db, rc, "loading a comparison");
-		goto out;
-	}
-	c.id = id;
-	db_column_copy(c.created_at, sizeof(c.created_at), st, 0);
-	db_column_copy(c.finished_at, sizeof(c.finished_at), st, 1);
-	c.state = db_state_from_name((const char *)sqlite3_column_text(st, 2));
-	c.rule = db_column_strdup(st, 3);
-	c.case_name = db_column_strdup(st, 4);
-	c.metric_requested = db_column_strdup(st, 5);
-	c.metric = db_column_strdup(st, 6);
-	c.host = db_column_strdup(st, 7);
-	c.fingerprint = db_column_strdup(st, 8);
-	old_id = sqlite3_column_int64(st, 9);
-	new_id = sqlite3_column_int64(st, 10);
-	c.pairs = sqlite3_column_int(st, 11);
-	c.warmup = sqlite3_column_int(st, 12);
-	c.timeout_s = db_column_real(st, 13);
-	c.min_effect = db_column_real(st, 14);
-	c.noise = db_column_real(st, 15);
-	c.args_json = db_column_strdup(st, 16);
-	c.has_summary = sqlite3_column_type(st, 17) != SQLITE_NULL;
-	db_column_copy(c.summary.verdict, sizeof(c.summary.verdict), st, 17);
-	c.summary.has_gain = sqlite3_column_type(st, 18) != SQLITE_NULL;
-	c.summary.gain_median = db_column_real(st, 18);
-	c.summary.gain_min = db_column_real(st, 19);
-	c.summary.gain_max = db_column_real(st, 20);
-	load_arm(st, 21, &c.summary.old);
-	load_arm(st, 25, &c.summary.new);
-	c.summary.digests_equal = sqlite3_column_int(st, 29);
-	c.job_id = sqlite3_column_int64(st, 30);
-	c.base_build = sqlite3_column_int64(st, 31);
-	c.head_build = sqlite3_column_int64(st, 32);
-	c.job_head = db_column_strdup(st, 33);
-	db_column_copy(c.job_commit, sizeof(c.job_commit), st, 34);
-	db_column_copy(c.job_base, sizeof(c.job_base), st, 35);
-	c.aa = !strcmp((const char *)sqlite3_column_text(st, 36), "aa");
-	c.higher_better = !strcmp((const char *)sqlite3_column_text(st, 37), "higher");
-	c.max_pairs = sqlite3_column_int(st, 38);
-	calibration = db_column_strdup(st, 39);
-	c.old_manifest = db_column_strdup(st, 40);
-	c.new_manifest = db_column_strdup(st, 41);
-	c.summary.pairs_run = sqlite3_column_int(st, 42);
-	c.abandoned_reason = db_column_strdup(st, 43);
-	if (c.metric)
-		c.summary.metric = xstrdup(c.metric);
-	db_finish(st);
-	st = NULL;
-
-	r = db_artifact_load(db, &c.old, old_id);
-	if (r < 0)
-		goto out;
-	r = db_artifact_load(db, &c.new, new_id);
-	if (r < 0)
-		goto out;
-	r = load_notes(db, &c);
 	if (r == 0)
-		r = load_stages(db, &c.summary, id);
-	if (r == 0)
-		r = load_calibration(db, &c, calibration);
-	if (r < 0)
-		goto out;
-	r = db_processes_load(db, &c.processes, &c.nprocesses, id);
-	if (r < 0)
-		goto out;
-	c.summary.nprocesses = c.nprocesses;
-	c.summary.process_valid = xcalloc(c.nprocesses, sizeof(bool));
-	c.summary.process_reason = xcalloc(c.nprocesses, sizeof(char *));
-	for (i = 0; i < c.nprocesses; i++) {
-		c.summary.process_valid[i] = c.processes[i].valid;
-		if (c.processes[i].invalid_reason)
-			c.summary.process_reason[i] = xstrdup(c.processes[i].invalid_reason);
-	}
-out:
-	db_finish(st);
-	free(calibration);
+		r = load_parts(db, &c, &x);
+	free(x.calibration);
 	if (r < 0) {
 		db_comparison_release(&c);
 		return r;
@@ -716,31 +622,23 @@ int db_calibration_select(struct db *db, struct db_calibration **out, size_t *ou
 		.doing = "choosing a calibration",
 	};
 	struct calibration_pick *picks;
-	sqlite3_stmt *st = NULL;
 	size_t n, i, take = 0, total = 0;
-	void *v;
 	int r;
 
 	*out = NULL;
 	*out_n = 0;
 	if (max_gains == 0)
 		return 0;
-	r = db_prepare(db, &st, "SELECT id, coalesce(pairs_run, pairs) FROM comparisons"
-		       " WHERE host = ? AND case_name = ? AND kind = 'aa' AND state = 'done'"
-		       " AND rule = ? AND better = ? AND fingerprint IS ?"
-		       " AND verdict IS NOT NULL AND verdict != 'invalid'"
-		       " ORDER BY id DESC");
+	r = db_rows_select(db, "SELECT id, coalesce(pairs_run, pairs) FROM comparisons"
+			   " WHERE host = ? AND case_name = ? AND kind = 'aa' AND state = 'done'"
+			   " AND rule = ? AND better = ? AND fingerprint IS ?"
+			   " AND verdict IS NOT NULL AND verdict != 'invalid'"
+			   " ORDER BY id DESC",
+			   DB_ARGS(DB_TEXT(host), DB_TEXT(case_name), DB_TEXT(rule),
+				   DB_TEXT(higher_better ? "higher" : "lower"), DB_TEXT(fingerprint)),
+			   &how, &picks, &n);
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, host);
-	db_bind_text(st, 2, case_name);
-	db_bind_text(st, 3, rule);
-	db_bind_text(st, 4, higher_better ? "higher" : "lower");
-	db_bind_text(st, 5, fingerprint);
-	r = db_rows_load(db, st, &how, &v, &n);
-	if (r < 0)
-		return r;
-	picks = v;
 	while (take < n && total + (size_t)picks[take].pairs <= max_gains)
 		total += (size_t)picks[take++].pairs;
 	if (take) {
@@ -781,49 +679,23 @@ int db_comparison_list(struct db *db, struct db_comparison_row *out, size_t max,
 		.size = sizeof(*out), .max = max, .fill = row_fill,
 		.doing = "listing comparisons",
 	};
-	sqlite3_stmt *st = NULL;
-	int r;
 
-	r = db_prepare(db, &st,
-		       "SELECT c.id, c.created_at, c.state, c.host, c.case_name,"
-		       " coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median,"
-		       " o.sha256, n.sha256, c.old_manifest, c.new_manifest, c.kind FROM comparisons c"
-		       " JOIN artifacts o ON o.id = c.old_artifact"
-		       " JOIN artifacts n ON n.id = c.new_artifact"
-		       " WHERE c.id < ? ORDER BY c.id DESC LIMIT ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, before_id > 0 ? before_id : INT64_MAX);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	return db_rows_fill(db, st, &how, out);
-}
-
-static void id_fill(void *elem, sqlite3_stmt *st, void *arg)
-{
-	*(int64_t *)elem = sqlite3_column_int64(st, 0);
+	return db_rows_select_fill(db, "SELECT c.id, c.created_at, c.state, c.host, c.case_name,"
+				   " coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median,"
+				   " o.sha256, n.sha256, c.old_manifest, c.new_manifest, c.kind"
+				   " FROM comparisons c JOIN artifacts o ON o.id = c.old_artifact"
+				   " JOIN artifacts n ON n.id = c.new_artifact"
+				   " WHERE c.id < ? ORDER BY c.id DESC LIMIT ?",
+				   DB_ARGS(DB_INT(before_id > 0 ? before_id : INT64_MAX),
+					   DB_INT(max)), &how, out);
 }
 
 /* The ids of comparisons in one state, or in any when state is NULL. */
 static int ids_query(struct db *db, int64_t **out, size_t *out_n, const char *state)
 {
-	static const struct db_rows how = {
-		.size = sizeof(int64_t), .max = SIZE_MAX, .fill = id_fill,
-		.doing = "listing comparisons",
-	};
-	sqlite3_stmt *st = NULL;
-	void *v;
-	int r;
-
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT id FROM comparisons WHERE ?1 IS NULL OR state = ?1"
-		       " ORDER BY id");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, state);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_ids_select(db, out, out_n, SIZE_MAX, "SELECT id FROM comparisons"
+			     " WHERE ?1 IS NULL OR state = ?1 ORDER BY id", DB_ARGS(DB_TEXT(state)),
+			     "listing comparisons");
 }
 
 int db_comparison_ids(struct db *db, int64_t **out, size_t *out_n)
@@ -850,64 +722,49 @@ int db_comparison_orphans(struct db *db, struct db_orphan **out, size_t *out_n, 
 		.size = sizeof(struct db_orphan), .max = SIZE_MAX, .fill = orphan_fill,
 		.doing = "finding the comparisons left running",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v = NULL;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT id, owner FROM comparisons WHERE state = 'running' AND"
-		       " (perfd_owner_gone(owner) OR (?1 AND owner IS NULL AND id NOT IN"
-		       " (SELECT comparison_id FROM comparison_origins))) ORDER BY id");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int(st, 1, unowned);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT id, owner FROM comparisons WHERE state = 'running' AND"
+			      " (perfd_owner_gone(owner) OR (?1 AND owner IS NULL AND id NOT IN"
+			      " (SELECT comparison_id FROM comparison_origins))) ORDER BY id",
+			      DB_ARGS(DB_INT(unowned)), &how, out, out_n);
 }
 
 int db_comparison_abandoned_reason_set(struct db *db, int64_t id, const char *reason)
 {
-	sqlite3_stmt *st = NULL;
 	int r;
 
-	r = db_prepare(db, &st, "UPDATE comparisons SET abandoned_reason = ?"
-		       " WHERE id = ? AND state = 'running'");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, reason);
-	sqlite3_bind_int64(st, 2, id);
-	r = db_step(db, st, "recording why a comparison was abandoned");
+	r = db_run(db, "UPDATE comparisons SET abandoned_reason = ? WHERE id = ? AND"
+		   " state = 'running'", DB_ARGS(DB_TEXT(reason), DB_INT(id)),
+		   "recording why a comparison was abandoned");
 	if (r == 0 && sqlite3_changes(db->h) == 0)
 		r = err_set(-EALREADY, "comparison %lld in '%s' is not running",
 			    (long long)id, db->path);
 	return r;
 }
 
+/* A comparison's id and state, for db_job_comparison. */
+struct id_state {
+	int64_t *id;
+	enum db_state *state;
+};
+
+static void id_state_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct id_state *x = elem;
+
+	*x->id = sqlite3_column_int64(st, 0);
+	*x->state = db_state_from_name((const char *)sqlite3_column_text(st, 1));
+}
+
 int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,
 		      int64_t job_id, const char *case_name)
 {
-	sqlite3_stmt *st;
-	int rc, r;
+	struct id_state x = { out_id, out_state };
 
-	r = db_prepare(db, &st, "SELECT id, state FROM comparisons WHERE job_id = ? AND"
-		       " case_name = ? ORDER BY id DESC LIMIT 1");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, job_id);
-	db_bind_text(st, 2, case_name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*out_id = sqlite3_column_int64(st, 0);
-		*out_state = db_state_from_name((const char *)sqlite3_column_text(st, 1));
-	} else if (rc == SQLITE_DONE) {
-		r = -ENOENT;
-	} else {
-		r = db_fail(db, rc, "finding a job's comparison");
-	}
-	db_finish(st);
-	return r;
+	return db_run_row(db, id_state_fill, &x, "SELECT id, state FROM comparisons"
+			  " WHERE job_id = ? AND case_name = ? ORDER BY id DESC LIMIT 1",
+			  DB_ARGS(DB_INT(job_id), DB_TEXT(case_name)),
+			  "finding a job's comparison");
 }
 
 /*
@@ -919,26 +776,20 @@ int db_job_comparison(struct db *db, int64_t *out_id, enum db_state *out_state,
 int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char *commit)
 {
 	const struct db_rows how = {
-		.size = sizeof(*out), .max = max, .fill = id_fill,
+		.size = sizeof(*out), .max = max, .fill = db_fill_int64,
 		.doing = "finding a commit's comparisons",
 	};
-	sqlite3_stmt *st;
-	int r;
 
-	r = db_prepare(db, &st, "SELECT c.id FROM comparisons c"
-		       " JOIN artifacts o ON o.id = c.old_artifact"
-		       " JOIN artifacts n ON n.id = c.new_artifact"
-		       " WHERE c.id IN (SELECT max(c2.id) FROM jobs j"
-		       "  JOIN comparisons c2 ON c2.job_id = j.id"
-		       "  WHERE j.commit_oid = ?1 AND j.kind = 'head' AND c2.state = 'done'"
-		       "  GROUP BY c2.job_id, c2.host, c2.case_name)"
-		       " ORDER BY c.host, c.case_name, c.old_manifest, c.new_manifest, o.sha256,"
-		       " n.sha256, c.id LIMIT ?2");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, commit);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	return db_rows_fill(db, st, &how, out);
+	return db_rows_select_fill(db, "SELECT c.id FROM comparisons c"
+				   " JOIN artifacts o ON o.id = c.old_artifact"
+				   " JOIN artifacts n ON n.id = c.new_artifact"
+				   " WHERE c.id IN (SELECT max(c2.id) FROM jobs j"
+				   "  JOIN comparisons c2 ON c2.job_id = j.id"
+				   "  WHERE j.commit_oid = ?1 AND j.kind = 'head' AND c2.state = 'done'"
+				   "  GROUP BY c2.job_id, c2.host, c2.case_name)"
+				   " ORDER BY c.host, c.case_name, c.old_manifest, c.new_manifest,"
+				   " o.sha256, n.sha256, c.id LIMIT ?2",
+				   DB_ARGS(DB_TEXT(commit), DB_INT(max)), &how, out);
 }
 
 #define ENTRY_COLUMNS "c.id, c.created_at, c.state, c.host, c.case_name," \
@@ -959,12 +810,34 @@ static void entry_fill(void *elem, sqlite3_stmt *st, void *arg)
 	db_column_copy(e->commit, sizeof(e->commit), st, 15);
 }
 
+/* The entries sql (built per call, so prepared for this call alone and
+ * not cached) selects with args bound, into out (how->max of them): the
+ * count, or a negative errno. */
+static int entries_query(struct db *db, struct db_comparison_entry *out,
+			 const struct db_rows *how, const char *sql, const struct db_arg *args,
+			 size_t nargs)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, r;
+
+	rc = sqlite3_prepare_v2(db->h, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		r = db_fail(db, rc, how->doing);
+		goto out;
+	}
+	db_bind_args(st, args, nargs);
+	r = db_rows_fill(db, st, how, out);
+out:
+	sqlite3_finalize(st);
+	return r;
+}
+
 /*
  * The WHERE clause is built from the filters present, so that the planner
  * sees plain equalities it can serve with comparisons_host_case,
  * comparisons_host, comparisons_verdict or jobs_commit; "(? IS NULL OR ...)"
- * would hide them. Such a statement is prepared per call rather than cached
- * (db_prepare caches literals only).
+ * would hide them. A filter that is absent leaves its parameter unused
+ * (bound to NULL).
  */
 int db_comparison_find(struct db *db, struct db_comparison_entry *out, size_t max,
 		       const struct db_comparison_filter *f)
@@ -974,9 +847,8 @@ int db_comparison_find(struct db *db, struct db_comparison_entry *out, size_t ma
 		.doing = "listing comparisons",
 	};
 	struct strbuf sql = STRBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	char hi[DB_OID_HEX + 1];
-	int rc, r;
+	char hi[DB_OID_HEX + 1] = "";
+	int r;
 
 	strbuf_adds(&sql, "SELECT " ENTRY_COLUMNS ENTRY_FROM " WHERE c.id < ?1");
 	if (f->host)
@@ -993,26 +865,10 @@ int db_comparison_find(struct db *db, struct db_comparison_entry *out, size_t ma
 		snprintf(hi, sizeof(hi), "%sg", f->commit);
 	}
 	strbuf_adds(&sql, " ORDER BY c.id DESC LIMIT ?7");
-	rc = sqlite3_prepare_v2(db->h, sql.buf, -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = db_fail(db, rc, "listing comparisons");
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, f->before_id > 0 ? f->before_id : INT64_MAX);
-	if (f->host)
-		db_bind_text(st, 2, f->host);
-	if (f->case_name)
-		db_bind_text(st, 3, f->case_name);
-	if (f->verdict)
-		db_bind_text(st, 4, f->verdict);
-	if (f->commit) {
-		db_bind_text(st, 5, f->commit);
-		db_bind_text(st, 6, hi);
-	}
-	sqlite3_bind_int64(st, 7, (sqlite3_int64)max);
-	r = db_rows_fill(db, st, &how, out);
-out:
-	sqlite3_finalize(st);
+	r = entries_query(db, out, &how, sql.buf,
+			  DB_ARGS(DB_INT(f->before_id > 0 ? f->before_id : INT64_MAX),
+				  DB_TEXT(f->host), DB_TEXT(f->case_name), DB_TEXT(f->verdict),
+				  DB_TEXT(f->commit), DB_TEXT(f->commit ? hi : NULL), DB_INT(max)));
 	strbuf_release(&sql);
 	return r;
 }
@@ -1025,8 +881,7 @@ int db_comparison_cells(struct db *db, struct db_comparison_entry *out, size_t m
 		.doing = "pooling comparisons",
 	};
 	struct strbuf sql = STRBUF_INIT;
-	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
 	/* Built like db_comparison_find's, for the same reason. */
 	strbuf_adds(&sql, "SELECT " ENTRY_COLUMNS ENTRY_FROM " WHERE 1");
@@ -1036,19 +891,8 @@ int db_comparison_cells(struct db *db, struct db_comparison_entry *out, size_t m
 		strbuf_adds(&sql, " AND c.case_name = ?2");
 	strbuf_adds(&sql, " ORDER BY c.host, c.case_name, c.old_manifest, c.new_manifest,"
 		    " o.sha256, n.sha256, c.id LIMIT ?3");
-	rc = sqlite3_prepare_v2(db->h, sql.buf, -1, &st, NULL);
-	if (rc != SQLITE_OK) {
-		r = db_fail(db, rc, "pooling comparisons");
-		goto out;
-	}
-	if (host)
-		db_bind_text(st, 1, host);
-	if (case_name)
-		db_bind_text(st, 2, case_name);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-	r = db_rows_fill(db, st, &how, out);
-out:
-	sqlite3_finalize(st);
+	r = entries_query(db, out, &how, sql.buf,
+			  DB_ARGS(DB_TEXT(host), DB_TEXT(case_name), DB_INT(max)));
 	strbuf_release(&sql);
 	return r;
 }
@@ -1104,7 +948,7 @@ static int timeline_values(struct db *db, struct db_timeline_point *pts, size_t 
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	r = db_prepare(db, &st, "SELECT p.comparison_id, p.seq, p.arm, p.pair, coalesce(p.valid, 0),"
+	r = db_prepare_bound(db, &st, "SELECT p.comparison_id, p.seq, p.arm, p.pair, coalesce(p.valid, 0),"
 		       " coalesce(m.value, CASE WHEN c.metric = 'wall_ms' AND p.state = 'done'"
 		       "  AND p.spawn_error IS NULL THEN p.wall_ms END)"
 		       " FROM comparisons c JOIN processes p ON p.comparison_id = c.id"
@@ -1113,12 +957,10 @@ static int timeline_values(struct db *db, struct db_timeline_point *pts, size_t 
 		       "  ON j.id = c2.job_id WHERE c2.host = ?1 AND c2.case_name = ?2 AND"
 		       "  c2.kind = 'compare' AND coalesce(j.kind, 'head') = 'head'"
 		       "  ORDER BY c2.id DESC LIMIT ?3)"
-		       " ORDER BY p.comparison_id, p.seq");
+		       " ORDER BY p.comparison_id, p.seq",
+		       DB_ARGS(DB_TEXT(host), DB_TEXT(case_name), DB_INT(max)));
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, host);
-	db_bind_text(st, 2, case_name);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
 	r = db_rows_each(db, st, SIZE_MAX, timeline_value_add, &w, "loading a timeline's values");
 	return r < 0 ? r : 0;
 }
@@ -1155,30 +997,23 @@ int db_timeline(struct db *db, struct db_timeline_point **out, size_t *out_n,
 		.doing = "loading a timeline",
 	};
 	struct db_timeline_point *pts;
-	sqlite3_stmt *st = NULL;
 	size_t n, i;
-	void *v;
 	int r;
 
 	*out = NULL;
 	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT * FROM (SELECT c.id, c.created_at, coalesce(c.job_id, 0),"
-		       " coalesce(j.head, ''), coalesce(j.commit_oid, ''), coalesce(c.metric, ''),"
-		       " coalesce(c.verdict, ''), c.gain_median, c.old_median, c.new_median,"
-		       " c.fingerprint FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id"
-		       " WHERE c.host = ? AND c.case_name = ? AND c.kind = 'compare'"
-		       " AND coalesce(j.kind, 'head') = 'head'"
-		       " ORDER BY c.id DESC LIMIT ?)"
-		       " ORDER BY 1");
+	r = db_rows_select(db, "SELECT * FROM (SELECT c.id, c.created_at, coalesce(c.job_id, 0),"
+			   " coalesce(j.head, ''), coalesce(j.commit_oid, ''),"
+			   " coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median,"
+			   " c.old_median, c.new_median, c.fingerprint FROM comparisons c"
+			   " LEFT JOIN jobs j ON j.id = c.job_id"
+			   " WHERE c.host = ? AND c.case_name = ? AND c.kind = 'compare'"
+			   " AND coalesce(j.kind, 'head') = 'head'"
+			   " ORDER BY c.id DESC LIMIT ?)"
+			   " ORDER BY 1", DB_ARGS(DB_TEXT(host), DB_TEXT(case_name), DB_INT(max)),
+			   &how, &pts, &n);
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, host);
-	db_bind_text(st, 2, case_name);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, &n);
-	if (r < 0)
-		return r;
-	pts = v;
 	r = timeline_values(db, pts, n, host, case_name, max);
 	if (r < 0) {
 		for (i = 0; i < n; i++)
@@ -1218,30 +1053,22 @@ int db_series_load(struct db *db, struct db_series_point *out, size_t max, const
 		.size = sizeof(struct db_series_point), .max = max,
 		.fill = series_point_fill, .doing = "loading a branch's series",
 	};
-	sqlite3_stmt *st = NULL;
-	int r;
 
-	r = db_prepare(db, &st, "SELECT * FROM (SELECT c.id, j.id, j.commit_oid,"
-		       " coalesce(c.metric, ''), c.new_median, c.fingerprint"
-		       " FROM comparisons c JOIN jobs j ON j.id = c.job_id"
-		       " WHERE c.host = ?1 AND c.case_name = ?2 AND c.kind = 'compare'"
-		       " AND c.state = 'done' AND coalesce(c.verdict, '') <> 'invalid'"
-		       " AND c.new_median IS NOT NULL AND j.kind = 'head' AND j.head = ?3"
-		       " ORDER BY j.id DESC, c.id DESC LIMIT ?4)"
-		       " ORDER BY 2, 1");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, host);
-	db_bind_text(st, 2, case_name);
-	db_bind_text(st, 3, branch);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)max);
-	return db_rows_fill(db, st, &how, out);
+	return db_rows_select_fill(db, "SELECT * FROM (SELECT c.id, j.id, j.commit_oid,"
+				   " coalesce(c.metric, ''), c.new_median, c.fingerprint"
+				   " FROM comparisons c JOIN jobs j ON j.id = c.job_id"
+				   " WHERE c.host = ?1 AND c.case_name = ?2 AND c.kind = 'compare'"
+				   " AND c.state = 'done' AND coalesce(c.verdict, '') <> 'invalid'"
+				   " AND c.new_median IS NOT NULL AND j.kind = 'head' AND j.head = ?3"
+				   " ORDER BY j.id DESC, c.id DESC LIMIT ?4)"
+				   " ORDER BY 2, 1", DB_ARGS(DB_TEXT(host), DB_TEXT(case_name),
+							     DB_TEXT(branch), DB_INT(max)),
+				   &how, out);
 }
 
 int db_series_known(struct db *db, struct db_series_known *out, const char *host,
 		    const char *case_name, const char *branch)
 {
-	sqlite3_stmt *st = NULL;
 	int64_t bits = 0;
 	int r;
 
@@ -1249,16 +1076,13 @@ int db_series_known(struct db *db, struct db_series_known *out, const char *host
 	/* Each an index's lookup (comparisons_host, comparisons_host_case,
 	 * jobs' unique (host, head, commit_oid)): a jobs row of a host at a
 	 * hub, or '' for the agent's own. */
-	r = db_prepare(db, &st, "SELECT EXISTS (SELECT 1 FROM comparisons WHERE host = ?1)"
-		       " + 2 * EXISTS (SELECT 1 FROM comparisons WHERE host = ?1 AND case_name = ?2)"
-		       " + 4 * EXISTS (SELECT 1 FROM jobs WHERE host IN ('', ?1) AND head = ?3"
-		       " AND kind = 'head')");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, host);
-	db_bind_text(st, 2, case_name);
-	db_bind_text(st, 3, branch);
-	r = db_step_count(db, st, &bits, "looking for a series' host, case and branch");
+	r = db_run_count(db, &bits, "SELECT EXISTS (SELECT 1 FROM comparisons WHERE host = ?1)"
+			 " + 2 * EXISTS (SELECT 1 FROM comparisons WHERE host = ?1"
+			 " AND case_name = ?2)"
+			 " + 4 * EXISTS (SELECT 1 FROM jobs WHERE host IN ('', ?1) AND head = ?3"
+			 " AND kind = 'head')",
+			 DB_ARGS(DB_TEXT(host), DB_TEXT(case_name), DB_TEXT(branch)),
+			 "looking for a series' host, case and branch");
 	if (r < 0)
 		return r;
 	out->host = bits & 1;

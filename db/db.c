@@ -110,17 +110,112 @@ int db_step_count(struct db *db, sqlite3_stmt *st, int64_t *out, const char *doi
 	return rc == SQLITE_ROW ? 0 : db_fail(db, rc, doing);
 }
 
-static int step_once(struct db *db, const char *sql, const char *doing)
+int db_step_returning(sqlite3_stmt *st, int64_t *out_id)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW) {
+		*out_id = sqlite3_column_int64(st, 0);
+		rc = sqlite3_step(st);
+	}
+	return rc;
+}
+
+void db_bind_args(sqlite3_stmt *st, const struct db_arg *args, size_t nargs)
+{
+	size_t i;
+
+	for (i = 0; i < nargs; i++) {
+		switch (args[i].type) {
+		case DB_ARG_INT:
+			sqlite3_bind_int64(st, (int)i + 1, args[i].i);
+			break;
+		case DB_ARG_TEXT:
+			db_bind_text(st, (int)i + 1, args[i].s);
+			break;
+		case DB_ARG_REAL:
+			db_bind_real(st, (int)i + 1, args[i].d);
+			break;
+		case DB_ARG_BLOB:
+			sqlite3_bind_blob(st, (int)i + 1, args[i].s ? args[i].s : "",
+					  (int)args[i].i, SQLITE_STATIC);
+			break;
+		}
+	}
+}
+
+int db_prepare_bound(struct db *db, sqlite3_stmt **out, const char *sql,
+		     const struct db_arg *args, size_t nargs)
+{
+	int r = db_prepare(db, out, sql);
+
+	if (r == 0)
+		db_bind_args(*out, args, nargs);
+	return r;
+}
+
+int db_run(struct db *db, const char *sql, const struct db_arg *args, size_t nargs,
+	   const char *doing)
+{
+	sqlite3_stmt *st;
+	int r = db_prepare_bound(db, &st, sql, args, nargs);
+
+	return r < 0 ? r : db_step(db, st, doing);
+}
+
+int db_run_insert(struct db *db, int64_t *out_id, const char *sql, const struct db_arg *args,
+		  size_t nargs, const char *doing)
+{
+	sqlite3_stmt *st;
+	int r = db_prepare_bound(db, &st, sql, args, nargs);
+
+	return r < 0 ? r : db_step_insert(db, st, out_id, doing);
+}
+
+int db_run_count(struct db *db, int64_t *out, const char *sql, const struct db_arg *args,
+		 size_t nargs, const char *doing)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	*out = 0;
+	r = db_prepare_bound(db, &st, sql, args, nargs);
+	return r < 0 ? r : db_step_count(db, st, out, doing);
+}
+
+int db_run_row(struct db *db, void (*fill)(void *elem, sqlite3_stmt *st, void *arg), void *elem,
+	       const char *sql, const struct db_arg *args, size_t nargs, const char *doing)
 {
 	sqlite3_stmt *st;
 	int rc, r;
 
-	r = db_prepare(db, &st, sql);
+	r = db_prepare_bound(db, &st, sql, args, nargs);
 	if (r < 0)
 		return r;
 	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		fill(elem, st, NULL);
+	else
+		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, rc, doing);
 	db_finish(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, doing);
+	return r;
+}
+
+int db_line_insert(struct db *db, const char *sql, int64_t owner, int64_t idx, const char *kind,
+		   const char *text, const char *doing)
+{
+	char *fixed = utf8_repair_dup(text);
+	int r;
+
+	r = db_run(db, sql, DB_ARGS(DB_INT(owner), DB_INT(idx), DB_TEXT(kind), DB_TEXT(fixed)),
+		   doing);
+	free(fixed);
+	return r;
+}
+
+static int step_once(struct db *db, const char *sql, const char *doing)
+{
+	return db_run(db, sql, NULL, 0, doing);
 }
 
 int db_begin(struct db *db)
@@ -166,6 +261,14 @@ void db_rollback(struct db *db)
 	db->depth = 0;
 	if (!sqlite3_get_autocommit(db->h))
 		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int db_end(struct db *db, int r)
+{
+	if (r == 0)
+		return db_commit(db);
+	db_rollback(db);
+	return r;
 }
 
 int db_transaction_begin(struct db *db)
@@ -218,6 +321,19 @@ void db_column_copy(char *dst, size_t dstlen, sqlite3_stmt *st, int i)
 	const unsigned char *s = sqlite3_column_text(st, i);
 
 	snprintf(dst, dstlen, "%s", s ? (const char *)s : "");
+}
+
+char *db_column_blobdup(sqlite3_stmt *st, int i, size_t *out_len)
+{
+	const void *b = sqlite3_column_blob(st, i);
+	size_t n = (size_t)sqlite3_column_bytes(st, i);
+	char *s = xmalloc(n + 1);
+
+	if (n)
+		memcpy(s, b, n);
+	s[n] = '\0';
+	*out_len = n;
+	return s;
 }
 
 int db_rows_each(struct db *db, sqlite3_stmt *st, size_t max,
@@ -273,19 +389,31 @@ static int rows_step(struct db *db, sqlite3_stmt *st, struct rows *l)
 	return r;
 }
 
-int db_rows_select(struct db *db, const char *sql, int64_t arg, const struct db_rows *how,
-		   void **out, size_t *out_n)
+int db_rows_select(struct db *db, const char *sql, const struct db_arg *args, size_t nargs,
+		   const struct db_rows *how, void *out, size_t *out_n)
 {
 	sqlite3_stmt *st = NULL;
+	void *v = NULL;
 	int r;
 
-	*out = NULL;
+	/* out holds a T *: copied, not assigned through a void **. */
+	memcpy(out, &v, sizeof(v));
 	*out_n = 0;
-	r = db_prepare(db, &st, sql);
+	r = db_prepare_bound(db, &st, sql, args, nargs);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, arg);
-	return db_rows_load(db, st, how, out, out_n);
+	r = db_rows_load(db, st, how, &v, out_n);
+	memcpy(out, &v, sizeof(v));
+	return r;
+}
+
+int db_rows_select_fill(struct db *db, const char *sql, const struct db_arg *args, size_t nargs,
+			const struct db_rows *how, void *out)
+{
+	sqlite3_stmt *st = NULL;
+	int r = db_prepare_bound(db, &st, sql, args, nargs);
+
+	return r < 0 ? r : db_rows_fill(db, st, how, out);
 }
 
 int db_rows_load(struct db *db, sqlite3_stmt *st, const struct db_rows *how, void **out,
@@ -321,6 +449,21 @@ void db_fill_string(void *elem, sqlite3_stmt *st, void *arg)
 void db_release_string(void *elem)
 {
 	free(*(char **)elem);
+}
+
+void db_fill_int64(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(int64_t *)elem = sqlite3_column_int64(st, 0);
+}
+
+int db_ids_select(struct db *db, int64_t **out, size_t *out_n, size_t max, const char *sql,
+		  const struct db_arg *args, size_t nargs, const char *doing)
+{
+	const struct db_rows how = {
+		.size = sizeof(int64_t), .max = max, .fill = db_fill_int64, .doing = doing,
+	};
+
+	return db_rows_select(db, sql, args, nargs, &how, out, out_n);
 }
 
 static int pragma_int(struct db *db, const char *sql, int *out)
@@ -704,11 +847,6 @@ int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind
 	const struct db_rows how = {
 		.size = sizeof(*out), .max = max, .fill = count_fill, .doing = "counting rows",
 	};
-	sqlite3_stmt *st = NULL;
-	int r;
 
-	r = db_prepare(db, &st, sql[kind]);
-	if (r < 0)
-		return r;
-	return db_rows_fill(db, st, &how, out);
+	return db_rows_select_fill(db, sql[kind], NULL, 0, &how, out);
 }

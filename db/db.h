@@ -629,7 +629,6 @@ int db_job_load(struct db *db, struct db_job *out, int64_t id);
  * has not answered for is pending. Fills *out (the caller's: release each,
  * then free) with at most max, in seq order. */
 int db_jobs_unpushed(struct db *db, struct db_job **out, size_t *out_n, size_t max);
-int db_jobs_unpushed_count(struct db *db, int64_t *out);
 /* Records the hub's answer to job id's update seq. */
 int db_job_pushed(struct db *db, int64_t id, int64_t seq, int status, const char *message);
 
@@ -779,7 +778,6 @@ int db_alert_findings(struct db *db, struct db_alert_finding **out, size_t *out_
 /* This agent's alerts whose newest change the hub has not answered for,
  * in seq order, at most max; *out is the caller's (release each, free). */
 int db_alerts_unpushed(struct db *db, struct db_alert **out, size_t *out_n, size_t max);
-int db_alerts_unpushed_count(struct db *db, int64_t *out);
 /* The hub answered status for update seq of alert id (message: a refusal's). */
 int db_alert_pushed(struct db *db, int64_t id, int64_t seq, int status, const char *message);
 /* Stores a host's alert a (host, origin_id, seq; comparison ids the hub's,
@@ -1049,7 +1047,6 @@ int db_runner_result_finish(struct db *db, const struct db_runner_result *r);
  * hub acknowledged (none: -1) is pending. Ids in id order, at most max;
  * *out is the caller's. */
 int db_builds_unpushed(struct db *db, int64_t **out, size_t *out_n, size_t max);
-int db_builds_unpushed_count(struct db *db, int64_t *out);
 /* Records the hub's answer to build id's record with results runner results. */
 int db_build_pushed(struct db *db, int64_t id, size_t results, int status, const char *message);
 /* The hub's id of a host's build, or -ENOENT. */

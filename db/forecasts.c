@@ -21,31 +21,39 @@ void db_forecast_release(struct db_forecast *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* A forecast's place, the arguments ?1 to ?4: pull request, commit and
+ * source (description or commit message). */
+#define PLACE_ARGS DB_TEXT(repo), DB_INT(pr), DB_TEXT(commit), DB_TEXT(source)
+
+/* The first column's text into a char[32]. */
+static void text32_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	db_column_copy(elem, 32, st, 0);
+}
+
 /* The first_seen stored for this line at this place, into seen ("" when none). */
 static int seen_before(struct db *db, char seen[32], const char *repo, int pr, const char *commit,
 		       const char *source, const struct db_forecast *f)
 {
-	sqlite3_stmt *st;
-	int rc, r;
+	int r;
 
 	seen[0] = '\0';
-	r = db_prepare(db, &st, "SELECT first_seen FROM forecasts WHERE repo = ?1 AND pr = ?2"
-		       " AND commit_oid = ?3 AND source = ?4 AND idx = ?5 AND line = ?6");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int(st, 2, pr);
-	db_bind_text(st, 3, commit);
-	db_bind_text(st, 4, source);
-	sqlite3_bind_int(st, 5, f->idx);
-	db_bind_text(st, 6, f->line);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		db_column_copy(seen, 32, st, 0);
-	else if (rc != SQLITE_DONE)
-		r = db_fail(db, rc, "reading a forecast");
-	db_finish(st);
-	return r;
+	r = db_run_row(db, text32_fill, seen, "SELECT first_seen FROM forecasts WHERE repo = ?1"
+		       " AND pr = ?2 AND commit_oid = ?3 AND source = ?4 AND idx = ?5 AND line = ?6",
+		       DB_ARGS(PLACE_ARGS, DB_INT(f->idx), DB_TEXT(f->line)), "reading a forecast");
+	return r == -ENOENT ? 0 : r;
+}
+
+static int forecast_insert(struct db *db, const char *repo, int pr, const char *commit,
+			   const char *source, const struct db_forecast *f, const char *seen)
+{
+	return db_run(db, "INSERT INTO forecasts (repo, pr, commit_oid, source, idx, line,"
+		      " case_name, direction, band_lo, band_hi, problem, first_seen)"
+		      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+		      DB_ARGS(PLACE_ARGS, DB_INT(f->idx), DB_TEXT(f->line), DB_TEXT(f->case_name),
+			      DB_TEXT(*f->direction ? f->direction : NULL),
+			      DB_REAL(f->has_band ? f->lo : NAN), DB_REAL(f->has_band ? f->hi : NAN),
+			      DB_TEXT(f->problem), DB_TEXT(seen)), "recording a forecast");
 }
 
 int db_forecasts_set(struct db *db, const char *repo, int pr, const char *commit,
@@ -53,7 +61,6 @@ int db_forecasts_set(struct db *db, const char *repo, int pr, const char *commit
 		     size_t n)
 {
 	char now[TIME_ISO_LEN], (*seen)[32] = NULL;
-	sqlite3_stmt *st;
 	size_t i;
 	int r;
 
@@ -64,109 +71,64 @@ int db_forecasts_set(struct db *db, const char *repo, int pr, const char *commit
 	seen = xcalloc(n + 1, sizeof(*seen));
 	for (i = 0; r == 0 && i < n; i++)
 		r = seen_before(db, seen[i], repo, pr, commit, source, &v[i]);
-	if (r < 0)
-		goto fail;
-	r = db_prepare(db, &st, "DELETE FROM forecasts WHERE repo = ?1 AND pr = ?2"
-		       " AND commit_oid = ?3 AND source = ?4");
-	if (r < 0)
-		goto fail;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int(st, 2, pr);
-	db_bind_text(st, 3, commit);
-	db_bind_text(st, 4, source);
-	r = db_step(db, st, "replacing forecasts");
-	for (i = 0; r == 0 && i < n; i++) {
-		r = db_prepare(db, &st, "INSERT INTO forecasts (repo, pr, commit_oid, source, idx,"
-			       " line, case_name, direction, band_lo, band_hi, problem, first_seen)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
-		if (r < 0)
-			break;
-		db_bind_text(st, 1, repo);
-		sqlite3_bind_int(st, 2, pr);
-		db_bind_text(st, 3, commit);
-		db_bind_text(st, 4, source);
-		sqlite3_bind_int(st, 5, v[i].idx);
-		db_bind_text(st, 6, v[i].line);
-		db_bind_text(st, 7, v[i].case_name);
-		db_bind_text(st, 8, *v[i].direction ? v[i].direction : NULL);
-		db_bind_real(st, 9, v[i].has_band ? v[i].lo : NAN);
-		db_bind_real(st, 10, v[i].has_band ? v[i].hi : NAN);
-		db_bind_text(st, 11, v[i].problem);
-		db_bind_text(st, 12, *seen[i] ? seen[i] : now);
-		r = db_step(db, st, "recording a forecast");
+	if (r == 0)
+		r = db_run(db, "DELETE FROM forecasts WHERE repo = ?1 AND pr = ?2"
+			   " AND commit_oid = ?3 AND source = ?4", DB_ARGS(PLACE_ARGS),
+			   "replacing forecasts");
+	for (i = 0; r == 0 && i < n; i++)
+		r = forecast_insert(db, repo, pr, commit, source, &v[i],
+				    *seen[i] ? seen[i] : now);
+	if (r == 0)
+		r = db_run(db, "INSERT OR REPLACE INTO forecast_reads (repo, pr, commit_oid,"
+			   " source, lines_sha256, read_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+			   DB_ARGS(PLACE_ARGS, DB_TEXT(lines_sha256), DB_TEXT(now)),
+			   "recording a forecast's source");
+	free(seen);
+	if (r < 0) {
+		db_rollback(db);
+		return r;
 	}
-	if (r < 0)
-		goto fail;
-	r = db_prepare(db, &st, "INSERT OR REPLACE INTO forecast_reads (repo, pr, commit_oid,"
-		       " source, lines_sha256, read_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-	if (r < 0)
-		goto fail;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int(st, 2, pr);
-	db_bind_text(st, 3, commit);
-	db_bind_text(st, 4, source);
-	db_bind_text(st, 5, lines_sha256);
-	db_bind_text(st, 6, now);
-	r = db_step(db, st, "recording a forecast's source");
-	if (r < 0)
-		goto fail;
-	free(seen);
 	return db_commit(db);
-fail:
-	free(seen);
-	db_rollback(db);
-	return r;
+}
+
+/* A forecast source's read: its sha256 into a char[65], and whether it
+ * changed, when the caller asks. */
+struct read {
+	char *sha;
+	bool *changed;
+};
+
+static void read_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct read *x = elem;
+
+	db_column_copy(x->sha, 65, st, 0);
+	if (x->changed)
+		*x->changed = sqlite3_column_int(st, 1) != 0;
 }
 
 int db_forecast_read_get(struct db *db, char sha[65], bool *changed, const char *repo, int pr,
 			 const char *commit, const char *source)
 {
-	sqlite3_stmt *st;
-	int rc, r;
+	struct read x = { sha, changed };
 
 	sha[0] = '\0';
 	if (changed)
 		*changed = false;
-	r = db_prepare(db, &st, "SELECT lines_sha256, changed_at IS NOT NULL FROM forecast_reads"
-		       " WHERE repo = ?1 AND pr = ?2 AND commit_oid = ?3 AND source = ?4");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int(st, 2, pr);
-	db_bind_text(st, 3, commit);
-	db_bind_text(st, 4, source);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		db_column_copy(sha, 65, st, 0);
-		if (changed)
-			*changed = sqlite3_column_int(st, 1) != 0;
-	} else if (rc == SQLITE_DONE) {
-		r = -ENOENT;
-	} else {
-		r = db_fail(db, rc, "reading a forecast's source");
-	}
-	db_finish(st);
-	return r;
+	return db_run_row(db, read_fill, &x, "SELECT lines_sha256, changed_at IS NOT NULL"
+			  " FROM forecast_reads WHERE repo = ?1 AND pr = ?2 AND commit_oid = ?3"
+			  " AND source = ?4", DB_ARGS(PLACE_ARGS), "reading a forecast's source");
 }
 
 int db_forecast_changed(struct db *db, const char *repo, int pr, const char *commit,
 			const char *source)
 {
 	char now[TIME_ISO_LEN];
-	sqlite3_stmt *st;
-	int r;
 
 	time_now_iso(now);
-	r = db_prepare(db, &st, "UPDATE forecast_reads SET changed_at = ?5 WHERE repo = ?1"
-		       " AND pr = ?2 AND commit_oid = ?3 AND source = ?4 AND changed_at IS NULL");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int(st, 2, pr);
-	db_bind_text(st, 3, commit);
-	db_bind_text(st, 4, source);
-	db_bind_text(st, 5, now);
-	return db_step(db, st, "marking a forecast's source changed");
+	return db_run(db, "UPDATE forecast_reads SET changed_at = ?5 WHERE repo = ?1"
+		      " AND pr = ?2 AND commit_oid = ?3 AND source = ?4 AND changed_at IS NULL",
+		      DB_ARGS(PLACE_ARGS, DB_TEXT(now)), "marking a forecast's source changed");
 }
 
 static void forecast_fill(void *elem, sqlite3_stmt *st, void *arg)
@@ -199,54 +161,33 @@ int db_forecasts_load(struct db *db, struct db_forecast **out, size_t *out_n, in
 		.size = sizeof(**out), .max = max, .fill = forecast_fill,
 		.release = forecast_release, .doing = "loading forecasts",
 	};
-	sqlite3_stmt *st;
-	int rc, r;
+	int r;
 
 	*out = NULL;
 	*out_n = 0;
 	if (changed_at) {
 		changed_at[0] = '\0';
-		r = db_prepare(db, &st, "SELECT changed_at FROM forecast_reads WHERE pr = ?1"
-			       " AND commit_oid = ?2 AND source = 'description'"
-			       " AND changed_at IS NOT NULL");
-		if (r < 0)
-			return r;
-		sqlite3_bind_int(st, 1, pr);
-		db_bind_text(st, 2, commit);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			db_column_copy(changed_at, 32, st, 0);
-		else if (rc != SQLITE_DONE)
-			r = db_fail(db, rc, "reading a forecast's source");
-		db_finish(st);
-		if (r < 0)
+		r = db_run_row(db, text32_fill, changed_at, "SELECT changed_at FROM forecast_reads"
+			       " WHERE pr = ?1 AND commit_oid = ?2 AND source = 'description'"
+			       " AND changed_at IS NOT NULL", DB_ARGS(DB_INT(pr), DB_TEXT(commit)),
+			       "reading a forecast's source");
+		if (r < 0 && r != -ENOENT)
 			return r;
 	}
-	r = db_prepare(db, &st, "SELECT pr, source, idx, line, case_name, direction, band_lo,"
-		       " band_hi, problem, first_seen FROM forecasts WHERE pr = ?1"
-		       " AND commit_oid = ?2 ORDER BY source = 'commit', idx LIMIT ?3");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int(st, 1, pr);
-	db_bind_text(st, 2, commit);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-	return db_rows_load(db, st, &how, (void **)out, out_n);
+	return db_rows_select(db, "SELECT pr, source, idx, line, case_name, direction, band_lo,"
+			      " band_hi, problem, first_seen FROM forecasts WHERE pr = ?1"
+			      " AND commit_oid = ?2 ORDER BY source = 'commit', idx LIMIT ?3",
+			      DB_ARGS(DB_INT(pr), DB_TEXT(commit), DB_INT(max)), &how, out, out_n);
 }
 
 int db_commit_is_measured(struct db *db, bool *out, const char *commit)
 {
-	sqlite3_stmt *st;
 	int64_t n = 0;
 	int r;
 
-	*out = false;
-	r = db_prepare(db, &st, "SELECT EXISTS (SELECT 1 FROM jobs j JOIN comparisons c"
-		       " ON c.job_id = j.id WHERE j.commit_oid = ?1)");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, commit);
-	r = db_step_count(db, st, &n, "looking for a commit's comparisons");
-	if (r == 0)
-		*out = n != 0;
+	r = db_run_count(db, &n, "SELECT EXISTS (SELECT 1 FROM jobs j JOIN comparisons c"
+			 " ON c.job_id = j.id WHERE j.commit_oid = ?1)", DB_ARGS(DB_TEXT(commit)),
+			 "looking for a commit's comparisons");
+	*out = n != 0;
 	return r;
 }

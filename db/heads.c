@@ -8,48 +8,31 @@
 
 #include "db-internal.h"
 
+static void oid_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	db_column_copy(elem, DB_OID_HEX, st, 0);
+}
+
 int db_head_get(struct db *db, char out_oid[DB_OID_HEX], const char *name)
 {
-	sqlite3_stmt *st;
-	int rc, r;
-
 	out_oid[0] = '\0';
-	r = db_prepare(db, &st, "SELECT oid FROM heads WHERE name = ?");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		db_column_copy(out_oid, DB_OID_HEX, st, 0);
-	else if (rc == SQLITE_DONE)
-		r = -ENOENT;
-	else
-		r = db_fail(db, rc, "reading a head");
-	db_finish(st);
-	return r;
+	return db_run_row(db, oid_fill, out_oid, "SELECT oid FROM heads WHERE name = ?",
+			  DB_ARGS(DB_TEXT(name)), "reading a head");
 }
 
 int db_head_set(struct db *db, const char *name, const char *oid, bool is_pull)
 {
 	char now[TIME_ISO_LEN];
-	sqlite3_stmt *st;
-	int r;
 
 	time_now_iso(now);
-	r = db_prepare(db, &st, "INSERT INTO heads (name, oid, is_pull, seen_at) VALUES (?1, ?2, ?3, ?4)"
-		       " ON CONFLICT (name) DO UPDATE SET oid = ?2, seen_at = ?4");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, name);
-	db_bind_text(st, 2, oid);
-	sqlite3_bind_int(st, 3, is_pull);
-	db_bind_text(st, 4, now);
-	return db_step(db, st, "recording a head");
+	return db_run(db, "INSERT INTO heads (name, oid, is_pull, seen_at) VALUES (?1, ?2, ?3, ?4)"
+		      " ON CONFLICT (name) DO UPDATE SET oid = ?2, seen_at = ?4",
+		      DB_ARGS(DB_TEXT(name), DB_TEXT(oid), DB_INT(is_pull), DB_TEXT(now)),
+		      "recording a head");
 }
 
 int db_heads_keep_only(struct db *db, const char *const *names, size_t n)
 {
-	sqlite3_stmt *st;
 	size_t i;
 	int r;
 
@@ -58,21 +41,13 @@ int db_heads_keep_only(struct db *db, const char *const *names, size_t n)
 		return r;
 	r = db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS keep_heads (name TEXT PRIMARY KEY);"
 		    " DELETE FROM keep_heads;", "forgetting heads");
-	for (i = 0; r == 0 && i < n; i++) {
-		r = db_prepare(db, &st, "INSERT OR IGNORE INTO keep_heads (name) VALUES (?)");
-		if (r < 0)
-			break;
-		db_bind_text(st, 1, names[i]);
-		r = db_step(db, st, "forgetting heads");
-	}
+	for (i = 0; r == 0 && i < n; i++)
+		r = db_run(db, "INSERT OR IGNORE INTO keep_heads (name) VALUES (?)",
+			   DB_ARGS(DB_TEXT(names[i])), "forgetting heads");
 	if (r == 0)
 		r = db_exec(db, "DELETE FROM heads WHERE name NOT IN (SELECT name FROM keep_heads)",
 			    "forgetting heads");
-	if (r < 0) {
-		db_rollback(db);
-		return r;
-	}
-	return db_commit(db);
+	return db_end(db, r);
 }
 
 void db_head_info_release(struct db_head_info *h)
@@ -109,21 +84,10 @@ int db_head_infos(struct db *db, struct db_head_info **out, size_t *out_n, size_
 		.size = sizeof(struct db_head_info), .max = max, .fill = head_info_fill,
 		.release = head_info_release, .doing = "listing heads",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT h.name, h.oid, h.is_pull, h.seen_at, coalesce(j.id, 0),"
-		       " coalesce(j.state, ''), j.detail, j.subject FROM heads h"
-		       " LEFT JOIN jobs j ON j.id = (SELECT max(id) FROM jobs"
-		       "  WHERE head = h.name AND commit_oid = h.oid)"
-		       " ORDER BY h.name LIMIT ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT h.name, h.oid, h.is_pull, h.seen_at, coalesce(j.id, 0),"
+			      " coalesce(j.state, ''), j.detail, j.subject FROM heads h"
+			      " LEFT JOIN jobs j ON j.id = (SELECT max(id) FROM jobs"
+			      "  WHERE head = h.name AND commit_oid = h.oid)"
+			      " ORDER BY h.name LIMIT ?", DB_ARGS(DB_INT(max)), &how, out, out_n);
 }

@@ -21,28 +21,15 @@ void db_host_release(struct db_host *h)
 int db_host_quarantine(struct db *db, const char *name, const char *fault,
 		       int64_t comparison_id, int seq)
 {
-	sqlite3_stmt *st = NULL;
 	char now[TIME_ISO_LEN];
-	int rc, r;
 
 	time_now_iso(now);
-	r = db_prepare(db, &st,
-		       "INSERT INTO hosts (name, quarantined, fault, since, comparison_id, seq)"
-		       " VALUES (?1, 1, ?2, ?3, ?4, ?5) ON CONFLICT (name) DO UPDATE SET"
-		       " quarantined = 1, fault = ?2, since = ?3, comparison_id = ?4, seq = ?5,"
-		       " cleared_at = NULL");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, name);
-	db_bind_text(st, 2, fault);
-	db_bind_text(st, 3, now);
-	sqlite3_bind_int64(st, 4, comparison_id);
-	sqlite3_bind_int(st, 5, seq);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE)
-		r = db_fail(db, rc, "quarantining the host");
-	db_finish(st);
-	return r;
+	return db_run(db, "INSERT INTO hosts (name, quarantined, fault, since, comparison_id, seq)"
+		      " VALUES (?1, 1, ?2, ?3, ?4, ?5) ON CONFLICT (name) DO UPDATE SET"
+		      " quarantined = 1, fault = ?2, since = ?3, comparison_id = ?4, seq = ?5,"
+		      " cleared_at = NULL", DB_ARGS(DB_TEXT(name), DB_TEXT(fault), DB_TEXT(now),
+						    DB_INT(comparison_id), DB_INT(seq)),
+		      "quarantining the host");
 }
 
 static void host_fill(void *elem, sqlite3_stmt *st, void *arg)
@@ -63,45 +50,24 @@ static void host_fill(void *elem, sqlite3_stmt *st, void *arg)
 
 int db_host_load(struct db *db, struct db_host *out, const char *name)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts WHERE name = ?");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		host_fill(out, st, NULL);
-	else if (rc == SQLITE_DONE)
-		r = err_set(-ENOENT, "no host '%s' in '%s'", name, db->path);
-	else
-		r = db_fail(db, rc, "loading a host");
-	db_finish(st);
-	return r;
+	r = db_run_row(db, host_fill, out, "SELECT " HOST_COLUMNS " FROM hosts WHERE name = ?",
+		       DB_ARGS(DB_TEXT(name)), "loading a host");
+	return r == -ENOENT ? err_set(-ENOENT, "no host '%s' in '%s'", name, db->path) : r;
 }
 
 int db_host_clear(struct db *db, const char *name)
 {
-	sqlite3_stmt *st = NULL;
 	char now[TIME_ISO_LEN];
-	int rc, r;
+	int r;
 
 	time_now_iso(now);
-	r = db_prepare(db, &st, "UPDATE hosts SET quarantined = 0, cleared_at = ?"
-		       " WHERE name = ? AND quarantined = 1");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, now);
-	db_bind_text(st, 2, name);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE)
-		r = db_fail(db, rc, "clearing the host");
-	else
-		r = sqlite3_changes(db->h) > 0;
-	db_finish(st);
-	return r;
+	r = db_run(db, "UPDATE hosts SET quarantined = 0, cleared_at = ?"
+		   " WHERE name = ? AND quarantined = 1", DB_ARGS(DB_TEXT(now), DB_TEXT(name)),
+		   "clearing the host");
+	return r < 0 ? r : sqlite3_changes(db->h) > 0;
 }
 
 static void host_release(void *elem)
@@ -115,18 +81,9 @@ int db_host_list(struct db *db, struct db_host **out, size_t *out_n)
 		.size = sizeof(struct db_host), .max = SIZE_MAX, .fill = host_fill,
 		.release = host_release, .doing = "listing hosts",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT " HOST_COLUMNS " FROM hosts ORDER BY name");
-	if (r < 0)
-		return r;
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT " HOST_COLUMNS " FROM hosts ORDER BY name", NULL, 0,
+			      &how, out, out_n);
 }
 
 void db_host_info_release(struct db_host_info *h)
@@ -236,19 +193,8 @@ int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_
 		.size = sizeof(struct db_host_info), .max = max, .fill = host_info_fill,
 		.release = host_info_release, .doing = "listing hosts",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, hosts_sql);
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, hosts_sql, DB_ARGS(DB_INT(max)), &how, out, out_n);
 }
 
 /* ---- host_status: each host's newest heartbeat, at the hub ---- */
@@ -265,66 +211,48 @@ void db_host_status_release(struct db_host_status *h)
 int db_host_status_put(struct db *db, const struct db_host_status *h, bool *out_stored)
 {
 	char now[TIME_ISO_LEN];
-	sqlite3_stmt *st = NULL;
 	int r;
 
 	*out_stored = false;
 	time_now_iso(now);
-	r = db_prepare(db, &st, "INSERT INTO host_status (host, seq, sent_at, received_at, state,"
-		       " job_origin, backlog, fingerprint, quarantined, fault)"
-		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
-		       " ON CONFLICT (host) DO UPDATE SET seq = ?2, sent_at = ?3, received_at = ?4,"
-		       " state = ?5, job_origin = ?6, backlog = ?7, fingerprint = ?8,"
-		       " quarantined = ?9, fault = ?10 WHERE host_status.seq < ?2");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, h->host);
-	sqlite3_bind_int64(st, 2, h->seq);
-	db_bind_text(st, 3, h->sent_at);
-	db_bind_text(st, 4, now);
-	db_bind_text(st, 5, h->state);
-	if (h->job_origin > 0)
-		sqlite3_bind_int64(st, 6, h->job_origin);
-	else
-		sqlite3_bind_null(st, 6);
-	sqlite3_bind_int64(st, 7, h->backlog);
-	db_bind_text(st, 8, h->fingerprint);
-	sqlite3_bind_int(st, 9, h->quarantined);
-	db_bind_text(st, 10, h->quarantined ? h->fault : NULL);
-	r = db_step(db, st, "storing a host's heartbeat");
+	/* No job (0): NULL. */
+	r = db_run(db, "INSERT INTO host_status (host, seq, sent_at, received_at, state,"
+		   " job_origin, backlog, fingerprint, quarantined, fault)"
+		   " VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?6 > 0 THEN ?6 END, ?7, ?8, ?9, ?10)"
+		   " ON CONFLICT (host) DO UPDATE SET seq = ?2, sent_at = ?3, received_at = ?4,"
+		   " state = ?5, job_origin = CASE WHEN ?6 > 0 THEN ?6 END, backlog = ?7,"
+		   " fingerprint = ?8, quarantined = ?9, fault = ?10 WHERE host_status.seq < ?2",
+		   DB_ARGS(DB_TEXT(h->host), DB_INT(h->seq), DB_TEXT(h->sent_at), DB_TEXT(now),
+			   DB_TEXT(h->state), DB_INT(h->job_origin), DB_INT(h->backlog),
+			   DB_TEXT(h->fingerprint), DB_INT(h->quarantined),
+			   DB_TEXT(h->quarantined ? h->fault : NULL)),
+		   "storing a host's heartbeat");
 	if (r == 0)
 		*out_stored = sqlite3_changes(db->h) > 0;
-	db_finish(st);
 	return r;
+}
+
+static void status_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_host_status *h = elem;
+
+	db_column_copy(h->host, sizeof(h->host), st, 0);
+	h->seq = sqlite3_column_int64(st, 1);
+	db_column_copy(h->sent_at, sizeof(h->sent_at), st, 2);
+	db_column_copy(h->received_at, sizeof(h->received_at), st, 3);
+	db_column_copy(h->state, sizeof(h->state), st, 4);
+	h->job_origin = sqlite3_column_int64(st, 5);
+	h->backlog = sqlite3_column_int64(st, 6);
+	h->fingerprint = db_column_strdup(st, 7);
+	h->quarantined = sqlite3_column_int(st, 8) != 0;
+	h->fault = db_column_strdup(st, 9);
 }
 
 int db_host_status_get(struct db *db, struct db_host_status *out, const char *host)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
-
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT host, seq, sent_at, received_at, state,"
-		       " coalesce(job_origin, 0), backlog, fingerprint, quarantined, fault"
-		       " FROM host_status WHERE host = ?");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, host);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		db_column_copy(out->host, sizeof(out->host), st, 0);
-		out->seq = sqlite3_column_int64(st, 1);
-		db_column_copy(out->sent_at, sizeof(out->sent_at), st, 2);
-		db_column_copy(out->received_at, sizeof(out->received_at), st, 3);
-		db_column_copy(out->state, sizeof(out->state), st, 4);
-		out->job_origin = sqlite3_column_int64(st, 5);
-		out->backlog = sqlite3_column_int64(st, 6);
-		out->fingerprint = db_column_strdup(st, 7);
-		out->quarantined = sqlite3_column_int(st, 8) != 0;
-		out->fault = db_column_strdup(st, 9);
-	} else {
-		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, rc, "reading a host's heartbeat");
-	}
-	db_finish(st);
-	return r;
+	return db_run_row(db, status_fill, out, "SELECT host, seq, sent_at, received_at, state,"
+			  " coalesce(job_origin, 0), backlog, fingerprint, quarantined, fault"
+			  " FROM host_status WHERE host = ?", DB_ARGS(DB_TEXT(host)),
+			  "reading a host's heartbeat");
 }

@@ -31,30 +31,16 @@ static void hub_pull_fill(void *elem, sqlite3_stmt *st, void *arg)
 int db_hub_pull_get(struct db *db, struct db_hub_pull *out, const char *repo, int pr,
 		    const char *commit)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
-
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT " HUB_PULL_COLUMNS " FROM hub_pulls"
-		       " WHERE repo = ? AND pr = ? AND commit_oid = ?");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	sqlite3_bind_int(st, 2, pr);
-	db_bind_text(st, 3, commit);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		hub_pull_fill(out, st, NULL);
-	else
-		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, rc, "reading a pull request's head");
-	db_finish(st);
-	return r;
+	return db_run_row(db, hub_pull_fill, out, "SELECT " HUB_PULL_COLUMNS " FROM hub_pulls"
+			  " WHERE repo = ? AND pr = ? AND commit_oid = ?",
+			  DB_ARGS(DB_TEXT(repo), DB_INT(pr), DB_TEXT(commit)),
+			  "reading a pull request's head");
 }
 
 int db_hub_pulls_set(struct db *db, const char *repo, const struct db_hub_pull *heads, size_t n)
 {
 	char now[TIME_ISO_LEN];
-	sqlite3_stmt *st = NULL;
 	size_t i;
 	int r;
 
@@ -62,32 +48,21 @@ int db_hub_pulls_set(struct db *db, const char *repo, const struct db_hub_pull *
 	r = db_begin(db);
 	if (r < 0)
 		return r;
-	r = db_prepare(db, &st, "UPDATE hub_pulls SET open = 0 WHERE repo = ? AND open");
-	if (r == 0) {
-		db_bind_text(st, 1, repo);
-		r = db_step(db, st, "recording the open pull requests");
-	}
+	r = db_run(db, "UPDATE hub_pulls SET open = 0 WHERE repo = ? AND open",
+		   DB_ARGS(DB_TEXT(repo)), "recording the open pull requests");
 	for (i = 0; r == 0 && i < n; i++) {
 		const struct db_hub_pull *p = &heads[i];
 
 		/* The base is fixed once: a later poll changes trust and openness. */
-		r = db_prepare(db, &st, "INSERT INTO hub_pulls (repo, pr, commit_oid, base_oid,"
-			       " base_ref, how, author, trusted, open, fixed_at)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9)"
-			       " ON CONFLICT (repo, pr, commit_oid) DO UPDATE SET trusted = ?8,"
-			       " open = 1, author = ?7");
-		if (r < 0)
-			break;
-		db_bind_text(st, 1, repo);
-		sqlite3_bind_int(st, 2, p->pr);
-		db_bind_text(st, 3, p->commit);
-		db_bind_text(st, 4, p->base);
-		db_bind_text(st, 5, p->base_ref);
-		db_bind_text(st, 6, p->how);
-		db_bind_text(st, 7, p->author);
-		sqlite3_bind_int(st, 8, p->trusted);
-		db_bind_text(st, 9, now);
-		r = db_step(db, st, "recording a pull request's head");
+		r = db_run(db, "INSERT INTO hub_pulls (repo, pr, commit_oid, base_oid,"
+			   " base_ref, how, author, trusted, open, fixed_at)"
+			   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9)"
+			   " ON CONFLICT (repo, pr, commit_oid) DO UPDATE SET trusted = ?8,"
+			   " open = 1, author = ?7",
+			   DB_ARGS(DB_TEXT(repo), DB_INT(p->pr), DB_TEXT(p->commit), DB_TEXT(p->base),
+				   DB_TEXT(p->base_ref), DB_TEXT(p->how), DB_TEXT(p->author),
+				   DB_INT(p->trusted), DB_TEXT(now)),
+			   "recording a pull request's head");
 	}
 	if (r == 0)
 		return db_commit(db);
@@ -101,20 +76,10 @@ int db_hub_pulls_open(struct db *db, struct db_hub_pull **out, size_t *out_n, co
 		.size = sizeof(**out), .max = SIZE_MAX, .fill = hub_pull_fill,
 		.doing = "listing the open pull requests",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v = NULL;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT " HUB_PULL_COLUMNS " FROM hub_pulls"
-		       " WHERE repo = ? AND open ORDER BY pr");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT " HUB_PULL_COLUMNS " FROM hub_pulls"
+			      " WHERE repo = ? AND open ORDER BY pr", DB_ARGS(DB_TEXT(repo)), &how,
+			      out, out_n);
 }
 
 int db_hub_pulls_find(struct db *db, struct db_hub_pull **out, size_t *out_n, const char *repo,
@@ -124,27 +89,14 @@ int db_hub_pulls_find(struct db *db, struct db_hub_pull **out, size_t *out_n, co
 		.size = sizeof(**out), .max = max, .fill = hub_pull_fill,
 		.doing = "listing the pull requests' heads",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v = NULL;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
 	/* A prefix matches by range, as the comparisons' commit filter does:
 	 * [prefix, prefix + "g"), hex digits sorting below 'g'. */
-	r = db_prepare(db, &st, commit ?
-		       "SELECT " HUB_PULL_COLUMNS " FROM hub_pulls WHERE repo = ?1"
-		       " AND commit_oid >= ?2 AND commit_oid < ?2 || 'g'"
-		       " ORDER BY pr DESC, commit_oid LIMIT ?3" :
-		       "SELECT " HUB_PULL_COLUMNS " FROM hub_pulls WHERE repo = ?1 AND open"
-		       " ORDER BY pr DESC, commit_oid LIMIT ?3");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, repo);
-	if (commit)
-		db_bind_text(st, 2, commit);
-	sqlite3_bind_int64(st, 3, (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, commit ?
+			      "SELECT " HUB_PULL_COLUMNS " FROM hub_pulls WHERE repo = ?1"
+			      " AND commit_oid >= ?2 AND commit_oid < ?2 || 'g'"
+			      " ORDER BY pr DESC, commit_oid LIMIT ?3" :
+			      "SELECT " HUB_PULL_COLUMNS " FROM hub_pulls WHERE repo = ?1 AND open"
+			      " ORDER BY pr DESC, commit_oid LIMIT ?3",
+			      DB_ARGS(DB_TEXT(repo), DB_TEXT(commit), DB_INT(max)), &how, out, out_n);
 }

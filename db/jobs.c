@@ -82,16 +82,8 @@ int db_job_queue(struct db *db, int64_t *out_id, const struct db_job *j)
 	db_bind_text(st, 6, db_job_kind_name(j->kind));
 	db_bind_text(st, 7, j->case_name);
 	sqlite3_bind_int64(st, 8, j->alert_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*out_id = sqlite3_column_int64(st, 0);
-		r = 1;
-		rc = sqlite3_step(st);
-	} else {
-		r = 0;
-	}
-	if (rc != SQLITE_DONE)
-		r = db_fail(db, rc, "queueing a job");
+	rc = db_step_returning(st, out_id);
+	r = rc != SQLITE_DONE ? db_fail(db, rc, "queueing a job") : *out_id ? 1 : 0;
 	db_finish(st);
 	if (r == 0) {
 		struct db_job old;
@@ -142,58 +134,27 @@ static void job_fill(void *elem, sqlite3_stmt *st, void *arg)
 	j->alert_id = sqlite3_column_int64(st, 15);
 }
 
-/* The one job a prepared statement selects, or -ENOENT. */
-static int job_one(struct db *db, sqlite3_stmt *st, struct db_job *out, const char *doing)
-{
-	int rc = sqlite3_step(st), r = 0;
-
-	if (rc == SQLITE_ROW)
-		job_fill(out, st, NULL);
-	else if (rc == SQLITE_DONE)
-		r = -ENOENT;
-	else
-		r = db_fail(db, rc, doing);
-	db_finish(st);
-	return r;
-}
-
 int db_job_next(struct db *db, struct db_job *out)
 {
-	sqlite3_stmt *st;
-	int r;
-
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs"
-		       " WHERE host = '' AND state IN ('queued', 'running') ORDER BY id LIMIT 1");
-	return r < 0 ? r : job_one(db, st, out, "reading the queue");
+	return db_run_row(db, job_fill, out, "SELECT " JOB_COLUMNS " FROM jobs WHERE host = ''"
+			  " AND state IN ('queued', 'running') ORDER BY id LIMIT 1", NULL, 0,
+			  "reading the queue");
 }
 
 int db_job_get(struct db *db, struct db_job *out, const char *head, const char *commit)
 {
-	sqlite3_stmt *st;
-	int r;
-
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs"
-		       " WHERE host = '' AND head = ?1 AND commit_oid = ?2");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, head);
-	db_bind_text(st, 2, commit);
-	return job_one(db, st, out, "reading a job");
+	return db_run_row(db, job_fill, out, "SELECT " JOB_COLUMNS " FROM jobs"
+			  " WHERE host = '' AND head = ?1 AND commit_oid = ?2",
+			  DB_ARGS(DB_TEXT(head), DB_TEXT(commit)), "reading a job");
 }
 
 int db_job_load(struct db *db, struct db_job *out, int64_t id)
 {
-	sqlite3_stmt *st;
-	int r;
-
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	return job_one(db, st, out, "reading a job");
+	return db_run_row(db, job_fill, out, "SELECT " JOB_COLUMNS " FROM jobs WHERE id = ?",
+			  DB_ARGS(DB_INT(id)), "reading a job");
 }
 
 static void job_release(void *elem)
@@ -207,40 +168,24 @@ int db_jobs_unjudged(struct db *db, struct db_job **out, size_t *out_n, size_t m
 		.size = sizeof(**out), .max = max, .fill = job_fill, .release = job_release,
 		.doing = "listing the jobs whose verdicts are not yet read",
 	};
-	void *v = NULL;
-	int r;
 
-	r = db_rows_select(db, "SELECT " JOB_COLUMNS " FROM jobs WHERE judged = 0 AND host = ''"
-			   " AND state IN ('done', 'failed') ORDER BY id LIMIT ?",
-			   (int64_t)max, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT " JOB_COLUMNS " FROM jobs WHERE judged = 0 AND host = ''"
+			      " AND state IN ('done', 'failed') ORDER BY id LIMIT ?",
+			      DB_ARGS(DB_INT(max)), &how, out, out_n);
 }
 
 int db_job_judged(struct db *db, int64_t id)
 {
-	sqlite3_stmt *st = NULL;
-	int r;
-
-	r = db_prepare(db, &st, "UPDATE jobs SET judged = 1 WHERE id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	return db_step(db, st, "recording a job's verdicts read");
+	return db_run(db, "UPDATE jobs SET judged = 1 WHERE id = ?", DB_ARGS(DB_INT(id)),
+		      "recording a job's verdicts read");
 }
 
 int db_job_newest(struct db *db, struct db_job *out, const char *head)
 {
-	sqlite3_stmt *st;
-	int r;
-
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs"
-		       " WHERE host = '' AND head = ? ORDER BY id DESC LIMIT 1");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, head);
-	return job_one(db, st, out, "reading a head's newest job");
+	return db_run_row(db, job_fill, out, "SELECT " JOB_COLUMNS " FROM jobs"
+			  " WHERE host = '' AND head = ? ORDER BY id DESC LIMIT 1",
+			  DB_ARGS(DB_TEXT(head)), "reading a head's newest job");
 }
 
 int db_commit_jobs(struct db *db, struct db_job *out, size_t max, const char *commit)
@@ -249,16 +194,10 @@ int db_commit_jobs(struct db *db, struct db_job *out, size_t max, const char *co
 		.size = sizeof(*out), .max = max, .fill = job_fill, .release = job_release,
 		.doing = "listing a commit's jobs",
 	};
-	sqlite3_stmt *st;
-	int r;
 
-	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs WHERE commit_oid = ?1 AND kind = 'head'"
-		       " ORDER BY id LIMIT ?2");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, commit);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	return db_rows_fill(db, st, &how, out);
+	return db_rows_select_fill(db, "SELECT " JOB_COLUMNS " FROM jobs WHERE commit_oid = ?1"
+				   " AND kind = 'head' ORDER BY id LIMIT ?2",
+				   DB_ARGS(DB_TEXT(commit), DB_INT(max)), &how, out);
 }
 
 int db_job_list(struct db *db, struct db_job *out, size_t max)
@@ -267,34 +206,23 @@ int db_job_list(struct db *db, struct db_job *out, size_t max)
 		.size = sizeof(*out), .max = max, .fill = job_fill, .release = job_release,
 		.doing = "listing jobs",
 	};
-	sqlite3_stmt *st;
-	int r;
 
-	r = db_prepare(db, &st, "SELECT " JOB_COLUMNS " FROM jobs ORDER BY id DESC LIMIT ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)max);
-	return db_rows_fill(db, st, &how, out);
+	return db_rows_select_fill(db, "SELECT " JOB_COLUMNS " FROM jobs ORDER BY id DESC LIMIT ?",
+				   DB_ARGS(DB_INT(max)), &how, out);
 }
 
 int db_job_set_state(struct db *db, int64_t id, enum db_job_state state, const char *detail)
 {
 	char now[TIME_ISO_LEN];
-	sqlite3_stmt *st;
-	int r;
 
 	time_now_iso(now);
-	r = db_prepare(db, &st, "UPDATE jobs SET state = ?1, detail = ?2, seq = " NEXT_SEQ ","
-		       " started_at = CASE WHEN ?1 = 'running' THEN coalesce(started_at, ?3) ELSE started_at END,"
-		       " finished_at = CASE WHEN ?1 IN ('done', 'failed') THEN ?3 ELSE NULL END"
-		       " WHERE id = ?4");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, db_job_state_name(state));
-	db_bind_text(st, 2, detail);
-	db_bind_text(st, 3, now);
-	sqlite3_bind_int64(st, 4, id);
-	return db_step(db, st, "recording a job's state");
+	return db_run(db, "UPDATE jobs SET state = ?1, detail = ?2, seq = " NEXT_SEQ ","
+		      " started_at = CASE WHEN ?1 = 'running' THEN coalesce(started_at, ?3)"
+		      " ELSE started_at END,"
+		      " finished_at = CASE WHEN ?1 IN ('done', 'failed') THEN ?3 ELSE NULL END"
+		      " WHERE id = ?4",
+		      DB_ARGS(DB_TEXT(db_job_state_name(state)), DB_TEXT(detail), DB_TEXT(now),
+			      DB_INT(id)), "recording a job's state");
 }
 
 void db_job_info_release(struct db_job_info *j)
@@ -351,18 +279,10 @@ static int job_comparisons(struct db *db, struct db_job_info *j)
 		.size = sizeof(struct db_job_comparison), .max = SIZE_MAX,
 		.fill = job_comparison_fill, .doing = "loading a job's comparisons",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v;
-	int r;
 
-	r = db_prepare(db, &st, "SELECT id, case_name, coalesce(verdict, ''), gain_median, kind"
-		       " FROM comparisons WHERE job_id = ? ORDER BY id");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, j->id);
-	r = db_rows_load(db, st, &how, &v, &j->ncomparisons);
-	j->comparisons = v;
-	return r;
+	return db_rows_select(db, "SELECT id, case_name, coalesce(verdict, ''), gain_median, kind"
+			      " FROM comparisons WHERE job_id = ? ORDER BY id", DB_ARGS(DB_INT(j->id)),
+			      &how, &j->comparisons, &j->ncomparisons);
 }
 
 int db_job_comparisons(struct db *db, struct db_job_comparison **out, size_t *out_n,
@@ -382,16 +302,12 @@ int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t bef
 		.size = sizeof(*out), .max = max, .fill = job_info_fill,
 		.release = job_info_release, .doing = "listing jobs",
 	};
-	sqlite3_stmt *st = NULL;
-	int i, n, r;
+	int i, n, r = 0;
 
-	r = db_prepare(db, &st, "SELECT " JOB_INFO_COLUMNS " FROM jobs WHERE id < ?"
-		       " ORDER BY id DESC LIMIT ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, before_id > 0 ? before_id : INT64_MAX);
-	sqlite3_bind_int64(st, 2, (sqlite3_int64)max);
-	n = db_rows_fill(db, st, &how, out);
+	n = db_rows_select_fill(db, "SELECT " JOB_INFO_COLUMNS " FROM jobs WHERE id < ?"
+				" ORDER BY id DESC LIMIT ?",
+				DB_ARGS(DB_INT(before_id > 0 ? before_id : INT64_MAX), DB_INT(max)),
+				&how, out);
 	/* The row statement is reset before the per-job queries run. */
 	for (i = 0; r == 0 && i < n; i++)
 		r = job_comparisons(db, &out[i]);
@@ -405,77 +321,30 @@ int db_job_infos(struct db *db, struct db_job_info *out, size_t max, int64_t bef
 
 /* ---- the agent's push of its jobs, and the hub's ingest of them ---- */
 
-/* This agent's jobs whose newest change the hub has not answered for. */
-#define JOBS_UNSENT " FROM jobs j WHERE j.host = '' AND NOT EXISTS" \
-	" (SELECT 1 FROM pushed_jobs p WHERE p.job_id = j.id AND p.seq >= j.seq)"
-
 int db_jobs_unpushed(struct db *db, struct db_job **out, size_t *out_n, size_t max)
 {
 	const struct db_rows how = {
 		.size = sizeof(**out), .max = max, .fill = job_fill, .release = job_release,
 		.doing = "listing the jobs not yet pushed",
 	};
-	void *v = NULL;
-	int r;
 
-	r = db_rows_select(db, "SELECT " JOB_COLUMNS JOBS_UNSENT " ORDER BY j.seq LIMIT ?",
-			   (int64_t)max, &how, &v, out_n);
-	*out = v;
-	return r;
-}
-
-int db_jobs_unpushed_count(struct db *db, int64_t *out)
-{
-	sqlite3_stmt *st = NULL;
-	int r;
-
-	*out = 0;
-	r = db_prepare(db, &st, "SELECT count(*)" JOBS_UNSENT);
-	if (r < 0)
-		return r;
-	r = db_step_count(db, st, out, "counting the jobs not yet pushed");
-	return r;
+	return db_rows_select(db, "SELECT " JOB_COLUMNS DB_JOBS_UNSENT " ORDER BY j.seq LIMIT ?",
+			      DB_ARGS(DB_INT(max)), &how, out, out_n);
 }
 
 int db_job_pushed(struct db *db, int64_t id, int64_t seq, int status, const char *message)
 {
-	sqlite3_stmt *st = NULL;
-	char now[TIME_ISO_LEN];
-	int r;
-
-	time_now_iso(now);
-	r = db_prepare(db, &st, "INSERT OR REPLACE INTO pushed_jobs (job_id, seq, status, message,"
-		       " pushed_at) VALUES (?, ?, ?, ?, ?)");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, seq);
-	sqlite3_bind_int(st, 3, status);
-	db_bind_text(st, 4, message);
-	db_bind_text(st, 5, now);
-	r = db_step(db, st, "recording a job pushed");
-	db_finish(st);
-	return r;
+	return db_pushed_put(db, "INSERT OR REPLACE INTO pushed_jobs (job_id, seq, status, message,"
+			     " pushed_at) VALUES (?, ?, ?, ?, ?)", id, seq, status, message,
+			     "recording a job pushed");
 }
 
 int db_job_origin(struct db *db, int64_t *out_id, const char *host, int64_t origin_id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
-
 	*out_id = 0;
-	r = db_prepare(db, &st, "SELECT id FROM jobs WHERE host = ? AND origin_id = ?");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, host);
-	sqlite3_bind_int64(st, 2, origin_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out_id = sqlite3_column_int64(st, 0);
-	else
-		r = rc == SQLITE_DONE ? -ENOENT : db_fail(db, rc, "finding a host's job");
-	db_finish(st);
-	return r;
+	return db_run_row(db, db_fill_int64, out_id, "SELECT id FROM jobs WHERE host = ? AND"
+			  " origin_id = ?", DB_ARGS(DB_TEXT(host), DB_INT(origin_id)),
+			  "finding a host's job");
 }
 
 static int job_insert(struct db *db, const struct db_job *j, const char *sha256, int64_t *out_id)
@@ -490,26 +359,14 @@ static int job_insert(struct db *db, const struct db_job *j, const char *sha256,
 		       " ?11, ?12, ?13, ?14, nullif(?15, '')) RETURNING id");
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, j->host);
-	db_bind_text(st, 2, j->head);
-	db_bind_text(st, 3, j->commit);
-	db_bind_text(st, 4, *j->base ? j->base : NULL);
-	db_bind_text(st, 5, j->subject);
-	db_bind_text(st, 6, db_job_state_name(j->state));
-	db_bind_text(st, 7, j->detail);
-	db_bind_text(st, 8, j->created_at);
-	db_bind_text(st, 9, j->started_at);
-	db_bind_text(st, 10, j->finished_at);
-	sqlite3_bind_int64(st, 11, j->origin_id);
-	sqlite3_bind_int64(st, 12, j->seq);
-	db_bind_text(st, 13, sha256);
-	db_bind_text(st, 14, db_job_kind_name(j->kind));
-	db_bind_text(st, 15, j->case_name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*out_id = sqlite3_column_int64(st, 0);
-		rc = sqlite3_step(st);
-	}
+	db_bind_args(st, DB_ARGS(DB_TEXT(j->host), DB_TEXT(j->head), DB_TEXT(j->commit),
+				 DB_TEXT(*j->base ? j->base : NULL), DB_TEXT(j->subject),
+				 DB_TEXT(db_job_state_name(j->state)), DB_TEXT(j->detail),
+				 DB_TEXT(j->created_at), DB_TEXT(j->started_at),
+				 DB_TEXT(j->finished_at), DB_INT(j->origin_id), DB_INT(j->seq),
+				 DB_TEXT(sha256), DB_TEXT(db_job_kind_name(j->kind)),
+				 DB_TEXT(j->case_name)));
+	rc = db_step_returning(st, out_id);
 	if (rc != SQLITE_DONE)
 		r = (rc & 0xff) == SQLITE_CONSTRAINT ?
 			err_set(-EEXIST, "host '%s' has another job (not id %lld) of %s at %.12s",
@@ -521,55 +378,31 @@ static int job_insert(struct db *db, const struct db_job *j, const char *sha256,
 
 static int job_update(struct db *db, const struct db_job *j, const char *sha256, int64_t id)
 {
-	sqlite3_stmt *st = NULL;
-	int r;
-
-	r = db_prepare(db, &st, "UPDATE jobs SET subject = ?1, state = ?2, detail = ?3,"
-		       " started_at = nullif(?4, ''), finished_at = nullif(?5, ''), seq = ?6,"
-		       " sha256 = ?7 WHERE id = ?8");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, j->subject);
-	db_bind_text(st, 2, db_job_state_name(j->state));
-	db_bind_text(st, 3, j->detail);
-	db_bind_text(st, 4, j->started_at);
-	db_bind_text(st, 5, j->finished_at);
-	sqlite3_bind_int64(st, 6, j->seq);
-	db_bind_text(st, 7, sha256);
-	sqlite3_bind_int64(st, 8, id);
-	r = db_step(db, st, "updating a host's job");
-	db_finish(st);
-	return r;
+	return db_run(db, "UPDATE jobs SET subject = ?1, state = ?2, detail = ?3,"
+		      " started_at = nullif(?4, ''), finished_at = nullif(?5, ''), seq = ?6,"
+		      " sha256 = ?7 WHERE id = ?8",
+		      DB_ARGS(DB_TEXT(j->subject), DB_TEXT(db_job_state_name(j->state)),
+			      DB_TEXT(j->detail), DB_TEXT(j->started_at), DB_TEXT(j->finished_at),
+			      DB_INT(j->seq), DB_TEXT(sha256), DB_INT(id)),
+		      "updating a host's job");
 }
 
 /* The host's comparisons ingested before their job get its id; their
  * receipts, which now name the job, are rendered anew. */
 static int job_link(struct db *db, const char *host, int64_t origin_id, int64_t id)
 {
-	sqlite3_stmt *st = NULL;
 	int r;
 
-	r = db_prepare(db, &st, "DELETE FROM receipts WHERE comparison_id IN"
-		       " (SELECT comparison_id FROM comparison_origins WHERE host = ?1"
-		       " AND origin_job = ?2)");
+	r = db_run(db, "DELETE FROM receipts WHERE comparison_id IN"
+		   " (SELECT comparison_id FROM comparison_origins WHERE host = ?1"
+		   " AND origin_job = ?2)", DB_ARGS(DB_TEXT(host), DB_INT(origin_id)),
+		   "forgetting the receipts of a job's comparisons");
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, host);
-	sqlite3_bind_int64(st, 2, origin_id);
-	r = db_step(db, st, "forgetting the receipts of a job's comparisons");
-	if (r < 0)
-		return r;
-	r = db_prepare(db, &st, "UPDATE comparisons SET job_id = ?1 WHERE job_id IS NULL AND id IN"
-		       " (SELECT comparison_id FROM comparison_origins WHERE host = ?2"
-		       " AND origin_job = ?3)");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, id);
-	db_bind_text(st, 2, host);
-	sqlite3_bind_int64(st, 3, origin_id);
-	r = db_step(db, st, "linking a job's comparisons");
-	db_finish(st);
-	return r;
+	return db_run(db, "UPDATE comparisons SET job_id = ?1 WHERE job_id IS NULL AND id IN"
+		      " (SELECT comparison_id FROM comparison_origins WHERE host = ?2"
+		      " AND origin_job = ?3)", DB_ARGS(DB_INT(id), DB_TEXT(host), DB_INT(origin_id)),
+		      "linking a job's comparisons");
 }
 
 int db_job_ingest(struct db *db, const struct db_job *j, const char *sha256, int64_t *out_id,
@@ -577,9 +410,8 @@ int db_job_ingest(struct db *db, const struct db_job *j, const char *sha256, int
 {
 	struct db_job old;
 	char *old_sha = NULL;
-	sqlite3_stmt *st = NULL;
 	int64_t id = 0;
-	int rc, r;
+	int r;
 
 	*out_stored = false;
 	*out_id = 0;
@@ -600,16 +432,8 @@ int db_job_ingest(struct db *db, const struct db_job *j, const char *sha256, int
 	r = db_job_load(db, &old, id);
 	if (r < 0)
 		goto out;
-	r = db_prepare(db, &st, "SELECT coalesce(sha256, '') FROM jobs WHERE id = ?");
-	if (r == 0) {
-		sqlite3_bind_int64(st, 1, id);
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			old_sha = db_column_strdup(st, 0);
-		else
-			r = db_fail(db, rc, "reading a host's job");
-		db_finish(st);
-	}
+	r = db_run_row(db, db_fill_string, &old_sha, "SELECT coalesce(sha256, '') FROM jobs"
+		       " WHERE id = ?", DB_ARGS(DB_INT(id)), "reading a host's job");
 	if (r < 0) {
 		/* nothing more */
 	} else if (strcmp(old.head, j->head) || strcmp(old.commit, j->commit) ||

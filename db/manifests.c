@@ -175,7 +175,6 @@ int db_manifest_of_build(struct db_manifest *out, const struct db_build *b)
 
 int db_manifest_put(struct db *db, const struct db_manifest *m)
 {
-	sqlite3_stmt *st = NULL;
 	char hash[65], now[TIME_ISO_LEN];
 	size_t i;
 	int r;
@@ -190,41 +189,20 @@ int db_manifest_put(struct db *db, const struct db_manifest *m)
 	r = db_begin(db);
 	if (r < 0)
 		return r;
-	r = db_prepare(db, &st, "INSERT INTO manifests (hash, build_id, commit_oid, tree_oid,"
-		       " recipe_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)"
-		       " ON CONFLICT (hash) DO NOTHING");
-	if (r < 0)
-		goto out;
-	db_bind_text(st, 1, m->hash);
-	if (m->build_id)
-		sqlite3_bind_int64(st, 2, m->build_id);
-	db_bind_text(st, 3, *m->commit ? m->commit : NULL);
-	db_bind_text(st, 4, *m->tree ? m->tree : NULL);
-	db_bind_text(st, 5, *m->recipe_hash ? m->recipe_hash : NULL);
-	db_bind_text(st, 6, now);
-	r = db_step(db, st, "recording a manifest");
-	db_finish(st);
-	st = NULL;
-	if (r < 0)
-		goto out;
-	r = db_prepare(db, &st, "INSERT INTO manifest_files (manifest, name, size, sha256)"
-		       " VALUES (?, ?, ?, ?) ON CONFLICT (manifest, name) DO NOTHING");
-	if (r < 0)
-		goto out;
-	for (i = 0; i < m->nfiles && r == 0; i++) {
-		db_bind_text(st, 1, m->hash);
-		db_bind_text(st, 2, m->files[i].name);
-		sqlite3_bind_int64(st, 3, m->files[i].size);
-		db_bind_text(st, 4, m->files[i].sha256);
-		r = db_step(db, st, "recording a manifest's files");
-	}
-	if (r == 0)
-		r = db_commit(db);
-out:
-	db_finish(st);
-	if (r < 0)
-		db_rollback(db);
-	return r;
+	r = db_run(db, "INSERT INTO manifests (hash, build_id, commit_oid, tree_oid,"
+		   " recipe_hash, created_at) VALUES (?, nullif(?, 0), ?, ?, ?, ?)"
+		   " ON CONFLICT (hash) DO NOTHING",
+		   DB_ARGS(DB_TEXT(m->hash), DB_INT(m->build_id),
+			   DB_TEXT(*m->commit ? m->commit : NULL), DB_TEXT(*m->tree ? m->tree : NULL),
+			   DB_TEXT(*m->recipe_hash ? m->recipe_hash : NULL), DB_TEXT(now)),
+		   "recording a manifest");
+	for (i = 0; i < m->nfiles && r == 0; i++)
+		r = db_run(db, "INSERT INTO manifest_files (manifest, name, size, sha256)"
+			   " VALUES (?, ?, ?, ?) ON CONFLICT (manifest, name) DO NOTHING",
+			   DB_ARGS(DB_TEXT(m->hash), DB_TEXT(m->files[i].name),
+				   DB_INT(m->files[i].size), DB_TEXT(m->files[i].sha256)),
+			   "recording a manifest's files");
+	return db_end(db, r);
 }
 
 static void file_fill(void *elem, sqlite3_stmt *st, void *arg)
@@ -241,6 +219,17 @@ static void file_release(void *elem)
 	free(((struct db_manifest_file *)elem)->name);
 }
 
+static void manifest_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_manifest *m = elem;
+
+	m->build_id = sqlite3_column_int64(st, 0);
+	db_column_copy(m->commit, sizeof(m->commit), st, 1);
+	db_column_copy(m->tree, sizeof(m->tree), st, 2);
+	db_column_copy(m->recipe_hash, sizeof(m->recipe_hash), st, 3);
+	db_column_copy(m->created_at, sizeof(m->created_at), st, 4);
+}
+
 int db_manifest_load(struct db *db, struct db_manifest *out, const char *hash)
 {
 	static const struct db_rows how = {
@@ -248,41 +237,22 @@ int db_manifest_load(struct db *db, struct db_manifest *out, const char *hash)
 		.release = file_release, .doing = "loading a manifest's files",
 	};
 	struct db_manifest m;
-	sqlite3_stmt *st = NULL;
-	void *v;
-	int rc, r;
+	int r;
 
 	memset(out, 0, sizeof(*out));
 	memset(&m, 0, sizeof(m));
-	r = db_prepare(db, &st, "SELECT coalesce(build_id, 0), coalesce(commit_oid, ''),"
-		       " coalesce(tree_oid, ''), coalesce(recipe_hash, ''), created_at"
-		       " FROM manifests WHERE hash = ?");
+	r = db_run_row(db, manifest_fill, &m, "SELECT coalesce(build_id, 0),"
+		       " coalesce(commit_oid, ''), coalesce(tree_oid, ''),"
+		       " coalesce(recipe_hash, ''), created_at FROM manifests WHERE hash = ?",
+		       DB_ARGS(DB_TEXT(hash)), "loading a manifest");
+	if (r == -ENOENT)
+		return err_set(-ENOENT, "no manifest '%s' in '%s'", hash, db->path);
 	if (r < 0)
 		return r;
-	db_bind_text(st, 1, hash);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		r = err_set(-ENOENT, "no manifest '%s' in '%s'", hash, db->path);
-	else if (rc != SQLITE_ROW)
-		r = db_fail(db, rc, "loading a manifest");
-	if (r < 0) {
-		db_finish(st);
-		return r;
-	}
 	snprintf(m.hash, sizeof(m.hash), "%s", hash);
-	m.build_id = sqlite3_column_int64(st, 0);
-	db_column_copy(m.commit, sizeof(m.commit), st, 1);
-	db_column_copy(m.tree, sizeof(m.tree), st, 2);
-	db_column_copy(m.recipe_hash, sizeof(m.recipe_hash), st, 3);
-	db_column_copy(m.created_at, sizeof(m.created_at), st, 4);
-	db_finish(st);
-	r = db_prepare(db, &st, "SELECT name, size, sha256 FROM manifest_files"
-		       " WHERE manifest = ? ORDER BY name");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, hash);
-	r = db_rows_load(db, st, &how, &v, &m.nfiles);
-	m.files = v;
+	r = db_rows_select(db, "SELECT name, size, sha256 FROM manifest_files"
+			   " WHERE manifest = ? ORDER BY name", DB_ARGS(DB_TEXT(hash)), &how,
+			   &m.files, &m.nfiles);
 	if (r < 0)
 		return r;
 	*out = m;

@@ -11,61 +11,40 @@
 
 #include "db-internal.h"
 
+static void origin_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_origin *o = elem;
+
+	db_column_copy(o->host, sizeof(o->host), st, 0);
+	o->origin_id = sqlite3_column_int64(st, 1);
+	o->comparison_id = sqlite3_column_int64(st, 2);
+	db_column_copy(o->sha256, sizeof(o->sha256), st, 3);
+	db_column_copy(o->received_at, sizeof(o->received_at), st, 4);
+}
+
 int db_origin_get(struct db *db, struct db_origin *out, const char *host, int64_t origin_id)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
-
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT host, origin_id, comparison_id, sha256, received_at"
-		       " FROM comparison_origins WHERE host = ? AND origin_id = ?");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, host);
-	sqlite3_bind_int64(st, 2, origin_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		db_column_copy(out->host, sizeof(out->host), st, 0);
-		out->origin_id = sqlite3_column_int64(st, 1);
-		out->comparison_id = sqlite3_column_int64(st, 2);
-		db_column_copy(out->sha256, sizeof(out->sha256), st, 3);
-		db_column_copy(out->received_at, sizeof(out->received_at), st, 4);
-	} else if (rc == SQLITE_DONE) {
-		r = -ENOENT;
-	} else {
-		r = db_fail(db, rc, "looking up a comparison's origin");
-	}
-	db_finish(st);
-	return r;
+	return db_run_row(db, origin_fill, out, "SELECT host, origin_id, comparison_id, sha256,"
+			  " received_at FROM comparison_origins WHERE host = ? AND origin_id = ?",
+			  DB_ARGS(DB_TEXT(host), DB_INT(origin_id)),
+			  "looking up a comparison's origin");
 }
 
 /* The origin row. */
 static int store_origin(struct db *db, int64_t id, const struct db_origin *o)
 {
-	sqlite3_stmt *st = NULL;
 	char now[TIME_ISO_LEN];
-	int r;
 
 	time_now_iso(now);
-	r = db_prepare(db, &st, "INSERT INTO comparison_origins (host, origin_id, comparison_id,"
-		       " sha256, received_at, origin_job, origin_base_build, origin_head_build)"
-		       " VALUES (?, ?, ?, ?, ?, ?, nullif(?, 0), nullif(?, 0))");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, o->host);
-	sqlite3_bind_int64(st, 2, o->origin_id);
-	sqlite3_bind_int64(st, 3, id);
-	db_bind_text(st, 4, o->sha256);
-	db_bind_text(st, 5, now);
-	if (o->origin_job > 0)
-		sqlite3_bind_int64(st, 6, o->origin_job);
-	else
-		sqlite3_bind_null(st, 6);
-	sqlite3_bind_int64(st, 7, o->origin_base_build);
-	sqlite3_bind_int64(st, 8, o->origin_head_build);
-	r = db_step(db, st, "recording a comparison's origin");
-	db_finish(st);
-	return r;
+	return db_run(db, "INSERT INTO comparison_origins (host, origin_id, comparison_id,"
+		      " sha256, received_at, origin_job, origin_base_build, origin_head_build)"
+		      " VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?6 > 0 THEN ?6 END, nullif(?7, 0),"
+		      " nullif(?8, 0))",
+		      DB_ARGS(DB_TEXT(o->host), DB_INT(o->origin_id), DB_INT(id),
+			      DB_TEXT(o->sha256), DB_TEXT(now), DB_INT(o->origin_job),
+			      DB_INT(o->origin_base_build), DB_INT(o->origin_head_build)),
+		      "recording a comparison's origin");
 }
 
 /* The hub's row of a host's job or build (find: db_job_origin,
@@ -138,12 +117,9 @@ int db_comparison_ingest(struct db *db, int64_t *out_id, const struct db_compari
 	}
 	if (r == 0)
 		r = store_origin(db, id, o);
-	if (r == 0)
-		r = db_commit(db);
 out:
-	if (r < 0)
-		db_rollback(db);
-	else
+	r = db_end(db, r);
+	if (r == 0)
 		*out_id = id;
 	return r;
 }

@@ -62,176 +62,87 @@ bool db_process_metric(const struct db_process *p, const char *name, double *out
 	return false;
 }
 
+/* The columns a process has from its start, and those its end sets: bound
+ * alike by db_process_insert, db_process_finish and db_process_store. */
+#define START_ARGS(p) DB_INT((p)->comparison_id), DB_INT((p)->seq), DB_TEXT((p)->arm), \
+	DB_INT((p)->pair), DB_INT((p)->warmup), DB_TEXT((p)->started_at), DB_TEXT((p)->cpus)
+#define END_ARGS(p) DB_TEXT((p)->ended_at), DB_INT((p)->exit_code), DB_INT((p)->signal), \
+	DB_INT((p)->timed_out), DB_TEXT((p)->spawn_error), DB_REAL((p)->wall_ms), \
+	DB_REAL((p)->user_ms), DB_REAL((p)->sys_ms), DB_INT((p)->maxrss_kb), \
+	DB_TEXT((p)->digest), DB_INT((p)->record_valid), DB_INT((p)->stdout_bytes), \
+	DB_INT((p)->stderr_bytes), DB_TEXT((p)->fault), DB_TEXT((p)->fault_watch)
+
 int db_process_insert(struct db *db, int64_t *out_id, const struct db_process *p)
 {
-	sqlite3_stmt *st = NULL;
-	int64_t id;
-	int rc, r;
+	int64_t id = 0;
+	int r;
 
 	r = db_begin(db);
 	if (r < 0)
 		return r;
-	r = db_prepare(db, &st,
-		       "INSERT INTO processes (comparison_id, seq, arm, pair, warmup,"
-		       " state, started_at, cpus) VALUES (?, ?, ?, ?, ?, 'running', ?, ?)");
-	if (r < 0)
-		goto out;
-	sqlite3_bind_int64(st, 1, p->comparison_id);
-	sqlite3_bind_int(st, 2, p->seq);
-	db_bind_text(st, 3, p->arm);
-	sqlite3_bind_int(st, 4, p->pair);
-	sqlite3_bind_int(st, 5, p->warmup);
-	db_bind_text(st, 6, p->started_at);
-	db_bind_text(st, 7, p->cpus);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, rc, "recording a process start");
-		goto out;
-	}
-	id = sqlite3_last_insert_rowid(db->h);
-	db_finish(st);
-	st = NULL;
-	r = db_receipt_forget(db, p->comparison_id);
+	r = db_run_insert(db, &id, "INSERT INTO processes (comparison_id, seq, arm, pair, warmup,"
+			  " started_at, cpus, state) VALUES (?, ?, ?, ?, ?, ?, ?, 'running')",
+			  DB_ARGS(START_ARGS(p)), "recording a process start");
 	if (r == 0)
-		r = db_commit(db);
+		r = db_receipt_forget(db, p->comparison_id);
+	r = db_end(db, r);
 	if (r == 0)
 		*out_id = id;
-out:
-	db_finish(st);
-	if (r < 0)
-		db_rollback(db);
 	return r;
 }
 
-/* A line is stored repaired (utf8_repair), so that every reader may render
- * it as text; the bytes as printed stay in process_output. */
-static int insert_line(struct db *db, sqlite3_stmt *st, int64_t pid, int idx,
-		       const char *kind, const char *text)
+static int insert_line(struct db *db, int64_t pid, int idx, const char *kind, const char *text)
 {
-	char *fixed = utf8_repair_dup(text);
-	int rc;
-
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, pid);
-	sqlite3_bind_int(st, 2, idx);
-	db_bind_text(st, 3, kind);
-	db_bind_text(st, 4, fixed);
-	rc = sqlite3_step(st);
-	free(fixed);
-	return rc == SQLITE_DONE ? 0 : db_fail(db, rc, "recording a process's lines");
+	return db_line_insert(db, "INSERT INTO process_lines (process_id, idx, kind, text)"
+			      " VALUES (?, ?, ?, ?)", pid, idx, kind, text,
+			      "recording a process's lines");
 }
 
 /* The rows a finished process owns besides its own: its metrics, its lines
  * (the malformed ones after them, kind "error") and its captured output. */
 static int store_children(struct db *db, const struct db_process *p)
 {
-	sqlite3_stmt *st = NULL, *mt = NULL, *lt = NULL;
 	size_t i;
-	int rc, r, idx = 0;
+	int r = 0, idx = 0;
 
-	r = db_prepare(db, &mt, "INSERT INTO metrics (process_id, name, value) VALUES (?, ?, ?)");
-	if (r < 0)
-		goto out;
-	for (i = 0; i < p->nmetrics; i++) {
-		sqlite3_reset(mt);
-		sqlite3_bind_int64(mt, 1, p->id);
-		db_bind_text(mt, 2, p->metrics[i].name);
-		db_bind_real(mt, 3, p->metrics[i].value);
-		rc = sqlite3_step(mt);
-		if (rc != SQLITE_DONE) {
-			r = db_fail(db, rc, "recording a metric");
-			goto out;
-		}
-	}
-
-	r = db_prepare(db, &lt, "INSERT INTO process_lines (process_id, idx, kind, text)"
-		       " VALUES (?, ?, ?, ?)");
-	if (r < 0)
-		goto out;
-	for (i = 0; i < p->nlines; i++) {
-		r = insert_line(db, lt, p->id, idx++, p->lines[i].kind, p->lines[i].text);
-		if (r < 0)
-			goto out;
-	}
-	for (i = 0; i < p->nprotocol_errors; i++) {
-		r = insert_line(db, lt, p->id, idx++, "error", p->protocol_errors[i]);
-		if (r < 0)
-			goto out;
-	}
-
+	for (i = 0; r == 0 && i < p->nmetrics; i++)
+		r = db_run(db, "INSERT INTO metrics (process_id, name, value) VALUES (?, ?, ?)",
+			   DB_ARGS(DB_INT(p->id), DB_TEXT(p->metrics[i].name),
+				   DB_REAL(p->metrics[i].value)), "recording a metric");
+	for (i = 0; r == 0 && i < p->nlines; i++)
+		r = insert_line(db, p->id, idx++, p->lines[i].kind, p->lines[i].text);
+	for (i = 0; r == 0 && i < p->nprotocol_errors; i++)
+		r = insert_line(db, p->id, idx++, "error", p->protocol_errors[i]);
 	/* A process that printed nothing has no output row. */
-	if (p->out_len || p->err_len) {
-		r = db_prepare(db, &st, "INSERT INTO process_output (process_id, stdout, stderr)"
-			       " VALUES (?, ?, ?)");
-		if (r < 0)
-			goto out;
-		sqlite3_bind_int64(st, 1, p->id);
-		sqlite3_bind_blob(st, 2, p->out ? p->out : "", (int)p->out_len, SQLITE_STATIC);
-		sqlite3_bind_blob(st, 3, p->err ? p->err : "", (int)p->err_len, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_DONE) {
-			r = db_fail(db, rc, "recording a process's output");
-			goto out;
-		}
-	}
-out:
-	db_finish(st);
-	db_finish(mt);
-	db_finish(lt);
+	if (r == 0 && (p->out_len || p->err_len))
+		r = db_run(db, "INSERT INTO process_output (process_id, stdout, stderr)"
+			   " VALUES (?, ?, ?)", DB_ARGS(DB_INT(p->id), DB_BLOB(p->out, p->out_len),
+							DB_BLOB(p->err, p->err_len)),
+			   "recording a process's output");
 	return r;
 }
 
 int db_process_finish(struct db *db, const struct db_process *p)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
 	r = db_begin(db);
 	if (r < 0)
 		return r;
-	r = db_prepare(db, &st,
-		       "UPDATE processes SET state = 'done', ended_at = ?, exit_code = ?,"
-		       " signal = ?, timed_out = ?, spawn_error = ?, wall_ms = ?,"
-		       " user_ms = ?, sys_ms = ?, maxrss_kb = ?, digest = ?,"
-		       " record_valid = ?, stdout_bytes = ?, stderr_bytes = ?, fault = ?,"
-		       " fault_watch = ?, started_at = COALESCE(NULLIF(?17, ''), started_at)"
-		       " WHERE id = ?16");
-	if (r < 0)
-		goto out;
-	db_bind_text(st, 1, p->ended_at);
-	sqlite3_bind_int(st, 2, p->exit_code);
-	sqlite3_bind_int(st, 3, p->signal);
-	sqlite3_bind_int(st, 4, p->timed_out);
-	db_bind_text(st, 5, p->spawn_error);
-	db_bind_real(st, 6, p->wall_ms);
-	db_bind_real(st, 7, p->user_ms);
-	db_bind_real(st, 8, p->sys_ms);
-	sqlite3_bind_int64(st, 9, p->maxrss_kb);
-	db_bind_text(st, 10, p->digest);
-	sqlite3_bind_int(st, 11, p->record_valid);
-	sqlite3_bind_int64(st, 12, p->stdout_bytes);
-	sqlite3_bind_int64(st, 13, p->stderr_bytes);
-	db_bind_text(st, 14, p->fault);
-	db_bind_text(st, 15, p->fault_watch);
-	sqlite3_bind_int64(st, 16, p->id);
 	/* The row was made before the process started (a cool-down may lie
 	 * between): its start is the launcher's. */
-	db_bind_text(st, 17, p->started_at);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE) {
-		r = db_fail(db, rc, "recording a process's end");
-		goto out;
-	}
-	r = db_receipt_forget(db, p->comparison_id);
+	r = db_run(db, "UPDATE processes SET state = 'done', ended_at = ?, exit_code = ?,"
+		   " signal = ?, timed_out = ?, spawn_error = ?, wall_ms = ?,"
+		   " user_ms = ?, sys_ms = ?, maxrss_kb = ?, digest = ?,"
+		   " record_valid = ?, stdout_bytes = ?, stderr_bytes = ?, fault = ?,"
+		   " fault_watch = ?, started_at = COALESCE(NULLIF(?17, ''), started_at)"
+		   " WHERE id = ?16", DB_ARGS(END_ARGS(p), DB_INT(p->id), DB_TEXT(p->started_at)),
+		   "recording a process's end");
+	if (r == 0)
+		r = db_receipt_forget(db, p->comparison_id);
 	if (r == 0)
 		r = store_children(db, p);
-	if (r == 0)
-		r = db_commit(db);
-out:
-	db_finish(st);
-	if (r < 0)
-		db_rollback(db);
-	return r;
+	return db_end(db, r);
 }
 
 /* The columns are those db_process_insert, db_process_finish and
@@ -241,59 +152,28 @@ out:
 int db_process_store(struct db *db, int64_t *out_id, const struct db_process *p)
 {
 	struct db_process with_id;
-	sqlite3_stmt *st = NULL;
 	int64_t id = 0;
 	int r;
 
 	r = db_begin(db);
 	if (r < 0)
 		return r;
-	r = db_prepare(db, &st,
-		       "INSERT INTO processes (comparison_id, seq, arm, pair, warmup, state,"
-		       " started_at, cpus, ended_at, exit_code, signal, timed_out, spawn_error,"
-		       " wall_ms, user_ms, sys_ms, maxrss_kb, digest, record_valid,"
-		       " stdout_bytes, stderr_bytes, fault, fault_watch, valid, invalid_reason)"
-		       " VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-		       " ?, ?, ?, ?, ?)");
-	if (r < 0)
-		goto out;
-	sqlite3_bind_int64(st, 1, p->comparison_id);
-	sqlite3_bind_int(st, 2, p->seq);
-	db_bind_text(st, 3, p->arm);
-	sqlite3_bind_int(st, 4, p->pair);
-	sqlite3_bind_int(st, 5, p->warmup);
-	db_bind_text(st, 6, p->started_at);
-	db_bind_text(st, 7, p->cpus);
-	db_bind_text(st, 8, p->ended_at);
-	sqlite3_bind_int(st, 9, p->exit_code);
-	sqlite3_bind_int(st, 10, p->signal);
-	sqlite3_bind_int(st, 11, p->timed_out);
-	db_bind_text(st, 12, p->spawn_error);
-	db_bind_real(st, 13, p->wall_ms);
-	db_bind_real(st, 14, p->user_ms);
-	db_bind_real(st, 15, p->sys_ms);
-	sqlite3_bind_int64(st, 16, p->maxrss_kb);
-	db_bind_text(st, 17, p->digest);
-	sqlite3_bind_int(st, 18, p->record_valid);
-	sqlite3_bind_int64(st, 19, p->stdout_bytes);
-	sqlite3_bind_int64(st, 20, p->stderr_bytes);
-	db_bind_text(st, 21, p->fault);
-	db_bind_text(st, 22, p->fault_watch);
-	sqlite3_bind_int(st, 23, p->valid);
-	db_bind_text(st, 24, p->invalid_reason);
-	r = db_step_insert(db, st, &id, "recording a process");
-	if (r < 0)
-		goto out;
-	with_id = *p;   /* shallow: store_children only reads */
-	with_id.id = id;
-	r = store_children(db, &with_id);
-	if (r == 0)
-		r = db_commit(db);
+	r = db_run_insert(db, &id, "INSERT INTO processes (comparison_id, seq, arm, pair, warmup,"
+			  " started_at, cpus, ended_at, exit_code, signal, timed_out, spawn_error,"
+			  " wall_ms, user_ms, sys_ms, maxrss_kb, digest, record_valid,"
+			  " stdout_bytes, stderr_bytes, fault, fault_watch, valid, invalid_reason,"
+			  " state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			  " ?, ?, ?, ?, ?, 'done')",
+			  DB_ARGS(START_ARGS(p), END_ARGS(p), DB_INT(p->valid),
+				  DB_TEXT(p->invalid_reason)), "recording a process");
+	if (r == 0) {
+		with_id = *p;   /* shallow: store_children only reads */
+		with_id.id = id;
+		r = store_children(db, &with_id);
+	}
+	r = db_end(db, r);
 	if (r == 0)
 		*out_id = id;
-out:
-	if (r < 0)
-		db_rollback(db);
 	return r;
 }
 
@@ -345,24 +225,15 @@ static int process_rows_load(struct db *db, struct db_process **out, size_t *out
 		.size = sizeof(struct db_process), .max = SIZE_MAX, .fill = process_fill,
 		.release = process_release, .arg = &comparison_id, .doing = "loading processes",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v;
-	int r;
 
-	r = db_prepare(db, &st,
-		       "SELECT id, seq, arm, pair, warmup, state, started_at, ended_at,"
-		       " exit_code, signal, timed_out, spawn_error, wall_ms, user_ms,"
-		       " sys_ms, maxrss_kb, cpus, digest, record_valid, stdout_bytes,"
-		       " stderr_bytes, fault, valid, invalid_reason, fault_watch,"
-		       " coalesce(length(o.stdout), 0), coalesce(length(o.stderr), 0)"
-		       " FROM processes LEFT JOIN process_output o ON o.process_id = id"
-		       " WHERE comparison_id = ? ORDER BY seq");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, comparison_id);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT id, seq, arm, pair, warmup, state, started_at, ended_at,"
+			      " exit_code, signal, timed_out, spawn_error, wall_ms, user_ms,"
+			      " sys_ms, maxrss_kb, cpus, digest, record_valid, stdout_bytes,"
+			      " stderr_bytes, fault, valid, invalid_reason, fault_watch,"
+			      " coalesce(length(o.stdout), 0), coalesce(length(o.stderr), 0)"
+			      " FROM processes LEFT JOIN process_output o ON o.process_id = id"
+			      " WHERE comparison_id = ? ORDER BY seq", DB_ARGS(DB_INT(comparison_id)),
+			      &how, out, out_n);
 }
 
 /* The processes a comparison's metric and line rows are handed out to. */
@@ -394,23 +265,6 @@ static void metric_add(sqlite3_stmt *st, void *arg)
 	p->nmetrics++;
 }
 
-/* Every metric of the comparison's processes, in one query. */
-static int metrics_load(struct db *db, struct process_set *set, int64_t comparison_id)
-{
-	sqlite3_stmt *st = NULL;
-	int r;
-
-	r = db_prepare(db, &st,
-		       "SELECT m.process_id, m.name, m.value FROM metrics m"
-		       " JOIN processes p ON p.id = m.process_id"
-		       " WHERE p.comparison_id = ? ORDER BY m.process_id, m.name");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, comparison_id);
-	r = db_rows_each(db, st, SIZE_MAX, metric_add, set, "loading metrics");
-	return r < 0 ? r : 0;
-}
-
 /* A process line is a RESULT or SUMMARY line, or a malformed one (kind
  * "error") kept among the protocol errors. */
 static void line_add(sqlite3_stmt *st, void *arg)
@@ -432,20 +286,17 @@ static void line_add(sqlite3_stmt *st, void *arg)
 	}
 }
 
-/* Every line of the comparison's processes, in one query. */
-static int lines_load(struct db *db, struct process_set *set, int64_t comparison_id)
+/* Hands every row of sql, whose one parameter is the comparison's id, to
+ * fn with the comparison's processes. */
+static int children_load(struct db *db, struct process_set *set, int64_t comparison_id,
+			 const char *sql, void (*fn)(sqlite3_stmt *st, void *arg), const char *doing)
 {
 	sqlite3_stmt *st = NULL;
 	int r;
 
-	r = db_prepare(db, &st,
-		       "SELECT l.process_id, l.kind, l.text FROM process_lines l"
-		       " JOIN processes p ON p.id = l.process_id"
-		       " WHERE p.comparison_id = ? ORDER BY l.process_id, l.idx");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, comparison_id);
-	r = db_rows_each(db, st, SIZE_MAX, line_add, set, "loading process lines");
+	r = db_prepare_bound(db, &st, sql, DB_ARGS(DB_INT(comparison_id)));
+	if (r == 0)
+		r = db_rows_each(db, st, SIZE_MAX, fn, set, doing);
 	return r < 0 ? r : 0;
 }
 
@@ -466,9 +317,15 @@ int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
 	r = process_rows_load(db, &set.procs, &set.n, comparison_id);
 	if (r < 0)
 		return r;
-	r = metrics_load(db, &set, comparison_id);
+	r = children_load(db, &set, comparison_id, "SELECT m.process_id, m.name, m.value"
+			  " FROM metrics m JOIN processes p ON p.id = m.process_id"
+			  " WHERE p.comparison_id = ? ORDER BY m.process_id, m.name", metric_add,
+			  "loading metrics");
 	if (r == 0)
-		r = lines_load(db, &set, comparison_id);
+		r = children_load(db, &set, comparison_id, "SELECT l.process_id, l.kind, l.text"
+				  " FROM process_lines l JOIN processes p ON p.id = l.process_id"
+				  " WHERE p.comparison_id = ? ORDER BY l.process_id, l.idx", line_add,
+				  "loading process lines");
 	if (r < 0) {
 		for (i = 0; i < set.n; i++)
 			db_process_release(&set.procs[i]);
@@ -480,41 +337,25 @@ int db_processes_load(struct db *db, struct db_process **out, size_t *out_n,
 	return 0;
 }
 
+static void output_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_process *p = elem;
+
+	p->out = db_column_blobdup(st, 0, &p->out_len);
+	p->err = db_column_blobdup(st, 1, &p->err_len);
+}
+
 int db_process_output_load(struct db *db, struct db_process *out,
 			   int64_t comparison_id, int seq)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
+	int r;
 
-	r = db_prepare(db, &st,
-		       "SELECT o.stdout, o.stderr FROM process_output o"
+	r = db_run_row(db, output_fill, out, "SELECT o.stdout, o.stderr FROM process_output o"
 		       " JOIN processes p ON p.id = o.process_id"
-		       " WHERE p.comparison_id = ? AND p.seq = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, comparison_id);
-	sqlite3_bind_int(st, 2, seq);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
+		       " WHERE p.comparison_id = ? AND p.seq = ?",
+		       DB_ARGS(DB_INT(comparison_id), DB_INT(seq)), "loading captured output");
+	if (r == -ENOENT)
 		r = err_set(-ENOENT, "comparison %lld has no captured output for process %d",
 			    (long long)comparison_id, seq);
-		goto out;
-	}
-	if (rc != SQLITE_ROW) {
-		r = db_fail(db, rc, "loading captured output");
-		goto out;
-	}
-	out->out_len = (size_t)sqlite3_column_bytes(st, 0);
-	out->out = xmalloc(out->out_len + 1);
-	memcpy(out->out, sqlite3_column_blob(st, 0) ? sqlite3_column_blob(st, 0) : "",
-	       out->out_len);
-	out->out[out->out_len] = '\0';
-	out->err_len = (size_t)sqlite3_column_bytes(st, 1);
-	out->err = xmalloc(out->err_len + 1);
-	memcpy(out->err, sqlite3_column_blob(st, 1) ? sqlite3_column_blob(st, 1) : "",
-	       out->err_len);
-	out->err[out->err_len] = '\0';
-out:
-	db_finish(st);
 	return r;
 }

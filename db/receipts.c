@@ -18,54 +18,28 @@ void db_receipt_release(struct db_receipt *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static void receipt_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_receipt *x = elem;
+
+	db_column_copy(x->sha256, sizeof(x->sha256), st, 0);
+	x->body = db_column_blobdup(st, 1, &x->len);
+}
+
 int db_receipt_get(struct db *db, struct db_receipt *out, int64_t comparison_id,
 		   const char *format, const char *renderer)
 {
-	sqlite3_stmt *st = NULL;
-	const void *body;
-	int rc, r;
-
 	memset(out, 0, sizeof(*out));
-	r = db_prepare(db, &st, "SELECT sha256, body FROM receipts"
-		       " WHERE comparison_id = ? AND format = ? AND renderer = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, comparison_id);
-	db_bind_text(st, 2, format);
-	db_bind_text(st, 3, renderer);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		db_column_copy(out->sha256, sizeof(out->sha256), st, 0);
-		body = sqlite3_column_blob(st, 1);
-		out->len = (size_t)sqlite3_column_bytes(st, 1);
-		out->body = xmalloc(out->len + 1);
-		if (out->len)
-			memcpy(out->body, body, out->len);
-		out->body[out->len] = '\0';
-	} else if (rc == SQLITE_DONE) {
-		r = -ENOENT;
-	} else {
-		r = db_fail(db, rc, "reading a stored receipt");
-	}
-	db_finish(st);
-	return r;
+	return db_run_row(db, receipt_fill, out, "SELECT sha256, body FROM receipts"
+			  " WHERE comparison_id = ? AND format = ? AND renderer = ?",
+			  DB_ARGS(DB_INT(comparison_id), DB_TEXT(format), DB_TEXT(renderer)),
+			  "reading a stored receipt");
 }
 
 int db_receipt_mark(struct db *db, int64_t *out)
 {
-	sqlite3_stmt *st = NULL;
-	int rc, r;
-
-	r = db_prepare(db, &st, "PRAGMA data_version");
-	if (r < 0)
-		return r;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	else
-		r = db_fail(db, rc, "reading the database's version");
-	db_finish(st);
-	return r;
+	return db_run_count(db, out, "PRAGMA data_version", NULL, 0,
+			    "reading the database's version");
 }
 
 /*
@@ -95,35 +69,22 @@ int db_receipt_put(struct db *db, int64_t comparison_id, const char *format,
 	if (r == 0 && now != mark)
 		r = err_set(-EAGAIN, "comparison %lld may have changed since its receipt was "
 			    "rendered: not stored", (long long)comparison_id);
-	if (r < 0)
-		goto out;
-	r = db_prepare(db, &st, "INSERT OR REPLACE INTO receipts (comparison_id, format,"
-		       " renderer, sha256, body) VALUES (?, ?, ?, ?, ?)");
-	if (r < 0)
-		goto out;
-	sqlite3_bind_int64(st, 1, comparison_id);
-	db_bind_text(st, 2, format);
-	db_bind_text(st, 3, renderer);
-	db_bind_text(st, 4, sha256);
-	sqlite3_bind_blob64(st, 5, body, len, SQLITE_STATIC);
-	r = db_step(db, st, "storing a receipt");
-	if (r < 0)
-		goto out;
-	r = db_commit(db);
-out:
-	if (r < 0)
-		db_rollback(db);
-	return r;
+	/* The body is bound as given, not through DB_BLOB: a NULL body is
+	 * stored as NULL. */
+	if (r == 0)
+		r = db_prepare_bound(db, &st, "INSERT OR REPLACE INTO receipts (comparison_id,"
+				     " format, renderer, sha256, body) VALUES (?, ?, ?, ?, ?)",
+				     DB_ARGS(DB_INT(comparison_id), DB_TEXT(format),
+					     DB_TEXT(renderer), DB_TEXT(sha256)));
+	if (r == 0) {
+		sqlite3_bind_blob64(st, 5, body, len, SQLITE_STATIC);
+		r = db_step(db, st, "storing a receipt");
+	}
+	return db_end(db, r);
 }
 
 int db_receipt_forget(struct db *db, int64_t comparison_id)
 {
-	sqlite3_stmt *st = NULL;
-	int r;
-
-	r = db_prepare(db, &st, "DELETE FROM receipts WHERE comparison_id = ?");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, comparison_id);
-	return db_step(db, st, "forgetting a stored receipt");
+	return db_run(db, "DELETE FROM receipts WHERE comparison_id = ?",
+		      DB_ARGS(DB_INT(comparison_id)), "forgetting a stored receipt");
 }

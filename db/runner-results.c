@@ -26,87 +26,46 @@ void db_runner_result_release(struct db_runner_result *r)
 
 int db_runner_result_done(struct db *db, int64_t build_id, const char *runner, int chunk)
 {
-	sqlite3_stmt *st;
-	int rc, r;
+	int64_t n;
+	int r;
 
-	r = db_prepare(db, &st, "SELECT count(*) FROM runner_results WHERE build_id = ? AND"
-		       " runner = ? AND chunk = ? AND state = 'done'");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, build_id);
-	db_bind_text(st, 2, runner);
-	sqlite3_bind_int(st, 3, chunk);
-	rc = sqlite3_step(st);
-	r = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) > 0 : db_fail(db, rc, "reading results");
-	db_finish(st);
-	return r;
+	r = db_run_count(db, &n, "SELECT count(*) FROM runner_results WHERE build_id = ? AND"
+			 " runner = ? AND chunk = ? AND state = 'done'",
+			 DB_ARGS(DB_INT(build_id), DB_TEXT(runner), DB_INT(chunk)), "reading results");
+	return r < 0 ? r : n > 0;
 }
 
 int db_runner_result_insert(struct db *db, int64_t *out_id, const struct db_runner_result *r)
 {
-	sqlite3_stmt *st;
-	int ret;
-
-	ret = db_prepare(db, &st, "INSERT INTO runner_results (build_id, runner, chunk, chunks,"
-			 " state, binary_sha256, started_at, owner)"
-			 " VALUES (?, ?, ?, ?, 'running', ?, ?, ?)");
-	if (ret < 0)
-		return ret;
-	sqlite3_bind_int64(st, 1, r->build_id);
-	db_bind_text(st, 2, r->runner);
-	sqlite3_bind_int(st, 3, r->chunk);
-	sqlite3_bind_int(st, 4, r->chunks);
-	db_bind_text(st, 5, r->binary_sha256);
-	db_bind_text(st, 6, r->started_at);
-	db_bind_text(st, 7, db->owner);
-	return db_step_insert(db, st, out_id, "recording a runner's start");
+	return db_run_insert(db, out_id, "INSERT INTO runner_results (build_id, runner, chunk,"
+			     " chunks, state, binary_sha256, started_at, owner)"
+			     " VALUES (?, ?, ?, ?, 'running', ?, ?, ?)",
+			     DB_ARGS(DB_INT(r->build_id), DB_TEXT(r->runner), DB_INT(r->chunk),
+				     DB_INT(r->chunks), DB_TEXT(r->binary_sha256),
+				     DB_TEXT(r->started_at), DB_TEXT(db->owner)),
+			     "recording a runner's start");
 }
 
 int db_runner_result_finish(struct db *db, const struct db_runner_result *r)
 {
-	sqlite3_stmt *st;
 	size_t i;
 	int ret;
 
 	ret = db_begin(db);
 	if (ret < 0)
 		return ret;
-	ret = db_prepare(db, &st, "UPDATE runner_results SET owner = NULL, state = 'done', ended_at = ?,"
-			 " exit_code = ?, signal = ?, timed_out = ?, elapsed_ms = ?,"
-			 " spawn_error = ?, output = ? WHERE id = ?");
-	if (ret < 0)
-		goto out;
-	db_bind_text(st, 1, r->ended_at);
-	sqlite3_bind_int(st, 2, r->exit_code);
-	sqlite3_bind_int(st, 3, r->signal);
-	sqlite3_bind_int(st, 4, r->timed_out);
-	db_bind_real(st, 5, r->elapsed_ms);
-	db_bind_text(st, 6, r->spawn_error);
-	sqlite3_bind_blob(st, 7, r->output ? r->output : "", (int)r->output_len, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 8, r->id);
-	ret = db_step(db, st, "recording a runner's end");
-	for (i = 0; ret == 0 && i < r->nlines; i++) {
-		char *fixed;
-
-		ret = db_prepare(db, &st, "INSERT INTO runner_lines (result_id, idx, kind, text)"
-				 " VALUES (?, ?, ?, ?)");
-		if (ret < 0)
-			break;
-		/* Stored repaired (utf8_repair); the bytes as printed stay in output. */
-		fixed = utf8_repair_dup(r->lines[i].text);
-		sqlite3_bind_int64(st, 1, r->id);
-		sqlite3_bind_int(st, 2, (int)i);
-		db_bind_text(st, 3, r->lines[i].kind);
-		db_bind_text(st, 4, fixed);
-		ret = db_step(db, st, "recording a runner's lines");
-		free(fixed);
-	}
-out:
-	if (ret < 0) {
-		db_rollback(db);
-		return ret;
-	}
-	return db_commit(db);
+	ret = db_run(db, "UPDATE runner_results SET owner = NULL, state = 'done', ended_at = ?,"
+		     " exit_code = ?, signal = ?, timed_out = ?, elapsed_ms = ?,"
+		     " spawn_error = ?, output = ? WHERE id = ?",
+		     DB_ARGS(DB_TEXT(r->ended_at), DB_INT(r->exit_code), DB_INT(r->signal),
+			     DB_INT(r->timed_out), DB_REAL(r->elapsed_ms), DB_TEXT(r->spawn_error),
+			     DB_BLOB(r->output, r->output_len), DB_INT(r->id)),
+		     "recording a runner's end");
+	for (i = 0; ret == 0 && i < r->nlines; i++)
+		ret = db_line_insert(db, "INSERT INTO runner_lines (result_id, idx, kind, text)"
+				     " VALUES (?, ?, ?, ?)", r->id, (int64_t)i, r->lines[i].kind,
+				     r->lines[i].text, "recording a runner's lines");
+	return db_end(db, ret);
 }
 
 static void runner_result_fill(void *elem, sqlite3_stmt *st, void *arg)
@@ -156,18 +115,9 @@ static int runner_lines_load(struct db *db, struct db_runner_result *x)
 		.size = sizeof(struct db_line), .max = SIZE_MAX, .fill = line_fill,
 		.release = line_release, .doing = "loading runner lines",
 	};
-	sqlite3_stmt *st;
-	void *v;
-	int r;
 
-	r = db_prepare(db, &st, "SELECT kind, text FROM runner_lines WHERE result_id = ?"
-		       " ORDER BY idx");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, x->id);
-	r = db_rows_load(db, st, &how, &v, &x->nlines);
-	x->lines = v;
-	return r;
+	return db_rows_select(db, "SELECT kind, text FROM runner_lines WHERE result_id = ?"
+			      " ORDER BY idx", DB_ARGS(DB_INT(x->id)), &how, &x->lines, &x->nlines);
 }
 
 int db_runner_results_load(struct db *db, struct db_runner_result **out, size_t *out_n,
@@ -179,24 +129,18 @@ int db_runner_results_load(struct db *db, struct db_runner_result **out, size_t 
 		.doing = "loading runner results",
 	};
 	struct db_runner_result *res;
-	sqlite3_stmt *st;
 	size_t n, i;
-	void *v;
 	int r;
 
 	*out = NULL;
 	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT id, runner, chunk, chunks, binary_sha256, started_at,"
-		       " coalesce(ended_at, ''), coalesce(exit_code, -1), coalesce(signal, 0),"
-		       " coalesce(timed_out, 0), elapsed_ms, spawn_error FROM runner_results"
-		       " WHERE build_id = ? AND state = 'done' ORDER BY runner, chunk");
+	r = db_rows_select(db, "SELECT id, runner, chunk, chunks, binary_sha256, started_at,"
+			   " coalesce(ended_at, ''), coalesce(exit_code, -1), coalesce(signal, 0),"
+			   " coalesce(timed_out, 0), elapsed_ms, spawn_error FROM runner_results"
+			   " WHERE build_id = ? AND state = 'done' ORDER BY runner, chunk",
+			   DB_ARGS(DB_INT(build_id)), &how, &res, &n);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, build_id);
-	r = db_rows_load(db, st, &how, &v, &n);
-	if (r < 0)
-		return r;
-	res = v;
 	/* The results' statement is reset before their lines are read. */
 	for (i = 0; i < n; i++) {
 		r = runner_lines_load(db, &res[i]);

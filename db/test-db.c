@@ -2158,6 +2158,43 @@ static void test_receipts(void **state)
 	free(p);
 }
 
+static int refuse_commit(void *arg)
+{
+	return 1;
+}
+
+/*
+ * A write whose commit fails (a full disk: the insert ran, its id came
+ * back, then writing it out failed) reports the failure and hands out no id
+ * of a row that was rolled back, which every later row naming it would
+ * trip over ("FOREIGN KEY constraint failed"). A refusing commit hook
+ * stands in for the full disk.
+ */
+static void test_failed_commit_reported(void **state)
+{
+	char *p = path_for("commit-fails.db");
+	struct db_artifact a = { 0, (char *)"/bin/true", 123, "ab" }, l;
+	struct db *db = NULL;
+	int64_t id = 0, n = -1;
+	sqlite3_stmt *st;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	sqlite3_commit_hook(db->h, refuse_commit, NULL);
+	assert_true(db_artifact_put(db, &id, &a) < 0);
+	assert_non_null(strstr(err_last(), "recording an artifact"));
+	sqlite3_commit_hook(db->h, NULL, NULL);
+	assert_int_equal(db_prepare(db, &st, "SELECT count(*) FROM artifacts"), 0);
+	assert_int_equal(db_step_count(db, st, &n, "counting"), 0);
+	assert_int_equal(n, 0);
+	/* Once the disk has room again, the same artifact is stored. */
+	assert_int_equal(db_artifact_put(db, &id, &a), 0);
+	assert_int_equal(db_artifact_load(db, &l, id), 0);
+	assert_string_equal(l.path, "/bin/true");
+	db_artifact_release(&l);
+	db_close(db);
+	free(p);
+}
+
 static void test_missing_rows_zeroed(void **state)
 {
 	char *p = path_for("missing.db");
@@ -2375,6 +2412,7 @@ int main(void)
 		cmocka_unit_test(test_pushed),
 		cmocka_unit_test(test_receipts),
 		cmocka_unit_test(test_missing_rows_zeroed),
+		cmocka_unit_test(test_failed_commit_reported),
 		cmocka_unit_test(test_failed_lists_zeroed),
 		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_alert_issues),

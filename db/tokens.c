@@ -17,41 +17,26 @@ const char *db_token_kind_name(enum db_token_kind k)
 int db_token_add(struct db *db, int64_t *out_id, enum db_token_kind kind, const char *name,
 		 const char *sha256)
 {
-	sqlite3_stmt *st = NULL;
 	char now[TIME_ISO_LEN];
-	int r;
 
 	*out_id = 0;
 	time_now_iso(now);
-	r = db_prepare(db, &st, "INSERT INTO tokens (kind, name, sha256, created_at)"
-		       " VALUES (?, ?, ?, ?)");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, db_token_kind_name(kind));
-	db_bind_text(st, 2, name);
-	db_bind_text(st, 3, sha256);
-	db_bind_text(st, 4, now);
-	r = db_step_insert(db, st, out_id, "recording a token");
-	db_finish(st);
-	return r;
+	return db_run_insert(db, out_id, "INSERT INTO tokens (kind, name, sha256, created_at)"
+			     " VALUES (?, ?, ?, ?)", DB_ARGS(DB_TEXT(db_token_kind_name(kind)),
+							     DB_TEXT(name), DB_TEXT(sha256),
+							     DB_TEXT(now)),
+			     "recording a token");
 }
 
 int db_token_revoke(struct db *db, enum db_token_kind kind, const char *name)
 {
-	sqlite3_stmt *st = NULL;
 	char now[TIME_ISO_LEN];
 	int r;
 
 	time_now_iso(now);
-	r = db_prepare(db, &st, "UPDATE tokens SET revoked_at = ? WHERE kind = ? AND name = ?"
-		       " AND revoked_at IS NULL");
-	if (r < 0)
-		return r;
-	db_bind_text(st, 1, now);
-	db_bind_text(st, 2, db_token_kind_name(kind));
-	db_bind_text(st, 3, name);
-	r = db_step(db, st, "revoking tokens");
-	db_finish(st);
+	r = db_run(db, "UPDATE tokens SET revoked_at = ? WHERE kind = ? AND name = ?"
+		   " AND revoked_at IS NULL", DB_ARGS(DB_TEXT(now), DB_TEXT(db_token_kind_name(kind)),
+						      DB_TEXT(name)), "revoking tokens");
 	return r < 0 ? r : sqlite3_changes(db->h);
 }
 
@@ -75,19 +60,9 @@ int db_token_list(struct db *db, struct db_token **out, size_t *out_n, bool live
 		.size = sizeof(struct db_token), .max = max, .fill = token_fill,
 		.doing = "listing tokens",
 	};
-	sqlite3_stmt *st = NULL;
-	void *v;
-	int r;
 
-	*out = NULL;
-	*out_n = 0;
-	r = db_prepare(db, &st, "SELECT id, kind, name, sha256, created_at, revoked_at FROM tokens"
-		       " WHERE NOT ?1 OR revoked_at IS NULL ORDER BY kind, name, id LIMIT ?2");
-	if (r < 0)
-		return r;
-	sqlite3_bind_int(st, 1, live_only);
-	sqlite3_bind_int64(st, 2, max > INT64_MAX ? INT64_MAX : (sqlite3_int64)max);
-	r = db_rows_load(db, st, &how, &v, out_n);
-	*out = v;
-	return r;
+	return db_rows_select(db, "SELECT id, kind, name, sha256, created_at, revoked_at FROM tokens"
+			      " WHERE NOT ?1 OR revoked_at IS NULL ORDER BY kind, name, id LIMIT ?2",
+			      DB_ARGS(DB_INT(live_only), DB_INT(max > INT64_MAX ? INT64_MAX : max)),
+			      &how, out, out_n);
 }
