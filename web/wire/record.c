@@ -6,8 +6,7 @@
  * A record is JSON. Its canonical form is the record without its "sha256"
  * member, written as jansson writes it with sorted keys, no blanks and reals
  * at 17 significant digits (JSON_SORT_KEYS | JSON_COMPACT |
- * JSON_REAL_PRECISION(17)) by canonical_write (canonical.c);
- * "sha256" is the sha256 of those bytes. The hub parses what it receives,
+ * JSON_REAL_PRECISION(17)); "sha256" is the sha256 of those bytes. The hub parses what it receives,
  * writes the canonical form of what it parsed and hashes it, so the hash
  * holds whatever blanks or key order a sender used, and one record has one
  * hash. Every REAL column is sent as a JSON real (17 digits give the same
@@ -27,7 +26,6 @@
 
 #include <jansson.h>
 
-#include "record-internal.h"
 #include "wire.h"
 
 #define TEXT_MAX (64 * 1024)         /* bytes of most strings */
@@ -168,14 +166,33 @@ static json_t *artifact_record(const struct db_artifact *a, const char *manifest
 			 "manifest", jtext(manifest));
 }
 
+#define CANONICAL_FLAGS (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17))
+
+static int append_text(const char *buf, size_t size, void *data)
+{
+	strbuf_add(data, buf, size);
+	return 0;
+}
+
+/* Appends v, an object, in the canonical form. jansson fails only on an
+ * allocation, which aborts. */
+static void canonical_write(struct strbuf *out, const json_t *v)
+{
+	if (json_dump_callback(v, append_text, out, CANONICAL_FLAGS) < 0)
+		abort();
+}
+
 /* The hash of a record's canonical bytes, its "sha256" member, if any,
  * left out. */
 static int canonical_hash(char out[SHA256_HEX_SIZE], json_t *root)
 {
 	struct strbuf text = STRBUF_INIT;
+	json_t *copy = json_copy(root);   /* shallow: the members are shared */
 	int r;
 
-	canonical_write(&text, root, "sha256");
+	json_object_del(copy, "sha256");
+	canonical_write(&text, copy);
+	json_decref(copy);
 	r = sha256_hex(out, text.buf, text.len);
 	strbuf_release(&text);
 	return r < 0 ? err_set(r, "the record's sha256: %s", err_last()) : 0;
@@ -190,7 +207,7 @@ static int finish_record(struct strbuf *out, json_t *root)
 
 	if (r == 0) {
 		json_object_set_new(root, "sha256", json_string(hash));
-		canonical_write(out, root, NULL);
+		canonical_write(out, root);
 		strbuf_addch(out, '\n');
 	}
 	return r;
@@ -1049,7 +1066,7 @@ int wire_record_parse(struct wire_record *out, const char *text, size_t len)
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	root = record_json_load(text, len, &jerr);
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
 			       jerr.column, jerr.text);
@@ -1236,7 +1253,7 @@ static int parse_hashed(const char *text, size_t len, void *rec, const char *sha
 	json_t *root;
 	int r;
 
-	root = record_json_load(text, len, &jerr);
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
 			       jerr.column, jerr.text);
@@ -1290,7 +1307,7 @@ int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h)
 			    json_pack("{s:o,s:o}", "fault", jtext(h->fault ? h->fault : ""),
 				      "since", *h->since ? jtext(h->since) : json_null()) :
 			    json_null());
-	canonical_write(out, root, NULL);
+	canonical_write(out, root);
 	strbuf_addch(out, '\n');
 	json_decref(root);
 	return 0;
