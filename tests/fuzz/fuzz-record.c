@@ -1,5 +1,5 @@
 /*
- * The hub's ingest bodies (web/wire/record.c, read by web/wire/json-load.c):
+ * The hub's ingest bodies (web/wire/record.c, read by jansson's json_loadb):
  * any bytes as a POSTed body, taken apart by each of the four readers
  * (perfd-comparison/2, perfd-job/1, perfd-build/1, perfd-heartbeat/1).
  * Every refusal is one of the documented codes with a detail; a heartbeat

@@ -6,8 +6,7 @@
  * A record is JSON. Its canonical form is the record without its "sha256"
  * member, written as jansson writes it with sorted keys, no blanks and reals
  * at 17 significant digits (JSON_SORT_KEYS | JSON_COMPACT |
- * JSON_REAL_PRECISION(17)) by canonical_write (canonical.c);
- * "sha256" is the sha256 of those bytes. The hub parses what it receives,
+ * JSON_REAL_PRECISION(17)); "sha256" is the sha256 of those bytes. The hub parses what it receives,
  * writes the canonical form of what it parsed and hashes it, so the hash
  * holds whatever blanks or key order a sender used, and one record has one
  * hash. Every REAL column is sent as a JSON real (17 digits give the same
@@ -27,7 +26,6 @@
 
 #include <jansson.h>
 
-#include "record-internal.h"
 #include "wire.h"
 
 #define TEXT_MAX (64 * 1024)         /* bytes of most strings */
@@ -168,14 +166,33 @@ static json_t *artifact_record(const struct db_artifact *a, const char *manifest
 			 "manifest", jtext(manifest));
 }
 
+#define CANONICAL_FLAGS (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17))
+
+static int append_text(const char *buf, size_t size, void *data)
+{
+	strbuf_add(data, buf, size);
+	return 0;
+}
+
+/* Appends v, an object, in the canonical form. jansson fails only on an
+ * allocation, which aborts. */
+static void canonical_write(struct strbuf *out, const json_t *v)
+{
+	if (json_dump_callback(v, append_text, out, CANONICAL_FLAGS) < 0)
+		abort();
+}
+
 /* The hash of a record's canonical bytes, its "sha256" member, if any,
  * left out. */
 static int canonical_hash(char out[SHA256_HEX_SIZE], json_t *root)
 {
 	struct strbuf text = STRBUF_INIT;
+	json_t *copy = json_copy(root);   /* shallow: the members are shared */
 	int r;
 
-	canonical_write(&text, root, "sha256");
+	json_object_del(copy, "sha256");
+	canonical_write(&text, copy);
+	json_decref(copy);
 	r = sha256_hex(out, text.buf, text.len);
 	strbuf_release(&text);
 	return r < 0 ? err_set(r, "the record's sha256: %s", err_last()) : 0;
@@ -190,7 +207,7 @@ static int finish_record(struct strbuf *out, json_t *root)
 
 	if (r == 0) {
 		json_object_set_new(root, "sha256", json_string(hash));
-		canonical_write(out, root, NULL);
+		canonical_write(out, root);
 		strbuf_addch(out, '\n');
 	}
 	return r;
@@ -1049,7 +1066,7 @@ int wire_record_parse(struct wire_record *out, const char *text, size_t len)
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	root = record_json_load(text, len, &jerr);
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
 			       jerr.column, jerr.text);
@@ -1236,7 +1253,7 @@ static int parse_hashed(const char *text, size_t len, void *rec, const char *sha
 	json_t *root;
 	int r;
 
-	root = record_json_load(text, len, &jerr);
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
 			       jerr.column, jerr.text);
@@ -1290,7 +1307,7 @@ int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h)
 			    json_pack("{s:o,s:o}", "fault", jtext(h->fault ? h->fault : ""),
 				      "since", *h->since ? jtext(h->since) : json_null()) :
 			    json_null());
-	canonical_write(out, root, NULL);
+	canonical_write(out, root);
 	strbuf_addch(out, '\n');
 	json_decref(root);
 	return 0;
@@ -1477,77 +1494,78 @@ static int parse_result(struct db_runner_result *x, int64_t *origin, json_t *o,
 	return r;
 }
 
-static int parse_build(void *ctx, json_t *root)
+/* The build's log: base64 of at most CHILD_CAPTURE_DEFAULT bytes. */
+static int parse_build_log(struct db_build *b, json_t *root)
 {
-	static const char *const keys[] = {
-		"format", "host", "id", "sha256", "commit", "tree", "recipe", "state", "dir",
-		"started_at", "finished_at", "exit", "signal", "timed_out", "wall_ms", "log",
-		"log_bytes", "toolchain", "fingerprint", "detail", "artifacts", "runner_results",
-		NULL,
-	};
-	static const char *const akeys[] = { "name", "path", "size", "sha256", NULL };
-	static const char *const formats[] = { WIRE_BUILD_FORMAT, NULL };
-	static const char *const states[] = { "done", "failed", NULL };
-	struct wire_build_record *rec = ctx;
-	struct db_build *b = &rec->build;
-	struct at top = { "" }, aa = at_key(&top, "artifacts"), ar = at_key(&top, "runner_results");
 	struct strbuf log = STRBUF_INIT;
+	json_t *v = json_object_get(root, "log");
+	int r = 0;
+
+	if (!json_is_string(v))
+		r = bad(&(struct at){ "log" }, "base64 text");
+	else if (base64_decode(&log, json_string_value(v), json_string_length(v),
+			       CHILD_CAPTURE_DEFAULT) < 0)
+		r = err_set(-EINVAL, "log: %s", err_last());
+	b->log_len = log.len;
+	b->log = strbuf_detach(&log);
+	return r;
+}
+
+/* What the build was and how it ended: from its commit to its detail. */
+static int parse_build_run(struct db_build *b, json_t *root, const struct at *top)
+{
+	static const char *const states[] = { "done", "failed", NULL };
 	char word[32], *text = NULL;
-	json_t *list, *e, *copy;
-	size_t i;
 	int r;
 
-	r = object_check(root, &top, keys, NULL);
+	r = get_commit(b->commit, root, top, "commit", false);
 	if (r == 0)
-		r = get_header(root, &top, formats, b->host, &rec->origin_id, rec->sha256);
+		r = get_commit(b->tree, root, top, "tree", false);
 	if (r == 0)
-		r = get_commit(b->commit, root, &top, "commit", false);
-	if (r == 0)
-		r = get_commit(b->tree, root, &top, "tree", false);
-	if (r == 0)
-		r = get_hash(&text, root, &top, "recipe", false);
+		r = get_hash(&text, root, top, "recipe", false);
 	if (r == 0)
 		memcpy(b->recipe_hash, text, sizeof(b->recipe_hash));
 	free(text);
 	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "state", states, "done or failed");
+		r = get_word(word, sizeof(word), root, top, "state", states, "done or failed");
 	if (r < 0)
 		return r;
 	b->state = !strcmp(word, "done") ? DB_BUILD_DONE : DB_BUILD_FAILED;
-	r = get_text(&b->dir, root, &top, "dir", false, 4096);
+	r = get_text(&b->dir, root, top, "dir", false, 4096);
 	if (r == 0)
-		r = get_time(b->started_at, root, &top, "started_at", false);
+		r = get_time(b->started_at, root, top, "started_at", false);
 	if (r == 0)
-		r = get_time(b->finished_at, root, &top, "finished_at", true);
+		r = get_time(b->finished_at, root, top, "finished_at", true);
 	if (r == 0)
-		r = get_int32(&b->exit_code, root, &top, "exit", -1, 255);
+		r = get_int32(&b->exit_code, root, top, "exit", -1, 255);
 	if (r == 0)
-		r = get_int32(&b->signal, root, &top, "signal", 0, 128);
+		r = get_int32(&b->signal, root, top, "signal", 0, 128);
 	if (r == 0)
-		r = get_bool(&b->timed_out, root, &top, "timed_out");
+		r = get_bool(&b->timed_out, root, top, "timed_out");
 	if (r == 0)
-		r = get_num(&b->wall_ms, root, &top, "wall_ms", true);
-	if (r == 0) {
-		json_t *lv = json_object_get(root, "log");
+		r = get_num(&b->wall_ms, root, top, "wall_ms", true);
+	if (r == 0)
+		r = parse_build_log(b, root);
+	if (r == 0)
+		r = get_int(&b->log_bytes, root, top, "log_bytes", (int64_t)b->log_len, INT64_MAX);
+	if (r == 0)
+		r = get_text(&b->toolchain, root, top, "toolchain", true, TEXT_MAX);
+	if (r == 0)
+		r = get_text(&b->fingerprint, root, top, "fingerprint", true, JSON_TEXT_MAX);
+	if (r == 0)
+		r = get_text(&b->detail, root, top, "detail", true, TEXT_MAX);
+	return r;
+}
 
-		if (!json_is_string(lv))
-			r = bad(&(struct at){ "log" }, "base64 text");
-		else if (base64_decode(&log, json_string_value(lv), json_string_length(lv),
-				       CHILD_CAPTURE_DEFAULT) < 0)
-			r = err_set(-EINVAL, "log: %s", err_last());
-		b->log_len = log.len;
-		b->log = strbuf_detach(&log);
-	}
-	if (r == 0)
-		r = get_int(&b->log_bytes, root, &top, "log_bytes", (int64_t)b->log_len, INT64_MAX);
-	if (r == 0)
-		r = get_text(&b->toolchain, root, &top, "toolchain", true, TEXT_MAX);
-	if (r == 0)
-		r = get_text(&b->fingerprint, root, &top, "fingerprint", true, JSON_TEXT_MAX);
-	if (r == 0)
-		r = get_text(&b->detail, root, &top, "detail", true, TEXT_MAX);
-	if (r == 0)
-		r = get_list(&list, root, &top, "artifacts", ARTIFACTS_MAX);
+static int parse_build_artifacts(struct db_build *b, json_t *root, const struct at *top)
+{
+	static const char *const akeys[] = { "name", "path", "size", "sha256", NULL };
+	struct at aa = at_key(top, "artifacts");
+	json_t *list, *e;
+	size_t i;
+	int r;
+
+	r = get_list(&list, root, top, "artifacts", ARTIFACTS_MAX);
 	if (r < 0)
 		return r;
 	b->artifacts = xcalloc(json_array_size(list) + 1, sizeof(*b->artifacts));
@@ -1572,7 +1590,17 @@ static int parse_build(void *ctx, json_t *root)
 		if (r < 0)
 			return r;
 	}
-	r = get_list(&list, root, &top, "runner_results", RESULTS_MAX);
+	return 0;
+}
+
+static int parse_build_results(struct wire_build_record *rec, json_t *root, const struct at *top)
+{
+	struct at ar = at_key(top, "runner_results");
+	json_t *list, *e;
+	size_t i;
+	int r;
+
+	r = get_list(&list, root, top, "runner_results", RESULTS_MAX);
 	if (r < 0)
 		return r;
 	rec->results = xcalloc(json_array_size(list) + 1, sizeof(*rec->results));
@@ -1586,6 +1614,34 @@ static int parse_build(void *ctx, json_t *root)
 		if (r < 0)
 			return r;
 	}
+	return 0;
+}
+
+static int parse_build(void *ctx, json_t *root)
+{
+	static const char *const keys[] = {
+		"format", "host", "id", "sha256", "commit", "tree", "recipe", "state", "dir",
+		"started_at", "finished_at", "exit", "signal", "timed_out", "wall_ms", "log",
+		"log_bytes", "toolchain", "fingerprint", "detail", "artifacts", "runner_results",
+		NULL,
+	};
+	static const char *const formats[] = { WIRE_BUILD_FORMAT, NULL };
+	struct wire_build_record *rec = ctx;
+	struct at top = { "" };
+	json_t *copy;
+	int r;
+
+	r = object_check(root, &top, keys, NULL);
+	if (r == 0)
+		r = get_header(root, &top, formats, rec->build.host, &rec->origin_id, rec->sha256);
+	if (r == 0)
+		r = parse_build_run(&rec->build, root, &top);
+	if (r == 0)
+		r = parse_build_artifacts(&rec->build, root, &top);
+	if (r == 0)
+		r = parse_build_results(rec, root, &top);
+	if (r < 0)
+		return r;
 	/* The build's own hash, its runner results left out: what a later
 	 * record of the same build, with more results, must still match. */
 	copy = json_copy(root);

@@ -144,7 +144,7 @@ static void test_round_trip(void **state)
 	struct strbuf sb = STRBUF_INIT;
 	const struct db_process *q;
 	json_t *j;
-	char *pretty;
+	char *pretty, *canon;
 
 	sample(&c, p);
 	assert_int_equal(wire_record_build(&sb, &c, true), 0);
@@ -207,8 +207,15 @@ static void test_round_trip(void **state)
 	assert_string_equal(r.c.summary.process_reason[1], "killed by signal 9 (SIGKILL)");
 	wire_record_release(&r);
 
-	/* Blanks and member order are no part of the record. */
+	/* The record is its canonical form (docs/hub.md), its sha256 in its
+	 * place, and a newline: jansson's sorted compact dump, byte for byte. */
 	j = load(sb.buf);
+	canon = seal(j, JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
+	assert_int_equal(strlen(canon), sb.len - 1);
+	assert_memory_equal(canon, sb.buf, sb.len - 1);
+	free(canon);
+
+	/* Blanks and member order are no part of the record. */
 	pretty = json_dumps(j, JSON_INDENT(3));
 	assert_int_equal(wire_record_parse(&r, pretty, strlen(pretty)), 0);
 	wire_record_release(&r);
