@@ -19,7 +19,6 @@
  * and asked again at each poll. */
 int agent_pulls_open(struct agent *a)
 {
-	const char *login;
 	char *token = NULL;
 	int r;
 
@@ -34,15 +33,7 @@ int agent_pulls_open(struct agent *a)
 	a->pulls.db = a->db;
 	a->pulls.hub_url = a->cfg->github.hub_url;
 	a->pulls.key = a->cfg->github.comment_key;
-	r = web_gh_login(a->gh, &login);
-	if (r == -EKEYREJECTED)
-		return err_set(r, "[github] %s", err_last());
-	if (r < 0)
-		log_warnx("[github] %s; going on: the API is asked again at each poll", err_last());
-	else
-		log_info("[github] %s at %s, as %s", a->cfg->github.repo, a->cfg->github.api,
-			 login);
-	return 0;
+	return forge_login_check(a->gh, &a->cfg->github);
 }
 
 /* Sets this host's status of commit, once per state and description,

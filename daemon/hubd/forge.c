@@ -63,7 +63,6 @@ int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int can
 {
 	struct hub_forge *f = xcalloc(1, sizeof(*f));
 	struct db_opts dbo = { cfg->database, DEFAULT_LOCK_TIMEOUT_S };
-	const char *login;
 	int r;
 
 	*out = NULL;
@@ -101,15 +100,9 @@ int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int can
 		f->alerts.allow = (const char *const *)cfg->github.allow;
 		f->alerts.nallow = cfg->github.nallow;
 	}
-	r = web_gh_login(f->gh, &login);
-	if (r == -EKEYREJECTED) {
-		r = err_set(r, "[github] %s", err_last());
-		goto fail;
-	}
+	r = forge_login_check(f->gh, &cfg->github);
 	if (r < 0)
-		log_warnx("[github] %s; going on: the API is asked again at each poll", err_last());
-	else
-		log_info("[github] %s at %s, as %s", cfg->github.repo, cfg->github.api, login);
+		goto fail;
 	*out = f;
 	return 0;
 fail:

@@ -479,5 +479,11 @@ struct web_gh_client;
  * may read. */
 int forge_client(struct web_gh_client **out, const struct forge_config *g, int cancel_fd,
 		 char **token_out);
+/* Asks the token's login of gh, g's client, and says it (a log line). A
+ * refused token is -EKEYREJECTED, with its detail ("[github] ..."); an API
+ * out of reach, or a token that may not ask its own login (a GitHub App's:
+ * set [github] login), is said (a warning) and 0 returned: the API is asked
+ * again at each poll. */
+int forge_login_check(struct web_gh_client *gh, const struct forge_config *g);
 
 #endif
