@@ -229,14 +229,56 @@ static int find_issue(const struct web_alerts *wa, int *out, int64_t alert_id)
 	alert_marker(&marker, alert_id);
 	r = web_gh_issues_mine(wa->gh, &is, &n);
 	for (i = 0; r == 0 && i < n && !*out; i++) {
-		const char *after = is[i].head + marker.len;
-
-		if (!is[i].pull && !strncmp(is[i].head, marker.buf, marker.len) &&
-		    (*after == '\n' || *after == '\r' || !*after))
+		if (!is[i].pull && web_has_marker_line(is[i].head, marker.buf))
 			*out = is[i].number;
 	}
 	free(is);
 	strbuf_release(&marker);
+	return r;
+}
+
+static void culprit_marker(struct strbuf *out, int64_t alert_id)
+{
+	strbuf_addf(out, "<!-- perfd:culprit %lld -->", (long long)alert_id);
+}
+
+/* What perfd made for alert_id, looked for by its marker: the alert's
+ * issue (pr 0: its number), or its comment on culprit pull request pr
+ * (its id). *out is 0 when there is none. */
+static int find_made(const struct web_alerts *wa, int64_t *out, int64_t alert_id, int pr)
+{
+	struct strbuf marker = STRBUF_INIT;
+	int number = 0, r;
+
+	*out = 0;
+	if (pr > 0) {
+		culprit_marker(&marker, alert_id);
+		r = web_comment_find_marked(wa->gh, out, pr, marker.buf);
+	} else {
+		r = find_issue(wa, &number, alert_id);
+		*out = number;
+	}
+	strbuf_release(&marker);
+	return r;
+}
+
+/* After a create whose answer was lost (err, its detail in err_last()):
+ * waits the first retry's delay and looks for what it made (find_made).
+ * 0 when found (*out set); err, said "not found since", when not; or the
+ * error of the wait or the look. */
+static int find_lost(const struct web_alerts *wa, int64_t *out, int64_t alert_id, int pr,
+		     int err)
+{
+	char why[256];
+	int r;
+
+	*out = 0;
+	snprintf(why, sizeof(why), "%s", err_last());
+	r = web_gh_client_backoff(wa->gh, 0);
+	if (r == 0)
+		r = find_made(wa, out, alert_id, pr);
+	if (r == 0 && !*out)
+		r = err_set(err, "%s; not found since: asked again later", why);
 	return r;
 }
 
@@ -255,16 +297,11 @@ static int create_once(const struct web_alerts *wa, struct db_alert_issue *is, c
 		return r;
 	r = web_gh_issue_create(wa->gh, &is->number, title, body);
 	if (r == -EAGAIN) {
-		int err = r;
-		char why[256];
+		int64_t number;
 
-		snprintf(why, sizeof(why), "%s", err_last());
-		r = web_gh_client_backoff(wa->gh, 0);
+		r = find_lost(wa, &number, is->alert_id, 0, r);
+		is->number = (int)number;
 		if (r == 0)
-			r = find_issue(wa, &is->number, is->alert_id);
-		if (r == 0 && !is->number)
-			r = err_set(err, "%s; not found since: asked again later", why);
-		else if (r == 0)
 			r = 1;
 	} else if (r < 0) {
 		/* Refused, or never sent: nothing to look for. */
@@ -366,11 +403,6 @@ out:
 
 /* ---- the culprits' pull requests ---- */
 
-static void culprit_marker(struct strbuf *out, int64_t alert_id)
-{
-	strbuf_addf(out, "<!-- perfd:culprit %lld -->", (long long)alert_id);
-}
-
 /* The comment on the pull request of culprit commit f of alert a; issue
  * is the alert's issue, 0 for none. */
 static void culprit_body(struct strbuf *b, const struct web_alerts *wa, const struct db_alert *a,
@@ -424,13 +456,11 @@ static int culprit_pull(const struct web_alerts *wa, int *out, const char *commi
 static int culprit_comment(const struct web_alerts *wa, struct db_alert_culprit *c,
 			   const char *repo, const char *body, enum web_culprit_what *what)
 {
-	struct strbuf marker = STRBUF_INIT;
 	bool settled = false;
 	int r;
 
-	culprit_marker(&marker, c->alert_id);
 	if (c->unsure) {
-		r = web_comment_find_marked(wa->gh, &c->comment_id, c->pr, marker.buf);
+		r = find_made(wa, &c->comment_id, c->alert_id, c->pr);
 		if (r < 0 || c->comment_id) {
 			*what = WEB_CULPRIT_FOUND;
 			goto out;
@@ -443,16 +473,8 @@ static int culprit_comment(const struct web_alerts *wa, struct db_alert_culprit 
 	*what = WEB_CULPRIT_COMMENTED;
 	r = web_gh_comment_create(wa->gh, &c->comment_id, c->pr, body);
 	if (r == -EAGAIN) {
-		int err = r;
-		char why[256];
-
-		snprintf(why, sizeof(why), "%s", err_last());
-		r = web_gh_client_backoff(wa->gh, 0);
+		r = find_lost(wa, &c->comment_id, c->alert_id, c->pr, r);
 		if (r == 0)
-			r = web_comment_find_marked(wa->gh, &c->comment_id, c->pr, marker.buf);
-		if (r == 0 && !c->comment_id)
-			r = err_set(err, "%s; not found since: asked again later", why);
-		else if (r == 0)
 			*what = WEB_CULPRIT_FOUND;
 	} else if (r == -ENOENT) {
 		/* The pull request is gone: nothing is asked again. */
@@ -474,7 +496,6 @@ out:
 		if (r == 0 && err < 0)
 			r = err_set(err, "%s", why);
 	}
-	strbuf_release(&marker);
 	return r;
 }
 

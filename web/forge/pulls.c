@@ -50,11 +50,19 @@ bool web_comment_key_is_valid(const char *key)
 				 "0123456789._-") == n;
 }
 
+bool web_has_marker_line(const char *text, const char *marker)
+{
+	size_t len = strlen(marker);
+
+	return !strncmp(text, marker, len) &&
+	       (text[len] == '\n' || text[len] == '\r' || !text[len]);
+}
+
 int web_comment_find_marked(struct web_gh_client *gh, int64_t *out, int number,
 			    const char *marker)
 {
 	struct web_gh_comment *cs = NULL;
-	size_t n = 0, i, len = strlen(marker);
+	size_t n = 0, i;
 	const char *login;
 	int r;
 
@@ -63,10 +71,7 @@ int web_comment_find_marked(struct web_gh_client *gh, int64_t *out, int number,
 	if (r == 0)
 		r = web_gh_comments_list(gh, &cs, &n, number);
 	for (i = 0; r == 0 && i < n; i++) {
-		const char *after = cs[i].body + len;
-
-		if (!strcasecmp(cs[i].author, login) && !strncmp(cs[i].body, marker, len) &&
-		    (*after == '\n' || *after == '\r' || !*after))
+		if (!strcasecmp(cs[i].author, login) && web_has_marker_line(cs[i].body, marker))
 			*out = cs[i].id;
 	}
 	web_gh_comments_free(cs, n);
