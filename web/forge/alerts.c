@@ -110,6 +110,26 @@ static void render_commands(struct strbuf *b, const struct db_alert_command *c, 
 	}
 }
 
+/* alert_id's row, its findings and its culprits' rows: what its issue and
+ * its culprits' comments are made from. Each is the caller's, also on
+ * failure: release a, release each finding and free the lists. */
+static int alert_load(struct db_alert *a, struct db_alert_finding **f, size_t *nf,
+		      struct db_alert_culprit **cu, size_t *ncu, const struct web_alerts *wa,
+		      int64_t alert_id)
+{
+	int r;
+
+	*f = NULL;
+	*cu = NULL;
+	*nf = *ncu = 0;
+	r = db_alert_get(wa->db, a, alert_id);
+	if (r == 0)
+		r = db_alert_findings(wa->db, f, nf, alert_id);
+	if (r == 0)
+		r = db_alert_culprits(wa->db, cu, ncu, web_gh_client_repo(wa->gh), alert_id);
+	return r;
+}
+
 int web_alert_issue_render(struct strbuf *title, struct strbuf *body, const struct web_alerts *wa,
 			   int64_t alert_id)
 {
@@ -127,11 +147,7 @@ int web_alert_issue_render(struct strbuf *title, struct strbuf *body, const stru
 	if (!web_hub_url_is_valid(hub))
 		return err_set(-EINVAL, "hub URL '%s': expected http:// or https:// with no blanks, "
 			       "quotes, brackets or parentheses", hub);
-	r = db_alert_get(wa->db, &a, alert_id);
-	if (r == 0)
-		r = db_alert_findings(wa->db, &f, &nf, alert_id);
-	if (r == 0)
-		r = db_alert_culprits(wa->db, &cu, &ncu, repo, alert_id);
+	r = alert_load(&a, &f, &nf, &cu, &ncu, wa, alert_id);
 	if (r == 0)
 		r = db_alert_commands_recent(wa->db, &cmds, &ncmd, repo, alert_id,
 					     ALERT_COMMANDS_SHOWN);
@@ -515,11 +531,7 @@ int web_alert_culprits_post(struct web_culprit **out, size_t *out_n, const struc
 	*out = NULL;
 	*out_n = 0;
 	memset(&a, 0, sizeof(a));
-	r = db_alert_get(wa->db, &a, alert_id);
-	if (r == 0)
-		r = db_alert_findings(wa->db, &f, &nf, alert_id);
-	if (r == 0)
-		r = db_alert_culprits(wa->db, &cu, &ncu, repo, alert_id);
+	r = alert_load(&a, &f, &nf, &cu, &ncu, wa, alert_id);
 	if (r == 0)
 		r = db_alert_issue_get(wa->db, &is, repo, alert_id);
 	if (r == -ENOENT)
