@@ -130,6 +130,37 @@ static int alert_load(struct db_alert *a, struct db_alert_finding **f, size_t *n
 	return r;
 }
 
+/* Links to the alert at the hub, and how to triage it and who may. */
+static void render_triage_help(struct strbuf *b, const struct web_alerts *wa,
+			       const struct db_alert *a)
+{
+	const char *hub = wa->hub_url;
+	size_t i;
+
+	strbuf_addf(b, "\nAt the hub: [the alert](%s/api/v1/alerts/%lld), [the alerts of this "
+		    "host and case](%s/static/alerts.html?host=", hub, (long long)a->id, hub);
+	query_value(b, a->host);
+	strbuf_adds(b, "&case=");
+	query_value(b, a->case_name);
+	strbuf_adds(b, ").\n\n");
+	if (wa->nallow) {
+		strbuf_adds(b, "To triage it, ");
+		for (i = 0; i < wa->nallow; i++) {
+			if (i)
+				strbuf_adds(b, i + 1 == wa->nallow ? " or " : ", ");
+			web_md_text(b, wa->allow[i]);
+		}
+		strbuf_adds(b, " comments here with a first line of `/perfd triage acknowledged`, "
+			    "`/perfd triage false-alarm`, `/perfd triage new`, or `/perfd triage fixed "
+			    "COMPARISON`: the hub's id of a later comparison of this host and case "
+			    "that says ");
+		strbuf_adds(b, a->slower ? "faster" : "slower");
+		strbuf_adds(b, ". ");
+	}
+	strbuf_adds(b, "Marked fixed or a false alarm, the issue is closed; marked new or "
+		    "acknowledged again, it is opened again.\n");
+}
+
 int web_alert_issue_render(struct strbuf *title, struct strbuf *body, const struct web_alerts *wa,
 			   int64_t alert_id)
 {
@@ -193,28 +224,7 @@ int web_alert_issue_render(struct strbuf *title, struct strbuf *body, const stru
 	strbuf_adds(&b, " |\n");
 	if (nf)
 		render_findings(&b, hub, f, nf, cu, ncu);
-	strbuf_addf(&b, "\nAt the hub: [the alert](%s/api/v1/alerts/%lld), [the alerts of this "
-		    "host and case](%s/static/alerts.html?host=", hub, (long long)a.id, hub);
-	query_value(&b, a.host);
-	strbuf_adds(&b, "&case=");
-	query_value(&b, a.case_name);
-	strbuf_adds(&b, ").\n\n");
-	if (wa->nallow) {
-		strbuf_adds(&b, "To triage it, ");
-		for (i = 0; i < wa->nallow; i++) {
-			if (i)
-				strbuf_adds(&b, i + 1 == wa->nallow ? " or " : ", ");
-			web_md_text(&b, wa->allow[i]);
-		}
-		strbuf_adds(&b, " comments here with a first line of `/perfd triage acknowledged`, "
-			    "`/perfd triage false-alarm`, `/perfd triage new`, or `/perfd triage fixed "
-			    "COMPARISON`: the hub's id of a later comparison of this host and case "
-			    "that says ");
-		strbuf_adds(&b, a.slower ? "faster" : "slower");
-		strbuf_adds(&b, ". ");
-	}
-	strbuf_adds(&b, "Marked fixed or a false alarm, the issue is closed; marked new or "
-		    "acknowledged again, it is opened again.\n");
+	render_triage_help(&b, wa, &a);
 	render_commands(&b, cmds, ncmd);
 
 	strbuf_add(title, t.buf, t.len);
