@@ -19,7 +19,6 @@
  * and asked again at each poll. */
 int agent_pulls_open(struct agent *a)
 {
-	const char *login;
 	char *token = NULL;
 	int r;
 
@@ -34,15 +33,7 @@ int agent_pulls_open(struct agent *a)
 	a->pulls.db = a->db;
 	a->pulls.hub_url = a->cfg->github.hub_url;
 	a->pulls.key = a->cfg->github.comment_key;
-	r = web_gh_login(a->gh, &login);
-	if (r == -EKEYREJECTED)
-		return err_set(r, "[github] %s", err_last());
-	if (r < 0)
-		log_warnx("[github] %s; going on: the API is asked again at each poll", err_last());
-	else
-		log_info("[github] %s at %s, as %s", a->cfg->github.repo, a->cfg->github.api,
-			 login);
-	return 0;
+	return forge_login_check(a->gh, &a->cfg->github);
 }
 
 /* Sets this host's status of commit, once per state and description,
@@ -51,21 +42,15 @@ int agent_pulls_open(struct agent *a)
 void agent_status_set(struct agent *a, const char *commit, int64_t job, const char *state,
 		       const char *desc)
 {
-	const char *hub = a->cfg->github.hub_url;
-	char *context, *url;
+	struct web_head_status s = { .host = a->host, .state = state, .desc = desc, .job = job };
 	bool posted = false;
 
 	if (!a->gh || !a->cfg->github.statuses)
 		return;
-	context = xasprintf("perfd/%s", a->host);
-	url = job > 0 ? xasprintf("%s/static/head.html?job=%lld", hub, (long long)job) :
-			xasprintf("%s/static/head.html?commit=%s", hub, commit);
-	if (web_commit_status_post(&posted, &a->pulls, commit, context, state, desc, url) < 0)
-		log_warnx("status %s of %.12s: %s", context, commit, err_last());
+	if (web_head_status_post(&posted, &a->pulls, commit, &s) < 0)
+		log_warnx("status perfd/%s of %.12s: %s", a->host, commit, err_last());
 	else if (posted)
-		log_info("status %s of %.12s: %s, '%s'", context, commit, state, desc);
-	free(context);
-	free(url);
+		log_info("status perfd/%s of %.12s: %s, '%s'", a->host, commit, state, desc);
 }
 
 /* A job's status: pending until it ends; failure when it failed or a case
@@ -96,18 +81,8 @@ void agent_pull_publish(struct agent *a, const struct web_gh_pull *p)
 	}
 	if (!a->cfg->github.comment)
 		return;
-	if (r < 0) {
-		struct db_pull_comment pc;
-
-		/* Nothing of this head yet (it waits for approval, or for the
-		 * next fetch): a comment about an older head is made to name
-		 * this one instead, and none is started. */
-		if (db_pull_comment_get(a->db, &pc, a->cfg->github.repo, p->number,
-					a->cfg->github.comment_key ? a->cfg->github.comment_key : "") < 0 ||
-		    !pc.comment_id || !strcmp(pc.commit, p->head_sha))
-			return;
-	}
-	r = web_pull_comment_post(&what, &a->pulls, p->number, p->head_sha);
+	/* Without a job the head waits for approval, or for the next fetch. */
+	r = web_pull_head_comment(&what, &a->pulls, p->number, p->head_sha, r == 0);
 	if (r < 0)
 		log_warnx("comment on pull request %d: %s", p->number, err_last());
 	else if (what != WEB_POST_UNCHANGED)
@@ -159,7 +134,7 @@ bool agent_pull_allowed(struct agent *a, const struct builder_head *h,
 	free(approver);
 	if (trust != WEB_TRUST_WAITING)
 		return true;
-	agent_status_set(a, p->head_sha, 0, "pending", "waiting for a maintainer's /perfd run");
+	agent_status_set(a, p->head_sha, 0, "pending", WEB_STATUS_WAITING);
 	strbuf_addf(&a->waiting, "pull/%d at %.12s by %s: waiting for a maintainer's /perfd run\n",
 		    p->number, p->head_sha, *p->author ? p->author : "(unknown)");
 	return false;

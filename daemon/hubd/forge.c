@@ -63,7 +63,6 @@ int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int can
 {
 	struct hub_forge *f = xcalloc(1, sizeof(*f));
 	struct db_opts dbo = { cfg->database, DEFAULT_LOCK_TIMEOUT_S };
-	const char *login;
 	int r;
 
 	*out = NULL;
@@ -101,15 +100,9 @@ int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int can
 		f->alerts.allow = (const char *const *)cfg->github.allow;
 		f->alerts.nallow = cfg->github.nallow;
 	}
-	r = web_gh_login(f->gh, &login);
-	if (r == -EKEYREJECTED) {
-		r = err_set(r, "[github] %s", err_last());
-		goto fail;
-	}
+	r = forge_login_check(f->gh, &cfg->github);
 	if (r < 0)
-		log_warnx("[github] %s; going on: the API is asked again at each poll", err_last());
-	else
-		log_info("[github] %s at %s, as %s", cfg->github.repo, cfg->github.api, login);
+		goto fail;
 	*out = f;
 	return 0;
 fail:
@@ -249,66 +242,51 @@ static void sync_pulls(struct hub_forge *f)
 	free(open);
 }
 
-/* Each expected host's status of a trusted head, and the head's comment. */
+/* host's status of head p: waiting for a maintainer while p is not
+ * trusted, else where the host stands with it (web_host_state). */
+static void host_status(struct hub_forge *f, const struct db_hub_pull *p, const char *host)
+{
+	struct web_head_status s = { .host = host, .state = "pending",
+				     .desc = WEB_STATUS_WAITING };
+	struct web_host_state hs;
+	bool posted = false;
+	int r = 0;
+
+	memset(&hs, 0, sizeof(hs));
+	strbuf_init(&hs.desc);
+	if (p->trusted) {
+		r = web_host_state(&hs, f->db, host, p->commit, p->base, f->cfg->silent_after_s);
+		s.state = hs.status;
+		s.desc = hs.desc.buf;
+		s.job = hs.has_job ? hs.job.id : 0;
+	}
+	if (r == 0)
+		r = web_head_status_post(&posted, &f->pulls, p->commit, &s);
+	if (r < 0)
+		log_warnx("status perfd/%s of %.12s: %s", host, p->commit, err_last());
+	else if (posted)
+		log_info("status perfd/%s of %.12s: %s, '%s'", host, p->commit, s.state, s.desc);
+	web_host_state_release(&hs);
+}
+
+/* Each expected host's status of a head, and the head's comment. */
 static void publish(struct hub_forge *f, const struct db_hub_pull *p)
 {
 	const struct forge_config *g = &f->cfg->github;
+	enum web_post what;
 	size_t i;
 
 	f->hosts.base = p->base;
-	for (i = 0; g->statuses && i < f->cfg->nexpect; i++) {
-		const char *host = f->cfg->expect[i];
-		struct web_host_state hs;
-		bool posted = false;
-		char *context = xasprintf("perfd/%s", host), *url;
-
-		memset(&hs, 0, sizeof(hs));
-		strbuf_init(&hs.desc);
-		if (!p->trusted) {
-			url = xasprintf("%s/static/head.html?commit=%s", g->hub_url, p->commit);
-			if (web_commit_status_post(&posted, &f->pulls, p->commit, context, "pending",
-						   "waiting for a maintainer's /perfd run", url) < 0)
-				log_warnx("status %s of %.12s: %s", context, p->commit, err_last());
-			else if (posted)
-				log_info("status %s of %.12s: pending, waiting for a maintainer's "
-					 "/perfd run", context, p->commit);
-		} else if (web_host_state(&hs, f->db, host, p->commit, p->base,
-					  f->cfg->silent_after_s) == 0) {
-			url = hs.has_job ? xasprintf("%s/static/head.html?job=%lld", g->hub_url,
-						     (long long)hs.job.id) :
-				xasprintf("%s/static/head.html?commit=%s", g->hub_url, p->commit);
-			if (web_commit_status_post(&posted, &f->pulls, p->commit, context, hs.status,
-						   hs.desc.buf, url) < 0)
-				log_warnx("status %s of %.12s: %s", context, p->commit, err_last());
-			else if (posted)
-				log_info("status %s of %.12s: %s, '%s'", context, p->commit, hs.status,
-					 hs.desc.buf);
-		} else {
-			url = NULL;
-			log_warnx("status %s of %.12s: %s", context, p->commit, err_last());
-		}
-		web_host_state_release(&hs);
-		free(context);
-		free(url);
-	}
-	if (g->comment && !p->trusted) {
-		struct db_pull_comment pc;
-
-		/* A head that waits starts no comment; one about an older head
-		 * is made to name this one instead. */
-		if (db_pull_comment_get(f->db, &pc, g->repo, p->pr, "") < 0 || !pc.comment_id ||
-		    !strcmp(pc.commit, p->commit))
-			return;
-	}
-	if (g->comment) {
-		enum web_post what;
-
-		if (web_pull_comment_post(&what, &f->pulls, p->pr, p->commit) < 0)
-			log_warnx("comment on pull request %d: %s", p->pr, err_last());
-		else if (what != WEB_POST_UNCHANGED)
-			log_info("comment on pull request %d for %.12s: %s", p->pr, p->commit,
-				 web_post_name(what));
-	}
+	for (i = 0; g->statuses && i < f->cfg->nexpect; i++)
+		host_status(f, p, f->cfg->expect[i]);
+	if (!g->comment)
+		return;
+	/* A head that waits has nothing of it measured. */
+	if (web_pull_head_comment(&what, &f->pulls, p->pr, p->commit, p->trusted) < 0)
+		log_warnx("comment on pull request %d: %s", p->pr, err_last());
+	else if (what != WEB_POST_UNCHANGED)
+		log_info("comment on pull request %d for %.12s: %s", p->pr, p->commit,
+			 web_post_name(what));
 }
 
 enum { CLEAN, DIRTY, URGENT };

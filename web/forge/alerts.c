@@ -110,6 +110,57 @@ static void render_commands(struct strbuf *b, const struct db_alert_command *c, 
 	}
 }
 
+/* alert_id's row, its findings and its culprits' rows: what its issue and
+ * its culprits' comments are made from. Each is the caller's, also on
+ * failure: release a, release each finding and free the lists. */
+static int alert_load(struct db_alert *a, struct db_alert_finding **f, size_t *nf,
+		      struct db_alert_culprit **cu, size_t *ncu, const struct web_alerts *wa,
+		      int64_t alert_id)
+{
+	int r;
+
+	*f = NULL;
+	*cu = NULL;
+	*nf = *ncu = 0;
+	r = db_alert_get(wa->db, a, alert_id);
+	if (r == 0)
+		r = db_alert_findings(wa->db, f, nf, alert_id);
+	if (r == 0)
+		r = db_alert_culprits(wa->db, cu, ncu, web_gh_client_repo(wa->gh), alert_id);
+	return r;
+}
+
+/* Links to the alert at the hub, and how to triage it and who may. */
+static void render_triage_help(struct strbuf *b, const struct web_alerts *wa,
+			       const struct db_alert *a)
+{
+	const char *hub = wa->hub_url;
+	size_t i;
+
+	strbuf_addf(b, "\nAt the hub: [the alert](%s/api/v1/alerts/%lld), [the alerts of this "
+		    "host and case](%s/static/alerts.html?host=", hub, (long long)a->id, hub);
+	query_value(b, a->host);
+	strbuf_adds(b, "&case=");
+	query_value(b, a->case_name);
+	strbuf_adds(b, ").\n\n");
+	if (wa->nallow) {
+		strbuf_adds(b, "To triage it, ");
+		for (i = 0; i < wa->nallow; i++) {
+			if (i)
+				strbuf_adds(b, i + 1 == wa->nallow ? " or " : ", ");
+			web_md_text(b, wa->allow[i]);
+		}
+		strbuf_adds(b, " comments here with a first line of `/perfd triage acknowledged`, "
+			    "`/perfd triage false-alarm`, `/perfd triage new`, or `/perfd triage fixed "
+			    "COMPARISON`: the hub's id of a later comparison of this host and case "
+			    "that says ");
+		strbuf_adds(b, a->slower ? "faster" : "slower");
+		strbuf_adds(b, ". ");
+	}
+	strbuf_adds(b, "Marked fixed or a false alarm, the issue is closed; marked new or "
+		    "acknowledged again, it is opened again.\n");
+}
+
 int web_alert_issue_render(struct strbuf *title, struct strbuf *body, const struct web_alerts *wa,
 			   int64_t alert_id)
 {
@@ -127,11 +178,7 @@ int web_alert_issue_render(struct strbuf *title, struct strbuf *body, const stru
 	if (!web_hub_url_is_valid(hub))
 		return err_set(-EINVAL, "hub URL '%s': expected http:// or https:// with no blanks, "
 			       "quotes, brackets or parentheses", hub);
-	r = db_alert_get(wa->db, &a, alert_id);
-	if (r == 0)
-		r = db_alert_findings(wa->db, &f, &nf, alert_id);
-	if (r == 0)
-		r = db_alert_culprits(wa->db, &cu, &ncu, repo, alert_id);
+	r = alert_load(&a, &f, &nf, &cu, &ncu, wa, alert_id);
 	if (r == 0)
 		r = db_alert_commands_recent(wa->db, &cmds, &ncmd, repo, alert_id,
 					     ALERT_COMMANDS_SHOWN);
@@ -177,28 +224,7 @@ int web_alert_issue_render(struct strbuf *title, struct strbuf *body, const stru
 	strbuf_adds(&b, " |\n");
 	if (nf)
 		render_findings(&b, hub, f, nf, cu, ncu);
-	strbuf_addf(&b, "\nAt the hub: [the alert](%s/api/v1/alerts/%lld), [the alerts of this "
-		    "host and case](%s/static/alerts.html?host=", hub, (long long)a.id, hub);
-	query_value(&b, a.host);
-	strbuf_adds(&b, "&case=");
-	query_value(&b, a.case_name);
-	strbuf_adds(&b, ").\n\n");
-	if (wa->nallow) {
-		strbuf_adds(&b, "To triage it, ");
-		for (i = 0; i < wa->nallow; i++) {
-			if (i)
-				strbuf_adds(&b, i + 1 == wa->nallow ? " or " : ", ");
-			web_md_text(&b, wa->allow[i]);
-		}
-		strbuf_adds(&b, " comments here with a first line of `/perfd triage acknowledged`, "
-			    "`/perfd triage false-alarm`, `/perfd triage new`, or `/perfd triage fixed "
-			    "COMPARISON`: the hub's id of a later comparison of this host and case "
-			    "that says ");
-		strbuf_adds(&b, a.slower ? "faster" : "slower");
-		strbuf_adds(&b, ". ");
-	}
-	strbuf_adds(&b, "Marked fixed or a false alarm, the issue is closed; marked new or "
-		    "acknowledged again, it is opened again.\n");
+	render_triage_help(&b, wa, &a);
 	render_commands(&b, cmds, ncmd);
 
 	strbuf_add(title, t.buf, t.len);
@@ -229,14 +255,56 @@ static int find_issue(const struct web_alerts *wa, int *out, int64_t alert_id)
 	alert_marker(&marker, alert_id);
 	r = web_gh_issues_mine(wa->gh, &is, &n);
 	for (i = 0; r == 0 && i < n && !*out; i++) {
-		const char *after = is[i].head + marker.len;
-
-		if (!is[i].pull && !strncmp(is[i].head, marker.buf, marker.len) &&
-		    (*after == '\n' || *after == '\r' || !*after))
+		if (!is[i].pull && web_has_marker_line(is[i].head, marker.buf))
 			*out = is[i].number;
 	}
 	free(is);
 	strbuf_release(&marker);
+	return r;
+}
+
+static void culprit_marker(struct strbuf *out, int64_t alert_id)
+{
+	strbuf_addf(out, "<!-- perfd:culprit %lld -->", (long long)alert_id);
+}
+
+/* What perfd made for alert_id, looked for by its marker: the alert's
+ * issue (pr 0: its number), or its comment on culprit pull request pr
+ * (its id). *out is 0 when there is none. */
+static int find_made(const struct web_alerts *wa, int64_t *out, int64_t alert_id, int pr)
+{
+	struct strbuf marker = STRBUF_INIT;
+	int number = 0, r;
+
+	*out = 0;
+	if (pr > 0) {
+		culprit_marker(&marker, alert_id);
+		r = web_comment_find_marked(wa->gh, out, pr, marker.buf);
+	} else {
+		r = find_issue(wa, &number, alert_id);
+		*out = number;
+	}
+	strbuf_release(&marker);
+	return r;
+}
+
+/* After a create whose answer was lost (err, its detail in err_last()):
+ * waits the first retry's delay and looks for what it made (find_made).
+ * 0 when found (*out set); err, said "not found since", when not; or the
+ * error of the wait or the look. */
+static int find_lost(const struct web_alerts *wa, int64_t *out, int64_t alert_id, int pr,
+		     int err)
+{
+	char why[256];
+	int r;
+
+	*out = 0;
+	snprintf(why, sizeof(why), "%s", err_last());
+	r = web_gh_client_backoff(wa->gh, 0);
+	if (r == 0)
+		r = find_made(wa, out, alert_id, pr);
+	if (r == 0 && !*out)
+		r = err_set(err, "%s; not found since: asked again later", why);
 	return r;
 }
 
@@ -255,16 +323,11 @@ static int create_once(const struct web_alerts *wa, struct db_alert_issue *is, c
 		return r;
 	r = web_gh_issue_create(wa->gh, &is->number, title, body);
 	if (r == -EAGAIN) {
-		int err = r;
-		char why[256];
+		int64_t number;
 
-		snprintf(why, sizeof(why), "%s", err_last());
-		r = web_gh_client_backoff(wa->gh, 0);
+		r = find_lost(wa, &number, is->alert_id, 0, r);
+		is->number = (int)number;
 		if (r == 0)
-			r = find_issue(wa, &is->number, is->alert_id);
-		if (r == 0 && !is->number)
-			r = err_set(err, "%s; not found since: asked again later", why);
-		else if (r == 0)
 			r = 1;
 	} else if (r < 0) {
 		/* Refused, or never sent: nothing to look for. */
@@ -366,11 +429,6 @@ out:
 
 /* ---- the culprits' pull requests ---- */
 
-static void culprit_marker(struct strbuf *out, int64_t alert_id)
-{
-	strbuf_addf(out, "<!-- perfd:culprit %lld -->", (long long)alert_id);
-}
-
 /* The comment on the pull request of culprit commit f of alert a; issue
  * is the alert's issue, 0 for none. */
 static void culprit_body(struct strbuf *b, const struct web_alerts *wa, const struct db_alert *a,
@@ -424,13 +482,11 @@ static int culprit_pull(const struct web_alerts *wa, int *out, const char *commi
 static int culprit_comment(const struct web_alerts *wa, struct db_alert_culprit *c,
 			   const char *repo, const char *body, enum web_culprit_what *what)
 {
-	struct strbuf marker = STRBUF_INIT;
 	bool settled = false;
 	int r;
 
-	culprit_marker(&marker, c->alert_id);
 	if (c->unsure) {
-		r = web_comment_find_marked(wa->gh, &c->comment_id, c->pr, marker.buf);
+		r = find_made(wa, &c->comment_id, c->alert_id, c->pr);
 		if (r < 0 || c->comment_id) {
 			*what = WEB_CULPRIT_FOUND;
 			goto out;
@@ -443,16 +499,8 @@ static int culprit_comment(const struct web_alerts *wa, struct db_alert_culprit 
 	*what = WEB_CULPRIT_COMMENTED;
 	r = web_gh_comment_create(wa->gh, &c->comment_id, c->pr, body);
 	if (r == -EAGAIN) {
-		int err = r;
-		char why[256];
-
-		snprintf(why, sizeof(why), "%s", err_last());
-		r = web_gh_client_backoff(wa->gh, 0);
+		r = find_lost(wa, &c->comment_id, c->alert_id, c->pr, r);
 		if (r == 0)
-			r = web_comment_find_marked(wa->gh, &c->comment_id, c->pr, marker.buf);
-		if (r == 0 && !c->comment_id)
-			r = err_set(err, "%s; not found since: asked again later", why);
-		else if (r == 0)
 			*what = WEB_CULPRIT_FOUND;
 	} else if (r == -ENOENT) {
 		/* The pull request is gone: nothing is asked again. */
@@ -474,7 +522,6 @@ out:
 		if (r == 0 && err < 0)
 			r = err_set(err, "%s", why);
 	}
-	strbuf_release(&marker);
 	return r;
 }
 
@@ -494,11 +541,7 @@ int web_alert_culprits_post(struct web_culprit **out, size_t *out_n, const struc
 	*out = NULL;
 	*out_n = 0;
 	memset(&a, 0, sizeof(a));
-	r = db_alert_get(wa->db, &a, alert_id);
-	if (r == 0)
-		r = db_alert_findings(wa->db, &f, &nf, alert_id);
-	if (r == 0)
-		r = db_alert_culprits(wa->db, &cu, &ncu, repo, alert_id);
+	r = alert_load(&a, &f, &nf, &cu, &ncu, wa, alert_id);
 	if (r == 0)
 		r = db_alert_issue_get(wa->db, &is, repo, alert_id);
 	if (r == -ENOENT)

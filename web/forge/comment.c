@@ -639,6 +639,77 @@ static int render_hosts(struct comment *cm, struct db *db, const char *commit,
 	return 0;
 }
 
+/* The comparisons of head_commit (at most WEB_COMMENT_ROWS_MAX) into cs
+ * (room for them all, the caller's to release and free), their count in
+ * *n also on failure; the sets of their heads, bases and rules appended. */
+static int load_comparisons(struct db_comparison **cs, size_t *n, struct db *db,
+			    const char *head_commit, struct strbuf *heads, struct strbuf *bases,
+			    struct strbuf *rules)
+{
+	int64_t *ids = xcalloc(WEB_COMMENT_ROWS_MAX, sizeof(*ids));
+	int r;
+
+	*cs = NULL;
+	*n = 0;
+	r = db_commit_comparison_ids(db, ids, WEB_COMMENT_ROWS_MAX, head_commit);
+	if (r < 0)
+		goto out;
+	*cs = xcalloc((size_t)r + 1, sizeof(**cs));
+	for (; *n < (size_t)r; (*n)++) {
+		struct db_comparison *c = &(*cs)[*n];
+		int lr = db_comparison_load(db, c, ids[*n]);
+
+		if (lr < 0) {
+			r = lr;
+			goto out;
+		}
+		/* The query's contract, checked: a comment never mixes heads. */
+		assert(!strcmp(c->job_commit, head_commit));
+		set_add(heads, c->job_head ? c->job_head : "", false);
+		set_add(bases, c->job_base, true);
+		set_add(rules, c->rule, false);
+	}
+	r = 0;
+out:
+	free(ids);
+	return r;
+}
+
+/* The contract runners of each host's head build, in the table's order,
+ * once each; a build too long with its lines is named, linked to the
+ * hub's page of it. */
+static int render_builds(struct comment *cm, struct db *db, const struct db_comparison *cs,
+			 size_t n)
+{
+	size_t i, k, mark;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < i; k++) {
+			if (cs[k].head_build == cs[i].head_build && !strcmp(cs[k].host, cs[i].host))
+				break;
+		}
+		if (k < i || cs[i].head_build <= 0)
+			continue;
+		mark = cm->out->len;
+		r = render_build(cm, db, cs[i].host, cs[i].head_build);
+		if (r < 0)
+			return r;
+		if (fits(cm, mark))
+			continue;
+		/* Too long with its lines: the build is named, and its lines are
+		 * on the hub's page of it. */
+		strbuf_adds(cm->out, "\n#### Contract runners on ");
+		web_md_text(cm->out, cs[i].host);
+		strbuf_addf(cm->out, "\n\nBuild %lld: [its runners' lines are on the hub]"
+			    "(%.*s/static/build.html?id=%lld).\n", (long long)cs[i].head_build,
+			    (int)cm->hub_len, cm->hub, (long long)cs[i].head_build);
+		if (!fits(cm, mark))
+			break;
+	}
+	return 0;
+}
+
 int web_comment_render(struct strbuf *out, struct db *db, const char *head_commit, int pr,
 		       const char *hub_url, const char *key, size_t max,
 		       const struct web_comment_hosts *hosts)
@@ -647,8 +718,7 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 	struct strbuf rules = STRBUF_INIT;
 	struct comment cm = { .out = &body, .hub = hub_url, .max = max };
 	struct db_comparison *cs = NULL;
-	int64_t *ids = NULL;
-	size_t n = 0, i, mark;
+	size_t n = 0, i;
 	int r;
 
 	if (strlen(head_commit) != 40 || strspn(head_commit, "0123456789abcdef") != 40)
@@ -661,25 +731,9 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 	while (cm.hub_len > 0 && hub_url[cm.hub_len - 1] == '/')
 		cm.hub_len--;
 
-	ids = xcalloc(WEB_COMMENT_ROWS_MAX, sizeof(*ids));
-	r = db_commit_comparison_ids(db, ids, WEB_COMMENT_ROWS_MAX, head_commit);
+	r = load_comparisons(&cs, &n, db, head_commit, &heads, &bases, &rules);
 	if (r < 0)
 		goto out;
-	cs = xcalloc((size_t)r + 1, sizeof(*cs));
-	for (n = 0; n < (size_t)r; n++) {
-		int lr = db_comparison_load(db, &cs[n], ids[n]);
-
-		if (lr < 0) {
-			r = lr;
-			goto out;
-		}
-		/* The query's contract, checked: a comment never mixes heads. */
-		assert(!strcmp(cs[n].job_commit, head_commit));
-		set_add(&heads, cs[n].job_head ? cs[n].job_head : "", false);
-		set_add(&bases, cs[n].job_base, true);
-		set_add(&rules, cs[n].rule, false);
-	}
-
 	if (key && !web_comment_key_is_valid(key)) {
 		r = err_set(-EINVAL, "comment key '%s': expected at most 63 letters, digits, "
 			    "'.', '_' or '-'", key);
@@ -700,43 +754,18 @@ int web_comment_render(struct strbuf *out, struct db *db, const char *head_commi
 	r = hosts ? render_hosts(&cm, db, head_commit, hosts) : render_jobs(&cm, db, head_commit);
 	if (r < 0)
 		goto out;
-	/* Each host's head builds, in the table's order, once each. */
-	for (i = 0; i < n; i++) {
-		size_t k;
-
-		for (k = 0; k < i; k++) {
-			if (cs[k].head_build == cs[i].head_build && !strcmp(cs[k].host, cs[i].host))
-				break;
-		}
-		if (k < i || cs[i].head_build <= 0)
-			continue;
-		mark = body.len;
-		r = render_build(&cm, db, cs[i].host, cs[i].head_build);
-		if (r < 0)
-			goto out;
-		if (fits(&cm, mark))
-			continue;
-		/* Too long with its lines: the build is named, and its lines are
-		 * on the hub's page of it. */
-		strbuf_adds(&body, "\n#### Contract runners on ");
-		web_md_text(&body, cs[i].host);
-		strbuf_addf(&body, "\n\nBuild %lld: [its runners' lines are on the hub]"
-			    "(%.*s/static/build.html?id=%lld).\n", (long long)cs[i].head_build,
-			    (int)cm.hub_len, cm.hub, (long long)cs[i].head_build);
-		if (!fits(&cm, mark))
-			break;
-	}
+	r = render_builds(&cm, db, cs, n);
+	if (r < 0)
+		goto out;
 	if (cm.cut)
 		strbuf_addf(&body, "\nCut to stay under %zu bytes: everything about this commit is "
 			    "at %.*s/static/head.html?commit=%s\n", cm.max, (int)cm.hub_len, cm.hub,
 			    head_commit);
 	strbuf_add(out, body.buf, body.len);
-	r = 0;
 out:
 	for (i = 0; i < n; i++)
 		db_comparison_release(&cs[i]);
 	free(cs);
-	free(ids);
 	strbuf_release(&body);
 	strbuf_release(&heads);
 	strbuf_release(&bases);

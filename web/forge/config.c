@@ -229,3 +229,18 @@ int forge_client(struct web_gh_client **out, const struct forge_config *g, int c
 		web_gh_client_set_login(*out, g->login);
 	return 0;
 }
+
+int forge_login_check(struct web_gh_client *gh, const struct forge_config *g)
+{
+	const char *login;
+	int r;
+
+	r = web_gh_login(gh, &login);
+	if (r == -EKEYREJECTED)
+		return err_set(r, "[github] %s", err_last());
+	if (r < 0)
+		log_warnx("[github] %s; going on: the API is asked again at each poll", err_last());
+	else
+		log_info("[github] %s at %s, as %s", g->repo, g->api, login);
+	return 0;
+}

@@ -182,6 +182,20 @@ static const char *keyword_at(const char *s, const char *end)
 	return NULL;
 }
 
+/* The line at p of a text that ends at end: *eol is its '\n' (or end),
+ * *stop its end before a final '\r'. Returns where its forecast's keyword
+ * starts (keyword_at), or NULL. */
+static const char *line_at(const char *p, const char *end, const char **eol, const char **stop)
+{
+	*eol = memchr(p, '\n', (size_t)(end - p));
+	if (!*eol)
+		*eol = end;
+	*stop = *eol;
+	if (*stop > p && (*stop)[-1] == '\r')
+		(*stop)--;
+	return keyword_at(p, *stop);
+}
+
 int web_forecasts_parse(struct web_forecast *out, size_t max, const char *text, size_t len,
 			bool *more)
 {
@@ -196,13 +210,7 @@ int web_forecasts_parse(struct web_forecast *out, size_t max, const char *text, 
 		struct web_forecast *f;
 		const char *stop;
 
-		eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		stop = eol;
-		if (stop > p && stop[-1] == '\r')
-			stop--;
-		if (!(kw = keyword_at(p, stop)))
+		if (!(kw = line_at(p, end, &eol, &stop)))
 			continue;
 		if (n == max) {
 			*more = true;
@@ -238,13 +246,7 @@ size_t web_forecast_lines(char *out, size_t cap, const char *text, size_t len)
 		len = WEB_FORECAST_BODY_MAX;
 	end = text + len;
 	for (; p < end && lines <= WEB_FORECASTS_MAX; p = eol + 1) {
-		eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		stop = eol;
-		if (stop > p && stop[-1] == '\r')
-			stop--;
-		if ((kw = keyword_at(p, stop))) {
+		if ((kw = line_at(p, end, &eol, &stop))) {
 			/* One byte past the bound is kept, so that the parse
 			 * still sees the line is too long. */
 			k = (size_t)(stop - kw);

@@ -39,6 +39,8 @@ void web_md_text(struct strbuf *out, const char *s);
 /* Whether url may go into a link target unescaped: http:// or https://
  * with nothing to escape. */
 bool web_hub_url_is_valid(const char *url);
+/* Whether text's first line is marker, alone on it. */
+bool web_has_marker_line(const char *text, const char *marker);
 /* The newest comment of pull request or issue number by the token's own
  * login whose first line is marker (alone on it), into *out; 0 when none. */
 int web_comment_find_marked(struct web_gh_client *gh, int64_t *out, int number,

@@ -318,13 +318,32 @@ const char *web_post_name(enum web_post p);
 int web_pull_comment_post(enum web_post *out, const struct web_pulls *ps, int pr,
 			  const char *commit);
 
-/* Sets commit's status for context unless db says it is set so already;
- * *posted (may be NULL) says whether it was sent. The description is
- * repaired (utf8_repair) and cut to WEB_STATUS_DESCRIPTION_MAX bytes on a
- * character boundary. */
-int web_commit_status_post(bool *posted, const struct web_pulls *ps, const char *commit,
-			   const char *context, const char *state, const char *description,
-			   const char *target_url);
+/* Brings pull request pr's comment up to date for its head commit
+ * (web_pull_comment_post). started says whether anything of the head is
+ * stored (a job, a trusted head): a head that has nothing yet (it waits
+ * for approval, or for a fetch) starts no comment, and only one perfd made
+ * about an older head is made to name this one. */
+int web_pull_head_comment(enum web_post *out, const struct web_pulls *ps, int pr,
+			  const char *commit, bool started);
+
+/* One host's commit status of a pull head, as perfd sets it: context
+ * "perfd/HOST", linking to the hub's page of the host's job, or of the
+ * head commit when job is 0. All borrowed. */
+struct web_head_status {
+	const char *host;
+	const char *state;           /* pending, success or failure */
+	const char *desc;
+	int64_t job;
+};
+/* The description of the status of a head that waits for approval. */
+#define WEB_STATUS_WAITING "waiting for a maintainer's /perfd run"
+
+/* Sets s as commit's status unless db says it is set so already (the
+ * same state and description); *posted (may be NULL) says whether it was
+ * sent. The description is repaired (utf8_repair) and cut to
+ * WEB_STATUS_DESCRIPTION_MAX bytes on a character boundary. */
+int web_head_status_post(bool *posted, const struct web_pulls *ps, const char *commit,
+			 const struct web_head_status *s);
 
 /* Records the forecasts of pull request p at its head (forecast.c): the
  * description's lines (p->expect) and the head commit's message, message
@@ -460,5 +479,11 @@ struct web_gh_client;
  * may read. */
 int forge_client(struct web_gh_client **out, const struct forge_config *g, int cancel_fd,
 		 char **token_out);
+/* Asks the token's login of gh, g's client, and says it (a log line). A
+ * refused token is -EKEYREJECTED, with its detail ("[github] ..."); an API
+ * out of reach, or a token that may not ask its own login (a GitHub App's:
+ * set [github] login), is said (a warning) and 0 returned: the API is asked
+ * again at each poll. */
+int forge_login_check(struct web_gh_client *gh, const struct forge_config *g);
 
 #endif

@@ -50,11 +50,19 @@ bool web_comment_key_is_valid(const char *key)
 				 "0123456789._-") == n;
 }
 
+bool web_has_marker_line(const char *text, const char *marker)
+{
+	size_t len = strlen(marker);
+
+	return !strncmp(text, marker, len) &&
+	       (text[len] == '\n' || text[len] == '\r' || !text[len]);
+}
+
 int web_comment_find_marked(struct web_gh_client *gh, int64_t *out, int number,
 			    const char *marker)
 {
 	struct web_gh_comment *cs = NULL;
-	size_t n = 0, i, len = strlen(marker);
+	size_t n = 0, i;
 	const char *login;
 	int r;
 
@@ -63,10 +71,7 @@ int web_comment_find_marked(struct web_gh_client *gh, int64_t *out, int number,
 	if (r == 0)
 		r = web_gh_comments_list(gh, &cs, &n, number);
 	for (i = 0; r == 0 && i < n; i++) {
-		const char *after = cs[i].body + len;
-
-		if (!strcasecmp(cs[i].author, login) && !strncmp(cs[i].body, marker, len) &&
-		    (*after == '\n' || *after == '\r' || !*after))
+		if (!strcasecmp(cs[i].author, login) && web_has_marker_line(cs[i].body, marker))
 			*out = cs[i].id;
 	}
 	web_gh_comments_free(cs, n);
@@ -171,36 +176,58 @@ out:
 	return r;
 }
 
-int web_commit_status_post(bool *posted, const struct web_pulls *ps, const char *commit,
-			   const char *context, const char *state, const char *description,
-			   const char *target_url)
+int web_head_status_post(bool *posted, const struct web_pulls *ps, const char *commit,
+			 const struct web_head_status *s)
 {
 	const char *repo = web_gh_client_repo(ps->gh);
 	struct web_gh_client *gh = ps->gh;
 	struct db *db = ps->db;
-	char was[16], *was_desc = NULL, *desc;
+	char was[16], *was_desc = NULL, *desc, *context, *url;
 	int r;
 
 	if (posted)
 		*posted = false;
+	context = xasprintf("perfd/%s", s->host);
+	url = s->job > 0 ? xasprintf("%s/static/head.html?job=%lld", ps->hub_url,
+				     (long long)s->job) :
+		xasprintf("%s/static/head.html?commit=%s", ps->hub_url, commit);
 	/* Sent as a JSON string, so repaired; GitHub refuses a description
 	 * longer than 140 characters, so cut (bytes bound them). */
-	desc = utf8_repair_dup(description);
+	desc = utf8_repair_dup(s->desc);
 	desc[utf8_cut(desc, strlen(desc), WEB_STATUS_DESCRIPTION_MAX)] = '\0';
 	r = db_commit_status_get(db, was, &was_desc, repo, commit, context);
-	if (r == 0 && !strcmp(was, state) && !strcmp(was_desc ? was_desc : "", desc))
+	if (r == 0 && !strcmp(was, s->state) && !strcmp(was_desc ? was_desc : "", desc))
 		goto out;
 	if (r < 0 && r != -ENOENT)
 		goto out;
-	r = web_gh_status_set(gh, commit, state, context, desc, target_url);
+	r = web_gh_status_set(gh, commit, s->state, context, desc, url);
 	if (r == 0)
-		r = db_commit_status_put(db, repo, commit, context, state, desc, target_url);
+		r = db_commit_status_put(db, repo, commit, context, s->state, desc, url);
 	if (r == 0 && posted)
 		*posted = true;
 out:
 	free(was_desc);
 	free(desc);
+	free(context);
+	free(url);
 	return r;
+}
+
+int web_pull_head_comment(enum web_post *out, const struct web_pulls *ps, int pr,
+			  const char *commit, bool started)
+{
+	*out = WEB_POST_UNCHANGED;
+	if (!started) {
+		struct db_pull_comment pc;
+
+		/* A row that cannot be read counts as no comment: none is
+		 * started for a head that has nothing yet. */
+		if (db_pull_comment_get(ps->db, &pc, web_gh_client_repo(ps->gh), pr,
+					ps->key ? ps->key : "") < 0 ||
+		    !pc.comment_id || !strcmp(pc.commit, commit))
+			return 0;
+	}
+	return web_pull_comment_post(out, ps, pr, commit);
 }
 
 bool web_login_allowed(const char *login, const char *const *allow, size_t n)
