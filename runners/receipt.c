@@ -83,6 +83,12 @@ static const struct db_process *pair_process(const struct db_comparison *c, int 
 	return NULL;
 }
 
+/* Pair p's gain; NAN for a pair without one. */
+static double pair_gain(const struct db_comparison *c, int p)
+{
+	return p >= 1 && (size_t)p <= c->summary.npair_gains ? c->summary.pair_gains[p - 1] : NAN;
+}
+
 /* The value of the comparison's metric for one process, as the rule reads
  * it; NAN when there is none. */
 static double process_value(const struct db_comparison *c, const struct db_process *p)
@@ -268,7 +274,7 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(root, "new", arm_json(&c->new, c->new_manifest, &s->new));
 	for (p = 1; p <= pairs_shown(c); p++) {
 		json_t *row = json_object();
-		double g = (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN;
+		double g = pair_gain(c, p);
 
 		json_object_set_new(row, "pair", json_integer(p));
 		json_object_set_new(row, "old",
@@ -536,11 +542,19 @@ static void process_cell_value(char *buf, size_t len, const struct db_comparison
 	runner_format_value(buf, len, process_value(c, p));
 }
 
+/* Pair p's row as text and Markdown show it: the old and new values and
+ * its gain ("-" where there is none). */
+static void pair_cells(char cell[3][32], const struct db_comparison *c, int p)
+{
+	process_cell_value(cell[0], sizeof(cell[0]), c, pair_process(c, p, "old"));
+	process_cell_value(cell[1], sizeof(cell[1]), c, pair_process(c, p, "new"));
+	runner_format_gain(cell[2], sizeof(cell[2]), pair_gain(c, p));
+}
+
 static void render_text(struct strbuf *out, const struct db_comparison *c)
 {
-	const struct db_summary *s = &c->summary;
 	const char *metric = c->metric ? c->metric : "-";
-	char a[32], b[32], g[32], w[32];
+	char a[32], w[32], cell[3][32];
 	size_t i;
 	int p;
 
@@ -557,10 +571,8 @@ static void render_text(struct strbuf *out, const struct db_comparison *c)
 	strbuf_addch(out, '\n');
 	strbuf_addf(out, "%-6s %12s %12s %10s\n", "pair", "old", "new", "gain");
 	for (p = 1; p <= pairs_shown(c); p++) {
-		process_cell_value(a, sizeof(a), c, pair_process(c, p, "old"));
-		process_cell_value(b, sizeof(b), c, pair_process(c, p, "new"));
-		runner_format_gain(g, sizeof(g), (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN);
-		strbuf_addf(out, "%-6d %12s %12s %10s\n", p, a, b, g);
+		pair_cells(cell, c, p);
+		strbuf_addf(out, "%-6d %12s %12s %10s\n", p, cell[0], cell[1], cell[2]);
 	}
 	strbuf_addch(out, '\n');
 	stage_lines(out, c, false);
@@ -610,9 +622,8 @@ static void md_manifest(struct strbuf *out, const char *manifest)
 
 static void render_md(struct strbuf *out, const struct db_comparison *c)
 {
-	const struct db_summary *s = &c->summary;
 	const char *metric = c->metric ? c->metric : "-";
-	char a[32], b[32], g[32], w[32];
+	char a[32], w[32], cell[3][32];
 	size_t i;
 	int p;
 
@@ -637,10 +648,8 @@ static void render_md(struct strbuf *out, const struct db_comparison *c)
 	strbuf_addf(out, "| pair | old (%s) | new (%s) | gain |\n|---:|---:|---:|---:|\n",
 		    metric, metric);
 	for (p = 1; p <= pairs_shown(c); p++) {
-		process_cell_value(a, sizeof(a), c, pair_process(c, p, "old"));
-		process_cell_value(b, sizeof(b), c, pair_process(c, p, "new"));
-		runner_format_gain(g, sizeof(g), (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN);
-		strbuf_addf(out, "| %d | %s | %s | %s |\n", p, a, b, g);
+		pair_cells(cell, c, p);
+		strbuf_addf(out, "| %d | %s | %s | %s |\n", p, cell[0], cell[1], cell[2]);
 	}
 	strbuf_addch(out, '\n');
 	stage_lines(out, c, true);

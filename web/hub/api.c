@@ -231,6 +231,33 @@ static json_t *pick(json_t *src, const char *const *cols)
 	return o;
 }
 
+/* The parameters of a list that has no others. */
+static const char *const format_only[] = { "format", NULL };
+
+/* Whether pa holds only the parameters allowed and a good "format", read
+ * into *csv; when not, out is the 400 that says why. */
+static bool params_format(bool *csv, struct web_reply *out, const struct web_params *pa,
+			  const char *const *allowed)
+{
+	*csv = false;
+	if (web_params_check(pa, allowed) < 0 || web_param_format(csv, pa) < 0) {
+		reply_bad(out);
+		return false;
+	}
+	return true;
+}
+
+/* A list's answer: {"key": list} (list stolen), or CSV with the columns
+ * cols of rows, which flat (when not NULL) makes from list. */
+static void reply_list(struct web_reply *out, bool csv, const char *key, json_t *list,
+		       const char *const *cols, json_t *(*flat)(json_t *))
+{
+	if (csv)
+		reply_csv(out, cols, flat ? flat(list) : list);
+	else
+		reply_json(out, 200, json_pack("{s:o}", key, list));
+}
+
 static json_t *jnext(bool more, int64_t last)
 {
 	return more ? json_integer(last) : json_null();
@@ -241,49 +268,60 @@ static json_t *jnext(bool more, int64_t last)
 static const char *const host_cols[] = { "name", "fingerprint_hash", "heartbeat", "quarantined",
 	"fault", "since", "last_push", "state", "backlog", NULL };
 
-static void api_hosts(struct web_reply *out, struct db *db, const struct web_params *pa)
+/* A list with no parameter but "format": load appends its rows to list
+ * and returns 0, or a negative errno (a database error). */
+static void reply_format_list(struct web_reply *out, struct db *db, const struct web_params *pa,
+			      const char *key, const char *const *cols,
+			      int (*load)(json_t *list, struct db *db))
 {
-	static const char *const allowed[] = { "format", NULL };
-	struct db_host_info *hosts = NULL;
 	json_t *list;
-	size_t n = 0, i;
 	bool csv;
 	int r;
 
-	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0) {
-		reply_bad(out);
+	if (!params_format(&csv, out, pa, format_only))
 		return;
-	}
-	r = db_host_infos(db, &hosts, &n, HOSTS_MAX);
+	list = json_array();
+	r = load(list, db);
 	if (r < 0) {
+		json_decref(list);
 		reply_db_error(out, r);
 		return;
 	}
-	list = json_array();
+	reply_list(out, csv, key, list, cols, NULL);
+}
+
+static int hosts_load(json_t *list, struct db *db)
+{
+	struct db_host_info *hosts = NULL;
+	size_t n = 0, i;
+	int r = db_host_infos(db, &hosts, &n, HOSTS_MAX);
+
 	for (i = 0; i < n; i++) {
+		const struct db_host_info *h = &hosts[i];
 		json_t *o = json_object();
 
-		json_object_set_new(o, "name", json_text(hosts[i].name));
-		set_fingerprint(o, hosts[i].fingerprint);
-		json_object_set_new(o, "heartbeat", json_text_or_null(hosts[i].heartbeat));
-		json_object_set_new(o, "quarantined", json_boolean(hosts[i].quarantined));
-		json_object_set_new(o, "fault", json_text(hosts[i].fault));
-		json_object_set_new(o, "since", json_text_or_null(hosts[i].since));
-		json_object_set_new(o, "last_push", hosts[i].has_status ?
-				    json_text_or_null(hosts[i].last_push) : json_null());
-		json_object_set_new(o, "state", hosts[i].has_status ?
-				    json_text_or_null(hosts[i].state) : json_null());
-		json_object_set_new(o, "backlog", hosts[i].has_status ?
-				    json_integer(hosts[i].backlog) : json_null());
+		json_object_set_new(o, "name", json_text(h->name));
+		set_fingerprint(o, h->fingerprint);
+		json_object_set_new(o, "heartbeat", json_text_or_null(h->heartbeat));
+		json_object_set_new(o, "quarantined", json_boolean(h->quarantined));
+		json_object_set_new(o, "fault", json_text(h->fault));
+		json_object_set_new(o, "since", json_text_or_null(h->since));
+		json_object_set_new(o, "last_push", h->has_status ?
+				    json_text_or_null(h->last_push) : json_null());
+		json_object_set_new(o, "state", h->has_status ? json_text_or_null(h->state) :
+				    json_null());
+		json_object_set_new(o, "backlog", h->has_status ? json_integer(h->backlog) :
+				    json_null());
 		json_array_append_new(list, o);
 		db_host_info_release(&hosts[i]);
 	}
 	free(hosts);
-	if (csv) {
-		reply_csv(out, host_cols, list);
-		return;
-	}
-	reply_json(out, 200, json_pack("{s:o}", "hosts", list));
+	return r;
+}
+
+static void api_hosts(struct web_reply *out, struct db *db, const struct web_params *pa)
+{
+	reply_format_list(out, db, pa, "hosts", host_cols, hosts_load);
 }
 
 /* ---- /api/v1/heads ---- */
@@ -291,45 +329,30 @@ static void api_hosts(struct web_reply *out, struct db *db, const struct web_par
 static const char *const head_cols[] = { "name", "commit", "pull", "seen_at", "job",
 	"job_state", "job_detail", "subject", NULL };
 
-static void api_heads(struct web_reply *out, struct db *db, const struct web_params *pa)
+static int heads_load(json_t *list, struct db *db)
 {
-	static const char *const allowed[] = { "format", NULL };
 	struct db_head_info *heads = NULL;
-	json_t *list;
 	size_t n = 0, i;
-	bool csv;
-	int r;
+	int r = db_head_infos(db, &heads, &n, HEADS_MAX);
 
-	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0) {
-		reply_bad(out);
-		return;
-	}
-	r = db_head_infos(db, &heads, &n, HEADS_MAX);
-	if (r < 0) {
-		reply_db_error(out, r);
-		return;
-	}
-	list = json_array();
 	for (i = 0; i < n; i++) {
-		json_t *o = json_object();
+		const struct db_head_info *h = &heads[i];
 
-		json_object_set_new(o, "name", json_text(heads[i].name));
-		json_object_set_new(o, "commit", json_text(heads[i].oid));
-		json_object_set_new(o, "pull", json_boolean(heads[i].is_pull));
-		json_object_set_new(o, "seen_at", json_text(heads[i].seen_at));
-		json_object_set_new(o, "job", json_id(heads[i].job_id));
-		json_object_set_new(o, "job_state", json_text_or_null(heads[i].job_state));
-		json_object_set_new(o, "job_detail", json_text_or_null(heads[i].job_detail));
-		json_object_set_new(o, "subject", json_text_or_null(heads[i].subject));
-		json_array_append_new(list, o);
+		json_array_append_new(list, json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o}",
+			"name", json_text(h->name), "commit", json_text(h->oid), "pull", h->is_pull,
+			"seen_at", json_text(h->seen_at), "job", json_id(h->job_id),
+			"job_state", json_text_or_null(h->job_state),
+			"job_detail", json_text_or_null(h->job_detail),
+			"subject", json_text_or_null(h->subject)));
 		db_head_info_release(&heads[i]);
 	}
 	free(heads);
-	if (csv) {
-		reply_csv(out, head_cols, list);
-		return;
-	}
-	reply_json(out, 200, json_pack("{s:o}", "heads", list));
+	return r;
+}
+
+static void api_heads(struct web_reply *out, struct db *db, const struct web_params *pa)
+{
+	reply_format_list(out, db, pa, "heads", head_cols, heads_load);
 }
 
 /* ---- /api/v1/pulls ---- */
@@ -785,10 +808,8 @@ static void api_comparison(struct web_reply *out, struct db *db, int64_t id,
 	int r;
 
 	memset(&c, 0, sizeof(c));
-	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0) {
-		reply_bad(out);
+	if (!params_format(&csv, out, pa, allowed))
 		return;
-	}
 	format = csv ? "csv" : "json";
 	out->status = 200;
 	out->type = csv ? TYPE_CSV : TYPE_JSON;
@@ -1378,11 +1399,7 @@ static void api_cells(struct web_reply *out, struct db *db, const struct web_par
 		start = i;
 	}
 	free(rows);
-	if (csv) {
-		reply_csv(out, cell_cols, cells_flat(list));
-		return;
-	}
-	reply_json(out, 200, json_pack("{s:o}", "cells", list));
+	reply_list(out, csv, "cells", list, cell_cols, cells_flat);
 }
 
 /* ---- /api/v1/calibration ---- */
@@ -1496,11 +1513,7 @@ static void api_calibration(struct web_reply *out, struct db *db, const struct w
 				"name a host");
 		return;
 	}
-	if (csv) {
-		reply_csv(out, calibration_cols, list);
-		return;
-	}
-	reply_json(out, 200, json_pack("{s:o}", "calibration", list));
+	reply_list(out, csv, "calibration", list, calibration_cols, NULL);
 }
 
 /* ---- /api/v1/alerts ---- */
