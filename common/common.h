@@ -379,15 +379,59 @@ char *utf8_repair_dup(const char *s);
  * one U+FFFD): len when len <= max. */
 size_t utf8_cut(const char *s, size_t len, size_t max);
 
-/* json.c: a JSON string (jansson) of len bytes of s, repaired; and o[key]
- * set (v stolen) with the key repaired, since jansson drops a key that is
- * not UTF-8 (a line stored by an older perfd may hold one). */
+/*
+ * json.c: C values as JSON values (jansson), the one vocabulary every
+ * writer (receipts, the API, the records, the forge) uses. Each returns a
+ * new value, the caller's (or the container's it is set into).
+ *
+ * - Text is repaired (utf8_repair) rather than refused by jansson, and
+ *   NULL is null.
+ * - Integers are integers everywhere: what perfd holds as an integer (an
+ *   id, a size, a count) is a JSON integer in every output, and a figure
+ *   that may be whole (a RESULT line's count, a metric in a receipt) is
+ *   written with json_number: an integer when its value is whole, so
+ *   "passed=2" is 2 in a receipt and in the API alike.
+ * - Not finite (NAN: a REAL column's NULL, a figure not computed) is null.
+ * - A REAL column that must stay a real is written with json_real_or_null:
+ *   the records' canonical form holds every REAL column as a JSON real
+ *   (docs/hub.md, "The canonical form"), and the API writes measurements
+ *   and fractions as reals.
+ * - Gains and spreads are fractions in JSON, rounded to six decimals
+ *   (json_fraction), and percentages with three decimals in tables
+ *   (runner_format_gain).
+ */
 struct json_t;
+/* A JSON string of len bytes of s, repaired; never NULL. */
 struct json_t *utf8_json(const char *s, size_t len);
+/* o[key] set (v stolen) with the key repaired, since jansson drops a key
+ * that is not UTF-8 (a line stored by an older perfd may hold one). */
+void utf8_json_set(struct json_t *o, const char *key, struct json_t *v);
+/* The string s (len bytes, or up to its NUL), repaired; null for NULL. */
+struct json_t *json_textn(const char *s, size_t len);
+struct json_t *json_text(const char *s);
+/* The same, null also for "" (a field kept as "" when it is absent). */
+struct json_t *json_text_or_null(const char *s);
+/* An array of the n strings of v, each as json_text writes it. */
+struct json_t *json_texts(char *const *v, size_t n);
+/* A row's id: an integer; null for 0 (or less), which names no row. */
+struct json_t *json_id(int64_t id);
+/* A real; null when v is not finite. */
+struct json_t *json_real_or_null(double v);
+/* Magnitudes under this are whole doubles held exactly, written as
+ * integers by json_number. */
+#define JSON_WHOLE_MAX 1e15
+/* An integer when v is whole and under JSON_WHOLE_MAX in magnitude, else a
+ * real; null when v is not finite. */
+struct json_t *json_number(double v);
+/* A figure written as text (a RESULT line's count): json_number of its
+ * value when strtod reads all of text, else the text as a string. */
+struct json_t *json_number_text(const char *text);
+/* A fraction (a gain, a spread, a share) as JSON shows it: rounded to six
+ * decimals (docs/rule.md, "In JSON and tables"). */
+double json_fraction(double v);
 /* The whole-number member name of the JSON object in text (len bytes): true
  * with *out set, false (and *out 0) when text is no object or has no such
  * integer member. */
 bool json_member_int(int64_t *out, const char *text, size_t len, const char *name);
-void utf8_json_set(struct json_t *o, const char *key, struct json_t *v);
 
 #endif

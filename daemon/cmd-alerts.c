@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "daemon.h"
+#include "runners.h"
 
 const char cmd_alerts_usage[] =
 	"usage: perfd alerts [--db FILE] [ID]\n"
@@ -65,14 +66,15 @@ static void print_list(struct db *db, const struct db_alert *al, size_t n)
 	printf("%-5s %-12s %-16s %-5s %-25s %7s %9s %-13s %s\n", "alert", "branch", "case", "found",
 	       "range", "commits", "gain", "state", "culprit");
 	for (i = 0; i < n; i++) {
-		char range[32], who[32];
+		char range[32], who[32], gain[32];
 
 		snprintf(range, sizeof(range), "%.12s..%.12s", al[i].lo, al[i].hi);
 		culprit(who, sizeof(who), db, &al[i]);
-		printf("%-5lld %-12.12s %-16.16s %-5s %-25s %7d %+8.3f%% %-13s %s\n",
+		runner_format_gain_signed(gain, sizeof(gain), al[i].gain);
+		printf("%-5lld %-12.12s %-16.16s %-5s %-25s %7d %9s %-13s %s\n",
 		       (long long)al[i].id, al[i].branch, al[i].case_name,
 		       al[i].found_by_span ? "span" : "head", range, al[i].commits,
-		       al[i].gain * 100, state_word(&al[i]), who);
+		       gain, state_word(&al[i]), who);
 	}
 }
 
@@ -83,6 +85,7 @@ static int print_one(struct db *db, int64_t id)
 	struct db_alert al;
 	size_t nst = 0, nf = 0, i;
 	double total = 0;
+	char gain[32];
 	int r;
 
 	r = db_alert_load(db, &al, id);
@@ -90,8 +93,9 @@ static int print_one(struct db *db, int64_t id)
 		return err_set(r, "no alert %lld", (long long)id);
 	if (r < 0)
 		return r;
-	printf("alert %lld: %s, case %s, %s %+.3f%% over %d commit%s %s..%s\n", (long long)al.id,
-	       al.branch, al.case_name, al.slower ? "slower" : "faster", al.gain * 100, al.commits,
+	runner_format_gain_signed(gain, sizeof(gain), al.gain);
+	printf("alert %lld: %s, case %s, %s %s over %d commit%s %s..%s\n", (long long)al.id,
+	       al.branch, al.case_name, al.slower ? "slower" : "faster", gain, al.commits,
 	       al.commits == 1 ? "" : "s", al.lo, al.hi);
 	printf("found by: %s job's comparison %lld\n", al.found_by_span ? "a span" : "a head",
 	       (long long)al.comparison_id);
@@ -115,8 +119,9 @@ static int print_one(struct db *db, int64_t id)
 		if (!f[i].commit)
 			printf(" from %s (%d commit%s)", f[i].lo, f[i].commits,
 			       f[i].commits == 1 ? "" : "s");
+		runner_format_gain_signed(gain, sizeof(gain), f[i].gain);
 		if (f[i].has_gain)
-			printf(", %+.3f%%", f[i].gain * 100);
+			printf(", %s", gain);
 		if (nf > 1 && isfinite(total) && total != 0)
 			printf(" (%.0f%% of the findings' sum)", f[i].gain / total * 100);
 		if (f[i].comparison_id)

@@ -262,10 +262,9 @@ int cmd_list(int argc, char **argv)
 	       "created", "state", "kind", "host", "case", "verdict", "gain", "old-sha256",
 	       "new-sha256", "old-manifest", "new-manifest");
 	for (i = 0; i < n; i++) {
-		char gain[32] = "-";
+		char gain[32];
 
-		if (rows[i].has_gain)
-			snprintf(gain, sizeof(gain), "%.3f%%", rows[i].gain_median * 100);
+		runner_format_gain(gain, sizeof(gain), rows[i].has_gain ? rows[i].gain_median : NAN);
 		printf("%-6lld %-24s %-10s %-7s %-16s %-12s %-11s %9s  %-12.12s %-12.12s %-12.12s "
 		       "%.12s\n", (long long)rows[i].id, rows[i].created_at,
 		       db_state_name(rows[i].state), rows[i].aa ? "A/A" : "compare", rows[i].host,

@@ -190,8 +190,11 @@ void cli_progress_line(void *ctx, const struct runner_progress *rp)
 	else if (p->exit_code)
 		fprintf(stderr, "  exited %d", p->exit_code);
 	if (progress_pair(pr, p, has, v)) {
+		char text[32];
+
 		gain = (pr->old_v - pr->new_v) / pr->old_v;
-		fprintf(stderr, "  pair gain %+.3f%%", (rp->higher_better ? -gain : gain) * 100.0);
+		runner_format_gain_signed(text, sizeof(text), rp->higher_better ? -gain : gain);
+		fprintf(stderr, "  pair gain %s", text);
 	}
 	fputc('\n', stderr);
 }

@@ -348,12 +348,6 @@ static void arm_stats(struct db_arm_stats *out, double *v, size_t n)
 		out->spread = out->max == out->min ? 0 : INFINITY;
 }
 
-/* Percentages with three decimals, as tables show them (docs/rule.md). */
-void rule_percent(char *buf, size_t len, double frac)
-{
-	snprintf(buf, len, "%.3f%%", frac * 100.0);
-}
-
 static void run_init(struct rule_run *run, const struct db_comparison *c)
 {
 	memset(run, 0, sizeof(*run));
@@ -612,8 +606,8 @@ static void explain_unresolved(struct rule_run *run)
 		rule_note(&s->reasons, &s->nreasons, "%d of %zu pairs faster and %d slower; "
 			 "the sign test at alpha 1/%d needs %d in one direction",
 			 run->pos, run->ngains, run->neg, SIGN_TEST_ALPHA_INV, run->need);
-	rule_percent(a, sizeof(a), fabs(s->gain_median));
-	rule_percent(b, sizeof(b), run->c->min_effect);
+	runner_format_gain(a, sizeof(a), fabs(s->gain_median));
+	runner_format_gain(b, sizeof(b), run->c->min_effect);
 	if (fabs(s->gain_median) < run->c->min_effect)
 		rule_note(&s->reasons, &s->nreasons, "gain median %s is under the "
 			 "minimum effect %s", a, b);

@@ -126,12 +126,12 @@ static void explain_unresolved(struct rule_run *run, const struct db_stage *g,
 	double m = run->c->min_effect;
 	char a[32], b[32], alpha[32];
 
-	rule_percent(alpha, sizeof(alpha), g->alpha);
-	rule_percent(b, sizeof(b), m);
+	runner_format_gain(alpha, sizeof(alpha), g->alpha);
+	runner_format_gain(b, sizeof(b), m);
 	if (run->pos && run->neg)
 		rule_note(&s->reasons, &s->nreasons, "pair gains disagree in sign");
 	if ((t->faster && t->median < m) || (t->slower && -t->median < m)) {
-		rule_percent(a, sizeof(a), fabs(t->median));
+		runner_format_gain(a, sizeof(a), fabs(t->median));
 		rule_note(&s->reasons, &s->nreasons, "a change is likely, but the gain median "
 			  "%s is under the minimum effect %s", a, b);
 	} else if (!t->faster && !t->slower) {

@@ -33,34 +33,12 @@ int runner_format_parse(enum runner_format *out, const char *name)
 
 /* ---- values ---- */
 
-/* Fractions (gains, spreads) are shown to six decimals in JSON and as
- * percentages with three decimals elsewhere; the database keeps them whole. */
-static double round6(double v)
-{
-	return round(v * 1e6) / 1e6;
-}
-
-/* A JSON string of text a program or a repository wrote, which need not be
- * UTF-8: repaired (utf8_repair) rather than refused by jansson. NULL gives
- * "". */
-static json_t *jstr(const char *s)
-{
-	return s ? utf8_json(s, strlen(s)) : json_string("");
-}
-
-
-static json_t *jnum(double v)
-{
-	if (!isfinite(v))
-		return json_null();
-	if (v == floor(v) && fabs(v) < 1e15)
-		return json_integer((json_int_t)v);
-	return json_real(v);
-}
-
+/* Figures in the receipt's JSON: json_number, so a whole one is an integer
+ * (common.h); fractions rounded to six decimals. The database keeps them
+ * whole. */
 static json_t *jfrac(double v)
 {
-	return isfinite(v) ? jnum(round6(v)) : json_null();
+	return json_number(json_fraction(v));
 }
 
 void runner_format_value(char *buf, size_t len, double v)
@@ -73,12 +51,24 @@ void runner_format_value(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.6g", v);
 }
 
-void runner_format_gain(char *buf, size_t len, double frac)
+static void format_gain(char *buf, size_t len, double frac, bool sign)
 {
 	if (!isfinite(frac))
 		snprintf(buf, len, "-");
+	else if (sign)
+		snprintf(buf, len, "%+.3f%%", frac * 100.0);
 	else
 		snprintf(buf, len, "%.3f%%", frac * 100.0);
+}
+
+void runner_format_gain(char *buf, size_t len, double frac)
+{
+	format_gain(buf, len, frac, false);
+}
+
+void runner_format_gain_signed(char *buf, size_t len, double frac)
+{
+	format_gain(buf, len, frac, true);
 }
 
 static const struct db_process *pair_process(const struct db_comparison *c, int pair,
@@ -91,6 +81,12 @@ static const struct db_process *pair_process(const struct db_comparison *c, int 
 		    !strcmp(c->processes[i].arm, arm))
 			return &c->processes[i];
 	return NULL;
+}
+
+/* Pair p's gain; NAN for a pair without one. */
+static double pair_gain(const struct db_comparison *c, int p)
+{
+	return p >= 1 && (size_t)p <= c->summary.npair_gains ? c->summary.pair_gains[p - 1] : NAN;
 }
 
 /* The value of the comparison's metric for one process, as the rule reads
@@ -136,25 +132,15 @@ static json_t *arm_json(const struct db_artifact *a, const char *manifest,
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "path", jstr(a->path ? a->path : ""));
-	json_object_set_new(o, "sha256", jstr(a->sha256));
+	json_object_set_new(o, "path", json_text(a->path ? a->path : ""));
+	json_object_set_new(o, "sha256", json_text(a->sha256));
 	json_object_set_new(o, "size", json_integer(a->size));
-	json_object_set_new(o, "manifest", manifest ? jstr(manifest) : json_null());
-	json_object_set_new(o, "median", s->set ? jnum(s->median) : json_null());
-	json_object_set_new(o, "min", s->set ? jnum(s->min) : json_null());
-	json_object_set_new(o, "max", s->set ? jnum(s->max) : json_null());
+	json_object_set_new(o, "manifest", json_text(manifest));
+	json_object_set_new(o, "median", s->set ? json_number(s->median) : json_null());
+	json_object_set_new(o, "min", s->set ? json_number(s->min) : json_null());
+	json_object_set_new(o, "max", s->set ? json_number(s->max) : json_null());
 	json_object_set_new(o, "spread", s->set ? jfrac(s->spread) : json_null());
 	return o;
-}
-
-static json_t *strs_json(char **v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, jstr(v[i]));
-	return a;
 }
 
 static json_t *result_json(const struct db_line *l)
@@ -163,22 +149,17 @@ static json_t *result_json(const struct db_line *l)
 	json_t *o = json_object();
 	size_t i;
 
-	json_object_set_new(o, "kind", jstr(l->kind));
-	json_object_set_new(o, "line", jstr(l->text));
+	json_object_set_new(o, "kind", json_text(l->kind));
+	json_object_set_new(o, "line", json_text(l->text));
 	if (!strcmp(l->kind, "RESULT") && runner_result_parse(&r, l->text) == 0) {
 		json_t *counts = json_object(), *attrs = json_object();
 
-		json_object_set_new(o, "name", jstr(r.name));
-		json_object_set_new(o, "device", r.device ? jstr(r.device) : json_null());
+		json_object_set_new(o, "name", json_text(r.name));
+		json_object_set_new(o, "device", json_text(r.device));
 		for (i = 0; i < r.nattrs; i++)
-			utf8_json_set(attrs, r.attrs[i].key, jstr(r.attrs[i].value));
-		for (i = 0; i < r.ncounts; i++) {
-			char *end;
-			double v = strtod(r.counts[i].value, &end);
-
-			utf8_json_set(counts, r.counts[i].key, *end || end == r.counts[i].value ?
-			     jstr(r.counts[i].value) : jnum(v));
-		}
+			utf8_json_set(attrs, r.attrs[i].key, json_text(r.attrs[i].value));
+		for (i = 0; i < r.ncounts; i++)
+			utf8_json_set(counts, r.counts[i].key, json_number_text(r.counts[i].value));
 		json_object_set_new(o, "attrs", attrs);
 		json_object_set_new(o, "counts", counts);
 		runner_result_release(&r);
@@ -192,35 +173,33 @@ static json_t *process_json(const struct db_process *p)
 	size_t i;
 
 	json_object_set_new(o, "seq", json_integer(p->seq));
-	json_object_set_new(o, "arm", jstr(p->arm));
+	json_object_set_new(o, "arm", json_text(p->arm));
 	json_object_set_new(o, "pair", json_integer(p->pair));
 	json_object_set_new(o, "warmup", json_boolean(p->warmup));
-	json_object_set_new(o, "state", jstr(db_state_name(p->state)));
+	json_object_set_new(o, "state", json_text(db_state_name(p->state)));
 	json_object_set_new(o, "exit", p->exit_code >= 0 ? json_integer(p->exit_code) : json_null());
 	json_object_set_new(o, "signal", json_integer(p->signal));
 	json_object_set_new(o, "timed_out", json_boolean(p->timed_out));
 	json_object_set_new(o, "valid", json_boolean(p->valid));
-	json_object_set_new(o, "invalid_reason",
-			    p->invalid_reason ? jstr(p->invalid_reason) : json_null());
-	json_object_set_new(o, "wall_ms", isfinite(p->wall_ms) ?
-			    json_real(round(p->wall_ms * 1000) / 1000) : json_null());
-	json_object_set_new(o, "user_ms", jnum(round(p->user_ms * 1000) / 1000));
-	json_object_set_new(o, "sys_ms", jnum(round(p->sys_ms * 1000) / 1000));
+	json_object_set_new(o, "invalid_reason", json_text(p->invalid_reason));
+	json_object_set_new(o, "wall_ms", json_real_or_null(round(p->wall_ms * 1000) / 1000));
+	json_object_set_new(o, "user_ms", json_number(round(p->user_ms * 1000) / 1000));
+	json_object_set_new(o, "sys_ms", json_number(round(p->sys_ms * 1000) / 1000));
 	json_object_set_new(o, "maxrss_kb", json_integer(p->maxrss_kb));
 	for (i = 0; i < p->nmetrics; i++)
-		json_object_set_new(m, p->metrics[i].name, jnum(p->metrics[i].value));
+		json_object_set_new(m, p->metrics[i].name, json_number(p->metrics[i].value));
 	json_object_set_new(o, "metrics", m);
-	json_object_set_new(o, "digest", p->digest ? jstr(p->digest) : json_null());
+	json_object_set_new(o, "digest", json_text(p->digest));
 	json_object_set_new(o, "record_valid", json_boolean(p->record_valid));
 	for (i = 0; i < p->nlines; i++)
 		json_array_append_new(lines, result_json(&p->lines[i]));
 	json_object_set_new(o, "results", lines);
-	json_object_set_new(o, "protocol_errors", strs_json(p->protocol_errors, p->nprotocol_errors));
-	json_object_set_new(o, "spawn_error", p->spawn_error ? jstr(p->spawn_error) : json_null());
-	json_object_set_new(o, "fault", p->fault ? jstr(p->fault) : json_null());
-	json_object_set_new(o, "fault_watch", p->fault_watch ? jstr(p->fault_watch) :
-			    json_null());
-	json_object_set_new(o, "cpus", p->cpus ? jstr(p->cpus) : json_null());
+	json_object_set_new(o, "protocol_errors",
+			    json_texts(p->protocol_errors, p->nprotocol_errors));
+	json_object_set_new(o, "spawn_error", json_text(p->spawn_error));
+	json_object_set_new(o, "fault", json_text(p->fault));
+	json_object_set_new(o, "fault_watch", json_text(p->fault_watch));
+	json_object_set_new(o, "cpus", json_text(p->cpus));
 	json_object_set_new(o, "stdout_bytes", json_integer(p->stdout_bytes));
 	json_object_set_new(o, "stderr_bytes", json_integer(p->stderr_bytes));
 	json_object_set_new(o, "stdout_kept", json_integer(p->stdout_kept));
@@ -228,8 +207,8 @@ static json_t *process_json(const struct db_process *p)
 	json_object_set_new(o, "output_truncated",
 			    json_boolean(p->stdout_bytes > p->stdout_kept ||
 					 p->stderr_bytes > p->stderr_kept));
-	json_object_set_new(o, "started_at", jstr(p->started_at));
-	json_object_set_new(o, "ended_at", *p->ended_at ? jstr(p->ended_at) : json_null());
+	json_object_set_new(o, "started_at", json_text(p->started_at));
+	json_object_set_new(o, "ended_at", json_text_or_null(p->ended_at));
 	return o;
 }
 
@@ -254,9 +233,10 @@ static json_t *stages_json(const struct db_summary *s)
 
 		json_array_append_new(a, json_pack("{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:s}",
 			"pairs", g->pairs, "test", g->test, "calibration_gains",
-			g->calibration_gains, "alpha", jnum(g->alpha), "p_faster",
-			jnum(g->p_faster), "p_slower", jnum(g->p_slower), "p_below",
-			jnum(g->p_below), "p_above", jnum(g->p_above), "verdict", g->verdict));
+			g->calibration_gains, "alpha", json_number(g->alpha),
+			"p_faster", json_number(g->p_faster), "p_slower", json_number(g->p_slower),
+			"p_below", json_number(g->p_below), "p_above", json_number(g->p_above),
+			"verdict", g->verdict));
 	}
 	return a;
 }
@@ -283,27 +263,29 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	int p;
 
 	json_object_set_new(root, "comparison", json_integer(c->id));
-	json_object_set_new(root, "rule", jstr(c->rule));
-	json_object_set_new(root, "kind", jstr(c->aa ? "aa" : "compare"));
-	json_object_set_new(root, "case", jstr(c->case_name));
-	json_object_set_new(root, "metric", c->metric ? jstr(c->metric) : json_null());
-	json_object_set_new(root, "host", jstr(c->host));
-	json_object_set_new(root, "state", jstr(db_state_name(c->state)));
-	json_object_set_new(root, "created_at", jstr(c->created_at));
+	json_object_set_new(root, "rule", json_text(c->rule));
+	json_object_set_new(root, "kind", json_text(c->aa ? "aa" : "compare"));
+	json_object_set_new(root, "case", json_text(c->case_name));
+	json_object_set_new(root, "metric", json_text(c->metric));
+	json_object_set_new(root, "host", json_text(c->host));
+	json_object_set_new(root, "state", json_text(db_state_name(c->state)));
+	json_object_set_new(root, "created_at", json_text(c->created_at));
 	json_object_set_new(root, "old", arm_json(&c->old, c->old_manifest, &s->old));
 	json_object_set_new(root, "new", arm_json(&c->new, c->new_manifest, &s->new));
 	for (p = 1; p <= pairs_shown(c); p++) {
 		json_t *row = json_object();
-		double g = (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN;
+		double g = pair_gain(c, p);
 
 		json_object_set_new(row, "pair", json_integer(p));
-		json_object_set_new(row, "old", jnum(process_value(c, pair_process(c, p, "old"))));
-		json_object_set_new(row, "new", jnum(process_value(c, pair_process(c, p, "new"))));
+		json_object_set_new(row, "old",
+				    json_number(process_value(c, pair_process(c, p, "old"))));
+		json_object_set_new(row, "new",
+				    json_number(process_value(c, pair_process(c, p, "new"))));
 		json_object_set_new(row, "gain", jfrac(g));
 		json_array_append_new(pairs, row);
 	}
 	json_object_set_new(root, "pairs", pairs);
-	json_object_set_new(root, "kind", jstr(c->aa ? "aa" : "compare"));
+	json_object_set_new(root, "kind", json_text(c->aa ? "aa" : "compare"));
 	json_object_set_new(root, "pairs_run", s->pairs_run ? json_integer(s->pairs_run) :
 			    json_null());
 	json_object_set_new(root, "stages", stages_json(s));
@@ -314,30 +296,30 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(root, "gain", gain);
 	nvalues = digest_values(c, values, ARRAY_SIZE(values));
 	for (i = 0; i < nvalues; i++)
-		json_array_append_new(vals, jstr(values[i]));
+		json_array_append_new(vals, json_text(values[i]));
 	json_object_set_new(dig, "equal", json_boolean(s->digests_equal));
 	json_object_set_new(dig, "values", vals);
 	json_object_set_new(root, "digests", dig);
-	json_object_set_new(root, "verdict", c->has_summary ? jstr(s->verdict) : json_null());
-	json_object_set_new(root, "flags", strs_json(s->flags, s->nflags));
-	json_object_set_new(root, "reasons", strs_json(s->reasons, s->nreasons));
+	json_object_set_new(root, "verdict", c->has_summary ? json_text(s->verdict) : json_null());
+	json_object_set_new(root, "flags", json_texts(s->flags, s->nflags));
+	json_object_set_new(root, "reasons", json_texts(s->reasons, s->nreasons));
 	json_object_set_new(settings, "pairs", json_integer(c->pairs));
 	json_object_set_new(settings, "max_pairs", json_integer(c->max_pairs));
-	json_object_set_new(settings, "better", jstr(c->higher_better ? "higher" : "lower"));
+	json_object_set_new(settings, "better", json_text(c->higher_better ? "higher" : "lower"));
 	json_object_set_new(settings, "warmup", json_integer(c->warmup));
-	json_object_set_new(settings, "timeout_s", jnum(c->timeout_s));
-	json_object_set_new(settings, "min_effect", jnum(c->min_effect));
-	json_object_set_new(settings, "noise", jnum(c->noise));
+	json_object_set_new(settings, "timeout_s", json_number(c->timeout_s));
+	json_object_set_new(settings, "min_effect", json_number(c->min_effect));
+	json_object_set_new(settings, "noise", json_number(c->noise));
 	json_object_set_new(settings, "metric_requested",
-			    c->metric_requested ? jstr(c->metric_requested) : json_null());
+			    json_text(c->metric_requested));
 	json_object_set_new(root, "settings", settings);
 	args = c->args_json ? json_loads(c->args_json, 0, NULL) : NULL;
 	json_object_set_new(root, "args", args ? args : json_null());
 	if (c->job_id) {
 		/* The agent's comparison: the job it was run for and its builds. */
 		json_object_set_new(root, "job", json_pack("{s:I,s:o,s:o,s:o}", "id",
-			(json_int_t)c->job_id, "head", jstr(c->job_head), "commit",
-			jstr(c->job_commit), "base", *c->job_base ? jstr(c->job_base) : json_null()));
+			(json_int_t)c->job_id, "head", json_text(c->job_head), "commit",
+			json_text(c->job_commit), "base", json_text_or_null(c->job_base)));
 	}
 	if (c->job_id || c->base_build || c->head_build) {
 		/* The agent's builds; an A/A of its own has one build, and no job. */
@@ -560,11 +542,19 @@ static void process_cell_value(char *buf, size_t len, const struct db_comparison
 	runner_format_value(buf, len, process_value(c, p));
 }
 
+/* Pair p's row as text and Markdown show it: the old and new values and
+ * its gain ("-" where there is none). */
+static void pair_cells(char cell[3][32], const struct db_comparison *c, int p)
+{
+	process_cell_value(cell[0], sizeof(cell[0]), c, pair_process(c, p, "old"));
+	process_cell_value(cell[1], sizeof(cell[1]), c, pair_process(c, p, "new"));
+	runner_format_gain(cell[2], sizeof(cell[2]), pair_gain(c, p));
+}
+
 static void render_text(struct strbuf *out, const struct db_comparison *c)
 {
-	const struct db_summary *s = &c->summary;
 	const char *metric = c->metric ? c->metric : "-";
-	char a[32], b[32], g[32], w[32];
+	char a[32], w[32], cell[3][32];
 	size_t i;
 	int p;
 
@@ -581,10 +571,8 @@ static void render_text(struct strbuf *out, const struct db_comparison *c)
 	strbuf_addch(out, '\n');
 	strbuf_addf(out, "%-6s %12s %12s %10s\n", "pair", "old", "new", "gain");
 	for (p = 1; p <= pairs_shown(c); p++) {
-		process_cell_value(a, sizeof(a), c, pair_process(c, p, "old"));
-		process_cell_value(b, sizeof(b), c, pair_process(c, p, "new"));
-		runner_format_gain(g, sizeof(g), (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN);
-		strbuf_addf(out, "%-6d %12s %12s %10s\n", p, a, b, g);
+		pair_cells(cell, c, p);
+		strbuf_addf(out, "%-6d %12s %12s %10s\n", p, cell[0], cell[1], cell[2]);
 	}
 	strbuf_addch(out, '\n');
 	stage_lines(out, c, false);
@@ -634,9 +622,8 @@ static void md_manifest(struct strbuf *out, const char *manifest)
 
 static void render_md(struct strbuf *out, const struct db_comparison *c)
 {
-	const struct db_summary *s = &c->summary;
 	const char *metric = c->metric ? c->metric : "-";
-	char a[32], b[32], g[32], w[32];
+	char a[32], w[32], cell[3][32];
 	size_t i;
 	int p;
 
@@ -661,10 +648,8 @@ static void render_md(struct strbuf *out, const struct db_comparison *c)
 	strbuf_addf(out, "| pair | old (%s) | new (%s) | gain |\n|---:|---:|---:|---:|\n",
 		    metric, metric);
 	for (p = 1; p <= pairs_shown(c); p++) {
-		process_cell_value(a, sizeof(a), c, pair_process(c, p, "old"));
-		process_cell_value(b, sizeof(b), c, pair_process(c, p, "new"));
-		runner_format_gain(g, sizeof(g), (size_t)p <= s->npair_gains ? s->pair_gains[p - 1] : NAN);
-		strbuf_addf(out, "| %d | %s | %s | %s |\n", p, a, b, g);
+		pair_cells(cell, c, p);
+		strbuf_addf(out, "| %d | %s | %s | %s |\n", p, cell[0], cell[1], cell[2]);
 	}
 	strbuf_addch(out, '\n');
 	stage_lines(out, c, true);

@@ -31,8 +31,6 @@ void rule_note(char ***list, size_t *n, const char *fmt, ...) PRINTF_LIKE(3, 4);
 void rule_reject(struct rule_run *run, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Marks the comparison invalid and drops every figure. */
 void rule_set_invalid(struct rule_run *run);
-/* Percentages with three decimals, as tables show them. */
-void rule_percent(char *buf, size_t len, double frac);
 /* The median of the first n of v, which is left as it was. */
 double rule_median_of(const double *v, size_t n);
 

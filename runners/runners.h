@@ -407,11 +407,16 @@ enum runner_format {
 };
 /* -EINVAL for an unknown name. */
 int runner_format_parse(enum runner_format *out, const char *name);
-/* How every receipt and comment shows a figure: a metric's value whole
- * when it is whole or at least 1e6, else to 6 significant digits; a gain
- * or spread as a percentage with three decimals; "-" for NAN. */
+/* How every receipt, comment, alert, table and log line shows a figure: a
+ * metric's value whole when it is whole or at least 1e6, else to 6
+ * significant digits; a gain or spread (a fraction, 0.006831) as a
+ * percentage with three decimals ("0.683%"; JSON keeps the fraction,
+ * common.h); "-" for NAN. The signed form puts "+" before a positive gain
+ * ("+0.683%"), for lines that do not say the direction in words. These
+ * are the only places a gain becomes a percentage. */
 void runner_format_value(char *buf, size_t len, double v);
 void runner_format_gain(char *buf, size_t len, double frac);
+void runner_format_gain_signed(char *buf, size_t len, double frac);
 /* Renders a loaded comparison; every format derives from the same fields. */
 void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
 			   enum runner_format f);

@@ -251,6 +251,7 @@ if [ "$agent" = yes ]; then
 	check "its log and log_bytes" eq "$(sql "select log_bytes from builds where id = $hb")" "$(js "$T/body" 'd["log_bytes"]')"
 	check "its runner's RESULT line verbatim" eq 'RESULT contract on "cpu": passed=2 total=2' "$(js "$T/body" 'd["runner_results"][0]["lines"][0]["line"]')"
 	check "with parsed counts" eq "2 2" "$(js "$T/body" '"%g %g" % (d["runner_results"][0]["lines"][0]["counts"]["passed"], d["runner_results"][0]["lines"][0]["counts"]["total"])')"
+	check "its counts JSON integers, as in a receipt" eq "2 2" "$(js "$T/body" '" ".join(repr(v) for v in d["runner_results"][0]["lines"][0]["counts"].values() if type(v) is int)')"
 	check "and the runner's hash" eq "$(sql "select binary_sha256 from runner_results where build_id = $hb limit 1")" "$(js "$T/body" 'd["runner_results"][0]["binary_sha256"]')"
 	check "jobs limit=1 before the job: none" api_ok "/api/v1/jobs?limit=1&before=$job"
 	check "empty" eq "0 None" "$(js "$T/body" '"%d %s" % (len(d["jobs"]), d["next"])')"

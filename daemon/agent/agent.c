@@ -237,8 +237,12 @@ void agent_summary(struct agent *a, FILE *f)
 				continue;
 			strbuf_addf(&cells, "%s%s: #%lld %s", cells.len ? "; " : "", name,
 				    (long long)cid, c.summary.verdict);
-			if (c.summary.has_gain)
-				strbuf_addf(&cells, " %.3f%%", c.summary.gain_median * 100);
+			if (c.summary.has_gain) {
+				char gain[32];
+
+				runner_format_gain(gain, sizeof(gain), c.summary.gain_median);
+				strbuf_addf(&cells, " %s", gain);
+			}
 			db_comparison_release(&c);
 		}
 		fprintf(f, "%-5lld %-20.20s %-12.12s %-8s %s%s%s\n", (long long)jobs[i].id,

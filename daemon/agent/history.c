@@ -237,6 +237,7 @@ static int single_commit_found(struct agent *a, const char *branch, const char *
 
 static int queue_confirm(struct agent *a, const struct db_alert *al)
 {
+	char gain[32];
 	struct db_job job;
 	int64_t id;
 	int r;
@@ -250,11 +251,12 @@ static int queue_confirm(struct agent *a, const struct db_alert *al)
 	snprintf(job.case_name, sizeof(job.case_name), "%s", al->case_name);
 	job.subject = xasprintf("confirm alert %lld", (long long)al->id);
 	r = db_job_queue(a->db, &id, &job);
+	runner_format_gain(gain, sizeof(gain), fabs(al->gain));
 	if (r == 1)
-		log_info("alert %lld: %s %s %.3f%% over %d commit%s %.12s..%.12s: confirm job %lld "
+		log_info("alert %lld: %s %s %s over %d commit%s %.12s..%.12s: confirm job %lld "
 			 "queued", (long long)al->id, al->case_name, al->slower ? "slower" : "faster",
-			 fabs(al->gain) * 100, al->commits, al->commits == 1 ? "" : "s", al->lo,
-			 al->hi, (long long)id);
+			 gain, al->commits, al->commits == 1 ? "" : "s", al->lo, al->hi,
+			 (long long)id);
 	free(job.subject);
 	return r < 0 ? r : 0;
 }
@@ -505,10 +507,12 @@ static int step_outcome(struct bisection *b, struct db_bisect_step *st, struct v
 	} else {
 		bool l = !strcmp(lo->verdict, dir), h = !strcmp(hi->verdict, dir);
 		const char *o = l && h ? "both" : l ? "lower" : h ? "upper" : "neither";
+		char lg[32], hg[32];
 
-		why = xasprintf("%.12s..%.12s %s %+.3f%%, %.12s..%.12s %s %+.3f%%", st->lo, st->mid,
-				lo->verdict, lo->gain * 100, st->mid, st->hi, hi->verdict,
-				hi->gain * 100);
+		runner_format_gain_signed(lg, sizeof(lg), lo->gain);
+		runner_format_gain_signed(hg, sizeof(hg), hi->gain);
+		why = xasprintf("%.12s..%.12s %s %s, %.12s..%.12s %s %s", st->lo, st->mid,
+				lo->verdict, lg, st->mid, st->hi, hi->verdict, hg);
 		r = db_bisect_step_set(b->a->db, st->alert_id, st->step, o, why);
 		snprintf(st->outcome, sizeof(st->outcome), "%s", o);
 	}
@@ -709,7 +713,7 @@ static int bisect(struct agent *a, struct db_alert *al)
 static int confirm(struct agent *a, struct db_alert *al)
 {
 	const char *dir = al->slower ? "slower" : "faster";
-	char head[64], *why = NULL;
+	char head[64], gain[32], *why = NULL;
 	struct db_job job;
 	struct verdict v;
 	bool agrees;
@@ -728,16 +732,17 @@ static int confirm(struct agent *a, struct db_alert *al)
 	r = job_verdict(a, &v, job.id, al->case_name);
 	if (r == 0) {
 		agrees = job.state == DB_JOB_DONE && !strcmp(v.verdict, dir);
+		runner_format_gain_signed(gain, sizeof(gain), v.has_gain ? v.gain : NAN);
 		if (agrees)
-			why = xasprintf("confirmed: %s %+.3f%% (comparison %lld)", v.verdict,
-					v.gain * 100, (long long)v.id);
+			why = xasprintf("confirmed: %s %s (comparison %lld)", v.verdict, gain,
+					(long long)v.id);
 		else if (job.state != DB_JOB_DONE)
 			why = xasprintf("dismissed: the repeated comparison failed: %s",
 					job.detail ? job.detail : "see its job");
 		else
-			why = xasprintf("dismissed: the repeated comparison said %s%s%+.3f%%",
+			why = xasprintf("dismissed: the repeated comparison said %s%s%s",
 					*v.verdict ? v.verdict : "nothing", v.has_gain ? " " : "",
-					v.has_gain ? v.gain * 100 : 0.0);
+					v.has_gain ? gain : "");
 		/* A range of one commit names its culprit at once; a longer one
 		 * (or a merge) is bisected, when the budget allows any step. */
 		r = db_alert_confirmed(a->db, al->id, agrees, v.id,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "forge.h"
+#include "runners.h"
 
 const char *web_job_verdicts(struct strbuf *desc, struct db *db, const struct db_job *job)
 {
@@ -46,9 +47,13 @@ const char *web_job_verdicts(struct strbuf *desc, struct db *db, const struct db
 		} else if (!strcmp(c->verdict, "unchanged")) {
 			same++;
 		} else if (!strcmp(c->verdict, "slower")) {
-			if (!slower++)
-				strbuf_addf(&slow, "%s %+.3f%%", c->case_name,
-					    c->has_gain ? c->gain_median * 100 : NAN);
+			if (!slower++) {
+				char gain[32];
+
+				runner_format_gain_signed(gain, sizeof(gain),
+							  c->has_gain ? c->gain_median : NAN);
+				strbuf_addf(&slow, "%s %s", c->case_name, gain);
+			}
 		} else {
 			other++;
 		}

@@ -37,35 +37,11 @@
 
 /* ---- JSON values ---- */
 
-/* A JSON string from bytes that may not be UTF-8 (a commit subject, a build
- * log): repaired (utf8_repair) rather than making jansson refuse the whole
- * string. NULL gives null. */
-static json_t *jstrn(const char *s, size_t len)
-{
-	return s ? utf8_json(s, len) : json_null();
-}
-
-static json_t *jstr(const char *s)
-{
-	return s ? jstrn(s, strlen(s)) : json_null();
-}
-
-
-/* "" means absent. */
-static json_t *jstr_or_null(const char *s)
-{
-	return s && *s ? jstr(s) : json_null();
-}
-
-static json_t *jreal(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* A gain or another fraction: six decimals, as the receipt has them. */
+/* A gain or another fraction: a real with six decimals, as the receipt
+ * has them (json_fraction); null when there is none. */
 static json_t *jfrac(bool has, double v)
 {
-	return has && isfinite(v) ? json_real(round(v * 1e6) / 1e6) : json_null();
+	return has ? json_real_or_null(json_fraction(v)) : json_null();
 }
 
 /* A stored fingerprint parsed, and its hash: the first 12 hex digits of the
@@ -97,7 +73,7 @@ static bool fp_memo_update(struct fp_memo *m, const char *text)
 	fp = json_loads(text, JSON_DECODE_ANY, NULL);
 	fp_memo_release(m);
 	m->text = xstrdup(text);
-	m->json = fp ? fp : jstr(text);
+	m->json = fp ? fp : json_text(text);
 	/* A libcrypto that cannot hash leaves the hash "": shown as null. */
 	sha256_hex(m->hash, text, strlen(text));
 	m->hash[12] = '\0';
@@ -113,7 +89,7 @@ static void set_fingerprint_memo(json_t *o, const char *text, struct fp_memo *m)
 	}
 	fp_memo_update(m, text);
 	json_object_set(o, "fingerprint", m->json);
-	json_object_set_new(o, "fingerprint_hash", jstr_or_null(m->hash));
+	json_object_set_new(o, "fingerprint_hash", json_text_or_null(m->hash));
 }
 
 static void set_fingerprint(json_t *o, const char *text)
@@ -171,7 +147,7 @@ void web_reply_error(struct web_reply *out, int status, const char *msg)
 {
 	json_t *root = json_object();
 
-	json_object_set_new(root, "error", jstr(msg));
+	json_object_set_new(root, "error", json_text(msg));
 	reply_json(out, status, root);
 }
 
@@ -255,6 +231,33 @@ static json_t *pick(json_t *src, const char *const *cols)
 	return o;
 }
 
+/* The parameters of a list that has no others. */
+static const char *const format_only[] = { "format", NULL };
+
+/* Whether pa holds only the parameters allowed and a good "format", read
+ * into *csv; when not, out is the 400 that says why. */
+static bool params_format(bool *csv, struct web_reply *out, const struct web_params *pa,
+			  const char *const *allowed)
+{
+	*csv = false;
+	if (web_params_check(pa, allowed) < 0 || web_param_format(csv, pa) < 0) {
+		reply_bad(out);
+		return false;
+	}
+	return true;
+}
+
+/* A list's answer: {"key": list} (list stolen), or CSV with the columns
+ * cols of rows, which flat (when not NULL) makes from list. */
+static void reply_list(struct web_reply *out, bool csv, const char *key, json_t *list,
+		       const char *const *cols, json_t *(*flat)(json_t *))
+{
+	if (csv)
+		reply_csv(out, cols, flat ? flat(list) : list);
+	else
+		reply_json(out, 200, json_pack("{s:o}", key, list));
+}
+
 static json_t *jnext(bool more, int64_t last)
 {
 	return more ? json_integer(last) : json_null();
@@ -265,49 +268,60 @@ static json_t *jnext(bool more, int64_t last)
 static const char *const host_cols[] = { "name", "fingerprint_hash", "heartbeat", "quarantined",
 	"fault", "since", "last_push", "state", "backlog", NULL };
 
-static void api_hosts(struct web_reply *out, struct db *db, const struct web_params *pa)
+/* A list with no parameter but "format": load appends its rows to list
+ * and returns 0, or a negative errno (a database error). */
+static void reply_format_list(struct web_reply *out, struct db *db, const struct web_params *pa,
+			      const char *key, const char *const *cols,
+			      int (*load)(json_t *list, struct db *db))
 {
-	static const char *const allowed[] = { "format", NULL };
-	struct db_host_info *hosts = NULL;
 	json_t *list;
-	size_t n = 0, i;
 	bool csv;
 	int r;
 
-	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0) {
-		reply_bad(out);
+	if (!params_format(&csv, out, pa, format_only))
 		return;
-	}
-	r = db_host_infos(db, &hosts, &n, HOSTS_MAX);
+	list = json_array();
+	r = load(list, db);
 	if (r < 0) {
+		json_decref(list);
 		reply_db_error(out, r);
 		return;
 	}
-	list = json_array();
+	reply_list(out, csv, key, list, cols, NULL);
+}
+
+static int hosts_load(json_t *list, struct db *db)
+{
+	struct db_host_info *hosts = NULL;
+	size_t n = 0, i;
+	int r = db_host_infos(db, &hosts, &n, HOSTS_MAX);
+
 	for (i = 0; i < n; i++) {
+		const struct db_host_info *h = &hosts[i];
 		json_t *o = json_object();
 
-		json_object_set_new(o, "name", jstr(hosts[i].name));
-		set_fingerprint(o, hosts[i].fingerprint);
-		json_object_set_new(o, "heartbeat", jstr_or_null(hosts[i].heartbeat));
-		json_object_set_new(o, "quarantined", json_boolean(hosts[i].quarantined));
-		json_object_set_new(o, "fault", jstr(hosts[i].fault));
-		json_object_set_new(o, "since", jstr_or_null(hosts[i].since));
-		json_object_set_new(o, "last_push", hosts[i].has_status ?
-				    jstr_or_null(hosts[i].last_push) : json_null());
-		json_object_set_new(o, "state", hosts[i].has_status ?
-				    jstr_or_null(hosts[i].state) : json_null());
-		json_object_set_new(o, "backlog", hosts[i].has_status ?
-				    json_integer(hosts[i].backlog) : json_null());
+		json_object_set_new(o, "name", json_text(h->name));
+		set_fingerprint(o, h->fingerprint);
+		json_object_set_new(o, "heartbeat", json_text_or_null(h->heartbeat));
+		json_object_set_new(o, "quarantined", json_boolean(h->quarantined));
+		json_object_set_new(o, "fault", json_text(h->fault));
+		json_object_set_new(o, "since", json_text_or_null(h->since));
+		json_object_set_new(o, "last_push", h->has_status ?
+				    json_text_or_null(h->last_push) : json_null());
+		json_object_set_new(o, "state", h->has_status ? json_text_or_null(h->state) :
+				    json_null());
+		json_object_set_new(o, "backlog", h->has_status ? json_integer(h->backlog) :
+				    json_null());
 		json_array_append_new(list, o);
 		db_host_info_release(&hosts[i]);
 	}
 	free(hosts);
-	if (csv) {
-		reply_csv(out, host_cols, list);
-		return;
-	}
-	reply_json(out, 200, json_pack("{s:o}", "hosts", list));
+	return r;
+}
+
+static void api_hosts(struct web_reply *out, struct db *db, const struct web_params *pa)
+{
+	reply_format_list(out, db, pa, "hosts", host_cols, hosts_load);
 }
 
 /* ---- /api/v1/heads ---- */
@@ -315,46 +329,30 @@ static void api_hosts(struct web_reply *out, struct db *db, const struct web_par
 static const char *const head_cols[] = { "name", "commit", "pull", "seen_at", "job",
 	"job_state", "job_detail", "subject", NULL };
 
-static void api_heads(struct web_reply *out, struct db *db, const struct web_params *pa)
+static int heads_load(json_t *list, struct db *db)
 {
-	static const char *const allowed[] = { "format", NULL };
 	struct db_head_info *heads = NULL;
-	json_t *list;
 	size_t n = 0, i;
-	bool csv;
-	int r;
+	int r = db_head_infos(db, &heads, &n, HEADS_MAX);
 
-	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0) {
-		reply_bad(out);
-		return;
-	}
-	r = db_head_infos(db, &heads, &n, HEADS_MAX);
-	if (r < 0) {
-		reply_db_error(out, r);
-		return;
-	}
-	list = json_array();
 	for (i = 0; i < n; i++) {
-		json_t *o = json_object();
+		const struct db_head_info *h = &heads[i];
 
-		json_object_set_new(o, "name", jstr(heads[i].name));
-		json_object_set_new(o, "commit", jstr(heads[i].oid));
-		json_object_set_new(o, "pull", json_boolean(heads[i].is_pull));
-		json_object_set_new(o, "seen_at", jstr(heads[i].seen_at));
-		json_object_set_new(o, "job", heads[i].job_id ? json_integer(heads[i].job_id) :
-				    json_null());
-		json_object_set_new(o, "job_state", jstr_or_null(heads[i].job_state));
-		json_object_set_new(o, "job_detail", jstr_or_null(heads[i].job_detail));
-		json_object_set_new(o, "subject", jstr_or_null(heads[i].subject));
-		json_array_append_new(list, o);
+		json_array_append_new(list, json_pack("{s:o,s:o,s:b,s:o,s:o,s:o,s:o,s:o}",
+			"name", json_text(h->name), "commit", json_text(h->oid), "pull", h->is_pull,
+			"seen_at", json_text(h->seen_at), "job", json_id(h->job_id),
+			"job_state", json_text_or_null(h->job_state),
+			"job_detail", json_text_or_null(h->job_detail),
+			"subject", json_text_or_null(h->subject)));
 		db_head_info_release(&heads[i]);
 	}
 	free(heads);
-	if (csv) {
-		reply_csv(out, head_cols, list);
-		return;
-	}
-	reply_json(out, 200, json_pack("{s:o}", "heads", list));
+	return r;
+}
+
+static void api_heads(struct web_reply *out, struct db *db, const struct web_params *pa)
+{
+	reply_format_list(out, db, pa, "heads", head_cols, heads_load);
 }
 
 /* ---- /api/v1/pulls ---- */
@@ -378,10 +376,11 @@ static int pull_hosts_json(json_t **out, struct db *db, const struct web_api_pul
 			return r;
 		}
 		json_array_append_new(list, json_pack("{s:o,s:s,s:s,s:o,s:o,s:o,s:b}",
-			"host", jstr(hs.host), "state", web_host_at_name(hs.state),
-			"status", hs.status, "detail", jstrn(hs.desc.buf, hs.desc.len),
+			"host", json_text(hs.host), "state", web_host_at_name(hs.state),
+			"status", hs.status, "detail", json_textn(hs.desc.buf, hs.desc.len),
 			"job", hs.has_job ? json_integer(hs.job.id) : json_null(),
-			"job_state", hs.has_job ? jstr(db_job_state_name(hs.job.state)) : json_null(),
+			"job_state", hs.has_job ? json_text(db_job_state_name(hs.job.state)) :
+			json_null(),
 			"base_differs", hs.base_differs));
 		web_host_state_release(&hs);
 	}
@@ -426,13 +425,14 @@ static void api_pulls(struct web_reply *out, struct db *db, const struct web_api
 		}
 		json_array_append_new(list, json_pack("{s:i,s:s,s:s,s:o,s:s,s:o,s:b,s:b,s:o,s:o}",
 			"number", p->pr, "head", p->commit, "base", p->base,
-			"base_ref", jstr(p->base_ref), "how", p->how, "author", jstr(p->author),
-			"trusted", p->trusted, "open", p->open, "fixed_at", jstr_or_null(p->fixed_at),
+			"base_ref", json_text(p->base_ref), "how", p->how,
+			"author", json_text(p->author), "trusted", p->trusted, "open", p->open,
+			"fixed_at", json_text_or_null(p->fixed_at),
 			"hosts", hosts));
 	}
 	free(ps);
 	reply_json(out, 200, json_pack("{s:o,s:o,s:o}",
-		"repo", pu && pu->repo ? jstr(pu->repo) : json_null(),
+		"repo", pu && pu->repo ? json_text(pu->repo) : json_null(),
 		"silent_after_s", pu && pu->repo ? json_real(pu->silent_after_s) : json_null(),
 		"pulls", list));
 }
@@ -451,21 +451,21 @@ static json_t *job_json(const struct db_job_info *j)
 	size_t i;
 
 	json_object_set_new(o, "id", json_integer(j->id));
-	json_object_set_new(o, "head", jstr(j->head));
-	json_object_set_new(o, "commit", jstr(j->commit));
-	json_object_set_new(o, "base", jstr_or_null(j->base));
-	json_object_set_new(o, "subject", jstr(j->subject));
-	json_object_set_new(o, "state", jstr(j->state));
-	json_object_set_new(o, "detail", jstr(j->detail));
-	json_object_set_new(o, "created_at", jstr_or_null(j->created_at));
-	json_object_set_new(o, "started_at", jstr_or_null(j->started_at));
-	json_object_set_new(o, "finished_at", jstr_or_null(j->finished_at));
+	json_object_set_new(o, "head", json_text(j->head));
+	json_object_set_new(o, "commit", json_text(j->commit));
+	json_object_set_new(o, "base", json_text_or_null(j->base));
+	json_object_set_new(o, "subject", json_text(j->subject));
+	json_object_set_new(o, "state", json_text(j->state));
+	json_object_set_new(o, "detail", json_text(j->detail));
+	json_object_set_new(o, "created_at", json_text_or_null(j->created_at));
+	json_object_set_new(o, "started_at", json_text_or_null(j->started_at));
+	json_object_set_new(o, "finished_at", json_text_or_null(j->finished_at));
 	for (i = 0; i < j->ncomparisons; i++) {
 		const struct db_job_comparison *c = &j->comparisons[i];
 
 		json_array_append_new(cs, json_pack("{s:I,s:o,s:o,s:o,s:s}", "id", (json_int_t)c->id,
-						    "case", jstr(c->case_name),
-						    "verdict", jstr_or_null(c->verdict),
+						    "case", json_text(c->case_name),
+						    "verdict", json_text_or_null(c->verdict),
 						    "gain", jfrac(c->has_gain, c->gain_median),
 						    "kind", c->aa ? "aa" : "compare"));
 	}
@@ -547,36 +547,33 @@ static json_t *runner_result_json(const struct db_runner_result *x)
 	size_t i, k;
 
 	json_object_set_new(o, "id", json_integer(x->id));
-	json_object_set_new(o, "runner", jstr(x->runner));
+	json_object_set_new(o, "runner", json_text(x->runner));
 	json_object_set_new(o, "chunk", json_integer(x->chunk));
 	json_object_set_new(o, "chunks", json_integer(x->chunks));
 	json_object_set_new(o, "exit", x->exit_code >= 0 ? json_integer(x->exit_code) : json_null());
 	json_object_set_new(o, "signal", json_integer(x->signal));
 	json_object_set_new(o, "timed_out", json_boolean(x->timed_out));
-	json_object_set_new(o, "elapsed_ms", jreal(round(x->elapsed_ms * 1000) / 1000));
-	json_object_set_new(o, "binary_sha256", jstr(x->binary_sha256));
-	json_object_set_new(o, "started_at", jstr_or_null(x->started_at));
-	json_object_set_new(o, "ended_at", jstr_or_null(x->ended_at));
-	json_object_set_new(o, "spawn_error", jstr(x->spawn_error));
+	json_object_set_new(o, "elapsed_ms",
+			    json_real_or_null(round(x->elapsed_ms * 1000) / 1000));
+	json_object_set_new(o, "binary_sha256", json_text(x->binary_sha256));
+	json_object_set_new(o, "started_at", json_text_or_null(x->started_at));
+	json_object_set_new(o, "ended_at", json_text_or_null(x->ended_at));
+	json_object_set_new(o, "spawn_error", json_text(x->spawn_error));
 	for (i = 0; i < x->nlines; i++) {
 		struct runner_result res;
 		json_t *l = json_object();
 
-		json_object_set_new(l, "kind", jstr(x->lines[i].kind));
-		json_object_set_new(l, "line", jstr(x->lines[i].text));
+		json_object_set_new(l, "kind", json_text(x->lines[i].kind));
+		json_object_set_new(l, "line", json_text(x->lines[i].text));
 		if (x->lines[i].kind && !strcmp(x->lines[i].kind, "RESULT") &&
 		    runner_result_parse(&res, x->lines[i].text) == 0) {
 			json_t *counts = json_object();
 
-			json_object_set_new(l, "name", jstr(res.name));
-			json_object_set_new(l, "device", jstr(res.device));
-			for (k = 0; k < res.ncounts; k++) {
-				char *end;
-				double v = strtod(res.counts[k].value, &end);
-
-				utf8_json_set(counts, res.counts[k].key, *end || end == res.counts[k].value ?
-				     jstr(res.counts[k].value) : jreal(v));
-			}
+			json_object_set_new(l, "name", json_text(res.name));
+			json_object_set_new(l, "device", json_text(res.device));
+			for (k = 0; k < res.ncounts; k++)
+				utf8_json_set(counts, res.counts[k].key,
+					      json_number_text(res.counts[k].value));
 			json_object_set_new(l, "counts", counts);
 			runner_result_release(&res);
 		}
@@ -610,32 +607,33 @@ static void api_build(struct web_reply *out, struct db *db, int64_t id,
 	}
 	o = json_object();
 	json_object_set_new(o, "id", json_integer(b.id));
-	json_object_set_new(o, "host", jstr(b.host));
-	json_object_set_new(o, "commit", jstr(b.commit));
-	json_object_set_new(o, "tree", jstr(b.tree));
-	json_object_set_new(o, "recipe_hash", jstr(b.recipe_hash));
+	json_object_set_new(o, "host", json_text(b.host));
+	json_object_set_new(o, "commit", json_text(b.commit));
+	json_object_set_new(o, "tree", json_text(b.tree));
+	json_object_set_new(o, "recipe_hash", json_text(b.recipe_hash));
 	json_object_set_new(o, "state", json_string(db_build_state_name(b.state)));
-	json_object_set_new(o, "dir", jstr(b.dir));
-	json_object_set_new(o, "started_at", jstr_or_null(b.started_at));
-	json_object_set_new(o, "finished_at", jstr_or_null(b.finished_at));
+	json_object_set_new(o, "dir", json_text(b.dir));
+	json_object_set_new(o, "started_at", json_text_or_null(b.started_at));
+	json_object_set_new(o, "finished_at", json_text_or_null(b.finished_at));
 	json_object_set_new(o, "exit", b.exit_code >= 0 ? json_integer(b.exit_code) : json_null());
 	json_object_set_new(o, "signal", json_integer(b.signal));
 	json_object_set_new(o, "timed_out", json_boolean(b.timed_out));
-	json_object_set_new(o, "wall_ms", jreal(round(b.wall_ms * 1000) / 1000));
-	json_object_set_new(o, "toolchain", jstr(b.toolchain));
+	json_object_set_new(o, "wall_ms", json_real_or_null(round(b.wall_ms * 1000) / 1000));
+	json_object_set_new(o, "toolchain", json_text(b.toolchain));
 	set_fingerprint(o, b.fingerprint);
-	json_object_set_new(o, "detail", jstr(b.detail));
+	json_object_set_new(o, "detail", json_text(b.detail));
 	arts = json_array();
 	for (i = 0; i < b.nartifacts; i++)
 		json_array_append_new(arts, json_pack("{s:o,s:o,s:I,s:s}",
-			"name", jstr(b.artifacts[i].name), "path", jstr(b.artifacts[i].artifact.path),
+			"name", json_text(b.artifacts[i].name),
+			"path", json_text(b.artifacts[i].artifact.path),
 			"size", (json_int_t)b.artifacts[i].artifact.size,
 			"sha256", b.artifacts[i].artifact.sha256));
 	json_object_set_new(o, "artifacts", arts);
 	/* The stored log is bounded when it is written; the answer is bounded
 	 * again so one page stays small. log_bytes counts all the build wrote. */
 	keep = utf8_cut(b.log ? b.log : "", b.log_len, LOG_MAX);
-	json_object_set_new(o, "log", jstrn(b.log ? b.log : "", keep));
+	json_object_set_new(o, "log", json_textn(b.log ? b.log : "", keep));
 	json_object_set_new(o, "log_bytes", json_integer(b.log_bytes));
 	json_object_set_new(o, "log_truncated",
 			    json_boolean(keep < b.log_len || (int64_t)keep < b.log_bytes));
@@ -678,16 +676,16 @@ static void api_manifest(struct web_reply *out, struct db *db, const char *hash,
 		return;
 	}
 	o = json_object();
-	json_object_set_new(o, "hash", jstr(m.hash));
-	json_object_set_new(o, "build", m.build_id ? json_integer(m.build_id) : json_null());
-	json_object_set_new(o, "commit", jstr_or_null(m.commit));
-	json_object_set_new(o, "tree", jstr_or_null(m.tree));
-	json_object_set_new(o, "recipe_hash", jstr_or_null(m.recipe_hash));
-	json_object_set_new(o, "created_at", jstr(m.created_at));
+	json_object_set_new(o, "hash", json_text(m.hash));
+	json_object_set_new(o, "build", json_id(m.build_id));
+	json_object_set_new(o, "commit", json_text_or_null(m.commit));
+	json_object_set_new(o, "tree", json_text_or_null(m.tree));
+	json_object_set_new(o, "recipe_hash", json_text_or_null(m.recipe_hash));
+	json_object_set_new(o, "created_at", json_text(m.created_at));
 	files = json_array();
 	for (i = 0; i < m.nfiles; i++)
 		json_array_append_new(files, json_pack("{s:o,s:I,s:s}", "name",
-			jstr(m.files[i].name), "size", (json_int_t)m.files[i].size,
+			json_text(m.files[i].name), "size", (json_int_t)m.files[i].size,
 			"sha256", m.files[i].sha256));
 	json_object_set_new(o, "files", files);
 	reply_json(out, 200, o);
@@ -709,20 +707,20 @@ static json_t *entry_json(const struct db_comparison_entry *e)
 	json_t *o = json_object();
 
 	json_object_set_new(o, "id", json_integer(c->id));
-	json_object_set_new(o, "created_at", jstr(c->created_at));
+	json_object_set_new(o, "created_at", json_text(c->created_at));
 	json_object_set_new(o, "state", json_string(db_state_name(c->state)));
-	json_object_set_new(o, "host", jstr(c->host));
-	json_object_set_new(o, "case", jstr(c->case_name));
-	json_object_set_new(o, "metric", jstr_or_null(c->metric));
-	json_object_set_new(o, "verdict", jstr_or_null(c->verdict));
+	json_object_set_new(o, "host", json_text(c->host));
+	json_object_set_new(o, "case", json_text(c->case_name));
+	json_object_set_new(o, "metric", json_text_or_null(c->metric));
+	json_object_set_new(o, "verdict", json_text_or_null(c->verdict));
 	json_object_set_new(o, "gain", jfrac(c->has_gain, c->gain_median));
-	json_object_set_new(o, "old_sha256", jstr(c->old_sha256));
-	json_object_set_new(o, "new_sha256", jstr(c->new_sha256));
-	json_object_set_new(o, "old_manifest", jstr_or_null(c->old_manifest));
-	json_object_set_new(o, "new_manifest", jstr_or_null(c->new_manifest));
-	json_object_set_new(o, "job", e->job_id ? json_integer(e->job_id) : json_null());
-	json_object_set_new(o, "head", jstr_or_null(e->head));
-	json_object_set_new(o, "commit", jstr_or_null(e->commit));
+	json_object_set_new(o, "old_sha256", json_text(c->old_sha256));
+	json_object_set_new(o, "new_sha256", json_text(c->new_sha256));
+	json_object_set_new(o, "old_manifest", json_text_or_null(c->old_manifest));
+	json_object_set_new(o, "new_manifest", json_text_or_null(c->new_manifest));
+	json_object_set_new(o, "job", json_id(e->job_id));
+	json_object_set_new(o, "head", json_text_or_null(e->head));
+	json_object_set_new(o, "commit", json_text_or_null(e->commit));
 	json_object_set_new(o, "kind", json_string(c->aa ? "aa" : "compare"));
 	return o;
 }
@@ -810,10 +808,8 @@ static void api_comparison(struct web_reply *out, struct db *db, int64_t id,
 	int r;
 
 	memset(&c, 0, sizeof(c));
-	if (web_params_check(pa, allowed) < 0 || web_param_format(&csv, pa) < 0) {
-		reply_bad(out);
+	if (!params_format(&csv, out, pa, allowed))
 		return;
-	}
 	format = csv ? "csv" : "json";
 	out->status = 200;
 	out->type = csv ? TYPE_CSV : TYPE_JSON;
@@ -875,15 +871,15 @@ static void api_verify(struct web_reply *out, struct db *db, int64_t id,
 	root = json_object();
 	mism = json_array();
 	json_object_set_new(root, "comparison", json_integer(id));
-	json_object_set_new(root, "rule", jstr(c.rule));
+	json_object_set_new(root, "rule", json_text(c.rule));
 	json_object_set_new(root, "checked", json_integer(checked));
 	for (line = report.buf; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0))
-		json_array_append_new(mism, jstrn(line, strcspn(line, "\n")));
+		json_array_append_new(mism, json_textn(line, strcspn(line, "\n")));
 	json_object_set_new(root, "mismatches", mism);
 	json_object_set_new(root, "ok", json_boolean(n == 0));
 	/* A comparison that cannot be verified (no summary, unknown rule) is
 	 * not ok, and says why. */
-	json_object_set_new(root, "error", n < 0 ? jstr(err_last()) : json_null());
+	json_object_set_new(root, "error", n < 0 ? json_text(err_last()) : json_null());
 	reply_json(out, 200, root);
 out:
 	strbuf_release(&report);
@@ -1019,16 +1015,16 @@ static json_t *changepoint_json(const struct changes *c, int i)
 	json_object_set_new(o, "index", json_integer((json_int_t)cp->index));
 	json_object_set_new(o, "comparison", json_integer(p->comparison_id));
 	json_object_set_new(o, "job", json_integer(p->job_id));
-	json_object_set_new(o, "commit", jstr(p->commit));
-	json_object_set_new(o, "mean_before", jreal(cp->mean_before));
-	json_object_set_new(o, "mean_after", jreal(cp->mean_after));
+	json_object_set_new(o, "commit", json_text(p->commit));
+	json_object_set_new(o, "mean_before", json_real_or_null(cp->mean_before));
+	json_object_set_new(o, "mean_after", json_real_or_null(cp->mean_after));
 	/* As the series' values are times or other metrics alike: relative to
 	 * the regime before, positive when the value grew. */
 	json_object_set_new(o, "change", jfrac(cp->mean_before != 0,
 					       (cp->mean_after - cp->mean_before) /
 					       fabs(cp->mean_before)));
 	json_object_set_new(o, "p", jfrac(true, cp->p));
-	json_object_set_new(o, "energy", jreal(cp->q));
+	json_object_set_new(o, "energy", json_real_or_null(cp->q));
 	json_object_set_new(o, "fingerprint_changed",
 			    json_boolean(strcmp(p->fingerprint_hash, prev->fingerprint_hash) != 0));
 	return o;
@@ -1105,15 +1101,15 @@ static void api_changepoints(struct web_reply *out, struct db *db, const char *d
 		return;
 	}
 	root = json_object();
-	json_object_set_new(root, "host", jstr(host));
-	json_object_set_new(root, "case", jstr(case_name));
-	json_object_set_new(root, "branch", jstr(branch));
+	json_object_set_new(root, "host", json_text(host));
+	json_object_set_new(root, "case", json_text(case_name));
+	json_object_set_new(root, "branch", json_text(branch));
 	json_object_set_new(root, "method", method_json());
 	json_object_set_new(root, "series", json_pack("{s:i, s:o, s:s}", "points", (json_int_t)c.n,
-						      "metric", c.n ? jstr(c.pts[0].metric) :
+						      "metric", c.n ? json_text(c.pts[0].metric) :
 						      json_null(), "value", "head median"));
 	note = changes_note(&c, branch, known.branch);
-	json_object_set_new(root, "note", jstr(note));
+	json_object_set_new(root, "note", json_text(note));
 	free(note);
 	json_object_set_new(root, "changepoints", list);
 	changes_release(&c);
@@ -1148,29 +1144,29 @@ static void timeline_write(struct strbuf *sb, const char *host, const char *case
 	size_t i, k;
 
 	strbuf_adds(sb, "{\"host\":");
-	put_json(sb, jstr(host));
+	put_json(sb, json_text(host));
 	strbuf_adds(sb, ",\"case\":");
-	put_json(sb, jstr(case_name));
+	put_json(sb, json_text(case_name));
 	strbuf_adds(sb, ",\"points\":[");
 	for (i = 0; i < n; i++) {
 		const struct db_timeline_point *p = &pts[i];
 
 		strbuf_addf(sb, "%s{\"id\":%lld,\"created_at\":", i ? "," : "", (long long)p->id);
-		put_json(sb, jstr(p->created_at));
+		put_json(sb, json_text(p->created_at));
 		if (p->job_id)
 			strbuf_addf(sb, ",\"job\":%lld", (long long)p->job_id);
 		else
 			strbuf_adds(sb, ",\"job\":null");
 		strbuf_adds(sb, ",\"head\":");
-		put_json(sb, jstr_or_null(p->head));
+		put_json(sb, json_text_or_null(p->head));
 		strbuf_adds(sb, ",\"commit\":");
-		put_json(sb, jstr_or_null(p->commit));
+		put_json(sb, json_text_or_null(p->commit));
 		strbuf_adds(sb, ",\"metric\":");
-		put_json(sb, jstr_or_null(p->metric));
+		put_json(sb, json_text_or_null(p->metric));
 		strbuf_adds(sb, ",\"verdict\":");
-		put_json(sb, jstr_or_null(p->verdict));
+		put_json(sb, json_text_or_null(p->verdict));
 		strbuf_adds(sb, ",\"gain\":");
-		put_real(sb, p->has_gain ? round(p->gain_median * 1e6) / 1e6 : NAN);
+		put_real(sb, p->has_gain ? json_fraction(p->gain_median) : NAN);
 		strbuf_adds(sb, ",\"old_median\":");
 		put_real(sb, p->old_median);
 		strbuf_adds(sb, ",\"new_median\":");
@@ -1259,15 +1255,15 @@ static void api_timeline(struct web_reply *out, struct db *db, const char *defau
 		json_t *arms[2] = { json_string("old"), json_string("new") };
 
 		json_object_set_new(o, "id", json_integer(p->id));
-		json_object_set_new(o, "created_at", jstr(p->created_at));
-		json_object_set_new(o, "job", p->job_id ? json_integer(p->job_id) : json_null());
-		json_object_set_new(o, "head", jstr_or_null(p->head));
-		json_object_set_new(o, "commit", jstr_or_null(p->commit));
-		json_object_set_new(o, "metric", jstr_or_null(p->metric));
-		json_object_set_new(o, "verdict", jstr_or_null(p->verdict));
+		json_object_set_new(o, "created_at", json_text(p->created_at));
+		json_object_set_new(o, "job", json_id(p->job_id));
+		json_object_set_new(o, "head", json_text_or_null(p->head));
+		json_object_set_new(o, "commit", json_text_or_null(p->commit));
+		json_object_set_new(o, "metric", json_text_or_null(p->metric));
+		json_object_set_new(o, "verdict", json_text_or_null(p->verdict));
 		json_object_set_new(o, "gain", jfrac(p->has_gain, p->gain_median));
-		json_object_set_new(o, "old_median", jreal(p->old_median));
-		json_object_set_new(o, "new_median", jreal(p->new_median));
+		json_object_set_new(o, "old_median", json_real_or_null(p->old_median));
+		json_object_set_new(o, "new_median", json_real_or_null(p->new_median));
 		set_fingerprint_memo(o, p->fingerprint, &memo);
 		json_object_set_new(o, "changepoint", json_boolean(is_changepoint(&changes, p->id)));
 		for (k = 0; k < p->nvalues; k++) {
@@ -1279,8 +1275,8 @@ static void api_timeline(struct web_reply *out, struct db *db, const char *defau
 			json_object_set_new_nocheck(val, "seq", json_integer(v->seq));
 			json_object_set_nocheck(val, "arm", arms[strcmp(v->arm, "old") != 0]);
 			json_object_set_new_nocheck(val, "pair", json_integer(v->pair));
-			json_object_set_new_nocheck(val, "value", v->has_value ? jreal(v->value) :
-						    json_null());
+			json_object_set_new_nocheck(val, "value",
+						    json_real_or_null(v->has_value ? v->value : NAN));
 			json_object_set_new_nocheck(val, "valid", json_boolean(v->valid));
 			json_array_append_new(vals, val);
 			row = pick(o, timeline_cols);
@@ -1327,17 +1323,17 @@ static json_t *cell_json(const struct db_comparison_entry *e, size_t n)
 	double *gains = xcalloc(n, sizeof(*gains));
 	size_t i, ng = 0;
 
-	json_object_set_new(o, "host", jstr(e[0].row.host));
-	json_object_set_new(o, "case", jstr(e[0].row.case_name));
-	json_object_set_new(o, "old_manifest", jstr_or_null(e[0].row.old_manifest));
-	json_object_set_new(o, "new_manifest", jstr_or_null(e[0].row.new_manifest));
-	json_object_set_new(o, "old_sha256", jstr(e[0].row.old_sha256));
-	json_object_set_new(o, "new_sha256", jstr(e[0].row.new_sha256));
+	json_object_set_new(o, "host", json_text(e[0].row.host));
+	json_object_set_new(o, "case", json_text(e[0].row.case_name));
+	json_object_set_new(o, "old_manifest", json_text_or_null(e[0].row.old_manifest));
+	json_object_set_new(o, "new_manifest", json_text_or_null(e[0].row.new_manifest));
+	json_object_set_new(o, "old_sha256", json_text(e[0].row.old_sha256));
+	json_object_set_new(o, "new_sha256", json_text(e[0].row.new_sha256));
 	for (i = 0; i < n; i++) {
 		const struct db_comparison_row *c = &e[i].row;
 
 		json_array_append_new(cs, json_pack("{s:I,s:o,s:o}", "id", (json_int_t)c->id,
-						    "verdict", jstr_or_null(c->verdict),
+						    "verdict", json_text_or_null(c->verdict),
 						    "gain", jfrac(c->has_gain, c->gain_median)));
 		if (c->has_gain && isfinite(c->gain_median) && strcmp(c->verdict, "invalid"))
 			gains[ng++] = c->gain_median;
@@ -1403,11 +1399,7 @@ static void api_cells(struct web_reply *out, struct db *db, const struct web_par
 		start = i;
 	}
 	free(rows);
-	if (csv) {
-		reply_csv(out, cell_cols, cells_flat(list));
-		return;
-	}
-	reply_json(out, 200, json_pack("{s:o}", "cells", list));
+	reply_list(out, csv, "cells", list, cell_cols, cells_flat);
 }
 
 /* ---- /api/v1/calibration ---- */
@@ -1442,8 +1434,8 @@ static int calibration_json(json_t **out, struct db *db, const struct db_calibra
 		}
 		free(v);
 	}
-	json_object_set_new(o, "host", jstr(c->host));
-	json_object_set_new(o, "case", jstr(c->case_name));
+	json_object_set_new(o, "host", json_text(c->host));
+	json_object_set_new(o, "case", json_text(c->case_name));
 	json_object_set_new(o, "count", json_integer(count));
 	json_object_set_new(o, "faster", json_integer(c->faster));
 	json_object_set_new(o, "slower", json_integer(c->slower));
@@ -1452,15 +1444,15 @@ static int calibration_json(json_t **out, struct db *db, const struct db_calibra
 	json_object_set_new(o, "invalid", json_integer(c->invalid));
 	json_object_set_new(o, "false_verdict_rate",
 			    jfrac(count > 0, (double)(c->faster + c->slower) / (double)count));
-	json_object_set_new(o, "newest_at", jstr_or_null(c->newest_at));
-	json_object_set_new(o, "rule", c->newest_id ? jstr(c->rule) : json_null());
+	json_object_set_new(o, "newest_at", json_text_or_null(c->newest_at));
+	json_object_set_new(o, "rule", c->newest_id ? json_text(c->rule) : json_null());
 	json_object_set_new(o, "better", c->newest_id ?
 			    json_string(c->higher_better ? "higher" : "lower") : json_null());
 	if (c->fingerprint) {
 		struct fp_memo m = { 0 };
 
 		fp_memo_update(&m, c->fingerprint);
-		json_object_set_new(o, "fingerprint_hash", jstr_or_null(m.hash));
+		json_object_set_new(o, "fingerprint_hash", json_text_or_null(m.hash));
 		fp_memo_release(&m);
 	} else {
 		json_object_set_new(o, "fingerprint_hash", json_null());
@@ -1521,11 +1513,7 @@ static void api_calibration(struct web_reply *out, struct db *db, const struct w
 				"name a host");
 		return;
 	}
-	if (csv) {
-		reply_csv(out, calibration_cols, list);
-		return;
-	}
-	reply_json(out, 200, json_pack("{s:o}", "calibration", list));
+	reply_list(out, csv, "calibration", list, calibration_cols, NULL);
 }
 
 /* ---- /api/v1/alerts ---- */
@@ -1556,40 +1544,38 @@ static int alert_json(json_t **out, struct db *db, const struct db_alert *a, boo
 		return r;
 	o = json_object();
 	json_object_set_new(o, "id", json_integer(a->id));
-	json_object_set_new(o, "host", jstr(a->host));
-	json_object_set_new(o, "origin_id", a->origin_id ? json_integer(a->origin_id) :
-			    json_null());
+	json_object_set_new(o, "host", json_text(a->host));
+	json_object_set_new(o, "origin_id", json_id(a->origin_id));
 	json_object_set_new(o, "seq", json_integer(a->seq));
-	json_object_set_new(o, "branch", jstr(a->branch));
-	json_object_set_new(o, "case", jstr(a->case_name));
+	json_object_set_new(o, "branch", json_text(a->branch));
+	json_object_set_new(o, "case", json_text(a->case_name));
 	json_object_set_new(o, "found_by", json_string(a->found_by_span ? "span" : "head"));
-	json_object_set_new(o, "lo", jstr(a->lo));
-	json_object_set_new(o, "hi", jstr(a->hi));
+	json_object_set_new(o, "lo", json_text(a->lo));
+	json_object_set_new(o, "hi", json_text(a->hi));
 	json_object_set_new(o, "commits", json_integer(a->commits));
 	json_object_set_new(o, "direction", json_string(a->slower ? "slower" : "faster"));
 	json_object_set_new(o, "gain", jfrac(true, a->gain));
 	json_object_set_new(o, "comparison", json_integer(a->comparison_id));
-	json_object_set_new(o, "confirm", a->confirm_id ? json_integer(a->confirm_id) :
-			    json_null());
+	json_object_set_new(o, "confirm", json_id(a->confirm_id));
 	json_object_set_new(o, "state", json_string(db_alert_state_name(a->state)));
 	json_object_set_new(o, "bisect", json_string(db_alert_bisect_name(a->bisect)));
-	json_object_set_new(o, "detail", jstr(a->detail));
+	json_object_set_new(o, "detail", json_text(a->detail));
 	json_object_set_new(o, "triage", json_string(db_alert_triage_name(a->triage)));
-	json_object_set_new(o, "triage_by", jstr(a->triage_by));
-	json_object_set_new(o, "triage_at", jstr_or_null(a->triage_at));
-	json_object_set_new(o, "fixed_by", a->fixed_by ? json_integer(a->fixed_by) : json_null());
-	json_object_set_new(o, "created_at", jstr(a->created_at));
-	json_object_set_new(o, "updated_at", jstr(a->updated_at));
+	json_object_set_new(o, "triage_by", json_text(a->triage_by));
+	json_object_set_new(o, "triage_at", json_text_or_null(a->triage_at));
+	json_object_set_new(o, "fixed_by", json_id(a->fixed_by));
+	json_object_set_new(o, "created_at", json_text(a->created_at));
+	json_object_set_new(o, "updated_at", json_text(a->updated_at));
 	list = json_array();
 	for (i = 0; i < n; i++) {
 		json_t *e = json_pack("{s:s,s:o,s:o,s:i,s:o,s:o,s:o}",
 				      "what", f[i].commit ? "commit" : "range",
-				      "lo", jstr(f[i].lo), "hi", jstr(f[i].hi),
+				      "lo", json_text(f[i].lo), "hi", json_text(f[i].hi),
 				      "commits", f[i].commits,
 				      "gain", jfrac(f[i].has_gain, f[i].gain),
 				      "comparison", f[i].comparison_id ?
 				      json_integer(f[i].comparison_id) : json_null(),
-				      "note", jstr(f[i].note));
+				      "note", json_text(f[i].note));
 
 		if (links)
 			json_object_set_new(e, "link", comparison_link(f[i].comparison_id));
@@ -1622,7 +1608,7 @@ static int triage_hosts_json(json_t **out, struct db *db)
 	*out = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(*out, json_pack("{s:o,s:I,s:I,s:I,s:o}",
-			"host", jstr(t[i].host), "raised", (json_int_t)t[i].raised,
+			"host", json_text(t[i].host), "raised", (json_int_t)t[i].raised,
 			"triaged", (json_int_t)t[i].triaged,
 			"false_alarms", (json_int_t)t[i].false_alarms,
 			"false_alarm_share", jfrac(t[i].triaged > 0,

@@ -142,47 +142,43 @@ struct web_identity {
  * database error. The token's sha256 is compared with every live one, each
  * in constant time. *out is zeroed on entry. */
 int web_token_check(struct web_identity *out, struct db *db, const char *authorization);
-/* Ingests one comparison record (wire_record_parse) sent by who, a
- * host's token already accepted: 201 when stored, 200 when the same record
- * was stored before (nothing is stored), 400 for a malformed record or a
- * wrong sha256, 403 for another host's record, 409 for the same host and id
- * with other content (logged), 422 for a record that is not done, names
- * calibration comparisons not here yet, or whose figures differ from the
- * rule's (each named), 500 for a database error (logged). Nothing is
- * stored unless the answer is 201. */
-/* POST /api/v1/ingest/comparisons; 2 when the comparison was stored. Each
- * ingest returns 0 when it changed nothing, 1 when it changed what the hub
- * holds, 2 when that change is a result (a comparison, a job's end), and
- * puts in commit the head commit whose comment and statuses it may change
- * (the commit of the comparison's or heartbeat's job, or of the job
- * updated), or "". */
-int web_ingest_comparison(struct web_reply *out, struct db *db,
-			  const struct web_identity *who, const char *body, size_t len,
-			  char commit[41]);
+/* An ingest: the record in body (len bytes) sent by who, a host's token
+ * already accepted, answered in out. Each returns 0 when it changed
+ * nothing, 1 when it changed what the hub holds, 2 when that change is a
+ * result (a comparison, a job's end), and puts in commit the head commit
+ * whose comment and statuses it may change (the commit of the comparison's
+ * or heartbeat's job, or of the job updated), or "". */
+typedef int web_ingest_fn(struct web_reply *out, struct db *db, const struct web_identity *who,
+			  const char *body, size_t len, char commit[41]);
+/* POST /api/v1/ingest/comparisons: one comparison record
+ * (wire_record_parse); 2 when the comparison was stored. 201 when stored,
+ * 200 when the same record was stored before (nothing is stored), 400 for a
+ * malformed record or a wrong sha256, 403 for another host's record, 409
+ * for the same host and id with other content (logged), 422 for a record
+ * that is not done, names calibration comparisons not here yet, or whose
+ * figures differ from the rule's (each named), 500 for a database error
+ * (logged). Nothing is stored unless the answer is 201. */
+web_ingest_fn web_ingest_comparison;
 /* POST /api/v1/ingest/jobs: one job's update (docs/hub.md); 2 for a job's
  * end. */
 #define WEB_INGEST_JOBS "/api/v1/ingest/jobs"
-int web_ingest_job(struct web_reply *out, struct db *db, const struct web_identity *who,
-		   const char *body, size_t len, char commit[41]);
+web_ingest_fn web_ingest_job;
 /* POST /api/v1/ingest/builds: a finished build with its runner results
  * (docs/hub.md); 2 when it stored the build or a result it lacked. */
 #define WEB_INGEST_BUILDS "/api/v1/ingest/builds"
-int web_ingest_build(struct web_reply *out, struct db *db, const struct web_identity *who,
-		     const char *body, size_t len, char commit[41]);
+web_ingest_fn web_ingest_build;
 /* POST /api/v1/ingest/heartbeat: a host's state; 1 when kept. */
 #define WEB_INGEST_HEARTBEAT "/api/v1/ingest/heartbeat"
 #define WEB_INGEST_SMALL_MAX (512 * 1024)      /* bytes of a job record or heartbeat */
-/* GET /api/v1/hub/pulls (docs/hub.md): for a token's holder, the open pull
- * heads as GET /api/v1/pulls lists them, every one (500 at most). */
-#define WEB_HUB_PULLS "/api/v1/hub/pulls"
-int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_identity *who,
-			 const char *body, size_t len, char commit[41]);
+web_ingest_fn web_ingest_heartbeat;
 /* POST /api/v1/ingest/alerts: one alert's update with its findings
  * (docs/hub.md, "The alert record"); 422 when the comparison that found it
  * is not here, the others linked where they are; 1 when stored. */
 #define WEB_INGEST_ALERTS "/api/v1/ingest/alerts"
-int web_ingest_alert(struct web_reply *out, struct db *db, const struct web_identity *who,
-		     const char *body, size_t len, char commit[41]);
+web_ingest_fn web_ingest_alert;
+/* GET /api/v1/hub/pulls (docs/hub.md): for a token's holder, the open pull
+ * heads as GET /api/v1/pulls lists them, every one (500 at most). */
+#define WEB_HUB_PULLS "/api/v1/hub/pulls"
 /* POST /api/v1/alerts/ID/triage, by who, a maintainer (docs/api.md): 200
  * when set, 400 for a body that is not {"triage": STATE, "fixed_by": N},
  * 404 for no such alert, 422 for an alert not raised or a fixed_by that

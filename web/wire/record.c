@@ -38,27 +38,6 @@
 
 /* ---- building ---- */
 
-static json_t *jtext(const char *s)
-{
-	return s ? utf8_json(s, strlen(s)) : json_null();
-}
-
-/* A REAL column: always a JSON real, null for NULL (NAN). */
-static json_t *jreal(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *strs(char **v, size_t n)
-{
-	json_t *a = json_array();
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, jtext(v[i]));
-	return a;
-}
-
 static json_t *b64(const char *data, size_t len)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -80,34 +59,35 @@ static json_t *process_record(const struct db_process *p, bool with_output)
 	json_object_set_new(o, "pair", json_integer(p->pair));
 	json_object_set_new(o, "warmup", json_boolean(p->warmup));
 	json_object_set_new(o, "state", json_string(db_state_name(p->state)));
-	json_object_set_new(o, "started_at", jtext(p->started_at));
-	json_object_set_new(o, "ended_at", *p->ended_at ? jtext(p->ended_at) : json_null());
+	json_object_set_new(o, "started_at", json_text(p->started_at));
+	json_object_set_new(o, "ended_at", json_text_or_null(p->ended_at));
 	json_object_set_new(o, "exit", p->exit_code >= 0 ? json_integer(p->exit_code) :
 			    json_null());
 	json_object_set_new(o, "signal", json_integer(p->signal));
 	json_object_set_new(o, "timed_out", json_boolean(p->timed_out));
-	json_object_set_new(o, "spawn_error", jtext(p->spawn_error));
-	json_object_set_new(o, "wall_ms", jreal(p->wall_ms));
-	json_object_set_new(o, "user_ms", jreal(p->user_ms));
-	json_object_set_new(o, "sys_ms", jreal(p->sys_ms));
+	json_object_set_new(o, "spawn_error", json_text(p->spawn_error));
+	json_object_set_new(o, "wall_ms", json_real_or_null(p->wall_ms));
+	json_object_set_new(o, "user_ms", json_real_or_null(p->user_ms));
+	json_object_set_new(o, "sys_ms", json_real_or_null(p->sys_ms));
 	json_object_set_new(o, "maxrss_kb", json_integer(p->maxrss_kb));
-	json_object_set_new(o, "cpus", jtext(p->cpus));
-	json_object_set_new(o, "digest", jtext(p->digest));
+	json_object_set_new(o, "cpus", json_text(p->cpus));
+	json_object_set_new(o, "digest", json_text(p->digest));
 	json_object_set_new(o, "record_valid", json_boolean(p->record_valid));
 	for (i = 0; i < p->nmetrics; i++)
-		utf8_json_set(m, p->metrics[i].name, jreal(p->metrics[i].value));
+		utf8_json_set(m, p->metrics[i].name, json_real_or_null(p->metrics[i].value));
 	json_object_set_new(o, "metrics", m);
 	for (i = 0; i < p->nlines; i++)
-		json_array_append_new(lines, json_pack("{s:o,s:o}", "kind", jtext(p->lines[i].kind),
-						       "text", jtext(p->lines[i].text)));
+		json_array_append_new(lines, json_pack("{s:o,s:o}",
+			"kind", json_text(p->lines[i].kind), "text", json_text(p->lines[i].text)));
 	json_object_set_new(o, "lines", lines);
-	json_object_set_new(o, "protocol_errors", strs(p->protocol_errors, p->nprotocol_errors));
-	json_object_set_new(o, "fault", jtext(p->fault));
-	json_object_set_new(o, "fault_watch", jtext(p->fault_watch));
+	json_object_set_new(o, "protocol_errors",
+			    json_texts(p->protocol_errors, p->nprotocol_errors));
+	json_object_set_new(o, "fault", json_text(p->fault));
+	json_object_set_new(o, "fault_watch", json_text(p->fault_watch));
 	json_object_set_new(o, "stdout_bytes", json_integer(p->stdout_bytes));
 	json_object_set_new(o, "stderr_bytes", json_integer(p->stderr_bytes));
 	json_object_set_new(o, "valid", json_boolean(p->valid));
-	json_object_set_new(o, "invalid_reason", jtext(p->invalid_reason));
+	json_object_set_new(o, "invalid_reason", json_text(p->invalid_reason));
 	if (with_output && (p->out || p->err))
 		json_object_set_new(o, "output", json_pack("{s:o,s:o}",
 			"stdout", b64(p->out, p->out_len), "stderr", b64(p->err, p->err_len)));
@@ -118,8 +98,9 @@ static json_t *arm_figures(const struct db_arm_stats *a)
 {
 	if (!a->set)
 		return json_null();
-	return json_pack("{s:o,s:o,s:o,s:o}", "median", jreal(a->median), "min", jreal(a->min),
-			 "max", jreal(a->max), "spread", jreal(a->spread));
+	return json_pack("{s:o,s:o,s:o,s:o}", "median", json_real_or_null(a->median),
+			 "min", json_real_or_null(a->min), "max", json_real_or_null(a->max),
+			 "spread", json_real_or_null(a->spread));
 }
 
 static json_t *summary_record(const struct db_comparison *c)
@@ -131,22 +112,25 @@ static json_t *summary_record(const struct db_comparison *c)
 	if (!c->has_summary)
 		return json_null();
 	for (i = 0; i < s->npair_gains; i++)
-		json_array_append_new(gains, jreal(s->pair_gains[i]));
+		json_array_append_new(gains, json_real_or_null(s->pair_gains[i]));
 	for (i = 0; i < s->nstages; i++) {
 		const struct db_stage *g = &s->stages[i];
 
 		json_array_append_new(stages, json_pack("{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:s}",
 			"pairs", g->pairs, "test", g->test, "calibration_gains",
-			g->calibration_gains, "alpha", jreal(g->alpha), "p_faster",
-			jreal(g->p_faster), "p_slower", jreal(g->p_slower), "p_below",
-			jreal(g->p_below), "p_above", jreal(g->p_above), "verdict", g->verdict));
+			g->calibration_gains, "alpha", json_real_or_null(g->alpha),
+			"p_faster", json_real_or_null(g->p_faster),
+			"p_slower", json_real_or_null(g->p_slower),
+			"p_below", json_real_or_null(g->p_below),
+			"p_above", json_real_or_null(g->p_above), "verdict", g->verdict));
 	}
 	o = json_object();
-	json_object_set_new(o, "metric", jtext(c->metric));
+	json_object_set_new(o, "metric", json_text(c->metric));
 	json_object_set_new(o, "verdict", json_string(s->verdict));
 	json_object_set_new(o, "gain", !s->has_gain ? json_null() :
-			    json_pack("{s:o,s:o,s:o}", "median", jreal(s->gain_median), "min",
-				      jreal(s->gain_min), "max", jreal(s->gain_max)));
+			    json_pack("{s:o,s:o,s:o}", "median", json_real_or_null(s->gain_median),
+				      "min", json_real_or_null(s->gain_min),
+				      "max", json_real_or_null(s->gain_max)));
 	json_object_set_new(o, "old", arm_figures(&s->old));
 	json_object_set_new(o, "new", arm_figures(&s->new));
 	json_object_set_new(o, "pair_gains", gains);
@@ -154,16 +138,16 @@ static json_t *summary_record(const struct db_comparison *c)
 	json_object_set_new(o, "pairs_run", s->pairs_run > 0 ? json_integer(s->pairs_run) :
 			    json_null());
 	json_object_set_new(o, "stages", stages);
-	json_object_set_new(o, "flags", strs(s->flags, s->nflags));
-	json_object_set_new(o, "reasons", strs(s->reasons, s->nreasons));
+	json_object_set_new(o, "flags", json_texts(s->flags, s->nflags));
+	json_object_set_new(o, "reasons", json_texts(s->reasons, s->nreasons));
 	return o;
 }
 
 static json_t *artifact_record(const struct db_artifact *a, const char *manifest)
 {
-	return json_pack("{s:o,s:I,s:s,s:o}", "path", jtext(a->path ? a->path : ""),
+	return json_pack("{s:o,s:I,s:s,s:o}", "path", json_text(a->path ? a->path : ""),
 			 "size", (json_int_t)a->size, "sha256", a->sha256,
-			 "manifest", jtext(manifest));
+			 "manifest", json_text(manifest));
 }
 
 #define CANONICAL_FLAGS (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17))
@@ -220,39 +204,36 @@ int wire_record_build(struct strbuf *out, const struct db_comparison *c, bool wi
 	size_t i;
 	int r;
 
-	json_object_set_new(settings, "case", jtext(c->case_name));
+	json_object_set_new(settings, "case", json_text(c->case_name));
 	json_object_set_new(settings, "kind", json_string(c->aa ? "aa" : "compare"));
 	json_object_set_new(settings, "pairs", json_integer(c->pairs));
 	json_object_set_new(settings, "max_pairs", json_integer(c->max_pairs));
 	json_object_set_new(settings, "warmup", json_integer(c->warmup));
 	json_object_set_new(settings, "better", json_string(c->higher_better ? "higher" : "lower"));
-	json_object_set_new(settings, "timeout_s", jreal(c->timeout_s));
-	json_object_set_new(settings, "min_effect", jreal(c->min_effect));
-	json_object_set_new(settings, "noise", jreal(c->noise));
-	json_object_set_new(settings, "metric_requested", jtext(c->metric_requested));
-	json_object_set_new(settings, "fingerprint", jtext(c->fingerprint));
-	json_object_set_new(settings, "args", jtext(c->args_json ? c->args_json : "{}"));
+	json_object_set_new(settings, "timeout_s", json_real_or_null(c->timeout_s));
+	json_object_set_new(settings, "min_effect", json_real_or_null(c->min_effect));
+	json_object_set_new(settings, "noise", json_real_or_null(c->noise));
+	json_object_set_new(settings, "metric_requested", json_text(c->metric_requested));
+	json_object_set_new(settings, "fingerprint", json_text(c->fingerprint));
+	json_object_set_new(settings, "args", json_text(c->args_json ? c->args_json : "{}"));
 	for (i = 0; i < c->ncalibration; i++)
 		json_array_append_new(cal, json_integer(c->calibration[i].comparison_id));
 	for (i = 0; i < c->nprocesses; i++)
 		json_array_append_new(procs, process_record(&c->processes[i], with_output));
 	json_object_set_new(root, "format", json_string(WIRE_RECORD_FORMAT));
-	json_object_set_new(root, "host", jtext(c->host));
+	json_object_set_new(root, "host", json_text(c->host));
 	json_object_set_new(root, "id", json_integer(c->id));
 	json_object_set_new(root, "state", json_string(db_state_name(c->state)));
-	json_object_set_new(root, "rule", jtext(c->rule));
-	json_object_set_new(root, "created_at", jtext(c->created_at));
-	json_object_set_new(root, "finished_at", *c->finished_at ? jtext(c->finished_at) :
-			    json_null());
+	json_object_set_new(root, "rule", json_text(c->rule));
+	json_object_set_new(root, "created_at", json_text(c->created_at));
+	json_object_set_new(root, "finished_at", json_text_or_null(c->finished_at));
 	json_object_set_new(root, "settings", settings);
 	json_object_set_new(root, "old", artifact_record(&c->old, c->old_manifest));
 	json_object_set_new(root, "new", artifact_record(&c->new, c->new_manifest));
 	json_object_set_new(root, "calibration", cal);
-	json_object_set_new(root, "job", c->job_id > 0 ? json_integer(c->job_id) : json_null());
-	json_object_set_new(root, "base_build", c->base_build > 0 ? json_integer(c->base_build) :
-			    json_null());
-	json_object_set_new(root, "head_build", c->head_build > 0 ? json_integer(c->head_build) :
-			    json_null());
+	json_object_set_new(root, "job", json_id(c->job_id));
+	json_object_set_new(root, "base_build", json_id(c->base_build));
+	json_object_set_new(root, "head_build", json_id(c->head_build));
 	json_object_set_new(root, "processes", procs);
 	json_object_set_new(root, "summary", summary_record(c));
 	r = finish_record(out, root);
@@ -1101,25 +1082,22 @@ int wire_job_record_build(struct strbuf *out, const struct db_job *j, const char
 	int r;
 
 	json_object_set_new(root, "format", json_string(WIRE_JOB_FORMAT));
-	json_object_set_new(root, "host", jtext(host));
+	json_object_set_new(root, "host", json_text(host));
 	json_object_set_new(root, "id", json_integer(j->id));
 	json_object_set_new(root, "seq", json_integer(j->seq));
-	json_object_set_new(root, "head", jtext(j->head));
-	json_object_set_new(root, "commit", jtext(j->commit));
-	json_object_set_new(root, "base", *j->base ? jtext(j->base) : json_null());
-	json_object_set_new(root, "subject", jtext(j->subject));
+	json_object_set_new(root, "head", json_text(j->head));
+	json_object_set_new(root, "commit", json_text(j->commit));
+	json_object_set_new(root, "base", json_text_or_null(j->base));
+	json_object_set_new(root, "subject", json_text(j->subject));
 	json_object_set_new(root, "state", json_string(db_job_state_name(j->state)));
-	json_object_set_new(root, "detail", jtext(j->detail));
-	json_object_set_new(root, "created_at", jtext(j->created_at));
-	json_object_set_new(root, "started_at", *j->started_at ? jtext(j->started_at) :
-			    json_null());
-	json_object_set_new(root, "finished_at", *j->finished_at ? jtext(j->finished_at) :
-			    json_null());
+	json_object_set_new(root, "detail", json_text(j->detail));
+	json_object_set_new(root, "created_at", json_text(j->created_at));
+	json_object_set_new(root, "started_at", json_text_or_null(j->started_at));
+	json_object_set_new(root, "finished_at", json_text_or_null(j->finished_at));
 	/* A history job says what it is and its one case (docs/history.md). */
 	if (j->kind != DB_JOB_HEAD) {
 		json_object_set_new(root, "kind", json_string(db_job_kind_name(j->kind)));
-		json_object_set_new(root, "case", *j->case_name ? jtext(j->case_name) :
-				    json_null());
+		json_object_set_new(root, "case", json_text_or_null(j->case_name));
 	}
 	r = finish_record(out, root);
 	json_decref(root);
@@ -1296,16 +1274,16 @@ int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h)
 	json_t *root = json_object();
 
 	json_object_set_new(root, "format", json_string(WIRE_HEARTBEAT_FORMAT));
-	json_object_set_new(root, "host", jtext(h->host));
+	json_object_set_new(root, "host", json_text(h->host));
 	json_object_set_new(root, "seq", json_integer(h->seq));
-	json_object_set_new(root, "sent_at", jtext(h->sent_at));
+	json_object_set_new(root, "sent_at", json_text(h->sent_at));
 	json_object_set_new(root, "state", json_string(h->state));
-	json_object_set_new(root, "job", h->job > 0 ? json_integer(h->job) : json_null());
+	json_object_set_new(root, "job", json_id(h->job));
 	json_object_set_new(root, "backlog", json_integer(h->backlog));
-	json_object_set_new(root, "fingerprint", jtext(h->fingerprint));
+	json_object_set_new(root, "fingerprint", json_text(h->fingerprint));
 	json_object_set_new(root, "quarantine", h->quarantined ?
-			    json_pack("{s:o,s:o}", "fault", jtext(h->fault ? h->fault : ""),
-				      "since", *h->since ? jtext(h->since) : json_null()) :
+			    json_pack("{s:o,s:o}", "fault", json_text(h->fault ? h->fault : ""),
+				      "since", json_text_or_null(h->since)) :
 			    json_null());
 	canonical_write(out, root);
 	strbuf_addch(out, '\n');
@@ -1387,30 +1365,30 @@ static json_t *build_fields(const struct db_build *b, const char *host)
 
 	for (i = 0; i < b->nartifacts; i++)
 		json_array_append_new(arts, json_pack("{s:o,s:o,s:I,s:s}",
-			"name", jtext(b->artifacts[i].name),
-			"path", jtext(b->artifacts[i].artifact.path ? b->artifacts[i].artifact.path : ""),
+			"name", json_text(b->artifacts[i].name),
+			"path", json_text(b->artifacts[i].artifact.path ?
+					  b->artifacts[i].artifact.path : ""),
 			"size", (json_int_t)b->artifacts[i].artifact.size,
 			"sha256", b->artifacts[i].artifact.sha256));
 	json_object_set_new(root, "format", json_string(WIRE_BUILD_FORMAT));
-	json_object_set_new(root, "host", jtext(host));
+	json_object_set_new(root, "host", json_text(host));
 	json_object_set_new(root, "id", json_integer(b->id));
-	json_object_set_new(root, "commit", jtext(b->commit));
-	json_object_set_new(root, "tree", jtext(b->tree));
-	json_object_set_new(root, "recipe", jtext(b->recipe_hash));
+	json_object_set_new(root, "commit", json_text(b->commit));
+	json_object_set_new(root, "tree", json_text(b->tree));
+	json_object_set_new(root, "recipe", json_text(b->recipe_hash));
 	json_object_set_new(root, "state", json_string(db_build_state_name(b->state)));
-	json_object_set_new(root, "dir", jtext(b->dir ? b->dir : ""));
-	json_object_set_new(root, "started_at", jtext(b->started_at));
-	json_object_set_new(root, "finished_at", *b->finished_at ? jtext(b->finished_at) :
-			    json_null());
+	json_object_set_new(root, "dir", json_text(b->dir ? b->dir : ""));
+	json_object_set_new(root, "started_at", json_text(b->started_at));
+	json_object_set_new(root, "finished_at", json_text_or_null(b->finished_at));
 	json_object_set_new(root, "exit", json_integer(b->exit_code));
 	json_object_set_new(root, "signal", json_integer(b->signal));
 	json_object_set_new(root, "timed_out", json_boolean(b->timed_out));
-	json_object_set_new(root, "wall_ms", jreal(b->wall_ms));
+	json_object_set_new(root, "wall_ms", json_real_or_null(b->wall_ms));
 	json_object_set_new(root, "log", b64(b->log, b->log_len));
 	json_object_set_new(root, "log_bytes", json_integer(b->log_bytes));
-	json_object_set_new(root, "toolchain", jtext(b->toolchain));
-	json_object_set_new(root, "fingerprint", jtext(b->fingerprint));
-	json_object_set_new(root, "detail", jtext(b->detail));
+	json_object_set_new(root, "toolchain", json_text(b->toolchain));
+	json_object_set_new(root, "fingerprint", json_text(b->fingerprint));
+	json_object_set_new(root, "detail", json_text(b->detail));
 	json_object_set_new(root, "artifacts", arts);
 	return root;
 }
@@ -1421,15 +1399,16 @@ static json_t *result_record(const struct db_runner_result *x)
 	size_t i;
 
 	for (i = 0; i < x->nlines; i++)
-		json_array_append_new(lines, json_pack("{s:o,s:o}", "kind", jtext(x->lines[i].kind),
-						       "text", jtext(x->lines[i].text)));
+		json_array_append_new(lines, json_pack("{s:o,s:o}",
+			"kind", json_text(x->lines[i].kind), "text", json_text(x->lines[i].text)));
 	return json_pack("{s:I,s:o,s:i,s:i,s:o,s:o,s:o,s:i,s:i,s:b,s:o,s:o,s:o}",
-		"id", (json_int_t)x->id, "runner", jtext(x->runner), "chunk", x->chunk,
-		"chunks", x->chunks, "binary_sha256", jtext(x->binary_sha256),
-		"started_at", jtext(x->started_at),
-		"ended_at", *x->ended_at ? jtext(x->ended_at) : json_null(),
+		"id", (json_int_t)x->id, "runner", json_text(x->runner), "chunk", x->chunk,
+		"chunks", x->chunks, "binary_sha256", json_text(x->binary_sha256),
+		"started_at", json_text(x->started_at),
+		"ended_at", json_text_or_null(x->ended_at),
 		"exit", x->exit_code, "signal", x->signal, "timed_out", x->timed_out,
-		"elapsed_ms", jreal(x->elapsed_ms), "spawn_error", jtext(x->spawn_error),
+		"elapsed_ms", json_real_or_null(x->elapsed_ms),
+		"spawn_error", json_text(x->spawn_error),
 		"lines", lines);
 }
 
@@ -1676,10 +1655,9 @@ void wire_build_record_release(struct wire_build_record *r)
 static json_t *finding_record(const struct db_alert_finding *f)
 {
 	return json_pack("{s:s,s:o,s:o,s:i,s:o,s:o,s:o}", "what", f->commit ? "commit" : "range",
-			 "lo", jtext(f->lo), "hi", jtext(f->hi), "commits", f->commits,
-			 "gain", f->has_gain ? jreal(f->gain) : json_null(),
-			 "comparison", f->comparison_id > 0 ? json_integer(f->comparison_id) :
-			 json_null(), "note", jtext(f->note));
+			 "lo", json_text(f->lo), "hi", json_text(f->hi), "commits", f->commits,
+			 "gain", f->has_gain ? json_real_or_null(f->gain) : json_null(),
+			 "comparison", json_id(f->comparison_id), "note", json_text(f->note));
 }
 
 int wire_alert_record_build(struct strbuf *out, const struct db_alert *a, const char *host,
@@ -1690,25 +1668,24 @@ int wire_alert_record_build(struct strbuf *out, const struct db_alert *a, const 
 	int r;
 
 	json_object_set_new(root, "format", json_string(WIRE_ALERT_FORMAT));
-	json_object_set_new(root, "host", jtext(host));
+	json_object_set_new(root, "host", json_text(host));
 	json_object_set_new(root, "id", json_integer(a->id));
 	json_object_set_new(root, "seq", json_integer(a->seq));
-	json_object_set_new(root, "branch", jtext(a->branch));
-	json_object_set_new(root, "case", jtext(a->case_name));
+	json_object_set_new(root, "branch", json_text(a->branch));
+	json_object_set_new(root, "case", json_text(a->case_name));
 	json_object_set_new(root, "found_by", json_string(a->found_by_span ? "span" : "head"));
-	json_object_set_new(root, "lo", jtext(a->lo));
-	json_object_set_new(root, "hi", jtext(a->hi));
+	json_object_set_new(root, "lo", json_text(a->lo));
+	json_object_set_new(root, "hi", json_text(a->hi));
 	json_object_set_new(root, "commits", json_integer(a->commits));
 	json_object_set_new(root, "direction", json_string(a->slower ? "slower" : "faster"));
-	json_object_set_new(root, "gain", jreal(a->gain));
+	json_object_set_new(root, "gain", json_real_or_null(a->gain));
 	json_object_set_new(root, "comparison", json_integer(a->comparison_id));
-	json_object_set_new(root, "confirm", a->confirm_id > 0 ? json_integer(a->confirm_id) :
-			    json_null());
+	json_object_set_new(root, "confirm", json_id(a->confirm_id));
 	json_object_set_new(root, "state", json_string(db_alert_state_name(a->state)));
 	json_object_set_new(root, "bisect", json_string(db_alert_bisect_name(a->bisect)));
-	json_object_set_new(root, "detail", jtext(a->detail));
-	json_object_set_new(root, "created_at", jtext(a->created_at));
-	json_object_set_new(root, "updated_at", jtext(a->updated_at));
+	json_object_set_new(root, "detail", json_text(a->detail));
+	json_object_set_new(root, "created_at", json_text(a->created_at));
+	json_object_set_new(root, "updated_at", json_text(a->updated_at));
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, finding_record(&f[i]));
 	json_object_set_new(root, "findings", list);
