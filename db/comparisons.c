@@ -537,7 +537,6 @@ static void comparison_fill(void *elem, sqlite3_stmt *st, void *arg)
  * summary. */
 static int load_parts(struct db *db, struct db_comparison *c, const struct comparison_row *x)
 {
-	size_t i;
 	int r;
 
 	r = db_artifact_load(db, &c->old, x->old_id);
@@ -553,15 +552,22 @@ static int load_parts(struct db *db, struct db_comparison *c, const struct compa
 		r = db_processes_load(db, &c->processes, &c->nprocesses, c->id);
 	if (r < 0)
 		return r;
+	db_summary_validity_fill(c);
+	return 0;
+}
+
+void db_summary_validity_fill(struct db_comparison *c)
+{
+	size_t i;
+
 	c->summary.nprocesses = c->nprocesses;
-	c->summary.process_valid = xcalloc(c->nprocesses, sizeof(bool));
-	c->summary.process_reason = xcalloc(c->nprocesses, sizeof(char *));
+	c->summary.process_valid = xcalloc(c->nprocesses + 1, sizeof(bool));
+	c->summary.process_reason = xcalloc(c->nprocesses + 1, sizeof(char *));
 	for (i = 0; i < c->nprocesses; i++) {
 		c->summary.process_valid[i] = c->processes[i].valid;
 		if (c->processes[i].invalid_reason)
 			c->summary.process_reason[i] = xstrdup(c->processes[i].invalid_reason);
 	}
-	return 0;
 }
 
 int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)

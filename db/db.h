@@ -278,6 +278,10 @@ int db_comparison_insert(struct db *db, int64_t *out_id, const struct db_compari
 /* Loads a comparison, its artifacts, its processes (without captured
  * output) and its stored summary. */
 int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id);
+/* Fills c->summary's per-process validity and reasons (c->summary is the
+ * caller's, those lists unset) from c->processes, parallel to them, as
+ * db_comparison_load leaves them. */
+void db_summary_validity_fill(struct db_comparison *c);
 /* Stores the derived summary (with the metric it chose) and each process's
  * validity, and sets the comparison's state, in one transaction. */
 int db_comparison_finish(struct db *db, int64_t id, enum db_state state,

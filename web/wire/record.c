@@ -1028,14 +1028,7 @@ static int parse_record(struct wire_record *rec, json_t *root)
 	if (r < 0 || !c->has_summary)
 		return r;
 	/* Parallel to the processes, as db_comparison_load fills them. */
-	c->summary.nprocesses = c->nprocesses;
-	c->summary.process_valid = xcalloc(c->nprocesses + 1, sizeof(bool));
-	c->summary.process_reason = xcalloc(c->nprocesses + 1, sizeof(char *));
-	for (i = 0; i < c->nprocesses; i++) {
-		c->summary.process_valid[i] = c->processes[i].valid;
-		if (c->processes[i].invalid_reason)
-			c->summary.process_reason[i] = xstrdup(c->processes[i].invalid_reason);
-	}
+	db_summary_validity_fill(c);
 	return 0;
 }
 
