@@ -73,6 +73,15 @@ noisy() {  # BASE in units of 0.0001 ms, with the noise, as "MS.FFFF"
 	printf '%d.%04d' $((v / 10000)) $((v % 10000))
 }
 
+# point CASE OLD NEW: job $i's comparison of CASE, its arms printing OLD
+# and NEW.
+point() {
+	"$perfd" pair --db "$db" --quiet --host-name bench --case "$1" --pairs 3 --max-pairs 3 --warmup 0 \
+		--old-arg old --old-arg "$2" --new-arg new --new-arg "$3" \
+		"$SCRATCH/prog" "$SCRATCH/prog" >/dev/null ||
+		bench_fail "perfd pair failed ($1, job $i)"
+}
+
 make_db() {
 	[ -e "$db" ] && bench_fail "'$db' exists"
 	# The arm's name first: the two arms' arguments differ even where
@@ -92,20 +101,14 @@ make_db() {
 		fi
 		noise_next
 		val=$(noisy $base)
-		"$perfd" pair --db "$db" --quiet --host-name bench --case c1000 --pairs 3 --max-pairs 3 --warmup 0 \
-			--old-arg old --old-arg "$prev1000" --new-arg new --new-arg "$val" \
-			"$SCRATCH/prog" "$SCRATCH/prog" >/dev/null ||
-			bench_fail "perfd pair failed (c1000, job $i)"
+		point c1000 "$prev1000" "$val"
 		prev1000=$val
 		if [ $i -gt 900 ]; then
 			base=100000
 			[ $i -gt 950 ] && base=105000
 			noise_next
 			val=$(noisy $base)
-			"$perfd" pair --db "$db" --quiet --host-name bench --case c100 --pairs 3 --max-pairs 3 --warmup 0 \
-				--old-arg old --old-arg "$prev100" --new-arg new --new-arg "$val" \
-				"$SCRATCH/prog" "$SCRATCH/prog" >/dev/null ||
-				bench_fail "perfd pair failed (c100, job $i)"
+			point c100 "$prev100" "$val"
 			prev100=$val
 		fi
 		[ $((i % 100)) = 0 ] && echo "  $i of 1000 jobs' comparisons"

@@ -115,13 +115,24 @@ bench_cc() {
 		bench_fail "cannot compile bench/$name.c"
 }
 
+# bench_section NAME KEY=VALUE...: the configuration section [NAME] with a
+# line "KEY = VALUE" for each, and a blank line after.
+bench_section() {
+	printf '[%s]\n' "$1"
+	shift
+	for bench_kv in "$@"; do
+		printf '%s = %s\n' "${bench_kv%%=*}" "${bench_kv#*=}"
+	done
+	echo
+}
+
 # bench_agent_conf DIR POLL_S BUILD: an agent's configuration for the
 # repository DIR/src (branch main), its database DIR/a.db and workdir DIR/w,
 # polling every POLL_S seconds, building the artifact p with BUILD.
 bench_agent_conf() {
-	printf '[agent]\ndatabase = %s/a.db\nworkdir = %s/w\npoll_s = %s\n' "$1" "$1" "$2"
-	printf '[repo]\nurl = file://%s/src\nbranches = main\n' "$1"
-	printf '[build]\ncommand = %s\nartifacts = p\n' "$3"
+	bench_section agent database="$1/a.db" workdir="$1/w" poll_s="$2"
+	bench_section repo url="file://$1/src" branches=main
+	bench_section build command="$3" artifacts=p
 }
 
 # bench_mhd: compiles bench/bare-mhd.c, the bare libmicrohttpd server the

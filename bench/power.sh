@@ -78,24 +78,27 @@ done
 [ -n "$gpu" ] || cpu=1
 [ $# -le 2 ] || bench_fail "$usage"
 
-n_cal=$(bench_number POWER_CAL 5 0 1000)
-n_aa=$(bench_number POWER_AA 200 0 10000)
-n_planted=$(bench_number POWER_PLANTED 50 0 10000)
-slow=$(bench_number POWER_SLOW 5 0 100)
-noise=$(bench_number POWER_NOISE 3 0 100)
-units=$(bench_number POWER_UNITS 20 1 100000)
-load=$(bench_number POWER_LOAD 1 0 1)
-load_ms=$(bench_number POWER_LOAD_MS 500 1 60000)
-workers=$(bench_number POWER_LOAD_WORKERS "$(nproc)" 1 256)
-seed=$(bench_number POWER_SEED 1 0 999999999)
-g_scale=$(bench_number POWER_GPU_SCALE 8 1 64)
-g_cal=$(bench_number POWER_GPU_CAL 5 0 1000)
-g_aa=$(bench_number POWER_GPU_AA 50 0 10000)
-g_1pct=$(bench_number POWER_GPU_1PCT 10 0 10000)
-g_half=$(bench_number POWER_GPU_HALF 10 0 10000)
-g_uncal=$(bench_number POWER_GPU_UNCAL 5 0 10000)
+# number NAME DEFAULT MIN MAX: the variable's value, or its default,
+# checked to be a whole number in range (bench_number in lib.sh).
+number() { bench_number "$@"; }
+n_cal=$(number POWER_CAL 5 0 1000)
+n_aa=$(number POWER_AA 200 0 10000)
+n_planted=$(number POWER_PLANTED 50 0 10000)
+slow=$(number POWER_SLOW 5 0 100)
+noise=$(number POWER_NOISE 3 0 100)
+units=$(number POWER_UNITS 20 1 100000)
+load=$(number POWER_LOAD 1 0 1)
+load_ms=$(number POWER_LOAD_MS 500 1 60000)
+workers=$(number POWER_LOAD_WORKERS "$(nproc)" 1 256)
+seed=$(number POWER_SEED 1 0 999999999)
+g_scale=$(number POWER_GPU_SCALE 8 1 64)
+g_cal=$(number POWER_GPU_CAL 5 0 1000)
+g_aa=$(number POWER_GPU_AA 50 0 10000)
+g_1pct=$(number POWER_GPU_1PCT 10 0 10000)
+g_half=$(number POWER_GPU_HALF 10 0 10000)
+g_uncal=$(number POWER_GPU_UNCAL 5 0 10000)
 g_max=
-[ -z "${POWER_GPU_MAX_PAIRS:-}" ] || g_max=$(bench_number POWER_GPU_MAX_PAIRS 0 1 1000)
+[ -z "${POWER_GPU_MAX_PAIRS:-}" ] || g_max=$(number POWER_GPU_MAX_PAIRS 0 1 1000)
 
 perfd=$(bench_perfd "${1:-build/daemon/perfd}")
 out=${2:-/tmp/perfd-power}
