@@ -214,20 +214,20 @@ agent_repo() {
 # change the build, chunks=N the runner; any other KEY=VALUE replaces or
 # adds a line of [case work] (command, pairs, max_pairs, warmup).
 work_suite() {
-	local build=() runner=() case=() kv
+	local build=() runner=() work=() kv
 	for kv in "$@"; do
 		case ${kv%%=*} in
 		build) build+=("command=${kv#*=}") ;;
 		artifacts | toolchain) build+=("$kv") ;;
 		chunks) runner+=("$kv") ;;
-		*) case+=("$kv") ;;
+		*) work+=("$kv") ;;
 		esac
 	done
 	section build command="cc -O1 -o prog prog.c" artifacts="prog check.sh" timeout_s=60 "${build[@]}"
 	echo
 	section "runner contract" command=./check.sh timeout_s=10 "${runner[@]}"
 	echo
-	section "case work" command=./prog pairs=3 "${case[@]}"
+	section "case work" command=./prog pairs=3 "${work[@]}"
 }
 
 # github_conf [KEY=VALUE...]: an agent's [github] section for fake_github's
