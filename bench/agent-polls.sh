@@ -29,18 +29,7 @@ polls() {
 	echo 0 >"$d/src/p.c"
 	git -C "$d/src" add -A
 	git -C "$d/src" commit -qm zero
-	cat >"$d/agent.conf" <<CONF
-[agent]
-database = $d/a.db
-workdir = $d/w
-poll_s = 0.05
-[repo]
-url = file://$d/src
-branches = main
-[build]
-command = cp p.c p
-artifacts = p
-CONF
+	bench_agent_conf "$d" 0.05 "cp p.c p" >"$d/agent.conf"
 	"$perfd" agent --config "$d/agent.conf" >/dev/null 2>"$d/agent.err" &
 	agent=$!
 	done_jobs() { sqlite3 "$d/a.db" "select count(*) from jobs where state = 'done'" 2>/dev/null || echo 0; }

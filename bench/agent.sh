@@ -11,6 +11,7 @@
 # Repeats ROUNDS (5) times; prints the medians. Everything runs on loopback
 # files and stops by itself.
 set -eu
+. "$(dirname "$0")/lib.sh"
 PERFD=$(realpath "${1:-build/daemon/perfd}")
 ROUNDS=${ROUNDS:-5}
 T=$(mktemp -d /tmp/perfd-bench-agent.XXXXXX)
@@ -26,18 +27,7 @@ printf 'int main(void) { return 0; }\n' >src/p.c
 git -C src add -A && git -C src commit -qm one
 printf 'int main(void) { return 1 - 1; }\n' >src/p.c
 git -C src commit -qam two
-cat >agent.conf <<CONF
-[agent]
-database = $T/a.db
-workdir = $T/w
-poll_s = 3600
-[repo]
-url = file://$T/src
-branches = main
-[build]
-command = cc -O0 -o p p.c
-artifacts = p
-CONF
+bench_agent_conf "$T" 3600 "cc -O0 -o p p.c" >agent.conf
 "$PERFD" agent --config agent.conf --once >/dev/null 2>&1
 
 over=() fetch=() hits=0 made=0

@@ -22,21 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void sleep_until(int64_t t)
-{
-	struct timespec ts = { (time_t)(t / 1000000000LL), (long)(t % 1000000000LL) };
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
-		;
-}
+#include "clock.h"
 
 static uint64_t next(uint64_t *s)
 {

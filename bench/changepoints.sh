@@ -55,19 +55,12 @@ db=${2:-changepoints.db}
 bench_need curl "install it (apt-get install curl)"
 bench_need sqlite3 "install it (apt-get install sqlite3)"
 bench_scratch
-${CC:-cc} -O2 -std=c11 -Wall -Wextra -o "$SCRATCH/bare-mhd" "$BENCH_DIR/bare-mhd.c" -lmicrohttpd ||
-	bench_fail "cannot compile bench/bare-mhd.c (libmicrohttpd-dev is needed)"
+bench_mhd
 
 serve_pid=
 hub_pid=
 bare_pid=
-cleanup() {
-	[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null
-	[ -n "$hub_pid" ] && kill "$hub_pid" 2>/dev/null
-	[ -n "$bare_pid" ] && kill "$bare_pid" 2>/dev/null
-	rm -rf "$SCRATCH"
-}
-trap cleanup EXIT
+bench_kill_at_exit serve_pid hub_pid bare_pid
 
 # The planted series' noise: -40..40 units of 0.01% in $z.
 seed=20261
@@ -78,6 +71,15 @@ noise_next() {
 noisy() {  # BASE in units of 0.0001 ms, with the noise, as "MS.FFFF"
 	v=$(($1 + $1 * z / 10000))
 	printf '%d.%04d' $((v / 10000)) $((v % 10000))
+}
+
+# point CASE OLD NEW: job $i's comparison of CASE, its arms printing OLD
+# and NEW.
+point() {
+	"$perfd" pair --db "$db" --quiet --host-name bench --case "$1" --pairs 3 --max-pairs 3 --warmup 0 \
+		--old-arg old --old-arg "$2" --new-arg new --new-arg "$3" \
+		"$SCRATCH/prog" "$SCRATCH/prog" >/dev/null ||
+		bench_fail "perfd pair failed ($1, job $i)"
 }
 
 make_db() {
@@ -99,20 +101,14 @@ make_db() {
 		fi
 		noise_next
 		val=$(noisy $base)
-		"$perfd" pair --db "$db" --quiet --host-name bench --case c1000 --pairs 3 --max-pairs 3 --warmup 0 \
-			--old-arg old --old-arg "$prev1000" --new-arg new --new-arg "$val" \
-			"$SCRATCH/prog" "$SCRATCH/prog" >/dev/null ||
-			bench_fail "perfd pair failed (c1000, job $i)"
+		point c1000 "$prev1000" "$val"
 		prev1000=$val
 		if [ $i -gt 900 ]; then
 			base=100000
 			[ $i -gt 950 ] && base=105000
 			noise_next
 			val=$(noisy $base)
-			"$perfd" pair --db "$db" --quiet --host-name bench --case c100 --pairs 3 --max-pairs 3 --warmup 0 \
-				--old-arg old --old-arg "$prev100" --new-arg new --new-arg "$val" \
-				"$SCRATCH/prog" "$SCRATCH/prog" >/dev/null ||
-				bench_fail "perfd pair failed (c100, job $i)"
+			point c100 "$prev100" "$val"
 			prev100=$val
 		fi
 		[ $((i % 100)) = 0 ] && echo "  $i of 1000 jobs' comparisons"
@@ -140,29 +136,16 @@ SQL
 	GROUP BY c.case_name ORDER BY 1" | tr '\n' ' ')" = "100 1000 " ] ||
 	bench_fail "'$db' does not hold the series of 1000 and 100 points of host bench (remove it to make it again)"
 
-# wait_port LOG: the port of the first "serving http://127.0.0.1:PORT/" in
-# LOG, waiting up to 10 s for it.
-wait_port() {
-	i=0
-	while [ $i -lt 100 ]; do
-		port=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9][0-9]*\)/.*|\1|p' "$1" 2>/dev/null | head -n 1)
-		[ -n "$port" ] && { echo "$port"; return 0; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
-
 bound=$((rounds * 120 + 120))
 timeout "$bound" "$perfd" serve --db "$db" --listen 127.0.0.1:0 >"$SCRATCH/serve.log" 2>&1 &
 serve_pid=$!
-sport=$(wait_port "$SCRATCH/serve.log") || { cat "$SCRATCH/serve.log" >&2; bench_fail "perfd serve --db did not start"; }
+sport=$(bench_port "$SCRATCH/serve.log") || bench_fail_log "$SCRATCH/serve.log" "perfd serve --db did not start"
 # The hub: its default branch has no job, so its timeline marks nothing.
 printf '[hub]\ndatabase = %s\nlisten = 127.0.0.1:0\nhosts = bench\ndefault_branch = no-such-branch\n' \
 	"$db" >"$SCRATCH/hub.conf"
 timeout "$bound" "$perfd" serve --config "$SCRATCH/hub.conf" >"$SCRATCH/hub.log" 2>&1 &
 hub_pid=$!
-hport=$(wait_port "$SCRATCH/hub.log") || { cat "$SCRATCH/hub.log" >&2; bench_fail "perfd serve --config did not start"; }
+hport=$(bench_port "$SCRATCH/hub.log") || bench_fail_log "$SCRATCH/hub.log" "perfd serve --config did not start"
 
 # The bytes perfd answers, for the peer; the answers checked.
 get() {  # PORT PATH FILE
@@ -187,7 +170,7 @@ plain_marks=$(grep -o '"changepoint":true' "$SCRATCH/tl-plain" | wc -l)
 [ "$plain_marks" = 0 ] || bench_fail "the hub with no default branch marked $plain_marks change points"
 timeout "$bound" "$SCRATCH/bare-mhd" 0 "$bound" "$SCRATCH/bare" >"$SCRATCH/bare.log" 2>&1 &
 bare_pid=$!
-bport=$(wait_port "$SCRATCH/bare.log") || { cat "$SCRATCH/bare.log" >&2; bench_fail "bare-mhd did not start"; }
+bport=$(bench_port "$SCRATCH/bare.log") || bench_fail_log "$SCRATCH/bare.log" "bare-mhd did not start"
 code=$(curl -s -o "$SCRATCH/bare-check" -w '%{http_code}' "http://127.0.0.1:$bport/api/v1/comparisons/1")
 [ "$code" = 200 ] && cmp -s "$SCRATCH/bare-check" "$SCRATCH/bare/1.body" ||
 	bench_fail "bare-mhd does not answer perfd's bytes"
@@ -240,7 +223,7 @@ cold_one() {  # NAME ARGS...: starts perfd serve ARGS, times its first timeline
 	shift
 	timeout 60 "$perfd" serve "$@" >"$SCRATCH/cold.log" 2>&1 &
 	cold_pid=$!
-	cport=$(wait_port "$SCRATCH/cold.log") || { cat "$SCRATCH/cold.log" >&2; bench_fail "a cold server did not start"; }
+	cport=$(bench_port "$SCRATCH/cold.log") || bench_fail_log "$SCRATCH/cold.log" "a cold server did not start"
 	curl -s -o /dev/null -w '%{http_code} %{time_total}\n' \
 		"http://127.0.0.1:$cport/api/v1/timeline?host=bench&case=c1000&limit=1000" |
 		awk -v n="$name" '$1 != 200 { print "warning: " n " answered " $1 > "/dev/stderr" }

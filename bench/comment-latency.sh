@@ -63,30 +63,21 @@ GHTOKEN=ghp_benchbenchbenchbenchbenchbenchbench
 python3 "$BENCH_DIR/../tests/fake-github.py" --repo acme/engine --token "$GHTOKEN" \
 	--log gh.log --git-dir "$SCRATCH/src" --max-seconds 3600 >fake.out 2>fake.err &
 FAKE=$!
-trap 'kill $FAKE ${HUB:-} 2>/dev/null' EXIT
+HUB=
+bench_kill_at_exit FAKE HUB
 for _ in $(seq 100); do [ -s fake.out ] && break; sleep 0.1; done
 API=http://127.0.0.1:$(head -n 1 fake.out)
 curl -sf -X POST -H 'Content-Type: application/json' --data "[${PULLS%,}]" "$API/_fake/pulls" >/dev/null ||
 	bench_fail "the fake forge did not take the pull requests"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 printf '%s\n' "$GHTOKEN" >gh-token
 chmod 600 gh-token
-cat >hub.conf <<CONF
-[hub]
-database = $SCRATCH/hub.db
-listen = 127.0.0.1:$PORT
-hosts = bench
-
-[github]
-api = $API
-repo = acme/engine
-token_file = $SCRATCH/gh-token
-allow = alice
-expect = bench
-hub_url = http://127.0.0.1:$PORT
-poll_s = 1
-CONF
+{
+	bench_section hub database="$SCRATCH/hub.db" listen="127.0.0.1:$PORT" hosts=bench
+	bench_section github api="$API" repo=acme/engine token_file="$SCRATCH/gh-token" allow=alice \
+		expect=bench hub_url="http://127.0.0.1:$PORT" poll_s=1
+} >hub.conf
 "$PERFD" token new bench --config hub.conf >token 2>/dev/null || bench_fail "perfd token new failed"
 chmod 600 token
 "$PERFD" serve --config hub.conf 2>hub.err &
@@ -104,36 +95,14 @@ for _ in $(seq 600); do
 	sleep 0.1
 done
 printf '[host]\nname = bench\n' >bench-host.conf
-cat >agent.conf <<CONF
-[agent]
-database = $SCRATCH/agent.db
-workdir = $SCRATCH/work
-host = $SCRATCH/bench-host.conf
-
-[repo]
-url = file://$SCRATCH/src
-branches = main
-pulls = true
-
-[calibration]
-runs = 0
-idle_budget_s = 0
-
-[hub]
-url = http://127.0.0.1:$PORT
-token_file = $SCRATCH/token
-
-[build]
-command = ${CC:-cc} -O1 -o prog prog.c
-artifacts = prog
-timeout_s = 60
-
-[case work]
-command = ./prog
-pairs = 3
-max_pairs = 3
-warmup = 0
-CONF
+{
+	bench_section agent database="$SCRATCH/agent.db" workdir="$SCRATCH/work" host="$SCRATCH/bench-host.conf"
+	bench_section repo url="file://$SCRATCH/src" branches=main pulls=true
+	bench_section calibration runs=0 idle_budget_s=0
+	bench_section hub url="http://127.0.0.1:$PORT" token_file="$SCRATCH/token"
+	bench_section build command="${CC:-cc} -O1 -o prog prog.c" artifacts=prog timeout_s=60
+	bench_section "case work" command=./prog pairs=3 max_pairs=3 warmup=0
+} >agent.conf
 "$PERFD" agent --config agent.conf --once >agent.out 2>agent.err || bench_fail "perfd agent --once failed (agent.err)"
 sleep 3    # the last edit's request reaches the forge's log
 

@@ -17,11 +17,7 @@ set -eu
 
 . "$(dirname "$0")/lib.sh"
 
-runs=${FIRST_RUNS:-40}
-case $runs in
-'' | *[!0-9]*) bench_fail "FIRST_RUNS must be a number from 5 to 1000" ;;
-esac
-[ "$runs" -ge 5 ] && [ "$runs" -le 1000 ] || bench_fail "FIRST_RUNS must be a number from 5 to 1000"
+runs=$(bench_number FIRST_RUNS 40 5 1000)
 perfd=$(bench_perfd "${1:-build/daemon/perfd}")
 prog=${2:-/bin/true}
 [ -x "$prog" ] || bench_fail "'$prog' is not an executable program"

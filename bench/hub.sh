@@ -67,33 +67,12 @@ bench_need wrk "install it (apt-get install wrk)"
 bench_need sqlite3 "install it (apt-get install sqlite3)"
 bench_need curl "install it (apt-get install curl)"
 bench_scratch
-# (not bench_cc: the library must follow the source)
-${CC:-cc} -O2 -std=c11 -Wall -Wextra -o "$SCRATCH/bare-mhd" "$BENCH_DIR/bare-mhd.c" -lmicrohttpd ||
-	bench_fail "cannot compile bench/bare-mhd.c (libmicrohttpd-dev is needed)"
+bench_mhd
 
 serve_pid=
 bare_pid=
 hub_serve_pid=
-cleanup() {
-	[ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null
-	[ -n "$bare_pid" ] && kill "$bare_pid" 2>/dev/null
-	[ -n "$hub_serve_pid" ] && kill "$hub_serve_pid" 2>/dev/null
-	rm -rf "$SCRATCH"
-}
-trap cleanup EXIT
-
-# wait_port LOG: the port of the first "serving http://127.0.0.1:PORT/" in
-# LOG, waiting up to 10 s for it.
-wait_port() {
-	i=0
-	while [ $i -lt 100 ]; do
-		port=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9][0-9]*\)/.*|\1|p' "$1" 2>/dev/null | head -n 1)
-		[ -n "$port" ] && { echo "$port"; return 0; }
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+bench_kill_at_exit serve_pid bare_pid hub_serve_pid
 
 [ "$(sqlite3 "$db" "PRAGMA user_version")" -ge 8 ] ||
 	bench_fail "'$db' is older than schema version 8: run a verb that writes to it first (perfd host clear x --db $db)"
@@ -183,7 +162,7 @@ echo
 bound=$((4 * lat_s + 3 * rate_s + 60))
 timeout "$bound" "$perfd" serve --db "$db" --listen 127.0.0.1:0 >"$SCRATCH/serve.log" 2>&1 &
 serve_pid=$!
-port=$(wait_port "$SCRATCH/serve.log") || { cat "$SCRATCH/serve.log" >&2; bench_fail "perfd serve did not start"; }
+port=$(bench_port "$SCRATCH/serve.log") || bench_fail_log "$SCRATCH/serve.log" "perfd serve did not start"
 # timeout forks perfd: the hub's own pid is timeout's child.
 hub_pid=$(pgrep -P "$serve_pid" | head -n 1)
 [ -n "$hub_pid" ] || bench_fail "cannot find the perfd serve process"
@@ -226,20 +205,16 @@ printf '%-28s %10s %10s %10s %10s\n' "perfd list" "$1" "$2" "$3" "$4"
 
 rss=$(awk '/^VmRSS/ { print $2 }' "/proc/$hub_pid/status")
 hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$hub_pid/status")
-kill "$serve_pid" 2>/dev/null || true
-wait "$serve_pid" 2>/dev/null || true
-serve_pid=
+bench_stop serve_pid
 
 timeout $((rate_s + 30)) "$SCRATCH/bare-mhd" 0 $((rate_s + 20)) >"$SCRATCH/bare.log" 2>&1 &
 bare_pid=$!
-bport=$(wait_port "$SCRATCH/bare.log") || { cat "$SCRATCH/bare.log" >&2; bench_fail "bare-mhd did not start"; }
+bport=$(bench_port "$SCRATCH/bare.log") || bench_fail_log "$SCRATCH/bare.log" "bare-mhd did not start"
 load rate-bare "$bport" "$SCRATCH/bare.lua" 2 16 "$rate_s"
 	set -- $res
 rate_bare=$3
 printf '%-28s %10s %10s %10s %10s\n' "bare libmicrohttpd" "$1" "$2" "$3" "$4"
-kill "$bare_pid" 2>/dev/null || true
-wait "$bare_pid" 2>/dev/null || true
-bare_pid=
+bench_stop bare_pid
 echo
 
 # The hub, which stores each done receipt at its first ask.
@@ -247,7 +222,7 @@ printf '[hub]\ndatabase = %s\nlisten = 127.0.0.1:0\nhosts = bench\n' "$db" >"$SC
 timeout $((rate_s + 60 + nreceipts / 50)) "$perfd" serve --config "$SCRATCH/hub.conf" \
 	>"$SCRATCH/hub.log" 2>&1 &
 hub_serve_pid=$!
-hport=$(wait_port "$SCRATCH/hub.log") || { cat "$SCRATCH/hub.log" >&2; bench_fail "perfd serve --config did not start"; }
+hport=$(bench_port "$SCRATCH/hub.log") || bench_fail_log "$SCRATCH/hub.log" "perfd serve --config did not start"
 hub2_pid=$(pgrep -P "$hub_serve_pid" | head -n 1)
 mkdir "$SCRATCH/receipts"
 t0=$(date +%s.%N)
@@ -271,20 +246,16 @@ load rate-stored "$hport" "$SCRATCH/stored.lua" 2 16 "$rate_s"
 rate_stored=$3
 printf '%-28s %10s %10s %10s %10s\n' "perfd stored receipt" "$1" "$2" "$3" "$4"
 hub_hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$hub2_pid/status")
-kill "$hub_serve_pid" 2>/dev/null || true
-wait "$hub_serve_pid" 2>/dev/null || true
-hub_serve_pid=
+bench_stop hub_serve_pid
 timeout $((rate_s + 30)) "$SCRATCH/bare-mhd" 0 $((rate_s + 20)) "$SCRATCH/receipts" \
 	>"$SCRATCH/bare2.log" 2>&1 &
 bare_pid=$!
-bport=$(wait_port "$SCRATCH/bare2.log") || { cat "$SCRATCH/bare2.log" >&2; bench_fail "bare-mhd did not start"; }
+bport=$(bench_port "$SCRATCH/bare2.log") || bench_fail_log "$SCRATCH/bare2.log" "bare-mhd did not start"
 load rate-bare-same "$bport" "$SCRATCH/stored.lua" 2 16 "$rate_s"
 	set -- $res
 rate_bare_same=$3
 printf '%-28s %10s %10s %10s %10s\n' "bare, same bytes" "$1" "$2" "$3" "$4"
-kill "$bare_pid" 2>/dev/null || true
-wait "$bare_pid" 2>/dev/null || true
-bare_pid=
+bench_stop bare_pid
 echo
 
 r_receipt=$(calc "$rate_receipt / $rate_bare" "%.3f")

@@ -30,22 +30,7 @@ cd "$SCRATCH"
 	bench_fail "perfd pair could not make the comparison to send"
 "$PERFD" export --db agent.db 1 >record.json || bench_fail "perfd export failed"
 
-cat >hub.conf <<CONF
-[hub]
-database = $SCRATCH/hub.db
-listen = 127.0.0.1:0
-hosts = bench
-CONF
-TOKEN=$("$PERFD" token new bench --config hub.conf 2>/dev/null) || bench_fail "perfd token new failed"
-"$PERFD" serve --config hub.conf 2>serve.err &
-srv=$!
-trap 'kill "$srv" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
-for i in $(seq 100); do
-	grep -q "http://" serve.err && break
-	sleep 0.05
-done
-URL=$(sed -n 's|.*\(http://127.0.0.1:[0-9]*\)/.*|\1|p' serve.err | head -n 1)
-[ -n "$URL" ] || bench_fail "the hub did not start: $(cat serve.err)"
+bench_hub bench
 sqlite3 hub.db .schema | sqlite3 raw.db
 
 echo "machine: $(machine_line)"

@@ -79,16 +79,8 @@ done
 [ $# -le 2 ] || bench_fail "$usage"
 
 # number NAME DEFAULT MIN MAX: the variable's value, or its default,
-# checked to be a whole number in range.
-number() {
-	v=
-	eval "v=\${$1:-$2}"
-	case $v in
-	'' | *[!0-9]*) bench_fail "$1 must be a whole number from $3 to $4" ;;
-	esac
-	[ "$v" -ge "$3" ] && [ "$v" -le "$4" ] || bench_fail "$1 must be a whole number from $3 to $4"
-	echo "$v"
-}
+# checked to be a whole number in range (bench_number in lib.sh).
+number() { bench_number "$@"; }
 n_cal=$(number POWER_CAL 5 0 1000)
 n_aa=$(number POWER_AA 200 0 10000)
 n_planted=$(number POWER_PLANTED 50 0 10000)

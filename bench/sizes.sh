@@ -38,28 +38,12 @@ for i in $(seq "$N"); do
 		bench_fail "perfd pair failed"
 done
 
-cat >hub.conf <<CONF
-[hub]
-database = $SCRATCH/hub.db
-listen = 127.0.0.1:0
-hosts = m1
-CONF
-TOKEN=$("$PERFD" token new m1 --config hub.conf 2>/dev/null) || bench_fail "perfd token new failed"
-"$PERFD" serve --config hub.conf 2>serve.err &
-srv=$!
-trap 'kill "$srv" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
-for i in $(seq 100); do
-	grep -q "http://" serve.err && break
-	sleep 0.05
-done
-URL=$(sed -n 's|.*\(http://127.0.0.1:[0-9]*\)/.*|\1|p' serve.err | head -n 1)
-[ -n "$URL" ] || bench_fail "the hub did not start: $(cat serve.err)"
+bench_hub m1
 for i in $(seq "$N"); do
 	"$PERFD" export --db agent.db "$i" | curl -sf -o /dev/null -H "Authorization: Bearer $TOKEN" \
 		--data-binary @- "$URL/api/v1/ingest/comparisons" || bench_fail "comparison $i was refused"
 done
-kill "$srv"
-wait "$srv" 2>/dev/null || true
+bench_stop srv
 
 echo "machine: $(machine_line)"
 procs=$(sqlite3 agent.db "select count(*) from processes")

@@ -13,15 +13,9 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "clock.h"
+
 extern char **environ;
-
-static double now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 int main(int argc, char **argv)
 {

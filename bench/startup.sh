@@ -16,12 +16,7 @@ set -eu
 
 . "$(dirname "$0")/lib.sh"
 
-runs=${STARTUP_RUNS:-300}
-case $runs in
-'' | *[!0-9]*) bench_fail "STARTUP_RUNS must be a number from 10 to 10000" ;;
-esac
-[ "$runs" -ge 10 ] && [ "$runs" -le 10000 ] ||
-	bench_fail "STARTUP_RUNS must be a number from 10 to 10000"
+runs=$(bench_number STARTUP_RUNS 300 10 10000)
 perfd=$(bench_perfd "${1:-build/daemon/perfd}")
 bench_need hyperfine "install it (apt-get install hyperfine)"
 bench_need pkg-config "install it (apt-get install pkg-config)"

@@ -65,12 +65,14 @@ import http.server
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
 import time
 import urllib.parse
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+from testserver import exit_on_signals  # noqa: E402
 
 MAX_BODY = 1 << 20          # larger request bodies are answered 413
 MAX_DRAIN = 16 << 20        # past this much, a too large body is not read
@@ -1047,13 +1049,7 @@ def main():
     if not re.match(r"^[^/\s]+/[^/\s]+$", args.repo):
         ap.error("--repo must be OWNER/NAME")
 
-    def stop(signum, frame):
-        os._exit(0)
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGALRM, stop)
-    signal.alarm(args.max_seconds)
+    exit_on_signals(args.max_seconds)
     Handler.state = State(args.repo, args.login, args.log)
     Handler.state.git_dir = args.git_dir
     Handler.token = args.token

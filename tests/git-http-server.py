@@ -12,11 +12,13 @@ import argparse
 import base64
 import http.server
 import os
-import signal
 import subprocess
 import sys
 import threading
 import urllib.parse
+
+sys.dont_write_bytecode = True  # no __pycache__ beside the tests
+from testserver import exit_on_signals  # noqa: E402
 
 MAX_BODY = 64 << 20
 
@@ -123,13 +125,7 @@ def main():
                     help="read each request and never answer")
     args = ap.parse_args()
 
-    def stop(signum, frame):
-        os._exit(0)
-
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    signal.signal(signal.SIGALRM, stop)
-    signal.alarm(args.max_seconds)
+    exit_on_signals(args.max_seconds)
     Handler.root = os.path.abspath(args.root)
     Handler.silent = args.silent
     if args.auth:

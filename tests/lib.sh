@@ -11,11 +11,58 @@ T=$(mktemp -d /tmp/perfd-test.XXXXXX)
 # Open to others for the sandbox: where the tests run as root, an agent's
 # builds and processes run as nobody, which must reach the build directories.
 chmod 711 "$T"
-trap '[ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT
+# kill_at_exit VAR...: the processes whose pids the variables VAR hold are
+# killed and waited for when the test exits; read then, so a variable
+# emptied after its process was waited for names none.
+exit_vars=
+kill_at_exit() { exit_vars="$exit_vars $*"; }
+on_exit() {
+	local v pids=
+	for v in $exit_vars; do pids="$pids ${!v:-}"; done
+	if [ -n "${pids// /}" ]; then
+		kill $pids 2>/dev/null
+		wait $pids 2>/dev/null
+	fi
+	[ -n "${KEEP_T:-}" ] || rm -rf "$T"
+}
+trap on_exit EXIT
 cd "$T" || exit 99
 DB=$T/perfd.db
 fails=0
 count=0
+
+# need PROGRAM...: skips the test (exit 77) unless every PROGRAM is on PATH.
+need() {
+	local p
+	for p in "$@"; do
+		command -v "$p" >/dev/null || { echo "$p missing: skipped"; exit 77; }
+	done
+}
+
+# new_src: an empty git repository in $SRC ($T/src), on branch main, and
+# the author and committer of the commits the test makes there.
+new_src() {
+	export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+	SRC=$T/src
+	git init -q -b main "$SRC"
+}
+
+# free_port: a TCP port on loopback that nothing listens on now.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# served ERRFILE: waits for the line "perfd: serving URL/" that perfd serve
+# writes first to its stderr, here ERRFILE, and prints URL (no trailing
+# slash; nothing when no such line came in 5 s).
+served() {
+	local n
+	for n in $(seq 100); do
+		grep -q "serving https\?://" "$1" && break
+		sleep 0.05
+	done
+	sed -n 's|^perfd: serving \(https\?://127.0.0.1:[0-9]*\)/$|\1|p' "$1" | head -n 1
+}
 
 ok() { count=$((count + 1)); echo "ok $count - $*"; }
 not_ok() { count=$((count + 1)); fails=$((fails + 1)); echo "not ok $count - $*"; }
@@ -127,23 +174,120 @@ int main(void)
 C
 }
 
-# work_suite: the agent's suite that builds prog.c into prog, runs check.sh
-# as the contract runner and compares prog as the case "work".
+# section NAME KEY=VALUE...: the configuration section [NAME] with a line
+# "KEY = VALUE" for each; a key given again replaces its earlier value, in
+# its place (so a helper's defaults come first and its caller's after).
+section() {
+	local -A val
+	local order=() kv k
+	printf '[%s]\n' "$1"
+	shift
+	for kv in "$@"; do
+		k=${kv%%=*}
+		[ -n "${val[$k]+set}" ] || order+=("$k")
+		val[$k]=${kv#*=}
+	done
+	for k in "${order[@]}"; do printf '%s = %s\n' "$k" "${val[$k]}"; done
+}
+
+# agent_repo [KEY=VALUE...]: the [agent] and [repo] sections of an agent's
+# configuration: database $DB, workdir $T/work, url file://$SRC and
+# branches main, each replaced or added to by a KEY=VALUE: database,
+# workdir, host and poll_s in [agent], any other key in [repo] (url,
+# branches, pulls, suite, timeout_s).
+agent_repo() {
+	local agent=() repo=() kv
+	for kv in "$@"; do
+		case ${kv%%=*} in
+		database | workdir | host | poll_s) agent+=("$kv") ;;
+		*) repo+=("$kv") ;;
+		esac
+	done
+	section agent database="$DB" workdir="$T/work" "${agent[@]}"
+	echo
+	section repo url="file://$SRC" branches=main "${repo[@]}"
+}
+
+# work_suite [KEY=VALUE...]: the agent's suite that builds prog.c into prog,
+# runs check.sh as the contract runner and compares prog as the case "work"
+# with pairs = 3. build=COMMAND, artifacts=FILES and toolchain=COMMAND
+# change the build, chunks=N the runner; any other KEY=VALUE replaces or
+# adds a line of [case work] (command, pairs, max_pairs, warmup).
 work_suite() {
-	cat <<'CONF'
-[build]
-command = cc -O1 -o prog prog.c
-artifacts = prog check.sh
-timeout_s = 60
+	local build=() runner=() work=() kv
+	for kv in "$@"; do
+		case ${kv%%=*} in
+		build) build+=("command=${kv#*=}") ;;
+		artifacts | toolchain) build+=("$kv") ;;
+		chunks) runner+=("$kv") ;;
+		*) work+=("$kv") ;;
+		esac
+	done
+	section build command="cc -O1 -o prog prog.c" artifacts="prog check.sh" timeout_s=60 "${build[@]}"
+	echo
+	section "runner contract" command=./check.sh timeout_s=10 "${runner[@]}"
+	echo
+	section "case work" command=./prog pairs=3 "${work[@]}"
+}
 
-[runner contract]
-command = ./check.sh
-timeout_s = 10
+# github_conf [KEY=VALUE...]: an agent's [github] section for fake_github's
+# acme/engine, the token in $T/token, alice allowed and links to $HUB/,
+# each replaced or added to by a KEY=VALUE.
+github_conf() {
+	section github api="$API" repo=acme/engine token_file="$T/token" allow=alice hub_url="$HUB/" backoff_s=0.2 "$@"
+}
 
-[case work]
-command = ./prog
-pairs = 3
-CONF
+# fake_github TOKEN [ARGS...]: starts tests/fake-github.py for acme/engine,
+# accepting TOKEN, its requests logged in $T/gh.log, with ARGS; sets fake
+# (its pid, killed at exit), PORT and API (its URL).
+fake_github() {
+	local token=$1 n
+	shift
+	python3 "$TESTS_DIR/fake-github.py" --repo acme/engine --token "$token" --log "$T/gh.log" \
+		"$@" >"$T/fake.out" 2>"$T/fake.err" &
+	fake=$!
+	kill_at_exit fake
+	for n in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
+	PORT=$(head -n 1 "$T/fake.out")
+	API=http://127.0.0.1:$PORT
+}
+
+# ctl METHOD PATH [JSON]: a call to fake_github's control endpoints.
+ctl() { curl -sf -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "$API/_fake/$2"; }
+
+# posted PR: the body of perfd's comment on pull request PR at fake_github,
+# byte for byte.
+posted() {
+	ctl GET state >"$T/state.json"
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.stdout.write([c["body"] for c in d["comments"] if c["pr"] == int(sys.argv[2]) and c["user"]["login"] == "perfd-bot"][0])' "$T/state.json" "$1"
+}
+
+# timed_commit SRC VALUE MESSAGE [SLEEP]: the next commit of SRC, whose
+# program prog prints VALUE ms with 0.1% of noise fixed by PERFD_SEQ (the
+# same noise in every comparison), after sleeping SLEEP seconds if given;
+# its id goes to stdout.
+timed_commit() {
+	cat >"$1/prog" <<SH
+#!/bin/sh
+# This commit's program takes $2 ms.
+${4:+sleep $4}
+exec awk -v v=$2 -v s="\${PERFD_SEQ:-1}" 'BEGIN { srand(s * 7919); z = 0
+	for (i = 0; i < 12; i++) z += rand(); z -= 6
+	printf "TIMING run_ms=%.4f\n", v * (1 + 0.001 * z) }'
+SH
+	chmod +x "$1/prog"
+	git -C "$1" add -A && git -C "$1" commit -q --allow-empty -m "$3" && git -C "$1" rev-parse HEAD
+}
+
+# history_suite [BUILD_COMMAND]: the suite for timed_commit's programs:
+# BUILD_COMMAND (true, nothing to build, if not given), prog the case "run",
+# and [history] with span_commits = 8.
+history_suite() {
+	section build command="${1:-true}" artifacts=prog timeout_s=60
+	echo
+	section "case run" command=./prog
+	echo
+	section history span_commits=8
 }
 
 # A fixed noise for planted series (t0510, t0520): noise_next draws the

@@ -62,15 +62,11 @@ check "and no -wal or -shm is left" eq "perfd.db" "$(files perfd.db)"
 # started is served; when both stop, no -wal or -shm is left.
 "$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
 srv=$!
-for i in $(seq 100); do
-	grep -q "serving http://" "$T/serve.err" && break
-	sleep 0.05
-done
-URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*/\)$|\1|p' "$T/serve.err" | head -n 1)
+URL=$(served "$T/serve.err")
 check "serve starts" test -n "$URL"
-check "it serves comparison 1" run 0 curl -sf "${URL}api/v1/comparisons/1"
+check "it serves comparison 1" run 0 curl -sf "$URL/api/v1/comparisons/1"
 check "pair writes while serve reads" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 "$PLANT" "$PLANT"
-check "serve sees the new comparison" run 0 curl -sf "${URL}api/v1/comparisons/2"
+check "serve sees the new comparison" run 0 curl -sf "$URL/api/v1/comparisons/2"
 kill -TERM $srv
 wait $srv
 check "serve stops cleanly" eq 0 $?

@@ -28,6 +28,15 @@ expect_rc() {
 	if [ "$2" -eq "$1" ]; then ok "$3 (exit $2)"; else fail "$3: exit $2, want $1"; fi
 }
 
+# perfd_rc WANT WHAT ARGS...: perfd ARGS, its output in $TMP/out and
+# $TMP/err, exits WANT.
+perfd_rc() {
+	want=$1 what=$2
+	shift 2
+	"$PERFD" "$@" >"$TMP/out" 2>"$TMP/err"
+	expect_rc "$want" $? "$what"
+}
+
 # expect_grep PATTERN FILE WHAT
 expect_grep() {
 	if grep -qE -- "$1" "$2"; then
@@ -74,26 +83,21 @@ if cmp -s "$TMP/probe.json" "$TMP/probe2.json"; then ok "fingerprint is stable"
 else fail "fingerprint changed between two runs"; fi
 
 # --host: the right profile passes, the wrong one names what it expected.
-"$PERFD" probe --host "$HOSTS/lavapipe.conf" >"$TMP/out" 2>"$TMP/err"
-expect_rc 0 $? "probe --host lavapipe.conf"
+perfd_rc 0 "probe --host lavapipe.conf" probe --host "$HOSTS/lavapipe.conf"
 expect_grep "^host 'lavapipe': device [0-9]+ 'llvmpipe" "$TMP/out" "probe --host names the match"
 "$PERFD" probe --host lavapipe >/dev/null 2>&1
 expect_rc 0 $? "probe --host by bare name"
 
 # A CPU host (no [device]) needs no Vulkan device and says what it is.
 printf '[host]\nname = cpu-only\n[timing]\ncooldown_ms = 5\n' >"$TMP/cpu.conf"
-"$PERFD" probe --host "$TMP/cpu.conf" >"$TMP/out" 2>"$TMP/err"
-expect_rc 0 $? "probe --host of a CPU host"
+perfd_rc 0 "probe --host of a CPU host" probe --host "$TMP/cpu.conf"
 expect_grep "^host 'cpu-only': a CPU host \\(no \\[device\\]\\)" "$TMP/out" "probe says it is a CPU host"
-"$PERFD" canary --host "$TMP/cpu.conf" >"$TMP/out" 2>"$TMP/err"
-expect_rc 3 $? "canary on a CPU host: no GPU to run on"
+perfd_rc 3 "canary on a CPU host: no GPU to run on" canary --host "$TMP/cpu.conf"
 expect_grep "names no device: a CPU host" "$TMP/err" "canary says why"
 printf '[host]\nname = half\n[device]\ndevice_match = x\n' >"$TMP/half.conf"
-"$PERFD" probe --host "$TMP/half.conf" >"$TMP/out" 2>"$TMP/err"
-expect_rc 2 $? "probe --host of a [device] without expected_driver"
+perfd_rc 2 "probe --host of a [device] without expected_driver" probe --host "$TMP/half.conf"
 expect_grep "missing required key 'expected_driver' in \\[device\\]" "$TMP/err" "names the missing key"
-"$PERFD" probe --host "$HOSTS/m1.conf" >"$TMP/out" 2>"$TMP/err"
-expect_rc 3 $? "probe --host m1.conf on a machine without an M1"
+perfd_rc 3 "probe --host m1.conf on a machine without an M1" probe --host "$HOSTS/m1.conf"
 expect_grep "expects a device named like 'Apple M1 \\(G13G' with driver 'Honeykrisp'" \
 	"$TMP/err" "probe --host m1 names what it expected"
 expect_grep "device 0 'llvmpipe" "$TMP/err" "probe --host m1 names what it found"
@@ -109,8 +113,7 @@ expected_driver = llvmpipe
 [timing]
 process_timeout_s = 1O
 CONF
-"$PERFD" probe --host "$TMP/bad.conf" >"$TMP/out" 2>"$TMP/err"
-expect_rc 2 $? "probe --host with a bad profile"
+perfd_rc 2 "probe --host with a bad profile" probe --host "$TMP/bad.conf"
 expect_grep "^$TMP/bad.conf:3: unknown key 'colour' in \\[host\\]" "$TMP/err" \
 	"bad profile: unknown key with file:line"
 expect_grep "^$TMP/bad.conf:8: process_timeout_s '1O' is not a number" "$TMP/err" \

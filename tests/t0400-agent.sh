@@ -5,12 +5,8 @@
 # heads, an unreachable remote, and a long history of which only heads are
 # built.
 . "$(dirname "$0")/lib.sh"
-command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
-command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
-
-SRC=$T/src
-git init -q -b main "$SRC"
+need git cc
+new_src
 # A program whose work is a loop of N rounds; the timing case compares it.
 write_prog() { work_prog "$SRC/prog.c" "$1" "$2"; }
 cat >"$SRC/check.sh" <<'SH'
@@ -27,28 +23,9 @@ git -C "$SRC" commit -qam "half the rounds"
 C2=$(git -C "$SRC" rev-parse HEAD)
 
 cat >agent.conf <<CONF
-[agent]
-database = $DB
-workdir = $T/work
+$(agent_repo branches="main feature/*")
 
-[repo]
-url = file://$SRC
-branches = main feature/*
-
-[build]
-command = cc -O1 -o prog prog.c
-artifacts = prog check.sh
-timeout_s = 60
-toolchain = cc --version
-
-[runner contract]
-command = ./check.sh
-timeout_s = 10
-chunks = 2
-
-[case work]
-command = ./prog
-pairs = 3
+$(work_suite toolchain="cc --version" chunks=2)
 CONF
 
 check "--check accepts it" run 0 "$PERFD" agent --config agent.conf --check
@@ -214,15 +191,7 @@ sed -i 's/^command = cc -O1 -o prog prog.c$/command = echo pwned >\/tmp\/perfd-e
 echo "// evil" >>"$SUITE/prog.c"
 git -C "$SUITE" commit -qam "change the suite"
 git -C "$SUITE" checkout -q main
-cat >suite.conf <<CONF
-[agent]
-database = $T/s.db
-workdir = $T/sw
-[repo]
-url = $SUITE
-branches = main feature/*
-suite = perfd.ini
-CONF
+agent_repo database="$T/s.db" workdir="$T/sw" url="$SUITE" branches="main feature/*" suite=perfd.ini >suite.conf
 check "a suite from the default branch" run 0 "$PERFD" agent --config suite.conf --once
 check "said where it came from" has err "suite from origin/main:perfd.ini"
 check "the feature head was built" eq done "$(sqlite3 "$T/s.db" "select state from jobs where head = 'feature/evil'")"

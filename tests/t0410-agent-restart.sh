@@ -5,12 +5,9 @@
 # there exactly once, what was cut short is kept as abandoned, and every
 # comparison verifies.
 . "$(dirname "$0")/lib.sh"
-command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
-command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+need git cc
 
-SRC=$T/src
-git init -q -b main "$SRC"
+new_src
 prog() {
 	cat >"$SRC/prog.c" <<C
 #include <stdio.h>
@@ -36,12 +33,7 @@ done
 git -C "$SRC" checkout -q main
 
 cat >agent.conf <<CONF
-[agent]
-database = $DB
-workdir = $T/work
-[repo]
-url = $SRC
-branches = main feature/*
+$(agent_repo url="$SRC" branches="main feature/*")
 [build]
 command = cc -O1 -o prog prog.c
 artifacts = prog check.sh

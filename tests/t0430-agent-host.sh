@@ -7,13 +7,10 @@
 # signal and by a service manager's signal to the whole service, after which
 # the next start builds the commit again instead of calling it failed.
 . "$(dirname "$0")/lib.sh"
-command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
-command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
+need git cc
 need_vulkan --host lavapipe
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
 
-SRC=$T/src
-git init -q -b main "$SRC"
+new_src
 # What the test and the sandboxed steps share ([sandbox] rw): the watched
 # log, the switch that makes a fault, the build's hold. Open to the
 # sandbox's user.
@@ -41,30 +38,11 @@ git -C "$SRC" commit -qam "half the rounds"
 # conf DB PROFILE BUILD_COMMAND: an agent configuration.
 conf() {
 	cat <<CONF
-[agent]
-database = $1
-workdir = $T/work-$(basename "$1" .db)
-host = $2
+$(agent_repo database="$1" workdir="$T/work-$(basename "$1" .db)" host="$2")
 
-[repo]
-url = file://$SRC
-branches = main
+$(section sandbox rw="$S")
 
-[sandbox]
-rw = $S
-
-[build]
-command = $3
-artifacts = prog check.sh fault.sh
-timeout_s = 60
-
-[runner contract]
-command = ./check.sh
-timeout_s = 10
-
-[case work]
-command = ./prog
-pairs = 2
+$(work_suite build="$3" artifacts="prog check.sh fault.sh" pairs=2)
 
 [case fault]
 command = ./fault.sh

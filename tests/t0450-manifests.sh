@@ -8,14 +8,10 @@
 # the files named with --old-file and --new-file; the options' errors.
 . "$(dirname "$0")/lib.sh"
 : "${PLANT:?}"
-command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
-command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
-command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+need git cc curl
 
 # ---- the agent: a wrapper identical in every commit ----
-SRC=$T/src
-git init -q -b main "$SRC"
+new_src
 cat >"$SRC/run.sh" <<'SH'
 #!/bin/sh
 exec "$(dirname "$0")/work" "$@"
@@ -28,13 +24,7 @@ work_prog "$SRC/work.c" 2000000 7
 git -C "$SRC" commit -qam "2M rounds"
 C2=$(git -C "$SRC" rev-parse HEAD)
 cat >agent.conf <<CONF
-[agent]
-database = $DB
-workdir = $T/work
-
-[repo]
-url = file://$SRC
-branches = main
+$(agent_repo)
 
 [build]
 command = cc -O1 -o work work.c
@@ -100,12 +90,8 @@ check "  the second comparison's" has out "${mb_old:0:12} ${mb_new:0:12}"
 # The hub: the list has them whole, the cells pool neither with the other.
 "$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
 srv=$!
-trap 'kill "$srv" 2>/dev/null; rm -rf "$T"' EXIT
-for i in $(seq 100); do
-	grep -q "serving http://" "$T/serve.err" && break
-	sleep 0.05
-done
-URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/serve.err" | head -n 1)
+kill_at_exit srv
+URL=$(served "$T/serve.err")
 check "the hub serves" test -n "$URL"
 api() { curl -s -o "$T/body" -w '%{http_code}' "$URL$1"; }
 check "/api/v1/comparisons" eq 200 "$(api "/api/v1/comparisons")"

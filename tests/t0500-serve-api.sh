@@ -29,43 +29,17 @@ check "five comparisons stored" eq "1 2 3 4 5" "$c1 $c2 $c3 $c4 $c5"
 agent=no
 if command -v git >/dev/null && command -v cc >/dev/null; then
 	agent=yes
-	export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
-	SRC=$T/src
-	git init -q -b main "$SRC"
-	write_prog() {
-		cat >"$SRC/prog.c" <<C
-#include <stdio.h>
-int main(void)
-{
-	volatile unsigned long x = 0;
-	unsigned long i;
-	for (i = 0; i < $1UL; i++)
-		x += i;
-	printf("TIMING work_ms=%d\n", $2);
-	return 0;
-}
-C
-	}
+	new_src
 	printf '#!/bin/sh\necho "RESULT contract on \\"cpu\\": passed=2 total=2"\necho "SUMMARY all good"\n' >"$SRC/check.sh"
 	chmod +x "$SRC/check.sh"
-	write_prog 1000 10
+	work_prog "$SRC/prog.c" 1000000 7
 	git -C "$SRC" add -A && git -C "$SRC" commit -qm "base"
 	git -C "$SRC" checkout -q -b "feature/<script>alert(1)</script>"
-	write_prog 500 8
+	work_prog "$SRC/prog.c" 500000 7
 	git -C "$SRC" commit -qam "<script>alert(2)</script> fewer rounds"
 	CH=$(git -C "$SRC" rev-parse HEAD)
 	git -C "$SRC" checkout -q main
-	cat >agent.conf <<CONF
-[agent]
-database = $DB
-workdir = $T/work
-
-[repo]
-url = file://$SRC
-branches = feature/*
-
-$(work_suite)
-CONF
+	{ agent_repo branches="feature/*"; echo; work_suite; } >agent.conf
 	check "agent --once" run 0 "$PERFD" agent --config agent.conf --once
 	job=$(sql "select id from jobs where commit_oid = '$CH'")
 	ca=$(sql "select id from comparisons where job_id = $job")
@@ -77,13 +51,8 @@ fi
 # port 0: the server picks one and names it in its first line.
 "$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
 srv=$!
-for i in $(seq 100); do
-	grep -q "serving http://" "$T/serve.err" && break
-	sleep 0.05
-done
-URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*/\)$|\1|p' "$T/serve.err" | head -n 1)
+URL=$(served "$T/serve.err")
 check "the first line names the URL" test -n "$URL"
-URL=${URL%/}
 
 # get [CURL ARGS] URL: the body in $T/body, headers in $T/hdr; prints the status.
 get() { rm -f "$T/body"; : >"$T/body"; curl -s --path-as-is -o "$T/body" -D "$T/hdr" -w '%{http_code}' "$@"; }
@@ -308,11 +277,7 @@ ln -s /etc/passwd www/evil.md
 ln -s ok.txt www/ok.md
 "$PERFD" serve --db "$DB" --listen 127.0.0.1:0 --static "$T/www" --docs "$T/www" 2>"$T/serve2.err" &
 srv2=$!
-for i in $(seq 100); do
-	grep -q "serving http://" "$T/serve2.err" && break
-	sleep 0.05
-done
-URL2=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/serve2.err" | head -n 1)
+URL2=$(served "$T/serve2.err")
 check "--static DIR" eq 200 "$(status "$URL2/static/ok.txt")"
 check "as text/plain" eq "text/plain; charset=utf-8" "$(hdr Content-Type)"
 check "a nested file" eq 200 "$(status "$URL2/static/sub/page.html")"
@@ -359,11 +324,7 @@ hosts = lavapipe
 CONF
 "$PERFD" serve --config hub.conf 2>"$T/hub.err" &
 hub=$!
-for i in $(seq 100); do
-	grep -q "serving http://" "$T/hub.err" && break
-	sleep 0.05
-done
-HUB=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/hub.err" | head -n 1)
+HUB=$(served "$T/hub.err")
 check "the hub on the same database" test -n "$HUB"
 "$PERFD" show --db "$DB" --json "$c1" >show.json
 "$PERFD" show --db "$DB" --format csv "$c1" >show.csv

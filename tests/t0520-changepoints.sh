@@ -9,11 +9,8 @@
 # fingerprint change is told apart from the change point, and every bad
 # parameter answers 400 naming it.
 . "$(dirname "$0")/lib.sh"
-command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
-command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "sqlite3 missing: skipped"; exit 77; }
+need git curl sqlite3
 : "${PLANT:?PLANT must name the plant fixture}"
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
 
 # commit SRC STEP_VALUE FLAT_VALUE MESSAGE: the next commit, each program
 # printing its value; its id goes to stdout.
@@ -24,16 +21,9 @@ commit() {
 	git -C "$1" add -A && git -C "$1" commit -q --allow-empty -m "$4" && git -C "$1" rev-parse HEAD
 }
 
-SRC=$T/src
-git init -q -b main "$SRC"
+new_src
 cat >agent.conf <<CONF
-[agent]
-database = $DB
-workdir = $T/work
-
-[repo]
-url = file://$SRC
-branches = main short
+$(agent_repo branches="main short")
 
 [build]
 command = true
@@ -90,11 +80,7 @@ check "the step commit's head median is 10% above its base's" eq 1 \
 
 "$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
 srv=$!
-for _ in $(seq 100); do
-	grep -q "serving http://" "$T/serve.err" && break
-	sleep 0.05
-done
-URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/serve.err" | head -n 1)
+URL=$(served "$T/serve.err")
 check "perfd serve --db names its URL" test -n "$URL"
 
 # get URL: the body in $T/body, headers in $T/hdr; prints the status.

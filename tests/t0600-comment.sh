@@ -56,9 +56,14 @@ EVIL='<script>alert(1)</script>|x'
 sql "update jobs set head = '$EVIL' where head = 'demo/02-tree-reduction'"
 sql "update comparisons set case_name = 'ker|nel \`<b>' where id = $CID"
 sql "update runner_lines set text = text || ' | \`\`\`</pre>' where idx = 0 and result_id = (select id from runner_results where build_id = $BUILD)"
-sql "insert into jobs (head, commit_oid, base_oid, subject, state, created_at) select 'pull/7/head', commit_oid, base_oid, subject, state, created_at from jobs where commit_oid = '$HEAD'"
-sql "create temp table t as select * from comparisons where id = $CID; update t set id = (select max(id) + 1 from comparisons), job_id = (select id from jobs where head = 'pull/7/head'), gain_median = gain_median / 2; insert into comparisons select * from t"
-CID2=$(sql "select max(id) from comparisons")
+# copy_job HEAD WHERE SET: a job of HEAD made from the jobs WHERE selects,
+# and in it a copy of comparison $CID changed by SET; prints its id.
+copy_job() {
+	sql "insert into jobs (head, commit_oid, base_oid, subject, state, created_at) select '$1', commit_oid, base_oid, subject, state, created_at from jobs where $2"
+	sql "create temp table t as select * from comparisons where id = $CID; update t set id = (select max(id) + 1 from comparisons), job_id = (select id from jobs where head = '$1'), $3; insert into comparisons select * from t"
+	sql "select max(id) from comparisons"
+}
+CID2=$(copy_job pull/7/head "commit_oid = '$HEAD'" "gain_median = gain_median / 2")
 check "the pooled comment" comment
 cp out c2.md
 check "equals the one derived from the stored rows" diff -u <($GOLDEN "$DB" "$HEAD" "$HUB") c2.md
@@ -77,9 +82,7 @@ check "  (the fence is four backticks)" eq 2 "$(grep -cx '````' c2.md)"
 # program is the same file (a wrapper): another manifest, so a row of its
 # own, not a third run of the cell.
 OTHER=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
-sql "insert into jobs (head, commit_oid, base_oid, subject, state, created_at) select 'pull/9/head', commit_oid, base_oid, subject, state, created_at from jobs where head = 'pull/7/head'"
-sql "create temp table t as select * from comparisons where id = $CID; update t set id = (select max(id) + 1 from comparisons), job_id = (select id from jobs where head = 'pull/9/head'), old_manifest = '$OTHER'; insert into comparisons select * from t"
-CID3=$(sql "select max(id) from comparisons")
+CID3=$(copy_job pull/9/head "head = 'pull/7/head'" "old_manifest = '$OTHER'")
 check "the comment with another base manifest" comment
 cp out c9.md
 check "equals the one derived from the stored rows" diff -u <($GOLDEN "$DB" "$HEAD" "$HUB") c9.md

@@ -11,19 +11,14 @@
 # whose build is its base's (an A/A) is never posted as a change; the token
 # is never written anywhere.
 . "$(dirname "$0")/lib.sh"
-command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
-command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
-command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
-FAKE="$TESTS_DIR/fake-github.py"
+need git cc curl
 GOLDEN="python3 $TESTS_DIR/fixtures/comment-golden.py"
 TOKEN=ghp_perfdTestToken0123456789abcdef
 HUB=http://hub.example:8080
 CONTEXT="perfd/$(uname -n)"
 
 # ---- a repository with pull heads ----
-SRC=$T/src
-git init -q -b main "$SRC"
+new_src
 write_prog() { work_prog "$SRC/prog.c" "$1" 7; }
 # The contract runner prints its whole environment into the stored output:
 # the token must not be in it.
@@ -49,20 +44,9 @@ git -C "$SRC" update-ref refs/pull/5/head "$C2"
 git -C "$SRC" update-ref refs/pull/6/head "$C3"
 
 # ---- the server ----
-python3 "$FAKE" --repo acme/engine --token "$TOKEN" --log "$T/gh.log" --max-seconds 600 \
-	>"$T/fake.out" 2>"$T/fake.err" &
-fake=$!
-trap 'kill $fake 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
-PORT=$(head -n 1 "$T/fake.out")
-API=http://127.0.0.1:$PORT
-ctl() { curl -sf -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "$API/_fake/$2"; }
+fake_github "$TOKEN" --max-seconds 600
 state() { ctl GET state >"$T/state.json"; js "$T/state.json" "$1"; }
 requests() { ctl GET requests >"$T/req.json"; js "$T/req.json" "$1"; }
-posted() { # PR: the body of perfd's comment there, byte for byte
-	ctl GET state >"$T/state.json"
-	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.stdout.write([c["body"] for c in d["comments"] if c["pr"] == int(sys.argv[2]) and c["user"]["login"] == "perfd-bot"][0])' "$T/state.json" "$1"
-}
 pull() { # NUMBER AUTHOR SHA
 	ctl POST pulls "[{\"number\": $1, \"author\": \"$2\", \"head_sha\": \"$3\", \"head_ref\": \"b$1\", \"base_ref\": \"main\", \"base_sha\": \"$C1\"}]" >/dev/null
 }
@@ -87,23 +71,9 @@ pull 6 mallory "$C3"
 printf '%s\n' "$TOKEN" >token
 chmod 600 token
 cat >agent.conf <<CONF
-[agent]
-database = $DB
-workdir = $T/work
+$(agent_repo pulls=true)
 
-[repo]
-url = file://$SRC
-pulls = true
-branches = main
-
-[github]
-api = $API
-repo = acme/engine
-token_file = $T/token
-allow = alice Bob
-hub_url = $HUB/
-backoff_s = 0.2
-max_wait_s = 5
+$(github_conf allow="alice Bob" max_wait_s=5)
 
 $(work_suite)
 CONF

@@ -6,10 +6,7 @@
 # line; a restart posts normally, and a line stored unrepaired (a database
 # written by an older perfd) is repaired when the comment is made.
 . "$(dirname "$0")/lib.sh"
-command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
-command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
-command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+need git cc curl
 TOKEN=ghp_perfdTestToken0123456789abcdef
 HUB=http://hub.example:8080
 LINE='RESULT contract on "caf\351": passed=1 total=1'
@@ -17,8 +14,7 @@ RAW=$(printf "$LINE")
 FIXED=$(printf 'RESULT contract on "caf\357\277\275": passed=1 total=1')
 
 # ---- a repository whose runner and case print the byte ----
-SRC=$T/src
-git init -q -b main "$SRC"
+new_src
 work_prog "$SRC/prog.c" 4000000 7
 printf '#!/bin/sh\nprintf '\''%s\\n'\''\n' "$LINE" >"$SRC/check.sh"
 printf '#!/bin/sh\n"$(dirname "$0")/prog" && printf '\''%s\\n'\''\n' "$LINE" >"$SRC/case.sh"
@@ -34,19 +30,9 @@ git -C "$SRC" update-ref refs/pull/5/head "$C2"
 check "the runner prints the byte" eq 'e9' "$(cd "$SRC" && ./check.sh | od -An -tx1 -j23 -N1 | tr -d ' ')"
 
 # ---- the server ----
-python3 "$TESTS_DIR/fake-github.py" --repo acme/engine --token "$TOKEN" --log "$T/gh.log" \
-	--max-seconds 300 >"$T/fake.out" 2>"$T/fake.err" &
-fake=$!
+fake_github "$TOKEN" --max-seconds 300
 srv=
-trap 'kill $fake $srv 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
-PORT=$(head -n 1 "$T/fake.out")
-API=http://127.0.0.1:$PORT
-ctl() { curl -sf -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "$API/_fake/$2"; }
-posted() { # PR: perfd's comment there, as UTF-8 text
-	ctl GET state >"$T/state.json"
-	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.stdout.write([c["body"] for c in d["comments"] if c["pr"] == int(sys.argv[2]) and c["user"]["login"] == "perfd-bot"][0])' "$T/state.json" "$1"
-}
+kill_at_exit srv
 ncomments() { ctl GET state >"$T/state.json"; js "$T/state.json" "len([c for c in d['comments'] if c['pr'] == $1])"; }
 check "the server is up" test -n "$PORT"
 ctl POST pulls "[{\"number\": 5, \"author\": \"alice\", \"head_sha\": \"$C2\", \"head_ref\": \"alice-1\", \"base_ref\": \"main\", \"base_sha\": \"$C1\"}]" >/dev/null
@@ -54,38 +40,11 @@ ctl POST pulls "[{\"number\": 5, \"author\": \"alice\", \"head_sha\": \"$C2\", \
 printf '%s\n' "$TOKEN" >token
 chmod 600 token
 cat >agent.conf <<CONF
-[agent]
-database = $DB
-workdir = $T/work
+$(agent_repo pulls=true)
 
-[repo]
-url = file://$SRC
-pulls = true
-branches = main
+$(github_conf max_wait_s=5)
 
-[github]
-api = $API
-repo = acme/engine
-token_file = $T/token
-allow = alice
-hub_url = $HUB/
-backoff_s = 0.2
-max_wait_s = 5
-
-[build]
-command = cc -O1 -o prog prog.c
-artifacts = prog check.sh case.sh
-timeout_s = 60
-
-[runner contract]
-command = ./check.sh
-timeout_s = 10
-
-[case work]
-command = ./case.sh
-pairs = 1
-max_pairs = 1
-warmup = 0
+$(work_suite artifacts="prog check.sh case.sh" command=./case.sh pairs=1 max_pairs=1 warmup=0)
 CONF
 
 # ---- the agent posts the comment ----
@@ -110,8 +69,7 @@ check "  its device too" eq "caf$(printf '\357\277\275')" "$(python3 -c 'import 
 # ---- the hub's API ----
 "$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
 srv=$!
-for _ in $(seq 100); do grep -q "serving http://" "$T/serve.err" && break; sleep 0.05; done
-URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/serve.err" | head -n 1)
+URL=$(served "$T/serve.err")
 check "the hub is up" test -n "$URL"
 check "GET /api/v1/builds/ID" eq 200 "$(curl -s -o build.json -w '%{http_code}' "$URL/api/v1/builds/$hb")"
 check "  the runner's line with U+FFFD" eq "$FIXED" "$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["runner_results"][0]["lines"][0]["line"])' build.json)"

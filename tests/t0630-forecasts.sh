@@ -9,16 +9,11 @@
 # edited after the measurement changes no forecast: the comment says it
 # changed and still shows the ones stated before.
 . "$(dirname "$0")/lib.sh"
-command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
-command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
-command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
-FAKE="$TESTS_DIR/fake-github.py"
+need git cc curl
 TOKEN=ghp_perfdTestToken0123456789abcdef
 HUB=http://hub.example:8080
 
-SRC=$T/src
-git init -q -b main "$SRC"
+new_src
 cat >"$SRC/check.sh" <<'SH'
 #!/bin/sh
 echo "RESULT contract on \"cpu\": passed=1 total=1"
@@ -36,19 +31,8 @@ C2=$(git -C "$SRC" rev-parse HEAD)
 git -C "$SRC" checkout -q main
 git -C "$SRC" update-ref refs/pull/5/head "$C2"
 
-python3 "$FAKE" --repo acme/engine --token "$TOKEN" --log "$T/gh.log" --max-seconds 600 \
-	--git-dir "$SRC" >"$T/fake.out" 2>"$T/fake.err" &
-fake=$!
-trap 'kill $fake 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
-PORT=$(head -n 1 "$T/fake.out")
-API=http://127.0.0.1:$PORT
-ctl() { curl -sf -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "$API/_fake/$2"; }
+fake_github "$TOKEN" --max-seconds 600 --git-dir "$SRC"
 requests() { ctl GET requests >"$T/req.json"; js "$T/req.json" "$1"; }
-posted() { # PR: the body of perfd's comment there
-	ctl GET state >"$T/state.json"
-	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.stdout.write([c["body"] for c in d["comments"] if c["pr"] == int(sys.argv[2]) and c["user"]["login"] == "perfd-bot"][0])' "$T/state.json" "$1"
-}
 describe() { # PR BODY: the pull request's description
 	ctl POST pulls "$(python3 -c 'import json, sys; print(json.dumps([{"number": int(sys.argv[1]), "author": "alice", "head_sha": sys.argv[3], "head_ref": "alice-1", "base_ref": "main", "base_sha": sys.argv[4], "body": sys.argv[2]}]))' "$1" "$2" "$C2" "$C1")" >/dev/null
 }
@@ -64,22 +48,9 @@ ctl POST reset-requests >/dev/null
 printf '%s\n' "$TOKEN" >token
 chmod 600 token
 cat >agent.conf <<CONF
-[agent]
-database = $DB
-workdir = $T/work
+$(agent_repo pulls=true)
 
-[repo]
-url = file://$SRC
-pulls = true
-branches = main
-
-[github]
-api = $API
-repo = acme/engine
-token_file = $T/token
-allow = alice
-hub_url = $HUB/
-backoff_s = 0.2
+$(github_conf)
 
 $(work_suite)
 CONF

@@ -186,17 +186,19 @@ after=$(rows)
 head -c 1000 a1.json >cut.json
 check "malformed JSON: 400" eq 400 "$(post cut.json -H "$(auth "$TOK")")"
 check "  said where" has "$T/body" "malformed JSON: line 1"
-rehash a1.json 'd["colour"] = "blue"' >unknown.json
-check "an unknown member: 400" eq 400 "$(post unknown.json -H "$(auth "$TOK")")"
+# malformed NAME EDIT WHAT: a1.json changed by EDIT, as NAME.json, is
+# refused with 400.
+malformed() {
+	rehash a1.json "$2" >"$1.json"
+	check "$3: 400" eq 400 "$(post "$1.json" -H "$(auth "$TOK")")"
+}
+malformed unknown 'd["colour"] = "blue"' "an unknown member"
 check "  named" has "$T/body" "the record: unknown member 'colour'"
-rehash a1.json 'd["processes"][2]["seq"] = "3"' >type.json
-check "a wrong type: 400" eq 400 "$(post type.json -H "$(auth "$TOK")")"
+malformed type 'd["processes"][2]["seq"] = "3"' "a wrong type"
 check "  named with its place" has "$T/body" "processes[2].seq: expected a whole number"
-rehash a1.json 'del d["summary"]["verdict"]' >missing.json
-check "a missing member: 400" eq 400 "$(post missing.json -H "$(auth "$TOK")")"
+malformed missing 'del d["summary"]["verdict"]' "a missing member"
 check "  named" has "$T/body" "summary.verdict: missing"
-rehash a1.json 'd["processes"][1]["metrics"]["extra"] = "x"' >mtype.json
-check "a metric that is not a number: 400" eq 400 "$(post mtype.json -H "$(auth "$TOK")")"
+malformed mtype 'd["processes"][1]["metrics"]["extra"] = "x"' "a metric that is not a number"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["processes"][0]["wall_ms"] += 1; print(json.dumps(d))' a1.json >nosha.json
 check "a changed value under the old sha256: 400" eq 400 "$(post nosha.json -H "$(auth "$TOK")")"
 check "  the canonical form's hash named" has "$T/body" "its canonical form (docs/hub.md) hashes to"

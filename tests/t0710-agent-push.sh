@@ -8,26 +8,17 @@
 # file others may read and plain HTTP off loopback are refused; the token is
 # in no child's environment.
 . "$(dirname "$0")/lib.sh"
-command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
-command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
-command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+need git cc curl
 
-SRC=$T/src
-git init -q -b main "$SRC"
+new_src
 work_prog "$SRC/prog.c" 2000000 7
 git -C "$SRC" add -A && git -C "$SRC" commit -qm base
 work_prog "$SRC/prog.c" 1000000 7
 git -C "$SRC" commit -qam "half the rounds"
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 HUB=$T/hub.db
-cat >hub.conf <<CONF
-[hub]
-database = $HUB
-listen = 127.0.0.1:$PORT
-hosts = box
-CONF
+section hub database="$HUB" listen="127.0.0.1:$PORT" hosts=box >hub.conf
 TOK=$("$PERFD" token new box --config hub.conf 2>/dev/null)
 check "a token for host box" eq 64 "${#TOK}"
 printf '%s\n' "$TOK" >token
@@ -40,22 +31,11 @@ CONF
 # The build prints its environment into its log: the token must not be in it.
 conf() {
 	cat <<CONF
-[agent]
-database = $DB
-workdir = $T/work
-host = $T/box.conf
+$(agent_repo host="$T/box.conf")
 
-[repo]
-url = file://$SRC
-branches = main
+$(section calibration runs=1 idle_budget_s=0)
 
-[calibration]
-runs = 1
-idle_budget_s = 0
-
-[hub]
-url = $1
-token_file = $2
+$(section hub url="$1" token_file="$2")
 
 [build]
 command = env; cc -O1 -o prog prog.c

@@ -20,17 +20,13 @@
 # and the forge's token is on no agent's disk and in no child's
 # environment.
 . "$(dirname "$0")/lib.sh"
-command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
-command -v cc >/dev/null || { echo "cc missing: skipped"; exit 77; }
-command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
+need git cc curl
 need_vulkan --host lavapipe
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
 HOSTS="m1 m1-max arc-b60 gfx1201"
 GHTOKEN=ghp_$(printf 'f%.0s' $(seq 36))
 
 # ---- the repository: main moves on after alice's branch leaves it ----
-SRC=$T/src
-git init -q -b main "$SRC"
+new_src
 work_prog "$SRC/prog.c" 2000000 7
 printf '#!/bin/sh\necho "RESULT stage1 on \\"blit\\": passed=3 total=3"\n' >"$SRC/check.sh"
 chmod +x "$SRC/check.sh"
@@ -52,13 +48,8 @@ git -C "$SRC" update-ref refs/pull/5/head "$C2"
 git -C "$SRC" update-ref refs/pull/6/head "$C3"
 
 # ---- the forge ----
-python3 "$TESTS_DIR/fake-github.py" --repo acme/engine --token "$GHTOKEN" --log "$T/gh.log" \
-	--git-dir "$SRC" --max-seconds 900 >"$T/fake.out" 2>"$T/fake.err" &
-fake=$!
-trap 'kill $fake $hub $proxy 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
-API=http://127.0.0.1:$(head -n 1 "$T/fake.out")
-ctl() { curl -sf -X "$1" -H 'Content-Type: application/json' ${3:+--data "$3"} "$API/_fake/$2"; }
+fake_github "$GHTOKEN" --git-dir "$SRC" --max-seconds 900
+kill_at_exit hub proxy
 ctl POST pulls "[{\"number\": 5, \"author\": \"alice\", \"head_sha\": \"$C2\", \"head_ref\": \"alice-1\", \"base_ref\": \"main\", \"base_sha\": \"$C1B\",
 	  \"body\": \"Halves the rounds.\\n\\nperfd-expect: work faster 20%..80%\"},
 	{\"number\": 6, \"author\": \"mallory\", \"head_sha\": \"$C3\", \"head_ref\": \"mallory-1\", \"base_ref\": \"main\", \"base_sha\": \"$C1B\"}]" >/dev/null
@@ -72,25 +63,15 @@ status_of() { # SHA CONTEXT: the newest status "state: description"
 }
 
 # ---- the hub ----
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 HUBURL=http://127.0.0.1:$PORT
 HUB=$T/hub.db
 printf '%s\n' "$GHTOKEN" >gh-token
 chmod 600 gh-token
 cat >hub.conf <<CONF
-[hub]
-database = $HUB
-listen = 127.0.0.1:$PORT
-hosts = $HOSTS
+$(section hub database="$HUB" listen="127.0.0.1:$PORT" hosts="$HOSTS")
 
-[github]
-api = $API
-repo = acme/engine
-token_file = $T/gh-token
-allow = alice
-expect = $HOSTS
-hub_url = $HUBURL
-poll_s = 1
+$(section github api="$API" repo=acme/engine token_file="$T/gh-token" allow=alice expect="$HOSTS" hub_url="$HUBURL" poll_s=1)
 CONF
 check "the hub's configuration with [github]" run 0 "$PERFD" serve --config hub.conf --check
 cat >bad-hub.conf <<CONF
@@ -153,44 +134,19 @@ for h in $HOSTS; do
 done
 agent_conf() { # HOST HUB-URL
 	cat <<CONF
-[agent]
-database = $T/$1.db
-workdir = $T/work-$1
-host = $T/$1.conf
+$(agent_repo database="$T/$1.db" workdir="$T/work-$1" host="$T/$1.conf" pulls=true)
 
-[repo]
-url = file://$SRC
-branches = main
-pulls = true
+$(section calibration runs=0 idle_budget_s=0)
 
-[calibration]
-runs = 0
-idle_budget_s = 0
+$(section hub url="$2" token_file="$T/tok-$1")
 
-[hub]
-url = $2
-token_file = $T/tok-$1
-
-[build]
-command = env; cc -O1 -o prog prog.c
-artifacts = prog check.sh
-timeout_s = 60
-
-[runner contract]
-command = ./check.sh
-timeout_s = 10
-
-[case work]
-command = ./prog
-pairs = 3
-max_pairs = 12
-warmup = 0
+$(work_suite build="env; cc -O1 -o prog prog.c" max_pairs=12 warmup=0)
 CONF
 }
 for h in $HOSTS; do agent_conf "$h" "$HUBURL" >"$h-agent.conf"; done
 # gfx1201 reaches the hub through a port that refuses until its network
 # comes back (a forwarder started there).
-PROXYPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PROXYPORT=$(free_port)
 agent_conf gfx1201 "http://127.0.0.1:$PROXYPORT" >gfx1201-agent.conf
 check "an agent with [hub] and no [github]" run 0 "$PERFD" agent --config m1-agent.conf --check
 

@@ -9,37 +9,16 @@
 # changes the alert but not its triage, an older one is ignored; a
 # malformed alert record gets 400 naming the member and stores nothing.
 . "$(dirname "$0")/lib.sh"
-command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "sqlite3 missing: skipped"; exit 77; }
-command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+need git sqlite3 curl
 
-# commit SRC VALUE MESSAGE: as in t0900, a program printing VALUE ms with
-# 0.1% of noise fixed by PERFD_SEQ.
-commit() {
-	cat >"$1/prog" <<SH
-#!/bin/sh
-exec awk -v v=$2 -v s="\${PERFD_SEQ:-1}" 'BEGIN { srand(s * 7919); z = 0
-	for (i = 0; i < 12; i++) z += rand(); z -= 6
-	printf "TIMING run_ms=%.4f\n", v * (1 + 0.001 * z) }'
-SH
-	chmod +x "$1/prog"
-	git -C "$1" add -A && git -C "$1" commit -q --allow-empty -m "$3" && git -C "$1" rev-parse HEAD
-}
-SRC=$T/src
-git init -q -b main "$SRC"
-C0=$(commit "$SRC" 1000 base)
-C1=$(commit "$SRC" 1050 "5% slower")
+new_src
+C0=$(timed_commit "$SRC" 1000 base)
+C1=$(timed_commit "$SRC" 1050 "5% slower")
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+PORT=$(free_port)
 HUB=$T/hub.db
 URL=http://127.0.0.1:$PORT
-cat >hub.conf <<CONF
-[hub]
-database = $HUB
-listen = 127.0.0.1:$PORT
-hosts = box
-CONF
+section hub database="$HUB" listen="127.0.0.1:$PORT" hosts=box >hub.conf
 TOK=$("$PERFD" token new box --config hub.conf 2>/dev/null)
 MTOK=$("$PERFD" token new --maintainer alice --config hub.conf 2>/dev/null)
 check "a host's token and a maintainer's" eq "64 64" "${#TOK} ${#MTOK}"
@@ -47,37 +26,17 @@ printf '%s\n' "$TOK" >token
 chmod 600 token
 printf '[host]\nname = box\n' >box.conf
 cat >agent.conf <<CONF
-[agent]
-database = $DB
-workdir = $T/work
-host = $T/box.conf
+$(agent_repo host="$T/box.conf")
 
-[repo]
-url = file://$SRC
-branches = main
+$(section calibration runs=1 idle_budget_s=0)
 
-[calibration]
-runs = 1
-idle_budget_s = 0
+$(section hub url="$URL/" token_file="$T/token")
 
-[hub]
-url = $URL/
-token_file = $T/token
-
-[build]
-command = true
-artifacts = prog
-timeout_s = 60
-
-[case run]
-command = ./prog
-
-[history]
-span_commits = 8
+$(history_suite)
 CONF
 "$PERFD" serve --config hub.conf 2>"$T/hub.err" &
 hub=$!
-trap 'kill $hub 2>/dev/null; wait $hub 2>/dev/null; [ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT
+kill_at_exit hub
 for i in $(seq 100); do grep -q "serving http://" "$T/hub.err" && break; sleep 0.05; done
 hsql() { sqlite3 "$HUB" "$1"; }
 get() { curl -s -o "$T/body" -w '%{http_code}' "$URL$1"; }
@@ -154,7 +113,7 @@ check "fixed by no comparison: 422" eq 422 "$(triage "$HA" '{"triage": "fixed", 
 check "  still acknowledged" eq "acknowledged|" "$(hsql "select triage, coalesce(fixed_by, '') from alerts")"
 
 # ---- the change undone by a later commit ----
-C2=$(commit "$SRC" 1000 "back to before")
+C2=$(timed_commit "$SRC" 1000 "back to before")
 check "the agent runs the commit that undoes it" run 0 "$PERFD" agent --config agent.conf --once
 check "  its head job found it faster: a second alert" eq "2|head|faster|raised" \
 	"$(sql "select id, found_by, direction, state from alerts where id = 2")"
@@ -208,21 +167,20 @@ check "the seq held with other content: 409" eq 409 "$(postalert other.json)"
 
 # ---- malformed records: 400 naming the member, nothing stored ----
 before=$(hsql "select count(*) || ' ' || max(seq) || ' ' || (select count(*) from alert_findings) from alerts")
-rehash alert1.json 'd["id"] = 77; d["seq"] = 999; del d["direction"]' >missing.json
-check "a member missing: 400" eq 400 "$(postalert missing.json)"
-check "  named" has "$T/body" "direction: missing"
-rehash alert1.json 'd["id"] = 77; d["seq"] = 999; d["colour"] = "red"' >extra.json
-check "an unknown member: 400" eq 400 "$(postalert extra.json)"
-check "  named" has "$T/body" "unknown member 'colour'"
-rehash alert1.json 'd["id"] = 77; d["seq"] = 999; d["findings"][0]["commits"] = 0' >zero.json
-check "a finding's commits out of bounds: 400" eq 400 "$(postalert zero.json)"
-check "  named" has "$T/body" "findings[0].commits: expected a whole number from 1"
-rehash alert1.json 'd["id"] = 77; d["seq"] = 999; d["state"] = "open"' >state.json
-check "an unknown state: 400" eq 400 "$(postalert state.json)"
-check "  named" has "$T/body" "state: expected confirming, raised or dismissed"
-rehash alert1.json 'd["id"] = 77; d["seq"] = 999; d["findings"] = d["findings"] * 1001' >many.json
-check "findings over their bound: 400" eq 400 "$(postalert many.json)"
-check "  named" has "$T/body" "findings: expected a list of at most 1000 entries"
+# malformed NAME EDIT WHAT MESSAGE: alert1.json as alert 77 at seq 999,
+# changed by EDIT, is refused with 400, the answer naming MESSAGE.
+malformed() {
+	rehash alert1.json "d[\"id\"] = 77; d[\"seq\"] = 999; $2" >"$1.json"
+	check "$3: 400" eq 400 "$(postalert "$1.json")"
+	check "  named" has "$T/body" "$4"
+}
+malformed missing 'del d["direction"]' "a member missing" "direction: missing"
+malformed extra 'd["colour"] = "red"' "an unknown member" "unknown member 'colour'"
+malformed zero 'd["findings"][0]["commits"] = 0' "a finding's commits out of bounds" \
+	"findings[0].commits: expected a whole number from 1"
+malformed state 'd["state"] = "open"' "an unknown state" "state: expected confirming, raised or dismissed"
+malformed many 'd["findings"] = d["findings"] * 1001' "findings over their bound" \
+	"findings: expected a list of at most 1000 entries"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["id"]=77; print(json.dumps(d))' same.json >badsha.json
 check "a sha256 not of its canonical form: 400" eq 400 "$(postalert badsha.json)"
 rehash alert1.json 'd["id"] = 79; d["seq"] = 999' >samerange.json
@@ -237,7 +195,7 @@ check "a maintainer's token does not push alerts: 403" eq 403 \
 	"$(curl -s -o "$T/body" -w '%{http_code}' -H "Authorization: Bearer $MTOK" --data-binary @same.json "$URL/api/v1/ingest/alerts")"
 
 # ---- perfd serve --db on the agent's own database ----
-APORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+APORT=$(free_port)
 "$PERFD" serve --db "$DB" --listen "127.0.0.1:$APORT" 2>"$T/agent-serve.err" &
 aserve=$!
 for i in $(seq 100); do grep -q "serving http://" "$T/agent-serve.err" && break; sleep 0.05; done

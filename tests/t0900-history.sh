@@ -9,58 +9,24 @@
 # that is all of its span's, and one that is a part; and the
 # configuration's errors.
 . "$(dirname "$0")/lib.sh"
-command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
-command -v sqlite3 >/dev/null || { echo "sqlite3 missing: skipped"; exit 77; }
-command -v curl >/dev/null || { echo "curl missing: skipped"; exit 77; }
-export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+need git sqlite3 curl
 
-# commit SRC VALUE MESSAGE [SLEEP]: the next commit of SRC, whose program
-# prints VALUE ms with 0.1% of noise fixed by PERFD_SEQ (the same noise in
-# every comparison); its id goes to stdout.
-commit() {
-	cat >"$1/prog" <<SH
-#!/bin/sh
-# This commit's program takes $2 ms.
-${4:+sleep $4}
-exec awk -v v=$2 -v s="\${PERFD_SEQ:-1}" 'BEGIN { srand(s * 7919); z = 0
-	for (i = 0; i < 12; i++) z += rand(); z -= 6
-	printf "TIMING run_ms=%.4f\n", v * (1 + 0.001 * z) }'
-SH
-	chmod +x "$1/prog"
-	git -C "$1" add -A && git -C "$1" commit -q --allow-empty -m "$3" && git -C "$1" rev-parse HEAD
-}
 mul() { awk -v v="$1" -v f="$2" 'BEGIN { printf "%.4f", v * f }'; }
 sql() { sqlite3 "$DB" "$1"; }
 
-SRC=$T/src
-git init -q -b main "$SRC"
-C0=$(commit "$SRC" 1000 base)
+new_src
+C0=$(timed_commit "$SRC" 1000 base)
 v=1000
 for i in 1 2 3 4 5 6 7 8; do
 	v=$(mul $v 1.004)
-	C[$i]=$(commit "$SRC" "$v" "creep $i")
+	C[$i]=$(timed_commit "$SRC" "$v" "creep $i")
 done
 
 cat >agent.conf <<CONF
-[agent]
-database = $DB
-workdir = $T/work
+$(agent_repo)
 
-[repo]
-url = file://$SRC
-branches = main
-
-[build]
 # A commit with a file named 'broken' does not build.
-command = test ! -e broken
-artifacts = prog
-timeout_s = 60
-
-[case run]
-command = ./prog
-
-[history]
-span_commits = 8
+$(history_suite "test ! -e broken")
 CONF
 agent() { run 0 "$PERFD" agent --config agent.conf --once; }
 
@@ -91,14 +57,14 @@ check "a span's jobs run no contract runner and measure only" eq 0 \
 
 # ---- a 5% step at one commit, with a commit that does not build before it ----
 v8=$v
-C[9]=$(commit "$SRC" "$v8" "flat 9")
+C[9]=$(timed_commit "$SRC" "$v8" "flat 9")
 touch "$SRC/broken"
-C[10]=$(commit "$SRC" "$v8" "does not build")
+C[10]=$(timed_commit "$SRC" "$v8" "does not build")
 rm "$SRC/broken"
-C[11]=$(commit "$SRC" "$v8" "builds again")
+C[11]=$(timed_commit "$SRC" "$v8" "builds again")
 v=$(mul "$v8" 1.05)
-C[12]=$(commit "$SRC" "$v" "5% slower")
-for i in 13 14 15 16; do C[$i]=$(commit "$SRC" "$v" "flat $i"); done
+C[12]=$(timed_commit "$SRC" "$v" "5% slower")
+for i in 13 14 15 16; do C[$i]=$(timed_commit "$SRC" "$v" "flat $i"); done
 check "the agent runs the step's history" agent
 check "a second alert, by the span of ${C[8]:0:7}..${C[16]:0:7}" eq "2|span|slower|${C[8]}|${C[16]}" \
 	"$(sql "select id, found_by, direction, lo_oid, hi_oid from alerts where id = 2")"
@@ -123,7 +89,7 @@ check "every step is an ordinary stored comparison that verifies" \
 v=$v
 for i in 17 18 19 20 21 22 23 24; do
 	case $i in 19|22) v=$(mul "$v" 1.03) ;; esac
-	C[$i]=$(commit "$SRC" "$v" "commit $i")
+	C[$i]=$(timed_commit "$SRC" "$v" "commit $i")
 done
 check "the agent runs the split history" agent
 check "a third alert, by the span" eq "3|span|${C[16]}|${C[24]}" \
@@ -134,7 +100,7 @@ check "each with its share (3%)" eq "-0.03 -0.03" \
 	"$(sql "select printf('%.2f', gain) from alert_findings where alert_id = 3 order by idx" | tr '\n' ' ' | sed 's/ $//')"
 
 # ---- one commit pushed alone, 5% faster: its head job finds it ----
-C[25]=$(commit "$SRC" "$(mul "$v" 0.95)" "5% faster")
+C[25]=$(timed_commit "$SRC" "$(mul "$v" 0.95)" "5% faster")
 check "the agent runs the single commit" agent
 check "an alert found by the head job, faster" eq "4|head|faster|1|${C[24]}|${C[25]}" \
 	"$(sql "select id, found_by, direction, commits, lo_oid, hi_oid from alerts where id = 4")"
@@ -145,7 +111,7 @@ check "no span for one commit" eq 3 "$(sql "select count(*) from jobs where kind
 
 # ---- sixteen flat commits: spans, and no alert ----
 v=$(mul "$v" 0.95)
-for i in $(seq 26 41); do C[$i]=$(commit "$SRC" "$v" "flat $i"); done
+for i in $(seq 26 41); do C[$i]=$(timed_commit "$SRC" "$v" "flat $i"); done
 check "the agent runs sixteen flat commits" agent
 check "a span of them" eq 4 "$(sql "select count(*) from jobs where kind = 'span'")"
 check "and no new alert" eq 4 "$(sql "select count(*) from alerts")"
@@ -156,12 +122,11 @@ check "nothing left queued or running" eq 0 "$(sql "select count(*) from jobs wh
 HOST=$(sql "select host from comparisons limit 1")
 "$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
 spid=$!
-for _ in $(seq 100); do grep -q "serving http://" "$T/serve.err" && break; sleep 0.05; done
-URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*/\)$|\1|p' "$T/serve.err" | head -n 1)
+URL=$(served "$T/serve.err")
 check "the timeline holds the head jobs' comparisons alone" eq \
 	"$(sql "select group_concat(c.id, ' ') from comparisons c join jobs j on j.id = c.job_id
 		where j.kind = 'head' and c.kind = 'compare'")" \
-	"$(curl -s "${URL}api/v1/timeline?host=$HOST&case=run" |
+	"$(curl -s "$URL/api/v1/timeline?host=$HOST&case=run" |
 		python3 -c 'import json, sys; print(*[p["id"] for p in json.load(sys.stdin)["points"]])')"
 kill $spid; wait $spid 2>/dev/null
 
@@ -171,10 +136,10 @@ check "every head and span job's verdicts were read once" eq 0 "$(sql "select co
 # ---- a bisection killed in the middle, then resumed ----
 SRC2=$T/src2
 git init -q -b main "$SRC2"
-D0=$(commit "$SRC2" 1000 base 0.05)
+D0=$(timed_commit "$SRC2" 1000 base 0.05)
 for i in 1 2 3 4 5 6 7 8; do
 	[ $i = 6 ] && v2=1050 || v2=${v2:-1000}
-	D[$i]=$(commit "$SRC2" "$v2" "commit $i" 0.05)
+	D[$i]=$(timed_commit "$SRC2" "$v2" "commit $i" 0.05)
 done
 sed -e "s|$DB|$T/kill.db|; s|$T/work|$T/work2|; s|file://$SRC|file://$SRC2|" agent.conf >kill.conf
 "$PERFD" agent --config kill.conf --once >kill.out 2>kill.err &
@@ -202,11 +167,11 @@ check "a comparison cut by the kill is kept as abandoned, and measured again" eq
 # ---- spans from the newest release tag ----
 SRC3=$T/src3
 git init -q -b main "$SRC3"
-E[0]=$(commit "$SRC3" 1000 base)
+E[0]=$(timed_commit "$SRC3" 1000 base)
 git -C "$SRC3" tag v1.0
 for i in 1 2 3 4 5 6 7 8; do
 	[ $i = 7 ] && v3=1050 || v3=${v3:-1000}
-	E[$i]=$(commit "$SRC3" "$v3" "commit $i")
+	E[$i]=$(timed_commit "$SRC3" "$v3" "commit $i")
 	case $i in
 	4) git -C "$SRC3" tag -a -m "release 1.1" v1.1 ;;  # annotated
 	6) git -C "$SRC3" tag nightly-6 ;;                  # not a release
@@ -220,9 +185,9 @@ check "  its span starts at the newest matching tag, v1.1 (not nightly-6)" eq "$
 check "  and says so" has err "the span starts at tag v1.1 (${E[4]:0:12})"
 check "  the change since the release is found, bisected to its commit" eq "commit|${E[7]}" \
 	"$(sqlite3 "$T/tag.db" "select what, hi_oid from alert_findings")"
-E[9]=$(commit "$SRC3" 1050 "commit 9")
+E[9]=$(timed_commit "$SRC3" 1050 "commit 9")
 git -C "$SRC3" tag v1.2
-for i in 10 11 12 13; do E[$i]=$(commit "$SRC3" 1050 "commit $i"); done
+for i in 10 11 12 13; do E[$i]=$(timed_commit "$SRC3" 1050 "commit $i"); done
 check "four commits later, a new release" run 0 "$PERFD" agent --config tag.conf --once
 check "  the next span starts at it" eq "${E[13]} ${E[9]}" \
 	"$(sqlite3 "$T/tag.db" "select commit_oid || ' ' || base_oid from jobs where kind = 'span'
@@ -238,11 +203,11 @@ SRC4=$T/src4
 FLAKY=$T/flaky
 mkdir "$FLAKY" && chmod 777 "$FLAKY"
 git init -q -b main "$SRC4"
-F[0]=$(commit "$SRC4" 1000 base)
+F[0]=$(timed_commit "$SRC4" 1000 base)
 v4=1000
 for i in 1 2 3; do
 	v4=$(mul "$v4" 1.008)
-	F[$i]=$(commit "$SRC4" "$v4" "creep $i")
+	F[$i]=$(timed_commit "$SRC4" "$v4" "creep $i")
 done
 v4=$(mul "$v4" 1.008)
 cat >"$SRC4/prog" <<SH
@@ -281,9 +246,9 @@ check "every job read" eq 0 "$(fsql "select count(*) from jobs where judged = 0"
 # the span 4%, and the 2.5% no head found makes a span alert.
 SRC5=$T/src5
 git init -q -b main "$SRC5"
-G[0]=$(commit "$SRC5" 1000 base)
-for i in 1 2 3; do G[$i]=$(commit "$SRC5" 1000 "flat $i"); done
-G[4]=$(commit "$SRC5" 1050 "5% slower")
+G[0]=$(timed_commit "$SRC5" 1000 base)
+for i in 1 2 3; do G[$i]=$(timed_commit "$SRC5" 1000 "flat $i"); done
+G[4]=$(timed_commit "$SRC5" 1050 "5% slower")
 sed -e "s|$DB|$T/part.db|; s|$T/work|$T/work5|; s|file://$SRC|file://$SRC5|;
 	s|^span_commits = 8|span_commits = 4\nreference = last|" agent.conf >part.conf
 psql() { sqlite3 "$T/part.db" "$1"; }
@@ -294,9 +259,9 @@ check "  no span alert, said so" has err "as the head job of ${G[4]:0:12} found 
 v5=1050
 for i in 5 6 7; do
 	v5=$(mul "$v5" 1.008)
-	G[$i]=$(commit "$SRC5" "$v5" "creep $i")
+	G[$i]=$(timed_commit "$SRC5" "$v5" "creep $i")
 done
-G[8]=$(commit "$SRC5" "$(mul "$v5" 1.015)" "1.5% slower")
+G[8]=$(timed_commit "$SRC5" "$(mul "$v5" 1.015)" "1.5% slower")
 check "the agent runs a span whose head carries a part of it" run 0 "$PERFD" agent --config part.conf --once
 check "  the head's alert, raised" eq "head|raised" \
 	"$(psql "select found_by, state from alerts where lo_oid = '${G[7]}' and hi_oid = '${G[8]}'")"
