@@ -175,120 +175,176 @@ static void set_text(char **field, const char *value)
 #define PATTERN_NODES_MAX 256
 #define PATTERN_DEPTH_MAX 16
 
+/* The count of a pattern's nodes so far, at each level of open groups:
+ * sum, all of the group's so far; last, its last atom's or group's (what a
+ * repetition copies); levels, of repetitions nested in it. */
+struct pattern_count {
+	size_t sum[PATTERN_DEPTH_MAX + 1], last[PATTERN_DEPTH_MAX + 1];
+	int levels[PATTERN_DEPTH_MAX + 1];
+	int last_levels;                /* in the last atom or group */
+	bool after_repeat;
+	int d;                          /* groups open */
+};
+
+static const char *const too_many = "would compile to more than 256 nodes: it repeats too much";
+
+static const char *count_check(const struct pattern_count *pc)
+{
+	return pc->sum[pc->d] > PATTERN_NODES_MAX ? too_many : NULL;
+}
+
+static const char *count_atom(struct pattern_count *pc)
+{
+	pc->sum[pc->d] += 1;
+	pc->last[pc->d] = 1;
+	pc->last_levels = 0;
+	pc->after_repeat = false;
+	return count_check(pc);
+}
+
+static const char *count_open(struct pattern_count *pc)
+{
+	if (++pc->d > PATTERN_DEPTH_MAX)
+		return "nests groups more than 16 deep";
+	pc->sum[pc->d] = pc->last[pc->d] = 0;
+	pc->levels[pc->d] = 0;
+	pc->after_repeat = false;
+	return NULL;
+}
+
+/* A group closed is one node to what follows, the sum of what it holds. */
+static const char *count_close(struct pattern_count *pc)
+{
+	size_t k = pc->sum[pc->d] ? pc->sum[pc->d] : 1;
+
+	pc->last_levels = pc->levels[pc->d];
+	pc->d--;
+	if (pc->last_levels > pc->levels[pc->d])
+		pc->levels[pc->d] = pc->last_levels;
+	pc->sum[pc->d] += k;
+	pc->last[pc->d] = k;
+	pc->after_repeat = false;
+	return count_check(pc);
+}
+
+static void count_alternative(struct pattern_count *pc)
+{
+	pc->last[pc->d] = 0;
+	pc->last_levels = 0;
+	pc->after_repeat = false;
+}
+
+/* A repetition makes k copies of the last atom or group. */
+static const char *count_repeat(struct pattern_count *pc, unsigned long k)
+{
+	size_t *last = &pc->last[pc->d];
+
+	if (pc->after_repeat)
+		return "repeats a repetition ('+' after '*', '{m,n}' after '?', ...)";
+	if (++pc->last_levels > 2)
+		return "nests repetitions more than 2 deep";
+	if (pc->last_levels > pc->levels[pc->d])
+		pc->levels[pc->d] = pc->last_levels;
+	pc->after_repeat = true;
+	if (*last > PATTERN_NODES_MAX / k)
+		return too_many;
+	pc->sum[pc->d] += *last * (k - 1);
+	*last *= k;
+	return count_check(pc);
+}
+
+/* s at '{': its copies ("{m,n}" n + 1, "{m}" or "{m,}" m + 1) and in *end
+ * what follows it; 0 when it is a literal '{'; *why when a bound is over
+ * the count. */
+static unsigned long brace_copies(const char *s, const char **end, const char **why)
+{
+	char *e;
+	unsigned long m = strtoul(s + 1, &e, 10), n = m;
+
+	if (e == s + 1 || s[1] == '-' || s[1] == '+')
+		return 0;
+	if (*e == ',' && e[1] != '}')
+		n = strtoul(e + 1, &e, 10);
+	if (m > PATTERN_NODES_MAX || n > PATTERN_NODES_MAX)
+		*why = too_many;
+	*end = strchr(s, '}') ? strchr(s, '}') + 1 : s + strlen(s);
+	return (n > m ? n : m) + 1;
+}
+
+/* s at '[': its closing ']', or NULL when there is none. One first is a
+ * member, and so is every ']' of a "[:class:]", "[.x.]" or "[=x=]". */
+static const char *bracket_end(const char *s)
+{
+	s++;
+	if (*s == '^')
+		s++;
+	if (*s == ']')
+		s++;
+	while (*s && *s != ']') {
+		if (*s == '[' && (s[1] == ':' || s[1] == '.' || s[1] == '=')) {
+			const char *close = strchr(s + 2, s[1]);
+
+			s = close && close[1] == ']' ? close + 1 : s + 1;
+		}
+		s++;
+	}
+	return *s ? s : NULL;
+}
+
 /* Why pattern s is refused (static text), or NULL. Nodes are counted from
  * above: an atom (a character, an escape, a bracket expression) is one, a
  * group the sum of what it holds, '+' doubles the atom before it and
  * '{m,n}' makes it n + 1 copies (m + 1 without n). */
 static const char *pattern_refusal(const char *s)
 {
-	size_t sum[PATTERN_DEPTH_MAX + 1] = { 0 }, last[PATTERN_DEPTH_MAX + 1] = { 0 };
-	int levels[PATTERN_DEPTH_MAX + 1] = { 0 };  /* of repetitions in each open group */
-	int last_levels = 0;                        /* in the group just closed */
-	bool after_repeat = false;
-	const char *too_many = "would compile to more than 256 nodes: it repeats too much";
-	int d = 0;
+	struct pattern_count pc = { .d = 0 };
+	const char *why = NULL, *next;
+	unsigned long k;
 
-	while (*s) {
-		unsigned long k = 1;
-
+	while (*s && !why) {
 		switch (*s) {
 		case '(':
-			if (++d > PATTERN_DEPTH_MAX)
-				return "nests groups more than 16 deep";
-			sum[d] = last[d] = 0;
-			levels[d] = 0;
-			after_repeat = false;
-			s++;
-			continue;
+			why = count_open(&pc);
+			break;
 		case ')':
-			if (d == 0)
-				break;
-			k = sum[d] ? sum[d] : 1;
-			last_levels = levels[d];
-			d--;
-			if (last_levels > levels[d])
-				levels[d] = last_levels;
-			sum[d] += k;
-			last[d] = k;
-			after_repeat = false;
-			s++;
-			goto check;
+			why = pc.d ? count_close(&pc) : count_atom(&pc);
+			break;
 		case '|':
-			last[d] = 0;
-			last_levels = 0;
-			after_repeat = false;
-			s++;
-			continue;
+			count_alternative(&pc);
+			break;
 		case '*':
 		case '?':
 		case '+':
-			k = *s == '+' ? 2 : 1;
-			s++;
-			goto repeat;
-		case '{': {
-			char *end;
-			unsigned long m = strtoul(s + 1, &end, 10), n = m;
-
-			if (end == s + 1 || s[1] == '-' || s[1] == '+')
+			why = count_repeat(&pc, *s == '+' ? 2 : 1);
+			break;
+		case '{':
+			k = brace_copies(s, &next, &why);
+			if (!k) {
+				why = count_atom(&pc);
 				break;
-			if (*end == ',' && end[1] != '}')
-				n = strtoul(end + 1, &end, 10);
-			if (m > PATTERN_NODES_MAX || n > PATTERN_NODES_MAX)
-				return too_many;
-			k = (n > m ? n : m) + 1;
-			s = strchr(s, '}') ? strchr(s, '}') + 1 : s + strlen(s);
-			goto repeat;
-		}
+			}
+			if (!why)
+				why = count_repeat(&pc, k);
+			s = next;
+			continue;
 		case '\\':
 			if (s[1])
 				s++;
+			why = count_atom(&pc);
 			break;
 		case '[':
-			/* To its closing ']': one first is a member, and so is
-			 * every ']' of a "[:class:]", "[.x.]" or "[=x=]". */
-			s++;
-			if (*s == '^')
-				s++;
-			if (*s == ']')
-				s++;
-			while (*s && *s != ']') {
-				if (*s == '[' && (s[1] == ':' || s[1] == '.' || s[1] == '=')) {
-					const char *close = strchr(s + 2, s[1]);
-
-					s = close && close[1] == ']' ? close + 1 : s + 1;
-				}
-				s++;
-			}
-			if (!*s)
+			s = bracket_end(s);
+			if (!s)
 				return NULL;  /* regcomp refuses it, and says why */
+			why = count_atom(&pc);
 			break;
 		default:
+			why = count_atom(&pc);
 			break;
 		}
-		/* one atom */
 		s++;
-		sum[d] += 1;
-		last[d] = 1;
-		last_levels = 0;
-		after_repeat = false;
-		goto check;
-repeat:
-		if (after_repeat)
-			return "repeats a repetition ('+' after '*', '{m,n}' after '?', ...)";
-		if (++last_levels > 2)
-			return "nests repetitions more than 2 deep";
-		if (last_levels > levels[d])
-			levels[d] = last_levels;
-		after_repeat = true;
-		if (last[d] > PATTERN_NODES_MAX / k)
-			return too_many;
-		sum[d] += last[d] * (k - 1);
-		last[d] *= k;
-check:
-		if (sum[d] > PATTERN_NODES_MAX)
-			return too_many;
 	}
-	return NULL;
+	return why;
 }
 
 static void add_pattern(struct parse *ps, const char *value)
