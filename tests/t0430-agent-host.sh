@@ -193,8 +193,8 @@ sed "s|^host = .*|host = $T/zero-host.conf|" cpu-agent.conf | sed '/^min_effect 
 check "a host profile whose max_pairs is under its pairs" run 2 "$PERFD" agent --config sh.conf --check
 check "  refused, at its line" has err "stages-host.conf:5: max_pairs 4 is under pairs 8"
 check "a host profile with pairs 0 and max_pairs 65" run 2 "$PERFD" agent --config zh.conf --check
-check "  pairs named" has err "pairs '0' is not a whole number from 1 to 64"
-check "  max_pairs named" has err "max_pairs '65' is not a whole number from 1 to 64"
+check "  pairs named" has err "'pairs': expected a whole number from 1 to 64, not '0'"
+check "  max_pairs named" has err "'max_pairs': expected a whole number from 1 to 64, not '65'"
 
 # ---- a stop in the middle of a build ----
 # The recipe says it started, then waits on a file that the test removes

@@ -271,7 +271,7 @@ check "  processes" has err "bad.conf:10: 'processes': '0' is not 'none' or a wh
 printf '[host]\nname = bad\n[device]\ndevice_match = x\nexpected_driver = y\nnodes = /dev/dri/* /etc/shadow\n' >bad-host.conf
 sed "s|^\[repo\]$|[agent]\nhost = $T/bad-host.conf\n[repo]|; /^\[sandbox\]$/,/^\[build\]$/{/^\[build\]$/!d}" bad.conf >bad-host-agent.conf
 check "a host profile's nodes outside /dev refused" run 2 "$PERFD" agent --config bad-host-agent.conf --check
-check "  at its line" has err "bad-host.conf:6: nodes: '/etc/shadow' is not a path under /dev/"
+check "  at its line" has err "bad-host.conf:6: 'nodes': expected a path under /dev/, not '/etc/shadow'"
 
 kill "$listener" 2>/dev/null
 finish
