@@ -176,11 +176,6 @@ struct ini_handler {
 	void *ctx;
 };
 void ini_parse(const char *text, size_t len, const struct ini_handler *h);
-/* Appends one configuration mistake to errors, as "NAME:LINE: message\n"
- * ("NAME: message\n" when line is 0): the form every config file's errors
- * take. */
-void ini_error_add(struct strbuf *errors, const char *name, unsigned line, const char *fmt,
-		   va_list ap) PRINTF_LIKE(4, 0);
 
 /* config.c: the values of configuration files, one way for all of them.
  * A report gathers a file's mistakes: config_refuse appends one as

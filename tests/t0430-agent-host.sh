@@ -178,7 +178,7 @@ check "--check refuses a host profile that does not exist" run 2 "$PERFD" agent 
 check "  naming it" has err "no host profile 'no-such-host'"
 printf 'min_effect = 2\ncpus = 3-1\n' >>cpu-agent.conf
 check "bad case settings are refused" run 2 "$PERFD" agent --config cpu-agent.conf --check
-check "  the fraction" has err "'min_effect': '2' is not a fraction in [0, 1)"
+check "  the fraction" has err "'min_effect': expected a fraction in [0, 1) (0.05 is 5%), not '2'"
 check "  the CPU list" has err "'cpus': range 3-1 runs backwards"
 sed '/^min_effect = 2$/d; /^cpus = 3-1$/d' cpu-agent.conf >stages.conf
 printf '\n[case rate]\ncommand = ./prog\nmetric = ops_per_s\npairs = 6\nmax_pairs = 3\nbetter = up\n' >>stages.conf
