@@ -11,6 +11,7 @@
  * - time: monotonic and wall clock helpers.
  * - fs: mkdir -p, rm -rf, a small file read whole.
  * - ini: INI text split into sections and keys, every line numbered.
+ * - config: the values of configuration files, checked and refused one way.
  * - cpus: CPU sets as the kernel writes them ("0-3,6").
  * - child: the fresh-process launcher, used by builder/ (recipes), runners/
  *   (measured programs and contract runners) and daemon/ (the fetch).
@@ -175,11 +176,78 @@ struct ini_handler {
 	void *ctx;
 };
 void ini_parse(const char *text, size_t len, const struct ini_handler *h);
-/* Appends one configuration mistake to errors, as "NAME:LINE: message\n"
- * ("NAME: message\n" when line is 0): the form every config file's errors
- * take. */
-void ini_error_add(struct strbuf *errors, const char *name, unsigned line, const char *fmt,
-		   va_list ap) PRINTF_LIKE(4, 0);
+
+/* config.c: the values of configuration files, one way for all of them.
+ * A report gathers a file's mistakes: config_refuse appends one as
+ * "NAME:LINE: message\n" ("NAME: message\n" when line is 0), the form every
+ * config file's errors take; a parse reports all of them, then fails with
+ * config_report_end. name and errors are borrowed from the caller. */
+#define CONFIG_SECONDS_MAX (7 * 86400.0)  /* a week: no timeout or interval is longer */
+struct config_report {
+	const char *name;            /* the file, for messages */
+	unsigned line;               /* the line being read; 0: the file as a whole */
+	struct strbuf *errors;       /* where the messages go */
+	unsigned count;              /* how many were refused */
+};
+void config_refuse(struct config_report *r, const char *fmt, ...) PRINTF_LIKE(2, 3);
+/* 0 when nothing was refused, else -EINVAL with "N errors in 'NAME'". */
+int config_report_end(const struct config_report *r);
+/* fs_read_file for a configuration file: *out (the caller's) holds its
+ * text; the detail of an error says "configuration ...". */
+int config_read(char **out, size_t *out_len, const char *path, size_t max);
+/* The file at path (at most max bytes) into *out (the caller's), which
+ * must be PEM text: hold begin ("-----BEGIN "), and no NUL. Else said at
+ * r's line, -EINVAL and *out NULL. */
+int config_read_pem(char **out, struct config_report *r, const char *key, const char *path,
+		    size_t max, const char *begin);
+/* The whole of v as a number from lo to hi, else -EINVAL; nothing said. */
+int config_parse_long(long *out, const char *v, long lo, long hi);
+/* 1 to max letters, digits, '.', '_' or '-'. */
+bool config_name_is_valid(const char *s, size_t max);
+/* Starts with '/' (under /dev/ for a device) and holds no "/../". */
+bool config_path_is_absolute(const char *s);
+bool config_path_is_device(const char *s);
+/*
+ * The setters: each reads the value v of key into *out, or says at r's
+ * line "'KEY': expected WHAT, not 'V'" and returns -EINVAL with *out as it
+ * was. Text (a name, a path) is refused empty or set twice (*out not NULL:
+ * clear a default first); *out is then the caller's, to free.
+ *   bool: true, yes, 1 or false, no, 0.
+ *   choice: the index in words (NULL-terminated) of the one v is.
+ *   long, int: a whole number from lo to hi.
+ *   seconds: a duration above 0 and at most max.
+ *   number: a number of unit (for messages: "hours") from lo to hi.
+ *   fraction: from 0 up to, not including, 1.
+ */
+int config_set_text(char **out, struct config_report *r, const char *key, const char *v);
+int config_set_name(char **out, struct config_report *r, const char *key, const char *v,
+		    size_t max);
+int config_set_path(char **out, struct config_report *r, const char *key, const char *v);
+int config_set_bool(bool *out, struct config_report *r, const char *key, const char *v);
+int config_set_choice(int *out, struct config_report *r, const char *key, const char *v,
+		      const char *const *words);
+int config_set_long(long *out, struct config_report *r, const char *key, const char *v,
+		    long lo, long hi);
+int config_set_int(int *out, struct config_report *r, const char *key, const char *v, int lo,
+		   int hi);
+int config_set_seconds(double *out, struct config_report *r, const char *key, const char *v,
+		       double max);
+int config_set_number(double *out, struct config_report *r, const char *key, const char *v,
+		      double lo, double hi, const char *unit);
+int config_set_fraction(double *out, struct config_report *r, const char *key, const char *v);
+/* A list: v split at blanks, each word appended to *list (the caller's:
+ * config_words_free). A word is refused when is_valid (NULL: any) says no
+ * ("expected WHAT"), when once and it is listed already, or past max
+ * entries; v without a word is refused too. -EINVAL when any was. */
+struct config_words {
+	size_t max;
+	bool (*is_valid)(const char *word);
+	const char *what;            /* what is_valid accepts: "an absolute path" */
+	bool once;
+};
+int config_add_words(char ***list, size_t *n, struct config_report *r, const char *key,
+		     const char *v, const struct config_words *how);
+void config_words_free(char **list, size_t n);
 
 /* cpus.c: a CPU set in cpuset(7) list format ("4-7", "0,2,8-11");
  * embedded, no heap. */

@@ -80,14 +80,3 @@ void ini_parse(const char *text, size_t len, const struct ini_handler *h)
 	}
 	free(buf);
 }
-
-void ini_error_add(struct strbuf *errors, const char *name, unsigned line, const char *fmt,
-		   va_list ap)
-{
-	if (line)
-		strbuf_addf(errors, "%s:%u: ", name, line);
-	else
-		strbuf_addf(errors, "%s: ", name);
-	strbuf_vaddf(errors, fmt, ap);
-	strbuf_addch(errors, '\n');
-}

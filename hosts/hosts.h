@@ -56,6 +56,7 @@ struct host_profile {
 #define HOST_DEFAULT_PAIRS 3
 #define HOST_DEFAULT_MAX_PAIRS 24
 #define HOST_MAX_PAIRS 64
+#define HOST_NAME_LEN_MAX 63            /* [host] name: as a hub takes a host's name */
 #define HOST_DEFAULT_FAULT_LOG "/dev/kmsg"
 #define HOST_DEFAULT_NODES "/dev/dri/* /dev/nvidia* /dev/kfd"
 

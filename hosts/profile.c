@@ -4,7 +4,6 @@
  * mistake with its line.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,30 +72,12 @@ static const char *const sections[] = { "host", "device", "timing", "faults" };
 #define HOST_PROFILE_MAX (64 * 1024)
 
 struct parse {
-	const char *path;
-	unsigned lineno;                /* the line being read */
+	struct config_report r;         /* the file, the line being read, its errors */
 	int section;                    /* index in sections[]; -1 before one or after an unknown one */
 	unsigned section_line[ARRAY_SIZE(sections)];
 	unsigned key_line[KEY_COUNT];   /* where each key was first set */
-	struct strbuf *errors;
-	unsigned nerrors;
 	struct host_profile *p;
 };
-
-static void parse_error(struct parse *ps, unsigned line, const char *fmt, ...)
-	PRINTF_LIKE(3, 4);
-
-static void parse_error(struct parse *ps, unsigned line, const char *fmt, ...)
-{
-	va_list ap;
-
-	strbuf_addf(ps->errors, "%s:%u: ", ps->path, line);
-	va_start(ap, fmt);
-	strbuf_vaddf(ps->errors, fmt, ap);
-	va_end(ap);
-	strbuf_addch(ps->errors, '\n');
-	ps->nerrors++;
-}
 
 static int section_index(const char *name)
 {
@@ -110,13 +91,13 @@ static void on_section(void *ctx, unsigned line, char *name, char *arg)
 {
 	struct parse *ps = ctx;
 
-	ps->lineno = line;
+	ps->r.line = line;
 	ps->section = -2;       /* keys after it were reported with it */
 	if (!name)
 		return;         /* a malformed header, reported */
 	if (arg || section_index(name) < 0) {
-		parse_error(ps, line, "unknown section [%s%s%s] (expected [host], [device], "
-			    "[timing] or [faults])", name, arg ? " " : "", arg ? arg : "");
+		config_refuse(&ps->r, "unknown section [%s%s%s] (expected [host], [device], "
+			      "[timing] or [faults])", name, arg ? " " : "", arg ? arg : "");
 		return;
 	}
 	ps->section = section_index(name);
@@ -126,37 +107,10 @@ static void on_section(void *ctx, unsigned line, char *name, char *arg)
 
 static void on_error(void *ctx, unsigned line, const char *msg)
 {
-	parse_error(ctx, line, "%s", msg);
-}
+	struct parse *ps = ctx;
 
-static bool is_name(const char *s)
-{
-	if (*s == '\0')
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_'))
-			return false;
-	return true;
-}
-
-static int parse_number(double *out, const char *value)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(value, &end);
-	if (end == value || *end != '\0' || errno != 0 || !isfinite(v))
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
-static void set_text(char **field, const char *value)
-{
-	free(*field);
-	*field = xstrdup(value);
+	ps->r.line = line;
+	config_refuse(&ps->r, "%s", msg);
 }
 
 /* A bound on what regcomp makes of one fault pattern. glibc copies an atom
@@ -175,123 +129,179 @@ static void set_text(char **field, const char *value)
 #define PATTERN_NODES_MAX 256
 #define PATTERN_DEPTH_MAX 16
 
+/* The count of a pattern's nodes so far, at each level of open groups:
+ * sum, all of the group's so far; last, its last atom's or group's (what a
+ * repetition copies); levels, of repetitions nested in it. */
+struct pattern_count {
+	size_t sum[PATTERN_DEPTH_MAX + 1], last[PATTERN_DEPTH_MAX + 1];
+	int levels[PATTERN_DEPTH_MAX + 1];
+	int last_levels;                /* in the last atom or group */
+	bool after_repeat;
+	int d;                          /* groups open */
+};
+
+static const char *const too_many = "would compile to more than 256 nodes: it repeats too much";
+
+static const char *count_check(const struct pattern_count *pc)
+{
+	return pc->sum[pc->d] > PATTERN_NODES_MAX ? too_many : NULL;
+}
+
+static const char *count_atom(struct pattern_count *pc)
+{
+	pc->sum[pc->d] += 1;
+	pc->last[pc->d] = 1;
+	pc->last_levels = 0;
+	pc->after_repeat = false;
+	return count_check(pc);
+}
+
+static const char *count_open(struct pattern_count *pc)
+{
+	if (++pc->d > PATTERN_DEPTH_MAX)
+		return "nests groups more than 16 deep";
+	pc->sum[pc->d] = pc->last[pc->d] = 0;
+	pc->levels[pc->d] = 0;
+	pc->after_repeat = false;
+	return NULL;
+}
+
+/* A group closed is one node to what follows, the sum of what it holds. */
+static const char *count_close(struct pattern_count *pc)
+{
+	size_t k = pc->sum[pc->d] ? pc->sum[pc->d] : 1;
+
+	pc->last_levels = pc->levels[pc->d];
+	pc->d--;
+	if (pc->last_levels > pc->levels[pc->d])
+		pc->levels[pc->d] = pc->last_levels;
+	pc->sum[pc->d] += k;
+	pc->last[pc->d] = k;
+	pc->after_repeat = false;
+	return count_check(pc);
+}
+
+static void count_alternative(struct pattern_count *pc)
+{
+	pc->last[pc->d] = 0;
+	pc->last_levels = 0;
+	pc->after_repeat = false;
+}
+
+/* A repetition makes k copies of the last atom or group. */
+static const char *count_repeat(struct pattern_count *pc, unsigned long k)
+{
+	size_t *last = &pc->last[pc->d];
+
+	if (pc->after_repeat)
+		return "repeats a repetition ('+' after '*', '{m,n}' after '?', ...)";
+	if (++pc->last_levels > 2)
+		return "nests repetitions more than 2 deep";
+	if (pc->last_levels > pc->levels[pc->d])
+		pc->levels[pc->d] = pc->last_levels;
+	pc->after_repeat = true;
+	if (*last > PATTERN_NODES_MAX / k)
+		return too_many;
+	pc->sum[pc->d] += *last * (k - 1);
+	*last *= k;
+	return count_check(pc);
+}
+
+/* s at '{': its copies ("{m,n}" n + 1, "{m}" or "{m,}" m + 1) and in *end
+ * what follows it; 0 when it is a literal '{'; *why when a bound is over
+ * the count. */
+static unsigned long brace_copies(const char *s, const char **end, const char **why)
+{
+	char *e;
+	unsigned long m = strtoul(s + 1, &e, 10), n = m;
+
+	if (e == s + 1 || s[1] == '-' || s[1] == '+')
+		return 0;
+	if (*e == ',' && e[1] != '}')
+		n = strtoul(e + 1, &e, 10);
+	if (m > PATTERN_NODES_MAX || n > PATTERN_NODES_MAX)
+		*why = too_many;
+	*end = strchr(s, '}') ? strchr(s, '}') + 1 : s + strlen(s);
+	return (n > m ? n : m) + 1;
+}
+
+/* s at '[': its closing ']', or NULL when there is none. One first is a
+ * member, and so is every ']' of a "[:class:]", "[.x.]" or "[=x=]". */
+static const char *bracket_end(const char *s)
+{
+	s++;
+	if (*s == '^')
+		s++;
+	if (*s == ']')
+		s++;
+	while (*s && *s != ']') {
+		if (*s == '[' && (s[1] == ':' || s[1] == '.' || s[1] == '=')) {
+			const char *close = strchr(s + 2, s[1]);
+
+			s = close && close[1] == ']' ? close + 1 : s + 1;
+		}
+		s++;
+	}
+	return *s ? s : NULL;
+}
+
 /* Why pattern s is refused (static text), or NULL. Nodes are counted from
  * above: an atom (a character, an escape, a bracket expression) is one, a
  * group the sum of what it holds, '+' doubles the atom before it and
  * '{m,n}' makes it n + 1 copies (m + 1 without n). */
 static const char *pattern_refusal(const char *s)
 {
-	size_t sum[PATTERN_DEPTH_MAX + 1] = { 0 }, last[PATTERN_DEPTH_MAX + 1] = { 0 };
-	int levels[PATTERN_DEPTH_MAX + 1] = { 0 };  /* of repetitions in each open group */
-	int last_levels = 0;                        /* in the group just closed */
-	bool after_repeat = false;
-	const char *too_many = "would compile to more than 256 nodes: it repeats too much";
-	int d = 0;
+	struct pattern_count pc = { .d = 0 };
+	const char *why = NULL, *next;
+	unsigned long k;
 
-	while (*s) {
-		unsigned long k = 1;
-
+	while (*s && !why) {
 		switch (*s) {
 		case '(':
-			if (++d > PATTERN_DEPTH_MAX)
-				return "nests groups more than 16 deep";
-			sum[d] = last[d] = 0;
-			levels[d] = 0;
-			after_repeat = false;
-			s++;
-			continue;
+			why = count_open(&pc);
+			break;
 		case ')':
-			if (d == 0)
-				break;
-			k = sum[d] ? sum[d] : 1;
-			last_levels = levels[d];
-			d--;
-			if (last_levels > levels[d])
-				levels[d] = last_levels;
-			sum[d] += k;
-			last[d] = k;
-			after_repeat = false;
-			s++;
-			goto check;
+			why = pc.d ? count_close(&pc) : count_atom(&pc);
+			break;
 		case '|':
-			last[d] = 0;
-			last_levels = 0;
-			after_repeat = false;
-			s++;
-			continue;
+			count_alternative(&pc);
+			break;
 		case '*':
 		case '?':
 		case '+':
-			k = *s == '+' ? 2 : 1;
-			s++;
-			goto repeat;
-		case '{': {
-			char *end;
-			unsigned long m = strtoul(s + 1, &end, 10), n = m;
-
-			if (end == s + 1 || s[1] == '-' || s[1] == '+')
+			why = count_repeat(&pc, *s == '+' ? 2 : 1);
+			break;
+		case '{':
+			k = brace_copies(s, &next, &why);
+			if (!k) {
+				why = count_atom(&pc);
 				break;
-			if (*end == ',' && end[1] != '}')
-				n = strtoul(end + 1, &end, 10);
-			if (m > PATTERN_NODES_MAX || n > PATTERN_NODES_MAX)
-				return too_many;
-			k = (n > m ? n : m) + 1;
-			s = strchr(s, '}') ? strchr(s, '}') + 1 : s + strlen(s);
-			goto repeat;
-		}
+			}
+			if (!why)
+				why = count_repeat(&pc, k);
+			s = next;
+			continue;
 		case '\\':
 			if (s[1])
 				s++;
+			why = count_atom(&pc);
 			break;
 		case '[':
-			/* To its closing ']': one first is a member, and so is
-			 * every ']' of a "[:class:]", "[.x.]" or "[=x=]". */
-			s++;
-			if (*s == '^')
-				s++;
-			if (*s == ']')
-				s++;
-			while (*s && *s != ']') {
-				if (*s == '[' && (s[1] == ':' || s[1] == '.' || s[1] == '=')) {
-					const char *close = strchr(s + 2, s[1]);
-
-					s = close && close[1] == ']' ? close + 1 : s + 1;
-				}
-				s++;
-			}
-			if (!*s)
+			s = bracket_end(s);
+			if (!s)
 				return NULL;  /* regcomp refuses it, and says why */
+			why = count_atom(&pc);
 			break;
 		default:
+			why = count_atom(&pc);
 			break;
 		}
-		/* one atom */
 		s++;
-		sum[d] += 1;
-		last[d] = 1;
-		last_levels = 0;
-		after_repeat = false;
-		goto check;
-repeat:
-		if (after_repeat)
-			return "repeats a repetition ('+' after '*', '{m,n}' after '?', ...)";
-		if (++last_levels > 2)
-			return "nests repetitions more than 2 deep";
-		if (last_levels > levels[d])
-			levels[d] = last_levels;
-		after_repeat = true;
-		if (last[d] > PATTERN_NODES_MAX / k)
-			return too_many;
-		sum[d] += last[d] * (k - 1);
-		last[d] *= k;
-check:
-		if (sum[d] > PATTERN_NODES_MAX)
-			return too_many;
 	}
-	return NULL;
+	return why;
 }
 
-static void add_pattern(struct parse *ps, const char *value)
+static void add_pattern(struct parse *ps, const char *key, const char *value)
 {
 	struct host_profile *p = ps->p;
 	struct host_fault *f;
@@ -300,15 +310,15 @@ static void add_pattern(struct parse *ps, const char *value)
 	int rc;
 
 	if (*value == '\0') {
-		parse_error(ps, ps->lineno, "fault_pattern is empty");
+		config_refuse(&ps->r, "'%s': expected a value", key);
 		return;
 	}
 	if (strlen(value) > PATTERN_BYTES_MAX) {
-		parse_error(ps, ps->lineno, "fault_pattern is over %d bytes", PATTERN_BYTES_MAX);
+		config_refuse(&ps->r, "'%s': expected at most %d bytes", key, PATTERN_BYTES_MAX);
 		return;
 	}
 	if ((why = pattern_refusal(value))) {
-		parse_error(ps, ps->lineno, "fault_pattern '%s' %s", value, why);
+		config_refuse(&ps->r, "'%s': '%s' %s", key, value, why);
 		return;
 	}
 	p->faults = xrealloc(p->faults, (p->nfaults + 1) * sizeof(*p->faults));
@@ -316,126 +326,100 @@ static void add_pattern(struct parse *ps, const char *value)
 	rc = regcomp(&f->re, value, REG_EXTENDED | REG_ICASE | REG_NOSUB);
 	if (rc != 0) {
 		regerror(rc, &f->re, msg, sizeof(msg));
-		parse_error(ps, ps->lineno, "fault_pattern '%s' is not a valid regex: %s",
-			    value, msg);
+		config_refuse(&ps->r, "'%s': expected a regular expression, not '%s' (%s)", key,
+			      value, msg);
 		return;
 	}
 	f->text = xstrdup(value);
-	f->line = ps->lineno;
+	f->line = ps->r.line;
 	p->nfaults++;
+}
+
+/* A text key: its default, when it has one, gives way (on_key refuses a
+ * key given twice). */
+static void set_text(struct parse *ps, char **field, const char *key, const char *value)
+{
+	free(*field);
+	*field = NULL;
+	config_set_text(field, &ps->r, key, value);
+}
+
+/* nodes: device paths, kept as written once each is checked; none (an
+ * empty value) gives a sandboxed process no device. */
+static void set_nodes(struct parse *ps, const char *key, const char *value)
+{
+	static const struct config_words node_words = { .max = SIZE_MAX,
+		.is_valid = config_path_is_device, .what = "a path under /dev/" };
+	char **words = NULL;
+	size_t n = 0;
+
+	if (!*value || config_add_words(&words, &n, &ps->r, key, value, &node_words) == 0) {
+		free(ps->p->nodes);
+		ps->p->nodes = xstrdup(value);
+	}
+	config_words_free(words, n);
+}
+
+/* The field a text key's value goes in. */
+static char **text_field(struct host_profile *p, enum key_id id)
+{
+	switch (id) {
+	case KEY_NAME:
+		return &p->name;
+	case KEY_DESCRIPTION:
+		return &p->description;
+	case KEY_DEVICE_MATCH:
+		return &p->device_match;
+	case KEY_EXPECTED_DRIVER:
+		return &p->expected_driver;
+	default:
+		return &p->fault_log;
+	}
 }
 
 static void set_value(struct parse *ps, enum key_id id, const char *value)
 {
 	const struct key *k = &keys[id];
 	struct host_profile *p = ps->p;
-	struct cpus cpus;
-	double v;
-	char *end;
-	unsigned long ms;
+	long ms;
 
 	switch (k->kind) {
 	case KIND_NAME:
-		if (!is_name(value)) {
-			parse_error(ps, ps->lineno,
-				    "%s '%s' must be letters, digits, '-' or '_'",
-				    k->name, value);
-			return;
-		}
-		set_text(&p->name, value);
+		config_set_name(&p->name, &ps->r, k->name, value, HOST_NAME_LEN_MAX);
 		break;
 	case KIND_TEXT:
-		set_text(&p->description, value);
+		free(p->description);
+		p->description = xstrdup(value);
 		break;
 	case KIND_REQUIRED_TEXT:
-		if (*value == '\0') {
-			parse_error(ps, ps->lineno, "%s is empty", k->name);
-			return;
-		}
-		if (id == KEY_DEVICE_MATCH)
-			set_text(&p->device_match, value);
-		else if (id == KEY_EXPECTED_DRIVER)
-			set_text(&p->expected_driver, value);
-		else
-			set_text(&p->fault_log, value);
+		set_text(ps, text_field(p, id), k->name, value);
 		break;
 	case KIND_SECONDS:
-		if (parse_number(&v, value) < 0) {
-			parse_error(ps, ps->lineno, "%s '%s' is not a number of seconds",
-				    k->name, value);
-			return;
-		}
-		if (v <= 0) {
-			parse_error(ps, ps->lineno, "%s must be positive, not %s",
-				    k->name, value);
-			return;
-		}
-		p->process_timeout_s = v;
+		config_set_seconds(&p->process_timeout_s, &ps->r, k->name, value,
+				   CONFIG_SECONDS_MAX);
 		break;
 	case KIND_FRACTION:
-		if (parse_number(&v, value) < 0) {
-			parse_error(ps, ps->lineno, "%s '%s' is not a number",
-				    k->name, value);
-			return;
-		}
-		if (v < 0 || v >= 1) {
-			parse_error(ps, ps->lineno,
-				    "%s must be a fraction in [0, 1) (0.05 is 5%%), not %s",
-				    k->name, value);
-			return;
-		}
-		if (id == KEY_NOISE)
-			p->noise = v;
-		else
-			p->min_effect = v;
+		config_set_fraction(id == KEY_NOISE ? &p->noise : &p->min_effect, &ps->r, k->name,
+				    value);
 		break;
 	case KIND_MS:
-		errno = 0;
-		ms = strtoul(value, &end, 10);
-		if (end == value || *end != '\0' || errno != 0 || *value == '-' ||
-		    ms > COOLDOWN_MAX_MS) {
-			parse_error(ps, ps->lineno,
-				    "%s '%s' is not a whole number of milliseconds from 0 to %d",
-				    k->name, value, COOLDOWN_MAX_MS);
-			return;
-		}
-		p->cooldown_ms = (unsigned)ms;
+		if (config_set_long(&ms, &ps->r, k->name, value, 0, COOLDOWN_MAX_MS) == 0)
+			p->cooldown_ms = (unsigned)ms;
 		break;
 	case KIND_PAIRS:
-		errno = 0;
-		ms = strtoul(value, &end, 10);
-		if (end == value || *end != '\0' || errno != 0 || *value == '-' || ms < 1 ||
-		    ms > HOST_MAX_PAIRS) {
-			parse_error(ps, ps->lineno, "%s '%s' is not a whole number from 1 to %d",
-				    k->name, value, HOST_MAX_PAIRS);
-			return;
-		}
-		*(id == KEY_PAIRS ? &p->pairs : &p->max_pairs) = (int)ms;
+		config_set_int(id == KEY_PAIRS ? &p->pairs : &p->max_pairs, &ps->r, k->name, value,
+			       1, HOST_MAX_PAIRS);
 		break;
 	case KIND_CPUS:
-		if (cpus_parse(&cpus, value) < 0) {
-			parse_error(ps, ps->lineno, "cpus: %s", err_last());
-			return;
-		}
-		p->cpus = cpus;
+		if (cpus_parse(&p->cpus, value) < 0)
+			config_refuse(&ps->r, "'%s': %s", k->name, err_last());
 		break;
 	case KIND_PATTERN:
-		add_pattern(ps, value);
+		add_pattern(ps, k->name, value);
 		break;
-	case KIND_NODES: {
-		char *copy = xstrdup(value), *save = NULL, *w;
-
-		for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-			if (strncmp(w, "/dev/", 5) || strstr(w, "/../")) {
-				parse_error(ps, ps->lineno, "nodes: '%s' is not a path under /dev/", w);
-				free(copy);
-				return;
-			}
-		}
-		free(copy);
-		set_text(&p->nodes, value);
+	case KIND_NODES:
+		set_nodes(ps, k->name, value);
 		break;
-	}
 	}
 }
 
@@ -445,9 +429,9 @@ static void on_key(void *ctx, unsigned line, char *name, char *value)
 	const char *section;
 	int other = -1;
 
-	ps->lineno = line;
+	ps->r.line = line;
 	if (ps->section == -1) {
-		parse_error(ps, line, "key '%s' outside a section", name);
+		config_refuse(&ps->r, "key '%s' outside a section", name);
 		return;
 	}
 	if (ps->section < 0)
@@ -461,8 +445,8 @@ static void on_key(void *ctx, unsigned line, char *name, char *value)
 			continue;
 		}
 		if (ps->key_line[i] && !keys[i].repeatable) {
-			parse_error(ps, line, "duplicate key '%s' (first set on line %u)", name,
-				    ps->key_line[i]);
+			config_refuse(&ps->r, "duplicate key '%s' (first set on line %u)", name,
+				      ps->key_line[i]);
 			return;
 		}
 		if (!ps->key_line[i])
@@ -471,10 +455,10 @@ static void on_key(void *ctx, unsigned line, char *name, char *value)
 		return;
 	}
 	if (other >= 0)
-		parse_error(ps, line, "key '%s' belongs in [%s], not [%s]", name,
-			    keys[other].section, section);
+		config_refuse(&ps->r, "key '%s' belongs in [%s], not [%s]", name,
+			      keys[other].section, section);
 	else
-		parse_error(ps, line, "unknown key '%s' in [%s]", name, section);
+		config_refuse(&ps->r, "unknown key '%s' in [%s]", name, section);
 }
 
 static void check_required(struct parse *ps)
@@ -489,11 +473,10 @@ static void check_required(struct parse *ps)
 		/* A profile without [device] is a CPU host: it names no GPU. */
 		if (!strcmp(keys[i].section, "device") && !ps->section_line[s])
 			continue;
-		line = ps->section_line[s] ? ps->section_line[s] : ps->lineno;
-		if (line == 0)
-			line = 1;
-		parse_error(ps, line, "missing required key '%s' in [%s]",
-			    keys[i].name, keys[i].section);
+		line = ps->section_line[s] ? ps->section_line[s] : ps->r.line;
+		ps->r.line = line ? line : 1;
+		config_refuse(&ps->r, "missing required key '%s' in [%s]", keys[i].name,
+			      keys[i].section);
 	}
 }
 
@@ -516,23 +499,22 @@ static struct host_profile *profile_new(const char *path)
 int host_profile_parse(struct host_profile **out, const char *path, const char *text,
 		       size_t len, struct strbuf *errors)
 {
-	struct parse ps = { .path = path, .errors = errors, .section = -1 };
+	struct parse ps = { .r = { .name = path, .errors = errors }, .section = -1 };
 	const struct ini_handler h = { on_section, on_key, on_error, &ps };
 
 	*out = NULL;
 	ps.p = profile_new(path);
 	ini_parse(text, len, &h);
 	check_required(&ps);
-	if (ps.p->max_pairs < ps.p->pairs)
-		parse_error(&ps, ps.key_line[KEY_MAX_PAIRS] ? ps.key_line[KEY_MAX_PAIRS] :
-			    ps.key_line[KEY_PAIRS], "max_pairs %d is under pairs %d",
-			    ps.p->max_pairs, ps.p->pairs);
-	if (ps.nerrors) {
-		int rc = err_set(-EINVAL, "'%s': %u error%s", path, ps.nerrors,
-				 ps.nerrors == 1 ? "" : "s");
-
+	if (ps.p->max_pairs < ps.p->pairs) {
+		ps.r.line = ps.key_line[KEY_MAX_PAIRS] ? ps.key_line[KEY_MAX_PAIRS] :
+			    ps.key_line[KEY_PAIRS];
+		config_refuse(&ps.r, "max_pairs %d is under pairs %d", ps.p->max_pairs,
+			      ps.p->pairs);
+	}
+	if (ps.r.count) {
 		host_profile_free(ps.p);
-		return rc;
+		return config_report_end(&ps.r);
 	}
 	*out = ps.p;
 	return 0;

@@ -158,13 +158,14 @@ static void test_all_errors_listed(void **state)
 		":1: key 'name' outside a section",
 		":4: unknown key 'colour' in [host]",
 		":7: key 'noise' belongs in [timing], not [device]",
-		":9: process_timeout_s must be positive, not -5",
-		":10: noise '0.o5' is not a number",
-		":11: min_effect must be a fraction in [0, 1)",
-		":12: cpus: range 4-2 runs backwards",
-		":13: cooldown_ms 'soon' is not a whole number",
+		":9: 'process_timeout_s': expected a number of seconds above 0 and at most 604800, "
+		"not '-5'",
+		":10: 'noise': expected a fraction in [0, 1) (0.05 is 5%), not '0.o5'",
+		":11: 'min_effect': expected a fraction in [0, 1) (0.05 is 5%), not '3'",
+		":12: 'cpus': range 4-2 runs backwards",
+		":13: 'cooldown_ms': expected a whole number from 0 to 600000, not 'soon'",
 		":14: expected 'key = value' or '[section]'",
-		":16: fault_pattern 'ring (gfx' is not a valid regex",
+		":16: 'fault_pattern': expected a regular expression, not 'ring (gfx'",
 		":18: unknown section [extras]",
 		":20: duplicate key 'name' (first set on line 3)",
 		":5: missing required key 'expected_driver' in [device]",
@@ -265,7 +266,8 @@ static void test_no_inline_comment(void **state)
 	char *want;
 
 	assert_int_equal(host_profile_load(&p, path, &errors), -EINVAL);
-	want = xasprintf("%s:2: name 'tiny ; a comment' must be letters", path);
+	want = xasprintf("%s:2: 'name': expected a name of 1 to 63 letters, digits, '.', '_' or "
+			 "'-', not 'tiny ; a comment'", path);
 	assert_non_null(strstr(errors.buf, want));
 	free(want);
 	unlink(path);
@@ -415,21 +417,21 @@ static void test_pattern_size(void **state)
 	assert_int_equal(host_profile_parse(&p, "bomb.conf", text.buf, text.len, &errors),
 			 -EINVAL);
 	assert_null(p);
-	assert_non_null(strstr(errors.buf, "bomb.conf:4: fault_pattern 'ring .* t++++"));
+	assert_non_null(strstr(errors.buf, "bomb.conf:4: 'fault_pattern': 'ring .* t++++"));
 	assert_non_null(strstr(errors.buf, "+imeout' repeats a repetition ('+' after '*', "
 			       "'{m,n}' after '?', ...)\n"));
-	assert_non_null(strstr(errors.buf, "bomb.conf:5: fault_pattern '((a{255}){255}){255}' "
+	assert_non_null(strstr(errors.buf, "bomb.conf:5: 'fault_pattern': '((a{255}){255}){255}' "
 			       "would compile to more than 256 nodes"));
-	assert_non_null(strstr(errors.buf, "bomb.conf:6: fault_pattern '(((((((((((((((((x)))))"
+	assert_non_null(strstr(errors.buf, "bomb.conf:6: 'fault_pattern': '(((((((((((((((((x)))))"
 			       "))))))))))))' nests groups more than 16 deep\n"));
-	assert_non_null(strstr(errors.buf, "bomb.conf:7: fault_pattern 'x{1,257}' would compile "
+	assert_non_null(strstr(errors.buf, "bomb.conf:7: 'fault_pattern': 'x{1,257}' would compile "
 			       "to more than 256 nodes: it repeats too much\n"));
-	assert_non_null(strstr(errors.buf, "bomb.conf:8: fault_pattern 'n???????????????????????"
+	assert_non_null(strstr(errors.buf, "bomb.conf:8: 'fault_pattern': 'n???????????????????????"
 			       "+++++' repeats a repetition"));
-	assert_non_null(strstr(errors.buf, "bomb.conf:9: fault_pattern '(((((((a?)+)?)+)?)+)?)+' "
-			       "nests repetitions more than 2 deep\n"));
-	assert_non_null(strstr(errors.buf, "bomb.conf:10: fault_pattern 'GPU (reset){100}' would "
-			       "compile to more than 256 nodes"));
+	assert_non_null(strstr(errors.buf, "bomb.conf:9: 'fault_pattern': "
+			       "'(((((((a?)+)?)+)?)+)?)+' nests repetitions more than 2 deep\n"));
+	assert_non_null(strstr(errors.buf, "bomb.conf:10: 'fault_pattern': 'GPU (reset){100}' "
+			       "would compile to more than 256 nodes"));
 
 	strbuf_reset(&errors);
 	strbuf_reset(&text);

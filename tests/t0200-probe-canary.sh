@@ -116,7 +116,7 @@ CONF
 perfd_rc 2 "probe --host with a bad profile" probe --host "$TMP/bad.conf"
 expect_grep "^$TMP/bad.conf:3: unknown key 'colour' in \\[host\\]" "$TMP/err" \
 	"bad profile: unknown key with file:line"
-expect_grep "^$TMP/bad.conf:8: process_timeout_s '1O' is not a number" "$TMP/err" \
+expect_grep "^$TMP/bad.conf:8: 'process_timeout_s': expected a number of seconds above 0 and at most 604800, not '1O'" "$TMP/err" \
 	"bad profile: malformed number with file:line"
 
 # The canary: five runs, every check passing, one digest.

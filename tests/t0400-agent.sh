@@ -44,8 +44,8 @@ chunks = 0
 CONF
 check "a bad configuration is refused" run 2 "$PERFD" agent --config bad.conf --check
 check "unknown key, with its line" has err "bad.conf:2: unknown key 'databse' in [agent]"
-check "malformed value, with its line" has err "bad.conf:3: 'poll_s': 'soon' is not a number of seconds"
-check "bad chunks" has err "bad.conf:9: 'chunks': '0' is not a whole number from 1 to 1000"
+check "malformed value, with its line" has err "bad.conf:3: 'poll_s': expected a number of seconds above 0 and at most 604800, not 'soon'"
+check "bad chunks" has err "bad.conf:9: 'chunks': expected a whole number from 1 to 1000, not '0'"
 check "unknown section" has err "bad.conf:10: unknown section [mystery]"
 check "missing url" has err "bad.conf: [repo] needs 'url'"
 check "missing artifacts" has err "bad.conf: [build] needs 'artifacts'"
@@ -199,7 +199,7 @@ check "with the default branch's recipe, not the head's" test ! -e "/tmp/perfd-e
 printf '[build]\ncommand = cc\nartifacts = prog\n[case x]\npairs = none\n' >"$SUITE/perfd.ini"
 git -C "$SUITE" commit -qam "a broken suite"
 check "a broken suite on the default branch: nothing built" run 2 "$PERFD" agent --config suite.conf --once
-check "its errors named with the branch and line" has err "origin/main:perfd.ini:5: 'pairs': 'none' is not a whole number"
+check "its errors named with the branch and line" has err "origin/main:perfd.ini:5: 'pairs': expected a whole number from 1 to 64, not 'none'"
 check "and why nothing ran" has err "no suite to build with"
 check "the queued job waits" eq queued "$(sqlite3 "$T/s.db" "select state from jobs order by id desc limit 1")"
 cat >both.conf <<CONF

@@ -156,7 +156,7 @@ check "--check refuses a host profile that does not exist" run 2 "$PERFD" agent 
 check "  naming it" has err "no host profile 'no-such-host'"
 printf 'min_effect = 2\ncpus = 3-1\n' >>cpu-agent.conf
 check "bad case settings are refused" run 2 "$PERFD" agent --config cpu-agent.conf --check
-check "  the fraction" has err "'min_effect': '2' is not a fraction in [0, 1)"
+check "  the fraction" has err "'min_effect': expected a fraction in [0, 1) (0.05 is 5%), not '2'"
 check "  the CPU list" has err "'cpus': range 3-1 runs backwards"
 sed '/^min_effect = 2$/d; /^cpus = 3-1$/d' cpu-agent.conf >stages.conf
 printf '\n[case rate]\ncommand = ./prog\nmetric = ops_per_s\npairs = 6\nmax_pairs = 3\nbetter = up\n' >>stages.conf
@@ -171,8 +171,8 @@ sed "s|^host = .*|host = $T/zero-host.conf|" cpu-agent.conf | sed '/^min_effect 
 check "a host profile whose max_pairs is under its pairs" run 2 "$PERFD" agent --config sh.conf --check
 check "  refused, at its line" has err "stages-host.conf:5: max_pairs 4 is under pairs 8"
 check "a host profile with pairs 0 and max_pairs 65" run 2 "$PERFD" agent --config zh.conf --check
-check "  pairs named" has err "pairs '0' is not a whole number from 1 to 64"
-check "  max_pairs named" has err "max_pairs '65' is not a whole number from 1 to 64"
+check "  pairs named" has err "'pairs': expected a whole number from 1 to 64, not '0'"
+check "  max_pairs named" has err "'max_pairs': expected a whole number from 1 to 64, not '65'"
 
 # ---- a stop in the middle of a build ----
 # The recipe says it started, then waits on a file that the test removes

@@ -76,8 +76,8 @@ check "--check" run 0 "$PERFD" agent --config agent.conf --check
 check "  shows the calibration" has out "calibration: 2 A/A comparisons before a case's comparison when it has none on this host; idle A/As up to 0 s an hour (none)"
 printf '[calibration]\nruns = -1\nidle_budget_s = 4000\nsoon = 1\n' >>agent.conf
 check "a bad [calibration] is refused" run 2 "$PERFD" agent --config agent.conf --check
-check "  runs" has err "agent.conf:32: 'runs': '-1' is not a whole number from 0 to 100"
-check "  idle_budget_s" has err "agent.conf:33: 'idle_budget_s': '4000' is not a number of seconds from 0 to 3600"
+check "  runs" has err "agent.conf:32: 'runs': expected a whole number from 0 to 100, not '-1'"
+check "  idle_budget_s" has err "agent.conf:33: 'idle_budget_s': expected a number of seconds from 0 to 3600, not '4000'"
 check "  an unknown key" has err "agent.conf:34: unknown key 'soon' in [calibration] (runs, idle_budget_s)"
 check "  a second section" has err "agent.conf:31: a second [calibration] section"
 

@@ -262,16 +262,16 @@ command = true
 artifacts = prog
 CONF
 check "bad [sandbox] settings refused" run 2 "$PERFD" agent --config bad.conf --check
-check "  mode" has err "bad.conf:5: 'mode': 'maybe' is not auto, on or off"
-check "  env" has err "bad.conf:6: 'env': 'bad-name!' is not a variable name"
-check "  nodes" has err "bad.conf:7: 'nodes': '/etc/passwd' is not a path under /dev/"
-check "  ro" has err "bad.conf:8: 'ro': 'relative/dir' is not an absolute path"
-check "  bwrap" has err "bad.conf:9: 'bwrap': 'bwrap' is not an absolute path"
-check "  processes" has err "bad.conf:10: 'processes': '0' is not 'none' or a whole number"
+check "  mode" has err "bad.conf:5: 'mode': expected auto, on or off, not 'maybe'"
+check "  env" has err "bad.conf:6: 'env': expected a variable name (letters, digits, '_', with '*' or '?'), not 'bad-name!'"
+check "  nodes" has err "bad.conf:7: 'nodes': expected a path under /dev/, not '/etc/passwd'"
+check "  ro" has err "bad.conf:8: 'ro': expected an absolute path, not 'relative/dir'"
+check "  bwrap" has err "bad.conf:9: 'bwrap': expected an absolute path, not 'bwrap'"
+check "  processes" has err "bad.conf:10: 'processes': expected 'none' or a whole number from 1 to 4194304, not '0'"
 printf '[host]\nname = bad\n[device]\ndevice_match = x\nexpected_driver = y\nnodes = /dev/dri/* /etc/shadow\n' >bad-host.conf
 sed "s|^\[repo\]$|[agent]\nhost = $T/bad-host.conf\n[repo]|; /^\[sandbox\]$/,/^\[build\]$/{/^\[build\]$/!d}" bad.conf >bad-host-agent.conf
 check "a host profile's nodes outside /dev refused" run 2 "$PERFD" agent --config bad-host-agent.conf --check
-check "  at its line" has err "bad-host.conf:6: nodes: '/etc/shadow' is not a path under /dev/"
+check "  at its line" has err "bad-host.conf:6: 'nodes': expected a path under /dev/, not '/etc/shadow'"
 
 kill "$listener" 2>/dev/null
 finish

@@ -342,11 +342,11 @@ check "a token file others may read is used, with a warning" run 0 "$PERFD" comm
 check "  the warning" has err "can be read by others than its owner"
 printf '[github]\nrepo = acme\ntoken_file = %s\ncolour = blue\ncomment_key = a/b\nlogin = two words\napi = http://github.example.org/api/v3\n[repo]\nurl = x\npulls = true\n' "$T/token" >bad.conf
 check "a bad [github] section is refused" run 2 "$PERFD" agent --config bad.conf --check
-check "  the repository" has err "bad.conf:2: 'repo': 'acme' is not OWNER/NAME"
+check "  the repository" has err "bad.conf:2: 'repo': expected OWNER/NAME, not 'acme'"
 check "  the unknown key" has err "bad.conf:4: unknown key 'colour' in [github]"
 check "  the missing allow list" has err "[github] needs 'allow' with 'pulls = true'"
-check "  the comment key" has err "bad.conf:5: 'comment_key': 'a/b' is not at most 63 letters, digits, '.', '_' or '-'"
-check "  the login" has err "bad.conf:6: 'login': 'two words' is not a GitHub login"
+check "  the comment key" has err "bad.conf:5: 'comment_key': expected a name of 1 to 63 letters, digits, '.', '_' or '-', not 'a/b'"
+check "  the login" has err "bad.conf:6: 'login': expected a GitHub login, not 'two words'"
 check "  plain HTTP to another host" has err "bad.conf:7: 'api': 'http://github.example.org/api/v3' is plain HTTP to a host other than this one"
 
 # ---- a private repository, fetched with the token ----

@@ -77,8 +77,8 @@ CONF
 check "mistakes refused" run 2 "$PERFD" serve --config bad.conf --check
 check "  plain HTTP off loopback, at its line" has "$T/err" "bad.conf:2: 'listen': 0.0.0.0:0 is not a loopback address"
 check "  with the way out" has "$T/err" "'allow_plain_http = yes'"
-check "  a host's name" has "$T/err" "bad.conf:3: 'hosts': 'bad/name' is not a host's name"
-check "  a host twice" has "$T/err" "bad.conf:3: 'hosts': 'lavapipe' is named twice"
+check "  a host's name" has "$T/err" "bad.conf:3: 'hosts': expected a host's name (1 to 63 letters, digits, '.', '_' or '-'), not 'bad/name'"
+check "  a host twice" has "$T/err" "bad.conf:3: 'hosts': expected each once, not 'lavapipe' twice"
 check "  an unknown key" has "$T/err" "bad.conf:4: unknown key 'colour' in [hub]"
 check "  an unknown section" has "$T/err" "bad.conf:6: unknown section [agent]"
 check "  each once, counted" has "$T/err" "5 errors in 'bad.conf'"
@@ -95,7 +95,7 @@ check "  named at its line" has "$T/err" "tls-half.conf:2: 'tls_cert' needs 'tls
 printf '[hub]\ntls_cert = %s/nothing.pem\ntls_key = %s/hub.conf\n' "$T" "$T" >tls-bad.conf
 check "unreadable and non-PEM files" run 2 "$PERFD" serve --config tls-bad.conf --check
 check "  the missing one" has "$T/err" "tls-bad.conf:2: 'tls_cert': '$T/nothing.pem': No such file"
-check "  the one that is not PEM" has "$T/err" "tls-bad.conf:3: 'tls_key': '$T/hub.conf' is not PEM text"
+check "  the one that is not PEM" has "$T/err" "tls-bad.conf:3: 'tls_key': expected a file of PEM text (-----BEGIN ...), not '$T/hub.conf'"
 check "--config with --db is a usage error" run 2 "$PERFD" serve --config hub.conf --db x.db
 
 # ---- tokens ----

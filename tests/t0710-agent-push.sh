@@ -74,7 +74,7 @@ check "a name that begins as a loopback address is not one" run 2 "$PERFD" agent
 check "  refused at its line" has "$T/err" "name.conf:15: 'url': 'http://127.0.0.1.example.org' is plain HTTP"
 conf "ftp://127.0.0.1" "$T/token" | sed '/^token_file/d' >ftp.conf
 check "another scheme, and no token_file" run 2 "$PERFD" agent --config ftp.conf --check
-check "  the scheme at its line" has "$T/err" "ftp.conf:15: 'url': 'ftp://127.0.0.1' is not an https:// URL"
+check "  the scheme at its line" has "$T/err" "ftp.conf:15: 'url': expected an https:// URL, not 'ftp://127.0.0.1'"
 check "  the missing key" has "$T/err" "[hub] needs 'token_file'"
 
 # ---- the hub ----
@@ -239,7 +239,7 @@ if command -v openssl >/dev/null; then
 	check "  at its line" has "$T/err" "ca-missing.conf:17: 'ca_file': '$T/nothing.pem': No such file"
 	sed -e 's|^token_file = .*|&\nca_file = '"$T"'/agent.conf|' tls.conf >ca-bad.conf
 	check "one that is not PEM: refused" run 2 "$PERFD" agent --config ca-bad.conf --check
-	check "  said" has "$T/err" "ca-bad.conf:17: 'ca_file': '$T/agent.conf' holds no PEM certificate"
+	check "  said" has "$T/err" "ca-bad.conf:17: 'ca_file': expected a file of PEM text (-----BEGIN CERTIFICATE-----...), not '$T/agent.conf'"
 fi
 
 [ "$fails" -eq 0 ]

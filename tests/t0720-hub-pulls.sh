@@ -85,8 +85,8 @@ expect = m1 m1 gfx1201
 comment_key = mine
 CONF
 check "mistakes in the hub's [github]" run 2 "$PERFD" serve --config bad-hub.conf --check
-check "  an expected host twice" has "$T/err" "bad-hub.conf:7: 'expect': 'm1' is named twice"
-check "  an expected host the hub does not accept" has "$T/err" "'expect': 'gfx1201' is not among [hub] hosts"
+check "  an expected host twice" has "$T/err" "bad-hub.conf:7: 'expect': expected each once, not 'm1' twice"
+check "  an expected host the hub does not accept" has "$T/err" "'expect': expected one of [hub] hosts, whose records the hub accepts, not 'gfx1201'"
 check "  an agent's key" has "$T/err" "bad-hub.conf:8: unknown key 'comment_key' in [github]"
 check "  no allow list" has "$T/err" "[github] needs 'allow'"
 for h in $HOSTS; do

@@ -24,11 +24,11 @@ body_timeout_s = soon
 trusted_proxy = proxy.example 10.0.0.1 10.0.0.1
 CONF
 check "bad bounds refused" run 2 "$PERFD" serve --config bad.conf --check
-check "  max_connections, at its line" has "$T/err" "bad.conf:4: 'max_connections': '8' is not a whole number from 16 to 65536"
-check "  header_timeout_s" has "$T/err" "bad.conf:5: 'header_timeout_s': '0' is not a number of seconds above 0 and at most 3600"
-check "  body_timeout_s" has "$T/err" "bad.conf:6: 'body_timeout_s': 'soon' is not a number of seconds"
-check "  a proxy's name" has "$T/err" "bad.conf:7: 'trusted_proxy': 'proxy.example' is not a numeric IPv4 or IPv6 address"
-check "  an address twice" has "$T/err" "bad.conf:7: 'trusted_proxy': '10.0.0.1' is named twice"
+check "  max_connections, at its line" has "$T/err" "bad.conf:4: 'max_connections': expected a whole number from 16 to 65536, not '8'"
+check "  header_timeout_s" has "$T/err" "bad.conf:5: 'header_timeout_s': expected a number of seconds above 0 and at most 3600, not '0'"
+check "  body_timeout_s" has "$T/err" "bad.conf:6: 'body_timeout_s': expected a number of seconds above 0 and at most 3600, not 'soon'"
+check "  a proxy's name" has "$T/err" "bad.conf:7: 'trusted_proxy': expected a numeric IPv4 or IPv6 address (127.0.0.1, ::1), not 'proxy.example'"
+check "  an address twice" has "$T/err" "bad.conf:7: 'trusted_proxy': expected each once, not '10.0.0.1' twice"
 
 # hub CONF_LINES...: starts the hub with [hub] and these lines; sets URL,
 # PORT and HUB (its pid).

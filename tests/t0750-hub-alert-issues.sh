@@ -130,7 +130,7 @@ triage() { # triage ID BODY: the status of a maintainer's POST /api/v1/alerts/ID
 
 hub_conf "alert_issues = maybe"
 check "alert_issues takes yes or no" run 2 "$PERFD" serve --config hub.conf --check
-check "  said at its line" has "$T/err" "hub.conf:16: 'alert_issues': 'maybe' is not true or false"
+check "  said at its line" has "$T/err" "hub.conf:16: 'alert_issues': expected true or false, not 'maybe'"
 hub_conf ""
 check "off by default: the configuration" run 0 "$PERFD" serve --config hub.conf --check
 check "the hub starts" start_hub

@@ -290,10 +290,10 @@ CONF
 check "a bad [history] is refused" run 2 "$PERFD" agent --config bad.conf --check
 check "  an unwatched branch" has err "bad.conf: [history] branch 'release' is none of [repo] branches"
 check "  span_hours without span_commits" has err "[history] 'span_hours' needs 'span_commits'"
-check "  a bad reference, at its line" has err "bad.conf:14: 'reference': 'sideways' is not back"
-check "  a bad budget" has err "bad.conf:15: 'bisect_comparisons': 'lots' is not a whole number"
+check "  a bad reference, at its line" has err "bad.conf:14: 'reference': expected back (span_commits back), last (the last span's head) or tag:PATTERN (the newest tag matching PATTERN, as v*), not 'sideways'"
+check "  a bad budget" has err "bad.conf:15: 'bisect_comparisons': expected a whole number from 0 to 1000, not 'lots'"
 check "  an unknown key" has err "bad.conf:16: unknown key 'colour' in [history]"
 sed -i 's/^reference = sideways/reference = tag:/' bad.conf
 check "a tag reference needs a pattern" run 2 "$PERFD" agent --config bad.conf --check
-check "  said at its line" has err "bad.conf:14: 'reference': 'tag:' is not back"
+check "  said at its line" has err "bad.conf:14: 'reference': expected back (span_commits back), last (the last span's head) or tag:PATTERN (the newest tag matching PATTERN, as v*), not 'tag:'"
 finish

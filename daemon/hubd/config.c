@@ -14,10 +14,7 @@
 #include "hub.h"
 
 struct parse {
-	const char *name;            /* the file, for messages */
-	unsigned lineno;
-	struct strbuf *errors;
-	int nerrors;
+	struct config_report r;      /* the file's name, the line, its errors */
 	bool in_hub;                 /* the keys that follow are [hub]'s */
 	bool in_github;              /* ... [github]'s */
 	unsigned expect_line;
@@ -27,203 +24,73 @@ struct parse {
 	struct hub_config *c;
 };
 
-static void perr(struct parse *ps, const char *fmt, ...) PRINTF_LIKE(2, 3);
-static void perr(struct parse *ps, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	ini_error_add(ps->errors, ps->name, ps->lineno, fmt, ap);
-	va_end(ap);
-	ps->nerrors++;
-}
-
 bool hub_name_is_valid(const char *s)
 {
-	size_t n = strlen(s);
-
-	return n >= 1 && n <= HUB_NAME_MAX &&
-	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+	return config_name_is_valid(s, HUB_NAME_MAX);
 }
 
-static void set_text(struct parse *ps, char **dst, const char *key, const char *v)
-{
-	if (*dst) {
-		perr(ps, "'%s' is set twice", key);
-		return;
-	}
-	if (!*v) {
-		perr(ps, "'%s' needs a value", key);
-		return;
-	}
-	*dst = xstrdup(v);
-}
+static const struct config_words host_words = { .max = HUB_HOSTS_MAX, .once = true,
+	.is_valid = hub_name_is_valid,
+	.what = "a host's name (1 to 63 letters, digits, '.', '_' or '-')" };
+static const struct config_words proxy_words = { .max = WEB_TRUSTED_PROXIES_MAX,
+	.once = true, .is_valid = web_address_is_valid,
+	.what = "a numeric IPv4 or IPv6 address (127.0.0.1, ::1)" };
+static const struct config_words login_words = { .max = FORGE_ALLOW_MAX };
 
-static void add_hosts(struct parse *ps, const char *v)
-{
-	struct hub_config *c = ps->c;
-	char *copy = xstrdup(v), *save = NULL, *w;
-	size_t i;
-
-	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		if (!hub_name_is_valid(w)) {
-			perr(ps, "'hosts': '%s' is not a host's name (1 to 63 letters, digits, '.', "
-			     "'_' or '-')", w);
-			continue;
-		}
-		for (i = 0; i < c->nhosts && strcmp(c->hosts[i], w); i++)
-			;
-		if (i < c->nhosts) {
-			perr(ps, "'hosts': '%s' is named twice", w);
-			continue;
-		}
-		if (c->nhosts >= HUB_HOSTS_MAX) {
-			perr(ps, "'hosts': more than %d hosts", HUB_HOSTS_MAX);
-			break;
-		}
-		c->hosts = xrealloc(c->hosts, (c->nhosts + 1) * sizeof(char *));
-		c->hosts[c->nhosts++] = xstrdup(w);
-	}
-	free(copy);
-}
-
-/* trusted_proxy: numeric addresses, on one line or several. */
-static void add_proxies(struct parse *ps, const char *v)
-{
-	struct hub_config *c = ps->c;
-	char *copy = xstrdup(v), *save = NULL, *w;
-	size_t i;
-
-	if (!*v)
-		perr(ps, "'trusted_proxy' needs a value: the proxy's numeric address");
-	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		if (!web_address_is_valid(w)) {
-			perr(ps, "'trusted_proxy': '%s' is not a numeric IPv4 or IPv6 address "
-			     "(127.0.0.1, ::1)", w);
-			continue;
-		}
-		for (i = 0; i < c->ntrusted_proxies && strcmp(c->trusted_proxies[i], w); i++)
-			;
-		if (i < c->ntrusted_proxies) {
-			perr(ps, "'trusted_proxy': '%s' is named twice", w);
-			continue;
-		}
-		if (c->ntrusted_proxies >= WEB_TRUSTED_PROXIES_MAX) {
-			perr(ps, "'trusted_proxy': more than %d addresses", WEB_TRUSTED_PROXIES_MAX);
-			break;
-		}
-		c->trusted_proxies = xrealloc(c->trusted_proxies,
-					      (c->ntrusted_proxies + 1) * sizeof(char *));
-		c->trusted_proxies[c->ntrusted_proxies++] = xstrdup(w);
-	}
-	free(copy);
-}
-
-/* max_connections: a whole number within the server's range. */
+/* A number once: 0 is "not given" (the server's default). */
 static void set_connections(struct parse *ps, unsigned *dst, const char *k, const char *v)
 {
-	char *end;
-	long n;
+	int n;
 
-	errno = 0;
-	n = strtol(v, &end, 10);
 	if (*dst)
-		perr(ps, "'%s' is set twice", k);
-	else if (end == v || *end || errno || n < WEB_CONNECTIONS_MIN || n > WEB_CONNECTIONS_LIMIT)
-		perr(ps, "'%s': '%s' is not a whole number from %d to %d", k, v,
-		     WEB_CONNECTIONS_MIN, WEB_CONNECTIONS_LIMIT);
-	else
+		config_refuse(&ps->r, "'%s': set twice in this section", k);
+	else if (config_set_int(&n, &ps->r, k, v, WEB_CONNECTIONS_MIN, WEB_CONNECTIONS_LIMIT) == 0)
 		*dst = (unsigned)n;
 }
 
-/* A connection's deadline: seconds above 0, at most WEB_TIMEOUT_MAX_S. */
+/* A connection's deadline, once: 0 is "not given". */
 static void set_deadline(struct parse *ps, double *dst, const char *k, const char *v)
 {
-	char *end;
-	double d = strtod(v, &end);
-
 	if (*dst)
-		perr(ps, "'%s' is set twice", k);
-	else if (end == v || *end || !(d > 0 && d <= WEB_TIMEOUT_MAX_S))
-		perr(ps, "'%s': '%s' is not a number of seconds above 0 and at most %.0f", k, v,
-		     WEB_TIMEOUT_MAX_S);
+		config_refuse(&ps->r, "'%s': set twice in this section", k);
 	else
-		*dst = d;
+		config_set_seconds(dst, &ps->r, k, v, WEB_TIMEOUT_MAX_S);
 }
 
-static void set_seconds(struct parse *ps, double *dst, const char *k, const char *v)
-{
-	char *end;
-	double d = strtod(v, &end);
-
-	if (end == v || *end || !(d > 0 && d <= 86400 * 7))
-		perr(ps, "'%s': '%s' is not a number of seconds above 0", k, v);
-	else
-		*dst = d;
-}
-
-/* A list of logins, as allow's: blank-separated, FORGE_ALLOW_MAX at most,
- * the key given once. */
+/* A list of logins, as allow's, the key given once. */
 static void set_logins(struct parse *ps, char ***dst, size_t *n, const char *k, const char *v)
 {
-	char *copy, *save = NULL, *w;
-
-	if (*n) {
-		perr(ps, "'%s' is set twice", k);
-		return;
-	}
-	copy = xstrdup(v);
-	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-		if (*n >= FORGE_ALLOW_MAX) {
-			perr(ps, "'%s': more than %d logins", k, FORGE_ALLOW_MAX);
-			break;
-		}
-		*dst = xrealloc(*dst, (*n + 1) * sizeof(char *));
-		(*dst)[(*n)++] = xstrdup(w);
-	}
-	free(copy);
-	if (!*n)
-		perr(ps, "'%s' needs a value", k);
+	if (*n)
+		config_refuse(&ps->r, "'%s': set twice in this section", k);
+	else
+		config_add_words(dst, n, &ps->r, k, v, &login_words);
 }
 
-/* [github]: the keys every [github] takes, and the hub's own. */
 static void key_github(struct parse *ps, const char *k, const char *v)
 {
+	static const struct config_words expect_words = { .max = HUB_HOSTS_MAX, .once = true };
 	struct hub_config *c = ps->c;
-	struct strbuf why = STRBUF_INIT;
-	int r = forge_config_key(&c->github, k, v, &why);
+	int r = forge_config_key(&c->github, &ps->r, k, v);
 
 	if (r == 1 && !strcmp(k, "expect")) {
-		char *copy = xstrdup(v), *save = NULL, *w;
-
-		ps->expect_line = ps->lineno;
-		for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-			if (c->nexpect >= HUB_HOSTS_MAX)
-				break;
-			c->expect = xrealloc(c->expect, (c->nexpect + 1) * sizeof(char *));
-			c->expect[c->nexpect++] = xstrdup(w);
-		}
-		free(copy);
+		ps->expect_line = ps->r.line;
+		config_add_words(&c->expect, &c->nexpect, &ps->r, k, v, &expect_words);
 	} else if (r == 1 && !strcmp(k, "poll_s")) {
-		set_seconds(ps, &c->poll_s, k, v);
+		config_set_seconds(&c->poll_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
 	} else if (r == 1 && !strcmp(k, "silent_after_s")) {
-		set_seconds(ps, &c->silent_after_s, k, v);
+		config_set_seconds(&c->silent_after_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
 	} else if (r == 1 && !strcmp(k, "alert_issues")) {
-		if (forge_config_bool(&c->alert_issues, k, v, &why) < 0)
-			perr(ps, "%s", why.buf);
+		config_set_bool(&c->alert_issues, &ps->r, k, v);
 	} else if (r == 1 && !strcmp(k, "culprit_comments")) {
-		if (forge_config_bool(&c->culprit_comments, k, v, &why) < 0)
-			perr(ps, "%s", why.buf);
+		config_set_bool(&c->culprit_comments, &ps->r, k, v);
 	} else if (r == 1 && !strcmp(k, "triage_allow")) {
 		set_logins(ps, &c->triage_allow, &c->ntriage_allow, k, v);
 	} else if (r == 1) {
-		perr(ps, "unknown key '%s' in [github] (api, repo, token_file, login, allow, hub_url, "
-		     "expect, comment, statuses, poll_s, silent_after_s, alert_issues, "
-		     "culprit_comments, triage_allow, timeout_s, max_wait_s, retries, backoff_s)", k);
-	} else if (r < 0) {
-		perr(ps, "%s", why.buf);
+		config_refuse(&ps->r, "unknown key '%s' in [github] (api, repo, token_file, login, "
+			      "allow, hub_url, expect, comment, statuses, poll_s, silent_after_s, "
+			      "alert_issues, culprit_comments, triage_allow, timeout_s, "
+			      "max_wait_s, retries, backoff_s)", k);
 	}
-	strbuf_release(&why);
 }
 
 static void on_key(void *ctx, unsigned lineno, char *k, char *v)
@@ -231,40 +98,36 @@ static void on_key(void *ctx, unsigned lineno, char *k, char *v)
 	struct parse *ps = ctx;
 	struct hub_config *c = ps->c;
 
-	ps->lineno = lineno;
+	ps->r.line = lineno;
 	if (ps->in_github) {
 		key_github(ps, k, v);
 		return;
 	}
 	if (!ps->in_hub) {
 		if (!ps->in_other)
-			perr(ps, "'%s' is outside any section: the keys go under [hub]", k);
+			config_refuse(&ps->r, "'%s' is outside any section: the keys go under "
+				      "[hub]", k);
 		return;
 	}
 	if (!strcmp(k, "database")) {
-		set_text(ps, &c->database, k, v);
+		config_set_text(&c->database, &ps->r, k, v);
 	} else if (!strcmp(k, "listen")) {
-		set_text(ps, &c->listen, k, v);
+		config_set_text(&c->listen, &ps->r, k, v);
 		ps->listen_line = lineno;
 		if (web_listen_is_loopback(v) < 0)
-			perr(ps, "'listen': '%s' is not ADDRESS:PORT with a numeric address "
-			     "(0.0.0.0:8443, [::]:8443, 127.0.0.1:8080) and a port from 0 to 65535",
-			     v);
+			config_refuse(&ps->r, "'listen': expected ADDRESS:PORT with a numeric "
+				      "address (0.0.0.0:8443, [::]:8443, 127.0.0.1:8080) and a "
+				      "port from 0 to 65535, not '%s'", v);
 	} else if (!strcmp(k, "tls_cert")) {
-		set_text(ps, &c->tls_cert, k, v);
+		config_set_text(&c->tls_cert, &ps->r, k, v);
 		ps->cert_line = lineno;
 	} else if (!strcmp(k, "tls_key")) {
-		set_text(ps, &c->tls_key, k, v);
+		config_set_text(&c->tls_key, &ps->r, k, v);
 		ps->key_line = lineno;
 	} else if (!strcmp(k, "allow_plain_http")) {
-		if (!strcmp(v, "yes") || !strcmp(v, "true"))
-			c->allow_plain_http = true;
-		else if (!strcmp(v, "no") || !strcmp(v, "false"))
-			c->allow_plain_http = false;
-		else
-			perr(ps, "'allow_plain_http': '%s' is not yes or no", v);
+		config_set_bool(&c->allow_plain_http, &ps->r, k, v);
 	} else if (!strcmp(k, "hosts")) {
-		add_hosts(ps, v);
+		config_add_words(&c->hosts, &c->nhosts, &ps->r, k, v, &host_words);
 	} else if (!strcmp(k, "max_connections")) {
 		set_connections(ps, &c->max_connections, k, v);
 	} else if (!strcmp(k, "header_timeout_s")) {
@@ -272,15 +135,18 @@ static void on_key(void *ctx, unsigned lineno, char *k, char *v)
 	} else if (!strcmp(k, "body_timeout_s")) {
 		set_deadline(ps, &c->body_timeout_s, k, v);
 	} else if (!strcmp(k, "trusted_proxy")) {
-		add_proxies(ps, v);
+		config_add_words(&c->trusted_proxies, &c->ntrusted_proxies, &ps->r, k, v,
+				 &proxy_words);
 	} else if (!strcmp(k, "default_branch")) {
-		set_text(ps, &c->default_branch, k, v);
+		config_set_text(&c->default_branch, &ps->r, k, v);
 		if (strlen(v) > 255 || strspn(v, " \t") == strlen(v))
-			perr(ps, "'default_branch': '%.255s' is not a branch name (1 to 255 bytes)", v);
+			config_refuse(&ps->r, "'default_branch': expected a branch name (1 to 255 "
+				      "bytes), not '%.255s'", v);
 	} else {
-		perr(ps, "unknown key '%s' in [hub] (database, listen, tls_cert, tls_key, "
-		     "allow_plain_http, hosts, max_connections, header_timeout_s, "
-		     "body_timeout_s, trusted_proxy, default_branch)", k);
+		config_refuse(&ps->r, "unknown key '%s' in [hub] (database, listen, tls_cert, "
+			      "tls_key, allow_plain_http, hosts, max_connections, "
+			      "header_timeout_s, body_timeout_s, trusted_proxy, default_branch)",
+			      k);
 	}
 }
 
@@ -288,7 +154,7 @@ static void on_section(void *ctx, unsigned lineno, char *name, char *arg)
 {
 	struct parse *ps = ctx;
 
-	ps->lineno = lineno;
+	ps->r.line = lineno;
 	ps->in_hub = false;
 	ps->in_github = false;
 	ps->in_other = true;
@@ -296,19 +162,19 @@ static void on_section(void *ctx, unsigned lineno, char *name, char *arg)
 		return;         /* a malformed header, reported */
 	if (!strcmp(name, "github") && !arg) {
 		if (ps->c->github.on)
-			perr(ps, "a second [github] section");
+			config_refuse(&ps->r, "a second [github] section");
 		ps->c->github.on = true;
 		ps->in_github = true;
 		ps->in_other = false;
 		return;
 	}
 	if (strcmp(name, "hub") || arg) {
-		perr(ps, "unknown section [%s%s%s]: the hub's configuration is [hub] and "
-		     "[github]", name, arg ? " " : "", arg ? arg : "");
+		config_refuse(&ps->r, "unknown section [%s%s%s]: the hub's configuration is [hub] "
+			      "and [github]", name, arg ? " " : "", arg ? arg : "");
 		return;
 	}
 	if (ps->hubs++)
-		perr(ps, "a second [hub] section");
+		config_refuse(&ps->r, "a second [hub] section");
 	ps->in_hub = true;
 }
 
@@ -316,28 +182,16 @@ static void on_error(void *ctx, unsigned lineno, const char *msg)
 {
 	struct parse *ps = ctx;
 
-	ps->lineno = lineno;
-	perr(ps, "%s", msg);
+	ps->r.line = lineno;
+	config_refuse(&ps->r, "%s", msg);
 }
 
 /* A certificate or key file, read whole, which must be PEM text. */
 static void read_pem(struct parse *ps, char **out, const char *key, const char *path,
 		     unsigned lineno)
 {
-	size_t len = 0;
-	int r;
-
-	ps->lineno = lineno;
-	r = fs_read_file(out, &len, path, HUB_PEM_MAX);
-	if (r < 0) {
-		perr(ps, "'%s': %s", key, err_last());
-		return;
-	}
-	if (memchr(*out, '\0', len) || !strstr(*out, "-----BEGIN ")) {
-		perr(ps, "'%s': '%s' is not PEM text (-----BEGIN ...)", key, path);
-		free(*out);
-		*out = NULL;
-	}
+	ps->r.line = lineno;
+	config_read_pem(out, &ps->r, key, path, HUB_PEM_MAX, "-----BEGIN ");
 }
 
 /* [github] as a whole: what it needs, and expected hosts the hub accepts. */
@@ -345,31 +199,27 @@ static void check_github(struct parse *ps)
 {
 	struct hub_config *c = ps->c;
 	struct forge_config *g = &c->github;
-	size_t i, k;
+	size_t i;
 
-	ps->lineno = 0;
+	ps->r.line = 0;
 	if (!g->on)
 		return;
 	if (!g->repo)
-		perr(ps, "[github] needs 'repo' (OWNER/NAME)");
+		config_refuse(&ps->r, "[github] needs 'repo' (OWNER/NAME)");
 	if (!g->token_file)
-		perr(ps, "[github] needs 'token_file' (a file holding the forge's token alone)");
+		config_refuse(&ps->r, "[github] needs 'token_file' (a file holding the forge's "
+			      "token alone)");
 	if (!g->nallow)
-		perr(ps, "[github] needs 'allow': the logins whose pull requests are built at once "
-		     "and who may approve others' with /perfd run");
-	ps->lineno = ps->expect_line;
+		config_refuse(&ps->r, "[github] needs 'allow': the logins whose pull requests are "
+			      "built at once and who may approve others' with /perfd run");
+	ps->r.line = ps->expect_line;
 	if (!c->nexpect)
-		perr(ps, "[github] needs 'expect': the hosts each pull request is measured on "
-		     "(m1 m1-max arc-b60 gfx1201)");
-	for (i = 0; i < c->nexpect; i++) {
-		for (k = 0; k < i && strcmp(c->expect[k], c->expect[i]); k++)
-			;
-		if (k < i)
-			perr(ps, "'expect': '%s' is named twice", c->expect[i]);
-		else if (!hub_config_accepts(c, c->expect[i]))
-			perr(ps, "'expect': '%s' is not among [hub] hosts, whose records the hub "
-			     "accepts", c->expect[i]);
-	}
+		config_refuse(&ps->r, "[github] needs 'expect': the hosts each pull request is "
+			      "measured on (m1 m1-max arc-b60 gfx1201)");
+	for (i = 0; i < c->nexpect; i++)
+		if (!hub_config_accepts(c, c->expect[i]))
+			config_refuse(&ps->r, "'expect': expected one of [hub] hosts, whose "
+				      "records the hub accepts, not '%s'", c->expect[i]);
 	forge_config_finish(g);
 }
 
@@ -379,7 +229,7 @@ static void check(struct parse *ps)
 	struct hub_config *c = ps->c;
 	int loopback;
 
-	ps->lineno = 0;
+	ps->r.line = 0;
 	if (!c->database)
 		c->database = xstrdup("perfd.db");
 	if (!c->default_branch)
@@ -387,9 +237,10 @@ static void check(struct parse *ps)
 	if (!c->listen)
 		c->listen = xstrdup(WEB_LISTEN_DEFAULT);
 	if (!!c->tls_cert != !!c->tls_key) {
-		ps->lineno = c->tls_cert ? ps->cert_line : ps->key_line;
-		perr(ps, "'%s' needs '%s' too: HTTPS needs the certificate and its key",
-		     c->tls_cert ? "tls_cert" : "tls_key", c->tls_cert ? "tls_key" : "tls_cert");
+		ps->r.line = c->tls_cert ? ps->cert_line : ps->key_line;
+		config_refuse(&ps->r, "'%s' needs '%s' too: HTTPS needs the certificate and its "
+			      "key", c->tls_cert ? "tls_cert" : "tls_key",
+			      c->tls_cert ? "tls_key" : "tls_cert");
 		return;
 	}
 	if (c->tls_cert) {
@@ -399,10 +250,11 @@ static void check(struct parse *ps)
 	}
 	loopback = web_listen_is_loopback(c->listen);
 	if (loopback == 0 && !c->allow_plain_http) {
-		ps->lineno = ps->listen_line;
-		perr(ps, "'listen': %s is not a loopback address, and without tls_cert and tls_key "
-		     "the hub would take tokens in plain HTTP there: give them, or say "
-		     "'allow_plain_http = yes' (behind a proxy that ends TLS)", c->listen);
+		ps->r.line = ps->listen_line;
+		config_refuse(&ps->r, "'listen': %s is not a loopback address, and without "
+			      "tls_cert and tls_key the hub would take tokens in plain HTTP there: "
+			      "give them, or say 'allow_plain_http = yes' (behind a proxy that "
+			      "ends TLS)", c->listen);
 	}
 }
 
@@ -413,10 +265,9 @@ int hub_config_load(struct hub_config **out, const char *path, struct strbuf *er
 	int r;
 
 	*out = NULL;
-	r = fs_read_file(&text, &len, path, HUB_CONFIG_MAX);
-	if (r < 0)
-		return err_set(r, "configuration %s", err_last());
-	r = hub_config_parse(out, path, text, len, errors);
+	r = config_read(&text, &len, path, HUB_CONFIG_MAX);
+	if (r == 0)
+		r = hub_config_parse(out, path, text, len, errors);
 	free(text);
 	return r;
 }
@@ -425,7 +276,7 @@ int hub_config_parse(struct hub_config **out, const char *path, const char *text
 		     struct strbuf *errors)
 {
 	struct hub_config *c = xcalloc(1, sizeof(*c));
-	struct parse ps = { .name = path, .errors = errors, .c = c };
+	struct parse ps = { .r = { .name = path, .errors = errors }, .c = c };
 	const struct ini_handler h = { on_section, on_key, on_error, &ps };
 
 	*out = NULL;
@@ -436,10 +287,9 @@ int hub_config_parse(struct hub_config **out, const char *path, const char *text
 	ini_parse(text, len, &h);
 	check(&ps);
 	check_github(&ps);
-	if (ps.nerrors) {
+	if (ps.r.count) {
 		hub_config_free(c);
-		return err_set(-EINVAL, "%d error%s in '%s'", ps.nerrors, ps.nerrors == 1 ? "" : "s",
-			       path);
+		return config_report_end(&ps.r);
 	}
 	*out = c;
 	return 0;
@@ -447,8 +297,6 @@ int hub_config_parse(struct hub_config **out, const char *path, const char *text
 
 void hub_config_free(struct hub_config *c)
 {
-	size_t i;
-
 	if (!c)
 		return;
 	free(c->path);
@@ -463,19 +311,11 @@ void hub_config_free(struct hub_config *c)
 		explicit_bzero(c->key_pem, strlen(c->key_pem));
 		free(c->key_pem);
 	}
-	for (i = 0; i < c->nhosts; i++)
-		free(c->hosts[i]);
-	free(c->hosts);
-	for (i = 0; i < c->nexpect; i++)
-		free(c->expect[i]);
-	free(c->expect);
-	for (i = 0; i < c->ntrusted_proxies; i++)
-		free(c->trusted_proxies[i]);
-	free(c->trusted_proxies);
+	config_words_free(c->hosts, c->nhosts);
+	config_words_free(c->expect, c->nexpect);
+	config_words_free(c->trusted_proxies, c->ntrusted_proxies);
 	forge_config_release(&c->github);
-	for (i = 0; i < c->ntriage_allow; i++)
-		free(c->triage_allow[i]);
-	free(c->triage_allow);
+	config_words_free(c->triage_allow, c->ntriage_allow);
 	free(c);
 }
 

@@ -5,7 +5,6 @@
  * unknown. Also the client made from such a section.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +21,7 @@ void forge_config_defaults(struct forge_config *g)
 	g->backoff_s = 1;
 }
 
-static bool is_http_url(const char *v)
+bool forge_url_is_http(const char *v)
 {
 	return (!strncmp(v, "http://", 7) && v[7]) || (!strncmp(v, "https://", 8) && v[8]);
 }
@@ -44,123 +43,74 @@ bool forge_url_is_loopback(const char *url)
 	return n > 4 && !strncmp(h, "127.", 4) && strspn(h, "0123456789.") == n;
 }
 
-static int text(char **dst, const char *k, const char *v, struct strbuf *why)
+/* A URL of the API or the hub: http:// only to this host, when with_token. */
+static int set_url(char **out, struct config_report *r, const char *k, const char *v,
+		   bool with_token)
 {
-	if (*dst) {
-		strbuf_addf(why, "'%s' is set twice in this section", k);
+	if (config_set_text(out, r, k, v) < 0)
+		return -EINVAL;
+	if (!forge_url_is_http(v)) {
+		config_refuse(r, "'%s': expected an http:// or https:// URL, not '%s'", k, v);
 		return -EINVAL;
 	}
-	if (!*v) {
-		strbuf_addf(why, "'%s' needs a value", k);
-		return -EINVAL;
-	}
-	*dst = xstrdup(v);
-	return 0;
-}
-
-static int seconds(double *dst, const char *k, const char *v, struct strbuf *why)
-{
-	char *end;
-	double d = strtod(v, &end);
-
-	if (end == v || *end || !isfinite(d) || d <= 0 || d > 86400 * 7) {
-		strbuf_addf(why, "'%s': '%s' is not a number of seconds above 0", k, v);
-		return -EINVAL;
-	}
-	*dst = d;
-	return 0;
-}
-
-int forge_config_bool(bool *dst, const char *k, const char *v, struct strbuf *why)
-{
-	if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "1"))
-		*dst = true;
-	else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "0"))
-		*dst = false;
-	else {
-		strbuf_addf(why, "'%s': '%s' is not true or false", k, v);
+	if (with_token && !strncmp(v, "http://", 7) && !forge_url_is_loopback(v)) {
+		config_refuse(r, "'%s': '%s' is plain HTTP to a host other than this one: the "
+			      "token would cross the network in clear; use https://", k, v);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int forge_config_key(struct forge_config *g, const char *k, const char *v, struct strbuf *why)
+static bool is_login(const char *v)
 {
-	if (!strcmp(k, "api")) {
-		if (text(&g->api, k, v, why) < 0)
-			return -EINVAL;
-		if (!is_http_url(v)) {
-			strbuf_addf(why, "'api': '%s' is not an http:// or https:// URL", v);
-			return -EINVAL;
-		}
-		if (!strncmp(v, "http://", 7) && !forge_url_is_loopback(v)) {
-			strbuf_addf(why, "'api': '%s' is plain HTTP to a host other than this one: the "
-				    "token would cross the network in clear; use https://", v);
-			return -EINVAL;
-		}
-	} else if (!strcmp(k, "repo")) {
-		if (text(&g->repo, k, v, why) < 0)
+	return strlen(v) <= 39 + 5 && strspn(v, "abcdefghijklmnopqrstuvwxyz"
+					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-[]") == strlen(v);
+}
+
+int forge_config_key(struct forge_config *g, struct config_report *r, const char *k,
+		     const char *v)
+{
+	static const struct config_words logins = { .max = FORGE_ALLOW_MAX };
+
+	if (!strcmp(k, "api"))
+		return set_url(&g->api, r, k, v, true);
+	if (!strcmp(k, "hub_url"))
+		return set_url(&g->hub_url, r, k, v, false);
+	if (!strcmp(k, "token_file"))
+		return config_set_text(&g->token_file, r, k, v);
+	if (!strcmp(k, "allow"))
+		return config_add_words(&g->allow, &g->nallow, r, k, v, &logins);
+	if (!strcmp(k, "comment"))
+		return config_set_bool(&g->comment, r, k, v);
+	if (!strcmp(k, "statuses"))
+		return config_set_bool(&g->statuses, r, k, v);
+	if (!strcmp(k, "timeout_s"))
+		return config_set_seconds(&g->timeout_s, r, k, v, CONFIG_SECONDS_MAX);
+	if (!strcmp(k, "max_wait_s"))
+		return config_set_seconds(&g->max_wait_s, r, k, v, CONFIG_SECONDS_MAX);
+	if (!strcmp(k, "backoff_s"))
+		return config_set_seconds(&g->backoff_s, r, k, v, CONFIG_SECONDS_MAX);
+	if (!strcmp(k, "retries"))
+		return config_set_int(&g->retries, r, k, v, 0, 10);
+	if (!strcmp(k, "repo")) {
+		if (config_set_text(&g->repo, r, k, v) < 0)
 			return -EINVAL;
 		if (!strchr(v, '/') || strchr(v, '/') != strrchr(v, '/')) {
-			strbuf_addf(why, "'repo': '%s' is not OWNER/NAME", v);
+			config_refuse(r, "'repo': expected OWNER/NAME, not '%s'", v);
 			return -EINVAL;
 		}
-	} else if (!strcmp(k, "token_file")) {
-		return text(&g->token_file, k, v, why);
-	} else if (!strcmp(k, "login")) {
-		if (text(&g->login, k, v, why) < 0)
-			return -EINVAL;
-		if (strlen(v) > 39 + 5 || strspn(v, "abcdefghijklmnopqrstuvwxyz"
-						 "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-[]") < strlen(v)) {
-			strbuf_addf(why, "'login': '%s' is not a GitHub login", v);
-			return -EINVAL;
-		}
-	} else if (!strcmp(k, "allow")) {
-		char *copy = xstrdup(v), *save = NULL, *w;
-		size_t before = g->nallow;
-
-		for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
-			if (g->nallow >= FORGE_ALLOW_MAX) {
-				strbuf_addf(why, "'%s': more than %d entries", k, FORGE_ALLOW_MAX);
-				break;
-			}
-			g->allow = xrealloc(g->allow, (g->nallow + 1) * sizeof(char *));
-			g->allow[g->nallow++] = xstrdup(w);
-		}
-		free(copy);
-		if (g->nallow == before && !why->len)
-			strbuf_addf(why, "'%s' needs a value", k);
-		return why->len ? -EINVAL : 0;
-	} else if (!strcmp(k, "hub_url")) {
-		if (text(&g->hub_url, k, v, why) < 0)
-			return -EINVAL;
-		if (!is_http_url(v)) {
-			strbuf_addf(why, "'hub_url': '%s' is not an http:// or https:// URL", v);
-			return -EINVAL;
-		}
-	} else if (!strcmp(k, "comment")) {
-		return forge_config_bool(&g->comment, k, v, why);
-	} else if (!strcmp(k, "statuses")) {
-		return forge_config_bool(&g->statuses, k, v, why);
-	} else if (!strcmp(k, "timeout_s")) {
-		return seconds(&g->timeout_s, k, v, why);
-	} else if (!strcmp(k, "max_wait_s")) {
-		return seconds(&g->max_wait_s, k, v, why);
-	} else if (!strcmp(k, "backoff_s")) {
-		return seconds(&g->backoff_s, k, v, why);
-	} else if (!strcmp(k, "retries")) {
-		char *end;
-		long n = strtol(v, &end, 10);
-
-		if (end == v || *end || n < 0 || n > 10) {
-			strbuf_addf(why, "'%s': '%s' is not a whole number from 0 to 10", k, v);
-			return -EINVAL;
-		}
-		g->retries = (int)n;
-	} else {
-		return 1;
+		return 0;
 	}
-	return 0;
+	if (!strcmp(k, "login")) {
+		if (config_set_text(&g->login, r, k, v) < 0)
+			return -EINVAL;
+		if (!is_login(v)) {
+			config_refuse(r, "'login': expected a GitHub login, not '%s'", v);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return 1;
 }
 
 void forge_config_finish(struct forge_config *g)

@@ -437,6 +437,7 @@ int web_alert_commands_read(struct db_alert_command **out, size_t *out_n,
 /* [github]: the pull requests' host, as an agent (docs/github.md) and the
  * hub (docs/hub.md) take it; config.c. */
 #define FORGE_ALLOW_MAX 64
+#define FORGE_COMMENT_KEY_MAX 63   /* as web_comment_key_is_valid takes it */
 struct forge_config {
 	bool on;                   /* the section is there */
 	char *api;                 /* the API's base URL */
@@ -456,17 +457,18 @@ struct forge_config {
 	double backoff_s;
 };
 void forge_config_defaults(struct forge_config *g);
+/* True when url is http:// or https:// and more. */
+bool forge_url_is_http(const char *url);
 /* True when url's host is a loopback name or address (127.0.0.0/8 as an
  * address, localhost, [::1]): plain HTTP goes nowhere else with a token. */
 bool forge_url_is_loopback(const char *url);
 /* Reads key k of [github] when it is one of the keys every [github] takes
  * (api, repo, token_file, login, allow, hub_url, comment, statuses,
  * timeout_s, max_wait_s, retries, backoff_s): 0, or -EINVAL with the
- * message in why; 1 when k is not one of them (the caller's own, or
- * unknown). */
-int forge_config_key(struct forge_config *g, const char *k, const char *v, struct strbuf *why);
-/* true/yes/1 or false/no/0 into *dst; -EINVAL with the message in why. */
-int forge_config_bool(bool *dst, const char *k, const char *v, struct strbuf *why);
+ * mistake said in r (common.h's config setters); 1 when k is not one of
+ * them (the caller's own, or unknown), nothing said. */
+int forge_config_key(struct forge_config *g, struct config_report *r, const char *k,
+		     const char *v);
 /* The defaults of what was not given: the public API, a loopback hub URL;
  * a final '/' taken off hub_url. */
 void forge_config_finish(struct forge_config *g);
