@@ -37,7 +37,7 @@ int agent_push_token(char **out, const struct agent_hub *h)
 	int r;
 
 	*out = NULL;
-	r = web_gh_token_read(&token, h->token_file, &loose);
+	r = wire_http_token_read(&token, h->token_file, &loose);
 	if (r < 0)
 		return err_set(r, "[hub] %s", err_last());
 	if (loose) {
@@ -92,11 +92,11 @@ static int send_record(struct agent *a, struct strbuf *reply, const char *path,
 	int status;
 
 	strbuf_addf(&url, "%s%s", a->cfg->hub.url, path);
-	struct web_http h = { .auth = a->push_auth, .ca_file = a->cfg->hub.ca_file,
+	struct wire_http h = { .auth = a->push_auth, .ca_file = a->cfg->hub.ca_file,
 			      .timeout_s = a->cfg->hub.timeout_s, .cancel_fd = a->cancel_fd,
 			      .max = PUSH_REPLY_MAX };
 
-	status = web_http_post_json(reply, &h, url.buf, rec->buf, rec->len);
+	status = wire_http_post_json(reply, &h, url.buf, rec->buf, rec->len);
 	if (status < 0 && status != -ECANCELED)
 		say_down(a, err_last());
 	while (reply->len && (reply->buf[reply->len - 1] == '\n' || reply->len > PUSH_MESSAGE_MAX))
@@ -408,11 +408,11 @@ int agent_hub_pulls(struct agent *a, struct web_hub_pull **out, size_t *out_n)
 	*out = NULL;
 	*out_n = 0;
 	strbuf_addf(&url, "%s/api/v1/hub/pulls", a->cfg->hub.url);
-	struct web_http h = { .auth = a->push_auth, .ca_file = a->cfg->hub.ca_file,
+	struct wire_http h = { .auth = a->push_auth, .ca_file = a->cfg->hub.ca_file,
 			      .timeout_s = a->cfg->hub.timeout_s, .cancel_fd = a->cancel_fd,
 			      .max = HUB_PULLS_REPLY_MAX };
 
-	status = web_http_get(&reply, &h, url.buf);
+	status = wire_http_get(&reply, &h, url.buf);
 	if (status < 0)
 		r = status;
 	else if (status != 200)

@@ -1,7 +1,7 @@
 /*
  * A client of the GitHub REST API (and of those that answer the same calls:
- * GitHub Enterprise, Gitea, Forgejo), and the agent's POST to the hub, on
- * libcurl: the only file that includes curl.h. libcurl is opened at run time, when the first client is
+ * GitHub Enterprise, Gitea, Forgejo), on
+ * libcurl: the only file of web/forge that includes curl.h. libcurl is opened at run time, when the first client is
  * made, not linked (web/dl says why). docs/github.md describes what it asks
  * and how it waits.
  *
@@ -14,14 +14,12 @@
 #include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -96,54 +94,6 @@ static int curl_open(void)
 	if (r == 0 && fresh && lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		r = err_set(-ENOMEM, "libcurl could not be set up");
 	return r;
-}
-
-/* ---- the token ---- */
-
-int web_gh_token_read(char **out, const char *path, bool *loose_mode)
-{
-	char buf[WEB_GH_TOKEN_MAX + 2];
-	struct stat st;
-	ssize_t n;
-	size_t len, i;
-	int fd;
-
-	*out = NULL;
-	/* Not blocking at the open: a FIFO would wait for a writer for ever. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return err_set(-errno, "token file '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return err_set(-EINVAL, "token file '%s': not a regular file", path);
-	}
-	if (loose_mode)
-		*loose_mode = (st.st_mode & 077) != 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return err_set(-errno, "token file '%s': %s", path, strerror(errno));
-	len = (size_t)n;
-	while (len > 0 && isspace((unsigned char)buf[len - 1]))
-		len--;
-	if (len == 0)
-		return err_set(-EINVAL, "token file '%s' is empty", path);
-	if (len > WEB_GH_TOKEN_MAX)
-		return err_set(-EINVAL, "token file '%s' holds more than %d bytes: not a token",
-			       path, WEB_GH_TOKEN_MAX);
-	/* The token goes into a header line: printable, no blanks. Which byte
-	 * is wrong is said, never the token. */
-	for (i = 0; i < len; i++) {
-		if (buf[i] <= ' ' || buf[i] >= 0x7f) {
-			explicit_bzero(buf, sizeof(buf));
-			return err_set(-EINVAL, "token file '%s': byte %zu is a blank, a control "
-				       "or a non-ASCII character; expected the token alone on one "
-				       "line", path, i + 1);
-		}
-	}
-	*out = xstrndup(buf, len);
-	explicit_bzero(buf, sizeof(buf));
-	return 0;
 }
 
 /* ---- the client ---- */
@@ -464,107 +414,6 @@ static CURLcode perform(struct web_gh_client *c, struct web_gh_reply *rep, const
 		lc.easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &rep->status);
 	lc.slist_free_all(h);
 	return e;
-}
-
-/* ---- a plain POST (the agent's push to the hub) ---- */
-
-struct post_reply {
-	struct strbuf *body;
-	size_t max;
-	int cancel_fd;
-};
-
-static size_t on_post_body(char *data, size_t size, size_t n, void *ctx)
-{
-	struct post_reply *r = ctx;
-	size_t room = r->max > r->body->len ? r->max - r->body->len : 0;
-
-	strbuf_add(r->body, data, n < room ? n : room);
-	return n;
-}
-
-static int on_post_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-			    curl_off_t ulnow)
-{
-	const struct post_reply *r = ctx;
-	struct pollfd p = { .fd = r->cancel_fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) > 0;
-}
-
-/* A POST of body (a GET when body is NULL), as web_http_post_json says. */
-static int http_exchange(struct strbuf *reply, const struct web_http *o, const char *url,
-			 const char *body, size_t len)
-{
-	const char *method = body ? "POST" : "GET";
-	struct post_reply rep = { .body = reply, .max = o->max, .cancel_fd = o->cancel_fd };
-	struct curl_slist *h = NULL;
-	char ua[64];
-	long status = 0;
-	CURL *curl;
-	CURLcode e;
-	int r;
-
-	strbuf_reset(reply);
-	r = curl_open();
-	if (r < 0)
-		return r;
-	curl = lc.easy_init();
-	if (!curl)
-		return err_set(-ENOMEM, "libcurl could not be set up");
-	snprintf(ua, sizeof(ua), "User-Agent: perfd/%s", PERFD_VERSION);
-	h = lc.slist_append(h, ua);
-	if (body)
-		h = lc.slist_append(h, "Content-Type: application/json");
-	h = lc.slist_append(h, o->auth);
-	if (!h) {
-		lc.easy_cleanup(curl);
-		return err_set(-ENOMEM, "libcurl could not be set up");
-	}
-	lc.easy_setopt(curl, CURLOPT_URL, url);
-	lc.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	lc.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-	lc.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	lc.easy_setopt(curl, CURLOPT_HTTPHEADER, h);
-	if (body) {
-		lc.easy_setopt(curl, CURLOPT_POST, 1L);
-		lc.easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-		lc.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	}
-	lc.easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)(o->timeout_s * 1000));
-	lc.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, (long)(fmin(o->timeout_s, 10) * 1000));
-	lc.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_post_body);
-	lc.easy_setopt(curl, CURLOPT_WRITEDATA, &rep);
-	if (o->ca_file)
-		lc.easy_setopt(curl, CURLOPT_CAINFO, o->ca_file);
-	if (o->cancel_fd >= 0) {
-		lc.easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_post_progress);
-		lc.easy_setopt(curl, CURLOPT_XFERINFODATA, &rep);
-		lc.easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-	}
-	e = lc.easy_perform(curl);
-	if (e == CURLE_OK)
-		lc.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-	lc.slist_free_all(h);
-	lc.easy_cleanup(curl);
-	if (e == CURLE_ABORTED_BY_CALLBACK)
-		return err_set(-ECANCELED, "%s %s: stopped", method, url);
-	if (e != CURLE_OK)
-		return err_set(-EIO, "%s %s: %s", method, url, lc.easy_strerror(e));
-	if (status < 100 || status > 599)
-		return err_set(-EPROTO, "%s %s: no HTTP status in the answer", method, url);
-	return (int)status;
-}
-
-int web_http_post_json(struct strbuf *reply, const struct web_http *h, const char *url,
-		       const char *body, size_t len)
-{
-	return http_exchange(reply, h, url, body ? body : "", len);
-}
-
-int web_http_get(struct strbuf *reply, const struct web_http *h, const char *url)
-{
-	return http_exchange(reply, h, url, NULL, 0);
 }
 
 /* What a failed exchange asks for next: the error itself (returned, < 0),
