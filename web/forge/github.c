@@ -1,9 +1,8 @@
 /*
  * A client of the GitHub REST API (and of those that answer the same calls:
- * GitHub Enterprise, Gitea, Forgejo), on
- * libcurl: the only file of web/forge that includes curl.h. libcurl is opened at run time, when the first client is
- * made, not linked (web/dl says why). docs/github.md describes what it asks
- * and how it waits.
+ * GitHub Enterprise, Gitea, Forgejo), each request on web/wire's HTTP
+ * client (wire_http_conn_send), one connection per client. docs/github.md
+ * describes what it asks and how it waits.
  *
  * Every request is bounded: its time, the reply's size, the pages of a
  * list, the waits a rate limit asks for. A token is sent in one header to
@@ -12,7 +11,6 @@
  * back as a negative errno with a detail that never holds the token.
  */
 #include <ctype.h>
-#include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -21,10 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "dl.h"
 #include "forge-internal.h"
+#include "wire.h"
 
 #define WEB_GH_URL_MAX 2048
 #define WEB_GH_MESSAGE_MAX 200          /* characters of an error reply quoted in a detail */
@@ -32,7 +29,7 @@
 #define WEB_GH_RATE_WAIT_DEFAULT_S 60   /* a rate limit that names no time: GitHub's advice */
 
 struct web_gh_client {
-	CURL *curl;
+	struct wire_http_conn *conn;
 	char *api;                  /* no trailing slash */
 	char *repo;
 	char *auth;                 /* "Authorization: Bearer ..." */
@@ -45,7 +42,6 @@ struct web_gh_client {
 struct web_gh_reply {
 	long status;
 	struct strbuf body;
-	bool too_big;
 	double retry_after;         /* seconds; < 0 when not sent */
 	long remaining;             /* X-RateLimit-Remaining; -1 when not sent */
 	time_t reset;               /* X-RateLimit-Reset; 0 when not sent */
@@ -55,46 +51,6 @@ struct web_gh_reply {
 };
 
 enum { WEB_GH_IDEMPOTENT = 0, WEB_GH_ONCE = 1 };
-
-/* libcurl, opened at the first client (web/dl). */
-static struct {
-	CURLcode (*global_init)(long flags);
-	CURL *(*easy_init)(void);
-	void (*easy_cleanup)(CURL *h);
-	void (*easy_reset)(CURL *h);
-	CURLcode (*easy_setopt)(CURL *h, CURLoption opt, ...);
-	CURLcode (*easy_perform)(CURL *h);
-	CURLcode (*easy_getinfo)(CURL *h, CURLINFO info, ...);
-	const char *(*easy_strerror)(CURLcode e);
-	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
-	void (*slist_free_all)(struct curl_slist *l);
-	time_t (*getdate)(const char *s, const time_t *unused);
-} lc;
-
-static int curl_open(void)
-{
-	static void *lib;
-	static const struct web_dl_symbol syms[] = {
-		{ "curl_global_init", (void **)&lc.global_init },
-		{ "curl_easy_init", (void **)&lc.easy_init },
-		{ "curl_easy_cleanup", (void **)&lc.easy_cleanup },
-		{ "curl_easy_reset", (void **)&lc.easy_reset },
-		{ "curl_easy_setopt", (void **)&lc.easy_setopt },
-		{ "curl_easy_perform", (void **)&lc.easy_perform },
-		{ "curl_easy_getinfo", (void **)&lc.easy_getinfo },
-		{ "curl_easy_strerror", (void **)&lc.easy_strerror },
-		{ "curl_slist_append", (void **)&lc.slist_append },
-		{ "curl_slist_free_all", (void **)&lc.slist_free_all },
-		{ "curl_getdate", (void **)&lc.getdate },
-	};
-	bool fresh = !lib;
-	int r;
-
-	r = web_dl_open(&lib, "libcurl.so.4", "libcurl4", syms, ARRAY_SIZE(syms));
-	if (r == 0 && fresh && lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		r = err_set(-ENOMEM, "libcurl could not be set up");
-	return r;
-}
 
 /* ---- the client ---- */
 
@@ -142,15 +98,12 @@ int web_gh_client_new(struct web_gh_client **out, const struct web_gh_options *o
 			       o->repo ? o->repo : "");
 	if (!o->token || !*o->token)
 		return err_set(-EINVAL, "no token");
-	r = curl_open();
-	if (r < 0)
-		return r;
 	c = xcalloc(1, sizeof(*c));
 	c->o = *o;
-	c->curl = lc.easy_init();
-	if (!c->curl) {
+	r = wire_http_conn_new(&c->conn);
+	if (r < 0) {
 		free(c);
-		return err_set(-ENOMEM, "libcurl could not be set up");
+		return r;
 	}
 	len = strlen(o->api);
 	while (len > 0 && o->api[len - 1] == '/')
@@ -169,7 +122,7 @@ void web_gh_client_free(struct web_gh_client *c)
 {
 	if (!c)
 		return;
-	lc.easy_cleanup(c->curl);
+	wire_http_conn_free(c->conn);
 	explicit_bzero(c->auth, strlen(c->auth));
 	free(c->auth);
 	free(c->api);
@@ -190,30 +143,6 @@ int web_gh_client_backoff(struct web_gh_client *c, int attempt)
 }
 
 /* ---- one request ---- */
-
-/* libcurl calls this at least once a second during a request: a stop
- * (cancel_fd readable) aborts the request in hand instead of waiting out
- * its timeout. */
-static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-		       curl_off_t ulnow)
-{
-	const struct web_gh_client *c = ctx;
-	struct pollfd p = { .fd = c->o.cancel_fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) > 0;
-}
-
-static size_t on_body(char *data, size_t size, size_t n, void *ctx)
-{
-	struct web_gh_reply *r = ctx;
-
-	if (r->body.len + n > WEB_GH_REPLY_MAX) {
-		r->too_big = true;
-		return 0;               /* curl stops with CURLE_WRITE_ERROR */
-	}
-	strbuf_add(&r->body, data, n);
-	return n;
-}
 
 /* "name: value" when line's header is name (any case), else NULL. */
 static const char *header_value(const char *line, size_t len, const char *name)
@@ -269,7 +198,7 @@ static void reply_headers_forget(struct web_gh_reply *r)
 	r->content_type[0] = '\0';
 }
 
-static size_t on_header(char *data, size_t size, size_t n, void *ctx)
+static void on_header(void *ctx, const char *data, size_t n)
 {
 	struct web_gh_reply *r = ctx;
 	size_t len = n;
@@ -279,17 +208,17 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 	/* A new status line starts a new reply (after a 100 Continue). */
 	if (n >= 5 && !strncmp(data, "HTTP/", 5)) {
 		reply_headers_forget(r);
-		return n;
+		return;
 	}
 	while (len > 0 && (data[len - 1] == '\r' || data[len - 1] == '\n'))
 		len--;
 	/* Read in place: a Link header may be longer than any other. */
 	if (len > 5 && !strncasecmp(data, "link:", 5)) {
 		link_next(r, data + 5, len - 5);
-		return n;
+		return;
 	}
 	if (len >= sizeof(line))
-		return n;           /* no header perfd reads is that long */
+		return;             /* no header perfd reads is that long */
 	memcpy(line, data, len);
 	line[len] = '\0';
 	if ((v = header_value(line, len, "retry-after"))) {
@@ -298,8 +227,8 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 
 		if (end != v && !*end && s >= 0)
 			r->retry_after = s;
-		else if (lc.getdate(v, NULL) > 0)
-			r->retry_after = fmax(0, (double)(lc.getdate(v, NULL) - time(NULL)));
+		else if (wire_http_date(v) > 0)
+			r->retry_after = fmax(0, (double)(wire_http_date(v) - time(NULL)));
 	} else if ((v = header_value(line, len, "x-ratelimit-remaining"))) {
 		r->remaining = strtol(v, NULL, 10);
 	} else if ((v = header_value(line, len, "x-ratelimit-reset"))) {
@@ -307,7 +236,6 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 	} else if ((v = header_value(line, len, "content-type"))) {
 		snprintf(r->content_type, sizeof(r->content_type), "%s", v);
 	}
-	return n;
 }
 
 /* Sleeps s seconds, or until the cancel descriptor is readable. */
@@ -355,65 +283,27 @@ static bool is_json(const struct web_gh_reply *r)
 	       !strncasecmp(r->content_type, "application/vnd.github", 22);
 }
 
-static CURLcode perform(struct web_gh_client *c, struct web_gh_reply *rep, const char *method,
-			const char *url, const char *body, int flags)
+/* Sends one request: the HTTP status, or the failure as
+ * wire_http_conn_send returns it. */
+static int perform(struct web_gh_client *c, struct web_gh_reply *rep, const char *method,
+		   const char *url, const char *body, int flags)
 {
-	struct curl_slist *h = NULL;
-	char ua[64];
-	CURLcode e;
+	const char *const headers[] = { "Accept: application/vnd.github+json",
+					"X-GitHub-Api-Version: 2022-11-28", c->auth, NULL };
+	struct wire_http_request rq = {
+		.method = method, .url = url, .headers = headers, .body = body,
+		.len = body ? strlen(body) : 0, .timeout_s = c->o.timeout_s,
+		.cancel_fd = c->o.cancel_fd, .max = WEB_GH_REPLY_MAX,
+		.fresh = flags & WEB_GH_ONCE, .decode = true, .on_header = on_header, .ctx = rep,
+	};
+	int r;
 
-	strbuf_reset(&rep->body);
-	rep->too_big = false;
 	rep->status = 0;
 	reply_headers_forget(rep);
-
-	snprintf(ua, sizeof(ua), "User-Agent: perfd/%s", PERFD_VERSION);
-	h = lc.slist_append(h, "Accept: application/vnd.github+json");
-	h = lc.slist_append(h, "X-GitHub-Api-Version: 2022-11-28");
-	h = lc.slist_append(h, ua);
-	h = lc.slist_append(h, c->auth);
-	if (body)
-		h = lc.slist_append(h, "Content-Type: application/json");
-	if (!h)
-		return CURLE_OUT_OF_MEMORY;
-
-	lc.easy_reset(c->curl);
-	lc.easy_setopt(c->curl, CURLOPT_URL, url);
-	lc.easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	lc.easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
-	lc.easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
-	lc.easy_setopt(c->curl, CURLOPT_HTTPHEADER, h);
-	lc.easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
-	/* libcurl sends a request again, by itself, when the kept-alive
-	 * connection it went on closes before any answer: a request sent once
-	 * goes on a connection of its own, so that it never is. */
-	if (flags & WEB_GH_ONCE)
-		lc.easy_setopt(c->curl, CURLOPT_FRESH_CONNECT, 1L);
-	if (body) {
-		lc.easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
-		lc.easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-	} else if (!strcmp(method, "GET")) {
-		lc.easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
-	}
-	lc.easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)(c->o.timeout_s * 1000));
-	lc.easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
-			 (long)(fmin(c->o.timeout_s, 10) * 1000));
-	lc.easy_setopt(c->curl, CURLOPT_ACCEPT_ENCODING, "");
-	lc.easy_setopt(c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)WEB_GH_REPLY_MAX);
-	lc.easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
-	lc.easy_setopt(c->curl, CURLOPT_WRITEDATA, rep);
-	lc.easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
-	lc.easy_setopt(c->curl, CURLOPT_HEADERDATA, rep);
-	if (c->o.cancel_fd >= 0) {
-		lc.easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-		lc.easy_setopt(c->curl, CURLOPT_XFERINFODATA, c);
-		lc.easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
-	}
-	e = lc.easy_perform(c->curl);
-	if (e == CURLE_OK)
-		lc.easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &rep->status);
-	lc.slist_free_all(h);
-	return e;
+	r = wire_http_conn_send(c->conn, &rep->body, &rq);
+	if (r > 0)
+		rep->status = r;
+	return r;
 }
 
 /* What a failed exchange asks for next: the error itself (returned, < 0),
@@ -421,26 +311,22 @@ static CURLcode perform(struct web_gh_client *c, struct web_gh_reply *rep, const
  * msg gets what to say of it when it is retried until no try is left. */
 enum { NEXT_WAIT = 1, NEXT_RETRY = 2 };
 
-static int judge(const struct web_gh_reply *rep, CURLcode e, const char *method,
+static int judge(const struct web_gh_reply *rep, int sent, const char *method,
 		 const char *path, int flags, double *wait, char *msg, size_t msglen)
 {
 	long s = rep->status;
 
-	if (e != CURLE_OK) {
-		if (e == CURLE_ABORTED_BY_CALLBACK)
-			return err_set(-ECANCELED, "%s %s: stopped", method, path);
-		if (rep->too_big || e == CURLE_FILESIZE_EXCEEDED)
+	if (sent < 0) {
+		if (sent == -EFBIG)
 			return err_set(-EFBIG, "%s %s: the reply is over %d MiB", method, path,
 				       WEB_GH_REPLY_MAX >> 20);
-		if (e == CURLE_UNSUPPORTED_PROTOCOL || e == CURLE_URL_MALFORMAT ||
-		    e == CURLE_OUT_OF_MEMORY)
-			return err_set(-EINVAL, "%s %s: %s", method, path, lc.easy_strerror(e));
+		if (sent != -EIO && sent != -ENOTCONN)
+			return err_set(sent, "%s %s: %s", method, path, err_last());
 		/* Nothing was sent when no connection was made: safe to send. */
-		if (flags & WEB_GH_ONCE && e != CURLE_COULDNT_CONNECT &&
-		    e != CURLE_COULDNT_RESOLVE_HOST)
+		if (flags & WEB_GH_ONCE && sent != -ENOTCONN)
 			return err_set(-EAGAIN, "%s %s: %s; whether it was done is unknown", method,
-				       path, lc.easy_strerror(e));
-		snprintf(msg, msglen, "%s", lc.easy_strerror(e));
+				       path, err_last());
+		snprintf(msg, msglen, "%s", err_last());
 		return NEXT_RETRY;
 	}
 	reply_message(msg, msglen, rep);
@@ -514,8 +400,7 @@ static int request(struct web_gh_client *c, json_t **out, struct web_gh_reply *r
 	for (;;) {
 		time_t now = time(NULL);
 		double wait = 0;
-		CURLcode e;
-		int r;
+		int sent, r;
 
 		if (c->limited_until > now) {
 			wait = (double)(c->limited_until - now) + 1;
@@ -528,11 +413,11 @@ static int request(struct web_gh_client *c, json_t **out, struct web_gh_reply *r
 				return r;
 		}
 		tries++;
-		e = perform(c, rep, method, url, body, flags);
+		sent = perform(c, rep, method, url, body, flags);
 		c->limited_until = rep->remaining == 0 && rep->reset > 0 ? rep->reset : 0;
-		if (e == CURLE_OK && rep->status >= 200 && rep->status < 300)
+		if (sent >= 200 && sent < 300)
 			return parse_reply(out, rep, method, path);
-		r = judge(rep, e, method, path, flags, &wait, msg, sizeof(msg));
+		r = judge(rep, sent, method, path, flags, &wait, msg, sizeof(msg));
 		if (r < 0)
 			return r;
 		if (r == NEXT_WAIT) {
