@@ -5,7 +5,8 @@
  * rows and taken apart again here, checked field by field; the canonical
  * form and its sha256 make one record one hash. And how they are carried:
  * one small HTTP client on libcurl (http.c, the only file that includes
- * curl.h), which web/forge's GitHub client uses too.
+ * curl.h), which web/forge's GitHub client uses too, and the agent's
+ * outbox (outbox.c): its records sent to the hub, one table row per kind.
  *
  * Errors: negative errno with a detail in err_last(); nothing here logs.
  */
@@ -199,5 +200,52 @@ int wire_http_post_json(struct strbuf *reply, const struct wire_http *h, const c
 			const char *body, size_t len);
 /* The same exchange as a GET, for what the hub hands its agents. */
 int wire_http_get(struct strbuf *reply, const struct wire_http *h, const char *url);
+
+/* ---- the agent's outbox (outbox.c, docs/hub.md "Agents push") ----
+ * The agent's database is the spool. A turn sends the kinds in this
+ * order, the oldest of each first, each record after the one before it
+ * was answered for: a 2xx is sent, a 409 or 422 a refusal for good (kept
+ * with the hub's message), anything else leaves the record in the
+ * backlog and ends the turn. */
+enum wire_outbox_kind {
+	WIRE_OUTBOX_BUILDS,          /* a build is at the hub before the comparisons naming it */
+	WIRE_OUTBOX_JOBS,            /* a job before its comparisons, which then find it */
+	WIRE_OUTBOX_COMPARISONS,
+	WIRE_OUTBOX_ALERTS,          /* only in a turn that left no comparison to send:
+	                              * an alert names comparisons */
+	WIRE_OUTBOX_KINDS
+};
+#define WIRE_OUTBOX_REPLY_MAX 4096     /* bytes of the hub's answer kept */
+#define WIRE_OUTBOX_MESSAGE_MAX 1000   /* bytes of a refusal's message stored */
+
+/* One turn's outbox; what it is given is borrowed. */
+struct wire_outbox {
+	struct db *db;
+	const char *host;            /* the agent's, in its records */
+	const char *url;             /* the hub's base URL */
+	struct wire_http http;       /* the token's header, ca_file, timeout_s, cancel_fd;
+	                              * max is the outbox's own */
+	size_t batch;                /* records of each kind sent in a turn, at most */
+	/* What the owner says of it: a record the hub refused for good (once:
+	 * it is not sent again), what naming it ("comparison 3", "update 2 of
+	 * job 5"), message the hub's (cut); and why the hub gave no answer. */
+	void (*refused)(void *ctx, const char *what, int status, const char *message);
+	void (*unanswered)(void *ctx, const char *why);
+	void *ctx;
+	/* What the turn did. */
+	bool down;                   /* the hub gave no answer: nothing more is sent */
+	size_t answered[WIRE_OUTBOX_KINDS];  /* records answered for (2xx, 409, 422) */
+};
+/* Sends each kind's backlog, at most batch records of it, and stops where
+ * the hub gives no answer (ob->down). Returns 0, or a negative errno: the
+ * database's, or -ECANCELED. */
+int wire_outbox_push(struct wire_outbox *ob);
+/* POSTs one record rec to the hub's path. Returns the hub's status when
+ * it answered for it for good (2xx, 409, 422; *reply holds its answer
+ * without its final newline, cut to WIRE_OUTBOX_MESSAGE_MAX bytes), 0 when
+ * it stays in the backlog (ob->down set, why said through unanswered), or
+ * -ECANCELED. */
+int wire_outbox_send(struct wire_outbox *ob, struct strbuf *reply, const char *path,
+		     const struct strbuf *rec);
 
 #endif
