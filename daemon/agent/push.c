@@ -72,13 +72,20 @@ static void say_refused(void *ctx, const char *what, int status, const char *mes
 		  status, message);
 }
 
+/* How a speaks to its hub, keeping max bytes of an answer. */
+static struct wire_http hub_http(const struct agent *a, size_t max)
+{
+	return (struct wire_http){ .auth = a->push_auth, .ca_file = a->cfg->hub.ca_file,
+				   .timeout_s = a->cfg->hub.timeout_s, .cancel_fd = a->cancel_fd,
+				   .max = max };
+}
+
 /* a's outbox for one push. */
 static void outbox_init(struct wire_outbox *ob, struct agent *a)
 {
 	*ob = (struct wire_outbox){
 		.db = a->db, .host = a->host, .url = a->cfg->hub.url,
-		.http = { .auth = a->push_auth, .ca_file = a->cfg->hub.ca_file,
-			  .timeout_s = a->cfg->hub.timeout_s, .cancel_fd = a->cancel_fd },
+		.http = hub_http(a, WIRE_OUTBOX_REPLY_MAX),
 		.batch = AGENT_PUSH_BATCH, .refused = say_refused, .unanswered = say_down,
 		.ctx = a,
 	};
@@ -165,15 +172,13 @@ int agent_push_turn(struct agent *a)
 int agent_hub_pulls(struct agent *a, struct web_hub_pull **out, size_t *out_n)
 {
 	struct strbuf reply = STRBUF_INIT, url = STRBUF_INIT;
+	struct wire_http h;
 	int status, r;
 
 	*out = NULL;
 	*out_n = 0;
 	strbuf_addf(&url, "%s/api/v1/hub/pulls", a->cfg->hub.url);
-	struct wire_http h = { .auth = a->push_auth, .ca_file = a->cfg->hub.ca_file,
-			      .timeout_s = a->cfg->hub.timeout_s, .cancel_fd = a->cancel_fd,
-			      .max = HUB_PULLS_REPLY_MAX };
-
+	h = hub_http(a, HUB_PULLS_REPLY_MAX);
 	status = wire_http_get(&reply, &h, url.buf);
 	if (status < 0)
 		r = status;

@@ -233,12 +233,10 @@ int wire_outbox_send(struct wire_outbox *ob, struct strbuf *reply, const char *p
 		     const struct strbuf *rec)
 {
 	struct strbuf url = STRBUF_INIT;
-	struct wire_http h = ob->http;
 	int status;
 
 	strbuf_addf(&url, "%s%s", ob->url, path);
-	h.max = WIRE_OUTBOX_REPLY_MAX;
-	status = wire_http_post_json(reply, &h, url.buf, rec->buf, rec->len);
+	status = wire_http_post_json(reply, &ob->http, url.buf, rec->buf, rec->len);
 	if (status < 0 && status != -ECANCELED) {
 		ob->unanswered(ob->ctx, err_last());
 		status = 0;

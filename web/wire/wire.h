@@ -224,7 +224,7 @@ struct wire_outbox {
 	const char *host;            /* the agent's, in its records */
 	const char *url;             /* the hub's base URL */
 	struct wire_http http;       /* the token's header, ca_file, timeout_s, cancel_fd;
-	                              * max is the outbox's own */
+	                              * max WIRE_OUTBOX_REPLY_MAX */
 	size_t batch;                /* records of each kind sent in a turn, at most */
 	/* What the owner says of it: a record the hub refused for good (once:
 	 * it is not sent again), what naming it ("comparison 3", "update 2 of
