@@ -1,8 +1,9 @@
 /*
  * web/forge: what perfd says on the pull requests' host (GitHub, GitHub
  * Enterprise, Gitea, Forgejo; docs/github.md). A REST client on
- * libcurl (github.c, the only file that includes curl.h; libcurl is opened
- * at run time through web/dl), the pull-request comment rendered from
+ * web/wire's HTTP client (github.c: rate limits, retries, pagination and
+ * the API's JSON; each request through wire_http_conn_send), the
+ * pull-request comment rendered from
  * stored rows (comment.c, docs/comment.md), and posting: the one comment
  * per pull request, commit statuses and the trust rule (pulls.c); the
  * forecasts a pull request states, read and recorded (forecast.c); the
