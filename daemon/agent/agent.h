@@ -286,11 +286,12 @@ void agent_summary(struct agent *a, FILE *f);
  * that carries it ("Authorization: Bearer ..."). -EPERM for a file that
  * others than its owner may read; the detail never holds the token. */
 int agent_push_token(char **out, const struct agent_hub *h);
-/* Sends the oldest of the backlog, at most AGENT_PUSH_BATCH, each after the
+/* Sends the oldest of the backlog through web/wire's outbox
+ * (wire_outbox_push), at most AGENT_PUSH_BATCH of each kind, each after the
  * one before it was answered for; stops at the first that gets no answer
  * (said once, not as an error), and sends nothing more until
- * agent_push_turn. Returns how many were answered for, or a negative errno:
- * the database's, or -ECANCELED. */
+ * agent_push_turn. Returns how many comparisons were answered for, or a
+ * negative errno: the database's, or -ECANCELED. */
 int agent_push(struct agent *a);
 /* The same at a loop turn: the hub is tried again. */
 int agent_push_turn(struct agent *a);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "forge.h"
+#include "wire.h"
 
 void forge_config_defaults(struct forge_config *g)
 {
@@ -150,7 +151,7 @@ int forge_client(struct web_gh_client **out, const struct forge_config *g, int c
 	*out = NULL;
 	if (token_out)
 		*token_out = NULL;
-	r = web_gh_token_read(&token, g->token_file, &loose);
+	r = wire_http_token_read(&token, g->token_file, &loose);
 	if (r < 0)
 		return err_set(r, "[github] %s", err_last());
 	if (loose)

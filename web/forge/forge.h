@@ -1,8 +1,9 @@
 /*
  * web/forge: what perfd says on the pull requests' host (GitHub, GitHub
  * Enterprise, Gitea, Forgejo; docs/github.md). A REST client on
- * libcurl (github.c, the only file that includes curl.h; libcurl is opened
- * at run time through web/dl), the pull-request comment rendered from
+ * web/wire's HTTP client (github.c: rate limits, retries, pagination and
+ * the API's JSON; each request through wire_http_conn_send), the
+ * pull-request comment rendered from
  * stored rows (comment.c, docs/comment.md), and posting: the one comment
  * per pull request, commit statuses and the trust rule (pulls.c); the
  * forecasts a pull request states, read and recorded (forecast.c); the
@@ -103,7 +104,6 @@ bool web_comment_key_is_valid(const char *key);
 
 #define WEB_GH_REPLY_MAX (8 << 20)       /* bytes of one reply */
 #define WEB_GH_PAGES_MAX 30              /* pages of one list, 100 items each */
-#define WEB_GH_TOKEN_MAX 1024
 #define WEB_GH_LOGIN_MAX 64             /* a longer login is read as none */
 #define WEB_GH_COMMENT_MAX 65536         /* characters of a comment body kept */
 
@@ -123,23 +123,6 @@ struct web_gh_options {
 
 struct web_gh_client;
 
-/* How the agent speaks to its hub (docs/hub.md). */
-struct web_http {
-	const char *auth;            /* the header line with the token
-	                              * ("Authorization: Bearer ..."), sent to the
-	                              * url alone: no redirect is followed */
-	const char *ca_file;         /* PEM certificates to trust, or NULL: the system's */
-	double timeout_s;            /* one exchange's bound */
-	int cancel_fd;               /* stops it when readable; -1: none */
-	size_t max;                  /* bytes of a reply kept */
-};
-/* One POST of a JSON body to url. Returns the HTTP status (any, 2xx to 5xx)
- * with up to h->max bytes of the reply's body in *reply (reset first), or
- * -ECANCELED, or -EIO for an exchange that got no answer (a refused
- * connection, a timeout, a certificate not trusted), naming url but never
- * the token. */
-int web_http_post_json(struct strbuf *reply, const struct web_http *h, const char *url,
-		       const char *body, size_t len);
 /* A pull head a hub hands its agents (GET /api/v1/hub/pulls, docs/hub.md):
  * built, against base, only when trusted and only at that very commit. */
 struct web_hub_pull {
@@ -151,13 +134,6 @@ struct web_hub_pull {
 /* Parses the hub's answer into *out (the caller's). -EPROTO, naming the
  * entry, for anything else. */
 int web_hub_pulls_parse(struct web_hub_pull **out, size_t *out_n, const char *text, size_t len);
-/* The same exchange as a GET, for what the hub hands its agents. */
-int web_http_get(struct strbuf *reply, const struct web_http *h, const char *url);
-
-/* Reads a token alone on the first line of the file at path; *out is the
- * caller's. *loose_mode (when not NULL) says whether others than the owner
- * may read the file. The detail of an error never holds the token. */
-int web_gh_token_read(char **out, const char *path, bool *loose_mode);
 /* -EINVAL for a malformed API URL or repository. Sends nothing. */
 int web_gh_client_new(struct web_gh_client **out, const struct web_gh_options *o);
 void web_gh_client_free(struct web_gh_client *c);

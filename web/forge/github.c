@@ -1,9 +1,8 @@
 /*
  * A client of the GitHub REST API (and of those that answer the same calls:
- * GitHub Enterprise, Gitea, Forgejo), and the agent's POST to the hub, on
- * libcurl: the only file that includes curl.h. libcurl is opened at run time, when the first client is
- * made, not linked (web/dl says why). docs/github.md describes what it asks
- * and how it waits.
+ * GitHub Enterprise, Gitea, Forgejo), each request on web/wire's HTTP
+ * client (wire_http_conn_send), one connection per client. docs/github.md
+ * describes what it asks and how it waits.
  *
  * Every request is bounded: its time, the reply's size, the pages of a
  * list, the waits a rate limit asks for. A token is sent in one header to
@@ -12,21 +11,17 @@
  * back as a negative errno with a detail that never holds the token.
  */
 #include <ctype.h>
-#include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "dl.h"
 #include "forge-internal.h"
+#include "wire.h"
 
 #define WEB_GH_URL_MAX 2048
 #define WEB_GH_MESSAGE_MAX 200          /* characters of an error reply quoted in a detail */
@@ -34,7 +29,7 @@
 #define WEB_GH_RATE_WAIT_DEFAULT_S 60   /* a rate limit that names no time: GitHub's advice */
 
 struct web_gh_client {
-	CURL *curl;
+	struct wire_http_conn *conn;
 	char *api;                  /* no trailing slash */
 	char *repo;
 	char *auth;                 /* "Authorization: Bearer ..." */
@@ -47,7 +42,6 @@ struct web_gh_client {
 struct web_gh_reply {
 	long status;
 	struct strbuf body;
-	bool too_big;
 	double retry_after;         /* seconds; < 0 when not sent */
 	long remaining;             /* X-RateLimit-Remaining; -1 when not sent */
 	time_t reset;               /* X-RateLimit-Reset; 0 when not sent */
@@ -57,94 +51,6 @@ struct web_gh_reply {
 };
 
 enum { WEB_GH_IDEMPOTENT = 0, WEB_GH_ONCE = 1 };
-
-/* libcurl, opened at the first client (web/dl). */
-static struct {
-	CURLcode (*global_init)(long flags);
-	CURL *(*easy_init)(void);
-	void (*easy_cleanup)(CURL *h);
-	void (*easy_reset)(CURL *h);
-	CURLcode (*easy_setopt)(CURL *h, CURLoption opt, ...);
-	CURLcode (*easy_perform)(CURL *h);
-	CURLcode (*easy_getinfo)(CURL *h, CURLINFO info, ...);
-	const char *(*easy_strerror)(CURLcode e);
-	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
-	void (*slist_free_all)(struct curl_slist *l);
-	time_t (*getdate)(const char *s, const time_t *unused);
-} lc;
-
-static int curl_open(void)
-{
-	static void *lib;
-	static const struct web_dl_symbol syms[] = {
-		{ "curl_global_init", (void **)&lc.global_init },
-		{ "curl_easy_init", (void **)&lc.easy_init },
-		{ "curl_easy_cleanup", (void **)&lc.easy_cleanup },
-		{ "curl_easy_reset", (void **)&lc.easy_reset },
-		{ "curl_easy_setopt", (void **)&lc.easy_setopt },
-		{ "curl_easy_perform", (void **)&lc.easy_perform },
-		{ "curl_easy_getinfo", (void **)&lc.easy_getinfo },
-		{ "curl_easy_strerror", (void **)&lc.easy_strerror },
-		{ "curl_slist_append", (void **)&lc.slist_append },
-		{ "curl_slist_free_all", (void **)&lc.slist_free_all },
-		{ "curl_getdate", (void **)&lc.getdate },
-	};
-	bool fresh = !lib;
-	int r;
-
-	r = web_dl_open(&lib, "libcurl.so.4", "libcurl4", syms, ARRAY_SIZE(syms));
-	if (r == 0 && fresh && lc.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		r = err_set(-ENOMEM, "libcurl could not be set up");
-	return r;
-}
-
-/* ---- the token ---- */
-
-int web_gh_token_read(char **out, const char *path, bool *loose_mode)
-{
-	char buf[WEB_GH_TOKEN_MAX + 2];
-	struct stat st;
-	ssize_t n;
-	size_t len, i;
-	int fd;
-
-	*out = NULL;
-	/* Not blocking at the open: a FIFO would wait for a writer for ever. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return err_set(-errno, "token file '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return err_set(-EINVAL, "token file '%s': not a regular file", path);
-	}
-	if (loose_mode)
-		*loose_mode = (st.st_mode & 077) != 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n < 0)
-		return err_set(-errno, "token file '%s': %s", path, strerror(errno));
-	len = (size_t)n;
-	while (len > 0 && isspace((unsigned char)buf[len - 1]))
-		len--;
-	if (len == 0)
-		return err_set(-EINVAL, "token file '%s' is empty", path);
-	if (len > WEB_GH_TOKEN_MAX)
-		return err_set(-EINVAL, "token file '%s' holds more than %d bytes: not a token",
-			       path, WEB_GH_TOKEN_MAX);
-	/* The token goes into a header line: printable, no blanks. Which byte
-	 * is wrong is said, never the token. */
-	for (i = 0; i < len; i++) {
-		if (buf[i] <= ' ' || buf[i] >= 0x7f) {
-			explicit_bzero(buf, sizeof(buf));
-			return err_set(-EINVAL, "token file '%s': byte %zu is a blank, a control "
-				       "or a non-ASCII character; expected the token alone on one "
-				       "line", path, i + 1);
-		}
-	}
-	*out = xstrndup(buf, len);
-	explicit_bzero(buf, sizeof(buf));
-	return 0;
-}
 
 /* ---- the client ---- */
 
@@ -192,15 +98,12 @@ int web_gh_client_new(struct web_gh_client **out, const struct web_gh_options *o
 			       o->repo ? o->repo : "");
 	if (!o->token || !*o->token)
 		return err_set(-EINVAL, "no token");
-	r = curl_open();
-	if (r < 0)
-		return r;
 	c = xcalloc(1, sizeof(*c));
 	c->o = *o;
-	c->curl = lc.easy_init();
-	if (!c->curl) {
+	r = wire_http_conn_new(&c->conn);
+	if (r < 0) {
 		free(c);
-		return err_set(-ENOMEM, "libcurl could not be set up");
+		return r;
 	}
 	len = strlen(o->api);
 	while (len > 0 && o->api[len - 1] == '/')
@@ -219,7 +122,7 @@ void web_gh_client_free(struct web_gh_client *c)
 {
 	if (!c)
 		return;
-	lc.easy_cleanup(c->curl);
+	wire_http_conn_free(c->conn);
 	explicit_bzero(c->auth, strlen(c->auth));
 	free(c->auth);
 	free(c->api);
@@ -240,30 +143,6 @@ int web_gh_client_backoff(struct web_gh_client *c, int attempt)
 }
 
 /* ---- one request ---- */
-
-/* libcurl calls this at least once a second during a request: a stop
- * (cancel_fd readable) aborts the request in hand instead of waiting out
- * its timeout. */
-static int on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-		       curl_off_t ulnow)
-{
-	const struct web_gh_client *c = ctx;
-	struct pollfd p = { .fd = c->o.cancel_fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) > 0;
-}
-
-static size_t on_body(char *data, size_t size, size_t n, void *ctx)
-{
-	struct web_gh_reply *r = ctx;
-
-	if (r->body.len + n > WEB_GH_REPLY_MAX) {
-		r->too_big = true;
-		return 0;               /* curl stops with CURLE_WRITE_ERROR */
-	}
-	strbuf_add(&r->body, data, n);
-	return n;
-}
 
 /* "name: value" when line's header is name (any case), else NULL. */
 static const char *header_value(const char *line, size_t len, const char *name)
@@ -319,7 +198,7 @@ static void reply_headers_forget(struct web_gh_reply *r)
 	r->content_type[0] = '\0';
 }
 
-static size_t on_header(char *data, size_t size, size_t n, void *ctx)
+static void on_header(void *ctx, const char *data, size_t n)
 {
 	struct web_gh_reply *r = ctx;
 	size_t len = n;
@@ -329,17 +208,17 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 	/* A new status line starts a new reply (after a 100 Continue). */
 	if (n >= 5 && !strncmp(data, "HTTP/", 5)) {
 		reply_headers_forget(r);
-		return n;
+		return;
 	}
 	while (len > 0 && (data[len - 1] == '\r' || data[len - 1] == '\n'))
 		len--;
 	/* Read in place: a Link header may be longer than any other. */
 	if (len > 5 && !strncasecmp(data, "link:", 5)) {
 		link_next(r, data + 5, len - 5);
-		return n;
+		return;
 	}
 	if (len >= sizeof(line))
-		return n;           /* no header perfd reads is that long */
+		return;             /* no header perfd reads is that long */
 	memcpy(line, data, len);
 	line[len] = '\0';
 	if ((v = header_value(line, len, "retry-after"))) {
@@ -348,8 +227,8 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 
 		if (end != v && !*end && s >= 0)
 			r->retry_after = s;
-		else if (lc.getdate(v, NULL) > 0)
-			r->retry_after = fmax(0, (double)(lc.getdate(v, NULL) - time(NULL)));
+		else if (wire_http_date(v) > 0)
+			r->retry_after = fmax(0, (double)(wire_http_date(v) - time(NULL)));
 	} else if ((v = header_value(line, len, "x-ratelimit-remaining"))) {
 		r->remaining = strtol(v, NULL, 10);
 	} else if ((v = header_value(line, len, "x-ratelimit-reset"))) {
@@ -357,7 +236,6 @@ static size_t on_header(char *data, size_t size, size_t n, void *ctx)
 	} else if ((v = header_value(line, len, "content-type"))) {
 		snprintf(r->content_type, sizeof(r->content_type), "%s", v);
 	}
-	return n;
 }
 
 /* Sleeps s seconds, or until the cancel descriptor is readable. */
@@ -405,166 +283,27 @@ static bool is_json(const struct web_gh_reply *r)
 	       !strncasecmp(r->content_type, "application/vnd.github", 22);
 }
 
-static CURLcode perform(struct web_gh_client *c, struct web_gh_reply *rep, const char *method,
-			const char *url, const char *body, int flags)
+/* Sends one request: the HTTP status, or the failure as
+ * wire_http_conn_send returns it. */
+static int perform(struct web_gh_client *c, struct web_gh_reply *rep, const char *method,
+		   const char *url, const char *body, int flags)
 {
-	struct curl_slist *h = NULL;
-	char ua[64];
-	CURLcode e;
-
-	strbuf_reset(&rep->body);
-	rep->too_big = false;
-	rep->status = 0;
-	reply_headers_forget(rep);
-
-	snprintf(ua, sizeof(ua), "User-Agent: perfd/%s", PERFD_VERSION);
-	h = lc.slist_append(h, "Accept: application/vnd.github+json");
-	h = lc.slist_append(h, "X-GitHub-Api-Version: 2022-11-28");
-	h = lc.slist_append(h, ua);
-	h = lc.slist_append(h, c->auth);
-	if (body)
-		h = lc.slist_append(h, "Content-Type: application/json");
-	if (!h)
-		return CURLE_OUT_OF_MEMORY;
-
-	lc.easy_reset(c->curl);
-	lc.easy_setopt(c->curl, CURLOPT_URL, url);
-	lc.easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	lc.easy_setopt(c->curl, CURLOPT_FOLLOWLOCATION, 0L);
-	lc.easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
-	lc.easy_setopt(c->curl, CURLOPT_HTTPHEADER, h);
-	lc.easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, method);
-	/* libcurl sends a request again, by itself, when the kept-alive
-	 * connection it went on closes before any answer: a request sent once
-	 * goes on a connection of its own, so that it never is. */
-	if (flags & WEB_GH_ONCE)
-		lc.easy_setopt(c->curl, CURLOPT_FRESH_CONNECT, 1L);
-	if (body) {
-		lc.easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
-		lc.easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)strlen(body));
-	} else if (!strcmp(method, "GET")) {
-		lc.easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
-	}
-	lc.easy_setopt(c->curl, CURLOPT_TIMEOUT_MS, (long)(c->o.timeout_s * 1000));
-	lc.easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
-			 (long)(fmin(c->o.timeout_s, 10) * 1000));
-	lc.easy_setopt(c->curl, CURLOPT_ACCEPT_ENCODING, "");
-	lc.easy_setopt(c->curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)WEB_GH_REPLY_MAX);
-	lc.easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
-	lc.easy_setopt(c->curl, CURLOPT_WRITEDATA, rep);
-	lc.easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
-	lc.easy_setopt(c->curl, CURLOPT_HEADERDATA, rep);
-	if (c->o.cancel_fd >= 0) {
-		lc.easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
-		lc.easy_setopt(c->curl, CURLOPT_XFERINFODATA, c);
-		lc.easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
-	}
-	e = lc.easy_perform(c->curl);
-	if (e == CURLE_OK)
-		lc.easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &rep->status);
-	lc.slist_free_all(h);
-	return e;
-}
-
-/* ---- a plain POST (the agent's push to the hub) ---- */
-
-struct post_reply {
-	struct strbuf *body;
-	size_t max;
-	int cancel_fd;
-};
-
-static size_t on_post_body(char *data, size_t size, size_t n, void *ctx)
-{
-	struct post_reply *r = ctx;
-	size_t room = r->max > r->body->len ? r->max - r->body->len : 0;
-
-	strbuf_add(r->body, data, n < room ? n : room);
-	return n;
-}
-
-static int on_post_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
-			    curl_off_t ulnow)
-{
-	const struct post_reply *r = ctx;
-	struct pollfd p = { .fd = r->cancel_fd, .events = POLLIN };
-
-	return poll(&p, 1, 0) > 0;
-}
-
-/* A POST of body (a GET when body is NULL), as web_http_post_json says. */
-static int http_exchange(struct strbuf *reply, const struct web_http *o, const char *url,
-			 const char *body, size_t len)
-{
-	const char *method = body ? "POST" : "GET";
-	struct post_reply rep = { .body = reply, .max = o->max, .cancel_fd = o->cancel_fd };
-	struct curl_slist *h = NULL;
-	char ua[64];
-	long status = 0;
-	CURL *curl;
-	CURLcode e;
+	const char *const headers[] = { "Accept: application/vnd.github+json",
+					"X-GitHub-Api-Version: 2022-11-28", c->auth, NULL };
+	struct wire_http_request rq = {
+		.method = method, .url = url, .headers = headers, .body = body,
+		.len = body ? strlen(body) : 0, .timeout_s = c->o.timeout_s,
+		.cancel_fd = c->o.cancel_fd, .max = WEB_GH_REPLY_MAX,
+		.fresh = flags & WEB_GH_ONCE, .decode = true, .on_header = on_header, .ctx = rep,
+	};
 	int r;
 
-	strbuf_reset(reply);
-	r = curl_open();
-	if (r < 0)
-		return r;
-	curl = lc.easy_init();
-	if (!curl)
-		return err_set(-ENOMEM, "libcurl could not be set up");
-	snprintf(ua, sizeof(ua), "User-Agent: perfd/%s", PERFD_VERSION);
-	h = lc.slist_append(h, ua);
-	if (body)
-		h = lc.slist_append(h, "Content-Type: application/json");
-	h = lc.slist_append(h, o->auth);
-	if (!h) {
-		lc.easy_cleanup(curl);
-		return err_set(-ENOMEM, "libcurl could not be set up");
-	}
-	lc.easy_setopt(curl, CURLOPT_URL, url);
-	lc.easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	lc.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
-	lc.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	lc.easy_setopt(curl, CURLOPT_HTTPHEADER, h);
-	if (body) {
-		lc.easy_setopt(curl, CURLOPT_POST, 1L);
-		lc.easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-		lc.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	}
-	lc.easy_setopt(curl, CURLOPT_TIMEOUT_MS, (long)(o->timeout_s * 1000));
-	lc.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, (long)(fmin(o->timeout_s, 10) * 1000));
-	lc.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_post_body);
-	lc.easy_setopt(curl, CURLOPT_WRITEDATA, &rep);
-	if (o->ca_file)
-		lc.easy_setopt(curl, CURLOPT_CAINFO, o->ca_file);
-	if (o->cancel_fd >= 0) {
-		lc.easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_post_progress);
-		lc.easy_setopt(curl, CURLOPT_XFERINFODATA, &rep);
-		lc.easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
-	}
-	e = lc.easy_perform(curl);
-	if (e == CURLE_OK)
-		lc.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-	lc.slist_free_all(h);
-	lc.easy_cleanup(curl);
-	if (e == CURLE_ABORTED_BY_CALLBACK)
-		return err_set(-ECANCELED, "%s %s: stopped", method, url);
-	if (e != CURLE_OK)
-		return err_set(-EIO, "%s %s: %s", method, url, lc.easy_strerror(e));
-	if (status < 100 || status > 599)
-		return err_set(-EPROTO, "%s %s: no HTTP status in the answer", method, url);
-	return (int)status;
-}
-
-int web_http_post_json(struct strbuf *reply, const struct web_http *h, const char *url,
-		       const char *body, size_t len)
-{
-	return http_exchange(reply, h, url, body ? body : "", len);
-}
-
-int web_http_get(struct strbuf *reply, const struct web_http *h, const char *url)
-{
-	return http_exchange(reply, h, url, NULL, 0);
+	rep->status = 0;
+	reply_headers_forget(rep);
+	r = wire_http_conn_send(c->conn, &rep->body, &rq);
+	if (r > 0)
+		rep->status = r;
+	return r;
 }
 
 /* What a failed exchange asks for next: the error itself (returned, < 0),
@@ -572,26 +311,22 @@ int web_http_get(struct strbuf *reply, const struct web_http *h, const char *url
  * msg gets what to say of it when it is retried until no try is left. */
 enum { NEXT_WAIT = 1, NEXT_RETRY = 2 };
 
-static int judge(const struct web_gh_reply *rep, CURLcode e, const char *method,
+static int judge(const struct web_gh_reply *rep, int sent, const char *method,
 		 const char *path, int flags, double *wait, char *msg, size_t msglen)
 {
 	long s = rep->status;
 
-	if (e != CURLE_OK) {
-		if (e == CURLE_ABORTED_BY_CALLBACK)
-			return err_set(-ECANCELED, "%s %s: stopped", method, path);
-		if (rep->too_big || e == CURLE_FILESIZE_EXCEEDED)
+	if (sent < 0) {
+		if (sent == -EFBIG)
 			return err_set(-EFBIG, "%s %s: the reply is over %d MiB", method, path,
 				       WEB_GH_REPLY_MAX >> 20);
-		if (e == CURLE_UNSUPPORTED_PROTOCOL || e == CURLE_URL_MALFORMAT ||
-		    e == CURLE_OUT_OF_MEMORY)
-			return err_set(-EINVAL, "%s %s: %s", method, path, lc.easy_strerror(e));
+		if (sent != -EIO && sent != -ENOTCONN)
+			return err_set(sent, "%s %s: %s", method, path, err_last());
 		/* Nothing was sent when no connection was made: safe to send. */
-		if (flags & WEB_GH_ONCE && e != CURLE_COULDNT_CONNECT &&
-		    e != CURLE_COULDNT_RESOLVE_HOST)
+		if (flags & WEB_GH_ONCE && sent != -ENOTCONN)
 			return err_set(-EAGAIN, "%s %s: %s; whether it was done is unknown", method,
-				       path, lc.easy_strerror(e));
-		snprintf(msg, msglen, "%s", lc.easy_strerror(e));
+				       path, err_last());
+		snprintf(msg, msglen, "%s", err_last());
 		return NEXT_RETRY;
 	}
 	reply_message(msg, msglen, rep);
@@ -665,8 +400,7 @@ static int request(struct web_gh_client *c, json_t **out, struct web_gh_reply *r
 	for (;;) {
 		time_t now = time(NULL);
 		double wait = 0;
-		CURLcode e;
-		int r;
+		int sent, r;
 
 		if (c->limited_until > now) {
 			wait = (double)(c->limited_until - now) + 1;
@@ -679,11 +413,11 @@ static int request(struct web_gh_client *c, json_t **out, struct web_gh_reply *r
 				return r;
 		}
 		tries++;
-		e = perform(c, rep, method, url, body, flags);
+		sent = perform(c, rep, method, url, body, flags);
 		c->limited_until = rep->remaining == 0 && rep->reset > 0 ? rep->reset : 0;
-		if (e == CURLE_OK && rep->status >= 200 && rep->status < 300)
+		if (sent >= 200 && sent < 300)
 			return parse_reply(out, rep, method, path);
-		r = judge(rep, e, method, path, flags, &wait, msg, sizeof(msg));
+		r = judge(rep, sent, method, path, flags, &wait, msg, sizeof(msg));
 		if (r < 0)
 			return r;
 		if (r == NEXT_WAIT) {

@@ -3,7 +3,12 @@
  * record kind (a comparison, a job's update, a build with its runner
  * results, an alert's update, a heartbeat) is built here from the stored
  * rows and taken apart again here, checked field by field; the canonical
- * form and its sha256 make one record one hash.
+ * form and its sha256 make one record one hash. And how they are carried:
+ * one small HTTP client on libcurl (http.c, the only file that includes
+ * curl.h), which web/forge's GitHub client uses too, and the agent's
+ * outbox (outbox.c): its records sent to the hub, one table row per kind.
+ *
+ * Errors: negative errno with a detail in err_last(); nothing here logs.
  */
 #ifndef PERFD_WIRE_H
 #define PERFD_WIRE_H
@@ -120,5 +125,127 @@ int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h);
 /* Parses and checks a heartbeat (no sha256: it is state, not a record). */
 int wire_heartbeat_parse(struct wire_heartbeat *out, const char *text, size_t len);
 void wire_heartbeat_release(struct wire_heartbeat *h);
+
+/* ---- one small HTTP client (http.c) ----
+ * libcurl is opened at run time through web/dl, at the first connection. */
+
+#define WIRE_HTTP_TOKEN_MAX 1024
+
+/* Reads a token alone on the first line of the file at path; *out is the
+ * caller's. *loose_mode (when not NULL) says whether others than the owner
+ * may read the file. The detail of an error never holds the token. */
+int wire_http_token_read(char **out, const char *path, bool *loose_mode);
+
+/* One libcurl handle: a connection it made is kept for the next request. */
+struct wire_http_conn;
+/* -ENOENT when libcurl cannot be opened (the detail says what to
+ * install), -ENOMEM when it cannot be set up. *out is the caller's. */
+int wire_http_conn_new(struct wire_http_conn **out);
+void wire_http_conn_free(struct wire_http_conn *c);
+
+/* One request; all borrowed. The token goes in one of headers to url
+ * alone: no redirect is followed. */
+struct wire_http_request {
+	const char *method;          /* GET, POST, PATCH, ... */
+	const char *url;
+	const char *const *headers;  /* lines sent besides User-Agent and Content-Type;
+	                              * NULL-terminated, or NULL for none */
+	const char *body;            /* len bytes sent as application/json; NULL: none */
+	size_t len;
+	const char *ca_file;         /* PEM certificates to trust, or NULL: the system's */
+	double timeout_s;            /* the whole exchange's bound */
+	int cancel_fd;               /* stops it when readable; -1: none */
+	size_t max;                  /* bytes of the reply's body */
+	bool cut;                    /* a longer body: its first max bytes kept (true),
+	                              * or the request fails with -EFBIG (false) */
+	bool fresh;                  /* on a connection of its own, so that libcurl
+	                              * never sends it twice by itself */
+	bool decode;                 /* asks for any encoding libcurl decodes */
+	/* Called with each header line of the reply as it comes (not
+	 * terminated, with its line end), the status line of each reply
+	 * among them; NULL: none. */
+	void (*on_header)(void *ctx, const char *line, size_t len);
+	void *ctx;
+};
+/* Sends rq on c, with up to rq->max bytes of the reply's body in *body
+ * (reset first). Returns the HTTP status (any, 1xx to 5xx), or: -ECANCELED
+ * stopped by cancel_fd; -EFBIG a reply over max (not cut); -EINVAL a URL
+ * or protocol libcurl cannot use; -ENOTCONN no connection was made, so
+ * nothing was sent; -EIO no answer (a timeout, a lost connection, a
+ * certificate not trusted); -EPROTO an answer with no HTTP status. The
+ * detail says what failed without the method and URL, which the caller
+ * adds. */
+int wire_http_conn_send(struct wire_http_conn *c, struct strbuf *body,
+			const struct wire_http_request *rq);
+/* An HTTP date ("Wed, 21 Oct 2015 07:28:00 GMT") in seconds since the
+ * epoch, or -1. */
+int64_t wire_http_date(const char *s);
+
+/* How the agent speaks to its hub (docs/hub.md); all borrowed. */
+struct wire_http {
+	const char *auth;            /* the header line with the token
+	                              * ("Authorization: Bearer ...") */
+	const char *ca_file;         /* PEM certificates to trust, or NULL: the system's */
+	double timeout_s;            /* one exchange's bound */
+	int cancel_fd;               /* stops it when readable; -1: none */
+	size_t max;                  /* bytes of a reply kept; the rest is read and dropped */
+};
+/* One POST of a JSON body to url, on a connection of its own. Returns the
+ * HTTP status (any, 2xx to 5xx) with up to h->max bytes of the reply's
+ * body in *reply (reset first), or -ECANCELED, or -EIO for an exchange that
+ * got no answer (a refused connection, a timeout, a certificate not
+ * trusted), or -EPROTO for one with no HTTP status, naming url but never
+ * the token. */
+int wire_http_post_json(struct strbuf *reply, const struct wire_http *h, const char *url,
+			const char *body, size_t len);
+/* The same exchange as a GET, for what the hub hands its agents. */
+int wire_http_get(struct strbuf *reply, const struct wire_http *h, const char *url);
+
+/* ---- the agent's outbox (outbox.c, docs/hub.md "Agents push") ----
+ * The agent's database is the spool. A turn sends the kinds in this
+ * order, the oldest of each first, each record after the one before it
+ * was answered for: a 2xx is sent, a 409 or 422 a refusal for good (kept
+ * with the hub's message), anything else leaves the record in the
+ * backlog and ends the turn. */
+enum wire_outbox_kind {
+	WIRE_OUTBOX_BUILDS,          /* a build is at the hub before the comparisons naming it */
+	WIRE_OUTBOX_JOBS,            /* a job before its comparisons, which then find it */
+	WIRE_OUTBOX_COMPARISONS,
+	WIRE_OUTBOX_ALERTS,          /* only in a turn that left no comparison to send:
+	                              * an alert names comparisons */
+	WIRE_OUTBOX_KINDS
+};
+#define WIRE_OUTBOX_REPLY_MAX 4096     /* bytes of the hub's answer kept */
+#define WIRE_OUTBOX_MESSAGE_MAX 1000   /* bytes of a refusal's message stored */
+
+/* One turn's outbox; what it is given is borrowed. */
+struct wire_outbox {
+	struct db *db;
+	const char *host;            /* the agent's, in its records */
+	const char *url;             /* the hub's base URL */
+	struct wire_http http;       /* the token's header, ca_file, timeout_s, cancel_fd;
+	                              * max WIRE_OUTBOX_REPLY_MAX */
+	size_t batch;                /* records of each kind sent in a turn, at most */
+	/* What the owner says of it: a record the hub refused for good (once:
+	 * it is not sent again), what naming it ("comparison 3", "update 2 of
+	 * job 5"), message the hub's (cut); and why the hub gave no answer. */
+	void (*refused)(void *ctx, const char *what, int status, const char *message);
+	void (*unanswered)(void *ctx, const char *why);
+	void *ctx;
+	/* What the turn did. */
+	bool down;                   /* the hub gave no answer: nothing more is sent */
+	size_t answered[WIRE_OUTBOX_KINDS];  /* records answered for (2xx, 409, 422) */
+};
+/* Sends each kind's backlog, at most batch records of it, and stops where
+ * the hub gives no answer (ob->down). Returns 0, or a negative errno: the
+ * database's, or -ECANCELED. */
+int wire_outbox_push(struct wire_outbox *ob);
+/* POSTs one record rec to the hub's path. Returns the hub's status when
+ * it answered for it for good (2xx, 409, 422; *reply holds its answer
+ * without its final newline, cut to WIRE_OUTBOX_MESSAGE_MAX bytes), 0 when
+ * it stays in the backlog (ob->down set, why said through unanswered), or
+ * -ECANCELED. */
+int wire_outbox_send(struct wire_outbox *ob, struct strbuf *reply, const char *path,
+		     const struct strbuf *rec);
 
 #endif
