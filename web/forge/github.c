@@ -4,11 +4,10 @@
  * client (wire_http_conn_send), one connection per client. docs/github.md
  * describes what it asks and how it waits.
  *
- * Every request is bounded: its time, the reply's size, the pages of a
- * list, the waits a rate limit asks for. A token is sent in one header to
- * the configured base URL only: redirects are not followed and a list's
- * next page must lie under the same base. Nothing here logs; errors come
- * back as a negative errno with a detail that never holds the token.
+ * On top of the client's own bounds (wire.h: time, reply size, no
+ * redirect, the token never in a detail), the pages of a list and the
+ * waits a rate limit asks for are bounded here, and a list's next page
+ * must lie under the configured base URL. Nothing here logs.
  */
 #include <ctype.h>
 #include <errno.h>
