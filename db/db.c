@@ -588,10 +588,16 @@ static int handle_open(struct db **out, const char *path, const char *uri, int l
 
 	*out = NULL;
 	/* SQLite takes "" (and ":memory:") for a database of no file, which
-	 * would keep nothing: a path names a file. */
+	 * would keep nothing, and Debian's reads a name that begins "file:" as
+	 * a URI, where "file::memory:" or "?mode=memory" keep nothing either:
+	 * a path names a file. */
 	if (!*path || !strcmp(path, ":memory:"))
 		return err_set(-EINVAL, "database '%s': not a file's path (an empty path, or "
 			       "':memory:', would keep nothing)", path);
+	if (!strncmp(path, "file:", 5))
+		return err_set(-EINVAL, "database '%s': not a file's path (SQLite reads a name "
+			       "that begins 'file:' as a URI; write ./%s for a file of that name)",
+			       path, path);
 	db = xcalloc(1, sizeof(*db));
 	db->path = xstrdup(path);
 	db->lock_timeout_ms = lock_timeout_ms;

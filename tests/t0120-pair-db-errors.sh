@@ -87,11 +87,12 @@ sleep 0.3
 check "and dies with perfd" eq 0 "$(alive "$T/hang.pids")"
 
 # A database that would keep nothing: refused before anything runs.
-for bad in "" ":memory:"; do
+for bad in "" ":memory:" "file::memory:" "file:$T/uri.db?mode=memory"; do
 	check "pair --db '$bad' refused" run 2 "$PERFD" pair --db "$bad" "$PLANT" "$PLANT" -- --pid-file "$T/empty.pids"
 	check "  said" has "$T/err" "database '$bad': not a file's path"
 	check "  nothing ran" test ! -e "$T/empty.pids"
 	check "  no receipt printed" eq 0 "$(wc -c <"$T/out")"
 	check "list --db '$bad' refused too" run 2 "$PERFD" list --db "$bad"
 done
+check "no file made of the URI" test ! -e "$T/uri.db"
 finish
