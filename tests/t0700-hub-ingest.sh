@@ -206,21 +206,26 @@ head -c $((8 * 1024 * 1024 + 1)) /dev/zero >big.json
 check "a body over 8 MiB: 413" eq 413 "$(post big.json -H "$(auth "$TOK")")"
 check "  with the bound" has "$T/body" "over this endpoint's bound of 8388608 bytes"
 check "a body without Content-Length: 411" eq 411 "$(post a1.json -H "$(auth "$TOK")" -H 'Transfer-Encoding: chunked')"
-# raw PATH HEADERS...: one POST of a1.json as sent, LEN in a header its
-# length; the status line's code printed.
+# raw PATH HEADERS...: one POST (or $RAW_METHOD) of a1.json as sent, LEN in
+# a header its length; the status line's code printed.
 raw() {
-	python3 - "${URL#http://}" "$@" <<'PY'
+	python3 - "${URL#http://}" "${RAW_METHOD:-POST}" "$@" <<'PY'
 import socket, sys
 host, port = sys.argv[1].rsplit(":", 1)
 s = socket.create_connection((host, int(port)), 5)
 body = open("a1.json", "rb").read()
-head = "POST %s HTTP/1.1\r\nHost: hub\r\n" % sys.argv[2] + "".join(h.replace("LEN", str(len(body))) + "\r\n" for h in sys.argv[3:]) + "\r\n"
+head = "%s %s HTTP/1.1\r\nHost: hub\r\n" % (sys.argv[2], sys.argv[3]) + "".join(h.replace("LEN", str(len(body))) + "\r\n" for h in sys.argv[4:]) + "\r\n"
 s.sendall(head.encode() + body)
-print(s.recv(4096).split(b" ")[1].decode())
+answer = s.recv(4096)
+open("raw.out", "wb").write(answer)
+print(answer.split(b" ")[1].decode())
 PY
 }
 check "two Content-Length headers, the same: 400" eq 400 "$(raw /api/v1/ingest/comparisons "Authorization: Bearer $TOK" "Content-Length: LEN" "Content-Length: LEN")"
 check "two that differ: 400" eq 400 "$(raw /api/v1/ingest/comparisons "Authorization: Bearer $TOK" "Content-Length: LEN" "Content-length: 5")"
+check "a blank before a header's colon: 400" eq 400 "$(raw /api/v1/ingest/comparisons "Authorization: Bearer $TOK" "Content-Length : LEN")"
+check "  said" has raw.out "a header's name holds a blank"
+check "a GET with one: 400, its body not read as a request" eq 400 "$(RAW_METHOD=GET raw /api/v1/comparisons "Content-Length : LEN")"
 check "nothing stored by any of them" eq "$after" "$(rows)"
 
 # ---- what the hub stored ----

@@ -199,22 +199,38 @@ static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind, const char 
 	return MHD_YES;
 }
 
-static enum MHD_Result count_length(void *cls, enum MHD_ValueKind kind, const char *key,
-				    const char *value)
+struct header_walk {
+	unsigned lengths;            /* Content-Length headers */
+	bool blank;                  /* a header whose name holds a blank */
+};
+
+static enum MHD_Result walk_header(void *cls, enum MHD_ValueKind kind, const char *key,
+				   const char *value)
 {
+	struct header_walk *w = cls;
+
 	if (!strcasecmp(key, "Content-Length"))
-		(*(unsigned *)cls)++;
+		w->lengths++;
+	if (strpbrk(key, " \t"))
+		w->blank = true;
 	return MHD_YES;
 }
 
-/* How many Content-Length headers the request has: two would leave which
- * one frames the body to whoever reads it, a proxy or this server. */
-static unsigned length_headers(struct MHD_Connection *conn)
+/* Why the request's headers cannot frame it, or NULL: two Content-Length
+ * headers would leave which one frames the body to whoever reads it, a
+ * proxy or this server; and a blank in a header's name
+ * ("Content-Length : 10") hides a header that a proxy may have read
+ * otherwise (RFC 9112 says to refuse it). */
+static const char *headers_refused(struct MHD_Connection *conn)
 {
-	unsigned n = 0;
+	struct header_walk w = { 0 };
 
-	lm.get_connection_values(conn, MHD_HEADER_KIND, count_length, &n);
-	return n;
+	lm.get_connection_values(conn, MHD_HEADER_KIND, walk_header, &w);
+	if (w.lengths > 1)
+		return "more than one Content-Length header";
+	if (w.blank)
+		return "a header's name holds a blank (no blank may stand before its ':')";
+	return NULL;
 }
 
 /* Whether the If-None-Match header names etag (or is "*"). */
@@ -452,7 +468,7 @@ static enum MHD_Result ingest_start(struct web_server *s, struct MHD_Connection 
 	unsigned long long max = kind == INGEST_COMPARISON || kind == INGEST_BUILD ?
 				 WEB_INGEST_BODY_MAX : kind == INGEST_TRIAGE ?
 				 WEB_TRIAGE_BODY_MAX : WEB_INGEST_SMALL_MAX;
-	const char *length, *auth;
+	const char *length, *auth, *refused;
 	char msg[160], *end;
 	unsigned long long n;
 	int r;
@@ -497,8 +513,9 @@ static enum MHD_Result ingest_start(struct web_server *s, struct MHD_Connection 
 		return send_error(s, conn, 403, msg);
 	}
 	length = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-	if (length_headers(conn) > 1)
-		return send_error(s, conn, 400, "more than one Content-Length header");
+	refused = headers_refused(conn);
+	if (refused)
+		return send_error(s, conn, 400, refused);
 	if (!length || lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"))
 		return send_error(s, conn, 411, "a record is sent with its Content-Length");
 	errno = 0;
@@ -603,7 +620,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	struct request *rq = *con_cls;
 	struct param_walk walk = { .params = { .n = 0 }, .bad = false };
 	struct web_reply rp = { .status = 500, .body = STRBUF_INIT };
-	const char *length, *chunked;
+	const char *length, *chunked, *refused;
 	char name[WEB_PATH_MAX + 1];
 	enum MHD_Result ret;
 
@@ -633,8 +650,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 				  "this server only reads: use GET or HEAD");
 	length = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 	chunked = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
-	if (length_headers(conn) > 1)
-		return send_error(s, conn, 400, "more than one Content-Length header");
+	refused = headers_refused(conn);
+	if (refused)
+		return send_error(s, conn, 400, refused);
 	if ((length && strcmp(length, "0")) || chunked)
 		return send_error(s, conn, 405, "a request body is not accepted");
 	if (rq && !rq->called) {
