@@ -175,6 +175,12 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 check "SIGHUP: the new head was measured" eq 2 "$(sqlite3 "$T/loop.db" "select count(*) from jobs where state = 'done'")"
+# The signal is read where the agent waits: after the step in hand (a poll
+# that may already have found the head, an idle A/A), not during it.
+for i in $(seq 300); do
+	grep -q "SIGHUP: polling now" loop.err && break
+	sleep 0.1
+done
 check "said so" has loop.err "SIGHUP: polling now"
 kill -TERM "$agent"
 wait "$agent"
