@@ -242,4 +242,39 @@ if command -v openssl >/dev/null; then
 	check "  said" has "$T/err" "ca-bad.conf:17: 'ca_file': expected a file of PEM text (-----BEGIN CERTIFICATE-----...), not '$T/agent.conf'"
 fi
 
+# ---- a record over the hub's bound ----
+# A 413 is final for that record: kept refused with the hub's message, and
+# the backlog behind it goes on (a chatty runner's 9 MB build record once
+# held back every later record of its host). A stub hub refuses builds so.
+cat >h413.py <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        open("h413.log", "a").write(self.path + "\n")
+        big = self.path.endswith("/builds")
+        body = (b'{"error":"a record of 9700000 bytes is over this endpoint\'s bound"}' if big
+                else b'{"comparison": 99}')
+        self.send_response(413 if big else 201)
+        self.send_header("Content-Length", str(len(body))); self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a): pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+python3 h413.py "$PORT" &
+h413=$!
+for i in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$PORT/" && break; sleep 0.05; done
+work_prog "$SRC/prog.c" 60000 7
+git -C "$SRC" commit -qam "a build the hub finds too large"
+check "a hub answering 413 for a build: agent --once" run 0 "$PERFD" agent --config agent.conf --once
+check "  the build kept as refused" eq 413 "$(sql "select status from pushed_builds order by build_id desc limit 1")"
+check "  with the hub's message" has <(sql "select message from pushed_builds order by build_id desc limit 1") "over this endpoint's bound"
+check "  logged" has "$T/err" "refused by the hub (413:"
+check "  the backlog behind it sent" test "$(grep -c '/api/v1/ingest/comparisons' h413.log)" -ge 1
+check "  none left" has "$T/out" ", push backlog 0"
+builds=$(grep -c '/api/v1/ingest/builds' h413.log)
+check "  not sent again" run 0 "$PERFD" agent --config agent.conf --once
+check "  no build asked again" eq "$builds" "$(grep -c '/api/v1/ingest/builds' h413.log)"
+kill "$h413"; wait "$h413" 2>/dev/null
+
 [ "$fails" -eq 0 ]

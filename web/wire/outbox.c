@@ -4,7 +4,7 @@
  * endpoint, how its backlog is listed, how a record is built from the
  * stored rows and how the hub's answer is marked. One path sends every
  * kind alike: a record counts as sent only once the hub answered 2xx; a
- * 409 or 422 is a refusal for good, kept with the hub's message and said
+ * 409, 413 or 422 is a refusal for good, kept with the hub's message and said
  * once (it is marked, so never sent again); anything else (a 5xx, a
  * timeout, a refused connection) leaves it in the backlog and ends the
  * turn. The kinds go in the table's order, at most a batch of each per
@@ -229,6 +229,15 @@ static const struct outbox_kind kinds[WIRE_OUTBOX_KINDS] = {
 
 /* ---- sending ---- */
 
+/* The hub's answers that refuse a record for good: it holds that id with
+ * other content (409), the record is over its bound (413: sent again, it
+ * would stop every record behind it), or a figure or member is wrong
+ * (422). */
+static bool is_refusal(int status)
+{
+	return status == 409 || status == 413 || status == 422;
+}
+
 int wire_outbox_send(struct wire_outbox *ob, struct strbuf *reply, const char *path,
 		     const struct strbuf *rec)
 {
@@ -244,7 +253,7 @@ int wire_outbox_send(struct wire_outbox *ob, struct strbuf *reply, const char *p
 	while (reply->len && (reply->buf[reply->len - 1] == '\n' ||
 			      reply->len > WIRE_OUTBOX_MESSAGE_MAX))
 		reply->buf[--reply->len] = '\0';
-	if (status > 0 && !(status >= 200 && status < 300) && status != 409 && status != 422) {
+	if (status > 0 && !(status >= 200 && status < 300) && !is_refusal(status)) {
 		char *msg = xasprintf("POST %s: answered %d%s%s", url.buf, status,
 				      reply->len ? ": " : "", reply->buf);
 
@@ -277,7 +286,7 @@ static int send_one(struct wire_outbox *ob, const struct outbox_kind *k, const v
 		r = status;
 		goto out;
 	}
-	if (status == 409 || status == 422) {
+	if (is_refusal(status)) {
 		message = reply.buf;
 		k->name(what, sizeof(what), item);
 		ob->refused(ob->ctx, what, status, message);

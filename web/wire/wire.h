@@ -204,7 +204,7 @@ int wire_http_get(struct strbuf *reply, const struct wire_http *h, const char *u
 /* ---- the agent's outbox (outbox.c, docs/hub.md "Agents push") ----
  * The agent's database is the spool. A turn sends the kinds in this
  * order, the oldest of each first, each record after the one before it
- * was answered for: a 2xx is sent, a 409 or 422 a refusal for good (kept
+ * was answered for: a 2xx is sent, a 409, 413 or 422 a refusal for good (kept
  * with the hub's message), anything else leaves the record in the
  * backlog and ends the turn. */
 enum wire_outbox_kind {
@@ -234,14 +234,14 @@ struct wire_outbox {
 	void *ctx;
 	/* What the turn did. */
 	bool down;                   /* the hub gave no answer: nothing more is sent */
-	size_t answered[WIRE_OUTBOX_KINDS];  /* records answered for (2xx, 409, 422) */
+	size_t answered[WIRE_OUTBOX_KINDS];  /* records answered for (2xx, 409, 413, 422) */
 };
 /* Sends each kind's backlog, at most batch records of it, and stops where
  * the hub gives no answer (ob->down). Returns 0, or a negative errno: the
  * database's, or -ECANCELED. */
 int wire_outbox_push(struct wire_outbox *ob);
 /* POSTs one record rec to the hub's path. Returns the hub's status when
- * it answered for it for good (2xx, 409, 422; *reply holds its answer
+ * it answered for it for good (2xx, 409, 413, 422; *reply holds its answer
  * without its final newline, cut to WIRE_OUTBOX_MESSAGE_MAX bytes), 0 when
  * it stays in the backlog (ob->down set, why said through unanswered), or
  * -ECANCELED. */
