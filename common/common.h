@@ -204,7 +204,8 @@ int config_read_pem(char **out, struct config_report *r, const char *key, const 
 int config_parse_long(long *out, const char *v, long lo, long hi);
 /* 1 to max letters, digits, '.', '_' or '-'. */
 bool config_name_is_valid(const char *s, size_t max);
-/* Starts with '/' (under /dev/ for a device) and holds no "/../". */
+/* Starts with '/' (under /dev/, and more than it, for a device) and has no
+ * segment "." or "..". */
 bool config_path_is_absolute(const char *s);
 bool config_path_is_device(const char *s);
 /*

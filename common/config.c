@@ -121,14 +121,31 @@ int config_set_name(char **out, struct config_report *r, const char *key, const 
 	return config_set_text(out, r, key, v);
 }
 
+/* Whether a segment of path s is "." or "..": "/dev/.." names the root,
+ * "/dev/./x" hides where it points from a prefix check. */
+static bool has_dot_segment(const char *s)
+{
+	const char *p = s;
+
+	while (*p) {
+		size_t n = strcspn(p, "/");
+
+		if ((n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return true;
+		p += n;
+		p += strspn(p, "/");
+	}
+	return false;
+}
+
 bool config_path_is_absolute(const char *s)
 {
-	return s[0] == '/' && !strstr(s, "/../");
+	return s[0] == '/' && !has_dot_segment(s);
 }
 
 bool config_path_is_device(const char *s)
 {
-	return !strncmp(s, "/dev/", 5) && !strstr(s, "/../");
+	return !strncmp(s, "/dev/", 5) && s[5 + strspn(s + 5, "/")] && !has_dot_segment(s);
 }
 
 int config_set_path(char **out, struct config_report *r, const char *key, const char *v)

@@ -113,6 +113,16 @@ static void test_words(void **state)
 		"x.conf:3: 'nodes': expected at most 3 entries\n"
 		"x.conf:3: 'nodes': expected a value\n");
 	config_words_free(list, n);
+	/* A device path names a node under /dev/, never /dev itself or above. */
+	assert_true(config_path_is_device("/dev/dri/renderD128"));
+	assert_false(config_path_is_device("/dev/.."));
+	assert_false(config_path_is_device("/dev/."));
+	assert_false(config_path_is_device("/dev/"));
+	assert_false(config_path_is_device("/dev//"));
+	assert_false(config_path_is_device("/dev/dri/../.."));
+	assert_false(config_path_is_device("/dev/./dri"));
+	assert_true(config_path_is_absolute("/srv/data..x"));
+	assert_false(config_path_is_absolute("/srv/.."));
 	strbuf_release(&errors);
 }
 

@@ -253,8 +253,8 @@ branches = main
 [sandbox]
 mode = maybe
 env = PATH bad-name!
-nodes = /etc/passwd
-ro = relative/dir
+nodes = /etc/passwd /dev/..
+ro = relative/dir /srv/..
 bwrap = bwrap
 processes = 0
 [build]
@@ -265,7 +265,9 @@ check "bad [sandbox] settings refused" run 2 "$PERFD" agent --config bad.conf --
 check "  mode" has err "bad.conf:5: 'mode': expected auto, on or off, not 'maybe'"
 check "  env" has err "bad.conf:6: 'env': expected a variable name (letters, digits, '_', with '*' or '?'), not 'bad-name!'"
 check "  nodes" has err "bad.conf:7: 'nodes': expected a path under /dev/, not '/etc/passwd'"
+check "  nodes: /dev/.. is the root, not a node" has err "bad.conf:7: 'nodes': expected a path under /dev/, not '/dev/..'"
 check "  ro" has err "bad.conf:8: 'ro': expected an absolute path, not 'relative/dir'"
+check "  ro: a path through .. is not shown" has err "bad.conf:8: 'ro': expected an absolute path, not '/srv/..'"
 check "  bwrap" has err "bad.conf:9: 'bwrap': expected an absolute path, not 'bwrap'"
 check "  processes" has err "bad.conf:10: 'processes': expected 'none' or a whole number from 1 to 4194304, not '0'"
 printf '[host]\nname = bad\n[device]\ndevice_match = x\nexpected_driver = y\nnodes = /dev/dri/* /etc/shadow\n' >bad-host.conf
