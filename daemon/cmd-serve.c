@@ -111,11 +111,9 @@ static void raise_nofile(unsigned need)
 		log_warn("setrlimit RLIMIT_NOFILE %llu", (unsigned long long)rl.rlim_cur);
 }
 
-/* What a hub's configuration sets of the server and the database. */
-static void opts_from_config(struct web_server_opts *wo, struct db_opts *dbo,
-			     const struct hub_config *cfg)
+/* What a hub's configuration sets of the server (its database: hub_db_open). */
+static void opts_from_config(struct web_server_opts *wo, const struct hub_config *cfg)
 {
-	dbo->path = cfg->database;
 	wo->listen = cfg->listen;
 	wo->tls_cert = cfg->cert_pem;
 	wo->tls_key = cfg->key_pem;
@@ -244,7 +242,7 @@ int cmd_serve(int argc, char **argv)
 			ret = EXIT_OK;
 			goto out;
 		}
-		opts_from_config(&wo, &dbo, cfg);
+		opts_from_config(&wo, cfg);
 	}
 	raise_nofile(web_server_fds_needed(wo.max_connections));
 	/* Blocked before the server's thread starts, so that thread inherits
@@ -254,7 +252,7 @@ int cmd_serve(int argc, char **argv)
 	if (sfd < 0)
 		goto out;
 	/* The hub writes what it ingests; a plain server only reads. */
-	db = cfg ? cli_db_open(&dbo) : cli_db_open_readonly(&dbo);
+	db = cfg ? hub_db_open(cfg) : cli_db_open_readonly(&dbo);
 	if (!db)
 		goto out;
 	if (cfg && cfg->github.on) {

@@ -136,7 +136,6 @@ static int token_list(struct db *db)
 
 int cmd_token(int argc, char **argv)
 {
-	struct db_opts dbo = DB_OPTS_INIT;
 	struct strbuf errors = STRBUF_INIT;
 	struct hub_config *cfg = NULL;
 	const char *config = NULL, *maintainer = NULL, *what, *name = NULL;
@@ -197,8 +196,7 @@ int cmd_token(int argc, char **argv)
 			  "hub would refuse its records", name, config);
 		goto out;
 	}
-	dbo.path = cfg->database;
-	db = cli_db_open(&dbo);
+	db = hub_db_open(cfg);
 	if (!db)
 		goto out;
 	if (!strcmp(what, "new"))

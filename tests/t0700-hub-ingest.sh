@@ -106,6 +106,7 @@ TOK=$(cat "$T/out")
 check "  prints 64 hex digits" eq 64 "$(printf %s "$TOK" | tr -dc 0-9a-f | wc -c)"
 check "  and only its sha256 is stored" eq "$(printf %s "$TOK" | sha256sum | cut -d' ' -f1)" "$(sqlite3 hub.db "select sha256 from tokens where name = 'lavapipe'")"
 check "  the token itself nowhere in the database" eq 0 "$(grep -c "$TOK" hub.db)"
+check "  the hub's database is its owner's alone" eq 600 "$(stat -c %a hub.db)"
 TOKM=$("$PERFD" token new m1 --config hub.conf 2>/dev/null)
 TOKX=$("$PERFD" token new --maintainer alice --config hub.conf 2>/dev/null)
 check "two tokens are never the same" test "$TOK" != "$TOKM"

@@ -69,6 +69,11 @@ int hub_config_load(struct hub_config **out, const char *path, struct strbuf *er
 int hub_config_parse(struct hub_config **out, const char *path, const char *text, size_t len,
 		     struct strbuf *errors);
 void hub_config_free(struct hub_config *c);
+/* Opens the hub's database (cli_db_open of c's): from here on what the
+ * process makes (the file, its -wal and -shm) is its owner's alone, with
+ * umask 077: it holds the tokens' hashes and every host's records. NULL
+ * after saying why. */
+struct db *hub_db_open(const struct hub_config *c);
 /* Whether host is one of the configuration's hosts. */
 bool hub_config_accepts(const struct hub_config *c, const char *host);
 /* Whether name is letters, digits, '.', '_' and '-', 1 to HUB_NAME_MAX of
