@@ -75,13 +75,28 @@ npm_deps() {
 	cp node_modules/chart.js/dist/chart.umd.js web/static/vendor/chart.umd.js
 }
 
+# quiet_ninja DIR [TARGET...]: ninja, silent when it builds, its whole
+# output shown when it fails (a compile or link error would otherwise end
+# the run with no word of why).
+quiet_ninja() {
+	local out
+	out=$(mktemp)
+	if ! ninja -C "$@" >"$out" 2>&1; then
+		cat "$out" >&2
+		rm -f "$out"
+		echo "dev.sh: the build in $1 failed (above)" >&2
+		return 1
+	fi
+	rm -f "$out"
+}
+
 build() {
 	deps
 	npm_deps
 	if [ ! -f build/build.ninja ]; then
 		meson setup build -Dwerror=true >/dev/null
 	fi
-	ninja -C build >/dev/null
+	quiet_ninja build
 }
 
 demo() {
@@ -114,7 +129,7 @@ build_asan() {
 		meson setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
 			-Dc_args="$ASAN_C_ARGS" >/dev/null
 	fi
-	ninja -C build-asan >/dev/null
+	quiet_ninja build-asan
 }
 
 # The sanitizer pass: every test, unit and integration, run again from
@@ -210,7 +225,7 @@ build_fuzz() {
 		CC=clang meson setup build-fuzz -Dwerror=true -Dfuzz=true -Dtests=false \
 			-Dsystemd=false >/dev/null
 	fi
-	ninja -C build-fuzz fuzz >/dev/null
+	quiet_ninja build-fuzz fuzz
 }
 
 fuzz_pass() {

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "daemon.h"
 #include "hubd.h"
@@ -328,13 +327,4 @@ bool hub_config_accepts(const struct hub_config *c, const char *host)
 		if (!strcmp(c->hosts[i], host))
 			return true;
 	return false;
-}
-
-struct db *hub_db_open(const struct hub_config *c)
-{
-	struct db_opts o = DB_OPTS_INIT;
-
-	umask(077);
-	o.path = c->database;
-	return cli_db_open(&o);
 }

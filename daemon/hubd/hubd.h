@@ -1,8 +1,9 @@
 /*
  * daemon/hubd: the hub's own long-running side, above its HTTP server
  * (web/hub): its configuration (config.c, docs/hub.md), read by perfd serve
- * --config and perfd token, and its loop with the pull requests' host
- * (forge.c). Only daemon/ includes this.
+ * --config and perfd token, its database as they open it (store.c), and
+ * its loop with the pull requests' host (forge.c). Only daemon/ includes
+ * this.
  */
 #ifndef PERFD_DAEMON_HUBD_H
 #define PERFD_DAEMON_HUBD_H
@@ -69,7 +70,7 @@ int hub_config_load(struct hub_config **out, const char *path, struct strbuf *er
 int hub_config_parse(struct hub_config **out, const char *path, const char *text, size_t len,
 		     struct strbuf *errors);
 void hub_config_free(struct hub_config *c);
-/* Opens the hub's database (cli_db_open of c's): from here on what the
+/* Opens the hub's database (cli_db_open of c's; store.c): from here on what the
  * process makes (the file, its -wal and -shm) is its owner's alone, with
  * umask 077: it holds the tokens' hashes and every host's records. NULL
  * after saying why. */
