@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -40,7 +41,7 @@ extern char **environ;
  * of the service in turn, and the child's may land first. */
 #define STOP_SETTLE_MS 1000
 
-enum { STAGE_PIN = 1, STAGE_DIR, STAGE_USER, STAGE_EXEC };
+enum { STAGE_PIN = 1, STAGE_DIR, STAGE_PORTAL, STAGE_USER, STAGE_EXEC };
 
 struct exec_failure {
 	int stage;
@@ -166,10 +167,67 @@ static void enter_sandbox(const struct sandbox *box, volatile struct exec_failur
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 }
 
+/* "/proc/self/fd/N" into buf, without stdio (between vfork and exec). */
+static void fd_path(char *buf, size_t size, int fd)
+{
+	static const char head[] = "/proc/self/fd/";
+	char digits[12];
+	size_t n = 0, i;
+
+	do {
+		digits[n++] = (char)('0' + fd % 10);
+		fd /= 10;
+	} while (fd && n < sizeof(digits));
+	memcpy(buf, head, sizeof(head) - 1);
+	for (i = 0; i < n && sizeof(head) + i < size; i++)
+		buf[sizeof(head) - 1 + i] = digits[n - 1 - i];
+	buf[sizeof(head) - 1 + i] = '\0';
+}
+
+/* Where we are root: a mount namespace of the child's own, with a tmpfs
+ * over the sandbox's portal directory holding each path the sandbox shows, bound there from
+ * the descriptor the parent opened; bwrap, as the sandbox's user, finds
+ * them there whatever the modes of their parents (sandbox.c). Nothing of
+ * it is seen outside the child. */
+static void open_portal(const struct sandbox_cmd *cmd, volatile struct exec_failure *f)
+{
+	int fds[SANDBOX_PORTAL_MAX];
+	char from[32];
+	size_t i;
+	int fd;
+
+	/* Opened in the new namespace: a mount is bound only from its own. */
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		child_fail(f, STAGE_PORTAL);
+	for (i = 0; i < cmd->nportal; i++)
+		if ((fds[i] = open(cmd->portal[i].path, O_PATH | O_CLOEXEC)) < 0)
+			child_fail(f, STAGE_PORTAL);
+	if (mount("perfd-portal", cmd->portal_dir, "tmpfs", MS_NOSUID | MS_NODEV,
+		  "mode=0755,size=64k") < 0)
+		child_fail(f, STAGE_PORTAL);
+	for (i = 0; i < cmd->nportal; i++) {
+		const struct sandbox_portal *p = &cmd->portal[i];
+
+		if (p->is_dir) {
+			if (mkdir(p->to, 0755) < 0)
+				child_fail(f, STAGE_PORTAL);
+		} else {
+			fd = open(p->to, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+			if (fd < 0)
+				child_fail(f, STAGE_PORTAL);
+			close(fd);
+		}
+		fd_path(from, sizeof(from), fds[i]);
+		if (mount(from, p->to, NULL, MS_BIND | MS_REC, NULL) < 0)
+			child_fail(f, STAGE_PORTAL);
+	}
+}
+
 /* Runs in the child between fork and exec: async-signal-safe calls only.
- * argv is c's, or the sandbox's around it; fd3, when not -1, becomes
- * descriptor 3. */
+ * argv is c's, or the sandbox's around it (cmd, else NULL); fd3, when not
+ * -1, becomes descriptor 3. */
 static __attribute__((noreturn)) void child_exec(const struct child *c,
+						       const struct sandbox_cmd *cmd,
 						       const char *const *argv, int fd3, int outw,
 						       int errw, volatile struct exec_failure *f,
 						       int devnull, const cpu_set_t *cpus)
@@ -186,6 +244,8 @@ static __attribute__((noreturn)) void child_exec(const struct child *c,
 		signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (cmd && cmd->nportal)
+		open_portal(cmd, f);
 	if (dup2(devnull, 0) < 0 || dup2(outw, 1) < 0 || dup2(errw, 2) < 0)
 		child_fail(f, STAGE_EXEC);
 	if (fd3 >= 0 && (fd3 == 3 ? fcntl(3, F_SETFD, 0) : dup2(fd3, 3)) < 0)
@@ -205,6 +265,7 @@ static __attribute__((noreturn)) void child_exec(const struct child *c,
 /* vfork must not return into a frame the child could then clobber: the
  * child leaves this function only through execve or _exit. */
 static __attribute__((noinline)) pid_t spawn(const struct child *c,
+					     const struct sandbox_cmd *cmd,
 					     const char *const *argv, int fd3, int outw,
 					     int errw, volatile struct exec_failure *f,
 					     int devnull, const cpu_set_t *cpus)
@@ -212,7 +273,7 @@ static __attribute__((noinline)) pid_t spawn(const struct child *c,
 	pid_t pid = vfork();
 
 	if (pid == 0)
-		child_exec(c, argv, fd3, outw, errw, f, devnull, cpus);
+		child_exec(c, cmd, argv, fd3, outw, errw, f, devnull, cpus);
 	return pid;
 }
 
@@ -285,6 +346,7 @@ static void spawn_failed(struct child *c, const char *argv0, const struct exec_f
 	const char *what = f->stage == STAGE_PIN ? "cannot pin to CPUs" :
 			   f->stage == STAGE_DIR ? "cannot enter directory" :
 			   f->stage == STAGE_USER ? "cannot become the sandbox's user for" :
+			   f->stage == STAGE_PORTAL ? "cannot set up the sandbox's paths for" :
 			   "cannot execute";
 	struct strbuf cpus = STRBUF_INIT;
 	const char *obj = argv0;
@@ -304,7 +366,7 @@ static void spawn_failed(struct child *c, const char *argv0, const struct exec_f
 struct run {
 	int outp[2], errp[2];
 	int statusp[2];              /* the sandbox's status, from bwrap */
-	char **argv;                 /* the sandbox's argv, or NULL */
+	struct sandbox_cmd cmd;      /* the sandbox's command line; argv NULL: none */
 	int pidfd;                   /* a pidfd, or a signalfd of SIGCHLD */
 	pid_t pid;
 	bool restore_mask;           /* SIGCHLD was blocked for the signalfd */
@@ -339,11 +401,16 @@ static int run_start(struct run *s, struct child *c)
 		return err_set(-errno, "pipe: %s", strerror(errno));
 	if (devnull < 0)
 		return err_set(-errno, "/dev/null: %s", strerror(errno));
-	if (c->sandbox)
-		s->argv = sandbox_argv(c->sandbox, c, 3);
+	if (c->sandbox) {
+		int r = sandbox_cmd_init(&s->cmd, c->sandbox, c, 3);
+
+		if (r < 0)
+			return r;
+	}
 	time_now_iso(c->started_at);
 	s->t0 = time_monotonic_ns();
-	s->pid = spawn(c, s->argv ? (const char *const *)s->argv : c->argv,
+	s->pid = spawn(c, c->sandbox ? &s->cmd : NULL,
+		       s->cmd.argv ? (const char *const *)s->cmd.argv : c->argv,
 		       c->sandbox ? s->statusp[1] : c->keep_fd, s->outp[1], s->errp[1],
 		       &failure, devnull, pinned ? &cpus : NULL);
 	if (s->pid < 0)
@@ -355,7 +422,7 @@ static int run_start(struct run *s, struct child *c)
 	if (failure.stage) {
 		struct exec_failure f = { failure.stage, failure.err };
 
-		spawn_failed(c, s->argv ? s->argv[0] : c->argv[0], &f);
+		spawn_failed(c, s->cmd.argv ? s->cmd.argv[0] : c->argv[0], &f);
 	}
 	s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
 	if (s->pidfd < 0 && errno == ENOSYS) {
@@ -574,7 +641,7 @@ int child_run(struct child *c)
 	close_fd(&s.statusp[0]);
 	close_fd(&s.statusp[1]);
 	close_fd(&s.pidfd);
-	sandbox_argv_free(s.argv);
+	sandbox_cmd_release(&s.cmd);
 	if (s.restore_mask)
 		sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
 	return r;

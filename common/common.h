@@ -333,9 +333,10 @@ struct sandbox_limits {
 	long memory_mb;              /* RLIMIT_DATA of each process; 0: none */
 	long file_size_mb;           /* RLIMIT_FSIZE; 0: none */
 	long open_files;             /* RLIMIT_NOFILE; 0: ours */
+	long tmp_mb;                 /* size of each private tmpfs; 0: none */
 };
 struct sandbox_opts {
-	const char *const *hide;     /* the agent's files and directories, never shown */
+	const char *const *hide;     /* the agent's files: ro and rw may not show them */
 	size_t nhide;
 	const char *const *devices;  /* glob patterns of device nodes passed through */
 	size_t ndevices;
@@ -352,15 +353,19 @@ struct sandbox_opts {
 };
 struct sandbox {
 	char *bwrap;
-	char **hide;
-	size_t nhide;
+	char **system;               /* bwrap's arguments for the system's part of the view */
+	size_t nsystem;
 	char **devices;              /* the nodes found at sandbox_open */
 	size_t ndevices;
 	char **env_names;
 	size_t nenv_names;
-	char **ro, **rw;             /* [sandbox] ro and rw: shown, but never a hidden path */
+	char **ro, **rw;             /* [sandbox] ro and rw */
 	size_t nro, nrw;
 	bool drop;                   /* we are root: run as uid, gid, groups */
+	/* Where a child run as root finds the paths shown to its sandbox: a
+	 * tmpfs of its own mount namespace over this directory, one of a few
+	 * that bwrap itself does not need (child.c). */
+	const char *portal;
 	unsigned uid, gid;
 	unsigned groups[SANDBOX_GROUPS_MAX];  /* the device nodes' groups */
 	size_t ngroups;
@@ -368,11 +373,16 @@ struct sandbox {
 };
 /* Finds bwrap and runs a trial process in the sandbox. Returns 0 and a new
  * sandbox in *out (the caller's, sandbox_free), or a negative errno with why
- * it cannot run here (-ENOENT: no bwrap; -EPERM: it cannot run here, as
- * where the kernel refuses its namespaces; -EAGAIN: it failed for now, as at
- * a process limit; bwrap's own words in err_last()). */
+ * it cannot run here (-ENOENT: no bwrap; -EPERM: the kernel refuses it user
+ * namespaces; -EAGAIN: it failed for now, as at a process limit; -EINVAL: an
+ * ro or rw path would show a hidden one; another: it fails here for another
+ * reason; bwrap's own words in err_last()). */
 int sandbox_open(struct sandbox **out, const struct sandbox_opts *o);
+/* sandbox_open without the trial: what it would run (for a check). */
+int sandbox_plan(struct sandbox **out, const struct sandbox_opts *o);
 void sandbox_free(struct sandbox *s);
+/* What a sandboxed step sees, a line per entry, each ending in '\n'. */
+void sandbox_view(struct strbuf *out, const struct sandbox *s);
 /* A child's environment: with s, only the names s passes, then HOME and
  * TMPDIR on its private /tmp and PATH when not passed; without, ours. */
 void sandbox_env_init(struct child_env *e, const struct sandbox *s);
@@ -385,10 +395,28 @@ int sandbox_own(const struct sandbox *s, const char *path);
  * sandbox's first process, caught before it set its parent-death signal).
  * Returns how many (0 without /proc). */
 int sandbox_kill_leftovers(const char *dir);
-/* For child.c: bwrap's argv around c's (NULL-terminated, freed with
- * sandbox_argv_free), its status written to status_fd. */
-char **sandbox_argv(const struct sandbox *s, const struct child *c, int status_fd);
-void sandbox_argv_free(char **argv);
+/* For child.c: bwrap's command line around c's, its status written to
+ * status_fd. Where we are root, bwrap, run as the sandbox's user, may not
+ * be able to reach a shown path (a parent closed to that user, as /root):
+ * each one is then listed in portal, for the child to bind, as root and in
+ * a mount namespace of its own, under s->portal, where bwrap finds it.
+ * Returns 0, or a negative errno when a path to show cannot be reached;
+ * sandbox_cmd_release releases it either way. */
+#define SANDBOX_PORTAL_MAX 256
+struct sandbox_portal {
+	char *path;                  /* the path shown, absolute */
+	bool is_dir;
+	char to[32];                 /* portal/N */
+};
+struct sandbox_cmd {
+	char **argv;
+	const char *portal_dir;      /* the sandbox's portal */
+	struct sandbox_portal *portal;
+	size_t nportal;
+};
+int sandbox_cmd_init(struct sandbox_cmd *out, const struct sandbox *s, const struct child *c,
+		     int status_fd);
+void sandbox_cmd_release(struct sandbox_cmd *cmd);
 
 void child_init(struct child *c);
 /* Runs the child to its end. Returns 0 once it was reaped, whatever its

@@ -98,12 +98,16 @@ static bool wait_poll(int stop_fd, int hup_fd, int ms)
  * and nothing is sent: a check may run elsewhere), then what it sets. */
 static int agent_check(const struct agent_config *cfg)
 {
-	if (cfg->host) {
-		struct host_profile *hp = NULL;
+	struct host_profile *hp = NULL;
+	int r;
 
-		if (host_check_load(&hp, cfg->host) != EXIT_OK)
-			return EXIT_USAGE;
-		host_profile_free(hp);
+	if (cfg->host && host_check_load(&hp, cfg->host) != EXIT_OK)
+		return EXIT_USAGE;
+	r = agent_sandbox_view(cfg, hp);
+	host_profile_free(hp);
+	if (r < 0) {
+		log_warnx("sandbox: %s", err_last());
+		return EXIT_USAGE;
 	}
 	/* The token file is read as the agent would read it; nothing is sent. */
 	if (cfg->github.on) {
@@ -130,13 +134,15 @@ static int agent_check(const struct agent_config *cfg)
 	       cfg->calibration.runs == 1 ? "" : "s", cfg->calibration.idle_budget_s,
 	       cfg->calibration.idle_budget_s > 0 ? "" : " (none)");
 	printf("sandbox: %s, passing %zu environment pattern%s; processes %ld, memory %ld "
-	       "MB, file size %ld MB, open files %ld (0: none)\n",
+	       "MB, file size %ld MB, open files %ld, each private tmpfs %ld MB (0: none)\n",
 	       cfg->sandbox.mode == AGENT_SANDBOX_ON ? "on (the agent starts only with it)" :
 	       cfg->sandbox.mode == AGENT_SANDBOX_OFF ? "off (no pull head is built)" :
-	       "auto (where bubblewrap runs; else no pull head is built)",
+	       "auto (without it only where bubblewrap is absent or user namespaces are "
+	       "refused, and then no pull head is built)",
 	       cfg->sandbox.nenv, cfg->sandbox.nenv == 1 ? "" : "s",
 	       cfg->sandbox.limits.processes, cfg->sandbox.limits.memory_mb,
-	       cfg->sandbox.limits.file_size_mb, cfg->sandbox.limits.open_files);
+	       cfg->sandbox.limits.file_size_mb, cfg->sandbox.limits.open_files,
+	       cfg->sandbox.limits.tmp_mb);
 	printf("configuration OK\n");
 	return EXIT_OK;
 }

@@ -1,13 +1,19 @@
 #!/bin/bash
 # The sandbox (docs/security.md). A hostile commit's build, contract runner
 # and timed process try what a red-team pass did: read the agent's
-# configuration, token and database, find the agent through /proc, rewrite a
-# verdict, write outside the build directory, reach the network, read the
-# agent's environment, leave a daemon behind, fork and write without bound,
-# change the measured binary. Each is refused or contained. Then: a build
-# killed with its agent leaves no process; a cached build whose artifact
-# changed is stale and built again; where bubblewrap cannot run, pull heads
-# are not built (mode auto) or the agent does not start (mode on).
+# configuration, token and database, and the secrets of every other perfd
+# service on the machine (a second agent's token, a hub's forge token, TLS
+# key and database), find the agent through /proc, rewrite a verdict, write
+# outside the build directory, reach the network, read the agent's
+# environment, leave a daemon behind, fork, write and fill /tmp without
+# bound, make a user namespace, change the measured binary. Each is refused
+# or contained, as root under a parent closed to the sandbox's user (0700,
+# as any mktemp -d or /root) and, at the end, as an unprivileged user
+# beside a second agent and a hub of that same user. Then: a build killed
+# with its agent leaves no process; a cached build whose artifact changed
+# is stale and built again; where bubblewrap is absent or user namespaces
+# are refused, pull heads are not built (mode auto) or the agent does not
+# start (mode on); any other failure to start it stops the agent.
 . "$(dirname "$0")/lib.sh"
 command -v git >/dev/null || { echo "git missing: skipped"; exit 77; }
 export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
@@ -15,6 +21,9 @@ export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t GIT
 # Never skipped: CI installs bubblewrap (dev.sh), and the sandbox is the
 # point of this test.
 check "bubblewrap is installed" test -x /usr/bin/bwrap
+# Closed to every other user, as /root is: the sandbox needs no path
+# permission of its parents.
+chmod 700 "$T"
 
 # A listener on loopback that a build must not reach without network = yes.
 python3 -c '
@@ -42,6 +51,15 @@ say token "$(cat "$TOKEN" 2>/dev/null | wc -c)"
 say database "$(cat "$DBFILE" 2>/dev/null | wc -c)"
 say mirror "$(ls "$WORK/mirror.git" 2>/dev/null | wc -l)"
 say builds "$(ls "$WORK/builds" 2>/dev/null | wc -l)"
+# Other services' secrets, each readable by its mode: none is in the view.
+say others "$(cat "$OTHERS"/* 2>/dev/null | wc -c)"
+say homes "$(ls /root /home /srv /var/lib 2>/dev/null | wc -l)"
+say etc "$(ls /etc | wc -l)"
+unshare -U true 2>/dev/null; say userns $?
+# /tmp fills at its size (2 MB here), whatever the file size limit.
+for i in 1 2 3; do head -c 900000 /dev/zero >/tmp/fill$i 2>/dev/null; done
+say tmpfull "$(cat /tmp/fill* | wc -c)"
+rm -f /tmp/fill*
 say processes "$(ls /proc | grep -c '^[0-9]')"
 say environ "$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\0' '\n' | grep -c SECRET_FOR_TEST)"
 say env "$(env | grep -c SECRET_FOR_TEST)"
@@ -96,6 +114,11 @@ if [ "$(id -u)" = 0 ]; then who=nobody; else who=$(id -u); fi
 limit=$(( $(ps -u "$who" --no-headers | wc -l) + 30 ))
 echo "perfd_notarealtoken0123456789abcdef" >hub.token
 chmod 600 hub.token
+# A second agent's and a hub's secrets on the same machine, left readable.
+mkdir -p others
+for f in agent2-hub.token forge.token hub-tls.key hub.db; do echo "secret-$f" >"others/$f"; done
+chmod 755 others
+chmod 644 others/*
 cat >agent.conf <<CONF
 [agent]
 database = $DB
@@ -110,6 +133,7 @@ timeout_s = 1
 [sandbox]
 processes = $limit
 file_size_mb = 1
+tmp_mb = 2
 [build]
 command = ./hostile.sh
 env = CONF=$T/agent.conf
@@ -117,6 +141,7 @@ env = TOKEN=$T/hub.token
 env = DBFILE=$DB
 env = WORK=$T/work
 env = OUTSIDE=$T/outside
+env = OTHERS=$T/others
 env = PORT=$PORT
 env = TMPNAME=perfd-hostile-$(basename "$T")
 artifacts = prog check.sh findings.txt
@@ -129,6 +154,10 @@ pairs = 3
 CONF
 check "the configuration is checked" run 0 "$PERFD" agent --config agent.conf --check
 check "--check names the sandbox" has out "sandbox: auto"
+check "--check prints the view" has out "a sandboxed step sees, and nothing else of this machine:"
+check "  the system read-only" has out "/usr (read-only)"
+check "  the private /tmp of its size" has out "/tmp (private, empty, 2 MB)"
+check "  nothing of the test's directory" eq "" "$(grep -F "$T" out)"
 
 export SECRET_FOR_TEST=hunter2
 check "the agent runs the hostile commit" run 0 "$PERFD" agent --config agent.conf --once
@@ -142,6 +171,12 @@ F=$(sql "select dir from builds order by id limit 1")/findings.txt
 check "findings written" test -s "$F"
 finding() { sed -n "s/^$1=//p" "$F"; }
 check "the build knows every path it tries" eq ctdwp "$(finding vars)"
+check "the build ran under a parent closed to its user" eq 700 "$(stat -c %a "$T")"
+check "no other service's secret is seen" eq 0 "$(finding others)"
+check "no home, /srv or /var/lib" eq 0 "$(finding homes)"
+check "only the parts of /etc a toolchain reads" test "$(finding etc)" -lt 40
+check "no user namespace inside" test "$(finding userns)" != 0
+check "/tmp is bounded by tmp_mb" test "$(finding tmpfull)" -le 2097152
 check "the configuration is hidden" eq 0 "$(finding config)"
 check "the token file is hidden" eq 0 "$(finding token)"
 check "the database is hidden" eq 0 "$(finding database)"
@@ -225,16 +260,34 @@ check "its tree built again" eq 1 "$(sql "select count(*) from builds b, stale_b
 check "the comparison measured the new build's file" eq "" "$(sql "select c.id from comparisons c join jobs j on j.id = c.job_id where j.commit_oid = '$(git -C "$SRC" rev-parse HEAD)' and c.base_build in (select build_id from stale_builds)")"
 check "every comparison verifies after it" run 0 "$PERFD" verify --db "$DB"
 
+# Any other failure to start bubblewrap stops the agent (mode auto too):
+# nothing is built unsandboxed for a reason that can be fixed.
+# Fake bwraps in a directory open to the sandbox's user, who runs them.
+BIN=$(mktemp -d /tmp/perfd-bin.XXXXXX)
+chmod 755 "$BIN"
+trap 'rm -rf "$BIN"; on_exit' EXIT
+cat >"$BIN/broken-bwrap" <<'SH'
+#!/bin/sh
+echo "bwrap: Can't mount proc on /newroot/proc: Operation not permitted" >&2
+exit 1
+SH
+chmod +x "$BIN/broken-bwrap"
+sed -i "s|^\[sandbox\]$|[sandbox]\nbwrap = $BIN/broken-bwrap|" agent.conf
+check "a sandbox that fails otherwise stops the agent (exit 2)" run 2 "$PERFD" agent --config agent.conf --once
+check "  and says why" has err "Can't mount proc"
+check "  nothing built" eq 0 "$(sql "select count(*) from builds where started_at > (select max(started_at) from builds where state = 'done')")"
+sed -i "/^bwrap = .*broken-bwrap$/d" agent.conf
+
 # Where bubblewrap cannot run: a bwrap that fails as one without user
 # namespaces does.
-cat >fake-bwrap <<'SH'
+cat >"$BIN/fake-bwrap" <<'SH'
 #!/bin/sh
 echo "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2
 exit 1
 SH
-chmod +x fake-bwrap
+chmod +x "$BIN/fake-bwrap"
 git -C "$SRC" update-ref refs/pull/7/head "$(git -C "$SRC" rev-parse HEAD)"
-sed -i "s|^\[sandbox\]$|[sandbox]\nbwrap = $T/fake-bwrap|; s|^branches = main$|branches = main\npulls = true|" agent.conf
+sed -i "s|^\[sandbox\]$|[sandbox]\nbwrap = $BIN/fake-bwrap|; s|^branches = main$|branches = main\npulls = true|" agent.conf
 check "without a sandbox (mode auto) the agent runs" run 0 "$PERFD" agent --config agent.conf --once
 check "it says why there is no sandbox" has err "non-privileged user namespaces"
 check "the stale build's directory is removed at this start" test ! -e "$old"
@@ -244,6 +297,39 @@ check "no job for the pull head" eq 0 "$(sql "select count(*) from jobs where he
 sed -i "s|^\[sandbox\]$|[sandbox]\nmode = on|" agent.conf
 check "mode = on: the agent does not start" run 2 "$PERFD" agent --config agent.conf --once
 check "mode = on: and says why" has err "[sandbox] mode = on"
+
+# As an unprivileged user beside a second agent and a hub of that same
+# user (the documented User=perfd deployment), their files mode 600: the
+# sandbox hides them by showing nothing it was not asked to.
+U=$(mktemp -d /tmp/perfd-user.XXXXXX)
+trap 'rm -rf "$BIN" "$U"; on_exit' EXIT
+chmod 755 "$U"
+git clone -q --bare "$SRC" "$U/src.git"
+mkdir "$U/others"
+for f in agent2-hub.token forge.token hub-tls.key hub.db; do echo "secret-$f" >"$U/others/$f"; done
+echo "perfd_notarealtoken0123456789abcdef" >"$U/hub.token"
+sed -e "s|$T/work|$U/work|g; s|$T/others|$U/others|; s|$T/hub.token|$U/hub.token|g" \
+	-e "s|^database = .*|database = $U/perfd.db|; s|^url = $SRC$|url = $U/src.git|" \
+	-e "s|^env = CONF=.*|env = CONF=$U/agent.conf|; s|^env = DBFILE=.*|env = DBFILE=$U/perfd.db|" \
+	-e "/^bwrap = /d; /^mode = on$/d; /^pulls = true$/d" agent.conf >"$U/agent.conf"
+chmod 600 "$U"/others/* "$U/hub.token"
+chown -R 40471:40471 "$U"
+as_user() { setpriv --reuid=40471 --regid=40471 --clear-groups env HOME="$U" "$@"; }
+check "as an unprivileged user, the agent runs the hostile commit" run 0 as_user "$PERFD" agent --config "$U/agent.conf" --once
+check "  sandboxed" has out "sandbox: builds and processes ran sandboxed"
+F=$(sqlite3 "$U/perfd.db" "select dir from builds where state = 'done' order by id limit 1")/findings.txt
+check "  findings written" test -s "$F"
+check "  the build knows every path it tries" eq ctdwp "$(finding vars)"
+check "  no secret of the second agent or the hub is seen" eq 0 "$(finding others)"
+check "  its own token is hidden" eq 0 "$(finding token)"
+check "  its own database is hidden" eq 0 "$(finding database)"
+check "  its own configuration is hidden" eq 0 "$(finding config)"
+check "  no daemon outlives the build" eq "" "$(pgrep -f "perfd_hostile_daemon_perfd-hostile-$(basename "$T")")"
+
+# A path shown to builds that holds the agent's own files is refused.
+sed "s|^\[sandbox\]$|[sandbox]\nrw = $T|" agent.conf >shows-own.conf
+check "an rw holding the agent's files refused" run 2 "$PERFD" agent --config shows-own.conf --check
+check "  and why" has err "[sandbox] rw '$T' would show the agent's own"
 
 # Bad [sandbox] settings and a bad [device] nodes: each named at its line.
 cat >bad.conf <<CONF

@@ -262,4 +262,6 @@ void agent_summary(struct agent *a, FILE *f)
 			fprintf(f, ", push backlog %lld", (long long)backlog);
 	}
 	fputc('\n', f);
+	fprintf(f, "sandbox: %s\n", a->sandbox ? "builds and processes ran sandboxed" :
+		a->unsandboxed ? a->unsandboxed : "none");
 }

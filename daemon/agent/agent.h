@@ -62,14 +62,17 @@ struct agent_suite {
 };
 
 /* [sandbox]: how builds, contract runners and timed processes are run
- * (docs/security.md). auto: in the sandbox when bubblewrap works here, else
- * as they are, and no pull head is built; on: an agent that cannot have it
- * does not start; off: never (no pull head is built either). */
+ * (docs/security.md). auto: in the sandbox; as they are only where bubblewrap
+ * is absent or the kernel refuses its user namespaces (and then no pull
+ * head is built), any other failure to start it stops the agent; on: an
+ * agent that cannot have it does not start; off: never (no pull head is
+ * built either). */
 enum agent_sandbox_mode { AGENT_SANDBOX_AUTO, AGENT_SANDBOX_ON, AGENT_SANDBOX_OFF };
 #define AGENT_SANDBOX_ENV "PATH LANG LC_* TZ VK_* MESA_*"
 #define AGENT_SANDBOX_PROCESSES 4096
 #define AGENT_SANDBOX_FILE_SIZE_MB 16384
 #define AGENT_SANDBOX_OPEN_FILES 4096
+#define AGENT_SANDBOX_TMP_MB 1024
 struct agent_sandbox {
 	enum agent_sandbox_mode mode;
 	char **env;                /* fnmatch patterns of the names passed */
@@ -232,6 +235,9 @@ int agent_history(struct agent *a);
  * auto, or mode is off, a->unsandboxed says why and 0 is returned
  * (sandbox.c). */
 int agent_sandbox_open(struct agent *a);
+/* perfd agent --check: prints what a sandboxed step would see here, or
+ * why there is no sandbox; an error where it could not be set up. */
+int agent_sandbox_view(const struct agent_config *c, const struct host_profile *hp);
 int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile *profile,
 	       struct kernel_probe *probe, int cancel_fd);
 void agent_free(struct agent *a);

@@ -193,9 +193,12 @@ static void key_sandbox(struct parse *ps, const char *k, const char *v)
 		set_limit(ps, &b->limits.file_size_mb, k, v, 1L << 30);
 	} else if (!strcmp(k, "open_files")) {
 		set_limit(ps, &b->limits.open_files, k, v, 1L << 20);
+	} else if (!strcmp(k, "tmp_mb")) {
+		set_limit(ps, &b->limits.tmp_mb, k, v, 1L << 30);
 	} else {
 		config_refuse(&ps->r, "unknown key '%s' in [sandbox] (mode, env, nodes, ro, rw, "
-			      "user, bwrap, processes, memory_mb, file_size_mb, open_files)", k);
+			      "user, bwrap, processes, memory_mb, file_size_mb, open_files, "
+			      "tmp_mb)", k);
 	}
 }
 
@@ -646,7 +649,8 @@ int agent_config_parse(struct agent_config **out, const char *path, const char *
 	c->history.bisect_comparisons = AGENT_BISECT_COMPARISONS;
 	c->history.bisect_hours = AGENT_BISECT_HOURS;
 	c->sandbox.limits = (struct sandbox_limits){ .processes = AGENT_SANDBOX_PROCESSES,
-		.file_size_mb = AGENT_SANDBOX_FILE_SIZE_MB, .open_files = AGENT_SANDBOX_OPEN_FILES };
+		.file_size_mb = AGENT_SANDBOX_FILE_SIZE_MB, .open_files = AGENT_SANDBOX_OPEN_FILES,
+		.tmp_mb = AGENT_SANDBOX_TMP_MB };
 	parse_text(&ps, text, len);
 	if (!c->sandbox.env)
 		config_add_words(&c->sandbox.env, &c->sandbox.nenv, &ps.r, "env", AGENT_SANDBOX_ENV,

@@ -1,7 +1,8 @@
 /*
- * The agent's sandbox (docs/security.md): what it hides (the agent's own
- * files), which device nodes it passes (the host profile's), and what the
- * agent does where bubblewrap cannot run ([sandbox] mode).
+ * The agent's sandbox (docs/security.md): which of its files no [sandbox]
+ * ro or rw may show, which device nodes it passes (the host profile's), what
+ * --check prints of the view, and what the agent does where bubblewrap
+ * cannot run ([sandbox] mode).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,10 +23,9 @@ static void push(char ***v, size_t *n, char *s)
 /* The agent's own files: its work directory (mirror and builds), its
  * database with its journal files and lock, its configuration and its
  * tokens. */
-static void hidden(struct agent *a, char ***v, size_t *n)
+static void hidden(const struct agent_config *c, char ***v, size_t *n)
 {
 	static const char *const db_files[] = { "", "-wal", "-shm", "-journal", ".agent-lock" };
-	const struct agent_config *c = a->cfg;
 	char *db = fs_absolute(c->database);
 	size_t i;
 
@@ -42,19 +42,20 @@ static void hidden(struct agent *a, char ***v, size_t *n)
 
 /* The device nodes: [sandbox] nodes, else the host profile's, else (no
  * profile) every GPU node there is. */
-static void nodes(struct agent *a, char ***v, size_t *n)
+static void nodes(const struct agent_config *c, const struct host_profile *hp, char ***v,
+		  size_t *n)
 {
-	const char *text = a->profile ? a->profile->nodes : HOST_DEFAULT_NODES;
+	const char *text = hp ? hp->nodes : HOST_DEFAULT_NODES;
 	char *copy, *save = NULL, *w;
 	size_t i;
 
-	if (a->cfg->sandbox.nnodes) {
-		for (i = 0; i < a->cfg->sandbox.nnodes; i++)
-			push(v, n, xstrdup(a->cfg->sandbox.nodes[i]));
+	if (c->sandbox.nnodes) {
+		for (i = 0; i < c->sandbox.nnodes; i++)
+			push(v, n, xstrdup(c->sandbox.nodes[i]));
 		return;
 	}
-	if (a->profile && !text)
-		text = host_profile_has_device(a->profile) ? HOST_DEFAULT_NODES : "";
+	if (hp && !text)
+		text = host_profile_has_device(hp) ? HOST_DEFAULT_NODES : "";
 	copy = xstrdup(text);
 	for (w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
 		push(v, n, xstrdup(w));
@@ -74,15 +75,69 @@ static void say(const struct agent *a, const struct sandbox *s)
 		 s->drop ? (a->cfg->sandbox.user ? a->cfg->sandbox.user : SANDBOX_DEFAULT_USER) : "",
 		 sb.len ? sb.buf : " none", l->processes, l->memory_mb, l->file_size_mb,
 		 l->open_files);
+	log_info("sandbox: each private tmpfs %ld MB (0: none); no cgroup per step: memory is "
+		 "bounded per process, processes per user", l->tmp_mb);
 	strbuf_release(&sb);
+}
+
+/* The sandbox [sandbox] and the host profile ask for: planned, or opened
+ * (a trial run, binding builds as a build will be bound). */
+static int sandbox_make(struct sandbox **out, const struct agent_config *c,
+			const struct host_profile *hp, const char *builds)
+{
+	const struct agent_sandbox *cfg = &c->sandbox;
+	char **hide = NULL, **dev = NULL;
+	size_t nhide = 0, ndev = 0, i;
+	struct sandbox_opts o;
+	int r;
+
+	hidden(c, &hide, &nhide);
+	nodes(c, hp, &dev, &ndev);
+	o = (struct sandbox_opts){
+		.trial_dir = builds,
+		.hide = (const char *const *)hide, .nhide = nhide,
+		.devices = (const char *const *)dev, .ndevices = ndev,
+		.env = (const char *const *)cfg->env, .nenv = cfg->nenv,
+		.ro = (const char *const *)cfg->ro, .nro = cfg->nro,
+		.rw = (const char *const *)cfg->rw, .nrw = cfg->nrw,
+		.user = cfg->user, .bwrap = cfg->bwrap, .limits = cfg->limits,
+	};
+	r = builds ? sandbox_open(out, &o) : sandbox_plan(out, &o);
+	for (i = 0; i < nhide; i++)
+		free(hide[i]);
+	for (i = 0; i < ndev; i++)
+		free(dev[i]);
+	free(hide);
+	free(dev);
+	return r;
+}
+
+int agent_sandbox_view(const struct agent_config *c, const struct host_profile *hp)
+{
+	struct sandbox *s = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	int r;
+
+	if (c->sandbox.mode == AGENT_SANDBOX_OFF)
+		return 0;
+	r = sandbox_make(&s, c, hp, NULL);
+	if (r == -ENOENT && c->sandbox.mode == AGENT_SANDBOX_AUTO) {
+		printf("sandbox: none here: %s\n", err_last());
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	sandbox_view(&sb, s);
+	printf("a sandboxed step sees, and nothing else of this machine:\n%s", sb.buf);
+	strbuf_release(&sb);
+	sandbox_free(s);
+	return 0;
 }
 
 int agent_sandbox_open(struct agent *a)
 {
 	const struct agent_sandbox *cfg = &a->cfg->sandbox;
-	char **hide = NULL, **dev = NULL, *builds;
-	size_t nhide = 0, ndev = 0, i;
-	struct sandbox_opts o;
+	char *builds;
 	int r;
 
 	if (cfg->mode == AGENT_SANDBOX_OFF) {
@@ -93,28 +148,8 @@ int agent_sandbox_open(struct agent *a)
 	}
 	builds = xasprintf("%s/builds", a->cfg->workdir);
 	r = fs_mkdir_p(builds);
-	if (r < 0) {
-		free(builds);
-		return r;
-	}
-	hidden(a, &hide, &nhide);
-	nodes(a, &dev, &ndev);
-	o = (struct sandbox_opts){
-		.trial_dir = builds,
-		.hide = (const char *const *)hide, .nhide = nhide,
-		.devices = (const char *const *)dev, .ndevices = ndev,
-		.env = (const char *const *)cfg->env, .nenv = cfg->nenv,
-		.ro = (const char *const *)cfg->ro, .nro = cfg->nro,
-		.rw = (const char *const *)cfg->rw, .nrw = cfg->nrw,
-		.user = cfg->user, .bwrap = cfg->bwrap, .limits = cfg->limits,
-	};
-	r = sandbox_open(&a->sandbox, &o);
-	for (i = 0; i < nhide; i++)
-		free(hide[i]);
-	for (i = 0; i < ndev; i++)
-		free(dev[i]);
-	free(hide);
-	free(dev);
+	if (r == 0)
+		r = sandbox_make(&a->sandbox, a->cfg, a->profile, builds);
 	free(builds);
 	if (r == 0) {
 		say(a, a->sandbox);
