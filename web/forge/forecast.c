@@ -57,9 +57,11 @@ static int percent(double *out, const char **pp, const char *end, char *why, siz
 	char num[16];
 	double v;
 
-	ints = strspn(p, "0123456789");
-	if (p + ints > end)
-		ints = (size_t)(end - p);
+	/* Counted within [p, end): the text is not a string (strspn read
+	 * past a text that ended in digits or right after "..") */
+	ints = 0;
+	while (p + ints < end && isdigit((unsigned char)p[ints]))
+		ints++;
 	if (ints == 0 || ints > 4) {
 		snprintf(why, whylen, "expected a percentage (0 to 1000, e.g. 5%% or 2.5%%)");
 		return -EINVAL;

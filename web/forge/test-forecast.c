@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -105,12 +107,49 @@ static void test_bounds(void **state)
 	free(kept);
 }
 
+/* A text is read within its length: each one is put at the very end of a
+ * page whose next page cannot be read, so a byte read past it faults in
+ * every build, not only under AddressSanitizer. The fuzz target found the
+ * digits of a percentage counted by strspn past the text's end
+ * (tests/fuzz/corpus/forecast/overread-*). */
+static void test_exact_length(void **state)
+{
+	static const char *const texts[] = {
+		"perfd-expect: a faster 5",
+		"perfd-expect: a faster 5%..",
+		"perfd-expect: a faster 5%..12",
+		"perfd-expect: a unchanged 7",
+		"perfd-expect: a faster 5.25",
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	struct web_forecast f;
+	char *map, *at;
+	size_t i, len;
+	bool more;
+
+	(void)state;
+	map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+	for (i = 0; i < sizeof(texts) / sizeof(*texts); i++) {
+		len = strlen(texts[i]);
+		at = map + page - len;
+		memcpy(at, texts[i], len);
+		assert_int_equal(web_forecasts_parse(&f, 1, at, len, &more), 1);
+		assert_int_equal(f.dir, WEB_FORECAST_BAD);
+		assert_non_null(strstr(f.why, "%"));
+	}
+	munmap(map, (size_t)page * 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_exact_length),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
