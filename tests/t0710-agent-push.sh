@@ -58,7 +58,7 @@ cp token loose-token
 chmod 644 loose-token
 conf "http://127.0.0.1:$PORT" "$T/loose-token" >loose.conf
 check "a token file others may read: --check refuses it" run 2 "$PERFD" agent --config loose.conf --check
-check "  saying so" has "$T/err" "[hub] token file '$T/loose-token' can be read by others than its owner: refused"
+check "  saying so" has "$T/err" "[hub] token file '$T/loose-token' is mode 0644: others than its owner can read it; refused: chmod 600 '$T/loose-token'"
 check "  the token not in the message" eq 0 "$(grep -c "$TOK" "$T/err")"
 check "  and the agent does not start" run 2 "$PERFD" agent --config loose.conf --once
 mkfifo fifo-token

@@ -132,9 +132,11 @@ void wire_heartbeat_release(struct wire_heartbeat *h);
 #define WIRE_HTTP_TOKEN_MAX 1024
 
 /* Reads a token alone on the first line of the file at path; *out is the
- * caller's. *loose_mode (when not NULL) says whether others than the owner
- * may read the file. The detail of an error never holds the token. */
-int wire_http_token_read(char **out, const char *path, bool *loose_mode);
+ * caller's. A file that others than its owner may read (any of mode 077)
+ * is refused with -EPERM, its detail naming the file, its mode and the fix
+ * (chmod 600): a token others can read is a token others hold. The detail
+ * of an error never holds the token. */
+int wire_http_token_read(char **out, const char *path);
 
 /* One libcurl handle: a connection it made is kept for the next request. */
 struct wire_http_conn;
