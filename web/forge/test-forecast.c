@@ -143,6 +143,41 @@ static void test_exact_length(void **state)
 	munmap(map, (size_t)page * 2);
 }
 
+/* The lines kept of a text read as the text: a line that ends in more than
+ * one '\r' (found by the fuzz target, corpus round-trip-crs.txt), and a
+ * line too long whose byte past the bound is a '\r'. */
+static void test_kept_crs(void **state)
+{
+	struct web_forecast a[2], b[2];
+	char text[WEB_FORECAST_LINE_MAX + 64], *kept = malloc(WEB_FORECAST_TEXT_MAX);
+	size_t len, klen;
+	bool more;
+	int i, na, nb;
+
+	(void)state;
+	len = (size_t)snprintf(text, sizeof(text), "perfd-expect: a faster 1%%..2%%\r\r\n"
+			       "perfd-expect: b faster ");
+	memset(text + len, 'x', WEB_FORECAST_LINE_MAX);
+	len = strlen("perfd-expect: a faster 1%..2%\r\r\n") + WEB_FORECAST_LINE_MAX + 1;
+	text[len - 1] = '\r';
+	memcpy(text + len, "yy\n", 4);
+	len += 3;
+	na = web_forecasts_parse(a, 2, text, len, &more);
+	assert_int_equal(na, 2);
+	assert_int_equal(a[0].dir, WEB_FORECAST_FASTER);
+	assert_string_equal(a[0].line, "perfd-expect: a faster 1%..2%");
+	assert_non_null(strstr(a[1].why, "longer than"));
+	klen = web_forecast_lines(kept, WEB_FORECAST_TEXT_MAX, text, len);
+	nb = web_forecasts_parse(b, 2, kept, klen, &more);
+	assert_int_equal(nb, na);
+	for (i = 0; i < na; i++) {
+		assert_int_equal(b[i].dir, a[i].dir);
+		assert_string_equal(b[i].line, a[i].line);
+		assert_string_equal(b[i].why, a[i].why);
+	}
+	free(kept);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +185,7 @@ int main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_exact_length),
+		cmocka_unit_test(test_kept_crs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
