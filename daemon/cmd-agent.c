@@ -110,14 +110,9 @@ static int agent_check(const struct agent_config *cfg)
 		return EXIT_USAGE;
 	}
 	/* The token file is read as the agent would read it; nothing is sent. */
-	if (cfg->github.on) {
-		struct web_gh_client *gh = NULL;
-
-		if (forge_client(&gh, &cfg->github, -1, NULL) < 0) {
-			log_warnx("%s", err_last());
-			return EXIT_USAGE;
-		}
-		web_gh_client_free(gh);
+	if (cfg->github.on && forge_check(&cfg->github) < 0) {
+		log_warnx("%s", err_last());
+		return EXIT_USAGE;
 	}
 	if (cfg->hub.on) {
 		char *auth = NULL;

@@ -209,6 +209,19 @@ static int serve_args(int argc, char **argv, struct db_opts *dbo, struct web_ser
 	return -1;
 }
 
+/* perfd serve --config --check: the configuration, and [github]'s token
+ * file read as the hub would read it (a file others may read is refused;
+ * nothing is sent). Returns the verb's exit status. */
+static int serve_check(const struct hub_config *cfg)
+{
+	if (cfg->github.on && forge_check(&cfg->github) < 0) {
+		log_warnx("%s", err_last());
+		return EXIT_USAGE;
+	}
+	printf("configuration OK\n");
+	return EXIT_OK;
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct db_opts dbo = DB_OPTS_INIT;
@@ -238,8 +251,7 @@ int cmd_serve(int argc, char **argv)
 			goto out;
 		}
 		if (check) {
-			printf("configuration OK\n");
-			ret = EXIT_OK;
+			ret = serve_check(cfg);
 			goto out;
 		}
 		opts_from_config(&wo, cfg);

@@ -338,8 +338,14 @@ check "  naming the byte, not the token" has err "byte 4 is a blank"
 check "  (the token is not in the message)" eq 0 "$(grep -c 'ghp with' err)"
 chmod 644 token
 printf '%s\n' "$TOKEN" >token
-check "a token file others may read is used, with a warning" run 0 "$PERFD" comment --pr 6 --config agent.conf --dry-run
-check "  the warning" has err "can be read by others than its owner"
+check "a token file others may read is refused" run 2 "$PERFD" comment --pr 6 --config agent.conf --dry-run
+check "  naming the file, its mode and the fix" has err "[github] token file '$T/token' is mode 0644: others than its owner can read it; refused: chmod 600 '$T/token'"
+check "  by agent --check too" run 2 "$PERFD" agent --config agent.conf --check
+check "  saying so" has err "[github] token file '$T/token' is mode 0644"
+chmod 640 token
+check "  and readable by its group" run 2 "$PERFD" agent --config agent.conf --check
+check "  saying so" has err "is mode 0640"
+chmod 600 token
 printf '[github]\nrepo = acme\ntoken_file = %s\ncolour = blue\ncomment_key = a/b\nlogin = two words\napi = http://github.example.org/api/v3\n[repo]\nurl = x\npulls = true\n' "$T/token" >bad.conf
 check "a bad [github] section is refused" run 2 "$PERFD" agent --config bad.conf --check
 check "  the repository" has err "bad.conf:2: 'repo': expected OWNER/NAME, not 'acme'"

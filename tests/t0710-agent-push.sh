@@ -58,7 +58,7 @@ cp token loose-token
 chmod 644 loose-token
 conf "http://127.0.0.1:$PORT" "$T/loose-token" >loose.conf
 check "a token file others may read: --check refuses it" run 2 "$PERFD" agent --config loose.conf --check
-check "  saying so" has "$T/err" "[hub] token file '$T/loose-token' can be read by others than its owner: refused"
+check "  saying so" has "$T/err" "[hub] token file '$T/loose-token' is mode 0644: others than its owner can read it; refused: chmod 600 '$T/loose-token'"
 check "  the token not in the message" eq 0 "$(grep -c "$TOK" "$T/err")"
 check "  and the agent does not start" run 2 "$PERFD" agent --config loose.conf --once
 mkfifo fifo-token
@@ -276,5 +276,54 @@ builds=$(grep -c '/api/v1/ingest/builds' h413.log)
 check "  not sent again" run 0 "$PERFD" agent --config agent.conf --once
 check "  no build asked again" eq "$builds" "$(grep -c '/api/v1/ingest/builds' h413.log)"
 kill "$h413"; wait "$h413" 2>/dev/null
+
+# ---- a record cut to the hub's bound ----
+# A contract runner that prints 12 MB of RESULT lines (three chunks of 1024
+# lines of 4000 bytes): the agent cuts the build record's lines to fit the
+# hub's 8 MiB, a last SUMMARY line of each cut result says how many were
+# left out, and the real hub stores it; the records after it arrive too.
+section hub database="$HUB" listen="127.0.0.1:$PORT" hosts=box >hub.conf
+check "the hub, plain HTTP again" start_hub 3
+cat >"$SRC/chatty.sh" <<'SH'
+#!/bin/sh
+pad=$(head -c 3980 /dev/zero | tr '\0' x)
+i=1
+while [ $i -le 1024 ]; do
+	echo "RESULT c$PERFD_CHUNK-$i on \"dev\": $pad"
+	i=$((i + 1))
+done
+SH
+chmod +x "$SRC/chatty.sh"
+git -C "$SRC" add chatty.sh
+work_prog "$SRC/prog.c" 30000 7
+git -C "$SRC" commit -qam "a chatty contract runner"
+conf "http://127.0.0.1:$PORT/" "$T/token" >chatty.conf
+printf '\n[runner chatty]\ncommand = ./chatty.sh\nchunks = 3\ntimeout_s = 120\n' >>chatty.conf
+# (comparisons up to here the 413 stub took for the real hub)
+since=$(sql "select max(id) from comparisons")
+done_since() { sql "select group_concat(id, ' ') from (select id from comparisons where state = 'done' and id > $since order by id)"; }
+hub_since() { sqlite3 "$HUB" "select group_concat(origin_id, ' ') from (select origin_id from comparison_origins where host = 'box' and origin_id > $since order by comparison_id)"; }
+check "a runner of 12 MB of lines: agent --once" run 0 "$PERFD" agent --config chatty.conf --once
+BID=$(sql "select max(build_id) from runner_results")
+check "  its lines kept whole at the agent" eq 3072 "$(sql "select count(*) from runner_lines l join runner_results r on r.id = l.result_id where r.build_id = $BID")"
+check "  the build sent, not refused" eq 201 "$(sql "select status from pushed_builds where build_id = $BID")"
+check "  no backlog" has "$T/out" ", push backlog 0"
+HB=$(sqlite3 "$HUB" "select id from builds where commit_oid = '$(git -C "$SRC" rev-parse HEAD)'")
+check "  the hub stored the build" test -n "$HB"
+check "  with its three results" eq 3 "$(sqlite3 "$HUB" "select count(*) from runner_results where build_id = '$HB'")"
+kept=$(sqlite3 "$HUB" "select count(*) from runner_lines l join runner_results r on r.id = l.result_id where r.build_id = '$HB' and l.kind = 'RESULT'")
+check "  fewer lines than printed" test "$kept" -lt 3072 -a "$kept" -gt 1000
+check "  each result's cut said in its last line" eq 3 "$(sqlite3 "$HUB" "select count(*) from runner_lines l join runner_results r on r.id = l.result_id where r.build_id = '$HB' and l.kind = 'SUMMARY' and l.text like 'SUMMARY perfd: % of 1024 lines left out to fit the hub''s bound of 8388608 bytes' and l.idx = (select max(idx) from runner_lines where result_id = l.result_id)")"
+cut=$(sqlite3 "$HUB" "select sum(cast(substr(text, 16, instr(text, ' of ') - 16) as integer)) from runner_lines l join runner_results r on r.id = l.result_id where r.build_id = '$HB' and l.kind = 'SUMMARY'")
+check "  the counts add up" eq 3072 "$((kept + ${cut:-0}))"
+check "  the comparison after it at the hub" eq "$(done_since)" "$(hub_since)"
+check "  (one at least)" test -n "$(hub_since)"
+work_prog "$SRC/prog.c" 20000 7
+git -C "$SRC" commit -qam "after the chatty one"
+check "a later commit: agent --once" run 0 "$PERFD" agent --config chatty.conf --once
+check "  its build at the hub too" eq 1 "$(sqlite3 "$HUB" "select count(*) from builds where commit_oid = '$(git -C "$SRC" rev-parse HEAD)'")"
+check "  and its comparison" eq "$(done_since)" "$(hub_since)"
+check "  no backlog" has "$T/out" ", push backlog 0"
+kill "$hub"; wait "$hub" 2>/dev/null
 
 [ "$fails" -eq 0 ]

@@ -74,6 +74,11 @@ $(section hub database="$HUB" listen="127.0.0.1:$PORT" hosts="$HOSTS")
 $(section github api="$API" repo=acme/engine token_file="$T/gh-token" allow=alice expect="$HOSTS" hub_url="$HUBURL" poll_s=1)
 CONF
 check "the hub's configuration with [github]" run 0 "$PERFD" serve --config hub.conf --check
+chmod 644 gh-token
+check "a forge token file others may read: serve --check refuses it" run 2 "$PERFD" serve --config hub.conf --check
+check "  naming the file, its mode and the fix" has "$T/err" "[github] token file '$T/gh-token' is mode 0644: others than its owner can read it; refused: chmod 600 '$T/gh-token'"
+check "  the token not in the message" eq 0 "$(grep -c "$GHTOKEN" "$T/err")"
+chmod 600 gh-token
 cat >bad-hub.conf <<CONF
 [hub]
 hosts = m1

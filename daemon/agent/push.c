@@ -22,19 +22,12 @@
 int agent_push_token(char **out, const struct agent_hub *h)
 {
 	char *token = NULL;
-	bool loose = false;
 	int r;
 
 	*out = NULL;
-	r = wire_http_token_read(&token, h->token_file, &loose);
+	r = wire_http_token_read(&token, h->token_file);
 	if (r < 0)
 		return err_set(r, "[hub] %s", err_last());
-	if (loose) {
-		explicit_bzero(token, strlen(token));
-		free(token);
-		return err_set(-EPERM, "[hub] token file '%s' can be read by others than its "
-			       "owner: refused; chmod 600 it", h->token_file);
-	}
 	*out = xasprintf("Authorization: Bearer %s", token);
 	explicit_bzero(token, strlen(token));
 	free(token);

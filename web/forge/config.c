@@ -145,18 +145,14 @@ int forge_client(struct web_gh_client **out, const struct forge_config *g, int c
 {
 	struct web_gh_options o = WEB_GH_OPTIONS_INIT;
 	char *token = NULL;
-	bool loose = false;
 	int r;
 
 	*out = NULL;
 	if (token_out)
 		*token_out = NULL;
-	r = wire_http_token_read(&token, g->token_file, &loose);
+	r = wire_http_token_read(&token, g->token_file);
 	if (r < 0)
 		return err_set(r, "[github] %s", err_last());
-	if (loose)
-		log_warnx("[github] token file '%s' can be read by others than its owner: "
-			  "chmod 600 it", g->token_file);
 	o.api = g->api;
 	o.repo = g->repo;
 	o.token = token;
@@ -179,6 +175,15 @@ int forge_client(struct web_gh_client **out, const struct forge_config *g, int c
 	if (g->login)
 		web_gh_client_set_login(*out, g->login);
 	return 0;
+}
+
+int forge_check(const struct forge_config *g)
+{
+	struct web_gh_client *gh = NULL;
+	int r = forge_client(&gh, g, -1, NULL);
+
+	web_gh_client_free(gh);
+	return r;
 }
 
 int forge_login_check(struct web_gh_client *gh, const struct forge_config *g)

@@ -57,9 +57,11 @@ static int percent(double *out, const char **pp, const char *end, char *why, siz
 	char num[16];
 	double v;
 
-	ints = strspn(p, "0123456789");
-	if (p + ints > end)
-		ints = (size_t)(end - p);
+	/* Counted within [p, end): the text is not a string (strspn read
+	 * past a text that ended in digits or right after "..") */
+	ints = 0;
+	while (p + ints < end && isdigit((unsigned char)p[ints]))
+		ints++;
 	if (ints == 0 || ints > 4) {
 		snprintf(why, whylen, "expected a percentage (0 to 1000, e.g. 5%% or 2.5%%)");
 		return -EINVAL;
@@ -183,15 +185,16 @@ static const char *keyword_at(const char *s, const char *end)
 }
 
 /* The line at p of a text that ends at end: *eol is its '\n' (or end),
- * *stop its end before a final '\r'. Returns where its forecast's keyword
- * starts (keyword_at), or NULL. */
+ * *stop its end before its final '\r's (all of them: with one taken, the
+ * copy web_forecast_lines keeps, "...\r\n", would read one shorter).
+ * Returns where its forecast's keyword starts (keyword_at), or NULL. */
 static const char *line_at(const char *p, const char *end, const char **eol, const char **stop)
 {
 	*eol = memchr(p, '\n', (size_t)(end - p));
 	if (!*eol)
 		*eol = end;
 	*stop = *eol;
-	if (*stop > p && (*stop)[-1] == '\r')
+	while (*stop > p && (*stop)[-1] == '\r')
 		(*stop)--;
 	return keyword_at(p, *stop);
 }
@@ -255,6 +258,9 @@ size_t web_forecast_lines(char *out, size_t cap, const char *text, size_t len)
 			if (used + k + 2 > cap)
 				break;
 			memcpy(out + used, kw, k);
+			/* A '\r' last would be taken for the line's end. */
+			if (k == WEB_FORECAST_LINE_MAX + 1 && out[used + k - 1] == '\r')
+				out[used + k - 1] = '.';
 			used += k;
 			out[used++] = '\n';
 			out[used] = '\0';

@@ -453,10 +453,14 @@ struct web_gh_client;
 /* The client of g, with its token read from its file and kept nowhere but
  * in the client; with token_out, a copy of the token too (the caller's, to
  * zero and free). Returns 0, or the error with its detail ("[github] ...")
- * with *out and *token_out NULL; warns (a log line) of a token file others
- * may read. */
+ * with *out and *token_out NULL; a token file its group or others may read
+ * is refused (-EPERM). */
 int forge_client(struct web_gh_client **out, const struct forge_config *g, int cancel_fd,
 		 char **token_out);
+/* What --check asks of g (the agent's and the hub's): its client made as
+ * forge_client makes it, token file read, and let go; nothing is sent.
+ * Returns 0 or forge_client's error. */
+int forge_check(const struct forge_config *g);
 /* Asks the token's login of gh, g's client, and says it (a log line). A
  * refused token is -EKEYREJECTED, with its detail ("[github] ..."); an API
  * out of reach, or a token that may not ask its own login (a GitHub App's:

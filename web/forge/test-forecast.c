@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -105,12 +107,85 @@ static void test_bounds(void **state)
 	free(kept);
 }
 
+/* A text is read within its length: each one is put at the very end of a
+ * page whose next page cannot be read, so a byte read past it faults in
+ * every build, not only under AddressSanitizer. The fuzz target found the
+ * digits of a percentage counted by strspn past the text's end
+ * (tests/fuzz/corpus/forecast/overread-*). */
+static void test_exact_length(void **state)
+{
+	static const char *const texts[] = {
+		"perfd-expect: a faster 5",
+		"perfd-expect: a faster 5%..",
+		"perfd-expect: a faster 5%..12",
+		"perfd-expect: a unchanged 7",
+		"perfd-expect: a faster 5.25",
+	};
+	long page = sysconf(_SC_PAGESIZE);
+	struct web_forecast f;
+	char *map, *at;
+	size_t i, len;
+	bool more;
+
+	(void)state;
+	map = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	assert_true(map != MAP_FAILED);
+	assert_int_equal(mprotect(map + page, (size_t)page, PROT_NONE), 0);
+	for (i = 0; i < sizeof(texts) / sizeof(*texts); i++) {
+		len = strlen(texts[i]);
+		at = map + page - len;
+		memcpy(at, texts[i], len);
+		assert_int_equal(web_forecasts_parse(&f, 1, at, len, &more), 1);
+		assert_int_equal(f.dir, WEB_FORECAST_BAD);
+		assert_non_null(strstr(f.why, "%"));
+	}
+	munmap(map, (size_t)page * 2);
+}
+
+/* The lines kept of a text read as the text: a line that ends in more than
+ * one '\r' (found by the fuzz target, corpus round-trip-crs.txt), and a
+ * line too long whose byte past the bound is a '\r'. */
+static void test_kept_crs(void **state)
+{
+	struct web_forecast a[2], b[2];
+	char text[WEB_FORECAST_LINE_MAX + 64], *kept = malloc(WEB_FORECAST_TEXT_MAX);
+	size_t len, klen;
+	bool more;
+	int i, na, nb;
+
+	(void)state;
+	len = (size_t)snprintf(text, sizeof(text), "perfd-expect: a faster 1%%..2%%\r\r\n"
+			       "perfd-expect: b faster ");
+	memset(text + len, 'x', WEB_FORECAST_LINE_MAX);
+	len = strlen("perfd-expect: a faster 1%..2%\r\r\n") + WEB_FORECAST_LINE_MAX + 1;
+	text[len - 1] = '\r';
+	memcpy(text + len, "yy\n", 4);
+	len += 3;
+	na = web_forecasts_parse(a, 2, text, len, &more);
+	assert_int_equal(na, 2);
+	assert_int_equal(a[0].dir, WEB_FORECAST_FASTER);
+	assert_string_equal(a[0].line, "perfd-expect: a faster 1%..2%");
+	assert_non_null(strstr(a[1].why, "longer than"));
+	klen = web_forecast_lines(kept, WEB_FORECAST_TEXT_MAX, text, len);
+	nb = web_forecasts_parse(b, 2, kept, klen, &more);
+	assert_int_equal(nb, na);
+	for (i = 0; i < na; i++) {
+		assert_int_equal(b[i].dir, a[i].dir);
+		assert_string_equal(b[i].line, a[i].line);
+		assert_string_equal(b[i].why, a[i].why);
+	}
+	free(kept);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_exact_length),
+		cmocka_unit_test(test_kept_crs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

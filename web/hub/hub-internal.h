@@ -128,7 +128,7 @@ void web_reply_error(struct web_reply *out, int status, const char *msg);
 /* ---- ingest.c: the writes the hub accepts (docs/hub.md) ---- */
 
 #define WEB_INGEST_COMPARISONS "/api/v1/ingest/comparisons"
-#define WEB_INGEST_BODY_MAX (8 * 1024 * 1024)   /* bytes of one record */
+#define WEB_INGEST_BODY_MAX WIRE_RECORD_MAX      /* bytes of one record */
 #define WEB_TOKENS_MAX 100000                  /* live tokens compared per request */
 
 /* Who a request's token belongs to. */

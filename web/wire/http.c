@@ -71,7 +71,7 @@ static int curl_open(void)
 
 /* ---- the token ---- */
 
-int wire_http_token_read(char **out, const char *path, bool *loose_mode)
+int wire_http_token_read(char **out, const char *path)
 {
 	char buf[WIRE_HTTP_TOKEN_MAX + 2];
 	struct stat st;
@@ -88,8 +88,12 @@ int wire_http_token_read(char **out, const char *path, bool *loose_mode)
 		close(fd);
 		return err_set(-EINVAL, "token file '%s': not a regular file", path);
 	}
-	if (loose_mode)
-		*loose_mode = (st.st_mode & 077) != 0;
+	if (st.st_mode & 077) {
+		close(fd);
+		return err_set(-EPERM, "token file '%s' is mode %04o: others than its owner can "
+			       "read it; refused: chmod 600 '%s'", path,
+			       (unsigned)(st.st_mode & 07777), path);
+	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n < 0)

@@ -197,6 +197,106 @@ static int finish_record(struct strbuf *out, json_t *root)
 	return r;
 }
 
+/* ---- records held to the hub's bound ---- */
+
+/* Room kept below WIRE_RECORD_MAX for the sha256 member and the newline
+ * finish_record adds, and per cut list for the line that says the cut. */
+#define RECORD_SLACK 1024
+#define CUT_NOTE_MAX 256
+
+static size_t dumped_size(const json_t *v)
+{
+	return json_dumpb(v, NULL, 0, CANONICAL_FLAGS);
+}
+
+/* The lists to cut and, per list, the bytes of its first k lines
+ * (sizes[j][k], a comma each included). */
+struct cut {
+	json_t **lists;
+	size_t **sizes;
+	size_t n;
+};
+
+/* The record's bytes with the first k lines of each list kept, a note per
+ * cut list. base is the record's bytes without any line. */
+static size_t size_keeping(const struct cut *c, size_t base, size_t k)
+{
+	size_t total = base, j, len;
+
+	for (j = 0; j < c->n; j++) {
+		len = json_array_size(c->lists[j]);
+		total += c->sizes[j][k < len ? k : len];
+		if (len > k)
+			total += CUT_NOTE_MAX;
+	}
+	return total;
+}
+
+/* Keeps the first k lines of each list and says the cut in a last SUMMARY
+ * line: "SUMMARY perfd: N of M lines left out to fit ...". */
+static void cut_to(const struct cut *c, size_t k)
+{
+	size_t j, len;
+	char *note;
+
+	for (j = 0; j < c->n; j++) {
+		len = json_array_size(c->lists[j]);
+		if (len <= k)
+			continue;
+		while (json_array_size(c->lists[j]) > k)
+			json_array_remove(c->lists[j], json_array_size(c->lists[j]) - 1);
+		note = xasprintf("SUMMARY perfd: %zu of %zu lines left out to fit the hub's bound "
+				 "of %d bytes", len - k, len, WIRE_RECORD_MAX);
+		json_array_append_new(c->lists[j], json_pack("{s:s,s:s}", "kind", "SUMMARY",
+							      "text", note));
+		free(note);
+	}
+}
+
+/* Cuts the "lines" of each member of root's list key, the same count kept
+ * of each (the most that fits), when the record would be over
+ * WIRE_RECORD_MAX. A cut list keeps fewer lines than it had, its note
+ * included, so the parser's RUNNER_LINES_MAX still holds. Cut so, a record
+ * may still be over only by what is not lines (a build's log, a
+ * comparison's captured output); the hub then answers 413, final. */
+static void fit_lines(json_t *root, const char *key)
+{
+	json_t *list = json_object_get(root, key), *e;
+	size_t total = dumped_size(root), all = 0, most = 0, lo, hi, mid, i, j, len;
+	struct cut c = { 0 };
+
+	if (total + RECORD_SLACK <= WIRE_RECORD_MAX)
+		return;
+	c.n = json_array_size(list);
+	c.lists = xcalloc(c.n + 1, sizeof(*c.lists));
+	c.sizes = xcalloc(c.n + 1, sizeof(*c.sizes));
+	json_array_foreach(list, j, e) {
+		c.lists[j] = json_object_get(e, "lines");
+		len = json_array_size(c.lists[j]);
+		c.sizes[j] = xcalloc(len + 1, sizeof(**c.sizes));
+		for (i = 0; i < len; i++)
+			c.sizes[j][i + 1] = c.sizes[j][i] +
+					    dumped_size(json_array_get(c.lists[j], i)) + 1;
+		all += c.sizes[j][len];
+		most = len > most ? len : most;
+	}
+	/* The most lines per list that fit; none when even that is over. */
+	lo = 0;
+	hi = most;
+	while (lo < hi) {
+		mid = (lo + hi + 1) / 2;
+		if (size_keeping(&c, total - all, mid) + RECORD_SLACK <= WIRE_RECORD_MAX)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	cut_to(&c, lo);
+	for (j = 0; j < c.n; j++)
+		free(c.sizes[j]);
+	free(c.sizes);
+	free(c.lists);
+}
+
 int wire_record_build(struct strbuf *out, const struct db_comparison *c, bool with_output)
 {
 	json_t *root = json_object(), *settings = json_object(), *cal = json_array();
@@ -236,6 +336,7 @@ int wire_record_build(struct strbuf *out, const struct db_comparison *c, bool wi
 	json_object_set_new(root, "head_build", json_id(c->head_build));
 	json_object_set_new(root, "processes", procs);
 	json_object_set_new(root, "summary", summary_record(c));
+	fit_lines(root, "processes");
 	r = finish_record(out, root);
 	json_decref(root);
 	return r;
@@ -1415,6 +1516,7 @@ int wire_build_record_build(struct strbuf *out, const struct db_build *b, const 
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, result_record(&rs[i]));
 	json_object_set_new(root, "runner_results", list);
+	fit_lines(root, "runner_results");
 	r = finish_record(out, root);
 	json_decref(root);
 	return r;

@@ -396,6 +396,40 @@ static void test_job_record(void **state)
 	strbuf_release(&sb);
 }
 
+/* A done build with one artifact, and a runner result of one line. */
+static void build_sample(struct db_build *b, struct db_build_artifact *art,
+			 struct db_runner_result *x)
+{
+	memset(b, 0, sizeof(*b));
+	memset(art, 0, sizeof(*art));
+	memset(x, 0, sizeof(*x));
+	b->id = 4;
+	snprintf(b->commit, sizeof(b->commit), "%.40s", SHA_A);
+	snprintf(b->tree, sizeof(b->tree), "%.40s", SHA_B);
+	snprintf(b->recipe_hash, sizeof(b->recipe_hash), "%s", SHA_A);
+	b->state = DB_BUILD_DONE;
+	b->dir = (char *)"/w/builds/4";
+	snprintf(b->started_at, sizeof(b->started_at), "2026-12-01T03:54:10.100Z");
+	snprintf(b->finished_at, sizeof(b->finished_at), "2026-12-01T03:54:12.100Z");
+	b->wall_ms = 2000.25;
+	b->log = (char *)"cc -o prog\n\xff";
+	b->log_len = 12;
+	b->log_bytes = 40;
+	art->name = (char *)"prog";
+	art->artifact.path = (char *)"/w/builds/4/prog";
+	art->artifact.size = 16104;
+	snprintf(art->artifact.sha256, sizeof(art->artifact.sha256), "%s", SHA_B);
+	b->artifacts = art;
+	b->nartifacts = 1;
+	x->id = 9;
+	snprintf(x->runner, sizeof(x->runner), "contract");
+	x->chunk = x->chunks = 1;
+	snprintf(x->started_at, sizeof(x->started_at), "2026-12-01T03:54:13.000Z");
+	x->elapsed_ms = NAN;
+	x->lines = lines;
+	x->nlines = 1;
+}
+
 /* A build with an artifact, a log and a runner result, built and parsed
  * back; the build's own hash leaves its runner results out. */
 static void test_build_record(void **state)
@@ -406,34 +440,8 @@ static void test_build_record(void **state)
 	struct wire_build_record r, r0;
 	struct strbuf sb = STRBUF_INIT, sb0 = STRBUF_INIT;
 
-	memset(&b, 0, sizeof(b));
-	memset(&art, 0, sizeof(art));
-	memset(&x, 0, sizeof(x));
-	b.id = 4;
-	snprintf(b.commit, sizeof(b.commit), "%.40s", SHA_A);
-	snprintf(b.tree, sizeof(b.tree), "%.40s", SHA_B);
-	snprintf(b.recipe_hash, sizeof(b.recipe_hash), "%s", SHA_A);
-	b.state = DB_BUILD_DONE;
-	b.dir = (char *)"/w/builds/4";
-	snprintf(b.started_at, sizeof(b.started_at), "2026-12-01T03:54:10.100Z");
-	snprintf(b.finished_at, sizeof(b.finished_at), "2026-12-01T03:54:12.100Z");
-	b.wall_ms = 2000.25;
-	b.log = (char *)"cc -o prog\n\xff";
-	b.log_len = 12;
-	b.log_bytes = 40;
-	art.name = (char *)"prog";
-	art.artifact.path = (char *)"/w/builds/4/prog";
-	art.artifact.size = 16104;
-	snprintf(art.artifact.sha256, sizeof(art.artifact.sha256), "%s", SHA_B);
-	b.artifacts = &art;
-	b.nartifacts = 1;
-	x.id = 9;
-	snprintf(x.runner, sizeof(x.runner), "contract");
-	x.chunk = x.chunks = 1;
-	snprintf(x.started_at, sizeof(x.started_at), "2026-12-01T03:54:13.000Z");
-	x.elapsed_ms = NAN;
-	x.lines = lines;
-	x.nlines = 1;
+	(void)state;
+	build_sample(&b, &art, &x);
 	assert_int_equal(wire_build_record_build(&sb, &b, "m1", &x, 1), 0);
 	assert_int_equal(wire_build_record_parse(&r, sb.buf, sb.len), 0);
 	assert_string_equal(r.build.host, "m1");
@@ -461,6 +469,98 @@ static void test_build_record(void **state)
 	wire_build_record_release(&r0);
 	strbuf_release(&sb);
 	strbuf_release(&sb0);
+}
+
+/* RUNNER_LINES_MAX lines of 4000 '"' each, 8 MB once escaped: the lines
+ * and their one text are the caller's (free both). */
+static struct db_line *many_lines(char **text)
+{
+	struct db_line *many = calloc(RUNNER_LINES_MAX, sizeof(*many));
+	size_t i;
+
+	*text = calloc(1, 4001);
+	memset(*text, '"', 4000);
+	for (i = 0; i < RUNNER_LINES_MAX; i++) {
+		many[i].kind = (char *)"RESULT";
+		many[i].text = *text;
+	}
+	return many;
+}
+
+/* The note a list cut to kept lines of RUNNER_LINES_MAX ends in. */
+static void assert_cut(const struct db_line *l, size_t n, const char *text)
+{
+	char want[128];
+
+	assert_true(n > 100 && n < RUNNER_LINES_MAX);
+	snprintf(want, sizeof(want), "SUMMARY perfd: %zu of %d lines left out to fit the hub's "
+		 "bound of %d bytes", RUNNER_LINES_MAX - (n - 1), RUNNER_LINES_MAX, WIRE_RECORD_MAX);
+	assert_string_equal(l[n - 2].text, text);
+	assert_string_equal(l[n - 1].kind, "SUMMARY");
+	assert_string_equal(l[n - 1].text, want);
+}
+
+/* Three runner results of 1024 such lines (24 MB): the record is cut to
+ * the hub's bound, the same count of lines kept of each, its last line
+ * saying how many were left out; the hub's parser takes it. */
+static void test_build_record_cut(void **state)
+{
+	struct db_build b;
+	struct db_build_artifact art;
+	struct db_runner_result x[3];
+	struct wire_build_record r;
+	struct strbuf sb = STRBUF_INIT;
+	char *text;
+	struct db_line *many = many_lines(&text);
+	size_t i;
+
+	(void)state;
+	build_sample(&b, &art, &x[0]);
+	x[0].lines = many;
+	x[0].nlines = RUNNER_LINES_MAX;
+	x[1] = x[2] = x[0];
+	x[1].id = 10;
+	x[2].id = 11;
+	assert_int_equal(wire_build_record_build(&sb, &b, "m1", x, 3), 0);
+	assert_true(sb.len <= WIRE_RECORD_MAX);
+	assert_true(sb.len > WIRE_RECORD_MAX - 64 * 1024);   /* filled, not emptied */
+	assert_int_equal(wire_build_record_parse(&r, sb.buf, sb.len), 0);
+	assert_int_equal(r.nresults, 3);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(r.results[i].nlines, r.results[0].nlines);
+		assert_cut(r.results[i].lines, r.results[i].nlines, text);
+	}
+	wire_build_record_release(&r);
+	strbuf_release(&sb);
+	free(text);
+	free(many);
+}
+
+/* A comparison whose two processes printed 1024 such lines each: cut
+ * likewise, its processes' lines. */
+static void test_comparison_cut(void **state)
+{
+	struct db_comparison c;
+	struct db_process p[2];
+	struct wire_record r;
+	struct strbuf sb = STRBUF_INIT;
+	char *text;
+	struct db_line *many = many_lines(&text);
+
+	(void)state;
+	sample(&c, p);
+	p[0].lines = p[1].lines = many;
+	p[0].nlines = p[1].nlines = RUNNER_LINES_MAX;
+	assert_int_equal(wire_record_build(&sb, &c, false), 0);
+	assert_true(sb.len <= WIRE_RECORD_MAX);
+	assert_int_equal(wire_record_parse(&r, sb.buf, sb.len), 0);
+	assert_int_equal(r.c.nprocesses, 2);
+	assert_cut(r.c.processes[0].lines, r.c.processes[0].nlines, text);
+	assert_cut(r.c.processes[1].lines, r.c.processes[1].nlines, text);
+	wire_record_release(&r);
+	strbuf_release(&sb);
+	free(text);
+	free(many);
 }
 
 /* A heartbeat, built and parsed back, quarantined. */
@@ -500,6 +600,8 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_job_record),
 		cmocka_unit_test(test_build_record),
+		cmocka_unit_test(test_build_record_cut),
+		cmocka_unit_test(test_comparison_cut),
 		cmocka_unit_test(test_heartbeat),
 	};
 

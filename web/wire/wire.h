@@ -22,6 +22,13 @@
 
 /* ---- the comparison record (record.c) ---- */
 
+/* Bytes of one record the hub takes (its request body's bound, answered
+ * 413 beyond it). The agent never makes a record larger: a comparison's
+ * process lines and a build's runner lines are cut to fit, the first lines
+ * of each list kept, and a last SUMMARY line of each cut list says how
+ * many were left out (docs/hub.md, "Within the bound"). */
+#define WIRE_RECORD_MAX (8 * 1024 * 1024)
+
 #define WIRE_RECORD_FORMAT "perfd-comparison/2"
 /* Bytes of one stream of a process's captured output a record may carry:
  * all that perfd keeps of it. */
@@ -30,8 +37,9 @@
 /* Appends the record of comparison c (as db_comparison_load fills it) in
  * its canonical form (docs/hub.md) with its sha256, and a newline. With
  * with_output, each process whose captured output the caller loaded
- * (db_process_output_load) carries it. -EIO when sha256 cannot be
- * computed; out is then as it was. */
+ * (db_process_output_load) carries it; its processes' lines are cut to fit
+ * WIRE_RECORD_MAX. -EIO when sha256 cannot be computed; out is then as it
+ * was. */
 int wire_record_build(struct strbuf *out, const struct db_comparison *c, bool with_output);
 
 /* A record taken apart: the comparison as its host stored it. */
@@ -71,7 +79,8 @@ void wire_job_record_release(struct wire_job_record *r);
 
 /* A finished build with its done runner results, as an agent sends it to
  * the hub (docs/hub.md, "The build record"); host is the agent's. The log
- * travels in base64, the runners' outputs do not (their lines do). */
+ * travels in base64, the runners' outputs do not (their lines do, cut to
+ * fit WIRE_RECORD_MAX). */
 #define WIRE_BUILD_FORMAT "perfd-build/1"
 int wire_build_record_build(struct strbuf *out, const struct db_build *b, const char *host,
 			      const struct db_runner_result *rs, size_t n);
@@ -132,9 +141,11 @@ void wire_heartbeat_release(struct wire_heartbeat *h);
 #define WIRE_HTTP_TOKEN_MAX 1024
 
 /* Reads a token alone on the first line of the file at path; *out is the
- * caller's. *loose_mode (when not NULL) says whether others than the owner
- * may read the file. The detail of an error never holds the token. */
-int wire_http_token_read(char **out, const char *path, bool *loose_mode);
+ * caller's. A file that others than its owner may read (any of mode 077)
+ * is refused with -EPERM, its detail naming the file, its mode and the fix
+ * (chmod 600): a token others can read is a token others hold. The detail
+ * of an error never holds the token. */
+int wire_http_token_read(char **out, const char *path);
 
 /* One libcurl handle: a connection it made is kept for the next request. */
 struct wire_http_conn;
