@@ -170,9 +170,13 @@ int builder_history_branch(const char *repo_dir, const char *branch, const char 
 /* ---- artifacts ---- */
 
 /* Expands glob patterns relative to dir into the regular files they match,
- * sorted, without duplicates; at most max. Each out[i] is a path relative to
- * dir, the caller's (free each, then out). -ENOENT when a pattern matches
- * nothing. */
+ * sorted, without duplicates; at most max (-E2BIG beyond). Each out[i] is a
+ * path relative to dir, the caller's (free each, then out). The patterns
+ * are walked from dir with openat, one component at a time, and no link is
+ * followed: a symbolic link matched at any component is refused (-ELOOP),
+ * and so are a FIFO, device or socket the last one matches (-EINVAL), a
+ * ".." (-EXDEV); a directory it matches is passed over. err_last() names
+ * the path. -ENOENT when a pattern matches nothing. */
 int builder_glob(char ***out, size_t *out_n, const char *dir, const char *const *patterns,
 		 size_t npatterns, size_t max);
 
