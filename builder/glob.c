@@ -26,6 +26,10 @@ struct walk {
 	size_t max;                  /* the bound, for messages */
 };
 
+/* Entries of one directory a wildcard component may match: what a build
+ * can make us hold while walking, before the bound on files applies. */
+#define BUILDER_GLOB_ENTRIES_MAX 100000
+
 static bool has_magic(const char *comp)
 {
 	return strpbrk(comp, "*?[\\") != NULL;
@@ -125,6 +129,11 @@ static int walk_dir(struct walk *w, int fd, const char *prefix, size_t depth)
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    fnmatch(comp, de->d_name, FNM_PERIOD) != 0)
 			continue;
+		if (n == BUILDER_GLOB_ENTRIES_MAX) {
+			r = err_set(-E2BIG, "more than %d entries of '%s' match '%s'",
+				    BUILDER_GLOB_ENTRIES_MAX, *prefix ? prefix : ".", comp);
+			break;
+		}
 		if (n == alloc) {
 			alloc = alloc ? 2 * alloc : 16;
 			names = xrealloc(names, alloc * sizeof(*names));
@@ -132,7 +141,8 @@ static int walk_dir(struct walk *w, int fd, const char *prefix, size_t depth)
 		names[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), path_cmp);
+	if (n)
+		qsort(names, n, sizeof(*names), path_cmp);
 	for (i = 0; i < n && r == 0; i++)
 		r = walk_entry(w, fd, prefix, depth, names[i]);
 	free_paths(names, n);
