@@ -39,12 +39,29 @@ static int toolchain(struct db_build *b, const struct builder_build_opts *o,
 	return r;
 }
 
+/* The bound a pass over a build's artifacts starts with. */
+static struct sha256_bound bound_of(const struct sha256_bound *l)
+{
+	return (struct sha256_bound){ .max_bytes = l->max_bytes, .max_s = l->max_s };
+}
+
+/* Why hashing an artifact failed, for a build's detail or a stale build:
+ * a bound names its key. The caller's. */
+static char *hash_failure(int r)
+{
+	return xasprintf("%s%s", err_last(), r == -EFBIG ? " ([build] hash_max_mb)" :
+			 r == -ETIMEDOUT ? " ([build] hash_timeout_s)" : "");
+}
+
 /* Hashes what the artifact patterns match into b->artifacts and the
- * artifacts table. Patterns that match nothing fail the build (b->detail),
- * not the call. */
+ * artifacts table, each opened from the build directory without following
+ * a link, within the bounds of o->hash. Patterns that match nothing, a
+ * link, a special file, a file over a bound fail the build (b->detail,
+ * and no artifact is stored), not the call. */
 static int hash_artifacts(struct db *db, struct db_build *b, const struct builder_build_opts *o)
 {
-	char **names = NULL;
+	struct sha256_bound bound = bound_of(&o->hash);
+	char **names = NULL, *why;
 	size_t n = 0, i;
 	int r;
 
@@ -60,10 +77,22 @@ static int hash_artifacts(struct db *db, struct db_build *b, const struct builde
 		ba->name = names[i];
 		names[i] = NULL;
 		ba->artifact.path = xasprintf("%s/%s", b->dir, ba->name);
-		r = sha256_file_hex(ba->artifact.sha256, &ba->artifact.size, ba->artifact.path);
-		if (r == 0)
-			r = db_artifact_put(db, &ba->artifact.id, &ba->artifact);
+		r = sha256_file_beneath(ba->artifact.sha256, &ba->artifact.size, b->dir, ba->name,
+					&bound);
 	}
+	if (r < 0) {
+		why = hash_failure(r);
+		b->detail = xasprintf("artifacts: %s", why);
+		free(why);
+		r = 0;
+		for (i = 0; i < b->nartifacts; i++) {
+			free(b->artifacts[i].name);
+			db_artifact_release(&b->artifacts[i].artifact);
+		}
+		b->nartifacts = 0;
+	}
+	for (i = 0; i < b->nartifacts && r == 0; i++)
+		r = db_artifact_put(db, &b->artifacts[i].artifact.id, &b->artifacts[i].artifact);
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -140,8 +169,11 @@ out:
 	return r;
 }
 
-int builder_build_verify(const struct db_build *b, char **why)
+int builder_build_verify(const struct db_build *b, const struct sha256_bound *limits,
+			 char **why)
 {
+	struct sha256_bound bound = bound_of(limits);
+	char *reason;
 	size_t i;
 
 	*why = NULL;
@@ -149,11 +181,21 @@ int builder_build_verify(const struct db_build *b, char **why)
 		const struct db_artifact *art = &b->artifacts[i].artifact;
 		char hex[SHA256_HEX_SIZE];
 		int64_t size;
-		int r = sha256_file_hex(hex, &size, art->path);
+		int r = sha256_file_beneath(hex, &size, b->dir, b->artifacts[i].name, &bound);
 
 		if (r == -ENOENT) {
 			*why = xasprintf("build %lld's artifact '%s' is gone", (long long)b->id,
 					 b->artifacts[i].name);
+			return 1;
+		}
+		/* What the build left is no longer what it hashed, or cannot be
+		 * hashed now: built again, which says why it fails if it does. */
+		if (r == -ELOOP || r == -EXDEV || r == -ENOTDIR || r == -EISDIR || r == -EINVAL ||
+		    r == -EFBIG || r == -ETIMEDOUT) {
+			reason = hash_failure(r);
+			*why = xasprintf("build %lld's artifact '%s' cannot be hashed again: %s",
+					 (long long)b->id, b->artifacts[i].name, reason);
+			free(reason);
 			return 1;
 		}
 		if (r < 0)

@@ -170,9 +170,13 @@ int builder_history_branch(const char *repo_dir, const char *branch, const char 
 /* ---- artifacts ---- */
 
 /* Expands glob patterns relative to dir into the regular files they match,
- * sorted, without duplicates; at most max. Each out[i] is a path relative to
- * dir, the caller's (free each, then out). -ENOENT when a pattern matches
- * nothing. */
+ * sorted, without duplicates; at most max (-E2BIG beyond). Each out[i] is a
+ * path relative to dir, the caller's (free each, then out). The patterns
+ * are walked from dir with openat, one component at a time, and no link is
+ * followed: a symbolic link matched at any component is refused (-ELOOP),
+ * and so are a FIFO, device or socket the last one matches (-EINVAL), a
+ * ".." (-EXDEV); a directory it matches is passed over. err_last() names
+ * the path. -ENOENT when a pattern matches nothing. */
 int builder_glob(char ***out, size_t *out_n, const char *dir, const char *const *patterns,
 		 size_t npatterns, size_t max);
 
@@ -198,6 +202,7 @@ struct builder_build_opts {
 	int cancel_fd;               /* readable: stop; -1: none */
 	const struct sandbox *sandbox; /* the recipe runs in it (its directory writable); NULL: not */
 	bool network;                /* the recipe may reach the network in the sandbox */
+	struct sha256_bound hash;    /* the bounds of hashing the artifacts; 0: none */
 	/* Called once the row exists, before the checkout (for progress). */
 	void (*on_start)(void *ctx, const struct db_build *b);
 	void *ctx;
@@ -207,15 +212,19 @@ struct builder_build_opts {
  * host that was not abandoned, done or failed (a cache hit: returns 1), or
  * made now (returns 0): a row in state running before the checkout, then
  * its outcome (done, or failed with a sentence in detail: the checkout, the
- * recipe's exit, artifacts that match nothing). *out is zeroed on entry
+ * recipe's exit, artifacts that match nothing, a link or a special file,
+ * a hashing bound passed). *out is zeroed on entry
  * and the caller's to release. -ECANCELED when cancel_fd fired: the row is
  * abandoned and the tree built again next time; a database error
  * otherwise. */
 int builder_build_ensure(struct db_build *out, struct builder_repo *repo, struct db *db,
 			 const char *commit, const struct builder_build_opts *o);
-/* Hashes build b's artifacts again: 0 when every one is the file it
- * hashed, 1 when one changed or is gone (*why, the caller's, says which:
- * the build is stale), or a negative errno when hashing fails otherwise. */
-int builder_build_verify(const struct db_build *b, char **why);
+/* Hashes build b's artifacts again, from its directory without following
+ * a link and within limits: 0 when every one is the file it hashed, 1 when
+ * one changed, is gone, became a link or special file or passes a bound
+ * (*why, the caller's, says which: the build is stale), or a negative
+ * errno when hashing fails otherwise. */
+int builder_build_verify(const struct db_build *b, const struct sha256_bound *limits,
+			 char **why);
 
 #endif

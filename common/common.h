@@ -146,6 +146,18 @@ int fs_lock(int *out_fd, const char *path, long *holder);
 char *fs_absolute(const char *path);
 /* Gives path and what it holds to uid:gid, not following links. */
 int fs_chown_r(const char *path, unsigned uid, unsigned gid);
+/* Opens rel, a path relative to the directory dirfd, one component at a
+ * time from dirfd with openat, following no symbolic link at any of them:
+ * what a build left in its directory is read without being led out of it.
+ * Empty and "." components are skipped. With dir the last component must
+ * be a directory (opened O_DIRECTORY), else a regular file (opened
+ * read-only, never waiting at the open). Returns the descriptor
+ * (close-on-exec, the caller's) or, with the part of rel in err_last():
+ * -ELOOP for a symbolic link, -EXDEV for "..", -ENOTDIR, -EISDIR, -EINVAL
+ * for a FIFO, device or socket, another -errno where openat fails. */
+int fs_open_beneath(int dirfd, const char *rel, bool dir);
+/* "a FIFO", "a symbolic link", ... for a stat mode, in refusals. */
+const char *fs_kind(unsigned mode);
 
 /* owner.c: a process as the owner of a row left running, as text
  * "PID START NS BOOT": its pid, its start time in ticks since boot, its
@@ -445,6 +457,23 @@ int sha256_hex(char out[SHA256_HEX_SIZE], const void *data, size_t len);
 int sha256_hex_parts(char out[SHA256_HEX_SIZE], const void *const parts[], const size_t lens[],
 		     size_t n);
 int sha256_file_hex(char out[SHA256_HEX_SIZE], int64_t *out_size, const char *path);
+/* The bound on hashing files a build made, per pass over them (after the
+ * build, at a restart's check, before a runner): bytes and seconds in all,
+ * 0 for none. A pass starts it zeroed but for the two bounds; the first
+ * file hashed starts its clock. */
+struct sha256_bound {
+	int64_t max_bytes;
+	double max_s;
+	int64_t bytes;               /* hashed so far in this pass */
+	int64_t start_ns;            /* time_monotonic_ns() at the first file; 0 before */
+};
+/* sha256_file_hex of rel under dir, opened by fs_open_beneath (no symbolic
+ * link followed, only a regular file read) and counted against *bound:
+ * -EFBIG when the file would pass its bytes (said before a byte is read),
+ * -ETIMEDOUT when hashing runs past its seconds; err_last() names rel and
+ * the bound. The one way perfd hashes what a build made. */
+int sha256_file_beneath(char out[SHA256_HEX_SIZE], int64_t *out_size, const char *dir,
+			const char *rel, struct sha256_bound *bound);
 /* Whether a and b are the same 64 hex digits, compared in a time that does
  * not depend on where they differ (a token's hash against the stored ones);
  * false for a string of another length. */

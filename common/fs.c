@@ -151,3 +151,102 @@ int fs_lock(int *out_fd, const char *path, long *holder)
 	*out_fd = fd;
 	return 0;
 }
+
+/* What a file that is not a regular one is, for a refusal. */
+const char *fs_kind(unsigned mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return S_ISREG(mode) ? "a regular file" : "a special file";
+}
+
+/* The refusal of name (the first len bytes of rel), which fstatat found
+ * to be st, where a directory (dir) or a regular file was wanted. */
+static int refuse(const char *rel, size_t len, const struct stat *st, bool dir)
+{
+	if (S_ISLNK(st->st_mode))
+		return err_set(-ELOOP, "'%.*s' is a symbolic link: artifacts are not followed out "
+			       "of the build directory", (int)len, rel);
+	if (dir)
+		return err_set(-ENOTDIR, "'%.*s' is %s, not a directory", (int)len, rel,
+			       fs_kind(st->st_mode));
+	if (S_ISDIR(st->st_mode))
+		return err_set(-EISDIR, "'%.*s' is a directory, not a regular file", (int)len, rel);
+	return err_set(-EINVAL, "'%.*s' is %s: only regular files are read", (int)len, rel,
+		       fs_kind(st->st_mode));
+}
+
+/*
+ * One component: looked at without following it, then opened without
+ * following it (O_NOFOLLOW, and never waiting: O_NONBLOCK, which a FIFO
+ * or device put there between the two would otherwise make us do), then
+ * looked at again through the descriptor.
+ */
+static int open_component(int dirfd, const char *rel, size_t end, const char *name, bool dir)
+{
+	struct stat st;
+	int fd, flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return err_set(-errno, "'%.*s': %s", (int)end, rel, strerror(errno));
+	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+		return refuse(rel, end, &st, dir);
+	fd = openat(dirfd, name, flags | (dir ? O_DIRECTORY : 0));
+	if (fd < 0)
+		return err_set(-errno, "'%.*s': %s", (int)end, rel,
+			       errno == ELOOP ? "a symbolic link" : strerror(errno));
+	if (fstat(fd, &st) < 0 || (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+		close(fd);
+		return refuse(rel, end, &st, dir);
+	}
+	if (!dir)
+		fcntl(fd, F_SETFL, 0);
+	return fd;
+}
+
+int fs_open_beneath(int dirfd, const char *rel, bool dir)
+{
+	char *copy = xstrdup(rel), *name, *save = NULL, *next_name;
+	int fd = dirfd, next = 0;
+
+	/* strtok_r cuts copy in place: a name's end in copy is its end in rel. */
+	name = strtok_r(copy, "/", &save);
+	while (name && !strcmp(name, "."))
+		name = strtok_r(NULL, "/", &save);
+	if (!name) {
+		next = dir ? openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+			   : err_set(-EISDIR, "'%s' names a directory", rel);
+		if (next < 0 && dir)
+			next = err_set(-errno, "'%s': %s", rel, strerror(errno));
+	}
+	while (name) {
+		size_t end = (size_t)(name - copy) + strlen(name);
+
+		do
+			next_name = strtok_r(NULL, "/", &save);
+		while (next_name && !strcmp(next_name, "."));
+		if (!strcmp(name, ".."))
+			next = err_set(-EXDEV, "'%.*s' leaves the directory it is read from",
+				       (int)end, rel);
+		else
+			next = open_component(fd, rel, end, name, next_name ? true : dir);
+		if (fd != dirfd)
+			close(fd);
+		if (next < 0)
+			break;
+		fd = next;
+		name = next_name;
+	}
+	free(copy);
+	return next;
+}

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -90,19 +91,36 @@ int sha256_hex(char out[SHA256_HEX_SIZE], const void *data, size_t len)
 	return sha256_hex_parts(out, parts, lens, 1);
 }
 
-int sha256_file_hex(char out[SHA256_HEX_SIZE], int64_t *out_size, const char *path)
+/* Whether *bound lets n more bytes of name be hashed: 0, or the refusal. */
+static int bound_check(const struct sha256_bound *bound, const char *name, int64_t n)
+{
+	double s;
+
+	if (!bound)
+		return 0;
+	if (bound->max_bytes && bound->bytes + n > bound->max_bytes)
+		return err_set(-EFBIG, "hashing '%s' passes the bound of %lld bytes hashed per "
+			       "build (%lld hashed before it, %lld more to hash)", name,
+			       (long long)bound->max_bytes, (long long)bound->bytes, (long long)n);
+	s = (double)(time_monotonic_ns() - bound->start_ns) / 1e9;
+	if (bound->max_s > 0 && s > bound->max_s)
+		return err_set(-ETIMEDOUT, "hashing '%s' passes the bound of %g s of hashing per "
+			       "build (stopped after %.1f s, %lld bytes hashed)", name, bound->max_s,
+			       s, (long long)bound->bytes);
+	return 0;
+}
+
+/* Hashes what fd reads, to its end, counted against bound (NULL: none);
+ * name is for messages. Closes fd. */
+static int hash_fd(char out[SHA256_HEX_SIZE], int64_t *out_size, int fd, const char *name,
+		   struct sha256_bound *bound)
 {
 	unsigned char buf[1 << 16];
 	EVP_MD_CTX *ctx = NULL;
 	int64_t size = 0;
 	ssize_t n;
-	int fd, r = 0;
+	int r = 0;
 
-	out[0] = '\0';
-	*out_size = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
 	ctx = start(&r);
 	if (!ctx)
 		goto out;
@@ -110,9 +128,14 @@ int sha256_file_hex(char out[SHA256_HEX_SIZE], int64_t *out_size, const char *pa
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			r = err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
+			r = err_set(-errno, "cannot read '%s': %s", name, strerror(errno));
 			goto out;
 		}
+		r = bound_check(bound, name, n);
+		if (r < 0)
+			goto out;
+		if (bound)
+			bound->bytes += n;
 		if (!EVP_DigestUpdate(ctx, buf, (size_t)n)) {
 			r = openssl_error("compute");
 			goto out;
@@ -127,6 +150,49 @@ out:
 	EVP_MD_CTX_free(ctx);
 	close(fd);
 	return r;
+}
+
+int sha256_file_hex(char out[SHA256_HEX_SIZE], int64_t *out_size, const char *path)
+{
+	int fd;
+
+	out[0] = '\0';
+	*out_size = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err_set(-errno, "cannot read '%s': %s", path, strerror(errno));
+	return hash_fd(out, out_size, fd, path, NULL);
+}
+
+int sha256_file_beneath(char out[SHA256_HEX_SIZE], int64_t *out_size, const char *dir,
+			const char *rel, struct sha256_bound *bound)
+{
+	struct stat st;
+	int dirfd, fd, r;
+
+	out[0] = '\0';
+	*out_size = 0;
+	if (!bound->start_ns)
+		bound->start_ns = time_monotonic_ns();
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return err_set(-errno, "cannot read '%s': %s", dir, strerror(errno));
+	fd = fs_open_beneath(dirfd, rel, false);
+	close(dirfd);
+	if (fd < 0)
+		return fd;
+	/* A sparse file's size is what reading it costs: refused unread. */
+	if (fstat(fd, &st) < 0) {
+		r = err_set(-errno, "cannot read '%s': %s", rel, strerror(errno));
+		close(fd);
+		return r;
+	}
+	r = bound_check(bound, rel, st.st_size);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return hash_fd(out, out_size, fd, rel, bound);
 }
 
 bool sha256_hex_equal(const char *a, const char *b)

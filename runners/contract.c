@@ -64,24 +64,29 @@ static int run_chunk(struct db_runner_result *res, const struct db_build *b,
 	return r;
 }
 
-/* The sha256 of the runner's program when its first word names a file of
- * the build; NULL when it names a command on PATH or a shell builtin. */
-static char *binary_sha(const struct db_build *b, const char *command)
+/* The sha256 of the runner's program when its first word names a regular
+ * file of the build, opened from its directory without following a link
+ * and within the bounds of hash; NULL when it names a command on PATH or a
+ * shell builtin, or cannot be hashed so. */
+static char *binary_sha(const struct db_build *b, const char *command,
+			const struct sha256_bound *hash)
 {
-	char *path = xasprintf("%s/%.*s", b->dir, (int)strcspn(command, " \t"), command);
+	struct sha256_bound bound = { .max_bytes = hash->max_bytes, .max_s = hash->max_s };
+	char *word = xstrndup(command, strcspn(command, " \t"));
 	char hex[SHA256_HEX_SIZE];
 	int64_t size;
-	int r = sha256_file_hex(hex, &size, path);
+	int r = sha256_file_beneath(hex, &size, b->dir, word, &bound);
 
-	free(path);
+	free(word);
 	return r < 0 ? NULL : xstrdup(hex);
 }
 
 int runner_contract_run(struct db *db, const struct db_build *b, const struct runner_contract *rc,
-			const struct sandbox *sandbox, int cancel_fd, int *out_failed,
+			const struct sandbox *sandbox, const struct sha256_bound *hash,
+			int cancel_fd, int *out_failed,
 			void (*on_done)(void *ctx, const struct db_runner_result *res), void *ctx)
 {
-	char *sha = binary_sha(b, rc->command);
+	char *sha = binary_sha(b, rc->command, hash);
 	int chunk, r = 0;
 
 	for (chunk = 1; chunk <= rc->chunks && r == 0; chunk++) {

@@ -50,14 +50,15 @@ struct runner_contract {
 /* Runs every chunk of rc on build b that has no finished result yet, each
  * a fresh process with a runner_results row before it starts and its exit,
  * output and RESULT/SUMMARY lines after, with the sha256 of the runner's
- * program when the command's first word names a file of the build (none
- * for a command on PATH or a shell builtin). *out_failed is increased by the
- * processes that failed (exit, signal, time-out, could not start); on_done
+ * program when the command's first word names a regular file of the build
+ * (none for a command on PATH or a shell builtin, nor for a link; hashed
+ * within the bounds of hash, as the build's artifacts). *out_failed is
+ * increased by the processes that failed (exit, signal, time-out, could not start); on_done
  * (when not NULL) sees each stored result. Returns 0, -ECANCELED when
  * cancel_fd fired (the row in hand is left running, to be abandoned and
  * run again), or a database error. */
 int runner_contract_run(struct db *db, const struct db_build *b, const struct runner_contract *rc,
-			const struct sandbox *sandbox,
+			const struct sandbox *sandbox, const struct sha256_bound *hash,
 			int cancel_fd, int *out_failed,
 			void (*on_done)(void *ctx, const struct db_runner_result *res), void *ctx);
 

@@ -23,6 +23,11 @@
 #define AGENT_NAME_MAX 63
 #define AGENT_CONFIG_MAX (1024 * 1024)  /* bytes of a configuration file */
 #define AGENT_ITEMS_MAX 64         /* runners, cases, patterns, env entries */
+/* [build] hash_max_mb and hash_timeout_s: what hashing a build's artifacts
+ * may cost, in bytes and seconds, each pass (docs/config.md). */
+#define AGENT_HASH_MAX_MB (1L << 30)
+#define AGENT_HASH_MAX_MB_DEFAULT 4096L
+#define AGENT_HASH_TIMEOUT_S_DEFAULT 60.0
 #define AGENT_FETCH_TIMEOUT_S 600.0
 /* How the agent hands the fetch token to its fetch process (perfd fetch). */
 #define AGENT_FETCH_TOKEN_ENV "PERFD_FETCH_TOKEN"
@@ -55,6 +60,7 @@ struct agent_suite {
 	double build_timeout_s;
 	char *toolchain;           /* a command whose first line names the toolchain, or NULL */
 	bool build_network;        /* the recipe may reach the network (docs/security.md) */
+	struct sha256_bound hash;  /* hash_max_mb, hash_timeout_s: each pass over the artifacts */
 	struct runner_contract *runners;
 	size_t nrunners;
 	struct agent_case *cases;

@@ -253,6 +253,7 @@ static void key_history(struct parse *ps, const char *k, const char *v)
 static void key_build(struct parse *ps, const char *k, const char *v)
 {
 	struct agent_suite *s = ps->s;
+	long mb;
 
 	if (!strcmp(k, "command")) {
 		config_set_text(&s->build_command, &ps->r, k, v);
@@ -276,9 +277,14 @@ static void key_build(struct parse *ps, const char *k, const char *v)
 		config_set_text(&s->toolchain, &ps->r, k, v);
 	} else if (!strcmp(k, "network")) {
 		config_set_bool(&s->build_network, &ps->r, k, v);
+	} else if (!strcmp(k, "hash_max_mb")) {
+		if (config_set_long(&mb, &ps->r, k, v, 1, AGENT_HASH_MAX_MB) == 0)
+			s->hash.max_bytes = (int64_t)mb << 20;
+	} else if (!strcmp(k, "hash_timeout_s")) {
+		config_set_seconds(&s->hash.max_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
 	} else {
 		config_refuse(&ps->r, "unknown key '%s' in [build] (command, env, artifacts, "
-			      "timeout_s, toolchain, network)", k);
+			      "timeout_s, toolchain, network, hash_max_mb, hash_timeout_s)", k);
 	}
 }
 
@@ -552,6 +558,10 @@ static void check_suite(struct parse *ps)
 		config_refuse(&ps->r, "[build] needs 'artifacts'");
 	if (!s->build_timeout_s)
 		s->build_timeout_s = 1800;
+	if (!s->hash.max_bytes)
+		s->hash.max_bytes = (int64_t)AGENT_HASH_MAX_MB_DEFAULT << 20;
+	if (!s->hash.max_s)
+		s->hash.max_s = AGENT_HASH_TIMEOUT_S_DEFAULT;
 	for (i = 0; i < s->nrunners; i++)
 		if (!s->runners[i].command)
 			config_refuse(&ps->r, "[runner %s] needs 'command'", s->runners[i].name);

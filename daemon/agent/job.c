@@ -31,7 +31,7 @@ static void on_build_start(void *ctx, const struct db_build *b)
  * changed or is gone, the build then marked stale; 0 when all are whole. */
 static int stale(struct agent *a, const struct db_build *b, char **why)
 {
-	int r = builder_build_verify(b, why);
+	int r = builder_build_verify(b, &a->suite->hash, why);
 
 	if (r == 1) {
 		int e = db_build_mark_stale(a->db, b->id, *why);
@@ -56,7 +56,7 @@ static int ensure_build(struct agent *a, struct db_build *out, const char *commi
 		.artifacts = (const char *const *)s->artifacts, .nartifacts = s->nartifacts,
 		.timeout_s = s->build_timeout_s, .toolchain = s->toolchain,
 		.fingerprint = a->fingerprint, .cancel_fd = a->cancel_fd,
-		.sandbox = a->sandbox, .network = s->build_network,
+		.sandbox = a->sandbox, .network = s->build_network, .hash = s->hash,
 		.on_start = on_build_start,
 	};
 	int r = builder_build_ensure(out, a->repo, a->db, commit, &o), e;
@@ -98,7 +98,8 @@ static int run_runners(struct agent *a, const struct db_build *b, int *out_faile
 	int r = 0;
 
 	for (i = 0; i < a->suite->nrunners && r == 0; i++) {
-		r = runner_contract_run(a->db, b, &a->suite->runners[i], a->sandbox, a->cancel_fd,
+		r = runner_contract_run(a->db, b, &a->suite->runners[i], a->sandbox,
+					&a->suite->hash, a->cancel_fd,
 					out_failed, on_runner_done, a);
 	}
 	return r;
