@@ -35,10 +35,13 @@ const char cmd_agent_usage[] =
 	"for the case whose calibration is oldest, within an hourly budget.\n"
 	"\n"
 	"Every build, contract runner and timed process runs in a bubblewrap\n"
-	"sandbox ([sandbox], docs/security.md): the system read-only, the agent's\n"
-	"database, configuration, tokens and other builds hidden, no network\n"
-	"unless the recipe asks. Without one (bubblewrap missing, or the kernel\n"
-	"refusing its namespaces) no pull head is built.\n"
+	"sandbox ([sandbox], docs/security.md) that shows it only the system's\n"
+	"programs and libraries read-only, the parts of /etc toolchains read, its\n"
+	"own directories and what [sandbox] ro and rw name; nothing else of the\n"
+	"machine, and no network unless the recipe asks (--check prints the\n"
+	"view). Without one (bubblewrap missing, or the kernel refusing its user\n"
+	"namespaces) no pull head is built; any other failure to start it stops\n"
+	"the agent.\n"
 	"\n"
 	"With [hub], every finished build, job update and done comparison is sent\n"
 	"to the hub, oldest first, with a heartbeat each turn, and counts as sent\n"
@@ -65,7 +68,8 @@ const char cmd_agent_usage[] =
 	"\n"
 	"Exit status: 0 done (with --once) or stopped by SIGINT or SIGTERM; 2 a\n"
 	"configuration, repository or database error, or a sandbox that cannot\n"
-	"start ([sandbox] mode = on, or a failure of the moment); 3 the host\n"
+	"start (other than for a missing bubblewrap or refused user namespaces,\n"
+	"which [sandbox] mode = on also refuses); 3 the host\n"
 	"profile's device is absent or the host is quarantined.\n";
 
 static const struct option agent_options[] = {
