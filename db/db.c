@@ -849,6 +849,8 @@ int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind
 			" WHERE quarantined != 0",
 		[DB_COUNT_ALERT_COMMANDS] = "SELECT outcome, count(*) FROM alert_commands"
 			" GROUP BY 1 ORDER BY 1",
+		[DB_COUNT_UNSANDBOXED] = "SELECT 'unsandboxed', count(*) FROM host_status"
+			" WHERE sandbox = 'none' OR sandbox GLOB 'none: *'",
 	};
 	const struct db_rows how = {
 		.size = sizeof(*out), .max = max, .fill = count_fill, .doing = "counting rows",

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 16
+#define DB_SCHEMA_VERSION 17
 
 struct db;
 
@@ -513,6 +513,7 @@ struct db_host_info {
 	char last_push[32];      /* when the hub received it */
 	char state[16];          /* idle, polling, building, measuring, calibrating */
 	int64_t backlog;         /* the records the hub had not answered for */
+	char *sandbox;           /* its sandbox, or "none: why"; NULL: not said */
 };
 void db_host_info_release(struct db_host_info *h);
 /* At most max hosts, by name; *out is the caller's (release each, then
@@ -532,6 +533,7 @@ struct db_host_status {
 	char *fingerprint;
 	bool quarantined;
 	char *fault;
+	char *sandbox;           /* as the heartbeat says it (wire.h); NULL: not said */
 };
 void db_host_status_release(struct db_host_status *h);
 /* Keeps h unless the host's stored heartbeat has a seq as new or newer;
@@ -1298,10 +1300,11 @@ struct db_count {
 	int64_t n;
 };
 enum db_count_kind { DB_COUNT_VERDICTS, DB_COUNT_JOBS, DB_COUNT_BUILDS, DB_COUNT_QUARANTINED,
-		      DB_COUNT_ALERT_COMMANDS };
+		      DB_COUNT_ALERT_COMMANDS, DB_COUNT_UNSANDBOXED };
 /* Rows per verdict ("none" before a summary), job state, build state or
  * outcome of the alert commands read; for DB_COUNT_QUARANTINED one row
- * "quarantined". Fills at most max and
+ * "quarantined"; for DB_COUNT_UNSANDBOXED one row "unsandboxed", the hosts
+ * whose newest heartbeat says none. Fills at most max and
  * returns the count. */
 int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind kind);
 

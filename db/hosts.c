@@ -86,13 +86,19 @@ int db_host_list(struct db *db, struct db_host **out, size_t *out_n)
 			      &how, out, out_n);
 }
 
+/* The texts a host's info and its heartbeat's row own alike. */
+static void heartbeat_texts_free(char **fingerprint, char **fault, char **sandbox)
+{
+	free(*fingerprint);
+	free(*fault);
+	free(*sandbox);
+	*fingerprint = *fault = *sandbox = NULL;
+}
+
 void db_host_info_release(struct db_host_info *h)
 {
-	if (!h)
-		return;
-	free(h->fingerprint);
-	free(h->fault);
-	h->fingerprint = h->fault = NULL;
+	if (h)
+		heartbeat_texts_free(&h->fingerprint, &h->fault, &h->sandbox);
 }
 
 /*
@@ -133,7 +139,7 @@ static const char hosts_sql[] =
 	"   ORDER BY id DESC LIMIT 1),"
 	"  coalesce(h.quarantined, 0), h.fault, coalesce(h.since, ''),"
 	"  s.host IS NOT NULL, s.received_at, s.state, s.backlog, s.sent_at, s.fingerprint,"
-	"  coalesce(s.quarantined, 0), s.fault"
+	"  coalesce(s.quarantined, 0), s.fault, s.sandbox"
 	" FROM names n LEFT JOIN hosts h ON h.name = n.name"
 	" LEFT JOIN host_status s ON s.host = n.name ORDER BY n.name LIMIT ?";
 
@@ -179,6 +185,7 @@ static void host_info_fill(void *elem, sqlite3_stmt *st, void *arg)
 		db_column_copy(h->last_push, sizeof(h->last_push), st, 11);
 		db_column_copy(h->state, sizeof(h->state), st, 12);
 		h->backlog = sqlite3_column_int64(st, 13);
+		h->sandbox = db_column_strdup(st, 18);
 	}
 }
 
@@ -201,11 +208,8 @@ int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_
 
 void db_host_status_release(struct db_host_status *h)
 {
-	if (!h)
-		return;
-	free(h->fingerprint);
-	free(h->fault);
-	h->fingerprint = h->fault = NULL;
+	if (h)
+		heartbeat_texts_free(&h->fingerprint, &h->fault, &h->sandbox);
 }
 
 int db_host_status_put(struct db *db, const struct db_host_status *h, bool *out_stored)
@@ -217,15 +221,16 @@ int db_host_status_put(struct db *db, const struct db_host_status *h, bool *out_
 	time_now_iso(now);
 	/* No job (0): NULL. */
 	r = db_run(db, "INSERT INTO host_status (host, seq, sent_at, received_at, state,"
-		   " job_origin, backlog, fingerprint, quarantined, fault)"
-		   " VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?6 > 0 THEN ?6 END, ?7, ?8, ?9, ?10)"
+		   " job_origin, backlog, fingerprint, quarantined, fault, sandbox)"
+		   " VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?6 > 0 THEN ?6 END, ?7, ?8, ?9, ?10, ?11)"
 		   " ON CONFLICT (host) DO UPDATE SET seq = ?2, sent_at = ?3, received_at = ?4,"
 		   " state = ?5, job_origin = CASE WHEN ?6 > 0 THEN ?6 END, backlog = ?7,"
-		   " fingerprint = ?8, quarantined = ?9, fault = ?10 WHERE host_status.seq < ?2",
+		   " fingerprint = ?8, quarantined = ?9, fault = ?10, sandbox = ?11"
+		   " WHERE host_status.seq < ?2",
 		   DB_ARGS(DB_TEXT(h->host), DB_INT(h->seq), DB_TEXT(h->sent_at), DB_TEXT(now),
 			   DB_TEXT(h->state), DB_INT(h->job_origin), DB_INT(h->backlog),
 			   DB_TEXT(h->fingerprint), DB_INT(h->quarantined),
-			   DB_TEXT(h->quarantined ? h->fault : NULL)),
+			   DB_TEXT(h->quarantined ? h->fault : NULL), DB_TEXT(h->sandbox)),
 		   "storing a host's heartbeat");
 	if (r == 0)
 		*out_stored = sqlite3_changes(db->h) > 0;
@@ -246,13 +251,14 @@ static void status_fill(void *elem, sqlite3_stmt *st, void *arg)
 	h->fingerprint = db_column_strdup(st, 7);
 	h->quarantined = sqlite3_column_int(st, 8) != 0;
 	h->fault = db_column_strdup(st, 9);
+	h->sandbox = db_column_strdup(st, 10);
 }
 
 int db_host_status_get(struct db *db, struct db_host_status *out, const char *host)
 {
 	memset(out, 0, sizeof(*out));
 	return db_run_row(db, status_fill, out, "SELECT host, seq, sent_at, received_at, state,"
-			  " coalesce(job_origin, 0), backlog, fingerprint, quarantined, fault"
-			  " FROM host_status WHERE host = ?", DB_ARGS(DB_TEXT(host)),
+			  " coalesce(job_origin, 0), backlog, fingerprint, quarantined, fault,"
+			  " sandbox FROM host_status WHERE host = ?", DB_ARGS(DB_TEXT(host)),
 			  "reading a host's heartbeat");
 }

@@ -602,6 +602,13 @@ static const char schema_v16[] =
 	"  PRIMARY KEY (repo, comment_id)) WITHOUT ROWID;"
 	"CREATE INDEX alert_commands_alert ON alert_commands (alert_id);";
 
+/* Version 17: the sandbox each host's newest heartbeat names
+ * (docs/hub.md, "The heartbeat"): its name ("bubblewrap"), or "none: " and
+ * why its builds run unsandboxed; NULL where the agent did not say (one
+ * older than this, or a heartbeat stored before it). */
+static const char schema_v17[] =
+	"ALTER TABLE host_status ADD COLUMN sandbox TEXT;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -619,5 +626,6 @@ const struct db_migration db_migrations[] = {
 	{ 14, schema_v14 },
 	{ 15, schema_v15 },
 	{ 16, schema_v16 },
+	{ 17, schema_v17 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

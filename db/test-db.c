@@ -1020,6 +1020,63 @@ static void test_host_round_trip(void **state)
 	free(p);
 }
 
+/* Each host's newest heartbeat keeps its sandbox; the hosts whose newest
+ * says none are counted. */
+static void test_host_status_sandbox(void **state)
+{
+	static const char *const said[] = { "bubblewrap", "none: [sandbox] mode = off", NULL };
+	char *p = path_for("status.db");
+	struct db *db = NULL;
+	struct db_host_status s, got;
+	struct db_host_info *infos;
+	struct db_count counts[2];
+	bool stored;
+	size_t n, i;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	for (i = 0; i < ARRAY_SIZE(said); i++) {
+		memset(&s, 0, sizeof(s));
+		snprintf(s.host, sizeof(s.host), "h%zu", i);
+		s.seq = 10;
+		snprintf(s.sent_at, sizeof(s.sent_at), "2026-12-01T03:54:10.123Z");
+		snprintf(s.state, sizeof(s.state), "idle");
+		s.sandbox = (char *)said[i];
+		assert_int_equal(db_host_status_put(db, &s, &stored), 0);
+		assert_true(stored);
+	}
+	assert_int_equal(db_host_status_get(db, &got, "h1"), 0);
+	assert_string_equal(got.sandbox, said[1]);
+	db_host_status_release(&got);
+	assert_int_equal(db_count(db, counts, ARRAY_SIZE(counts), DB_COUNT_UNSANDBOXED), 1);
+	assert_string_equal(counts[0].key, "unsandboxed");
+	assert_int_equal(counts[0].n, 1);
+
+	/* An older heartbeat changes nothing; a newer one replaces it. */
+	s.seq = 9;
+	snprintf(s.host, sizeof(s.host), "h1");
+	s.sandbox = (char *)"bubblewrap";
+	assert_int_equal(db_host_status_put(db, &s, &stored), 0);
+	assert_false(stored);
+	snprintf(s.host, sizeof(s.host), "h0");
+	s.seq = 11;
+	s.sandbox = (char *)"none";
+	assert_int_equal(db_host_status_put(db, &s, &stored), 0);
+	assert_true(stored);
+	assert_int_equal(db_count(db, counts, ARRAY_SIZE(counts), DB_COUNT_UNSANDBOXED), 1);
+	assert_int_equal(counts[0].n, 2);
+
+	assert_int_equal(db_host_infos(db, &infos, &n, 10), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(infos[0].sandbox, "none");
+	assert_string_equal(infos[1].sandbox, said[1]);
+	assert_null(infos[2].sandbox);
+	for (i = 0; i < n; i++)
+		db_host_info_release(&infos[i]);
+	free(infos);
+	db_close(db);
+	free(p);
+}
+
 #define OID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define OID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 #define OID_C "c0ffee0000000000000000000000000000000000"
@@ -2402,6 +2459,7 @@ int main(void)
 		cmocka_unit_test(test_comparison_round_trip),
 		cmocka_unit_test(test_calibration_infos),
 		cmocka_unit_test(test_host_round_trip),
+		cmocka_unit_test(test_host_status_sandbox),
 		cmocka_unit_test(test_head_job_round_trip),
 		cmocka_unit_test(test_build_runner_round_trip),
 		cmocka_unit_test(test_pulls_round_trip),

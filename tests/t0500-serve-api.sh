@@ -183,7 +183,7 @@ check "its fingerprint parsed" eq True "$(js "$T/body" 'str(isinstance([h for h 
 check "its heartbeat is its newest comparison" eq "$(sql "select coalesce(finished_at, created_at) from comparisons where host = 'lavapipe' order by id desc limit 1")" "$(js "$T/body" '[h for h in d["hosts"] if h["name"]=="lavapipe"][0]["heartbeat"]')"
 check "not quarantined" eq false "$(js "$T/body" '[h for h in d["hosts"] if h["name"]=="lavapipe"][0]["quarantined"]')"
 check "hosts CSV" eq 200 "$(status "$URL/api/v1/hosts?format=csv")"
-check "header" eq "name,fingerprint_hash,heartbeat,quarantined,fault,since,last_push,state,backlog" "$(head -n 1 "$T/body")"
+check "header" eq "name,fingerprint_hash,heartbeat,quarantined,fault,since,last_push,state,backlog,sandbox" "$(head -n 1 "$T/body")"
 check "no heartbeat in an agent's database: no last push, state or backlog" eq "null null null" "$(curl -s "$URL/api/v1/hosts" | python3 -c 'import json, sys; h = [h for h in json.load(sys.stdin)["hosts"] if h["name"] == "lavapipe"][0]; print(*[json.dumps(h[k]) for k in ("last_push", "state", "backlog")])')"
 
 # ---- pull heads: a server without [github] knows none ----
@@ -305,6 +305,7 @@ check "in Prometheus text" eq "text/plain; version=0.0.4; charset=utf-8" "$(hdr 
 check "comparisons by verdict" has "$T/body" "perfd_comparisons_total{verdict=\"faster\"} $(sql "select count(*) from comparisons where verdict = 'faster'")"
 check "unresolved too" has "$T/body" "perfd_comparisons_total{verdict=\"unresolved\"} $(sql "select count(*) from comparisons where verdict = 'unresolved'")"
 check "no host quarantined" has "$T/body" "perfd_hosts_quarantined 0"
+check "no host unsandboxed (no heartbeat here)" has "$T/body" "perfd_hosts_unsandboxed 0"
 n404=$(grep '^perfd_http_requests_total{code="404"}' "$T/body" | cut -d' ' -f2)
 check "404s counted ($n404)" test "${n404:-0}" -ge 7
 check "400s counted" grep -q '^perfd_http_requests_total{code="400"} [1-9]' "$T/body"

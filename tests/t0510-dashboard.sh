@@ -175,20 +175,21 @@ job() { # HOST STATE: a job record of pull/5 at the head, id 1
 	 "created_at": "%s", "started_at": "%s", "finished_at": %s}' "$1" "$HC" "$HB" "$2" "$NOW" "$NOW" "$3" >"$T/job0.json"
 	python3 "$TESTS_DIR/fixtures/canon.py" edit "$T/job0.json" pass >"$T/job-$1.json"
 }
-hb() { # HOST STATE JOB BACKLOG QUARANTINE
+hb() { # HOST STATE JOB BACKLOG QUARANTINE [SANDBOX]: SANDBOX as JSON, left out without it
 	printf '{"format": "perfd-heartbeat/1", "host": "%s", "seq": 1, "sent_at": "%s", "state": "%s", "job": %s,
-	 "backlog": %s, "fingerprint": null, "quarantine": %s}' "$1" "$NOW" "$2" "$3" "$4" "$5" >"$T/hb-$1.json"
+	 "backlog": %s, "fingerprint": null, "quarantine": %s%s}' "$1" "$NOW" "$2" "$3" "$4" "$5" \
+	 "${6:+, \"sandbox\": $6}" >"$T/hb-$1.json"
 }
 job m1 done "\"$NOW\""
 check "m1's job of the head, done: 201" eq 201 "$(push m1 jobs "$T/job-m1.json")"
 job m1-max running null
 check "m1-max's, running: 201" eq 201 "$(push m1-max jobs "$T/job-m1-max.json")"
-hb m1 idle null 0 null
-check "m1's heartbeat" eq 200 "$(push m1 heartbeat "$T/hb-m1.json")"
-hb m1-max measuring 1 0 null
+hb m1 idle null 0 null '"bubblewrap"'
+check "m1's heartbeat: sandboxed" eq 200 "$(push m1 heartbeat "$T/hb-m1.json")"
+hb m1-max measuring 1 0 null '"bubblewrap"'
 check "m1-max's heartbeat: measuring its job" eq 200 "$(push m1-max heartbeat "$T/hb-m1-max.json")"
-hb "$DEMOHOST" idle null 2 null
-check "$DEMOHOST's heartbeat: a backlog of 2" eq 200 "$(push "$DEMOHOST" heartbeat "$T/hb-$DEMOHOST.json")"
+hb "$DEMOHOST" idle null 2 null '"none: no sandbox here (bwrap: not found): builds and processes run as they are"'
+check "$DEMOHOST's heartbeat: a backlog of 2, no sandbox" eq 200 "$(push "$DEMOHOST" heartbeat "$T/hb-$DEMOHOST.json")"
 hb gfx1201 idle null 0 "{\"fault\": \"GPU hang (ring gfx timeout)\", \"since\": \"$NOW\"}"
 check "gfx1201's heartbeat: quarantined" eq 200 "$(push gfx1201 heartbeat "$T/hb-gfx1201.json")"
 curl -s "$URL/api/v1/pulls?commit=$HC" >"$T/pulls.json"

@@ -113,7 +113,7 @@ check "two tokens are never the same" test "$TOK" != "$TOKM"
 check "token list" run 0 "$PERFD" token list --config hub.conf
 check "  lists the maintainer's" has "$T/out" "maintainer alice"
 check "  by hash, not by token" eq 0 "$(grep -c "$TOK" "$T/out")"
-check "the hub's database is at schema 16" eq 16 "$(sqlite3 hub.db 'pragma user_version')"
+check "the hub's database is at schema 17" eq 17 "$(sqlite3 hub.db 'pragma user_version')"
 
 # ---- the hub ----
 "$PERFD" serve --config hub.conf 2>"$T/hub.err" &
@@ -357,15 +357,30 @@ curl -s "$URL/api/v1/comparisons/$h62" >r62.json
 check "the comparison's receipt names its head build" eq "$hb4 None" "$(js r62.json 'd["builds"]["head"], d["builds"]["base"]' | tr -d '(),')"
 
 # ---- heartbeats ----
-hb() { printf '{"format": "perfd-heartbeat/1", "host": "%s", "seq": %s, "sent_at": "2026-11-04T10:00:00.100Z", "state": "%s", "job": 7, "backlog": 3, "fingerprint": "{}", "quarantine": %s}' "$1" "$2" "$3" "${4:-null}" >hb.json; }
+# hb HOST SEQ STATE [QUARANTINE [SANDBOX]]: SANDBOX as JSON, the member
+# left out without it (an older agent's heartbeat).
+hb() { printf '{"format": "perfd-heartbeat/1", "host": "%s", "seq": %s, "sent_at": "2026-11-04T10:00:00.100Z", "state": "%s", "job": 7, "backlog": 3, "fingerprint": "{}", "quarantine": %s%s}' "$1" "$2" "$3" "${4:-null}" "${5:+, \"sandbox\": $5}" >hb.json; }
 hb lavapipe 100 measuring
 check "a heartbeat: 200, kept" eq "200 true" "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")") $(js "$T/body" 'str(d["stored"]).lower()')"
 check "  as sent" eq "100|measuring|7|3|0" "$(sqlite3 hub.db "select seq, state, job_origin, backlog, quarantined from host_status where host = 'lavapipe'")"
+check "  no sandbox said: none kept" eq 1 "$(sqlite3 hub.db "select sandbox is null from host_status where host = 'lavapipe'")"
+curl -s "$URL/metrics" >metrics.txt
+check "  /metrics: no host known to be unsandboxed" has metrics.txt "perfd_hosts_unsandboxed 0"
 hb lavapipe 99 idle '{"fault": "GPU hang", "since": null}'
 check "an older one: 200, not kept" eq "200 false" "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")") $(js "$T/body" 'str(d["stored"]).lower()')"
-hb lavapipe 101 idle '{"fault": "GPU hang", "since": "2026-11-04T10:00:00.000Z"}'
-check "a newer one, quarantined: kept" eq 200 "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")")"
+NOSBX='none: [sandbox] mode = off: builds and processes run as they are'
+hb lavapipe 101 idle '{"fault": "GPU hang", "since": "2026-11-04T10:00:00.000Z"}' "\"$NOSBX\""
+check "a newer one, quarantined and unsandboxed: kept" eq 200 "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")")"
 check "  with its fault" eq "101|idle|1|GPU hang" "$(sqlite3 hub.db "select seq, state, quarantined, fault from host_status where host = 'lavapipe'")"
+check "  and why it has no sandbox" eq "$NOSBX" "$(sqlite3 hub.db "select sandbox from host_status where host = 'lavapipe'")"
+curl -s "$URL/metrics" >metrics.txt
+check "  /metrics counts it unsandboxed" has metrics.txt "perfd_hosts_unsandboxed 1"
+for v in '"bubble wrap"' '""' '"none:"' 42 null; do
+	hb lavapipe 102 idle null "$v"
+	check "a sandbox of $v: 400" eq 400 "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")")"
+	check "  naming it" has "$T/body" "sandbox: expected a sandbox's name"
+done
+check "  the heartbeat kept as it was" eq "101|$NOSBX" "$(sqlite3 hub.db "select seq, sandbox from host_status where host = 'lavapipe'")"
 hb lavapipe 102 sleeping
 check "an unknown state: 400" eq 400 "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")")"
 check "  naming the states" has "$T/body" "state: expected idle, polling, building, measuring or calibrating"
@@ -379,10 +394,17 @@ hostjs() { js hosts.json "[h for h in d['hosts'] if h['name'] == '$1'][0]$2"; }
 check "/api/v1/hosts: lavapipe's newest heartbeat" eq "idle 3" "$(hostjs lavapipe '["state"]') $(hostjs lavapipe '["backlog"]')"
 check "  when the hub received it" eq "$(sqlite3 hub.db "select received_at from host_status where host = 'lavapipe'")" "$(hostjs lavapipe '["last_push"]')"
 check "  quarantined as it says, with its fault" eq "true GPU hang null" "$(hostjs lavapipe '["quarantined"]') $(hostjs lavapipe '["fault"]') $(hostjs lavapipe '["since"]')"
-check "  m1 sent none: null" eq "null null null false" "$(hostjs m1 '["last_push"]') $(hostjs m1 '["state"]') $(hostjs m1 '["backlog"]') $(hostjs m1 '["quarantined"]')"
+check "  its sandbox: none, and why" eq "$NOSBX" "$(hostjs lavapipe '["sandbox"]')"
+check "  m1 sent none: null" eq "null null null false null" "$(hostjs m1 '["last_push"]') $(hostjs m1 '["state"]') $(hostjs m1 '["backlog"]') $(hostjs m1 '["quarantined"]') $(hostjs m1 '["sandbox"]')"
 curl -s "$URL/api/v1/hosts?format=csv" >hosts.csv
-check "  CSV columns" eq "name,fingerprint_hash,heartbeat,quarantined,fault,since,last_push,state,backlog" "$(head -n 1 hosts.csv)"
-check "  lavapipe's line" has hosts.csv ",true,GPU hang,,$(hostjs lavapipe '["last_push"]'),idle,3"
+check "  CSV columns" eq "name,fingerprint_hash,heartbeat,quarantined,fault,since,last_push,state,backlog,sandbox" "$(head -n 1 hosts.csv)"
+check "  lavapipe's line" has hosts.csv ",true,GPU hang,,$(hostjs lavapipe '["last_push"]'),idle,3,$NOSBX"
+hb lavapipe 106 idle '{"fault": "GPU hang", "since": "2026-11-04T10:00:00.000Z"}' '"bubblewrap"'
+check "a newer heartbeat, sandboxed: kept" eq 200 "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")")"
+curl -s "$URL/api/v1/hosts" >hosts.json
+check "  /api/v1/hosts says its sandbox" eq bubblewrap "$(hostjs lavapipe '["sandbox"]')"
+curl -s "$URL/metrics" >metrics.txt
+check "  /metrics: no host unsandboxed" has metrics.txt "perfd_hosts_unsandboxed 0"
 check "/api/v1/pulls without [github]: an empty list, no token needed" eq "200 None []" "$(curl -s -o "$T/body" -w '%{http_code}' "$URL/api/v1/pulls") $(js "$T/body" 'd["repo"], d["pulls"]' | tr -d '(),')"
 check "  the same for a commit" eq "200 []" "$(curl -s -o "$T/body" -w '%{http_code}' "$URL/api/v1/pulls?commit=$C1") $(js "$T/body" 'd["pulls"]')"
 for q in commit=xyz1 commit=abc commit=ABCD limit=0 limit=501 colour=blue; do

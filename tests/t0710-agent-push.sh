@@ -108,6 +108,16 @@ check "  its updates acknowledged" eq "$(sql "select seq from jobs where id = 1"
 check "  the hub's copy at the newest" eq "$(sql "select seq from jobs where id = 1")" "$(sqlite3 "$HUB" "select seq from jobs")"
 check "the heartbeat at the hub: idle, no backlog" eq "idle|0" "$(sqlite3 "$HUB" "select state, backlog from host_status where host = 'box'")"
 check "  with the host's fingerprint" eq 1 "$(sqlite3 "$HUB" "select fingerprint is not null from host_status")"
+# The sandbox the summary says, as the heartbeat says it: bubblewrap, or
+# none and why (issue 24: no silent downgrade).
+said=$(sed -n 's/^sandbox: //p' once1.out)
+case $said in
+"builds and processes ran sandboxed") want=bubblewrap ;;
+*) want="none: $said" ;;
+esac
+check "  with the sandbox the summary says ($want)" eq "$want" "$(sqlite3 "$HUB" "select sandbox from host_status where host = 'box'")"
+curl -s "http://127.0.0.1:$PORT/api/v1/hosts" >hosts.json
+check "  and /api/v1/hosts says it" eq "$want" "$(js hosts.json '[h for h in d["hosts"] if h["name"] == "box"][0]["sandbox"]')"
 
 # ---- the hub down ----
 kill -9 "$hub"

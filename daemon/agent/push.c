@@ -110,6 +110,21 @@ int agent_push(struct agent *a)
 	return (int)sent;
 }
 
+/* What the heartbeat says of the sandbox (web/wire/wire.h): its name, or
+ * none and why, cut to the bound; the caller's. */
+static char *heartbeat_sandbox(const struct agent *a)
+{
+	const size_t max = WIRE_SANDBOX_MAX - strlen("none: ");
+	size_t n;
+
+	if (a->sandbox)
+		return xstrdup("bubblewrap");
+	if (!a->unsandboxed || !*a->unsandboxed)
+		return xstrdup("none");
+	n = utf8_cut(a->unsandboxed, strlen(a->unsandboxed), max);
+	return xasprintf("none: %.*s", (int)n, a->unsandboxed);
+}
+
 void agent_heartbeat(struct agent *a, const char *state, int64_t job)
 {
 	struct wire_heartbeat h;
@@ -140,11 +155,13 @@ void agent_heartbeat(struct agent *a, const char *state, int64_t job)
 		h.fault = q.fault;
 		snprintf(h.since, sizeof(h.since), "%s", q.since);
 	}
+	h.sandbox = heartbeat_sandbox(a);
 	wire_heartbeat_build(&rec, &h);
 	outbox_init(&ob, a);
 	wire_outbox_send(&ob, &reply, "/api/v1/ingest/heartbeat", &rec);
 	a->push_down = ob.down;
 	db_host_release(&q);
+	free(h.sandbox);
 	strbuf_release(&rec);
 	strbuf_release(&reply);
 }

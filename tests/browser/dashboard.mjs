@@ -121,7 +121,8 @@ try {
 			name: td[0].textContent, push: td[5].textContent,
 			pushTitle: td[5].querySelector('time') ? td[5].querySelector('time').getAttribute('title') : null,
 			state: td[6].textContent, backlog: td[7].textContent, high: td[7].querySelector('.backlog') !== null,
-			standing: td[9].textContent,
+			sandbox: td[8].textContent, unsandboxed: td[8].querySelector('.unsandboxed') !== null,
+			standing: td[10].textContent,
 		};
 	}));
 	const rowOf = (name) => shownHosts.find((r) => r.name === name) || {};
@@ -135,6 +136,15 @@ try {
 		rowOf(x.name).backlog === (x.backlog === null ? '\u2014' : String(x.backlog))), { page: shownHosts, api: hosts });
 	check('a backlog over 0 is highlighted, and no other', hosts.every((x) => rowOf(x.name).high === (x.backlog > 0)) &&
 		rowOf(DEMOHOST).high && rowOf(DEMOHOST).backlog === '2', shownHosts);
+	const sandboxShown = (x) => (x.sandbox === null ? 'unknown'
+		: x.sandbox === 'none' || x.sandbox.startsWith('none: ') ? x.sandbox : 'sandboxed');
+	check('each host\'s sandbox as the API says: sandboxed, none and why, or unknown',
+		hosts.every((x) => rowOf(x.name).sandbox === sandboxShown(x)) &&
+		rowOf('m1').sandbox === 'sandboxed' && rowOf('gfx1201').sandbox === 'unknown' &&
+		rowOf(DEMOHOST).sandbox.startsWith('none: no sandbox here'), { page: shownHosts, api: hosts });
+	check('no sandbox is highlighted, and nothing else', hosts.every((x) =>
+		rowOf(x.name).unsandboxed === (x.sandbox !== null && x.sandbox.startsWith('none'))) &&
+		rowOf(DEMOHOST).unsandboxed, shownHosts);
 	check('a host quarantined by its heartbeat stands so, with its fault', /quarantined.*GPU hang \(ring gfx timeout\)/.test(rowOf('gfx1201').standing) &&
 		rowOf('m1').standing === 'in service', shownHosts);
 

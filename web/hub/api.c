@@ -266,7 +266,7 @@ static json_t *jnext(bool more, int64_t last)
 /* ---- /api/v1/hosts ---- */
 
 static const char *const host_cols[] = { "name", "fingerprint_hash", "heartbeat", "quarantined",
-	"fault", "since", "last_push", "state", "backlog", NULL };
+	"fault", "since", "last_push", "state", "backlog", "sandbox", NULL };
 
 /* A list with no parameter but "format": load appends its rows to list
  * and returns 0, or a negative errno (a database error). */
@@ -312,6 +312,7 @@ static int hosts_load(json_t *list, struct db *db)
 				    json_null());
 		json_object_set_new(o, "backlog", h->has_status ? json_integer(h->backlog) :
 				    json_null());
+		json_object_set_new(o, "sandbox", json_text(h->sandbox));
 		json_array_append_new(list, o);
 		db_host_info_release(&hosts[i]);
 	}
@@ -1758,6 +1759,9 @@ static void api_metrics(struct web_reply *out, struct db *db, const struct web_c
 	if (r == 0)
 		r = metric_family(&sb, db, DB_COUNT_QUARANTINED, "perfd_hosts_quarantined", NULL,
 				  "hosts in quarantine");
+	if (r == 0)
+		r = metric_family(&sb, db, DB_COUNT_UNSANDBOXED, "perfd_hosts_unsandboxed", NULL,
+				  "hosts whose newest heartbeat says their builds run unsandboxed");
 	if (r == 0)
 		r = metric_family(&sb, db, DB_COUNT_ALERT_COMMANDS, "perfd_alert_commands",
 				  "outcome", "the /perfd triage commands read from alerts' issues, "

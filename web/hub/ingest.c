@@ -408,6 +408,7 @@ int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_
 	s.fingerprint = h.fingerprint;
 	s.quarantined = h.quarantined;
 	s.fault = h.fault;
+	s.sandbox = h.sandbox;
 	r = db_host_status_put(db, &s, &stored);
 	if (r < 0) {
 		reply_db_error(out);

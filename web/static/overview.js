@@ -5,6 +5,17 @@
 // belong to no head, and the agent's A/As).
 import { getJSON, h, link, pct, hash, when, ago, verdictOf, state, table, fill, fail, ready, deviceOf } from './common.js';
 
+// What the host's newest heartbeat says of its builds' sandbox: sandboxed
+// (its name in the title), none and why, highlighted, or unknown (no
+// heartbeat, or an agent that does not say).
+function sandboxCell(sandbox) {
+	if (sandbox === null || sandbox === undefined)
+		return h('span', { class: 'muted' }, 'unknown');
+	if (sandbox === 'none' || sandbox.startsWith('none: '))
+		return h('span', { class: 'unsandboxed' }, sandbox);
+	return h('span', { title: sandbox }, 'sandboxed');
+}
+
 function hostRows(hosts, casesByHost) {
 	return hosts.map((x) => {
 		const d = deviceOf(x.fingerprint);
@@ -24,6 +35,7 @@ function hostRows(hosts, casesByHost) {
 			x.state ?? none(),
 			x.backlog === null || x.backlog === undefined ? [none(), '.num']
 				: [h('span', { class: x.backlog > 0 ? 'backlog' : null }, String(x.backlog)), '.num'],
+			sandboxCell(x.sandbox),
 			when(x.heartbeat),
 			standing,
 			cases.length
@@ -116,7 +128,7 @@ async function main() {
 	}
 	fill('hosts', hosts.hosts.length
 		? table(['Host', 'Device', 'Driver', 'Kernel', 'Fingerprint', 'Last push', 'State', ['Backlog', '.num'],
-			'Last measured', 'Standing', 'Timelines'],
+			'Sandbox', 'Last measured', 'Standing', 'Timelines'],
 			hostRows(hosts.hosts, casesByHost), 'hosts')
 		: h('p', { class: 'muted' }, 'No host has reported yet.'));
 	fill('calibration', cal.calibration.length

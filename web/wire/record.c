@@ -18,6 +18,7 @@
  * strings, lists and numbers are bounded, so that what the hub stores is
  * what the format says and nothing else.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -1379,9 +1380,37 @@ int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h)
 			    json_pack("{s:o,s:o}", "fault", json_text(h->fault ? h->fault : ""),
 				      "since", json_text_or_null(h->since)) :
 			    json_null());
+	if (h->sandbox)
+		json_object_set_new(root, "sandbox", json_text(h->sandbox));
 	canonical_write(out, root);
 	strbuf_addch(out, '\n');
 	json_decref(root);
+	return 0;
+}
+
+/* A heartbeat's sandbox (wire.h), when present: absent, it stays NULL. */
+static int get_sandbox(char **out, json_t *root, const struct at *top)
+{
+	json_t *v = json_object_get(root, "sandbox");
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v), i;
+	bool ok;
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	ok = s && n > 0 && n <= WIRE_SANDBOX_MAX;
+	if (ok && strncmp(s, "none", 4)) {
+		ok = n <= WIRE_SANDBOX_NAME_MAX;
+		for (i = 0; ok && i < n; i++)
+			ok = isalnum((unsigned char)s[i]) || s[i] == '-';
+	} else if (ok) {
+		ok = n == 4 || (n > 6 && !strncmp(s, "none: ", 6));
+	}
+	if (!ok)
+		return bad_at(top, "sandbox", "a sandbox's name (letters, digits, '-'; at most "
+			      "32 bytes), or 'none: ' and why (at most 1024 bytes)");
+	*out = xstrndup(s, n);
 	return 0;
 }
 
@@ -1391,6 +1420,7 @@ static int parse_heartbeat(void *rec, json_t *root)
 		"format", "host", "seq", "sent_at", "state", "job", "backlog", "fingerprint",
 		"quarantine", NULL,
 	};
+	static const char *const optional[] = { "sandbox", NULL };
 	static const char *const qkeys[] = { "fault", "since", NULL };
 	static const char *const formats[] = { WIRE_HEARTBEAT_FORMAT, NULL };
 	struct wire_heartbeat *h = rec;
@@ -1399,7 +1429,7 @@ static int parse_heartbeat(void *rec, json_t *root)
 	json_t *q;
 	int r;
 
-	r = object_check(root, &top, keys, NULL);
+	r = object_check(root, &top, keys, optional);
 	if (r == 0)
 		r = get_word(word, sizeof(word), root, &top, "format", formats,
 			     "'" WIRE_HEARTBEAT_FORMAT "'");
@@ -1418,6 +1448,8 @@ static int parse_heartbeat(void *rec, json_t *root)
 		r = get_int(&h->backlog, root, &top, "backlog", 0, INT64_MAX);
 	if (r == 0)
 		r = get_text(&h->fingerprint, root, &top, "fingerprint", true, JSON_TEXT_MAX);
+	if (r == 0)
+		r = get_sandbox(&h->sandbox, root, &top);
 	if (r < 0)
 		return r;
 	q = json_object_get(root, "quarantine");
@@ -1444,6 +1476,7 @@ void wire_heartbeat_release(struct wire_heartbeat *h)
 		return;
 	free(h->fingerprint);
 	free(h->fault);
+	free(h->sandbox);
 	memset(h, 0, sizeof(*h));
 }
 

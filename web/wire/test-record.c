@@ -589,7 +589,53 @@ static void test_heartbeat(void **state)
 	assert_true(got.quarantined);
 	assert_string_equal(got.fault, h.fault);
 	assert_string_equal(got.since, "");
+	assert_null(got.sandbox);
 	wire_heartbeat_release(&got);
+	strbuf_reset(&sb);
+	h.sandbox = (char *)"bubblewrap";
+	assert_int_equal(wire_heartbeat_build(&sb, &h), 0);
+	assert_int_equal(wire_heartbeat_parse(&got, sb.buf, sb.len), 0);
+	assert_string_equal(got.sandbox, "bubblewrap");
+	wire_heartbeat_release(&got);
+	strbuf_release(&sb);
+}
+
+/* A heartbeat's sandbox: a name, or none with why; anything else refused. */
+static void test_heartbeat_sandbox(void **state)
+{
+	static const char *const good[] = { "\"bubblewrap\"", "\"none\"",
+		"\"none: [sandbox] mode = off\"" };
+	static const char *const bad[] = { "null", "3", "\"\"", "\"none:\"", "\"none: \"",
+		"\"nonesuch\"", "\"bubble wrap\"", "\"a-name-of-more-than-thirty-two-bytes\"" };
+	struct wire_heartbeat got;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(good) + ARRAY_SIZE(bad) + 1; i++) {
+		bool ok = i < ARRAY_SIZE(good);
+
+		strbuf_reset(&sb);
+		strbuf_adds(&sb, "{\"format\": \"perfd-heartbeat/1\", \"host\": \"m1\", \"seq\": 1, "
+			    "\"sent_at\": \"2026-12-01T03:54:10.123Z\", \"state\": \"idle\", "
+			    "\"job\": null, \"backlog\": 0, \"fingerprint\": null, "
+			    "\"quarantine\": null, \"sandbox\": ");
+		if (ok)
+			strbuf_adds(&sb, good[i]);
+		else if (i < ARRAY_SIZE(good) + ARRAY_SIZE(bad))
+			strbuf_adds(&sb, bad[i - ARRAY_SIZE(good)]);
+		else {
+			/* none and a reason past WIRE_SANDBOX_MAX bytes */
+			strbuf_adds(&sb, "\"none: ");
+			while (sb.len < 300 + WIRE_SANDBOX_MAX)
+				strbuf_addch(&sb, 'x');
+			strbuf_addch(&sb, '"');
+		}
+		strbuf_adds(&sb, "}");
+		assert_int_equal(wire_heartbeat_parse(&got, sb.buf, sb.len), ok ? 0 : -EINVAL);
+		if (!ok)
+			assert_non_null(strstr(err_last(), "sandbox: expected"));
+		wire_heartbeat_release(&got);
+	}
 	strbuf_release(&sb);
 }
 
@@ -603,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_build_record_cut),
 		cmocka_unit_test(test_comparison_cut),
 		cmocka_unit_test(test_heartbeat),
+		cmocka_unit_test(test_heartbeat_sandbox),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

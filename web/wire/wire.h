@@ -116,8 +116,11 @@ int wire_alert_record_parse(struct wire_alert_record *out, const char *text, siz
 void wire_alert_record_release(struct wire_alert_record *r);
 
 /* A host's heartbeat (docs/hub.md, "The heartbeat"): what the agent is
- * doing, its backlog, fingerprint and quarantine; the newest seq wins. */
+ * doing, its backlog, fingerprint, quarantine and sandbox; the newest seq
+ * wins. */
 #define WIRE_HEARTBEAT_FORMAT "perfd-heartbeat/1"
+#define WIRE_SANDBOX_NAME_MAX 32     /* bytes of a sandbox's name */
+#define WIRE_SANDBOX_MAX 1024        /* bytes of the sandbox member */
 struct wire_heartbeat {
 	char host[64];
 	int64_t seq;
@@ -129,9 +132,14 @@ struct wire_heartbeat {
 	bool quarantined;
 	char *fault;                 /* when quarantined */
 	char since[32];
+	/* The sandbox its builds run in ("bubblewrap"), or "none: " and why
+	 * not; NULL: not said (an older agent), omitted when built. */
+	char *sandbox;
 };
 int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h);
-/* Parses and checks a heartbeat (no sha256: it is state, not a record). */
+/* Parses and checks a heartbeat (no sha256: it is state, not a record).
+ * sandbox is a name of letters, digits and '-', "none", or "none: " and a
+ * reason, at most WIRE_SANDBOX_MAX bytes in all. */
 int wire_heartbeat_parse(struct wire_heartbeat *out, const char *text, size_t len);
 void wire_heartbeat_release(struct wire_heartbeat *h);
 
