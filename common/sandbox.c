@@ -32,6 +32,7 @@
 #include <fnmatch.h>
 #include <glob.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,7 +40,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <limits.h>
 
 #include "common.h"
 
