@@ -395,6 +395,10 @@ int sandbox_plan(struct sandbox **out, const struct sandbox_opts *o);
 void sandbox_free(struct sandbox *s);
 /* What a sandboxed step sees, a line per entry, each ending in '\n'. */
 void sandbox_view(struct strbuf *out, const struct sandbox *s);
+/* Whether a step sees the absolute path as the host has it (a step's own
+ * directories aside); when not, *out_why says why in a few words (borrowed:
+ * "its /tmp is private and empty", "outside the view"). */
+bool sandbox_shows(const struct sandbox *s, const char *path, const char **out_why);
 /* A child's environment: with s, only the names s passes, then HOME and
  * TMPDIR on its private /tmp and PATH when not passed; without, ours. */
 void sandbox_env_init(struct child_env *e, const struct sandbox *s);

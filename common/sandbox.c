@@ -442,6 +442,33 @@ static void cmd_add(struct sandbox_cmd *cmd, const char *a, const char *b, const
 	add(&cmd->argv, &n, a, b, c);
 }
 
+bool sandbox_shows(const struct sandbox *s, const char *path, const char **out_why)
+{
+	size_t i;
+
+	*out_why = NULL;
+	for (i = 0; i < s->nro; i++)
+		if (path_under(path, s->ro[i]))
+			return true;
+	for (i = 0; i < s->nrw; i++)
+		if (path_under(path, s->rw[i]))
+			return true;
+	for (i = 0; private_dirs[i]; i++) {
+		if (path_under(path, private_dirs[i])) {
+			*out_why = "its /tmp, /var/tmp, /run and /dev/shm are private and empty";
+			return false;
+		}
+	}
+	for (i = 0; i + 2 < s->nsystem; i += 3)
+		if (path_under(path, s->system[i + 2]))
+			return true;
+	if (path_under(path, "/dev") || path_under(path, "/proc") ||
+	    (s->ndevices && path_under(path, "/sys")))
+		return true;
+	*out_why = "nothing outside the view is shown";
+	return false;
+}
+
 /* Adds opt and path shown at its own place: directly, or, where we are
  * root, through the portal. try: a path that does not exist is left out. */
 static int show(struct sandbox_cmd *cmd, const struct sandbox *s, const char *opt,

@@ -158,6 +158,13 @@ check "--check prints the view" has out "a sandboxed step sees, and nothing else
 check "  the system read-only" has out "/usr (read-only)"
 check "  the private /tmp of its size" has out "/tmp (private, empty, 2 MB)"
 check "  nothing of the test's directory" eq "" "$(grep -F "$T" out)"
+check "  a path the build names under /tmp is said, with the fix" has err "sandbox: [build] names '$T/agent.conf', which a sandboxed step does not see (its /tmp, /var/tmp, /run and /dev/shm are private and empty): add it to [sandbox] ro, or rw where the step writes there"
+sed 's|^command = ./check.sh$|command = /opt/perfd-nowhere/check.sh|' agent.conf >opt.conf
+check "a runner under /opt: --check passes" run 0 "$PERFD" agent --config opt.conf --check
+check "  and says the view lacks it" has err "sandbox: [runner readonly] names '/opt/perfd-nowhere/check.sh', which a sandboxed step does not see (nothing outside the view is shown)"
+sed -i "s|^\[sandbox\]$|[sandbox]\nro = /opt/perfd-nowhere|" opt.conf
+check "with ro naming it" run 0 "$PERFD" agent --config opt.conf --check
+check "  nothing said of it" eq "" "$(grep -F /opt/perfd-nowhere err)"
 
 export SECRET_FOR_TEST=hunter2
 check "the agent runs the hostile commit" run 0 "$PERFD" agent --config agent.conf --once

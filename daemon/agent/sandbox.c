@@ -112,6 +112,52 @@ static int sandbox_make(struct sandbox **out, const struct agent_config *c,
 	return r;
 }
 
+/* Warns of each absolute path text names (a word that starts with '/'
+ * at its start or after a blank, a quote, '=' or ':') that a sandboxed step
+ * will not see as the host has it; returns how many. */
+static int unseen_paths(const struct sandbox *s, const char *key, const char *name,
+			const char *text)
+{
+	const char *p;
+	int n = 0;
+
+	for (p = text; p && *p; p++) {
+		const char *why;
+		char *path;
+
+		if (*p != '/' || (p > text && !strchr(" \t'\"=:", p[-1])))
+			continue;
+		path = xstrndup(p, strcspn(p, " \t'\";|&()<>`$"));
+		if (!sandbox_shows(s, path, &why)) {
+			log_warnx("sandbox: [%s%s%s] names '%s', which a sandboxed step does not see "
+				  "(%s): add it to [sandbox] ro, or rw where the step writes there",
+				  key, name ? " " : "", name ? name : "", path, why);
+			n++;
+		}
+		p += strlen(path) - 1;
+		free(path);
+	}
+	return n;
+}
+
+/* The suite's commands, environment and arguments, read for paths the
+ * sandbox hides (docs/security.md). */
+static int unseen_suite_paths(const struct sandbox *s, const struct agent_suite *su)
+{
+	int n = unseen_paths(s, "build", NULL, su->build_command);
+	size_t i, j;
+
+	for (i = 0; i < su->nbuild_env; i++)
+		n += unseen_paths(s, "build", NULL, su->build_env[i]);
+	n += unseen_paths(s, "build", NULL, su->toolchain);
+	for (i = 0; i < su->nrunners; i++)
+		n += unseen_paths(s, "runner", su->runners[i].name, su->runners[i].command);
+	for (i = 0; i < su->ncases; i++)
+		for (j = 0; j < su->cases[i].nargs; j++)
+			n += unseen_paths(s, "case", su->cases[i].name, su->cases[i].args[j]);
+	return n;
+}
+
 int agent_sandbox_view(const struct agent_config *c, const struct host_profile *hp)
 {
 	struct sandbox *s = NULL;
@@ -129,6 +175,8 @@ int agent_sandbox_view(const struct agent_config *c, const struct host_profile *
 		return r;
 	sandbox_view(&sb, s);
 	printf("a sandboxed step sees, and nothing else of this machine:\n%s", sb.buf);
+	if (!c->suite_file)
+		unseen_suite_paths(s, &c->suite);
 	strbuf_release(&sb);
 	sandbox_free(s);
 	return 0;
