@@ -31,6 +31,8 @@ static const struct verb verbs[] = {
 	  cmd_probe_usage },
 	{ "canary", cmd_canary, "run the canary kernels and print the line protocol",
 	  cmd_canary_usage },
+	{ "log", cmd_log, "print a build's log and runners' output, or a job's, from the database",
+	  cmd_log_usage },
 	{ "host", cmd_host, "list host standings; clear a quarantine", cmd_host_usage },
 	{ "agent", cmd_agent, "watch a repository: build, run contracts, compare each new head",
 	  cmd_agent_usage },
