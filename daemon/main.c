@@ -33,6 +33,8 @@ static const struct verb verbs[] = {
 	  cmd_canary_usage },
 	{ "log", cmd_log, "print a build's log and runners' output, or a job's, from the database",
 	  cmd_log_usage },
+	{ "retry", cmd_retry, "queue a failed job of the agent again, with a fresh build",
+	  cmd_retry_usage },
 	{ "host", cmd_host, "list host standings; clear a quarantine", cmd_host_usage },
 	{ "agent", cmd_agent, "watch a repository: build, run contracts, compare each new head",
 	  cmd_agent_usage },
