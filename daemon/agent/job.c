@@ -22,6 +22,54 @@
 #include "cli.h"
 #include "runners.h"
 
+/* What a failure shows of its log where the user looks (docs/config.md,
+ * "When a job fails"): its last lines, each cut to a console's width. */
+#define FAILURE_LINES 10
+#define FAILURE_WIDTH 200
+
+/* Says why job failed where the user looks: in the console, a line each,
+ * and in a->failures for the --once summary. what failed (a sentence), the
+ * last lines of its log (text, len bytes), the command that shows all of
+ * it (build_id's log and runners) and the one that queues the job again. */
+static void say_failure(struct agent *a, const struct db_job *job, const char *what,
+			int64_t build_id, const char *text, size_t len)
+{
+	struct strbuf s = STRBUF_INIT, tail = STRBUF_INIT, db = STRBUF_INIT;
+	size_t total, at;
+
+	cli_shell_word(&db, a->cfg->database);
+	total = cli_tail_lines(&tail, text, len, FAILURE_LINES, FAILURE_WIDTH, "  | ");
+	strbuf_addf(&s, "job %lld: %s", (long long)job->id, what);
+	if (!total)
+		strbuf_adds(&s, "; its output is empty\n");
+	else if (total <= FAILURE_LINES)
+		strbuf_addf(&s, "; its output:\n%s", tail.buf);
+	else
+		strbuf_addf(&s, "; the last %d of its %zu lines:\n%s", FAILURE_LINES, total,
+			    tail.buf);
+	strbuf_addf(&s, "  all of it: perfd log build %lld --db %s\n", (long long)build_id,
+		    db.buf);
+	strbuf_addf(&s, "  once fixed: perfd retry %lld --db %s (a changed [build] recipe "
+		    "builds it again by itself)\n", (long long)job->id, db.buf);
+	for (at = 0; at < s.len; at += strcspn(s.buf + at, "\n") + 1)
+		log_warnx("%.*s", (int)strcspn(s.buf + at, "\n"), s.buf + at);
+	strbuf_add(&a->failures, s.buf, s.len);
+	strbuf_release(&s);
+	strbuf_release(&tail);
+	strbuf_release(&db);
+}
+
+/* A build that did not make what the job needs: said with its log. */
+static void say_build_failure(struct agent *a, const struct db_job *job,
+			      const struct db_build *b, const char *role)
+{
+	char *what = xasprintf("%sbuild %lld of %.12s failed: %s", role, (long long)b->id,
+			       b->commit, b->detail ? b->detail : "see its log");
+
+	say_failure(a, job, what, b->id, b->log, b->log_len);
+	free(what);
+}
+
 static void on_build_start(void *ctx, const struct db_build *b)
 {
 	log_info("build %lld of %.12s: started in %s", (long long)b->id, b->commit, b->dir);
@@ -84,23 +132,50 @@ static int ensure_build(struct agent *a, struct db_build *out, const char *commi
 	return r < 0 ? r : 0;
 }
 
+/* The job whose runners run, for on_runner_done. */
+struct runner_ctx {
+	struct agent *a;
+	const struct db_job *job;
+};
+
 static void on_runner_done(void *ctx, const struct db_runner_result *res)
 {
+	struct runner_ctx *rc = ctx;
+	bool failed = res->timed_out || res->exit_code || res->signal || res->spawn_error;
+	char *what;
+
 	log_info("runner %s%s%.0d of build %lld: %s", res->runner, res->chunks > 1 ? " chunk " : "",
 		 res->chunks > 1 ? res->chunk : 0, (long long)res->build_id,
-		 res->timed_out ? "timed out" : res->exit_code || res->signal ||
-		 res->spawn_error ? "failed" : "passed");
+		 res->timed_out ? "timed out" : failed ? "failed" : "passed");
+	if (!failed)
+		return;
+	if (res->spawn_error)
+		what = xasprintf("runner %s of build %lld did not start: %s", res->runner,
+				 (long long)res->build_id, res->spawn_error);
+	else if (res->timed_out)
+		what = xasprintf("runner %s of build %lld timed out", res->runner,
+				 (long long)res->build_id);
+	else if (res->signal)
+		what = xasprintf("runner %s of build %lld was killed by signal %d", res->runner,
+				 (long long)res->build_id, res->signal);
+	else
+		what = xasprintf("runner %s of build %lld exited %d", res->runner,
+				 (long long)res->build_id, res->exit_code);
+	say_failure(rc->a, rc->job, what, res->build_id, res->output, res->output_len);
+	free(what);
 }
 
-static int run_runners(struct agent *a, const struct db_build *b, int *out_failed)
+static int run_runners(struct agent *a, const struct db_job *job, const struct db_build *b,
+		       int *out_failed)
 {
+	struct runner_ctx ctx = { .a = a, .job = job };
 	size_t i;
 	int r = 0;
 
 	for (i = 0; i < a->suite->nrunners && r == 0; i++) {
 		r = runner_contract_run(a->db, b, &a->suite->runners[i], a->sandbox,
 					&a->suite->hash, a->cancel_fd,
-					out_failed, on_runner_done, a);
+					out_failed, on_runner_done, &ctx);
 	}
 	return r;
 }
@@ -311,11 +386,12 @@ static int do_job(struct agent *a, struct db_job *job)
 	if (head.state != DB_BUILD_DONE) {
 		why = xasprintf("build %lld failed: %s", (long long)head.id,
 				head.detail ? head.detail : "see its log");
+		say_build_failure(a, job, &head, "");
 		goto out;
 	}
 	/* The contract runners check a head; a history job only measures. */
 	if (job->kind == DB_JOB_HEAD)
-		r = run_runners(a, &head, &failed_runners);
+		r = run_runners(a, job, &head, &failed_runners);
 	if (r < 0)
 		goto out;
 	if (*job->base && a->suite->ncases) {
@@ -324,6 +400,7 @@ static int do_job(struct agent *a, struct db_job *job)
 			goto out;
 		if (base.state != DB_BUILD_DONE) {
 			why = xasprintf("the base build %lld failed: no comparison", (long long)base.id);
+			say_build_failure(a, job, &base, "the base's ");
 			goto out;
 		}
 		agent_heartbeat(a, "measuring", job->id);
