@@ -29,10 +29,11 @@
 
 /* Says why job failed where the user looks: in the console, a line each,
  * and in a->failures for the --once summary. what failed (a sentence), the
- * last lines of its log (text, len bytes), the command that shows all of
- * it (build_id's log and runners) and the one that queues the job again. */
+ * last lines of its log (text, len bytes), show: the command that shows
+ * all of it (without --db), and with retry the one that queues the job
+ * again. */
 static void say_failure(struct agent *a, const struct db_job *job, const char *what,
-			int64_t build_id, const char *text, size_t len)
+			const char *show, bool retry, const char *text, size_t len)
 {
 	struct strbuf s = STRBUF_INIT, tail = STRBUF_INIT, db = STRBUF_INIT;
 	size_t total, at;
@@ -47,10 +48,10 @@ static void say_failure(struct agent *a, const struct db_job *job, const char *w
 	else
 		strbuf_addf(&s, "; the last %d of its %zu lines:\n%s", FAILURE_LINES, total,
 			    tail.buf);
-	strbuf_addf(&s, "  all of it: perfd log build %lld --db %s\n", (long long)build_id,
-		    db.buf);
-	strbuf_addf(&s, "  once fixed: perfd retry %lld --db %s (a changed [build] recipe "
-		    "builds it again by itself)\n", (long long)job->id, db.buf);
+	strbuf_addf(&s, "  all of it: %s --db %s\n", show, db.buf);
+	if (retry)
+		strbuf_addf(&s, "  once fixed: perfd retry %lld --db %s (a changed [build] recipe "
+			    "builds it again by itself)\n", (long long)job->id, db.buf);
 	for (at = 0; at < s.len; at += strcspn(s.buf + at, "\n") + 1)
 		log_warnx("%.*s", (int)strcspn(s.buf + at, "\n"), s.buf + at);
 	strbuf_add(&a->failures, s.buf, s.len);
@@ -65,9 +66,43 @@ static void say_build_failure(struct agent *a, const struct db_job *job,
 {
 	char *what = xasprintf("%sbuild %lld of %.12s failed: %s", role, (long long)b->id,
 			       b->commit, b->detail ? b->detail : "see its log");
+	char *show = xasprintf("perfd log build %lld", (long long)b->id);
 
-	say_failure(a, job, what, b->id, b->log, b->log_len);
+	say_failure(a, job, what, show, true, b->log, b->log_len);
 	free(what);
+	free(show);
+}
+
+/* A comparison of case_name that ended invalid: said with its first reason
+ * and the end of its first invalid process's stderr, else its stdout. The
+ * job is not failed by it, so no retry is offered. */
+static void say_invalid(struct agent *a, const struct db_job *job, const char *case_name,
+			int64_t cid)
+{
+	struct db_process *p = NULL;
+	struct db_comparison c;
+	char *what, *show;
+	size_t i;
+
+	if (db_comparison_load(a->db, &c, cid) < 0)
+		return;
+	for (i = 0; i < c.nprocesses && !p; i++)
+		if (!c.processes[i].valid)
+			p = &c.processes[i];
+	if (!strcmp(c.summary.verdict, "invalid")) {
+		if (p && db_process_output_load(a->db, p, cid, p->seq) < 0)
+			p = NULL;
+		what = xasprintf("case %s: comparison %lld is invalid: %s%s%.0d%s%s%s", case_name,
+				 (long long)cid, c.summary.nreasons ? c.summary.reasons[0] :
+				 "see its receipt", p ? "; process " : "", p ? p->seq : 0,
+				 p ? " (" : "", p ? p->arm : "", p ? ") failed first" : "");
+		show = xasprintf("perfd show %lld", (long long)cid);
+		say_failure(a, job, what, show, false, !p ? NULL : p->err_len ? p->err : p->out,
+			    !p ? 0 : p->err_len ? p->err_len : p->out_len);
+		free(what);
+		free(show);
+	}
+	db_comparison_release(&c);
 }
 
 static void on_build_start(void *ctx, const struct db_build *b)
@@ -142,7 +177,7 @@ static void on_runner_done(void *ctx, const struct db_runner_result *res)
 {
 	struct runner_ctx *rc = ctx;
 	bool failed = res->timed_out || res->exit_code || res->signal || res->spawn_error;
-	char *what;
+	char *what, *show;
 
 	log_info("runner %s%s%.0d of build %lld: %s", res->runner, res->chunks > 1 ? " chunk " : "",
 		 res->chunks > 1 ? res->chunk : 0, (long long)res->build_id,
@@ -161,8 +196,10 @@ static void on_runner_done(void *ctx, const struct db_runner_result *res)
 	else
 		what = xasprintf("runner %s of build %lld exited %d", res->runner,
 				 (long long)res->build_id, res->exit_code);
-	say_failure(rc->a, rc->job, what, res->build_id, res->output, res->output_len);
+	show = xasprintf("perfd log build %lld", (long long)res->build_id);
+	say_failure(rc->a, rc->job, what, show, true, res->output, res->output_len);
 	free(what);
+	free(show);
 }
 
 static int run_runners(struct agent *a, const struct db_job *job, const struct db_build *b,
@@ -353,6 +390,7 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 		prefix = xasprintf("case %s of job %lld", k->name, (long long)job->id);
 		agent_log_verdict(a, prefix, cid);
 		free(prefix);
+		say_invalid(a, job, k->name, cid);
 		/* At once, with the A/As before it: the hub's table waits for no poll. */
 		r = agent_push(a);
 	}
