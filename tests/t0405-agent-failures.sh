@@ -119,4 +119,27 @@ check "perfd log build shows the runner's output" run 0 "$PERFD" log build 5 --d
 check "  its end" has out "--- runner contract: exited 3"
 check "  its output" has out "check.sh: the result differs"
 
+# A comparison that ends invalid: said with its reason and the end of the
+# failing process's stderr; the job is not failed by it, so no retry.
+cat >"$SRC/check.sh" <<'SH'
+#!/bin/sh
+echo "RESULT contract on \"cpu\": passed=1 total=1"
+SH
+cat >"$SRC/prog.c" <<'C'
+#include <stdio.h>
+int main(void)
+{
+	fprintf(stderr, "prog: cannot open 'input.txt'\n");
+	return 1;
+}
+C
+git -C "$SRC" commit -qam "a program that fails"
+check "an invalid comparison" run 0 "$PERFD" agent --config agent.conf --once
+cid=$(sql "select id from comparisons where job_id = 3 and kind = 'compare'")
+check "  it is invalid" eq invalid "$(sql "select verdict from comparisons where id = $cid")"
+check "  said with the process's stderr" has err "  | prog: cannot open 'input.txt'"
+check "  naming the comparison" has err "job 3: case work: comparison $cid is invalid: "
+check "  and the command that shows it" has err "all of it: perfd show $cid --db $DB"
+check "  no retry offered for a job that did not fail" eq 0 "$(grep -c "perfd retry 3 " err)"
+
 finish
