@@ -26,6 +26,9 @@
  * "When a job fails"): its last lines, each cut to a console's width. */
 #define FAILURE_LINES 10
 #define FAILURE_WIDTH 200
+/* The failures kept for the --once summary, in bytes: an agent that runs
+ * for months keeps no more (the console has every one). */
+#define FAILURES_MAX (64 * 1024)
 
 /* Says why job failed where the user looks: in the console, a line each,
  * and in a->failures for the --once summary. what failed (a sentence), the
@@ -54,7 +57,10 @@ static void say_failure(struct agent *a, const struct db_job *job, const char *w
 			    "builds it again by itself)\n", (long long)job->id, db.buf);
 	for (at = 0; at < s.len; at += strcspn(s.buf + at, "\n") + 1)
 		log_warnx("%.*s", (int)strcspn(s.buf + at, "\n"), s.buf + at);
-	strbuf_add(&a->failures, s.buf, s.len);
+	if (a->failures.len < FAILURES_MAX)
+		strbuf_add(&a->failures, s.buf, s.len);
+	else if (!strstr(a->failures.buf, "\n(more in the console)\n"))
+		strbuf_adds(&a->failures, "\n(more in the console)\n");
 	strbuf_release(&s);
 	strbuf_release(&tail);
 	strbuf_release(&db);
