@@ -39,6 +39,8 @@ int cmd_comment(int argc, char **argv);
 int cmd_fetch(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_token(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_retry(int argc, char **argv);
 
 extern const char cmd_pair_usage[];
 extern const char cmd_show_usage[];
@@ -55,5 +57,7 @@ extern const char cmd_comment_usage[];
 extern const char cmd_fetch_usage[];
 extern const char cmd_export_usage[];
 extern const char cmd_token_usage[];
+extern const char cmd_log_usage[];
+extern const char cmd_retry_usage[];
 
 #endif

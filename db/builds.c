@@ -135,6 +135,15 @@ int db_build_latest(struct db *db, struct db_build *out, const char *host,
 			   " LIMIT 1", DB_ARGS(DB_TEXT(host), DB_TEXT(recipe_hash)));
 }
 
+int db_build_ids_of_commits(struct db *db, int64_t **out, size_t *out_n, const char *commit,
+			    const char *base, size_t max)
+{
+	return db_ids_select(db, out, out_n, max, "SELECT id FROM builds WHERE origin_id IS NULL"
+			     " AND commit_oid IN (?1, nullif(?2, '')) ORDER BY id LIMIT ?3",
+			     DB_ARGS(DB_TEXT(commit), DB_TEXT(base), DB_INT(max)),
+			     "listing a commit's builds");
+}
+
 int db_build_load(struct db *db, struct db_build *out, int64_t id)
 {
 	int r = build_query(db, out, "SELECT " BUILD_COLUMNS " FROM builds WHERE id = ?",

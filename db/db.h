@@ -905,6 +905,28 @@ int db_alert_command_take(struct db *db, const char *repo, struct db_alert_comma
 int db_alert_commands_recent(struct db *db, struct db_alert_command **out, size_t *out_n,
 			     const char *repo, int64_t alert_id, size_t max);
 
+/* ---- a failed job queued again (db/retry.c, docs/config.md) ---- */
+
+/* Queues this agent's failed job id again: queued, its failure cleared, its
+ * verdicts to be read again by the history, its next change pushed. With
+ * fresh, the done and failed builds of the trees of its head commit and the
+ * failed ones of its base are first set aside as stale (reason says why),
+ * so that none is found in the cache. Returns how many builds were set
+ * aside, -ENOENT for no such job of this agent, -EALREADY for a job that
+ * has not failed (both with the detail), or the database's error. One
+ * transaction. */
+int db_job_retry(struct db *db, int64_t id, bool fresh, const char *reason);
+/* This agent's failed head jobs of head (any commit), oldest first, at most
+ * max; *out is the caller's. */
+int db_jobs_failed_of_head(struct db *db, int64_t **out, size_t *out_n, const char *head,
+			   size_t max);
+/* This agent's failed head jobs at the commit their head is at now, whose
+ * commit host built only with recipes other than recipe_hash (a build of it
+ * with recipe_hash that is not abandoned or stale: none), oldest first, at
+ * most max; *out is the caller's. */
+int db_jobs_failed_recipe(struct db *db, int64_t **out, size_t *out_n, const char *host,
+			  const char *recipe_hash, size_t max);
+
 /* ---- builds, build_artifacts (db/builds.c) ---- */
 
 enum db_build_state { DB_BUILD_RUNNING, DB_BUILD_DONE, DB_BUILD_FAILED, DB_BUILD_ABANDONED };
@@ -949,6 +971,11 @@ int db_build_find(struct db *db, struct db_build *out, const char *host, const c
 int db_build_latest(struct db *db, struct db_build *out, const char *host,
 		    const char *recipe_hash);
 int db_build_load(struct db *db, struct db_build *out, int64_t id);
+/* The ids of this database's own builds (not a hub's copy of a host's) of
+ * commit or base ("": none), oldest first, at most max; *out is the
+ * caller's. */
+int db_build_ids_of_commits(struct db *db, int64_t **out, size_t *out_n, const char *commit,
+			    const char *base, size_t max);
 /* Inserts the build in state running: before its checkout starts. */
 int db_build_insert(struct db *db, int64_t *out_id, const struct db_build *b);
 /* Stores the outcome: state, exit, log, toolchain and artifacts (whose
@@ -1067,9 +1094,13 @@ int db_build_origin(struct db *db, int64_t *out_id, const char *host, int64_t or
 int db_build_ingest(struct db *db, const struct db_build *b, int64_t origin_id,
 		    const char *build_sha256, const struct db_runner_result *rs,
 		    const int64_t *rs_origin, size_t n, int64_t *out_id, bool *out_stored);
-/* Every finished result of a build, by runner and chunk; *out is the caller's. */
+/* Every finished result of a build, by runner and chunk, without their
+ * output; *out is the caller's. */
 int db_runner_results_load(struct db *db, struct db_runner_result **out, size_t *out_n,
 			   int64_t build_id);
+/* Loads x->output (and output_len) of result x->id, replacing what it held;
+ * -ENOENT when there is no such result. */
+int db_runner_result_output(struct db *db, struct db_runner_result *x);
 
 /* ---- hub_pulls (db/hub-pulls.c) ----
  * The hub's pull request heads: per head it saw, the base commit it fixed

@@ -120,6 +120,22 @@ static int runner_lines_load(struct db *db, struct db_runner_result *x)
 			      " ORDER BY idx", DB_ARGS(DB_INT(x->id)), &how, &x->lines, &x->nlines);
 }
 
+static void output_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	struct db_runner_result *x = elem;
+
+	x->output = db_column_blobdup(st, 0, &x->output_len);
+}
+
+int db_runner_result_output(struct db *db, struct db_runner_result *x)
+{
+	free(x->output);
+	x->output = NULL;
+	x->output_len = 0;
+	return db_run_row(db, output_fill, x, "SELECT output FROM runner_results WHERE id = ?",
+			  DB_ARGS(DB_INT(x->id)), "loading a runner's output");
+}
+
 int db_runner_results_load(struct db *db, struct db_runner_result **out, size_t *out_n,
 			   int64_t build_id)
 {

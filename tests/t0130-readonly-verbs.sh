@@ -1,5 +1,5 @@
 #!/bin/bash
-# The verbs that only read (show, list, verify, host list, serve) never
+# The verbs that only read (show, list, verify, log, host list, serve) never
 # create, migrate or change a database: a missing path, a missing directory,
 # an empty file, a foreign file, a newer and an older schema are refused
 # with a sentence naming the file, exit 2, and nothing is left behind. On a
@@ -20,6 +20,8 @@ refused() {
 	check "$1: verify says why" has err "$3"
 	check "$1: host list refused" run 2 "$PERFD" host list --db "$2"
 	check "$1: host list says why" has err "$3"
+	check "$1: log refused" run 2 "$PERFD" log build 1 --db "$2"
+	check "$1: log says why" has err "$3"
 	check "$1: serve refused" run 2 timeout 20 "$PERFD" serve --db "$2" --listen 127.0.0.1:0
 	check "$1: serve says why" has err "$3"
 }

@@ -92,6 +92,7 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 	a->profile = profile;
 	a->probe = probe;
 	strbuf_init(&a->waiting);
+	strbuf_init(&a->failures);
 	a->watch.fd = -1;
 	a->lock_fds[0] = a->lock_fds[1] = -1;
 	if (profile) {
@@ -188,6 +189,7 @@ void agent_free(struct agent *a)
 	runner_fault_watch_close(&a->watch);
 	web_gh_client_free(a->gh);
 	strbuf_release(&a->waiting);
+	strbuf_release(&a->failures);
 	builder_repo_free(a->repo);
 	free(a->mirror);
 	if (a->fetch_token) {
@@ -253,6 +255,8 @@ void agent_summary(struct agent *a, FILE *f)
 		db_job_release(&jobs[i]);
 	}
 	fputs(a->waiting.buf, f);
+	if (a->failures.len)
+		fprintf(f, "failures:\n%s", a->failures.buf);
 	fprintf(f, "builds made %d, cache hits %d, A/A comparisons %d", a->builds, a->cache_hits,
 		a->aa_runs);
 	if (a->push_auth) {

@@ -197,6 +197,7 @@ struct agent {
 	struct web_gh_client *gh;        /* NULL without [github] */
 	struct web_pulls pulls;          /* gh, db and [github]'s hub_url and comment_key */
 	struct strbuf waiting;           /* the last poll's pull heads left unbuilt, a line each */
+	struct strbuf failures;          /* this run's failures as said (job.c), 64 KiB at most */
 	char *fingerprint;
 	char *mirror;                    /* WORKDIR/mirror.git */
 	char *fetch_token;               /* [github] fetch_token's token, or NULL */

@@ -22,6 +22,95 @@
 #include "cli.h"
 #include "runners.h"
 
+/* What a failure shows of its log where the user looks (docs/config.md,
+ * "When a job fails"): its last lines, each cut to a console's width. */
+#define FAILURE_LINES 10
+#define FAILURE_WIDTH 200
+/* The failures kept for the --once summary, in bytes: an agent that runs
+ * for months keeps no more (the console has every one). */
+#define FAILURES_MAX (64 * 1024)
+
+/* Says why job failed where the user looks: in the console, a line each,
+ * and in a->failures for the --once summary. what failed (a sentence), the
+ * last lines of its log (text, len bytes), show: the command that shows
+ * all of it (without --db), and with retry the one that queues the job
+ * again. */
+static void say_failure(struct agent *a, const struct db_job *job, const char *what,
+			const char *show, bool retry, const char *text, size_t len)
+{
+	struct strbuf s = STRBUF_INIT, tail = STRBUF_INIT, db = STRBUF_INIT;
+	size_t total, at;
+
+	cli_shell_word(&db, a->cfg->database);
+	total = cli_tail_lines(&tail, text, len, FAILURE_LINES, FAILURE_WIDTH, "  | ");
+	strbuf_addf(&s, "job %lld: %s", (long long)job->id, what);
+	if (!total)
+		strbuf_adds(&s, "; its output is empty\n");
+	else if (total <= FAILURE_LINES)
+		strbuf_addf(&s, "; its output:\n%s", tail.buf);
+	else
+		strbuf_addf(&s, "; the last %d of its %zu lines:\n%s", FAILURE_LINES, total,
+			    tail.buf);
+	strbuf_addf(&s, "  all of it: %s --db %s\n", show, db.buf);
+	if (retry)
+		strbuf_addf(&s, "  once fixed: perfd retry %lld --db %s (a changed [build] recipe "
+			    "builds it again by itself)\n", (long long)job->id, db.buf);
+	for (at = 0; at < s.len; at += strcspn(s.buf + at, "\n") + 1)
+		log_warnx("%.*s", (int)strcspn(s.buf + at, "\n"), s.buf + at);
+	if (a->failures.len < FAILURES_MAX)
+		strbuf_add(&a->failures, s.buf, s.len);
+	else if (!strstr(a->failures.buf, "\n(more in the console)\n"))
+		strbuf_adds(&a->failures, "\n(more in the console)\n");
+	strbuf_release(&s);
+	strbuf_release(&tail);
+	strbuf_release(&db);
+}
+
+/* A build that did not make what the job needs: said with its log. */
+static void say_build_failure(struct agent *a, const struct db_job *job,
+			      const struct db_build *b, const char *role)
+{
+	char *what = xasprintf("%sbuild %lld of %.12s failed: %s", role, (long long)b->id,
+			       b->commit, b->detail ? b->detail : "see its log");
+	char *show = xasprintf("perfd log build %lld", (long long)b->id);
+
+	say_failure(a, job, what, show, true, b->log, b->log_len);
+	free(what);
+	free(show);
+}
+
+/* A comparison of case_name that ended invalid: said with its first reason
+ * and the end of its first invalid process's stderr, else its stdout. The
+ * job is not failed by it, so no retry is offered. */
+static void say_invalid(struct agent *a, const struct db_job *job, const char *case_name,
+			int64_t cid)
+{
+	struct db_process *p = NULL;
+	struct db_comparison c;
+	char *what, *show;
+	size_t i;
+
+	if (db_comparison_load(a->db, &c, cid) < 0)
+		return;
+	for (i = 0; i < c.nprocesses && !p; i++)
+		if (!c.processes[i].valid)
+			p = &c.processes[i];
+	if (!strcmp(c.summary.verdict, "invalid")) {
+		if (p && db_process_output_load(a->db, p, cid, p->seq) < 0)
+			p = NULL;
+		what = xasprintf("case %s: comparison %lld is invalid: %s%s%.0d%s%s%s", case_name,
+				 (long long)cid, c.summary.nreasons ? c.summary.reasons[0] :
+				 "see its receipt", p ? "; process " : "", p ? p->seq : 0,
+				 p ? " (" : "", p ? p->arm : "", p ? ") failed first" : "");
+		show = xasprintf("perfd show %lld", (long long)cid);
+		say_failure(a, job, what, show, false, !p ? NULL : p->err_len ? p->err : p->out,
+			    !p ? 0 : p->err_len ? p->err_len : p->out_len);
+		free(what);
+		free(show);
+	}
+	db_comparison_release(&c);
+}
+
 static void on_build_start(void *ctx, const struct db_build *b)
 {
 	log_info("build %lld of %.12s: started in %s", (long long)b->id, b->commit, b->dir);
@@ -84,23 +173,52 @@ static int ensure_build(struct agent *a, struct db_build *out, const char *commi
 	return r < 0 ? r : 0;
 }
 
+/* The job whose runners run, for on_runner_done. */
+struct runner_ctx {
+	struct agent *a;
+	const struct db_job *job;
+};
+
 static void on_runner_done(void *ctx, const struct db_runner_result *res)
 {
+	struct runner_ctx *rc = ctx;
+	bool failed = res->timed_out || res->exit_code || res->signal || res->spawn_error;
+	char *what, *show;
+
 	log_info("runner %s%s%.0d of build %lld: %s", res->runner, res->chunks > 1 ? " chunk " : "",
 		 res->chunks > 1 ? res->chunk : 0, (long long)res->build_id,
-		 res->timed_out ? "timed out" : res->exit_code || res->signal ||
-		 res->spawn_error ? "failed" : "passed");
+		 res->timed_out ? "timed out" : failed ? "failed" : "passed");
+	if (!failed)
+		return;
+	if (res->spawn_error)
+		what = xasprintf("runner %s of build %lld did not start: %s", res->runner,
+				 (long long)res->build_id, res->spawn_error);
+	else if (res->timed_out)
+		what = xasprintf("runner %s of build %lld timed out", res->runner,
+				 (long long)res->build_id);
+	else if (res->signal)
+		what = xasprintf("runner %s of build %lld was killed by signal %d", res->runner,
+				 (long long)res->build_id, res->signal);
+	else
+		what = xasprintf("runner %s of build %lld exited %d", res->runner,
+				 (long long)res->build_id, res->exit_code);
+	show = xasprintf("perfd log build %lld", (long long)res->build_id);
+	say_failure(rc->a, rc->job, what, show, true, res->output, res->output_len);
+	free(what);
+	free(show);
 }
 
-static int run_runners(struct agent *a, const struct db_build *b, int *out_failed)
+static int run_runners(struct agent *a, const struct db_job *job, const struct db_build *b,
+		       int *out_failed)
 {
+	struct runner_ctx ctx = { .a = a, .job = job };
 	size_t i;
 	int r = 0;
 
 	for (i = 0; i < a->suite->nrunners && r == 0; i++) {
 		r = runner_contract_run(a->db, b, &a->suite->runners[i], a->sandbox,
 					&a->suite->hash, a->cancel_fd,
-					out_failed, on_runner_done, a);
+					out_failed, on_runner_done, &ctx);
 	}
 	return r;
 }
@@ -278,6 +396,7 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 		prefix = xasprintf("case %s of job %lld", k->name, (long long)job->id);
 		agent_log_verdict(a, prefix, cid);
 		free(prefix);
+		say_invalid(a, job, k->name, cid);
 		/* At once, with the A/As before it: the hub's table waits for no poll. */
 		r = agent_push(a);
 	}
@@ -311,11 +430,12 @@ static int do_job(struct agent *a, struct db_job *job)
 	if (head.state != DB_BUILD_DONE) {
 		why = xasprintf("build %lld failed: %s", (long long)head.id,
 				head.detail ? head.detail : "see its log");
+		say_build_failure(a, job, &head, "");
 		goto out;
 	}
 	/* The contract runners check a head; a history job only measures. */
 	if (job->kind == DB_JOB_HEAD)
-		r = run_runners(a, &head, &failed_runners);
+		r = run_runners(a, job, &head, &failed_runners);
 	if (r < 0)
 		goto out;
 	if (*job->base && a->suite->ncases) {
@@ -324,6 +444,7 @@ static int do_job(struct agent *a, struct db_job *job)
 			goto out;
 		if (base.state != DB_BUILD_DONE) {
 			why = xasprintf("the base build %lld failed: no comparison", (long long)base.id);
+			say_build_failure(a, job, &base, "the base's ");
 			goto out;
 		}
 		agent_heartbeat(a, "measuring", job->id);

@@ -23,6 +23,8 @@
 
 #define SUITE_FILE_MAX (256 * 1024)
 #define FETCH_OUTPUT_MAX 4096
+/* Failed heads a changed recipe queues again in one poll, at most. */
+#define AGENT_REQUEUE_MAX 1000
 /* The mirror's packs before the fetches' are joined (docs/performance.md,
  * "The agent over many polls"). */
 #define AGENT_PACKS_MAX 32
@@ -277,6 +279,29 @@ static int queue_head(struct agent *a, const struct builder_head *h, bool from_h
 	return 0;
 }
 
+/* A failed head whose commit was built only with another recipe than the
+ * suite's now: the [build] recipe changed since it failed, and the job is
+ * queued again (docs/config.md, "When a job fails"). A head that failed
+ * with this recipe too waits for a new commit or perfd retry. */
+static int requeue_other_recipe(struct agent *a)
+{
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	int r;
+
+	if (!a->suite)
+		return 0;
+	r = db_jobs_failed_recipe(a->db, &ids, &n, a->host, a->recipe_hash, AGENT_REQUEUE_MAX);
+	for (i = 0; r >= 0 && i < n; i++) {
+		r = db_job_retry(a->db, ids[i], false, NULL);
+		if (r >= 0)
+			log_info("job %lld: queued again: it failed with another [build] recipe "
+				 "than this one (%.12s)", (long long)ids[i], a->recipe_hash);
+	}
+	free(ids);
+	return r < 0 ? r : 0;
+}
+
 /* Fetches, joins the fetches' packs past AGENT_PACKS_MAX and lets go of
  * what the last poll's reads kept open (else every pack stays mapped for
  * good), then reads the suite of the default branch. */
@@ -337,6 +362,8 @@ int agent_poll(struct agent *a)
 			goto out;
 	}
 	r = db_heads_keep_only(a->db, names, n);
+	if (r == 0)
+		r = requeue_other_recipe(a);
 	/* After the heads' jobs: a span's verdict is read once those of the
 	 * commits it spans are known. */
 	if (r == 0)

@@ -75,6 +75,18 @@ int cli_usage_error(const char *verb);
 /* Says "VERB: unexpected argument 'ARG'", then as cli_usage_error. */
 int cli_extra_argument(const char *verb, const char *arg);
 
+/* ---- the end of a log (tail.c) ---- */
+
+/* Appends to out the last n lines of text (len bytes, NULL for none), each
+ * after prefix, cut to width bytes on a character's boundary (" ..." then
+ * says so), repaired to UTF-8, its control characters made '?', and ended
+ * with a line feed. Returns how many lines text holds in all. */
+size_t cli_tail_lines(struct strbuf *out, const char *text, size_t len, size_t n,
+		      size_t width, const char *prefix);
+/* Appends s as one word of the shell: as it is when it needs no quoting,
+ * else in single quotes. */
+void cli_shell_word(struct strbuf *out, const char *s);
+
 /* ---- the device verbs' host check (host-check.c) ---- */
 
 /*

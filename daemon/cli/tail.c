@@ -1,0 +1,77 @@
+/*
+ * The end of a stored log, as a failure shows it where the user looks (the
+ * agent's console and its --once summary): the last lines, each cut to a
+ * width, and a word of the shell for the commands that show all of it.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+#include "daemon.h"
+
+/* One line of a log, cut at width on a character's boundary, with its
+ * control characters (an escape, a carriage return) made '?': a line of
+ * the console is one line. */
+static void add_line(struct strbuf *out, const char *s, size_t len, size_t width,
+		     const char *prefix)
+{
+	struct strbuf fixed = STRBUF_INIT;
+	size_t keep, i;
+
+	if (len && s[len - 1] == '\r')
+		len--;
+	keep = utf8_cut(s, len, width);
+	utf8_repair(&fixed, s, keep);
+	for (i = 0; i < fixed.len; i++)
+		if ((unsigned char)fixed.buf[i] < 0x20 && fixed.buf[i] != '\t')
+			fixed.buf[i] = '?';
+	strbuf_addf(out, "%s%s%s\n", prefix, fixed.buf, keep < len ? " ..." : "");
+	strbuf_release(&fixed);
+}
+
+size_t cli_tail_lines(struct strbuf *out, const char *text, size_t len, size_t n,
+		      size_t width, const char *prefix)
+{
+	size_t total = 0, seen = 0, shown, start, end, i;
+
+	if (!text || !len)
+		return 0;
+	/* A final line feed ends the last line; it starts none. */
+	end = text[len - 1] == '\n' ? len - 1 : len;
+	for (i = 0; i < end; i++)
+		if (text[i] == '\n')
+			total++;
+	total++;
+	shown = n < total ? n : total;
+	/* Back from the end to just after the line feed before the first shown. */
+	for (i = end; shown && i > 0; i--)
+		if (text[i - 1] == '\n' && ++seen == shown)
+			break;
+	for (start = i; shown > 0; shown--) {
+		const char *nl = memchr(text + start, '\n', end - start);
+		size_t l = nl ? (size_t)(nl - (text + start)) : end - start;
+
+		add_line(out, text + start, l, width, prefix);
+		start += l + 1;
+	}
+	return total;
+}
+
+void cli_shell_word(struct strbuf *out, const char *s)
+{
+	const char *p;
+
+	if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789_./-=:,+@%") == strlen(s)) {
+		strbuf_adds(out, s);
+		return;
+	}
+	strbuf_addch(out, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			strbuf_adds(out, "'\\''");
+		else
+			strbuf_addch(out, *p);
+	}
+	strbuf_addch(out, '\'');
+}
