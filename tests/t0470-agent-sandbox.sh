@@ -272,7 +272,7 @@ check "every comparison verifies after it" run 0 "$PERFD" verify --db "$DB"
 # Fake bwraps in a directory open to the sandbox's user, who runs them.
 BIN=$(mktemp -d /tmp/perfd-bin.XXXXXX)
 chmod 755 "$BIN"
-trap 'rm -rf "$BIN"; on_exit' EXIT
+trap 'on_exit; rm -rf "$BIN"' EXIT
 cat >"$BIN/broken-bwrap" <<'SH'
 #!/bin/sh
 echo "bwrap: Can't mount proc on /newroot/proc: Operation not permitted" >&2
@@ -306,32 +306,45 @@ check "mode = on: the agent does not start" run 2 "$PERFD" agent --config agent.
 check "mode = on: and says why" has err "[sandbox] mode = on"
 
 # As an unprivileged user beside a second agent and a hub of that same
-# user (the documented User=perfd deployment), their files mode 600: the
-# sandbox hides them by showing nothing it was not asked to.
+# user (the documented User=perfd deployment), their files mode 600, the
+# hub running and taking this agent's records: the sandbox hides them by
+# showing nothing it was not asked to.
 U=$(mktemp -d /tmp/perfd-user.XXXXXX)
-trap 'rm -rf "$BIN" "$U"; on_exit' EXIT
+trap 'on_exit; rm -rf "$BIN" "$U"' EXIT
 chmod 755 "$U"
 git clone -q --bare "$SRC" "$U/src.git"
-mkdir "$U/others"
-for f in agent2-hub.token forge.token hub-tls.key hub.db; do echo "secret-$f" >"$U/others/$f"; done
-echo "perfd_notarealtoken0123456789abcdef" >"$U/hub.token"
-sed -e "s|$T/work|$U/work|g; s|$T/others|$U/others|; s|$T/hub.token|$U/hub.token|g" \
-	-e "s|^database = .*|database = $U/perfd.db|; s|^url = $SRC$|url = $U/src.git|" \
+mkdir "$U/hub"
+for f in agent2-hub.token forge.token tls.key; do echo "secret-$f" >"$U/hub/$f"; done
+HPORT=$(free_port)
+section hub database="$U/hub/hub.db" listen="127.0.0.1:$HPORT" hosts=box >"$U/hub/hub.conf"
+printf '[host]\nname = box\n' >"$U/box.conf"
+sed -e "s|$T/work|$U/work|g; s|$T/others|$U/hub|; s|$T/hub.token|$U/hub.token|g" \
+	-e "s|^database = .*|database = $U/perfd.db\nhost = $U/box.conf|; s|^url = $SRC$|url = $U/src.git|" \
+	-e "s|^url = http://127.0.0.1:9$|url = http://127.0.0.1:$HPORT|" \
 	-e "s|^env = CONF=.*|env = CONF=$U/agent.conf|; s|^env = DBFILE=.*|env = DBFILE=$U/perfd.db|" \
 	-e "/^bwrap = /d; /^mode = on$/d; /^pulls = true$/d" agent.conf >"$U/agent.conf"
-chmod 600 "$U"/others/* "$U/hub.token"
 chown -R 40471:40471 "$U"
-as_user() { setpriv --reuid=40471 --regid=40471 --clear-groups env HOME="$U" "$@"; }
+AS_USER="setpriv --reuid=40471 --regid=40471 --clear-groups env HOME=$U"
+as_user() { $AS_USER "$@"; }
+as_user sh -c "umask 077; '$PERFD' token new box --config '$U/hub/hub.conf' >'$U/hub.token' 2>/dev/null"
+chmod 600 "$U"/hub/*
+# Not through the function: $! is then the hub itself, for the kill at exit.
+$AS_USER "$PERFD" serve --config "$U/hub/hub.conf" 2>"$U/hub.err" &
+hubpid=$!
+kill_at_exit hubpid
+check "a hub runs as the same user" test -n "$(served "$U/hub.err")"
 check "as an unprivileged user, the agent runs the hostile commit" run 0 as_user "$PERFD" agent --config "$U/agent.conf" --once
 check "  sandboxed" has out "sandbox: builds and processes ran sandboxed"
+check "  its records reached the hub beside it" test "$(sqlite3 "$U/hub/hub.db" "select count(*) from comparison_origins where host = 'box'")" -ge 1
 F=$(sqlite3 "$U/perfd.db" "select dir from builds where state = 'done' order by id limit 1")/findings.txt
 check "  findings written" test -s "$F"
 check "  the build knows every path it tries" eq ctdwp "$(finding vars)"
-check "  no secret of the second agent or the hub is seen" eq 0 "$(finding others)"
+check "  no secret of the hub or the second agent is seen, nor the hub's database" eq 0 "$(finding others)"
 check "  its own token is hidden" eq 0 "$(finding token)"
 check "  its own database is hidden" eq 0 "$(finding database)"
 check "  its own configuration is hidden" eq 0 "$(finding config)"
 check "  no daemon outlives the build" eq "" "$(pgrep -f "perfd_hostile_daemon_perfd-hostile-$(basename "$T")")"
+check "  the hub still runs" kill -0 "$hubpid"
 
 # A path shown to builds that holds the agent's own files is refused.
 sed "s|^\[sandbox\]$|[sandbox]\nrw = $T|" agent.conf >shows-own.conf
