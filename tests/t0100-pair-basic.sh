@@ -41,6 +41,10 @@ check "metric rows stored" eq 6 "$(sql "select count(*) from metrics m join proc
 check "stored gain median" eq 0.00683060109289617 "$(sql "select round(gain_median, 17) from comparisons where id=$id")"
 check "verify passes" run 0 "$PERFD" verify --db "$DB" "$id"
 check "verify says the figures match" has out "figures match the rule pairs-median/2"
+check "  and ends with a count, also for one" eq "1 comparison verified, 0 with differences" "$(tail -n 1 out)"
+check "a database with no comparison" run 0 "$PERFD" host clear --db empty.db nosuch
+check "  verifies" run 0 "$PERFD" verify --db empty.db
+check "  and says it verified none" eq "0 comparisons verified, 0 with differences" "$(cat out)"
 
 check "show text" run 0 "$PERFD" show --db "$DB" "$id"
 check "text has the verdict" has out "verdict unresolved"
