@@ -42,7 +42,8 @@ const char cmd_pair_usage[] =
 	"  --max-pairs N      the most pairs later stages may reach (default 24, or\n"
 	"                     --pairs when that is more; up to 64)\n"
 	"  --better DIR       lower (default) or higher: which way the metric improves;\n"
-	"                     a metric named as a rate (ops, _per_s, mbps, ...) needs it\n"
+	"                     a metric not named as a time (_ns, _us, _ms, _s): a rate\n"
+	"                     (_mb_s, _it_s, _per_s, _mbps, ...) or any other, needs it\n"
 	"  --warmup N         warm-up processes per arm before the pairs, kept as\n"
 	"                     records but outside the figures (default 1)\n"
 	"  --metric NAME      TIMING metric to compare (default: the only one the\n"
@@ -511,7 +512,7 @@ static int settle_stages(struct pair_cli *p)
 		}
 		o->max_pairs = o->pairs;
 	}
-	if (o->metric && !o->better_given && runner_metric_is_rate(o->metric)) {
+	if (o->metric && !o->better_given && runner_metric_needs_better(o->metric)) {
 		log_warnx("metric '%s' reads as a rate: say which way is better with "
 			  "--better higher (or --better lower)", o->metric);
 		return -1;

@@ -126,6 +126,14 @@ check "  the same rows, lower better: faster" run 0 "$PERFD" pair --db "$DB" --j
 	--better lower --warmup 0 --old-arg --old --old-arg 500 --new-arg --new --new-arg 400 \
 	"$PLANT" "$PLANT" -- --metric read_mbps
 check "  faster, by 20%" eq "faster 0.2" "$(js out 'd["verdict"]+" "+str(d["gain"]["median"])')"
+# Units come from the name's suffix (docs/protocol.md, "Units"): a rate
+# outside the old word list, or a name with no unit, needs a direction too.
+check "a printed it_s metric without --better stops the run" run 2 "$PERFD" pair --db "$DB" \
+	--warmup 0 "$PLANT" "$PLANT" -- --metric hash_it_s
+check "  naming the setting" has err "metric 'hash_it_s' reads as a rate: say which way is better (--better higher"
+check "a named metric with no unit (speed) without --better is refused" run 2 "$PERFD" pair \
+	--db "$DB" --metric speed "$PLANT" "$PLANT" -- --metric speed
+check "  naming the setting" has err "metric 'speed' reads as a rate: say which way is better with --better higher"
 check "--better up is refused" run 2 "$PERFD" pair --db "$DB" --better up "$PLANT" "$PLANT"
 check "  naming the word" has err "--better: 'up' is neither 'lower' nor 'higher'"
 check "--max-pairs under --pairs is refused" run 2 "$PERFD" pair --db "$DB" --pairs 6 --max-pairs 3 "$PLANT" "$PLANT"
