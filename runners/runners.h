@@ -441,6 +441,6 @@ void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
  * to what it reads) that changes the bytes of a receipt already stored. A
  * receipt stored under another name is never answered: it is rendered
  * anew. */
-#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 2"
+#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 3"
 
 #endif
