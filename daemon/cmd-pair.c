@@ -27,7 +27,10 @@ const char cmd_pair_usage[] =
 	"execution order) and PERFD_WARMUP (0 or 1). When OLD and NEW are one program\n"
 	"(the same sha256) with the same arguments, environment and files, the\n"
 	"comparison is an A/A: stored as one, it calibrates later comparisons of the\n"
-	"same host and case, and its verdict is noise, never a change. Every\n"
+	"same host and case, and its verdict is noise, never a change; when OLD\n"
+	"and NEW are one file (a wrapper that runs each arm's program by PERFD_ARM),\n"
+	"name each arm's program with --old-file and --new-file to make it a\n"
+	"comparison. Every\n"
 	"comparison starts with its calibration: the newest A/A comparisons of its\n"
 	"host, case and fingerprint (docs/rule.md), which the agent runs on its own\n"
 	"(docs/config.md, [calibration]). Each arm's manifest, the sha256 over its\n"
@@ -39,7 +42,8 @@ const char cmd_pair_usage[] =
 	"  --max-pairs N      the most pairs later stages may reach (default 24, or\n"
 	"                     --pairs when that is more; up to 64)\n"
 	"  --better DIR       lower (default) or higher: which way the metric improves;\n"
-	"                     a metric named as a rate (ops, _per_s, mbps, ...) needs it\n"
+	"                     a metric not named as a time (_ns, _us, _ms, _s): a rate\n"
+	"                     (_mb_s, _it_s, _per_s, _mbps, ...) or any other, needs it\n"
 	"  --warmup N         warm-up processes per arm before the pairs, kept as\n"
 	"                     records but outside the figures (default 1)\n"
 	"  --metric NAME      TIMING metric to compare (default: the only one the\n"
@@ -508,7 +512,7 @@ static int settle_stages(struct pair_cli *p)
 		}
 		o->max_pairs = o->pairs;
 	}
-	if (o->metric && !o->better_given && runner_metric_is_rate(o->metric)) {
+	if (o->metric && !o->better_given && runner_metric_needs_better(o->metric)) {
 		log_warnx("metric '%s' reads as a rate: say which way is better with "
 			  "--better higher (or --better lower)", o->metric);
 		return -1;
@@ -577,6 +581,18 @@ static int report(struct db *db, const struct pair_cli *p, int64_t cid, int run_
 	return ret;
 }
 
+/* True when OLD and NEW, resolved, are one file: one path (realpath has
+ * followed the symbolic links) or one inode (a hard link). */
+static bool one_file(const char *old_path, const char *new_path)
+{
+	struct stat a, b;
+
+	if (!strcmp(old_path, new_path))
+		return true;
+	return stat(old_path, &a) == 0 && stat(new_path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 /* Hashes both arms' programs into artifacts and their manifests (the
  * program and the files named for the arm), and says when the two arms are
  * one program run alike: an A/A. 0, or -1 after saying why. */
@@ -613,6 +629,14 @@ static int hash_arms(struct db *db, struct pair_cli *p, const char *old_path,
 		log_warnx("OLD and NEW are the same program (sha256 %.12s) with the same arguments: "
 			  "this is an A/A comparison, stored as one; any verdict it gives is "
 			  "noise, not a change", old_sha);
+	/* The wrapper trap: one script that runs the arm's binary by
+	 * PERFD_ARM hashes alike in both arms. A deliberate A/A goes on. */
+	if (p->o.aa && one_file(old_path, new_path))
+		log_warnx("OLD and NEW are one file, '%s': if it is a wrapper that runs another "
+			  "program per arm (by PERFD_ARM), name each arm's program with --old-file "
+			  "and --new-file, so that the arms' manifests differ and it is stored as a "
+			  "comparison (docs/protocol.md, \"Manifests\"); an A/A meant as one needs "
+			  "nothing more", old_path);
 	return 0;
 }
 

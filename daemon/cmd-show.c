@@ -28,7 +28,8 @@ const char cmd_verify_usage[] =
 	"\n"
 	"Recomputes every stored figure of each comparison (every one when no ID is\n"
 	"given) from its raw process rows with the rule it names, and compares.\n"
-	"Prints one line per comparison, and one per figure that differs.\n"
+	"Prints one line per comparison, one per figure that differs, and a last\n"
+	"line counting the comparisons verified (also when there are none).\n"
 	"\n"
 	"options:\n"
 	"  --db FILE          database file (default ./perfd.db)\n"
@@ -214,8 +215,10 @@ int cmd_verify(int argc, char **argv)
 			goto out;
 		bad += r;
 	}
-	if (nids > 1)
-		printf("%zu comparisons verified, %d with differences\n", nids, bad);
+	/* Always a count, so that a script (or a reader of an empty
+	 * database) sees that verify ran to its end. */
+	printf("%zu comparison%s verified, %d with differences\n", nids, nids == 1 ? "" : "s",
+	       bad);
 	ret = bad ? EXIT_RESULT : EXIT_OK;
 out:
 	free(ids);

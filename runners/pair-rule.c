@@ -13,7 +13,6 @@
  * Everything here is a pure function of the stored rows, so `perfd verify`
  * recomputes exactly what was stored.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -146,63 +145,6 @@ bool runner_metric_value(const struct db_process *p, const char *metric, double 
 	    !p->spawn_error && isfinite(p->wall_ms)) {
 		*out = p->wall_ms;
 		return true;
-	}
-	return false;
-}
-
-/* Words of a metric's name that make it a rate, and units that, before a
- * final "s", make one (mb_s). */
-static const char *const rate_words[] = {
-	"ops", "iops", "flops", "gflops", "tflops", "fps", "bps", "kbps", "mbps", "gbps",
-	"hz", "khz", "mhz", "ghz", "throughput", "bandwidth", "rate", "qps", "rps", "tps",
-};
-static const char *const rate_units[] = {
-	"b", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "bytes", "items", "ops",
-	"frames", "tokens", "samples", "pixels", "elements", "rays",
-};
-
-static bool word_in(const char *w, const char *const *list, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(w, list[i]))
-			return true;
-	return false;
-}
-
-bool runner_metric_is_rate(const char *name)
-{
-	char words[16][32], prev[32] = "";
-	size_t n = 0, len = 0, i;
-	const char *p;
-
-	/* Lower-case words, split at anything that is not a letter or digit. */
-	for (p = name; n < 16; p++) {
-		if (*p && (isalnum((unsigned char)*p))) {
-			if (len < sizeof(words[0]) - 1)
-				words[n][len++] = (char)tolower((unsigned char)*p);
-			continue;
-		}
-		if (len) {
-			words[n++][len] = '\0';
-			len = 0;
-		}
-		if (!*p)
-			break;
-	}
-	for (i = 0; i < n; i++) {
-		const char *w = words[i];
-
-		if (word_in(w, rate_words, ARRAY_SIZE(rate_words)))
-			return true;
-		if (!strcmp(prev, "per") && (!strcmp(w, "s") || !strcmp(w, "sec") ||
-					     !strcmp(w, "second") || !strcmp(w, "ms")))
-			return true;
-		if ((!strcmp(w, "s") || !strcmp(w, "sec")) &&
-		    word_in(prev, rate_units, ARRAY_SIZE(rate_units)))
-			return true;
-		snprintf(prev, sizeof(prev), "%s", w);
 	}
 	return false;
 }

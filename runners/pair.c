@@ -248,8 +248,9 @@ static bool metrics_ambiguous(const struct db_process *rec, char ***seen, size_t
 	return *nseen > 1;
 }
 
-/* A metric the process printed that reads as a rate, when no metric was
- * named and no direction said: the comparison cannot know which way is
+/* A metric the process printed that is not named as a time (a rate, or a
+ * unit perfd does not know: runner_metric_needs_better), when no metric
+ * was named and no direction said: the comparison cannot know which way is
  * better. NULL when there is none. */
 static const char *unsaid_rate(const struct runner_pair_opts *o, const struct db_process *rec)
 {
@@ -258,7 +259,7 @@ static const char *unsaid_rate(const struct runner_pair_opts *o, const struct db
 	if (o->metric || o->better_given)
 		return NULL;
 	for (i = 0; i < rec->nmetrics; i++)
-		if (runner_metric_is_rate(rec->metrics[i].name))
+		if (runner_metric_needs_better(rec->metrics[i].name))
 			return rec->metrics[i].name;
 	return NULL;
 }

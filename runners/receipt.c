@@ -257,6 +257,7 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_t *root = json_object(), *pairs = json_array(), *procs = json_array();
 	json_t *gain = json_object(), *dig = json_object(), *vals = json_array();
 	json_t *settings = json_object(), *args, *fp;
+	struct runner_metric_unit unit;
 	const char *values[64];
 	size_t nvalues, i;
 	char *text;
@@ -266,7 +267,9 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(root, "rule", json_text(c->rule));
 	json_object_set_new(root, "kind", json_text(c->aa ? "aa" : "compare"));
 	json_object_set_new(root, "case", json_text(c->case_name));
+	runner_metric_unit(&unit, c->metric);
 	json_object_set_new(root, "metric", json_text(c->metric));
+	json_object_set_new(root, "unit", json_text_or_null(unit.text));
 	json_object_set_new(root, "host", json_text(c->host));
 	json_object_set_new(root, "state", json_text(db_state_name(c->state)));
 	json_object_set_new(root, "created_at", json_text(c->created_at));
@@ -494,8 +497,10 @@ static void summary_lines(struct strbuf *out, const struct db_comparison *c, boo
 	char a[32], b[32], d[32], e[32];
 	const char *arms[2] = { "old", "new" };
 	const struct db_arm_stats *st[2] = { &s->old, &s->new };
+	struct runner_metric_unit unit;
 	int k;
 
+	runner_metric_unit(&unit, c->metric);
 	for (k = 0; k < 2; k++) {
 		if (!st[k]->set)
 			continue;
@@ -503,8 +508,9 @@ static void summary_lines(struct strbuf *out, const struct db_comparison *c, boo
 		runner_format_value(b, sizeof(b), st[k]->min);
 		runner_format_value(d, sizeof(d), st[k]->max);
 		runner_format_gain(e, sizeof(e), st[k]->spread);
-		strbuf_addf(out, md ? "- %s: median %s (%s to %s), spread %s\n" :
-			    "%-5s median %s (%s to %s), spread %s\n", arms[k], a, b, d, e);
+		strbuf_addf(out, md ? "- %s: median %s%s%s (%s to %s), spread %s\n" :
+			    "%-5s median %s%s%s (%s to %s), spread %s\n", arms[k], a,
+			    *unit.text ? " " : "", unit.text, b, d, e);
 	}
 	if (s->has_gain) {
 		runner_format_gain(a, sizeof(a), s->gain_median);

@@ -191,11 +191,26 @@ double runner_median(double *v, size_t n);
  * TIMING metric, or for wall_ms the launcher's wall time when the program
  * printed no such metric and ran to its end. False when there is none. */
 bool runner_metric_value(const struct db_process *p, const char *metric, double *out);
-/* True when a metric's name reads as a rate, where higher is usually
- * better (ops, iops, fps, mbps, gbps, hz, throughput, bandwidth, rate,
- * NAME_per_s, NAME_per_sec, mb_s, gib_s, ...): such a metric needs its
- * direction said. */
-bool runner_metric_is_rate(const char *name);
+/* What a metric's name says of its unit, by its suffix (docs/protocol.md,
+ * "Units"). */
+enum runner_metric_kind {
+	RUNNER_METRIC_UNKNOWN,  /* no unit perfd knows ("speed", "score") */
+	RUNNER_METRIC_TIME,     /* _ns, _us, _ms, _s: lower is better */
+	RUNNER_METRIC_RATE,     /* _mb_s, _it_s, _per_s, _mbps, _ops, _hz, ...: higher */
+};
+struct runner_metric_unit {
+	enum runner_metric_kind kind;
+	char text[24];          /* shown after a value: "ms", "MB/s", "tokens/s"; "" */
+};
+/* Fills *out (zeroed first: kind unknown, no text) from name's suffix, the
+ * longest that ends it on a word boundary ('_', '.', ':', '-'), in any
+ * case: "read_mb_s" is a rate in MB/s, "wall_ms" a time in ms. NULL is a
+ * name with no unit. The one table every shown unit and judged direction
+ * reads. */
+void runner_metric_unit(struct runner_metric_unit *out, const char *name);
+/* True unless name is a time: a rate or a unit perfd does not know needs
+ * its direction said (--better; a case's better), never lower by default. */
+bool runner_metric_needs_better(const char *name);
 /* True when name can be a metric's (docs/protocol.md): a letter or '_'
  * first, then letters, digits, '_', '.', ':' or '-', at most 64. */
 bool runner_metric_name_is_valid(const char *name);
@@ -426,6 +441,6 @@ void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
  * to what it reads) that changes the bytes of a receipt already stored. A
  * receipt stored under another name is never answered: it is rendered
  * anew. */
-#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 2"
+#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 3"
 
 #endif

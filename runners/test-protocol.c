@@ -206,6 +206,57 @@ static void test_release_zeroed(void **state)
 	runner_result_release(&r);
 }
 
+/* unit_is NAME KIND TEXT: what runner_metric_unit reads from NAME. */
+static void unit_is(const char *name, enum runner_metric_kind kind, const char *text)
+{
+	struct runner_metric_unit u;
+
+	memset(&u, 0xA5, sizeof(u));
+	runner_metric_unit(&u, name);
+	if (u.kind != kind || strcmp(u.text, text))
+		fail_msg("'%s': kind %d text '%s', expected kind %d text '%s'", name ? name : "(null)",
+			 (int)u.kind, u.text, (int)kind, text);
+	assert_int_equal(runner_metric_needs_better(name), kind != RUNNER_METRIC_TIME);
+}
+
+static void test_metric_units(void **state)
+{
+	/* times: lower is better, said or not */
+	unit_is("wall_ms", RUNNER_METRIC_TIME, "ms");
+	unit_is("q4_matvec_ms", RUNNER_METRIC_TIME, "ms");
+	unit_is("decode_us", RUNNER_METRIC_TIME, "us");
+	unit_is("lat.NS", RUNNER_METRIC_TIME, "ns");
+	unit_is("total_s", RUNNER_METRIC_TIME, "s");
+	unit_is("ms", RUNNER_METRIC_TIME, "ms");
+	/* rates: the issue's own, and the names perfd knew before */
+	unit_is("mb_s", RUNNER_METRIC_RATE, "MB/s");
+	unit_is("read_mb_s", RUNNER_METRIC_RATE, "MB/s");
+	unit_is("xxh3_gb_s", RUNNER_METRIC_RATE, "GB/s");
+	unit_is("hash_it_s", RUNNER_METRIC_RATE, "it/s");
+	unit_is("hash_MBps", RUNNER_METRIC_RATE, "Mbps");
+	unit_is("gbps", RUNNER_METRIC_RATE, "Gbps");
+	unit_is("frames.fps", RUNNER_METRIC_RATE, "fps");
+	unit_is("ops", RUNNER_METRIC_RATE, "ops");
+	unit_is("clock_hz", RUNNER_METRIC_RATE, "Hz");
+	unit_is("ops_per_s", RUNNER_METRIC_RATE, "ops/s");
+	unit_is("Tokens_per_sec", RUNNER_METRIC_RATE, "Tokens/s");
+	unit_is("per_s", RUNNER_METRIC_RATE, "/s");
+	unit_is("rate", RUNNER_METRIC_RATE, "");
+	/* neither: no unit, and a direction must be said */
+	unit_is("speed", RUNNER_METRIC_UNKNOWN, "");
+	unit_is("stops", RUNNER_METRIC_UNKNOWN, "");
+	unit_is("items", RUNNER_METRIC_UNKNOWN, "");
+	unit_is("run2_msx", RUNNER_METRIC_UNKNOWN, "");
+	unit_is("", RUNNER_METRIC_UNKNOWN, "");
+	unit_is(NULL, RUNNER_METRIC_UNKNOWN, "");
+	/* a name longer than the buffer is read by its tail */
+	unit_is("a_very_long_metric_name_that_goes_on_and_on_and_on_past_sixty_four_"
+		"and_past_one_hundred_and_twenty_eight_characters_in_all_mb_s",
+		RUNNER_METRIC_RATE, "MB/s");
+	unit_is("a_word_far_too_long_for_the_unit_text_per_s", RUNNER_METRIC_RATE, "text/s");
+	unit_is("abcdefghijklmnopqrstuvwxyz_per_s", RUNNER_METRIC_RATE, "/s");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_long_line_cut),
 		cmocka_unit_test(test_result_parse),
 		cmocka_unit_test(test_release_zeroed),
+		cmocka_unit_test(test_metric_units),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

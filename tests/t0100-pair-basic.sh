@@ -20,6 +20,23 @@ check "two programs" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 "${W
 check "  are not" eq 0 "$(grep -c "same program" err)"
 check "one program with its arms' own arguments" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 --old-arg --old --old-arg 5 "$PLANT" "$PLANT"
 check "  is not" eq 0 "$(grep -c "same program" err)"
+# The wrapper trap: one script that runs each arm's binary by PERFD_ARM
+# is one file in both arms. perfd says so before running and goes on (an
+# A/A may be meant); --old-file and --new-file make it a comparison.
+cp "$WORK_OLD" old; cp "$WORK_NEW" new
+printf '#!/bin/sh\nexec "%s/$PERFD_ARM" "$@"\n' "$T" >wrap
+chmod +x wrap; ln wrap wrap-link; cp wrap wrap-copy
+check "a wrapper as both arms" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --max-pairs 1 --warmup 0 ./wrap ./wrap
+check "  is named as one file" has err "OLD and NEW are one file, '$T/wrap': if it is a wrapper"
+check "  with the options that tell the arms apart" has err "name each arm's program with --old-file and --new-file"
+check "  and still runs, stored as an A/A" eq aa "$(js out 'd["kind"]')"
+check "a hard link to it is the same file" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 --warmup 0 ./wrap ./wrap-link
+check "  and said so" has err "OLD and NEW are one file, '$T/wrap'"
+check "a copy of it" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 --warmup 0 ./wrap ./wrap-copy
+check "  is an A/A but not one file" eq "1 0" "$(grep -c "same program" err) $(grep -c "one file" err)"
+check "the wrapper with each arm's program named" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --max-pairs 1 --warmup 0 --old-file old --new-file new ./wrap ./wrap
+check "  is not warned about" eq 0 "$(grep -c "one file\|same program" err)"
+check "  and is stored as a comparison" eq compare "$(js out 'd["kind"]')"
 check "metric chosen as the only TIMING metric" eq run2_ms "$(js b60.json 'd["metric"]')"
 check "pair gains are the posted rows' gains" eq "[0.006831, 0.076906, -0.025529]" "$(js b60.json '[p["gain"] for p in d["pairs"]]')"
 check "gain median is 0.683%, not 5.3%" eq 0.006831 "$(js b60.json 'd["gain"]["median"]')"
@@ -41,6 +58,10 @@ check "metric rows stored" eq 6 "$(sql "select count(*) from metrics m join proc
 check "stored gain median" eq 0.00683060109289617 "$(sql "select round(gain_median, 17) from comparisons where id=$id")"
 check "verify passes" run 0 "$PERFD" verify --db "$DB" "$id"
 check "verify says the figures match" has out "figures match the rule pairs-median/2"
+check "  and ends with a count, also for one" eq "1 comparison verified, 0 with differences" "$(tail -n 1 out)"
+check "a database with no comparison" run 0 "$PERFD" host clear --db empty.db nosuch
+check "  verifies" run 0 "$PERFD" verify --db empty.db
+check "  and says it verified none" eq "0 comparisons verified, 0 with differences" "$(cat out)"
 
 check "show text" run 0 "$PERFD" show --db "$DB" "$id"
 check "text has the verdict" has out "verdict unresolved"

@@ -102,6 +102,14 @@ check "  keeps its table" eq 1 "$(rows c3.md)"
 check "  leaves the lines to the build's page on the hub" has c3.md "Build $BUILD: [its runners' lines are on the hub]($HUB/static/build.html?id=$BUILD)."
 check "  says it was cut, and where the rest is" has c3.md "Cut to stay under 65536 bytes: everything about this commit is at $HUB/static/head.html?commit=$HEAD"
 check "  no fence is left open" eq 0 "$(( $(grep -cx '````*' c3.md) % 2 ))"
+# The unit beside each arm's values is read from the metric's name by
+# perfd's one table: a rate's values are never shown as seconds.
+METRIC=$(sql "select metric from comparisons where id = $CID")
+sql "update comparisons set metric = 'xxh3_mb_s' where metric = '$METRIC'"
+check "a comment of an mb_s metric" run 0 "$PERFD" comment --pr 7 --dry-run --commit "$HEAD" --db "$DB" --hub "$HUB"
+check "  shows both arms' values in MB/s" eq "$(( 2 * $(rows out) )) rows" "$(grep '^| \[' out | grep -o ' MB/s (' | wc -l) rows"
+check "  and none in seconds" eq 0 "$(grep '^| \[' out | grep -c ' s (')"
+sql "update comparisons set metric = '$METRIC' where metric = 'xxh3_mb_s'"
 {
 	echo "create temp table t as select * from comparisons where id = $CID;"
 	for i in $(seq 300); do

@@ -577,7 +577,7 @@ static void check_suite(struct parse *ps)
 		if (c->pairs && c->max_pairs && c->max_pairs < c->pairs)
 			config_refuse(&ps->r, "[case %s]: max_pairs %d is under pairs %d", c->name,
 				      c->max_pairs, c->pairs);
-		if (c->metric && !c->has_better && runner_metric_is_rate(c->metric))
+		if (c->metric && !c->has_better && runner_metric_needs_better(c->metric))
 			config_refuse(&ps->r, "[case %s]: metric '%s' reads as a rate: say which "
 				      "way is better with 'better = higher' (or lower)", c->name,
 				      c->metric);

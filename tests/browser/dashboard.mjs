@@ -386,6 +386,7 @@ try {
 	check('its gain cell is the receipt\'s, with three decimals', gainCell === (r0.gain.median === null ? 'n/a' : (r0.gain.median * 100).toFixed(3) + '%'), gainCell);
 	const range = await page.textContent('#head-table tbody tr td:nth-child(3)');
 	check('the base run shows its median and range', range.includes('(') && range.includes(' to '), range);
+	check('in the unit the receipt reads from the metric\'s name', r0.unit === 'ms' && range.includes(` ${r0.unit} (`), [r0.metric, r0.unit, range]);
 	// The head is pull request 5's: a row per expected host above the table.
 	const pulls = (await api(`/pulls?commit=${hj.commit}`)).pulls;
 	check('the API knows the head as pull request 5', pulls.length === 1 && pulls[0].number === 5 && pulls[0].hosts.length === 5, pulls);

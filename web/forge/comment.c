@@ -131,22 +131,6 @@ static void cell_link(struct comment *cm, int64_t id, const char *text)
 	strbuf_adds(cm->out, " |");
 }
 
-/* The unit a metric's name ends with (docs/protocol.md), or "". */
-static const char *metric_unit(const char *metric)
-{
-	static const char *const units[] = { "ns", "us", "ms", "s" };
-	const char *us;
-	size_t i;
-
-	if (!metric || !(us = strrchr(metric, '_')))
-		return "";
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(us + 1, units[i]))
-			return units[i];
-	}
-	return "";
-}
-
 static void arm_text(char *buf, size_t len, const struct db_arm_stats *a, const char *unit)
 {
 	char m[32], lo[32], hi[32];
@@ -218,7 +202,7 @@ static void render_row(struct comment *cm, const struct db_comparison *cs, size_
 {
 	const struct db_comparison *c = &cs[n - 1];
 	const struct db_summary *s = &c->summary;
-	const char *unit = metric_unit(c->metric);
+	struct runner_metric_unit u;
 	struct strbuf flags = STRBUF_INIT;
 	char buf[128];
 	double *gains;
@@ -229,9 +213,10 @@ static void render_row(struct comment *cm, const struct db_comparison *cs, size_
 	cell_link(cm, c->id, c->case_name);
 	manifests_text(buf, sizeof(buf), c);
 	cell_link(cm, c->id, buf);
-	arm_text(buf, sizeof(buf), &s->old, unit);
+	runner_metric_unit(&u, c->metric);
+	arm_text(buf, sizeof(buf), &s->old, u.text);
 	cell_link(cm, c->id, buf);
-	arm_text(buf, sizeof(buf), &s->new, unit);
+	arm_text(buf, sizeof(buf), &s->new, u.text);
 	cell_link(cm, c->id, buf);
 	if (n == 1) {
 		runner_format_gain(buf, sizeof(buf), s->has_gain ? s->gain_median : NAN);

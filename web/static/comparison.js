@@ -58,7 +58,7 @@ function figures(r) {
 			['Reasons', reasons],
 			['Rule', [h('code', { id: 'rule-name' }, name), ', version ', h('code', { id: 'rule-version' }, version),
 				' (', h('a', { id: 'rule-doc', href: '/docs/rule.md' }, 'the rule, in words'), ')']],
-			['Metric', r.metric ?? h('span', { class: 'muted' }, 'none')],
+			['Metric', r.metric ? r.metric + (r.unit ? ` (${r.unit})` : '') : h('span', { class: 'muted' }, 'none')],
 			['Settings', `${s.pairs} pairs${s.max_pairs && s.max_pairs !== s.pairs ? ` in the first stage, up to ${s.max_pairs}` : ''}, ${s.warmup} warm-up per arm, ${s.better === 'higher' ? 'higher' : 'lower'} is better, minimum effect ${pct(s.min_effect)}, noise threshold ${pct(s.noise)}, ${s.timeout_s} s per process`],
 			['Calibration', r.calibration && r.calibration.length
 				? [`${r.calibration.length} A/A comparison${r.calibration.length === 1 ? '' : 's'}: `,

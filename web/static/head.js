@@ -8,16 +8,17 @@
 // its job, and the base every host compares against.
 import { getJSON, h, link, param, pct, num, hash, when, verdictOf, aaWords, state, hostState, table, facts, fill, fail, ready, deviceOf } from './common.js';
 
-// The unit a metric's name carries ("run2_ms" -> "ms"), else the name.
-function unit(metric) {
-	const m = /_(ns|us|ms|s)$/.exec(metric || '');
-	return m ? m[1] : (metric || '');
+// A value's unit as the receipt says it, read from the metric's name by
+// perfd's one table (docs/protocol.md, "Units": "read_mb_s" -> "MB/s"),
+// else the metric's name.
+function unit(r) {
+	return r.unit ?? r.metric ?? '';
 }
 
-function run(arm, metric) {
+function run(arm, r) {
 	if (!arm || arm.median === null || arm.median === undefined)
 		return 'n/a';
-	return `${num(arm.median)} ${unit(metric)} (${num(arm.min)} to ${num(arm.max)})`;
+	return `${num(arm.median)} ${unit(r)} (${num(arm.min)} to ${num(arm.max)})`;
 }
 
 async function jobById(id) {
@@ -87,7 +88,7 @@ async function main() {
 		const d = deviceOf(r.fingerprint);
 		const chip = d.device ? `${r.host} (${d.device})` : r.host;
 		const input = `${r.case} (${r.metric ?? 'wall_ms'})`;
-		const cells = [chip, input, run(r.old, r.metric), run(r.new, r.metric), pct(r.gain ? r.gain.median : null)];
+		const cells = [chip, input, run(r.old, r), run(r.new, r), pct(r.gain ? r.gain.median : null)];
 		const flags = r.flags && r.flags.length ? ' ' + r.flags.join(', ') : '';
 		// An A/A is pasted in the comment's words, never as a change.
 		const said = r.kind === 'aa' ? aaWords(r.verdict) : (r.verdict ?? 'none');
