@@ -14,7 +14,8 @@
 # /api/v1/alerts/ID with the login, a fixed by a comparison in the same
 # direction refused (the issue says why), a malformed one ignored and said,
 # one by a login off triage_allow ignored and counted, each comment taken
-# once; fixed closes the issue. The
+# once; fixed closes the issue, and a command left on it while closed is
+# not applied when a maintainer opens it again. The
 # forge down: the alert is stored and answered at once, its issue opened
 # once the forge is back; a create whose answer is lost after it was made
 # is found, not made twice, and one dropped before it was made is made
@@ -278,6 +279,11 @@ comment "$N1" alice "/perfd triage new"
 sleep 2.5
 check "a closed issue is read no more: a command there changes nothing" eq "fixed bob $H3" "$(triage_of "$HA1")"
 check "  each comment taken once" eq 5 "$(hsql "select count(*) from alert_commands")"
+check "a maintainer opens it again at the hub" eq 200 "$(triage "$HA1" '{"triage": "acknowledged"}')"
+check "  the issue is opened again" wait_for 10 is_state "$N1" open
+comment "$N1" bob "/perfd triage acknowledged\\nwatching it"
+check "  a command after the reopening is applied" wait_for 10 triage_is "$HA1" "acknowledged bob None"
+check "  the one left while it was closed never is" eq "mallory ignored, bob malformed, alice applied, alice refused, bob applied, bob applied" "$(outcomes)"
 
 check "the alert being confirmed, raised" eq 201 "$(alert 3 6 main raised none "")"
 check "  gets its issue" wait_for 10 has_issue "$HA3"

@@ -345,6 +345,27 @@ static int create_once(const struct web_alerts *wa, struct db_alert_issue *is, c
 	return r;
 }
 
+/* Before a closed issue is opened again: its comments so far count as
+ * read, so that a "/perfd triage" left while it was closed (when its
+ * comments are not read) is never applied by the reopening. */
+static int skip_closed_comments(const struct web_alerts *wa, struct db_alert_issue *is)
+{
+	struct web_gh_comment *cs = NULL;
+	size_t n = 0, i;
+	int r;
+
+	r = web_gh_comments_since(wa->gh, &cs, &n, is->number, is->since);
+	for (i = 0; r == 0 && i < n; i++) {
+		if (cs[i].id <= is->comment_id)
+			continue;
+		is->comment_id = cs[i].id;
+		if (cs[i].created)
+			web_gh_time_format(is->since, cs[i].created);
+	}
+	web_gh_comments_free(cs, n);
+	return r;
+}
+
 int web_alert_issue_post(enum web_post *out, int *number, const struct web_alerts *wa,
 			 int64_t alert_id)
 {
@@ -395,6 +416,9 @@ int web_alert_issue_post(enum web_post *out, int *number, const struct web_alert
 		*out = r == 1 ? WEB_POST_FOUND : WEB_POST_CREATED;
 		r = 0;
 	} else {
+		r = is.closed && !closed ? skip_closed_comments(wa, &is) : 0;
+		if (r < 0)
+			goto out;
 		r = web_gh_issue_edit(wa->gh, is.number, title.buf, body.buf,
 				      closed != is.closed || *out == WEB_POST_FOUND ?
 				      (closed ? "closed" : "open") : NULL);
