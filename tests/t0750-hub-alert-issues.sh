@@ -137,28 +137,67 @@ check "off by default: the configuration" run 0 "$PERFD" serve --config hub.conf
 check "the hub starts" start_hub
 
 # ---- box's comparisons at the hub ----
-for c in $c1 $c2 $c3; do
-	"$PERFD" export --db "$A" "$c" >"cmp$c.json"
-	check "comparison $c pushed" eq 201 "$(post comparisons "cmp$c.json")"
-	eval "h$c=\$(js \"\$T/body\" 'd[\"comparison\"]')"
+# tie ORIGIN CMP LO HI: comparison CMP of box pushed as box's comparison
+# ORIGIN, of a job ORIGIN from LO to HI and the builds of LO and HI (each
+# pushed first, once): a comparison the hub can check. Its hub id printed.
+tie() {
+	for x in "$3" "$4"; do
+		python3 - "$x" >"build-$x.json" <<'PY'
+import json, sys
+x = sys.argv[1]
+print(json.dumps(dict(format="perfd-build/1", host="box", id=int(x[:6], 16), sha256="", commit=x,
+    tree="f" * 40, recipe="0" * 64, state="done", dir="/b/" + x[:6], started_at="2026-12-01T03:00:00.000Z",
+    finished_at="2026-12-01T03:00:01.000Z", exit=0, signal=0, timed_out=False, wall_ms=1.5, log="",
+    log_bytes=0, toolchain="cc", fingerprint=None, detail=None, artifacts=[], runner_results=[])))
+PY
+		python3 "$TESTS_DIR/fixtures/canon.py" edit "build-$x.json" 'pass' >"build-$x.h.json"
+		code=$(post builds "build-$x.h.json")
+		[ "$code" = 201 ] || [ "$code" = 200 ] || { echo "build $x: $code $(cat "$T/body")" >&2; return 1; }
+	done
+	printf '{"format": "perfd-job/1", "host": "box", "id": %d, "seq": 1, "sha256": "", "head": "t/%d", "commit": "%s", "base": "%s", "subject": "s", "state": "done", "detail": null, "created_at": "2026-12-01T03:00:00.000Z", "started_at": "2026-12-01T03:00:00.000Z", "finished_at": "2026-12-01T03:00:02.000Z"}\n' \
+		"$1" "$1" "$4" "$3" >"job-$1.json"
+	python3 "$TESTS_DIR/fixtures/canon.py" edit "job-$1.json" 'pass' >"job-$1.h.json"
+	[ "$(post jobs "job-$1.h.json")" = 201 ] || { echo "job $1: $(cat "$T/body")" >&2; return 1; }
+	"$PERFD" export --db "$A" "$2" >"cmp-$1.json"
+	python3 "$TESTS_DIR/fixtures/canon.py" edit "cmp-$1.json" \
+		"d['id'] = $1; d['job'] = $1; d['base_build'] = int('$3'[:6], 16); d['head_build'] = int('$4'[:6], 16)" >"cmp-$1.h.json"
+	[ "$(post comparisons "cmp-$1.h.json")" = 201 ] || { echo "comparison $1: $(cat "$T/body")" >&2; return 1; }
+	js "$T/body" 'd["comparison"]'
+}
+LO=$(printf '1%.0s' $(seq 40))
+CUL=$(printf 'c%.0s' $(seq 40)) CUL2=$(printf 'd%.0s' $(seq 40)) LONE=$(printf 'e%.0s' $(seq 40))
+hi_of() { h=$(printf %x $(($1 + 1))); printf "$h%.0s" $(seq 40); }   # alert ID's hi
+H1=$(tie "$c1" "$c1" "$LO" "$(hi_of 1)")
+check "comparison $c1 pushed, with its job and builds" test -n "$H1"
+H2=$(tie "$c2" "$c2" "$LO" "$CUL")
+check "comparison $c2 pushed, with its job and builds" test -n "$H2"
+"$PERFD" export --db "$A" "$c3" >"cmp$c3.json"
+check "comparison $c3 pushed" eq 201 "$(post comparisons "cmp$c3.json")"
+H3=$(js "$T/body" 'd["comparison"]')
+# The other culprits' comparisons, and each other alert's own.
+HD=$(tie 201 "$c2" "$LO" "$CUL2")
+HE=$(tie 202 "$c2" "$LO" "$LONE")
+for aid in 2 3 4 5 6 7; do
+	check "alert $aid's comparison pushed, with its job and builds" test -n "$(tie $((100 + aid)) "$c1" "$LO" "$(hi_of $aid)")"
 done
-H1=$(eval echo "\$h$c1") H2=$(eval echo "\$h$c2") H3=$(eval echo "\$h$c3")
 
 # alert ID SEQ BRANCH STATE BISECT [FINDING_SHA...]: an alert record of
 # box, found by comparison c1 and confirmed by c2, of the range 1111..ID+1
 # (the digit ID + 1, 40 times), with a commit finding per FINDING_SHA,
 # POSTed (its status printed; its answer in body).
-CUL=$(printf 'c%.0s' $(seq 40)) CUL2=$(printf 'd%.0s' $(seq 40)) LONE=$(printf 'e%.0s' $(seq 40))
 alert() {
-	python3 - "$c1" "$c2" "$@" >"alert-$1-$2.json" <<'PY'
+	python3 - "$c1" "$c2" "$CUL" "$@" >"alert-$1-$2.json" <<'PY'
 import json, sys
-c1, c2, aid, seq, branch, state, bisect = sys.argv[1:8]
+c1, c2, cul, aid, seq, branch, state, bisect = sys.argv[1:9]
 lo, hi = "1" * 40, "%x" % (int(aid) + 1) * 40
-f = [dict(what="commit", lo=lo, hi=sha, commits=1, gain=-0.0642, comparison=int(c2), note=None)
-     for sha in sys.argv[8:] if sha]
+# Each finding's comparison is its own (tie above), the found-by one too.
+mine = {cul: int(c2), "d" * 40: 201, "e" * 40: 202}
+f = [dict(what="commit", lo=lo, hi=sha, commits=1, gain=-0.0642, comparison=mine.get(sha, int(c2)),
+     note=None) for sha in sys.argv[9:] if sha]
+found = int(c1) if aid == "1" else 100 + int(aid)
 print(json.dumps(dict(format="perfd-alert/1", host="box", id=int(aid), seq=int(seq), sha256="",
     branch=branch, case="run", found_by="span", lo=lo, hi=hi, commits=4, direction="slower",
-    gain=-0.0685, comparison=int(c1), confirm=int(c2) if state != "confirming" else None,
+    gain=-0.0685, comparison=found, confirm=int(c2) if state != "confirming" else None,
     state=state, bisect=bisect, detail=None, created_at="2026-12-01T03:54:10.100Z",
     updated_at="2026-12-01T03:54:1%s.100Z" % seq, findings=f)))
 PY
@@ -229,7 +268,7 @@ check "the alert's next update: a second culprit of the same pull request, one o
 check "  the issue lists them" wait_for 10 body_has "$HA1" "| commit eeeeeeeeeeee | 1 |"
 check "  the second culprit's pull request taken as commented" wait_for 10 grep -q "alert $HA1: culprit dddddddddddd: pull request #9 commented on for another culprit" "$T/hub.err"
 check "  the lone commit of no pull request" wait_for 10 grep -q "alert $HA1: culprit eeeeeeeeeeee is of no pull request" "$T/hub.err"
-check "  the issue names the second one's pull request" wait_for 10 body_has "$HA1" "| commit dddddddddddd | 1 | -6.420% | [comparison $H2]($URL/static/comparison.html?id=$H2) | #9 |"
+check "  the issue names the second one's pull request" wait_for 10 body_has "$HA1" "| commit dddddddddddd | 1 | -6.420% | [comparison $HD]($URL/static/comparison.html?id=$HD) | #9 |"
 check "  still one comment on the pull request" eq 1 "$(culprit)"
 check "  each commit asked about once" eq "1 1 1" \
 	"$(requests GET "/commits/$CUL/pulls\$") $(requests GET "/commits/$CUL2/pulls\$") $(requests GET "/commits/$LONE/pulls\$")"
@@ -324,7 +363,29 @@ HA6=$(js "$T/body" 'd["alert"]')
 check "  is made later" wait_for 15 has_issue "$HA6"
 check "  once" eq 1 "$(issue_of "$HA6" | cut -d/ -f2)"
 check "  the hub's log said it was unknown" has "$T/hub.err" "alert $HA6: issue: POST /repos/acme/engine/issues: Server returned nothing"
-check "every issue its own alert's" eq "$(hsql "select count(*) from alerts where state = 'raised' and branch = 'main'")" \
+# ---- a host's token cannot make the hub speak for what it cannot check ----
+culprits=$(culprit)
+issues=$(state 'len(d["issues"])')
+# Each found by comparison c1 (from LO to alert 1's hi, case run) and
+# naming culprit CUL by c2 (checked): eight name another hi than c1's, two
+# another case.
+alert 1 1 main raised done "$CUL" >/dev/null
+for k in $(seq 20 29); do
+	case $k in
+	2[0-7]) edit="d['hi'] = 'a$k' * 13 + 'a'" ;;
+	*) edit="d['case'] = 'other$k'" ;;
+	esac
+	python3 "$TESTS_DIR/fixtures/canon.py" edit alert-1-1.json "d['id'] = $k; $edit" >"invented-$k.json"
+	check "invented alert $k: stored" eq 201 "$(post alerts "invented-$k.json")"
+done
+check "an alert after them, its comparison checked" eq 201 "$(alert 7 9 main raised none "")"
+HA7=$(js "$T/body" 'd["alert"]')
+check "  gets its issue" wait_for 15 has_issue "$HA7"
+check "  the invented ones none: no commit of theirs is their comparison's" eq $((issues + 1)) "$(state 'len(d["issues"])')"
+check "  and no culprit comment" eq "$culprits" "$(culprit)"
+check "  nor a culprit asked about" eq 0 "$(hsql "select count(*) from alert_culprits c join alerts a on a.id = c.alert_id where a.origin_id between 20 and 29")"
+
+check "every issue its own alert's" eq "$(hsql "select count(*) from alerts where state = 'raised' and branch = 'main' and origin_id < 20")" \
 	"$(state 'len(d["issues"])')"
 
 stop_hub

@@ -110,7 +110,30 @@ static void render_commands(struct strbuf *b, const struct db_alert_command *c, 
 	}
 }
 
-/* alert_id's row, its findings and its culprits' rows: what its issue and
+/* Keeps of the *n findings f of alert a those the hub can check (a
+ * comparison of a's host, case and direction it holds, from the finding's
+ * lo to its hi): the others are named
+ * neither on the issue nor as culprits. */
+static int keep_checked(const struct web_alerts *wa, const struct db_alert *a,
+			struct db_alert_finding *f, size_t *n)
+{
+	size_t i, kept = 0;
+	int r = 0;
+
+	for (i = 0; i < *n; i++) {
+		if (r >= 0)
+			r = db_alert_finding_is_checked(wa->db, a, &f[i]);
+		if (r == 1) {
+			f[kept++] = f[i];
+			continue;
+		}
+		db_alert_finding_release(&f[i]);
+	}
+	*n = kept;
+	return r < 0 ? r : 0;
+}
+
+/* alert_id's row, its findings the hub can check and its culprits' rows: what its issue and
  * its culprits' comments are made from. Each is the caller's, also on
  * failure: release a, release each finding and free the lists. */
 static int alert_load(struct db_alert *a, struct db_alert_finding **f, size_t *nf,
@@ -125,6 +148,8 @@ static int alert_load(struct db_alert *a, struct db_alert_finding **f, size_t *n
 	r = db_alert_get(wa->db, a, alert_id);
 	if (r == 0)
 		r = db_alert_findings(wa->db, f, nf, alert_id);
+	if (r == 0)
+		r = keep_checked(wa, a, *f, nf);
 	if (r == 0)
 		r = db_alert_culprits(wa->db, cu, ncu, web_gh_client_repo(wa->gh), alert_id);
 	return r;
