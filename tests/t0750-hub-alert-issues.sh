@@ -387,6 +387,30 @@ check "  nor a culprit asked about" eq 0 "$(hsql "select count(*) from alert_cul
 
 check "every issue its own alert's" eq "$(hsql "select count(*) from alerts where state = 'raised' and branch = 'main' and origin_id < 20")" \
 	"$(state 'len(d["issues"])')"
+stop_hub
 
+# ---- a host's actions on the forge, bounded per hour ----
+hub_conf "alert_issues = yes
+culprit_comments = yes
+forge_actions_per_hour = 0"
+check "forge_actions_per_hour takes 1 or more" run 2 "$PERFD" serve --config hub.conf --check
+check "  said at its line" has "$T/err" "'forge_actions_per_hour': expected a whole number from 1 to 100000, not '0'"
+hub_conf "alert_issues = yes
+culprit_comments = yes
+triage_allow = alice bob
+forge_actions_per_hour = 1"
+check "the hub starts with one action per host and hour" start_hub
+issues=$(state 'len(d["issues"])')
+check "two alerts more, each checked" test -n "$(tie 108 "$c1" "$LO" "$(hi_of 8)")$(tie 109 "$c1" "$LO" "$(hi_of 9)")"
+check "  the first pushed" eq 201 "$(alert 8 9 main raised none "")"
+HA8=$(js "$T/body" 'd["alert"]')
+check "  gets its issue" wait_for 15 has_issue "$HA8"
+check "  the second pushed" eq 201 "$(alert 9 9 main raised none "")"
+HA9=$(js "$T/body" 'd["alert"]')
+check "  the second's issue waits for the next hour" wait_for 15 grep -q "alert $HA9: issue: host 'box' has had its forge actions for this hour (forge_actions_per_hour)" "$T/hub.err"
+check "  one issue made" eq $((issues + 1)) "$(state 'len(d["issues"])')"
+curl -s "$URL/metrics" >"$T/metrics"
+check "  /metrics counts box's action done" grep -qx 'perfd_forge_actions_total{host="box"} 1' "$T/metrics"
+check "  and those refused" grep -qE '^perfd_forge_actions_refused_total\{host="box"\} [1-9]' "$T/metrics"
 stop_hub
 finish

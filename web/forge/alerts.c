@@ -370,6 +370,16 @@ static int create_once(const struct web_alerts *wa, struct db_alert_issue *is, c
 	return r;
 }
 
+/* Whether host may act on the forge now (web_alerts' may_act): 0, or
+ * -EDQUOT said. */
+static int act_bound(const struct web_alerts *wa, const char *host)
+{
+	if (!wa->may_act || wa->may_act(wa->act_ctx, host))
+		return 0;
+	return err_set(-EDQUOT, "host '%s' has had its forge actions for this hour "
+		       "(forge_actions_per_hour)", host);
+}
+
 /* Before a closed issue is opened again: its comments so far count as
  * read, so that a "/perfd triage" left while it was closed (when its
  * comments are not read) is never applied by the reopening. */
@@ -435,13 +445,18 @@ int web_alert_issue_post(enum web_post *out, int *number, const struct web_alert
 		/* Triaged done with before it had an issue: none is opened. */
 		if (closed)
 			goto out;
+		r = act_bound(wa, a.host);
+		if (r < 0)
+			goto out;
 		r = create_once(wa, &is, repo, title.buf, body.buf);
 		if (r < 0)
 			goto out;
 		*out = r == 1 ? WEB_POST_FOUND : WEB_POST_CREATED;
 		r = 0;
 	} else {
-		r = is.closed && !closed ? skip_closed_comments(wa, &is) : 0;
+		r = act_bound(wa, a.host);
+		if (r == 0 && is.closed && !closed)
+			r = skip_closed_comments(wa, &is);
 		if (r < 0)
 			goto out;
 		r = web_gh_issue_edit(wa->gh, is.number, title.buf, body.buf,
@@ -529,7 +544,8 @@ static int culprit_pull(const struct web_alerts *wa, int *out, const char *commi
 /* Comments on culprit c's pull request, once: as the issue's create, under
  * way before it is sent and looked for when its answer is lost. */
 static int culprit_comment(const struct web_alerts *wa, struct db_alert_culprit *c,
-			   const char *repo, const char *body, enum web_culprit_what *what)
+			   const char *repo, const char *host, const char *body,
+			   enum web_culprit_what *what)
 {
 	bool settled = false;
 	int r;
@@ -541,6 +557,9 @@ static int culprit_comment(const struct web_alerts *wa, struct db_alert_culprit 
 			goto out;
 		}
 	}
+	r = act_bound(wa, host);
+	if (r < 0)
+		return r;
 	c->unsure = true;
 	r = db_alert_culprit_put(wa->db, repo, c);
 	if (r < 0)
@@ -636,7 +655,7 @@ int web_alert_culprits_post(struct web_culprit **out, size_t *out_n, const struc
 			} else {
 				strbuf_reset(&body);
 				culprit_body(&body, wa, &a, &f[i], is.number);
-				r = culprit_comment(wa, c, repo, body.buf, &what);
+				r = culprit_comment(wa, c, repo, a.host, body.buf, &what);
 			}
 			if (r < 0)
 				break;
