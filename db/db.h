@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 16
+#define DB_SCHEMA_VERSION 17
 
 struct db;
 
@@ -596,6 +596,10 @@ struct db_job {
 	char finished_at[32];
 	int64_t seq;             /* the number of its latest change, on its host */
 	int64_t origin_id;       /* its id on its host, for a hub's; else 0 */
+	/* A hub's done job: the comparisons its host made of it, one per
+	 * case, as its record said; -1 when it did not say (and always for
+	 * this database's own jobs, whose comparisons are all here). */
+	int64_t comparisons;
 };
 void db_job_release(struct db_job *j);
 /* Queues a head's job for head at commit unless one exists; returns 1 when

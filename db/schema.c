@@ -602,6 +602,12 @@ static const char schema_v16[] =
 	"  PRIMARY KEY (repo, comment_id)) WITHOUT ROWID;"
 	"CREATE INDEX alert_commands_alert ON alert_commands (alert_id);";
 
+/* Version 17: a hub's job says how many comparisons its host made of it
+ * (the job record's "comparisons"; NULL: the record did not say), so that
+ * its status waits for them all (docs/hub.md, "Statuses"). */
+static const char schema_v17[] =
+	"ALTER TABLE jobs ADD COLUMN comparisons INTEGER;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -619,5 +625,6 @@ const struct db_migration db_migrations[] = {
 	{ 14, schema_v14 },
 	{ 15, schema_v15 },
 	{ 16, schema_v16 },
+	{ 17, schema_v17 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -140,8 +140,10 @@ check "the hub starts" start_hub
 # tie ORIGIN CMP LO HI: comparison CMP of box pushed as box's comparison
 # ORIGIN, of a job ORIGIN from LO to HI and the builds of LO and HI (each
 # pushed first, once): a comparison the hub can check. Its hub id printed.
-tie() {
-	for x in "$3" "$4"; do
+# cmp_post ORIGIN JOB CMP LO HI: as tie, the comparison of job JOB (pushed
+# before or after it), with the builds.
+cmp_post() {
+	for x in "$4" "$5"; do
 		python3 - "$x" >"build-$x.json" <<'PY'
 import json, sys
 x = sys.argv[1]
@@ -154,15 +156,18 @@ PY
 		code=$(post builds "build-$x.h.json")
 		[ "$code" = 201 ] || [ "$code" = 200 ] || { echo "build $x: $code $(cat "$T/body")" >&2; return 1; }
 	done
+	"$PERFD" export --db "$A" "$3" >"cmp-$1.json"
+	python3 "$TESTS_DIR/fixtures/canon.py" edit "cmp-$1.json" \
+		"d['id'] = $1; d['job'] = $2; d['base_build'] = int('$4'[:6], 16); d['head_build'] = int('$5'[:6], 16)" >"cmp-$1.h.json"
+	[ "$(post comparisons "cmp-$1.h.json")" = 201 ] || { echo "comparison $1: $(cat "$T/body")" >&2; return 1; }
+	js "$T/body" 'd["comparison"]'
+}
+tie() {
 	printf '{"format": "perfd-job/1", "host": "box", "id": %d, "seq": 1, "sha256": "", "head": "t/%d", "commit": "%s", "base": "%s", "subject": "s", "state": "done", "detail": null, "created_at": "2026-12-01T03:00:00.000Z", "started_at": "2026-12-01T03:00:00.000Z", "finished_at": "2026-12-01T03:00:02.000Z"}\n' \
 		"$1" "$1" "$4" "$3" >"job-$1.json"
 	python3 "$TESTS_DIR/fixtures/canon.py" edit "job-$1.json" 'pass' >"job-$1.h.json"
 	[ "$(post jobs "job-$1.h.json")" = 201 ] || { echo "job $1: $(cat "$T/body")" >&2; return 1; }
-	"$PERFD" export --db "$A" "$2" >"cmp-$1.json"
-	python3 "$TESTS_DIR/fixtures/canon.py" edit "cmp-$1.json" \
-		"d['id'] = $1; d['job'] = $1; d['base_build'] = int('$3'[:6], 16); d['head_build'] = int('$4'[:6], 16)" >"cmp-$1.h.json"
-	[ "$(post comparisons "cmp-$1.h.json")" = 201 ] || { echo "comparison $1: $(cat "$T/body")" >&2; return 1; }
-	js "$T/body" 'd["comparison"]'
+	cmp_post "$1" "$1" "$2" "$3" "$4"
 }
 LO=$(printf '1%.0s' $(seq 40))
 CUL=$(printf 'c%.0s' $(seq 40)) CUL2=$(printf 'd%.0s' $(seq 40)) LONE=$(printf 'e%.0s' $(seq 40))
@@ -412,5 +417,34 @@ check "  one issue made" eq $((issues + 1)) "$(state 'len(d["issues"])')"
 curl -s "$URL/metrics" >"$T/metrics"
 check "  /metrics counts box's action done" grep -qx 'perfd_forge_actions_total{host="box"} 1' "$T/metrics"
 check "  and those refused" grep -qE '^perfd_forge_actions_refused_total\{host="box"\} [1-9]' "$T/metrics"
+
+# ---- a pull head's status waits for its host's comparisons ----
+"$PERFD" pair --json --db "$A" --host-name box --case run2 $SLOW "$PLANT" "$PLANT" >"$T/pair.json" 2>"$T/pair.err"
+c4=$(js "$T/pair.json" 'd["comparison"]')
+status_of() { # SHA: box's newest status of SHA, "state: description"
+	state "''.join([s['state'] + ': ' + s['description'] for s in d['statuses'] if s['sha'] == '$1' and s['context'] == 'perfd/box'][-1:])"
+}
+status_is() { case "$(status_of "$1")" in "$2"*) return 0 ;; esac; return 1; }
+HX=$(printf 'f0%.0s' $(seq 20)) HY=$(printf 'f1%.0s' $(seq 20))
+python3 -c 'import json, sys; print(json.dumps([dict(number=n, author="alice", head_sha=h, head_ref="a-%d" % n, base_ref="main", base_sha=sys.argv[3]) for n, h in ((901, sys.argv[1]), (902, sys.argv[2]))]))' "$HX" "$HY" "$LO" >pulls.json
+check "two open pull requests of alice" ctl POST pulls "$(cat pulls.json)"
+# job ID HEAD SHA [EDIT]: box's job ID done, pushed (its status printed)
+job() {
+	printf '{"format": "perfd-job/1", "host": "box", "id": %d, "seq": 2, "sha256": "", "head": "%s", "commit": "%s", "base": "%s", "subject": "s", "state": "done", "detail": null, "created_at": "2026-12-01T03:00:00.000Z", "started_at": "2026-12-01T03:00:00.000Z", "finished_at": "2026-12-01T03:00:02.000Z"}\n' \
+		"$1" "$2" "$3" "$LO" >"job-$1.json"
+	python3 "$TESTS_DIR/fixtures/canon.py" edit "job-$1.json" "${4:-pass}" >"job-$1.h.json"
+	post jobs "job-$1.h.json"
+}
+check "a pull head's job done, its record saying 2 comparisons" eq 201 "$(job 300 pull/901 "$HX" "d['comparisons'] = 2")"
+check "  its status waits for them" wait_for 15 status_is "$HX" "pending: built; 0 of 2 comparisons in"
+check "  the first comparison comes" test -n "$(cmp_post 301 300 "$c1" "$LO" "$HX")"
+check "  still pending, one missing" wait_for 15 status_is "$HX" "pending: built; 1 of 2 comparisons in"
+check "  the second comes" test -n "$(cmp_post 302 300 "$c4" "$LO" "$HX")"
+check "  now counted: failure, both slower" wait_for 15 status_is "$HX" "failure: slower: run"
+check "  stored with the job" eq 2 "$(hsql "select comparisons from jobs where host = 'box' and origin_id = 300")"
+check "an older agent's job, no count in its record" eq 201 "$(job 310 pull/902 "$HY")"
+check "  pending until one comparison is in" wait_for 15 status_is "$HY" "pending: built; no comparison in yet"
+check "  it comes" test -n "$(cmp_post 311 310 "$c1" "$LO" "$HY")"
+check "  then counted" wait_for 15 status_is "$HY" "failure: slower: run"
 stop_hub
 finish
