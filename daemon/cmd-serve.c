@@ -275,6 +275,8 @@ int cmd_serve(int argc, char **argv)
 		}
 		wo.on_change = hub_forge_kick;
 		wo.on_change_ctx = forge;
+		wo.metrics = hub_forge_metrics;
+		wo.metrics_ctx = forge;
 		wo.repo = cfg->github.repo;
 		wo.expect = (const char *const *)cfg->expect;
 		wo.nexpect = cfg->nexpect;

@@ -64,8 +64,11 @@ int db_alert_issue_put(struct db *db, const char *repo, const struct db_alert_is
 int db_alert_issue_candidates(struct db *db, int64_t **out, size_t *out_n, const char *branch,
 			      size_t max)
 {
-	return db_ids_select(db, out, out_n, max, "SELECT id FROM (SELECT id FROM alerts"
-			     " WHERE state = 'raised' AND branch = ?1 ORDER BY id DESC LIMIT ?2)"
+	return db_ids_select(db, out, out_n, max, "SELECT id FROM (SELECT id FROM alerts a"
+			     " WHERE state = 'raised' AND branch = ?1 AND "
+			     DB_COMPARISON_CHECKED("a.comparison_id", "a.host", "a.case_name",
+						   "a.direction", "a.lo_oid", "a.hi_oid")
+			     " ORDER BY id DESC LIMIT ?2)"
 			     " ORDER BY id", DB_ARGS(DB_TEXT(branch), DB_INT(max)),
 			     "listing the alerts kept on the forge");
 }
@@ -239,4 +242,20 @@ int db_alert_commands_recent(struct db *db, struct db_alert_command **out, size_
 			      " LIMIT ?3) ORDER BY comment_id",
 			      DB_ARGS(DB_TEXT(repo), DB_INT(alert_id), DB_INT(max)), &how, out,
 			      out_n);
+}
+
+int db_alert_finding_is_checked(struct db *db, const struct db_alert *a,
+				const struct db_alert_finding *f)
+{
+	int64_t n = 0;
+	int r;
+
+	if (!f->comparison_id)
+		return 0;
+	r = db_run_count(db, &n, "SELECT " DB_COMPARISON_CHECKED("?1", "?2", "?3", "?4", "?5",
+								 "?6"),
+			 DB_ARGS(DB_INT(f->comparison_id), DB_TEXT(a->host), DB_TEXT(a->case_name),
+				 DB_TEXT(a->slower ? "slower" : "faster"), DB_TEXT(f->lo),
+				 DB_TEXT(f->hi)), "checking an alert's finding");
+	return r < 0 ? r : n != 0;
 }

@@ -177,6 +177,21 @@ void db_release_string(void *elem);
 /* A fill for a list of int64_t, the first column (ids). */
 void db_fill_int64(void *elem, sqlite3_stmt *st, void *arg);
 /* db_rows_select of a list of ids, at most max: *out is the caller's. */
+/* An SQL condition: comparison CMP is one the hub may speak for, of
+ * HOST, case CASE and verdict VERDICT, from LO to HI: stored and done, of
+ * that host, with its job and its two builds held (all of that host), the
+ * base build made from LO and the head build from HI. Each argument is an
+ * SQL expression. */
+#define DB_COMPARISON_CHECKED(CMP, HOST, CASE, VERDICT, LO, HI) \
+	"EXISTS (SELECT 1 FROM comparisons cc" \
+	" JOIN comparison_origins co ON co.comparison_id = cc.id" \
+	" JOIN jobs cj ON cj.id = cc.job_id" \
+	" JOIN builds cb ON cb.id = cc.base_build JOIN builds ch ON ch.id = cc.head_build" \
+	" WHERE cc.id = " CMP " AND cc.state = 'done' AND cc.host = " HOST \
+	" AND cc.case_name = " CASE " AND cc.verdict = " VERDICT \
+	" AND co.host = " HOST " AND cj.host = " HOST " AND cb.host = " HOST \
+	" AND ch.host = " HOST " AND cb.commit_oid = " LO " AND ch.commit_oid = " HI ")"
+
 int db_ids_select(struct db *db, int64_t **out, size_t *out_n, size_t max, const char *sql,
 		  const struct db_arg *args, size_t nargs, const char *doing);
 

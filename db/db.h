@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 17
+#define DB_SCHEMA_VERSION 18
 
 struct db;
 
@@ -598,6 +598,10 @@ struct db_job {
 	char finished_at[32];
 	int64_t seq;             /* the number of its latest change, on its host */
 	int64_t origin_id;       /* its id on its host, for a hub's; else 0 */
+	/* A hub's done job: the comparisons its host made of it, one per
+	 * case, as its record said; -1 when it did not say (and always for
+	 * this database's own jobs, whose comparisons are all here). */
+	int64_t comparisons;
 };
 void db_job_release(struct db_job *j);
 /* Queues a head's job for head at commit unless one exists; returns 1 when
@@ -852,9 +856,17 @@ int db_alert_issue_get(struct db *db, struct db_alert_issue *out, const char *re
 		       int64_t alert_id);
 int db_alert_issue_put(struct db *db, const char *repo, const struct db_alert_issue *is);
 /* The ids of the raised alerts of branch that an issue is kept for: the
- * newest max, oldest first. *out is the caller's. */
+ * newest max, oldest first, of those the hub can check (each alert's
+ * comparison stored, done, of its host, case and direction, with its job
+ * and builds held, made from the alert's lo and hi: docs/hub.md, "What the hub speaks for").
+ * *out is the caller's. */
 int db_alert_issue_candidates(struct db *db, int64_t **out, size_t *out_n, const char *branch,
 			      size_t max);
+/* Whether finding f of alert a names what the hub can check: its
+ * comparison (the hub's id) as the alerts' (above: of a's host, case and
+ * direction), from f's lo to f's hi. 1 or 0, or the error. */
+int db_alert_finding_is_checked(struct db *db, const struct db_alert *a,
+				const struct db_alert_finding *f);
 /* The issues of repo made whose comments are read: those whose alert's
  * triage is new or acknowledged, the ones read longest ago first, at most
  * max. *out is the caller's. */

@@ -109,7 +109,8 @@ int db_job_add(struct db *db, int64_t *out_id, const char *head, const char *com
 
 #define JOB_COLUMNS "id, head, commit_oid, coalesce(base_oid, ''), subject, state, detail," \
 	" host, created_at, coalesce(started_at, ''), coalesce(finished_at, ''), seq," \
-	" coalesce(origin_id, 0), kind, coalesce(case_name, ''), coalesce(alert_id, 0)"
+	" coalesce(origin_id, 0), kind, coalesce(case_name, ''), coalesce(alert_id, 0)," \
+	" coalesce(comparisons, -1)"
 
 static void job_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
@@ -132,6 +133,7 @@ static void job_fill(void *elem, sqlite3_stmt *st, void *arg)
 	db_job_kind_parse(&j->kind, (const char *)sqlite3_column_text(st, 13));
 	db_column_copy(j->case_name, sizeof(j->case_name), st, 14);
 	j->alert_id = sqlite3_column_int64(st, 15);
+	j->comparisons = sqlite3_column_int64(st, 16);
 }
 
 int db_job_next(struct db *db, struct db_job *out)
@@ -354,9 +356,9 @@ static int job_insert(struct db *db, const struct db_job *j, const char *sha256,
 
 	r = db_prepare(db, &st, "INSERT INTO jobs (host, head, commit_oid, base_oid, subject,"
 		       " state, detail, created_at, started_at, finished_at, origin_id, seq, sha256,"
-		       " kind, case_name)"
+		       " kind, case_name, comparisons)"
 		       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, nullif(?9, ''), nullif(?10, ''),"
-		       " ?11, ?12, ?13, ?14, nullif(?15, '')) RETURNING id");
+		       " ?11, ?12, ?13, ?14, nullif(?15, ''), nullif(?16, -1)) RETURNING id");
 	if (r < 0)
 		return r;
 	db_bind_args(st, DB_ARGS(DB_TEXT(j->host), DB_TEXT(j->head), DB_TEXT(j->commit),
@@ -365,7 +367,7 @@ static int job_insert(struct db *db, const struct db_job *j, const char *sha256,
 				 DB_TEXT(j->created_at), DB_TEXT(j->started_at),
 				 DB_TEXT(j->finished_at), DB_INT(j->origin_id), DB_INT(j->seq),
 				 DB_TEXT(sha256), DB_TEXT(db_job_kind_name(j->kind)),
-				 DB_TEXT(j->case_name)));
+				 DB_TEXT(j->case_name), DB_INT(j->comparisons)));
 	rc = db_step_returning(st, out_id);
 	if (rc != SQLITE_DONE)
 		r = (rc & 0xff) == SQLITE_CONSTRAINT ?
@@ -380,10 +382,10 @@ static int job_update(struct db *db, const struct db_job *j, const char *sha256,
 {
 	return db_run(db, "UPDATE jobs SET subject = ?1, state = ?2, detail = ?3,"
 		      " started_at = nullif(?4, ''), finished_at = nullif(?5, ''), seq = ?6,"
-		      " sha256 = ?7 WHERE id = ?8",
+		      " sha256 = ?7, comparisons = nullif(?9, -1) WHERE id = ?8",
 		      DB_ARGS(DB_TEXT(j->subject), DB_TEXT(db_job_state_name(j->state)),
 			      DB_TEXT(j->detail), DB_TEXT(j->started_at), DB_TEXT(j->finished_at),
-			      DB_INT(j->seq), DB_TEXT(sha256), DB_INT(id)),
+			      DB_INT(j->seq), DB_TEXT(sha256), DB_INT(id), DB_INT(j->comparisons)),
 		      "updating a host's job");
 }
 

@@ -609,6 +609,12 @@ static const char schema_v16[] =
 static const char schema_v17[] =
 	"ALTER TABLE host_status ADD COLUMN sandbox TEXT;";
 
+/* Version 18: a hub's job says how many comparisons its host made of it
+ * (the job record's "comparisons"; NULL: the record did not say), so that
+ * its status waits for them all (docs/hub.md, "Statuses"). */
+static const char schema_v18[] =
+	"ALTER TABLE jobs ADD COLUMN comparisons INTEGER;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -627,5 +633,6 @@ const struct db_migration db_migrations[] = {
 	{ 15, schema_v15 },
 	{ 16, schema_v16 },
 	{ 17, schema_v17 },
+	{ 18, schema_v18 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

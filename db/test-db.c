@@ -760,6 +760,7 @@ static int64_t put_alert(struct db *db, const char *branch, const char *hi, int6
 	int64_t id;
 
 	memset(&a, 0, sizeof(a));
+	snprintf(a.host, sizeof(a.host), "h1");
 	snprintf(a.branch, sizeof(a.branch), "%s", branch);
 	snprintf(a.case_name, sizeof(a.case_name), "work");
 	snprintf(a.lo, sizeof(a.lo), "1111111111111111111111111111111111111111");
@@ -772,6 +773,28 @@ static int64_t put_alert(struct db *db, const char *branch, const char *hi, int6
 	if (raise)
 		assert_int_equal(db_alert_confirmed(db, id, true, cid, DB_BISECT_NONE, "ok"), 0);
 	return id;
+}
+
+/* Makes comparison cid one the hub can check (DB_COMPARISON_CHECKED): of
+ * host h1, at the hub, with a job and builds of 1111... and hi. */
+static void make_checked(struct db *db, int64_t cid, const char *hi)
+{
+	char sql[2048];
+
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO builds (host, commit_oid, tree_oid, recipe_hash, state, dir,"
+		 " started_at) VALUES ('h1', '1111111111111111111111111111111111111111', 't',"
+		 " 'r', 'done', 'd', 'x'), ('h1', '%s', 't', 'r', 'done', 'd', 'x');"
+		 "INSERT INTO jobs (host, head, commit_oid, state, created_at, origin_id)"
+		 " VALUES ('h1', 'j%lld', '%s', 'done', 'x', %lld);"
+		 "INSERT INTO comparison_origins (host, origin_id, comparison_id, sha256,"
+		 " received_at) VALUES ('h1', %lld, %lld, 's', 'x');"
+		 "UPDATE comparisons SET job_id = (SELECT max(id) FROM jobs),"
+		 " base_build = (SELECT max(id) - 1 FROM builds),"
+		 " head_build = (SELECT max(id) FROM builds) WHERE id = %lld;",
+		 hi, (long long)cid, hi, (long long)cid, (long long)cid, (long long)cid,
+		 (long long)cid);
+	assert_int_equal(sqlite3_exec(db->h, sql, NULL, NULL, NULL), SQLITE_OK);
 }
 
 static int64_t count_rows(struct db *db, const char *sql)
@@ -816,6 +839,25 @@ static void test_alert_issues(void **state)
 	a2 = put_alert(db, "dev", "2222222222222222222222222222222222222222", cs, true);
 	put_alert(db, "main", "3333333333333333333333333333333333333333", cs, false);
 	a4 = put_alert(db, "main", "4444444444444444444444444444444444444444", cs, true);
+
+	/* None the hub can check yet: no candidate. */
+	assert_int_equal(db_alert_issue_candidates(db, &ids, &n, "main", 10), 0);
+	assert_int_equal(n, 0);
+	free(ids);
+	/* cs made checked from 1111 to 2222: a1 alone; a4 names 4444. */
+	make_checked(db, cs, "2222222222222222222222222222222222222222");
+	assert_int_equal(db_alert_issue_candidates(db, &ids, &n, "main", 10), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ids[0], a1);
+	free(ids);
+	make_checked(db, cl, "4444444444444444444444444444444444444444");
+	{
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "UPDATE alerts SET comparison_id = %lld WHERE id = %lld",
+			 (long long)cl, (long long)a4);
+		assert_int_equal(sqlite3_exec(db->h, sql, NULL, NULL, NULL), SQLITE_OK);
+	}
 
 	/* Raised, on main: a1 and a4 (not the one confirming), oldest first;
 	 * the newest one alone. */

@@ -14,7 +14,8 @@
 # /api/v1/alerts/ID with the login, a fixed by a comparison in the same
 # direction refused (the issue says why), a malformed one ignored and said,
 # one by a login off triage_allow ignored and counted, each comment taken
-# once; fixed closes the issue. The
+# once; fixed closes the issue, and a command left on it while closed is
+# not applied when a maintainer opens it again. The
 # forge down: the alert is stored and answered at once, its issue opened
 # once the forge is back; a create whose answer is lost after it was made
 # is found, not made twice, and one dropped before it was made is made
@@ -136,28 +137,72 @@ check "off by default: the configuration" run 0 "$PERFD" serve --config hub.conf
 check "the hub starts" start_hub
 
 # ---- box's comparisons at the hub ----
-for c in $c1 $c2 $c3; do
-	"$PERFD" export --db "$A" "$c" >"cmp$c.json"
-	check "comparison $c pushed" eq 201 "$(post comparisons "cmp$c.json")"
-	eval "h$c=\$(js \"\$T/body\" 'd[\"comparison\"]')"
+# tie ORIGIN CMP LO HI: comparison CMP of box pushed as box's comparison
+# ORIGIN, of a job ORIGIN from LO to HI and the builds of LO and HI (each
+# pushed first, once): a comparison the hub can check. Its hub id printed.
+# cmp_post ORIGIN JOB CMP LO HI: as tie, the comparison of job JOB (pushed
+# before or after it), with the builds.
+cmp_post() {
+	for x in "$4" "$5"; do
+		python3 - "$x" >"build-$x.json" <<'PY'
+import json, sys
+x = sys.argv[1]
+print(json.dumps(dict(format="perfd-build/1", host="box", id=int(x[:6], 16), sha256="", commit=x,
+    tree="f" * 40, recipe="0" * 64, state="done", dir="/b/" + x[:6], started_at="2026-12-01T03:00:00.000Z",
+    finished_at="2026-12-01T03:00:01.000Z", exit=0, signal=0, timed_out=False, wall_ms=1.5, log="",
+    log_bytes=0, toolchain="cc", fingerprint=None, detail=None, artifacts=[], runner_results=[])))
+PY
+		python3 "$TESTS_DIR/fixtures/canon.py" edit "build-$x.json" 'pass' >"build-$x.h.json"
+		code=$(post builds "build-$x.h.json")
+		[ "$code" = 201 ] || [ "$code" = 200 ] || { echo "build $x: $code $(cat "$T/body")" >&2; return 1; }
+	done
+	"$PERFD" export --db "$A" "$3" >"cmp-$1.json"
+	python3 "$TESTS_DIR/fixtures/canon.py" edit "cmp-$1.json" \
+		"d['id'] = $1; d['job'] = $2; d['base_build'] = int('$4'[:6], 16); d['head_build'] = int('$5'[:6], 16)" >"cmp-$1.h.json"
+	[ "$(post comparisons "cmp-$1.h.json")" = 201 ] || { echo "comparison $1: $(cat "$T/body")" >&2; return 1; }
+	js "$T/body" 'd["comparison"]'
+}
+tie() {
+	printf '{"format": "perfd-job/1", "host": "box", "id": %d, "seq": 1, "sha256": "", "head": "t/%d", "commit": "%s", "base": "%s", "subject": "s", "state": "done", "detail": null, "created_at": "2026-12-01T03:00:00.000Z", "started_at": "2026-12-01T03:00:00.000Z", "finished_at": "2026-12-01T03:00:02.000Z"}\n' \
+		"$1" "$1" "$4" "$3" >"job-$1.json"
+	python3 "$TESTS_DIR/fixtures/canon.py" edit "job-$1.json" 'pass' >"job-$1.h.json"
+	[ "$(post jobs "job-$1.h.json")" = 201 ] || { echo "job $1: $(cat "$T/body")" >&2; return 1; }
+	cmp_post "$1" "$1" "$2" "$3" "$4"
+}
+LO=$(printf '1%.0s' $(seq 40))
+CUL=$(printf 'c%.0s' $(seq 40)) CUL2=$(printf 'd%.0s' $(seq 40)) LONE=$(printf 'e%.0s' $(seq 40))
+hi_of() { h=$(printf %x $(($1 + 1))); printf "$h%.0s" $(seq 40); }   # alert ID's hi
+H1=$(tie "$c1" "$c1" "$LO" "$(hi_of 1)")
+check "comparison $c1 pushed, with its job and builds" test -n "$H1"
+H2=$(tie "$c2" "$c2" "$LO" "$CUL")
+check "comparison $c2 pushed, with its job and builds" test -n "$H2"
+"$PERFD" export --db "$A" "$c3" >"cmp$c3.json"
+check "comparison $c3 pushed" eq 201 "$(post comparisons "cmp$c3.json")"
+H3=$(js "$T/body" 'd["comparison"]')
+# The other culprits' comparisons, and each other alert's own.
+HD=$(tie 201 "$c2" "$LO" "$CUL2")
+HE=$(tie 202 "$c2" "$LO" "$LONE")
+for aid in 2 3 4 5 6 7; do
+	check "alert $aid's comparison pushed, with its job and builds" test -n "$(tie $((100 + aid)) "$c1" "$LO" "$(hi_of $aid)")"
 done
-H1=$(eval echo "\$h$c1") H2=$(eval echo "\$h$c2") H3=$(eval echo "\$h$c3")
 
 # alert ID SEQ BRANCH STATE BISECT [FINDING_SHA...]: an alert record of
 # box, found by comparison c1 and confirmed by c2, of the range 1111..ID+1
 # (the digit ID + 1, 40 times), with a commit finding per FINDING_SHA,
 # POSTed (its status printed; its answer in body).
-CUL=$(printf 'c%.0s' $(seq 40)) CUL2=$(printf 'd%.0s' $(seq 40)) LONE=$(printf 'e%.0s' $(seq 40))
 alert() {
-	python3 - "$c1" "$c2" "$@" >"alert-$1-$2.json" <<'PY'
+	python3 - "$c1" "$c2" "$CUL" "$@" >"alert-$1-$2.json" <<'PY'
 import json, sys
-c1, c2, aid, seq, branch, state, bisect = sys.argv[1:8]
+c1, c2, cul, aid, seq, branch, state, bisect = sys.argv[1:9]
 lo, hi = "1" * 40, "%x" % (int(aid) + 1) * 40
-f = [dict(what="commit", lo=lo, hi=sha, commits=1, gain=-0.0642, comparison=int(c2), note=None)
-     for sha in sys.argv[8:] if sha]
+# Each finding's comparison is its own (tie above), the found-by one too.
+mine = {cul: int(c2), "d" * 40: 201, "e" * 40: 202}
+f = [dict(what="commit", lo=lo, hi=sha, commits=1, gain=-0.0642, comparison=mine.get(sha, int(c2)),
+     note=None) for sha in sys.argv[9:] if sha]
+found = int(c1) if aid == "1" else 100 + int(aid)
 print(json.dumps(dict(format="perfd-alert/1", host="box", id=int(aid), seq=int(seq), sha256="",
     branch=branch, case="run", found_by="span", lo=lo, hi=hi, commits=4, direction="slower",
-    gain=-0.0685, comparison=int(c1), confirm=int(c2) if state != "confirming" else None,
+    gain=-0.0685, comparison=found, confirm=int(c2) if state != "confirming" else None,
     state=state, bisect=bisect, detail=None, created_at="2026-12-01T03:54:10.100Z",
     updated_at="2026-12-01T03:54:1%s.100Z" % seq, findings=f)))
 PY
@@ -228,7 +273,7 @@ check "the alert's next update: a second culprit of the same pull request, one o
 check "  the issue lists them" wait_for 10 body_has "$HA1" "| commit eeeeeeeeeeee | 1 |"
 check "  the second culprit's pull request taken as commented" wait_for 10 grep -q "alert $HA1: culprit dddddddddddd: pull request #9 commented on for another culprit" "$T/hub.err"
 check "  the lone commit of no pull request" wait_for 10 grep -q "alert $HA1: culprit eeeeeeeeeeee is of no pull request" "$T/hub.err"
-check "  the issue names the second one's pull request" wait_for 10 body_has "$HA1" "| commit dddddddddddd | 1 | -6.420% | [comparison $H2]($URL/static/comparison.html?id=$H2) | #9 |"
+check "  the issue names the second one's pull request" wait_for 10 body_has "$HA1" "| commit dddddddddddd | 1 | -6.420% | [comparison $HD]($URL/static/comparison.html?id=$HD) | #9 |"
 check "  still one comment on the pull request" eq 1 "$(culprit)"
 check "  each commit asked about once" eq "1 1 1" \
 	"$(requests GET "/commits/$CUL/pulls\$") $(requests GET "/commits/$CUL2/pulls\$") $(requests GET "/commits/$LONE/pulls\$")"
@@ -278,6 +323,11 @@ comment "$N1" alice "/perfd triage new"
 sleep 2.5
 check "a closed issue is read no more: a command there changes nothing" eq "fixed bob $H3" "$(triage_of "$HA1")"
 check "  each comment taken once" eq 5 "$(hsql "select count(*) from alert_commands")"
+check "a maintainer opens it again at the hub" eq 200 "$(triage "$HA1" '{"triage": "acknowledged"}')"
+check "  the issue is opened again" wait_for 10 is_state "$N1" open
+comment "$N1" bob "/perfd triage acknowledged\\nwatching it"
+check "  a command after the reopening is applied" wait_for 10 triage_is "$HA1" "acknowledged bob None"
+check "  the one left while it was closed never is" eq "mallory ignored, bob malformed, alice applied, alice refused, bob applied, bob applied" "$(outcomes)"
 
 check "the alert being confirmed, raised" eq 201 "$(alert 3 6 main raised none "")"
 check "  gets its issue" wait_for 10 has_issue "$HA3"
@@ -318,8 +368,83 @@ HA6=$(js "$T/body" 'd["alert"]')
 check "  is made later" wait_for 15 has_issue "$HA6"
 check "  once" eq 1 "$(issue_of "$HA6" | cut -d/ -f2)"
 check "  the hub's log said it was unknown" has "$T/hub.err" "alert $HA6: issue: POST /repos/acme/engine/issues: Server returned nothing"
-check "every issue its own alert's" eq "$(hsql "select count(*) from alerts where state = 'raised' and branch = 'main'")" \
-	"$(state 'len(d["issues"])')"
+# ---- a host's token cannot make the hub speak for what it cannot check ----
+culprits=$(culprit)
+issues=$(state 'len(d["issues"])')
+# Each found by comparison c1 (from LO to alert 1's hi, case run) and
+# naming culprit CUL by c2 (checked): eight name another hi than c1's, two
+# another case.
+alert 1 1 main raised done "$CUL" >/dev/null
+for k in $(seq 20 29); do
+	case $k in
+	2[0-7]) edit="d['hi'] = 'a$k' * 13 + 'a'" ;;
+	*) edit="d['case'] = 'other$k'" ;;
+	esac
+	python3 "$TESTS_DIR/fixtures/canon.py" edit alert-1-1.json "d['id'] = $k; $edit" >"invented-$k.json"
+	check "invented alert $k: stored" eq 201 "$(post alerts "invented-$k.json")"
+done
+check "an alert after them, its comparison checked" eq 201 "$(alert 7 9 main raised none "")"
+HA7=$(js "$T/body" 'd["alert"]')
+check "  gets its issue" wait_for 15 has_issue "$HA7"
+check "  the invented ones none: no commit of theirs is their comparison's" eq $((issues + 1)) "$(state 'len(d["issues"])')"
+check "  and no culprit comment" eq "$culprits" "$(culprit)"
+check "  nor a culprit asked about" eq 0 "$(hsql "select count(*) from alert_culprits c join alerts a on a.id = c.alert_id where a.origin_id between 20 and 29")"
 
+check "every issue its own alert's" eq "$(hsql "select count(*) from alerts where state = 'raised' and branch = 'main' and origin_id < 20")" \
+	"$(state 'len(d["issues"])')"
+stop_hub
+
+# ---- a host's actions on the forge, bounded per hour ----
+hub_conf "alert_issues = yes
+culprit_comments = yes
+forge_actions_per_hour = 0"
+check "forge_actions_per_hour takes 1 or more" run 2 "$PERFD" serve --config hub.conf --check
+check "  said at its line" has "$T/err" "'forge_actions_per_hour': expected a whole number from 1 to 100000, not '0'"
+hub_conf "alert_issues = yes
+culprit_comments = yes
+triage_allow = alice bob
+forge_actions_per_hour = 1"
+check "the hub starts with one action per host and hour" start_hub
+issues=$(state 'len(d["issues"])')
+check "two alerts more, each checked" test -n "$(tie 108 "$c1" "$LO" "$(hi_of 8)")$(tie 109 "$c1" "$LO" "$(hi_of 9)")"
+check "  the first pushed" eq 201 "$(alert 8 9 main raised none "")"
+HA8=$(js "$T/body" 'd["alert"]')
+check "  gets its issue" wait_for 15 has_issue "$HA8"
+check "  the second pushed" eq 201 "$(alert 9 9 main raised none "")"
+HA9=$(js "$T/body" 'd["alert"]')
+check "  the second's issue waits for the next hour" wait_for 15 grep -q "alert $HA9: issue: host 'box' has had its forge actions for this hour (forge_actions_per_hour)" "$T/hub.err"
+check "  one issue made" eq $((issues + 1)) "$(state 'len(d["issues"])')"
+curl -s "$URL/metrics" >"$T/metrics"
+check "  /metrics counts box's action done" grep -qx 'perfd_forge_actions_total{host="box"} 1' "$T/metrics"
+check "  and those refused" grep -qE '^perfd_forge_actions_refused_total\{host="box"\} [1-9]' "$T/metrics"
+
+# ---- a pull head's status waits for its host's comparisons ----
+"$PERFD" pair --json --db "$A" --host-name box --case run2 $SLOW "$PLANT" "$PLANT" >"$T/pair.json" 2>"$T/pair.err"
+c4=$(js "$T/pair.json" 'd["comparison"]')
+status_of() { # SHA: box's newest status of SHA, "state: description"
+	state "''.join([s['state'] + ': ' + s['description'] for s in d['statuses'] if s['sha'] == '$1' and s['context'] == 'perfd/box'][-1:])"
+}
+status_is() { case "$(status_of "$1")" in "$2"*) return 0 ;; esac; return 1; }
+HX=$(printf 'f0%.0s' $(seq 20)) HY=$(printf 'f1%.0s' $(seq 20))
+python3 -c 'import json, sys; print(json.dumps([dict(number=n, author="alice", head_sha=h, head_ref="a-%d" % n, base_ref="main", base_sha=sys.argv[3]) for n, h in ((901, sys.argv[1]), (902, sys.argv[2]))]))' "$HX" "$HY" "$LO" >pulls.json
+check "two open pull requests of alice" ctl POST pulls "$(cat pulls.json)"
+# job ID HEAD SHA [EDIT]: box's job ID done, pushed (its status printed)
+job() {
+	printf '{"format": "perfd-job/1", "host": "box", "id": %d, "seq": 2, "sha256": "", "head": "%s", "commit": "%s", "base": "%s", "subject": "s", "state": "done", "detail": null, "created_at": "2026-12-01T03:00:00.000Z", "started_at": "2026-12-01T03:00:00.000Z", "finished_at": "2026-12-01T03:00:02.000Z"}\n' \
+		"$1" "$2" "$3" "$LO" >"job-$1.json"
+	python3 "$TESTS_DIR/fixtures/canon.py" edit "job-$1.json" "${4:-pass}" >"job-$1.h.json"
+	post jobs "job-$1.h.json"
+}
+check "a pull head's job done, its record saying 2 comparisons" eq 201 "$(job 300 pull/901 "$HX" "d['comparisons'] = 2")"
+check "  its status waits for them" wait_for 15 status_is "$HX" "pending: built; 0 of 2 comparisons in"
+check "  the first comparison comes" test -n "$(cmp_post 301 300 "$c1" "$LO" "$HX")"
+check "  still pending, one missing" wait_for 15 status_is "$HX" "pending: built; 1 of 2 comparisons in"
+check "  the second comes" test -n "$(cmp_post 302 300 "$c4" "$LO" "$HX")"
+check "  now counted: failure, both slower" wait_for 15 status_is "$HX" "failure: slower: run"
+check "  stored with the job" eq 2 "$(hsql "select comparisons from jobs where host = 'box' and origin_id = 300")"
+check "an older agent's job, no count in its record" eq 201 "$(job 310 pull/902 "$HY")"
+check "  pending until one comparison is in" wait_for 15 status_is "$HY" "pending: built; no comparison in yet"
+check "  it comes" test -n "$(cmp_post 311 310 "$c1" "$LO" "$HY")"
+check "  then counted" wait_for 15 status_is "$HY" "failure: slower: run"
 stop_hub
 finish

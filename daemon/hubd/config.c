@@ -85,10 +85,13 @@ static void key_github(struct parse *ps, const char *k, const char *v)
 		config_set_bool(&c->culprit_comments, &ps->r, k, v);
 	} else if (r == 1 && !strcmp(k, "triage_allow")) {
 		set_logins(ps, &c->triage_allow, &c->ntriage_allow, k, v);
+	} else if (r == 1 && !strcmp(k, "forge_actions_per_hour")) {
+		config_set_int(&c->forge_actions_per_hour, &ps->r, k, v, 1, HUB_FORGE_ACTIONS_MAX);
 	} else if (r == 1) {
 		config_refuse(&ps->r, "unknown key '%s' in [github] (api, repo, token_file, login, "
 			      "allow, hub_url, expect, comment, statuses, poll_s, silent_after_s, "
-			      "alert_issues, culprit_comments, triage_allow, timeout_s, "
+			      "alert_issues, culprit_comments, triage_allow, "
+			      "forge_actions_per_hour, timeout_s, "
 			      "max_wait_s, retries, backoff_s)", k);
 	}
 }
@@ -283,6 +286,7 @@ int hub_config_parse(struct hub_config **out, const char *path, const char *text
 	c->path = xstrdup(path);
 	c->poll_s = HUB_POLL_S;
 	c->silent_after_s = HUB_SILENT_AFTER_S;
+	c->forge_actions_per_hour = HUB_FORGE_ACTIONS_PER_HOUR;
 	forge_config_defaults(&c->github);
 	ini_parse(text, len, &h);
 	check(&ps);

@@ -40,6 +40,15 @@ struct dirty {
 	bool urgent;
 };
 
+/* One host's actions on the forge: those of the hour that began at
+ * hour_ns, and the counts since the hub started, for /metrics. */
+struct host_acts {
+	char host[HOST_NAME_LEN_MAX + 1];
+	int64_t hour_ns;
+	int used;
+	uint64_t done, refused;
+};
+
 struct hub_forge {
 	const struct hub_config *cfg;
 	struct db *db;                   /* this thread's own handle */
@@ -57,7 +66,70 @@ struct hub_forge {
 	size_t ndirty;
 	bool all_dirty;
 	bool alerts_dirty;               /* an alert changed */
+	/* Each host's actions on the forge (forge_actions_per_hour), under
+	 * lock: /metrics reads them from the server's thread. */
+	struct host_acts acts[HUB_HOSTS_MAX];
+	size_t nacts;
 };
+
+/* web_alerts' may_act: counts an action of host on the forge, or refuses
+ * it when host has had forge_actions_per_hour since its hour began. */
+static bool may_act(void *ctx, const char *host)
+{
+	struct hub_forge *f = ctx;
+	int64_t now = time_monotonic_ns();
+	struct host_acts *h;
+	bool ok;
+	size_t i;
+
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < f->nacts && strcmp(f->acts[i].host, host); i++)
+		;
+	if (i == f->nacts && f->nacts < HUB_HOSTS_MAX) {
+		snprintf(f->acts[i].host, sizeof(f->acts[i].host), "%s", host);
+		f->acts[i].hour_ns = now;
+		f->nacts++;
+	}
+	if (i == f->nacts) {
+		pthread_mutex_unlock(&f->lock);
+		return false;
+	}
+	h = &f->acts[i];
+	if (now - h->hour_ns >= (int64_t)3600 * 1000000000) {
+		h->hour_ns = now;
+		h->used = 0;
+	}
+	ok = h->used < f->cfg->forge_actions_per_hour;
+	if (ok) {
+		h->used++;
+		h->done++;
+	} else {
+		h->refused++;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return ok;
+}
+
+void hub_forge_metrics(void *ctx, struct strbuf *out)
+{
+	struct hub_forge *f = ctx;
+	size_t i;
+
+	strbuf_adds(out, "# HELP perfd_forge_actions_total actions on the forge for a host's "
+		    "alerts (issues made or edited, culprits' comments) since the hub started\n"
+		    "# TYPE perfd_forge_actions_total counter\n");
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < f->nacts; i++)
+		strbuf_addf(out, "perfd_forge_actions_total{host=\"%s\"} %llu\n", f->acts[i].host,
+			    (unsigned long long)f->acts[i].done);
+	strbuf_adds(out, "# HELP perfd_forge_actions_refused_total actions on the forge for a "
+		    "host's alerts held back by forge_actions_per_hour since the hub started\n"
+		    "# TYPE perfd_forge_actions_refused_total counter\n");
+	for (i = 0; i < f->nacts; i++)
+		strbuf_addf(out, "perfd_forge_actions_refused_total{host=\"%s\"} %llu\n",
+			    f->acts[i].host, (unsigned long long)f->acts[i].refused);
+	pthread_mutex_unlock(&f->lock);
+}
 
 int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int cancel_fd)
 {
@@ -92,6 +164,8 @@ int hub_forge_open(struct hub_forge **out, const struct hub_config *cfg, int can
 	f->alerts.gh = f->gh;
 	f->alerts.db = f->db;
 	f->alerts.hub_url = cfg->github.hub_url;
+	f->alerts.may_act = may_act;
+	f->alerts.act_ctx = f;
 	/* The issue says who may triage by a command only when it is read. */
 	if (cfg->alert_issues && cfg->ntriage_allow) {
 		f->alerts.allow = (const char *const *)cfg->triage_allow;

@@ -52,11 +52,16 @@ struct hub_config {
 	/* The logins whose "/perfd triage" on an issue is applied; none: allow's. */
 	char **triage_allow;
 	size_t ntriage_allow;
+	/* Each host's actions on the forge for its alerts (issues made or
+	 * edited, culprits' comments) per hour; past it they wait. */
+	int forge_actions_per_hour;
 };
 #define HUB_ALERT_ISSUES_MAX 500     /* the newest raised alerts kept on the forge */
 #define HUB_ALERT_READS_MAX 30       /* issues whose comments are read at a poll */
 #define HUB_POLL_S 60.0
 #define HUB_SILENT_AFTER_S 900.0
+#define HUB_FORGE_ACTIONS_PER_HOUR 60
+#define HUB_FORGE_ACTIONS_MAX 100000
 
 /* Reads and checks the configuration at path into a new *out (the caller's,
  * hub_config_free): the certificate and key are read too, and plain HTTP on
@@ -98,6 +103,10 @@ int hub_forge_timeout_ms(const struct hub_forge *f);
  * job's end), which is published before heads whose rows only moved.
  * commit "" says an alert changed: its issue is brought up to date. */
 void hub_forge_kick(void *ctx, const char *commit, bool urgent);
+/* Appends the forge loop's counters to /metrics (web_server_opts'
+ * metrics): per host, its actions on the forge done and those refused by
+ * forge_actions_per_hour. Called on the server's thread. */
+void hub_forge_metrics(void *ctx, struct strbuf *out);
 /* Brings the changed heads' statuses and comments up to date, the urgent
  * ones first; when a poll is due, lists the open pull requests and does
  * every open head too, a changed one always before those left. Then, with

@@ -110,7 +110,30 @@ static void render_commands(struct strbuf *b, const struct db_alert_command *c, 
 	}
 }
 
-/* alert_id's row, its findings and its culprits' rows: what its issue and
+/* Keeps of the *n findings f of alert a those the hub can check (a
+ * comparison of a's host, case and direction it holds, from the finding's
+ * lo to its hi): the others are named
+ * neither on the issue nor as culprits. */
+static int keep_checked(const struct web_alerts *wa, const struct db_alert *a,
+			struct db_alert_finding *f, size_t *n)
+{
+	size_t i, kept = 0;
+	int r = 0;
+
+	for (i = 0; i < *n; i++) {
+		if (r >= 0)
+			r = db_alert_finding_is_checked(wa->db, a, &f[i]);
+		if (r == 1) {
+			f[kept++] = f[i];
+			continue;
+		}
+		db_alert_finding_release(&f[i]);
+	}
+	*n = kept;
+	return r < 0 ? r : 0;
+}
+
+/* alert_id's row, its findings the hub can check and its culprits' rows: what its issue and
  * its culprits' comments are made from. Each is the caller's, also on
  * failure: release a, release each finding and free the lists. */
 static int alert_load(struct db_alert *a, struct db_alert_finding **f, size_t *nf,
@@ -125,6 +148,8 @@ static int alert_load(struct db_alert *a, struct db_alert_finding **f, size_t *n
 	r = db_alert_get(wa->db, a, alert_id);
 	if (r == 0)
 		r = db_alert_findings(wa->db, f, nf, alert_id);
+	if (r == 0)
+		r = keep_checked(wa, a, *f, nf);
 	if (r == 0)
 		r = db_alert_culprits(wa->db, cu, ncu, web_gh_client_repo(wa->gh), alert_id);
 	return r;
@@ -345,6 +370,37 @@ static int create_once(const struct web_alerts *wa, struct db_alert_issue *is, c
 	return r;
 }
 
+/* Whether host may act on the forge now (web_alerts' may_act): 0, or
+ * -EDQUOT said. */
+static int act_bound(const struct web_alerts *wa, const char *host)
+{
+	if (!wa->may_act || wa->may_act(wa->act_ctx, host))
+		return 0;
+	return err_set(-EDQUOT, "host '%s' has had its forge actions for this hour "
+		       "(forge_actions_per_hour)", host);
+}
+
+/* Before a closed issue is opened again: its comments so far count as
+ * read, so that a "/perfd triage" left while it was closed (when its
+ * comments are not read) is never applied by the reopening. */
+static int skip_closed_comments(const struct web_alerts *wa, struct db_alert_issue *is)
+{
+	struct web_gh_comment *cs = NULL;
+	size_t n = 0, i;
+	int r;
+
+	r = web_gh_comments_since(wa->gh, &cs, &n, is->number, is->since);
+	for (i = 0; r == 0 && i < n; i++) {
+		if (cs[i].id <= is->comment_id)
+			continue;
+		is->comment_id = cs[i].id;
+		if (cs[i].created)
+			web_gh_time_format(is->since, cs[i].created);
+	}
+	web_gh_comments_free(cs, n);
+	return r;
+}
+
 int web_alert_issue_post(enum web_post *out, int *number, const struct web_alerts *wa,
 			 int64_t alert_id)
 {
@@ -389,12 +445,20 @@ int web_alert_issue_post(enum web_post *out, int *number, const struct web_alert
 		/* Triaged done with before it had an issue: none is opened. */
 		if (closed)
 			goto out;
+		r = act_bound(wa, a.host);
+		if (r < 0)
+			goto out;
 		r = create_once(wa, &is, repo, title.buf, body.buf);
 		if (r < 0)
 			goto out;
 		*out = r == 1 ? WEB_POST_FOUND : WEB_POST_CREATED;
 		r = 0;
 	} else {
+		r = act_bound(wa, a.host);
+		if (r == 0 && is.closed && !closed)
+			r = skip_closed_comments(wa, &is);
+		if (r < 0)
+			goto out;
 		r = web_gh_issue_edit(wa->gh, is.number, title.buf, body.buf,
 				      closed != is.closed || *out == WEB_POST_FOUND ?
 				      (closed ? "closed" : "open") : NULL);
@@ -480,7 +544,8 @@ static int culprit_pull(const struct web_alerts *wa, int *out, const char *commi
 /* Comments on culprit c's pull request, once: as the issue's create, under
  * way before it is sent and looked for when its answer is lost. */
 static int culprit_comment(const struct web_alerts *wa, struct db_alert_culprit *c,
-			   const char *repo, const char *body, enum web_culprit_what *what)
+			   const char *repo, const char *host, const char *body,
+			   enum web_culprit_what *what)
 {
 	bool settled = false;
 	int r;
@@ -492,6 +557,9 @@ static int culprit_comment(const struct web_alerts *wa, struct db_alert_culprit 
 			goto out;
 		}
 	}
+	r = act_bound(wa, host);
+	if (r < 0)
+		return r;
 	c->unsure = true;
 	r = db_alert_culprit_put(wa->db, repo, c);
 	if (r < 0)
@@ -587,7 +655,7 @@ int web_alert_culprits_post(struct web_culprit **out, size_t *out_n, const struc
 			} else {
 				strbuf_reset(&body);
 				culprit_body(&body, wa, &a, &f[i], is.number);
-				r = culprit_comment(wa, c, repo, body.buf, &what);
+				r = culprit_comment(wa, c, repo, a.host, body.buf, &what);
 			}
 			if (r < 0)
 				break;

@@ -261,23 +261,69 @@ static void render_row(struct comment *cm, const struct db_comparison *cs, size_
 	strbuf_release(&flags);
 }
 
-/* A fence longer than any run of backticks in the lines, so that no line
- * can close it. */
-static size_t fence_len(const struct db_runner_result *rs, size_t n)
+/* The longest run of backticks in s. */
+static size_t backtick_run(const char *s)
 {
-	size_t best = 3, run, i, k;
-	const char *p;
+	size_t best = 0, run = 0;
 
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < rs[i].nlines; k++) {
-			for (run = 0, p = rs[i].lines[k].text; *p; p++) {
-				run = *p == '`' ? run + 1 : 0;
-				if (run + 1 > best)
-					best = run + 1;
-			}
-		}
+	for (; *s; s++) {
+		run = *s == '`' ? run + 1 : 0;
+		if (run > best)
+			best = run;
 	}
 	return best;
+}
+
+static void add_fence(struct strbuf *out, size_t len)
+{
+	while (len--)
+		strbuf_addch(out, '`');
+	strbuf_addch(out, '\n');
+}
+
+/* The one writer of a code fence: its fence is longer than the longest
+ * run of backticks in any line (and at least 3), so that no line can
+ * close it, however long the run. */
+void web_md_fenced(struct strbuf *out, const char *const *lines, size_t n)
+{
+	size_t fl = 3, i;
+
+	for (i = 0; i < n; i++)
+		if (backtick_run(lines[i]) + 1 > fl)
+			fl = backtick_run(lines[i]) + 1;
+	add_fence(out, fl);
+	for (i = 0; i < n; i++)
+		verbatim_line(out, lines[i]);
+	add_fence(out, fl);
+}
+
+/* Whether a runner's line may be shown: a protocol line, RESULT or
+ * SUMMARY, and nothing else a runner printed. */
+bool web_runner_line_is_shown(const char *s)
+{
+	return !strncmp(s, "RESULT", 6) ? s[6] == ' ' || s[6] == '\t' || !s[6] :
+	       !strncmp(s, "SUMMARY", 7) && (s[7] == ' ' || s[7] == '\t' || !s[7]);
+}
+
+/* runner result r's lines that may be shown, in a fence; those left out
+ * are counted. */
+static void render_lines(struct strbuf *out, const struct db_runner_result *r)
+{
+	const char **shown = xcalloc(r->nlines + 1, sizeof(*shown));
+	size_t n = 0, k;
+
+	for (k = 0; k < r->nlines; k++)
+		if (web_runner_line_is_shown(r->lines[k].text))
+			shown[n++] = r->lines[k].text;
+	if (n) {
+		strbuf_addch(out, '\n');
+		web_md_fenced(out, shown, n);
+	}
+	if (n < r->nlines)
+		strbuf_addf(out, "\n%zu line%s that %s not RESULT or SUMMARY left out.\n",
+			    r->nlines - n, r->nlines - n == 1 ? "" : "s",
+			    r->nlines - n == 1 ? "is" : "are");
+	free(shown);
 }
 
 static void render_outcome(struct strbuf *out, const struct db_runner_result *r)
@@ -301,7 +347,7 @@ static int render_build(struct comment *cm, struct db *db, const char *host, int
 	struct strbuf *out = cm->out;
 	struct db_runner_result *rs = NULL;
 	struct db_build b;
-	size_t n = 0, i, k, fl;
+	size_t n = 0, i;
 	int r;
 
 	memset(&b, 0, sizeof(b));
@@ -319,7 +365,6 @@ static int render_build(struct comment *cm, struct db *db, const char *host, int
 		goto out;
 	}
 	strbuf_adds(out, ".\n");
-	fl = fence_len(rs, n);
 	for (i = 0; i < n; i++) {
 		strbuf_adds(out, "\n- ");
 		web_md_text(out, rs[i].runner);
@@ -333,14 +378,7 @@ static int render_build(struct comment *cm, struct db *db, const char *host, int
 		else
 			strbuf_adds(out, "unknown");
 		strbuf_adds(out, "\n");
-		if (rs[i].nlines == 0)
-			continue;
-		strbuf_addf(out, "\n%.*s\n", (int)fl, "````````````````````````````````"
-			    "````````````````````````````````");
-		for (k = 0; k < rs[i].nlines; k++)
-			verbatim_line(out, rs[i].lines[k].text);
-		strbuf_addf(out, "%.*s\n", (int)fl, "````````````````````````````````"
-			    "````````````````````````````````");
+		render_lines(out, &rs[i]);
 	}
 out:
 	for (i = 0; i < n; i++)

@@ -36,6 +36,14 @@ enum web_command web_triage_command(struct web_triage_command *out, const char *
  * and @ of references and mentions; a line break becomes a blank, bytes
  * that are not UTF-8 are repaired. NULL appends nothing. */
 void web_md_text(struct strbuf *out, const char *s);
+/* Appends lines verbatim (UTF-8 repaired, line breaks made blanks) in a
+ * code fence longer than the longest run of backticks in them: the one
+ * writer of a fence in what perfd posts. */
+void web_md_fenced(struct strbuf *out, const char *const *lines, size_t n);
+/* Whether a runner's line is shown in a comment: one that starts with
+ * RESULT or SUMMARY, then a blank or its end; the rest are left out and
+ * counted. */
+bool web_runner_line_is_shown(const char *s);
 /* Whether url may go into a link target unescaped: http:// or https://
  * with nothing to escape. */
 bool web_hub_url_is_valid(const char *url);

@@ -350,6 +350,12 @@ struct web_alerts {
 	const char *hub_url;         /* where the issue's links point */
 	const char *const *allow;    /* the logins who may triage by a command */
 	size_t nallow;
+	/* Asked before each action on the forge for an alert of host (an
+	 * issue made or edited, a culprit's comment): true counts the action
+	 * and lets it go, false refuses it (-EDQUOT, tried again later). NULL:
+	 * every action goes. */
+	bool (*may_act)(void *ctx, const char *host);
+	void *act_ctx;
 };
 
 /* Appends to title and body alert_id's issue: a title, and a Markdown body

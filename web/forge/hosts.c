@@ -15,6 +15,26 @@
 #include "forge.h"
 #include "runners.h"
 
+/* Whether a done job's n comparisons (one per case) are all it has: a
+ * hub's job waits for as many as its record said, or for one at least when
+ * its record (an older agent's) did not say; this database's own job has
+ * all of its own. When not, desc says what is missing. */
+static bool counted(struct strbuf *desc, const struct db_job *job, int n)
+{
+	if (!*job->host || !*job->base)
+		return true;
+	if (job->comparisons >= 0 && n < job->comparisons) {
+		strbuf_addf(desc, "built; %d of %lld comparisons in", n,
+			    (long long)job->comparisons);
+		return false;
+	}
+	if (job->comparisons < 0 && n == 0) {
+		strbuf_adds(desc, "built; no comparison in yet");
+		return false;
+	}
+	return true;
+}
+
 const char *web_job_verdicts(struct strbuf *desc, struct db *db, const struct db_job *job)
 {
 	struct db_job_comparison *cs = NULL;
@@ -59,6 +79,10 @@ const char *web_job_verdicts(struct strbuf *desc, struct db *db, const struct db
 		}
 	}
 	free(cs);
+	if (!counted(desc, job, faster + slower + same + other + aa)) {
+		strbuf_release(&slow);
+		return "pending";
+	}
 	if (slower)
 		strbuf_addf(desc, "slower: %s (%d of %d cases)", slow.buf, slower,
 			    faster + slower + same + other + aa);

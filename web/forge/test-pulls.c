@@ -121,11 +121,49 @@ static void test_triage_command(void **state)
 	assert_memory_equal(c.text, "/perfd triage  \xef\xbf\xbd", 18);
 }
 
+/* A fence no line can close: longer than the longest backtick run, 70
+ * backticks included (the fence was once cut from 64). */
+static void test_fence(void **state)
+{
+	struct strbuf b = STRBUF_INIT;
+	char run[71], want[80];
+	const char *lines[2] = { "RESULT a ok", run };
+
+	memset(run, '`', 70);
+	run[70] = '\0';
+	web_md_fenced(&b, lines, 2);
+	memset(want, '`', 71);
+	want[71] = '\n';
+	want[72] = '\0';
+	assert_int_equal(strncmp(b.buf, want, 72), 0);
+	assert_string_equal(b.buf + b.len - 72, want);
+	assert_int_equal(b.len, 72 + strlen("RESULT a ok\n") + 71 + 72);
+	strbuf_reset(&b);
+	lines[1] = "SUMMARY ``x``";
+	web_md_fenced(&b, lines, 2);
+	assert_string_equal(b.buf, "```\nRESULT a ok\nSUMMARY ``x``\n```\n");
+	strbuf_release(&b);
+}
+
+static void test_runner_lines_shown(void **state)
+{
+	assert_true(web_runner_line_is_shown("RESULT name pass"));
+	assert_true(web_runner_line_is_shown("SUMMARY 3 passed"));
+	assert_true(web_runner_line_is_shown("RESULT"));
+	assert_false(web_runner_line_is_shown("RESULTS x"));
+	assert_false(web_runner_line_is_shown("```"));
+	assert_false(web_runner_line_is_shown("# heading"));
+	assert_false(web_runner_line_is_shown(" RESULT x"));
+	assert_false(web_runner_line_is_shown(""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_command),
 		cmocka_unit_test(test_triage_command),
+		cmocka_unit_test(test_fence),
+		cmocka_unit_test(test_runner_lines_shown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

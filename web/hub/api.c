@@ -1805,6 +1805,8 @@ static void api_metrics(struct web_reply *out, struct db *db, const struct web_c
 		    (unsigned long long)ctr->conns.displaced,
 		    (unsigned long long)ctr->conns.refused_share,
 		    (unsigned long long)ctr->conns.refused_full);
+	if (ctr->more)
+		ctr->more(ctr->more_ctx, &sb);
 	out->status = 200;
 	out->type = TYPE_METRICS;
 	strbuf_release(&out->body);

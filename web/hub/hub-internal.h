@@ -101,6 +101,8 @@ struct web_counters {
 	uint64_t counts[WEB_CODES_MAX];
 	size_t n;
 	struct web_conn_stats conns;  /* copied from the guard before /metrics answers */
+	void (*more)(void *ctx, struct strbuf *out);   /* web_server_opts' metrics */
+	void *more_ctx;
 };
 void web_counters_add(struct web_counters *c, int code);
 

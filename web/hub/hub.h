@@ -64,6 +64,10 @@ struct web_server_opts {
 	 * triage changed an alert. */
 	void (*on_change)(void *ctx, const char *commit, bool urgent);
 	void *on_change_ctx;
+	/* Called on the server's thread as /metrics answers: appends metric
+	 * families of the caller's own (Prometheus text) to out. NULL: none. */
+	void (*metrics)(void *ctx, struct strbuf *out);
+	void *metrics_ctx;
 	/* With ingest: the repository (OWNER/NAME) whose open pull heads
 	 * GET /api/v1/hub/pulls lists to a token's holder, and GET
 	 * /api/v1/pulls to anyone; NULL: none. */

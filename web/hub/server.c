@@ -812,6 +812,8 @@ static void server_settings(struct web_server *s, struct db *db, const struct we
 	s->ingest = o->ingest;
 	s->on_change = o->on_change;
 	s->on_change_ctx = o->on_change_ctx;
+	s->counters.more = o->metrics;
+	s->counters.more_ctx = o->metrics_ctx;
 	s->repo = o->repo ? xstrdup(o->repo) : NULL;
 	s->expect = xcalloc(o->nexpect + 1, sizeof(char *));
 	for (i = 0; o->repo && i < o->nexpect; i++)

@@ -101,10 +101,30 @@ static void job_release(void *item)
 	db_job_release(item);
 }
 
+/* A done job's record says how many comparisons it made: one per case,
+ * all here by the time the job is done. */
 static int job_record(struct strbuf *rec, int64_t *note, const struct wire_outbox *ob,
 		      const void *item)
 {
-	return wire_job_record_build(rec, item, ob->host);
+	struct db_job j = *(const struct db_job *)item;   /* shallow */
+	struct db_job_comparison *cs = NULL;
+	size_t n = 0, i, k;
+	int r;
+
+	j.comparisons = -1;
+	if (j.state == DB_JOB_DONE) {
+		r = db_job_comparisons(ob->db, &cs, &n, j.id);
+		if (r < 0)
+			return r;
+		for (i = 0, j.comparisons = 0; i < n; i++) {
+			for (k = i + 1; k < n && strcmp(cs[k].case_name, cs[i].case_name); k++)
+				;
+			if (k == n)
+				j.comparisons++;
+		}
+		free(cs);
+	}
+	return wire_job_record_build(rec, &j, ob->host);
 }
 
 static void job_name(char *out, size_t len, const void *item)

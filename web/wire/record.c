@@ -1194,6 +1194,10 @@ int wire_job_record_build(struct strbuf *out, const struct db_job *j, const char
 		json_object_set_new(root, "kind", json_string(db_job_kind_name(j->kind)));
 		json_object_set_new(root, "case", json_text_or_null(j->case_name));
 	}
+	/* A done job says how many comparisons it made, so that the hub
+	 * counts its status only once they are all in. */
+	if (j->comparisons >= 0)
+		json_object_set_new(root, "comparisons", json_integer(j->comparisons));
 	r = finish_record(out, root);
 	json_decref(root);
 	return r;
@@ -1259,7 +1263,7 @@ static int parse_job(struct wire_job_record *rec, json_t *root)
 		"state", "detail", "created_at", "started_at", "finished_at", NULL,
 	};
 	static const char *const formats[] = { WIRE_JOB_FORMAT, NULL };
-	static const char *const optional[] = { "kind", "case", NULL };
+	static const char *const optional[] = { "kind", "case", "comparisons", NULL };
 	static const char *const states[] = { "queued", "running", "done", "failed", NULL };
 	static const char *const kinds[] = { "head", "span", "confirm", "bisect", NULL };
 	struct at top = { "" };
@@ -1307,6 +1311,9 @@ static int parse_job(struct wire_job_record *rec, json_t *root)
 			snprintf(j->case_name, sizeof(j->case_name), "%s", text);
 		free(text);
 	}
+	j->comparisons = -1;
+	if (r == 0 && json_object_get(root, "comparisons"))
+		r = get_int(&j->comparisons, root, &top, "comparisons", 0, WIRE_JOB_COMPARISONS_MAX);
 	if (r == 0)
 		r = get_time(j->created_at, root, &top, "created_at", false);
 	if (r == 0)

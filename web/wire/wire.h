@@ -68,6 +68,7 @@ void wire_record_release(struct wire_record *r);
  * record"): host is the agent's; j->seq numbers the update. Canonical, with
  * its sha256, and a newline. */
 #define WIRE_JOB_FORMAT "perfd-job/1"
+#define WIRE_JOB_COMPARISONS_MAX 100000   /* a done job's "comparisons" */
 int wire_job_record_build(struct strbuf *out, const struct db_job *j, const char *host);
 struct wire_job_record {
 	char sha256[65];
