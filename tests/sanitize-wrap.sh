@@ -29,6 +29,16 @@ export ASAN_OPTIONS="log_path=$dir/asan:log_exe_name=1:detect_leaks=1:handle_sig
 export UBSAN_OPTIONS="log_path=$dir/ubsan:log_exe_name=1:print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 export LSAN_OPTIONS="suppressions=$supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
+# Libraries stay mapped to the end of each process (tests/fixtures/
+# keep-loaded.c says why: a driver the Vulkan loader unloads otherwise
+# reads as a leak from an unknown module). The ASan runtime need not then
+# come first among the preloaded libraries.
+keep=${PERFD_BUILD_ROOT:-}/tests/libkeep-loaded.so
+if [ -f "$keep" ]; then
+	export LD_PRELOAD="$keep${LD_PRELOAD:+:$LD_PRELOAD}"
+	export ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0"
+fi
+
 "$@"
 rc=$?
 
