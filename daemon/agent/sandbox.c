@@ -114,12 +114,11 @@ static int sandbox_make(struct sandbox **out, const struct agent_config *c,
 
 /* Warns of each absolute path text names (a word that starts with '/'
  * at its start or after a blank, a quote, '=' or ':') that a sandboxed step
- * will not see as the host has it; returns how many. */
-static int unseen_paths(const struct sandbox *s, const char *key, const char *name,
+ * will not see as the host has it. */
+static void unseen_paths(const struct sandbox *s, const char *key, const char *name,
 			const char *text)
 {
 	const char *p;
-	int n = 0;
 
 	for (p = text; p && *p; p++) {
 		const char *why;
@@ -132,30 +131,27 @@ static int unseen_paths(const struct sandbox *s, const char *key, const char *na
 			log_warnx("sandbox: [%s%s%s] names '%s', which a sandboxed step does not see "
 				  "(%s): add it to [sandbox] ro, or rw where the step writes there",
 				  key, name ? " " : "", name ? name : "", path, why);
-			n++;
 		}
 		p += strlen(path) - 1;
 		free(path);
 	}
-	return n;
 }
 
 /* The suite's commands, environment and arguments, read for paths the
  * sandbox hides (docs/security.md). */
-static int unseen_suite_paths(const struct sandbox *s, const struct agent_suite *su)
+static void unseen_suite_paths(const struct sandbox *s, const struct agent_suite *su)
 {
-	int n = unseen_paths(s, "build", NULL, su->build_command);
 	size_t i, j;
 
+	unseen_paths(s, "build", NULL, su->build_command);
 	for (i = 0; i < su->nbuild_env; i++)
-		n += unseen_paths(s, "build", NULL, su->build_env[i]);
-	n += unseen_paths(s, "build", NULL, su->toolchain);
+		unseen_paths(s, "build", NULL, su->build_env[i]);
+	unseen_paths(s, "build", NULL, su->toolchain);
 	for (i = 0; i < su->nrunners; i++)
-		n += unseen_paths(s, "runner", su->runners[i].name, su->runners[i].command);
+		unseen_paths(s, "runner", su->runners[i].name, su->runners[i].command);
 	for (i = 0; i < su->ncases; i++)
 		for (j = 0; j < su->cases[i].nargs; j++)
-			n += unseen_paths(s, "case", su->cases[i].name, su->cases[i].args[j]);
-	return n;
+			unseen_paths(s, "case", su->cases[i].name, su->cases[i].args[j]);
 }
 
 int agent_sandbox_view(const struct agent_config *c, const struct host_profile *hp)
