@@ -28,11 +28,12 @@ const char cmd_agent_usage[] =
 	"The configuration's keys are in docs/config.md. When stderr is a terminal,\n"
 	"each measured process is a line there as it ends, as with perfd pair.\n"
 	"\n"
-	"The agent calibrates each case on its own ([calibration]): before a case's\n"
-	"comparison, when the case has no A/A comparisons (one build against\n"
-	"itself) on this host as it is now (a new case, a changed driver, kernel or\n"
-	"device), it runs some of the base build; and when idle, one at a time\n"
-	"for the case whose calibration is oldest, within an hourly budget.\n"
+	"The agent calibrates each case on its own ([calibration]): when a case has\n"
+	"no A/A comparisons (one build against itself) on this host as it is now\n"
+	"(a new case, a changed driver, kernel or device), it runs some of the base\n"
+	"build before the case's comparison (or, with when = after, judges that\n"
+	"comparison without them and runs them after its job); and when idle, one\n"
+	"at a time for the case whose calibration is oldest, within an hourly budget.\n"
 	"\n"
 	"Every build, contract runner and timed process runs in a bubblewrap\n"
 	"sandbox ([sandbox], docs/security.md) that shows it only the system's\n"
@@ -128,9 +129,10 @@ static int agent_check(const struct agent_config *cfg)
 		explicit_bzero(auth, strlen(auth));
 		free(auth);
 	}
-	printf("calibration: %d A/A comparison%s before a case's comparison when it has "
-	       "none on this host; idle A/As up to %g s an hour%s\n", cfg->calibration.runs,
-	       cfg->calibration.runs == 1 ? "" : "s", cfg->calibration.idle_budget_s,
+	printf("calibration: %d A/A comparison%s %s when it has none on this host; idle A/As "
+	       "up to %g s an hour%s\n", cfg->calibration.runs, cfg->calibration.runs == 1 ? "" : "s",
+	       cfg->calibration.when == AGENT_CALIBRATE_BEFORE ? "before a case's comparison" :
+	       "after a case's first job", cfg->calibration.idle_budget_s,
 	       cfg->calibration.idle_budget_s > 0 ? "" : " (none)");
 	printf("sandbox: %s, passing %zu environment pattern%s; processes %ld, memory %ld "
 	       "MB, file size %ld MB, open files %ld, each private tmpfs %ld MB (0: none)\n",

@@ -74,6 +74,17 @@ bool runner_sign_passes(int n, int k, int nstages)
 	return binomial_tail_count(n, k) * RULE2_ALPHA_INV * (unsigned)nstages <= two_n;
 }
 
+bool runner_sign_can_decide(int pairs, int max_pairs)
+{
+	int stages[RUNNER_STAGES_MAX], n, i;
+
+	n = runner_stages(stages, pairs, max_pairs);
+	for (i = 0; i < n; i++)
+		if (runner_sign_passes(stages[i], stages[i], n))
+			return true;
+	return false;
+}
+
 bool runner_rank_passes(double p, int nstages)
 {
 	return p * (1 + RULE2_FLOAT_SLACK) <= runner_stage_alpha(nstages);

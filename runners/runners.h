@@ -156,6 +156,10 @@ double runner_sign_p(int n, int k);
 /* Whether k of n agreeing pairs pass the sign test at a stage's share of
  * the bound, decided exactly in integers. */
 bool runner_sign_passes(int n, int k, int nstages);
+/* Whether the sign test alone, with no calibration, can give a verdict
+ * within the stages of pairs and max_pairs: some stage passes when all of
+ * its pairs agree (with the defaults, 12 of 12; never within 6 pairs). */
+bool runner_sign_can_decide(int pairs, int max_pairs);
 /* The exact null distribution of the rank count of n gains against m
  * calibration gains (docs/rule.md, "The calibrated test"). */
 struct runner_rank {

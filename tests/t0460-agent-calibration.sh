@@ -1,7 +1,10 @@
 #!/bin/bash
 # The agent's A/A comparisons (one build against itself), on the lavapipe
-# profile: a fresh case gets [calibration] runs of them before its first
-# comparison, stored as kind 'aa' with no job; the next job runs none; a
+# profile: a fresh case gets [calibration] runs of them, stored as kind
+# 'aa' with no job, before its first comparison (when = before, the
+# default) or after its first job (when = after: that job's comparison
+# judged without them, unless its stages are too few for a verdict without
+# them); the next job runs none; a
 # changed device fingerprint makes them run again; idle A/As keep to their
 # hourly budget (0: none), go to the case whose calibration is oldest, and
 # stop on SIGTERM, abandoned and not counted; /api/v1/calibration counts
@@ -74,11 +77,12 @@ aa() { sql "select count(*) from comparisons where kind = 'aa' and state = 'done
 conf 2 0 >agent.conf
 check "--check" run 0 "$PERFD" agent --config agent.conf --check
 check "  shows the calibration" has out "calibration: 2 A/A comparisons before a case's comparison when it has none on this host; idle A/As up to 0 s an hour (none)"
-printf '[calibration]\nruns = -1\nidle_budget_s = 4000\nsoon = 1\n' >>agent.conf
+printf '[calibration]\nruns = -1\nidle_budget_s = 4000\nsoon = 1\nwhen = later\n' >>agent.conf
 check "a bad [calibration] is refused" run 2 "$PERFD" agent --config agent.conf --check
 check "  runs" has err "agent.conf:32: 'runs': expected a whole number from 0 to 100, not '-1'"
 check "  idle_budget_s" has err "agent.conf:33: 'idle_budget_s': expected a number of seconds from 0 to 3600, not '4000'"
-check "  an unknown key" has err "agent.conf:34: unknown key 'soon' in [calibration] (runs, idle_budget_s)"
+check "  an unknown key" has err "agent.conf:34: unknown key 'soon' in [calibration] (runs, when, idle_budget_s)"
+check "  when" has err "agent.conf:35: 'when'"
 check "  a second section" has err "agent.conf:31: a second [calibration] section"
 
 # ---- a fresh case: runs A/As first ----
@@ -235,4 +239,36 @@ check "  shows each A/A's verdict as a calibration sample" eq 2 "$(grep -o '\[A/
 check "  never faster or slower" eq 0 "$(grep -ciE 'faster|slower' c5.md)"
 check "a change's comment" run 0 "$PERFD" comment --pr 1 --dry-run --commit "$C2" --db "$DB"
 check "  says faster" has out "[faster]("
+
+# ---- when = after: the first verdict waits for no A/A ----
+# work now has 24 pairs at most (12 of 12 pass the sign test), biased 7
+# (7 of 7 pass at one stage): neither waits for its A/As.
+DB=$T/after.db
+conf 2 0 | sed "s|^database = .*|database = $DB|; s|^max_pairs = 6|max_pairs = 24|; /^\[calibration\]/a when = after" >after.conf
+work_prog "$SRC/prog.c" 300000 7
+git -C "$SRC" commit -qam "less again"
+check "when = after, fresh database" run 0 "$PERFD" agent --config after.conf --once
+cp err after.err
+WA=$(sql "select min(id) from comparisons where job_id is not null and case_name = 'work'")
+check "  the job's comparisons run first" eq 0 "$(aa "and id < $WA")"
+check "  judged without a calibration, by the sign test: faster in 12 pairs" eq "none faster 12" "$(sql "select coalesce(calibration, 'none') || ' ' || verdict || ' ' || pairs_run from comparisons where id = $WA")"
+check "  then A/As of the base build, for the 12 gains" eq "1 1" "$(sql "select count(*) >= 1, sum(pairs_run) >= 12 from comparisons where kind = 'aa' and case_name = 'work' and id > $WA and job_id is null and base_build = head_build and base_build = (select base_build from comparisons where id = $WA)" | tr '|' ' ')"
+check "  after the job is done" eq 0 "$(sql "select count(*) from comparisons c join jobs j on j.id = $(sql "select job_id from comparisons where id = $WA") where c.kind = 'aa' and c.created_at < j.finished_at")"
+check "  the log says none ran first" eq 0 "$(grep -c 'give no verdict without a calibration' after.err)"
+check "  every comparison verifies" run 0 "$PERFD" verify --db "$DB"
+work_prog "$SRC/prog.c" 200000 7
+git -C "$SRC" commit -qam "less still"
+check "the next job" run 0 "$PERFD" agent --config after.conf --once
+check "  runs no A/A" has out "A/A comparisons 0"
+WB=$(sql "select max(id) from comparisons where job_id is not null and case_name = 'work'")
+check "  its comparison calibrated by them: faster in 3 pairs" eq "[$(sql "select group_concat(id, ',') from (select id from comparisons where kind = 'aa' and case_name = 'work' order by id)")] faster 3" "$(sql "select calibration || ' ' || verdict || ' ' || pairs_run from comparisons where id = $WB")"
+check "--check says when = after" run 0 "$PERFD" agent --config after.conf --check
+check "  in its words" has out "calibration: 2 A/A comparisons after a case's first job when it has none"
+# 3 to 6 pairs give no verdict without a calibration: that case's A/As run
+# first even so.
+DB=$T/after6.db
+sed "s|^database = .*|database = $DB|; s|^max_pairs = 24|max_pairs = 6|" after.conf >after6.conf
+check "when = after, a case of at most 6 pairs" run 0 "$PERFD" agent --config after6.conf --once
+check "  runs its A/As first, and says why" has err "case work: 3 to 6 pairs give no verdict without a calibration: its A/As run first"
+check "  its comparison calibrated" eq 0 "$(sql "select count(*) from comparisons where case_name = 'work' and kind = 'compare' and calibration is null")"
 finish

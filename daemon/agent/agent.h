@@ -101,9 +101,14 @@ enum agent_pull_base { AGENT_BASE_MERGE_BASE, AGENT_BASE_HEAD };
 #define AGENT_IDLE_BUDGET_S 300.0
 #define AGENT_IDLE_WINDOW_S 3600.0  /* the budget is per this many seconds */
 #define AGENT_IDLE_RUNS_MAX 64      /* idle A/As in one window, at most */
+enum agent_calibrate_when {
+	AGENT_CALIBRATE_BEFORE,    /* before the case's comparison (default) */
+	AGENT_CALIBRATE_AFTER,     /* after the job whose case had none */
+};
 struct agent_calibration {
-	int runs;                  /* A/As before a case's comparison when it has no
-	                            * calibration; 0: none */
+	int runs;                  /* A/As for a case that has no calibration;
+	                            * 0: none */
+	enum agent_calibrate_when when;
 	double idle_budget_s;      /* seconds of idle A/As per window; 0: none */
 };
 
@@ -278,7 +283,8 @@ void agent_log_verdict(struct agent *a, const char *prefix, int64_t cid);
 
 /* ---- the A/A comparisons (calibration.c) ---- */
 
-/* Before a job's comparison of case k: when the case has no calibration on
+/* For case k, before its comparison or after its job ([calibration]
+ * when): when the case has no calibration on
  * this host as it is now, up to [calibration] runs A/As of the base build
  * (whose program k names). Returns 0, -ECANCELED when stopped (the A/A in
  * hand is kept as abandoned), or a database error. */

@@ -2,9 +2,9 @@
  * The agent's A/A comparisons: one build of a case's program against
  * itself, whose pair gains calibrate the case's comparisons and whose
  * verdicts are the false verdict rate the host shows ([calibration],
- * docs/config.md). Before a case's comparison when it has no calibration on
- * this host as it is now, and one at a time when the agent is idle, within
- * an hourly budget. They belong to no job.
+ * docs/config.md). After the first job of a case that has no calibration on
+ * this host as it is now (or before its comparison, when = before), and one
+ * at a time when the agent is idle, within an hourly budget. They belong to no job.
  */
 #include <assert.h>
 #include <errno.h>
@@ -92,7 +92,8 @@ static int run_aa(struct agent *a, const struct agent_case *k, const struct db_b
 }
 
 /*
- * Before a job's comparison of case k: when the case has no calibration on
+ * For case k, before its comparison or after its job ([calibration] when):
+ * when the case has no calibration on
  * this host as it is now (fewer than RUNNER_CALIBRATION_MIN_GAINS A/A gains
  * of this fingerprint: a new case, or a driver, kernel or device that
  * changed since), [calibration] runs A/As of the base build, each of enough
@@ -115,6 +116,9 @@ int agent_calibrate_case(struct agent *a, const struct agent_case *k, const stru
 			break;
 		snprintf(why, sizeof(why), "%d of %d: the case has %zu of the %d A/A gains it needs "
 			 "on this host", i + 1, runs, have, RUNNER_CALIBRATION_MIN_GAINS);
+		/* After its job, the hub sees the host calibrating, not measuring. */
+		if (a->cfg->calibration.when == AGENT_CALIBRATE_AFTER)
+			agent_heartbeat(a, "calibrating", 0);
 		r = run_aa(a, k, base, pairs, why);
 	}
 	return r;

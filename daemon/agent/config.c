@@ -212,8 +212,16 @@ static void key_calibration(struct parse *ps, const char *k, const char *v)
 		/* Per hour; 0 runs no idle A/A. */
 		config_set_number(&c->idle_budget_s, &ps->r, k, v, 0, AGENT_IDLE_WINDOW_S,
 				  "seconds");
+	} else if (!strcmp(k, "when")) {
+		static const char *const whens[] = { [AGENT_CALIBRATE_BEFORE] = "before",
+			[AGENT_CALIBRATE_AFTER] = "after", NULL };
+		int when;
+
+		if (config_set_choice(&when, &ps->r, k, v, whens) == 0)
+			c->when = (enum agent_calibrate_when)when;
 	} else {
-		config_refuse(&ps->r, "unknown key '%s' in [calibration] (runs, idle_budget_s)", k);
+		config_refuse(&ps->r, "unknown key '%s' in [calibration] (runs, when, "
+			      "idle_budget_s)", k);
 	}
 }
 

@@ -322,6 +322,23 @@ void agent_log_verdict(struct agent *a, const char *prefix, int64_t cid)
 	db_comparison_release(&c);
 }
 
+/* Whether case k's A/As, when it needs them, run before its comparison:
+ * with [calibration] when = before, and also when its stages are too few
+ * for a verdict without a calibration (max_pairs under 12 by default). */
+static bool calibrate_first(struct agent *a, const struct agent_case *k,
+			    const struct runner_pair_opts *o)
+{
+	int max = o->max_pairs > o->pairs ? o->max_pairs : o->pairs;
+
+	if (a->cfg->calibration.when == AGENT_CALIBRATE_BEFORE)
+		return true;
+	if (runner_sign_can_decide(o->pairs, max))
+		return false;
+	log_info("case %s: %d to %d pairs give no verdict without a calibration: its A/As "
+		 "run first", k->name, o->pairs, max);
+	return true;
+}
+
 static int run_case(struct agent *a, const struct db_job *job, const struct agent_case *k,
 		    const struct db_build *base, const struct db_build *head, char **why)
 {
@@ -354,10 +371,12 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 		r = stale(a, head, why);
 	if (r != 0)
 		return r < 0 ? r : 0;
-	r = agent_calibrate_case(a, k, base);
-	if (r < 0)
-		return r;
 	agent_case_opts(a, k, &o, &progress);
+	if (calibrate_first(a, k, &o)) {
+		r = agent_calibrate_case(a, k, base);
+		if (r < 0)
+			return r;
+	}
 	o.sandbox_ro = ro;
 	o.old.path = old->artifact.path;
 	o.new.path = new->artifact.path;
@@ -405,7 +424,9 @@ static int run_case(struct agent *a, const struct db_job *job, const struct agen
 
 /* ---- jobs ---- */
 
-static int do_job(struct agent *a, struct db_job *job)
+/* Runs job; its base build, when one was made or found, is left in *base
+ * for the caller to release. */
+static int do_job(struct agent *a, struct db_job *job, struct db_build *base_out)
 {
 	struct db_build head, base;
 	char *why = NULL;
@@ -413,6 +434,7 @@ static int do_job(struct agent *a, struct db_job *job)
 	size_t i;
 	int r;
 
+	memset(base_out, 0, sizeof(*base_out));
 	memset(&head, 0, sizeof(head));
 	memset(&base, 0, sizeof(base));
 	log_info("job %lld: %s at %.12s", (long long)job->id, job->head, job->commit);
@@ -471,8 +493,36 @@ out:
 		r = 0;
 	free(why);
 	db_build_release(&head);
-	db_build_release(&base);
+	*base_out = base;
 	return r;
+}
+
+/*
+ * After job, with [calibration] when = after: each case of the job that
+ * has no calibration on this host as it is now gets its A/As of the job's
+ * base build, so that the next job's comparisons are calibrated. The job's
+ * own comparisons did not wait for them: without a calibration the rule
+ * judges by its sign test (docs/rule.md).
+ */
+static int calibrate_after(struct agent *a, const struct db_job *job, const struct db_build *base)
+{
+	size_t i;
+	int r = 0;
+
+	if (a->cfg->calibration.when != AGENT_CALIBRATE_AFTER || base->state != DB_BUILD_DONE)
+		return 0;
+	for (i = 0; i < a->suite->ncases && r == 0; i++) {
+		const struct agent_case *k = &a->suite->cases[i];
+
+		if (*job->case_name && strcmp(job->case_name, k->name))
+			continue;
+		if (!agent_artifact_named(base, k->program))
+			continue;
+		r = agent_calibrate_case(a, k, base);
+	}
+	if (r == 0)
+		r = agent_push(a);
+	return r > 0 ? 0 : r;
 }
 
 /* -EPERM when the host is quarantined after a GPU fault. A host with no
@@ -500,6 +550,7 @@ int agent_work(struct agent *a)
 		return err_set(-EINVAL, "no suite to build with: '%s' on the default branch "
 			       "could not be read", a->cfg->suite_file);
 	for (;;) {
+		struct db_build base;
 		struct db_job job;
 
 		if (child_cancel_wait(a->cancel_fd, 0))
@@ -522,9 +573,12 @@ int agent_work(struct agent *a)
 		/* A commit's status on the forge is its head job's alone. */
 		if (a->gh && job.kind == DB_JOB_HEAD)
 			agent_status_set(a, job.commit, job.id, "pending", "running");
-		r = do_job(a, &job);
+		r = do_job(a, &job, &base);
 		if (r == 0 && a->gh && job.kind == DB_JOB_HEAD)
 			agent_job_done(a, job.head, job.commit);
+		if (r == 0)
+			r = calibrate_after(a, &job, &base);
+		db_build_release(&base);
 		db_job_release(&job);
 		if (r < 0)
 			return r;
