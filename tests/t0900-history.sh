@@ -6,8 +6,9 @@
 # shares; a single commit's change found by its head job; flat stretches
 # that raise nothing; a bisection killed in the middle and resumed; a
 # head's change dismissed as noise, which hides no span's; a head's change
-# that is all of its span's, and one that is a part; and the
-# configuration's errors.
+# that is all of its span's, and one that is a part; a step whose half
+# said slower falsely, repeated and not followed (and not repeated past
+# the budget); and the configuration's errors.
 . "$(dirname "$0")/lib.sh"
 need git sqlite3 curl
 
@@ -267,6 +268,83 @@ check "  the head's alert, raised" eq "head|raised" \
 	"$(psql "select found_by, state from alerts where lo_oid = '${G[7]}' and hi_oid = '${G[8]}'")"
 check "  and the span's, raised too" eq "span|raised|done" \
 	"$(psql "select found_by, state, bisect from alerts where lo_oid = '${G[4]}' and hi_oid = '${G[8]}'")"
+
+# ---- a false verdict of one half is repeated, not bisected ----
+# Eight commits whose sixth is 5% slower; the fourth, the first step's
+# midpoint, is flat but prints 5% more for its first 4 processes: the
+# step's lower comparison (a warm-up and 3 pairs) runs those alone and
+# says slower, the upper one says slower too, and the halves then carry
+# twice the segment's 5%. Repeated, the lower half is unchanged: the
+# bisection descends into the upper half alone and names the one commit.
+SRC6=$T/src6
+git init -q -b main "$SRC6"
+H[0]=$(timed_commit "$SRC6" 1000 base)
+for i in 1 2 3; do H[$i]=$(timed_commit "$SRC6" 1000 "flat $i"); done
+cat >"$SRC6/prog" <<SH
+#!/bin/sh
+# 1000 ms, and 1050 for its first 4 processes.
+n=\$(wc -l <"$FLAKY/mid.count" 2>/dev/null || echo 0)
+echo x >>"$FLAKY/mid.count"
+v=1000
+[ "\$n" -lt 4 ] && v=1050
+exec awk -v v=\$v -v s="\${PERFD_SEQ:-1}" 'BEGIN { srand(s * 7919); z = 0
+	for (i = 0; i < 12; i++) z += rand(); z -= 6
+	printf "TIMING run_ms=%.4f\n", v * (1 + 0.001 * z) }'
+SH
+git -C "$SRC6" commit -q -am "flat 4, slow at first" && H[4]=$(git -C "$SRC6" rev-parse HEAD)
+H[5]=$(timed_commit "$SRC6" 1000 "flat 5")
+for i in 6 7 8; do H[$i]=$(timed_commit "$SRC6" 1050 "commit $i, 5% slower than 5"); done
+sed -e "s|$DB|$T/repeat.db|; s|$T/work|$T/work6|; s|file://$SRC|file://$SRC6|;
+	s|^\[build\]|[sandbox]\nrw = $FLAKY\n\n[build]|" agent.conf >repeat.conf
+rsql() { sqlite3 "$T/repeat.db" "$1"; }
+check "the agent runs a step whose midpoint is slow at first" run 0 "$PERFD" agent --config repeat.conf --once
+check "  a span alert of the 8 commits, raised" eq "span|${H[0]}|${H[8]}|raised|done" \
+	"$(rsql "select found_by, lo_oid, hi_oid, state, bisect from alerts")"
+check "  step 1 at ${H[4]:0:7}: both halves slower, twice the segment's change" eq "1|${H[4]}|both" \
+	"$(rsql "select step, mid_oid, outcome from bisect_steps where step = 1")"
+check "  its lower half said slower" has <(rsql "select detail from bisect_steps where step = 1") \
+	"${H[0]:0:12}..${H[4]:0:12} slower -5."
+check "  step 2 is its repeat: the lower half unchanged now" eq "2|${H[0]}|${H[8]}|${H[4]}|upper" \
+	"$(rsql "select step, lo_oid, hi_oid, mid_oid, outcome from bisect_steps where step = 2")"
+check "  said so, with why" has <(rsql "select detail from bisect_steps where step = 2") \
+	"repeat of step 1, whose halves carry -10."
+check "  and the segment's" has <(rsql "select detail from bisect_steps where step = 2") \
+	"against the segment's -5."
+check "the one true culprit is the only finding" eq "commit|${H[6]}" \
+	"$(rsql "select what, hi_oid from alert_findings")"
+check "  its note names the repeat" has <(rsql "select note from alert_findings") \
+	"step 1 repeated as step 2"
+check "the repeat is counted: two comparisons a step, the repeat's among them" eq 1 \
+	"$(rsql "select count(*) = 2 * (select count(*) from bisect_steps)
+		from jobs where kind = 'bisect'")"
+check "  and said in the alert" has <(rsql "select detail from alerts") \
+	"bisected in 4 steps, 1 of them a repeat: 1 finding"
+check "perfd alerts 1 shows the repeat" run 0 "$PERFD" alerts --db "$T/repeat.db" 1
+check "  as its step" has out "step 2: ${H[4]:0:12} in ${H[0]:0:12}..${H[8]:0:12}"
+check "  and the finding's note" has out "commit ${H[6]}, -5."
+check "    (found past step 1 repeated as step 2)" has out "(found past step 1 repeated as step 2)"
+"$PERFD" serve --db "$T/repeat.db" --listen 127.0.0.1:0 2>"$T/serve6.err" &
+spid=$!
+URL=$(served "$T/serve6.err")
+check "the API's alert carries the repeat" eq "bisected in 4 steps, 1 of them a repeat: 1 finding
+commit ${H[6]} found past step 1 repeated as step 2" \
+	"$(curl -s "$URL/api/v1/alerts/1" | python3 -c 'import json, sys; a = json.load(sys.stdin)
+print(a["detail"].split("; ")[-1]); print(*[" ".join((f["what"], f["hi"], f["note"])) for f in a["findings"]], sep="\n")')"
+kill $spid; wait $spid 2>/dev/null
+# The same history with a budget of one step: no two comparisons are left
+# to repeat it, and the range is said as found, not bisected on a doubt.
+rm "$FLAKY/mid.count"
+sed -e "s|$T/repeat.db|$T/repeat2.db|; s|$T/work6|$T/work7|;
+	s|^span_commits = 8|span_commits = 8\nbisect_comparisons = 2|" repeat.conf >repeat2.conf
+check "the agent runs it again with bisect_comparisons = 2" run 0 "$PERFD" agent --config repeat2.conf --once
+check "  one step, not repeated" eq "1|both" "$(sqlite3 "$T/repeat2.db" "select step, outcome from bisect_steps")"
+check "  the whole range is the finding, the budget spent" eq "budget|range|${H[0]}|${H[8]}" \
+	"$(sqlite3 "$T/repeat2.db" "select a.bisect, f.what, f.lo_oid, f.hi_oid from alerts a
+		join alert_findings f on f.alert_id = a.id")"
+check "  said so" has <(sqlite3 "$T/repeat2.db" "select note from alert_findings") \
+	"step 1's halves carry -10."
+check "  and why" has <(sqlite3 "$T/repeat2.db" "select note from alert_findings") \
+	"and the budget left no comparison to repeat it"
 
 # ---- the configuration's errors ----
 cat >bad.conf <<CONF

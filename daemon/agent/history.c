@@ -337,6 +337,10 @@ struct segment {
 	char lo[BUILDER_OID_HEX], hi[BUILDER_OID_HEX];
 	struct verdict v;
 	bool merged;             /* the branch a merge brought in */
+	bool proxy;              /* v is another range's (a merge's against its first
+				  * parent): nothing to weigh its halves against */
+	int doubted, repeat;     /* the last step on its way that was repeated,
+				  * and its repeat; 0: none */
 };
 
 struct bisection {
@@ -353,8 +357,10 @@ struct bisection {
 	int queued;              /* jobs queued now */
 };
 
-static void push_segment(struct bisection *b, const char *lo, const char *hi,
-			 const struct verdict *v, bool merged)
+/* Queues (lo, hi], a part of from (NULL: the alert's range), which keeps
+ * its merged branch and the repeat on its way. */
+static void push_segment(struct bisection *b, const struct segment *from, const char *lo,
+			 const char *hi, const struct verdict *v, bool merged)
 {
 	struct segment *s;
 
@@ -365,6 +371,10 @@ static void push_segment(struct bisection *b, const char *lo, const char *hi,
 	snprintf(s->hi, sizeof(s->hi), "%s", hi);
 	s->v = *v;
 	s->merged = merged;
+	if (from) {
+		s->doubted = from->doubted;
+		s->repeat = from->repeat;
+	}
 }
 
 static void add_finding(struct bisection *b, bool commit, const struct segment *s, int commits,
@@ -382,7 +392,11 @@ static void add_finding(struct bisection *b, bool commit, const struct segment *
 	f->has_gain = s->v.has_gain;
 	f->gain = s->v.gain;
 	f->comparison_id = s->v.id;
-	f->note = note ? xstrdup(note) : NULL;
+	if (s->repeat)
+		f->note = xasprintf("%s%sfound past step %d repeated as step %d", note ? note : "",
+				    note ? "; " : "", s->doubted, s->repeat);
+	else
+		f->note = note ? xstrdup(note) : NULL;
 }
 
 static struct db_bisect_step *find_step(struct bisection *b, const struct segment *s,
@@ -397,11 +411,40 @@ static struct db_bisect_step *find_step(struct bisection *b, const struct segmen
 	return NULL;
 }
 
+/* The step after st that compares the same midpoint of the same range:
+ * its repeat; NULL when none. */
+static struct db_bisect_step *find_repeat(struct bisection *b, const struct db_bisect_step *st)
+{
+	size_t i;
+
+	for (i = 0; i < b->nsteps; i++)
+		if (b->steps[i].step > st->step && !strcmp(b->steps[i].lo, st->lo) &&
+		    !strcmp(b->steps[i].hi, st->hi) && !strcmp(b->steps[i].mid, st->mid))
+			return &b->steps[i];
+	return NULL;
+}
+
+/* Whether st repeats an earlier step. */
+static bool is_repeat(struct bisection *b, const struct db_bisect_step *st)
+{
+	size_t i;
+
+	for (i = 0; i < b->nsteps && b->steps[i].step < st->step; i++)
+		if (find_repeat(b, &b->steps[i]) == st)
+			return true;
+	return false;
+}
+
+/* Whether mid was skipped in s: its step's comparisons, or its repeat's,
+ * could not be made. */
 static bool skipped(struct bisection *b, const struct segment *s, const char *mid)
 {
-	const struct db_bisect_step *st = find_step(b, s, mid);
+	const struct db_bisect_step *st = find_step(b, s, mid), *rep;
 
-	return st && !strcmp(st->outcome, "skipped");
+	if (!st)
+		return false;
+	rep = find_repeat(b, st);
+	return !strcmp(st->outcome, "skipped") || (rep && !strcmp(rep->outcome, "skipped"));
 }
 
 static int queue_step_job(struct bisection *b, int64_t *out, int step, const char *end,
@@ -463,9 +506,10 @@ static int queue_step(struct bisection *b, const struct segment *s, const char *
 }
 
 /* Reads a step's two jobs once both ended: its outcome, or "" while one
- * still runs. */
+ * still runs. The detail stored with the outcome starts with prefix, when
+ * not NULL. */
 static int step_outcome(struct bisection *b, struct db_bisect_step *st, struct verdict *lo,
-			struct verdict *hi)
+			struct verdict *hi, const char *prefix)
 {
 	const char *dir = b->al->slower ? "slower" : "faster";
 	struct db_job jl, jh;
@@ -495,12 +539,13 @@ static int step_outcome(struct bisection *b, struct db_bisect_step *st, struct v
 	/* A midpoint that does not build, or whose comparison says nothing
 	 * (it crashed, printed no metric), is skipped, as git bisect skip. */
 	if (jl.state == DB_JOB_FAILED || jh.state == DB_JOB_FAILED)
-		why = xasprintf("%.12s skipped: %s", st->mid,
+		why = xasprintf("%s%.12s skipped: %s", prefix ? prefix : "", st->mid,
 				jl.state == DB_JOB_FAILED && jl.detail ? jl.detail :
 				jh.detail ? jh.detail : "a job failed");
 	else if (!lo->id || !hi->id || !strcmp(lo->verdict, "invalid") ||
 		 !strcmp(hi->verdict, "invalid"))
-		why = xasprintf("%.12s skipped: its comparisons are invalid or missing", st->mid);
+		why = xasprintf("%s%.12s skipped: its comparisons are invalid or missing",
+				prefix ? prefix : "", st->mid);
 	if (why) {
 		r = db_bisect_step_set(b->a->db, st->alert_id, st->step, "skipped", why);
 		snprintf(st->outcome, sizeof(st->outcome), "skipped");
@@ -511,8 +556,8 @@ static int step_outcome(struct bisection *b, struct db_bisect_step *st, struct v
 
 		runner_format_gain_signed(lg, sizeof(lg), lo->gain);
 		runner_format_gain_signed(hg, sizeof(hg), hi->gain);
-		why = xasprintf("%.12s..%.12s %s %s, %.12s..%.12s %s %s", st->lo, st->mid,
-				lo->verdict, lg, st->mid, st->hi, hi->verdict, hg);
+		why = xasprintf("%s%.12s..%.12s %s %s, %.12s..%.12s %s %s", prefix ? prefix : "",
+				st->lo, st->mid, lo->verdict, lg, st->mid, st->hi, hi->verdict, hg);
 		r = db_bisect_step_set(b->a->db, st->alert_id, st->step, o, why);
 		snprintf(st->outcome, sizeof(st->outcome), "%s", o);
 	}
@@ -523,6 +568,94 @@ static int step_outcome(struct bisection *b, struct db_bisect_step *st, struct v
 out:
 	db_job_release(&jl);
 	db_job_release(&jh);
+	return r;
+}
+
+/* Whether a step's halves account for its segment's change: their gains
+ * composed (each a fraction of its base's time: 1 - (1 - lo)(1 - hi)),
+ * into *out, within the step's min_effect of the segment's. True when a
+ * gain is missing, or the segment's is another range's: nothing to weigh. */
+static bool adds_up(double *out, const struct segment *s, const struct verdict *lo,
+		    const struct verdict *hi)
+{
+	*out = NAN;
+	if (s->proxy || !s->v.has_gain || !lo->has_gain || !hi->has_gain)
+		return true;
+	*out = 1 - (1 - lo->gain) * (1 - hi->gain);
+	return fabs(*out - s->v.gain) < fmax(lo->min_effect, hi->min_effect);
+}
+
+/* "halves carry X against the segment's Y", the caller's. */
+static char *doubt(const struct segment *s, double sum)
+{
+	char sg[32], hg[32];
+
+	runner_format_gain_signed(hg, sizeof(hg), sum);
+	runner_format_gain_signed(sg, sizeof(sg), s->v.gain);
+	return xasprintf("halves carry %s against the segment's %s", hg, sg);
+}
+
+/* Step st of s ended (not skipped): the halves that carry the change are
+ * queued, or s is a finding. A step whose halves do not add up to s's
+ * change is made again once, its repeat's verdicts followed in its place.
+ * 1 when the repeat was skipped: the next midpoint is tried. */
+static int descend(struct bisection *b, struct segment *s, struct db_bisect_step *st,
+		   struct verdict *lo, struct verdict *hi, int n)
+{
+	struct db_bisect_step *rep;
+	char *why = NULL, *note = NULL;
+	double sum;
+	int r = 0, step = st->step;
+
+	if (!adds_up(&sum, s, lo, hi)) {
+		why = doubt(s, sum);
+		rep = find_repeat(b, st);
+		if (!rep) {
+			r = queue_step(b, s, st->mid);  /* st is moved */
+			if (r == 1) {
+				b->budget = true;
+				note = xasprintf("step %d's %s, and the budget left no comparison "
+						 "to repeat it", step, why);
+				add_finding(b, false, s, n, note);
+				r = 0;
+			} else if (r == 0) {
+				b->pending = true;
+				log_info("alert %lld: bisection step %d's %s: repeated as step %d",
+					 (long long)b->al->id, step, why, b->steps[b->nsteps - 1].step);
+			}
+			goto out;
+		}
+		note = xasprintf("repeat of step %d, whose %s: ", step, why);
+		r = step_outcome(b, rep, lo, hi, note);
+		if (r < 0 || !*rep->outcome)
+			goto out;
+		if (!strcmp(rep->outcome, "skipped")) {
+			r = 1;
+			goto out;
+		}
+		s->doubted = step;
+		s->repeat = rep->step;
+		st = rep;
+	}
+	if (!strcmp(st->outcome, "lower") || !strcmp(st->outcome, "both"))
+		push_segment(b, s, s->lo, st->mid, lo, s->merged);
+	if (!strcmp(st->outcome, "upper") || !strcmp(st->outcome, "both"))
+		push_segment(b, s, st->mid, s->hi, hi, s->merged);
+	if (!strcmp(st->outcome, "neither")) {
+		free(note);
+		/* Its repeat's halves still short of it: the segment's own
+		 * comparison is the one in doubt. */
+		note = adds_up(&sum, s, lo, hi) ? NULL : doubt(s, sum);
+		free(why);
+		why = xasprintf("no part of it alone carries the change: steps each under "
+				"min_effect%s%s%s", note ? "; its " : "", note ? note : "",
+				note ? ", even repeated: the comparison that found it is in doubt" :
+				"");
+		add_finding(b, false, s, n, why);
+	}
+out:
+	free(why);
+	free(note);
 	return r;
 }
 
@@ -555,8 +688,10 @@ static int bisect_segment(struct bisection *b, const struct segment *seg)
 		if (!s.merged && builder_commit_load(b->a->repo, &c, s.hi) == 0) {
 			if (*c.second_parent &&
 			    builder_merge_base(b->a->repo, mb, c.first_parent, c.second_parent) == 0 &&
-			    strcmp(mb, c.second_parent))
-				push_segment(b, mb, c.second_parent, &s.v, true);
+			    strcmp(mb, c.second_parent)) {
+				push_segment(b, &s, mb, c.second_parent, &s.v, true);
+				b->todo[b->ntodo - 1].proxy = true;
+			}
 			builder_commit_release(&c);
 		}
 		free(chain);
@@ -592,18 +727,14 @@ static int bisect_segment(struct bisection *b, const struct segment *seg)
 			}
 			break;
 		}
-		r = step_outcome(b, st, &vlo, &vhi);
+		r = step_outcome(b, st, &vlo, &vhi, NULL);
 		if (r < 0 || !*st->outcome)
 			break;
 		if (!strcmp(st->outcome, "skipped"))
 			continue;
-		if (!strcmp(st->outcome, "lower") || !strcmp(st->outcome, "both"))
-			push_segment(b, s.lo, st->mid, &vlo, s.merged);
-		if (!strcmp(st->outcome, "upper") || !strcmp(st->outcome, "both"))
-			push_segment(b, st->mid, s.hi, &vhi, s.merged);
-		if (!strcmp(st->outcome, "neither"))
-			add_finding(b, false, &s, (int)n, "no part of it alone carries the change: "
-				    "steps each under min_effect");
+		r = descend(b, &s, st, &vlo, &vhi, (int)n);
+		if (r == 1)
+			continue;
 		break;
 	}
 	free(chain);
@@ -677,19 +808,24 @@ static int bisect(struct agent *a, struct db_alert *al)
 	r = db_bisect_steps(a->db, &b.steps, &b.nsteps, al->id);
 	if (r < 0)
 		return r;
-	push_segment(&b, al->lo, al->hi, &v, false);
+	push_segment(&b, NULL, al->lo, al->hi, &v, false);
 	for (b.head = 0; b.head < b.ntodo && r == 0; b.head++) {
 		struct segment s = b.todo[b.head];
 
 		r = bisect_segment(&b, &s);
 	}
 	if (r == 0 && !b.pending) {
-		char *detail;
+		size_t repeats = 0;
+		char *detail, with[64] = "";
 
+		for (i = 0; i < b.nsteps; i++)
+			repeats += is_repeat(&b, &b.steps[i]);
 		order_findings(&b);
-		detail = xasprintf("%s%sbisected in %zu step%s: %zu finding%s%s",
+		if (repeats)
+			snprintf(with, sizeof(with), ", %zu of them a repeat", repeats);
+		detail = xasprintf("%s%sbisected in %zu step%s%s: %zu finding%s%s",
 				   al->detail ? al->detail : "", al->detail ? "; " : "", b.nsteps,
-				   b.nsteps == 1 ? "" : "s", b.nfound, b.nfound == 1 ? "" : "s",
+				   b.nsteps == 1 ? "" : "s", with, b.nfound, b.nfound == 1 ? "" : "s",
 				   b.budget ? ", the budget spent" : "");
 		r = db_alert_finish(a->db, al->id, b.budget ? DB_BISECT_BUDGET : DB_BISECT_DONE,
 				    b.found, b.nfound, detail);

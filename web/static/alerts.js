@@ -20,7 +20,8 @@ function findings(a) {
 		f.what === 'commit' ? ['culprit ', hash(f.hi, 12)]
 			: ['range ', hash(f.lo, 12), '..', hash(f.hi, 12), ` (${f.commits} commits)`],
 		f.gain === null ? null : [' ', h('span', { class: 'num' }, pct(f.gain))],
-		f.comparison ? [' ', receipt(f.comparison)] : null));
+		f.comparison ? [' ', receipt(f.comparison)] : null,
+		f.note ? h('div', { class: 'muted' }, f.note) : null));
 }
 
 function rows(list) {
