@@ -71,6 +71,9 @@ char *kernel_probe_json(const struct kernel_probe *probe, bool pretty)
 			 "devices", devices);
 	if (!root)
 		xalloc_die();
+	/* Only when set: a fingerprint without a note keeps its text. */
+	if (*probe->note && json_object_set_new(root, "note", jtext(probe->note)) < 0)
+		xalloc_die();
 	text = json_dumps(root, JSON_SORT_KEYS |
 			  (pretty ? JSON_INDENT(2) : JSON_COMPACT));
 	json_decref(root);

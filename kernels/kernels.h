@@ -58,6 +58,8 @@ struct kernel_probe {
 	char loader_version[32];                /* vkEnumerateInstanceVersion */
 	size_t ndevices;                        /* at least 1; 0 from kernel_probe_host_only */
 	struct kernel_device *devices;
+	char note[64];                          /* why there is no device, or ""; in the
+						 * fingerprint as "note" when set */
 };
 
 /*

@@ -28,6 +28,24 @@ check "a second run builds nothing" run 0 "$PERFD" demo --once --dir "$T/d"
 check "no build, no new job" has out "builds made 0, cache hits 0"
 check "still five jobs" eq 5 "$(sql "select count(*) from jobs")"
 
+# Without a host profile the demo's host is the machine's name, and its
+# fingerprint still names the Vulkan device its programs ran on: the one
+# perfd probe reports (docs/hosts.md, "Without a profile"), as the hub's
+# API and so the overview show it.
+dev=$(sed -n 's/^device 0: //p' "$T/probe.out")
+check "the stored fingerprints name the device, $dev" eq 0 "$(sql "select count(*) from comparisons where instr(fingerprint, '$dev') = 0")"
+"$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
+srv=$!
+kill_at_exit srv
+URL=$(served "$T/serve.err")
+check "the hub serves the demo's database" test -n "$URL"
+check "/api/v1/hosts" eq 200 "$(curl -s -o hosts.json -w '%{http_code}' "$URL/api/v1/hosts")"
+check "  one host, the machine's name" eq "$(hostname)" "$(js hosts.json '" ".join(x["name"] for x in d["hosts"])')"
+check "  its device is the probe's" eq "$dev" "$(js hosts.json '" ".join(x["name"] for x in d["hosts"][0]["fingerprint"]["devices"][:1])')"
+check "  with no note of a missing device" eq null "$(js hosts.json 'd["hosts"][0]["fingerprint"].get("note")')"
+kill "$srv" && wait "$srv"
+srv=
+
 # With a host profile, on a fresh database: the host has no row yet, and
 # the agent must take that as "not quarantined", not crash on it.
 DB=$T/h/perfd.db

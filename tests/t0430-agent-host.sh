@@ -174,6 +174,32 @@ check "a host profile with pairs 0 and max_pairs 65" run 2 "$PERFD" agent --conf
 check "  pairs named" has err "'pairs': expected a whole number from 1 to 64, not '0'"
 check "  max_pairs named" has err "'max_pairs': expected a whole number from 1 to 64, not '65'"
 
+# ---- no host profile, and no Vulkan device the loader can find ----
+# The fingerprint is the host alone, and says why rather than leaving the
+# device out unexplained (docs/hosts.md, "Without a profile").
+DB=$T/noprofile.db
+cat >noprofile.conf <<CONF
+$(agent_repo workdir="$T/work-noprofile")
+
+$(section sandbox rw="$S")
+
+$(section calibration runs=0 idle_budget_s=0)
+
+$(work_suite pairs=2)
+CONF
+check "an agent without a profile where Vulkan has no driver" run 0 env VK_ICD_FILENAMES=/nonexistent.json VK_DRIVER_FILES=/nonexistent.json "$PERFD" agent --config noprofile.conf --once
+check "  says so at its start" has err "no host profile; no Vulkan device found"
+check "  its comparison ran" eq 1 "$(sql "select count(*) from comparisons where state = 'done'")"
+check "  with the note in the fingerprint, no device" eq "[] no host profile; no Vulkan device found" "$(sql "select distinct fingerprint from comparisons" >fp.json; js fp.json 'str(d["devices"]) + " " + d["note"]')"
+"$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>"$T/serve.err" &
+srv=$!
+kill_at_exit srv
+URL=$(served "$T/serve.err")
+check "/api/v1/hosts" eq 200 "$(curl -s -o hosts.json -w '%{http_code}' "$URL/api/v1/hosts")"
+check "  the host's fingerprint carries the note" eq "no host profile; no Vulkan device found" "$(js hosts.json 'd["hosts"][0]["fingerprint"]["note"]')"
+kill "$srv" && wait "$srv"
+srv=
+
 # ---- a stop in the middle of a build ----
 # The recipe says it started, then waits on a file that the test removes
 # before the restart; the recipe is the same text either way, so the

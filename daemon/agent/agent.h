@@ -240,9 +240,10 @@ int agent_history(struct agent *a);
 
 /* Opens the database, the mirror of the repository and [github]'s client,
  * and marks what a killed agent left running as abandoned. profile and
- * probe (NULL: none, the machine as it is) become the agent's, also on
- * failure. cancel_fd becomes readable when the agent must stop. Returns 0,
- * or a negative errno with the detail in err_last(); it logs no error. */
+ * probe (NULL: none, the Vulkan devices the machine has are probed here)
+ * become the agent's, also on failure. cancel_fd becomes readable when the
+ * agent must stop. Returns 0, or a negative errno with the detail in
+ * err_last(); it logs no error (a probe that finds no device is a warning). */
 /* Sets up a->sandbox as [sandbox] says; where it cannot run and mode is
  * auto, or mode is off, a->unsandboxed says why and 0 is returned
  * (sandbox.c). */

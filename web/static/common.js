@@ -212,17 +212,19 @@ export function ready() {
 		document.body.dataset.state = 'ready';
 }
 
-// The device and driver named by a fingerprint; "no Vulkan device" when
-// the fingerprint is the host part alone.
+// The device and driver named by a fingerprint; device null when the
+// fingerprint is the host part alone, and note then what it says of why
+// (an agent without a host profile that found no Vulkan device).
 export function deviceOf(fp) {
 	if (!fp || typeof fp !== 'object')
-		return { device: null, driver: null, kernel: null };
+		return { device: null, driver: null, kernel: null, note: null };
 	const d = Array.isArray(fp.devices) && fp.devices.length ? fp.devices[0] : null;
 	const kernel = fp.host && fp.host.kernel_release ? fp.host.kernel_release : null;
+	const note = typeof fp.note === 'string' && fp.note ? fp.note : null;
 	if (!d)
-		return { device: null, driver: null, kernel };
+		return { device: null, driver: null, kernel, note };
 	const drv = [d.driver_name, d.driver_info].filter((x) => x).join(' ');
-	return { device: d.name || null, driver: drv || null, kernel };
+	return { device: d.name || null, driver: drv || null, kernel, note };
 }
 
 // The leaves of a JSON value as "path": value, for naming what changed

@@ -27,7 +27,7 @@ function hostRows(hosts, casesByHost) {
 		const none = () => h('span', { class: 'muted' }, '\u2014');
 		return [
 			h('strong', {}, x.name),
-			d.device ?? h('span', { class: 'muted' }, 'no Vulkan device in its fingerprint'),
+			d.device ?? h('span', { class: 'muted' }, d.note ?? 'no Vulkan device in its fingerprint'),
 			d.driver ?? h('span', { class: 'muted' }, '\u2014'),
 			d.kernel ?? h('span', { class: 'muted' }, '\u2014'),
 			hash(x.fingerprint_hash),
