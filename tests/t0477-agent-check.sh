@@ -6,7 +6,8 @@
 # default branch's head in the sandbox as a job would, fails, says the
 # path the recipe could not see and exits 1, storing nothing; with
 # [sandbox] ro naming the directory both pass. A recipe past its timeout
-# fails the trial too.
+# fails the trial too; a suite read from the repository is checked by the
+# trial.
 . "$(dirname "$0")/lib.sh"
 need git
 check "bubblewrap is installed" test -x /usr/bin/bwrap
@@ -84,6 +85,16 @@ sed -i 's|^timeout_s = 120$|timeout_s = 1|' agent.conf
 check "a recipe past [build] timeout_s fails the trial (exit 1)" run 1 "$PERFD" agent --config agent.conf --check --trial
 check "  said so" has out "trial build failed: the build recipe timed out after"
 check "  the scratch checkout removed" eq "" "$(ls -A "$T/work/builds")"
+
+# The suite from the repository ([repo] suite): --check cannot read it
+# without the mirror, --check --trial reads it as the agent does and says
+# its paths too.
+conf "" | sed -n '/^\[build\]$/,$p' >"$SRC/perfd.suite"
+git -C "$SRC" add -A && git -C "$SRC" commit -qm suite
+conf "" | sed '/^\[build\]$/,$d; s|^branches = main$|branches = main\nsuite = perfd.suite|' >repo.conf
+check "a suite from the repository: --check --trial fails (exit 1)" run 1 "$PERFD" agent --config repo.conf --check --trial
+check "  it names the wrapper the repository's suite names, with the key" has err "sandbox: [build] command names '$W/wrap.sh', which a sandboxed step does not see"
+check "  and the path the build tried" has out "the build tried '$W/wrap.sh'"
 
 check "--trial without --check is refused (exit 2)" run 2 "$PERFD" agent --config agent.conf --trial
 check "  said so" has err "--trial goes with --check"

@@ -180,16 +180,23 @@ static void unseen_release(struct unseen *u)
 	free(u->own);
 }
 
+/* Whether path is dir or lies under it. */
+static bool is_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/');
+}
+
 /* A path a step will not see, why, and what shows it: nothing, for the
  * agent's own files. */
 static void say_unseen(struct strbuf *out, const struct unseen *u, const char *path,
 		       const char *why)
 {
-	size_t i, n;
+	size_t i;
 
 	for (i = 0; i < u->nown; i++) {
-		n = strlen(u->own[i]);
-		if (!strncmp(path, u->own[i], n) && (!path[n] || path[n] == '/')) {
+		if (is_under(path, u->own[i])) {
 			strbuf_addf(out, "'%s', which is the agent's own (its work directory, "
 				    "database, configuration or a token file): no step sees it, "
 				    "and no [sandbox] ro may show it", path);
@@ -274,8 +281,8 @@ size_t agent_sandbox_tried(struct strbuf *out, const struct agent_config *c,
 			   const struct sandbox *s, const char *log, size_t len, const char *dir,
 			   size_t max)
 {
-	size_t at, n = strlen(dir);
 	const char *why, *p;
+	size_t at, n;
 	char *line, *path;
 	struct unseen u;
 
@@ -286,7 +293,7 @@ size_t agent_sandbox_tried(struct strbuf *out, const struct agent_config *c,
 			*line = '\0';
 		for (p = line; (path = next_path(line, &p)); free(path)) {
 			/* The step's own directory is shown: not a path it missed. */
-			if (!strncmp(path, dir, n) && (!path[n] || path[n] == '/'))
+			if (is_under(path, dir))
 				continue;
 			if (u.nsaid < max && unseen(&u, path, &why)) {
 				strbuf_adds(out, "the build tried ");
