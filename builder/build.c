@@ -57,7 +57,8 @@ static char *hash_failure(int r)
  * artifacts table, each opened from the build directory without following
  * a link, within the bounds of o->hash. Patterns that match nothing, a
  * link, a special file, a file over a bound fail the build (b->detail,
- * and no artifact is stored), not the call. */
+ * and no artifact is stored), not the call. Without db (a trial) nothing
+ * is stored. */
 static int hash_artifacts(struct db *db, struct db_build *b, const struct builder_build_opts *o)
 {
 	struct sha256_bound bound = bound_of(&o->hash);
@@ -91,7 +92,7 @@ static int hash_artifacts(struct db *db, struct db_build *b, const struct builde
 		}
 		b->nartifacts = 0;
 	}
-	for (i = 0; i < b->nartifacts && r == 0; i++)
+	for (i = 0; db && i < b->nartifacts && r == 0; i++)
 		r = db_artifact_put(db, &b->artifacts[i].artifact.id, &b->artifacts[i].artifact);
 	for (i = 0; i < n; i++)
 		free(names[i]);
@@ -100,11 +101,15 @@ static int hash_artifacts(struct db *db, struct db_build *b, const struct builde
 }
 
 /* A build cut short by a stop is no outcome of its commit: its row is
- * abandoned, and the next start builds the tree again. */
+ * abandoned, and the next start builds the tree again (a trial, without
+ * db, has no row). */
 static int abandon(struct db *db, int64_t id)
 {
-	int r = db_build_abandon(db, id);
+	int r;
 
+	if (!db)
+		return err_set(-ECANCELED, "the trial build: stopped");
+	r = db_build_abandon(db, id);
 	if (r < 0)
 		return r;
 	return err_set(-ECANCELED, "build %lld: stopped, abandoned; built again at the next "
@@ -124,7 +129,8 @@ static int fresh_dir(const char *dir)
 }
 
 /* Runs the recipe in b->dir and hashes what it made: b is filled with the
- * outcome, to be stored. -ECANCELED (the row abandoned) when stopped. */
+ * outcome, to be stored (with db). -ECANCELED (the row abandoned) when
+ * stopped. */
 static int run_recipe(struct db *db, struct db_build *b, const struct builder_build_opts *o)
 {
 	struct child_env env;
@@ -144,6 +150,8 @@ static int run_recipe(struct db *db, struct db_build *b, const struct builder_bu
 	ch.timeout_s = o->timeout_s;
 	ch.capture_max = BUILDER_LOG_MAX;
 	ch.cancel_fd = o->cancel_fd;
+	ch.on_stdout = o->on_output;
+	ch.ctx = o->ctx;
 	r = child_run_shell(&ch, o->command);
 	if (r == 0 && ch.cancelled)
 		r = abandon(db, b->id);
@@ -210,12 +218,58 @@ int builder_build_verify(const struct db_build *b, const struct sha256_bound *li
 	return 0;
 }
 
+/* A build of commit c (commit as named) as o makes it, not yet run: its
+ * directory never one an earlier build used, since what a build killed
+ * with its agent left there (or anything still writing) is no part of
+ * this one. */
+static void build_init(struct db_build *b, const struct builder_commit *c, const char *commit,
+		       const struct builder_build_opts *o)
+{
+	struct timespec now;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(b->host, sizeof(b->host), "%s", o->host);
+	snprintf(b->commit, sizeof(b->commit), "%s", commit);
+	snprintf(b->tree, sizeof(b->tree), "%s", c->tree);
+	snprintf(b->recipe_hash, sizeof(b->recipe_hash), "%s", o->recipe_hash);
+	clock_gettime(CLOCK_REALTIME, &now);
+	b->dir = xasprintf("%s/builds/%.12s-%.12s-%llx%09lx", o->workdir, b->tree, b->recipe_hash,
+			   (unsigned long long)now.tv_sec, (unsigned long)now.tv_nsec);
+	b->fingerprint = o->fingerprint ? xstrdup(o->fingerprint) : NULL;
+	time_now_iso(b->started_at);
+}
+
+/* Checks out commit into b->dir and runs the recipe there: b holds the
+ * outcome (a failed checkout is one). Only a stop (-ECANCELED) or, with
+ * db, a database error fails the call. */
+static int build_run(struct db *db, struct builder_repo *repo, struct db_build *b,
+		     const struct builder_build_opts *o)
+{
+	int r;
+
+	if (o->on_start)
+		o->on_start(o->ctx, b);
+	r = fresh_dir(b->dir);
+	if (r == 0)
+		r = builder_checkout(repo, b->commit, b->dir);
+	if (r == 0)
+		r = sandbox_own(o->sandbox, b->dir);
+	if (r < 0) {
+		b->state = DB_BUILD_FAILED;
+		b->detail = xasprintf("checkout: %s", err_last());
+		r = 0;
+	} else {
+		r = run_recipe(db, b, o);
+	}
+	time_now_iso(b->finished_at);
+	return r;
+}
+
 int builder_build_ensure(struct db_build *out, struct builder_repo *repo, struct db *db,
 			 const char *commit, const struct builder_build_opts *o)
 {
 	struct builder_commit c;
 	struct db_build b;
-	struct timespec now;
 	int r;
 
 	memset(out, 0, sizeof(*out));
@@ -228,44 +282,39 @@ int builder_build_ensure(struct db_build *out, struct builder_repo *repo, struct
 		builder_commit_release(&c);
 		return r < 0 ? r : 1;
 	}
-	snprintf(b.host, sizeof(b.host), "%s", o->host);
-	snprintf(b.commit, sizeof(b.commit), "%s", commit);
-	snprintf(b.tree, sizeof(b.tree), "%s", c.tree);
-	snprintf(b.recipe_hash, sizeof(b.recipe_hash), "%s", o->recipe_hash);
+	build_init(&b, &c, commit, o);
 	builder_commit_release(&c);
-	/* Never a directory an earlier build used: what a build killed with its
-	 * agent left there (or anything still writing) is no part of this one. */
-	clock_gettime(CLOCK_REALTIME, &now);
-	b.dir = xasprintf("%s/builds/%.12s-%.12s-%llx%09lx", o->workdir, b.tree, b.recipe_hash,
-			  (unsigned long long)now.tv_sec, (unsigned long)now.tv_nsec);
-	b.fingerprint = o->fingerprint ? xstrdup(o->fingerprint) : NULL;
-	time_now_iso(b.started_at);
 	r = db_build_insert(db, &b.id, &b);
-	if (r < 0)
-		goto out;
-	if (o->on_start)
-		o->on_start(o->ctx, &b);
-	r = fresh_dir(b.dir);
 	if (r == 0)
-		r = builder_checkout(repo, commit, b.dir);
+		r = build_run(db, repo, &b, o);
 	if (r == 0)
-		r = sandbox_own(o->sandbox, b.dir);
-	if (r < 0) {
-		b.state = DB_BUILD_FAILED;
-		b.detail = xasprintf("checkout: %s", err_last());
-		r = 0;
-	} else {
-		r = run_recipe(db, &b, o);
-		if (r < 0)
-			goto out;
-	}
-	time_now_iso(b.finished_at);
-	r = db_build_finish(db, &b);
+		r = db_build_finish(db, &b);
 	if (r < 0)
 		goto out;
 	*out = b;
 	memset(&b, 0, sizeof(b));
 out:
 	db_build_release(&b);
+	return r;
+}
+
+int builder_build_try(struct db_build *out, struct builder_repo *repo, const char *commit,
+		      const struct builder_build_opts *o)
+{
+	struct builder_commit c;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = builder_commit_load(repo, &c, commit);
+	if (r < 0)
+		return r;
+	build_init(out, &c, commit, o);
+	builder_commit_release(&c);
+	r = build_run(NULL, repo, out, o);
+	if (r < 0) {
+		fs_rm_rf(out->dir);
+		db_build_release(out);
+		memset(out, 0, sizeof(*out));
+	}
 	return r;
 }

@@ -205,6 +205,8 @@ struct builder_build_opts {
 	struct sha256_bound hash;    /* the bounds of hashing the artifacts; 0: none */
 	/* Called once the row exists, before the checkout (for progress). */
 	void (*on_start)(void *ctx, const struct db_build *b);
+	/* Called with the recipe's output as it comes, or NULL. */
+	void (*on_output)(void *ctx, const char *buf, size_t len);
 	void *ctx;
 };
 
@@ -219,6 +221,13 @@ struct builder_build_opts {
  * otherwise. */
 int builder_build_ensure(struct db_build *out, struct builder_repo *repo, struct db *db,
 			 const char *commit, const struct builder_build_opts *o);
+/* builder_build_ensure's build of commit made now, whatever was built
+ * before, and stored nowhere (perfd agent --check --trial): out holds its
+ * outcome (state, detail, exit, log, artifacts hashed, directory), out->id
+ * is 0, and its directory is the caller's to remove. Returns 0, or
+ * -ECANCELED (the directory removed) or the commit's error. */
+int builder_build_try(struct db_build *out, struct builder_repo *repo, const char *commit,
+		      const struct builder_build_opts *o);
 /* Hashes build b's artifacts again, from its directory without following
  * a link and within limits: 0 when every one is the file it hashed, 1 when
  * one changed, is gone, became a link or special file or passes a bound

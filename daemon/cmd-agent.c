@@ -16,7 +16,7 @@
 #include "forge.h"
 
 const char cmd_agent_usage[] =
-	"usage: perfd agent --config FILE [--check] [--once]\n"
+	"usage: perfd agent --config FILE [--check [--trial]] [--once]\n"
 	"\n"
 	"Watches the branch heads (and pull-request heads) of the repository the\n"
 	"configuration names. Each head at a new commit becomes a job: the commit\n"
@@ -62,7 +62,16 @@ const char cmd_agent_usage[] =
 	"  --check            check the configuration (and read its host profile and\n"
 	"                     [github]'s and [hub]'s token files, sending nothing):\n"
 	"                     print \"configuration OK\" or every error as\n"
-	"                     file:line: message, and exit\n"
+	"                     file:line: message, and exit; it prints the sandbox's\n"
+	"                     view and warns of each absolute path the suite names\n"
+	"                     that a step will not see, with the key that shows it\n"
+	"  --trial            with --check: then build the default branch's head once\n"
+	"                     as a job would (the same sandbox, limits, environment,\n"
+	"                     timeout and work directory), its output shown as it\n"
+	"                     comes, in a scratch directory removed afterwards,\n"
+	"                     storing nothing; say the recipe's exit, the end of its\n"
+	"                     log and, when it failed, the paths it looked for that\n"
+	"                     the sandbox does not show\n"
 	"  --once             do everything pending, print a summary and exit (no\n"
 	"                     idle A/A); without it the agent polls every poll_s\n"
 	"                     seconds, and SIGHUP makes it poll at once\n"
@@ -71,11 +80,15 @@ const char cmd_agent_usage[] =
 	"configuration, repository or database error, or a sandbox that cannot\n"
 	"start (other than for a missing bubblewrap or refused user namespaces,\n"
 	"which [sandbox] mode = on also refuses); 3 the host\n"
-	"profile's device is absent or the host is quarantined.\n";
+	"profile's device is absent or the host is quarantined. With --trial: 0\n"
+	"the trial build passed, 1 it failed (its recipe, its timeout or its\n"
+	"artifacts), 2 it could not be tried (the configuration, the repository,\n"
+	"an agent running on the work directory), 130 stopped.\n";
 
 static const struct option agent_options[] = {
 	{ "config", required_argument, NULL, 'c' },
 	{ "check", no_argument, NULL, 'k' },
+	{ "trial", no_argument, NULL, 't' },
 	{ "once", no_argument, NULL, '1' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -148,6 +161,30 @@ static int agent_check(const struct agent_config *cfg)
 	return EXIT_OK;
 }
 
+/* perfd agent --check --trial, after the check: 0 passed, 1 failed, 2
+ * not tried, 130 stopped by SIGINT or SIGTERM. */
+static int agent_check_trial(struct agent_config *cfg)
+{
+	struct host_profile *hp = NULL;
+	int stop_fd, r;
+
+	if (cfg->host && host_check_load(&hp, cfg->host) != EXIT_OK)
+		return EXIT_USAGE;
+	stop_fd = cli_signal_fd((const int[]){ SIGINT, SIGTERM, 0 });
+	if (stop_fd < 0) {
+		host_profile_free(hp);
+		return EXIT_USAGE;
+	}
+	r = agent_trial(cfg, hp, stop_fd);
+	close(stop_fd);
+	if (r == -ECANCELED)
+		log_warnx("%s", err_last());
+	else if (r < 0)
+		log_warnx("trial: %s", err_last());
+	return r == 0 ? EXIT_OK : r == 1 ? EXIT_RESULT : r == -ECANCELED ? EXIT_INTERRUPTED :
+	       EXIT_USAGE;
+}
+
 /* The agent's loop until it is stopped (or, with once, the queue is
  * empty): poll, work, push, then an idle A/A or a wait for the next poll.
  * Returns the verb's exit status. */
@@ -213,7 +250,7 @@ int cmd_agent(int argc, char **argv)
 	struct kernel_probe *probe = NULL;
 	struct strbuf errors = STRBUF_INIT;
 	const char *path = NULL;
-	bool check = false, once = false;
+	bool check = false, trial = false, once = false;
 	int opt, r, stop_fd = -1, hup_fd = -1, ret = EXIT_USAGE;
 
 	optind = 1;
@@ -224,6 +261,9 @@ int cmd_agent(int argc, char **argv)
 			break;
 		case 'k':
 			check = true;
+			break;
+		case 't':
+			trial = true;
 			break;
 		case '1':
 			once = true;
@@ -239,6 +279,10 @@ int cmd_agent(int argc, char **argv)
 		log_warnx("agent: expected --config FILE and no other argument");
 		return cli_usage_error("agent");
 	}
+	if (trial && (!check || once)) {
+		log_warnx("agent: --trial goes with --check, and not with --once");
+		return cli_usage_error("agent");
+	}
 	r = agent_config_load(&cfg, path, &errors);
 	if (r < 0) {
 		fputs(errors.buf, stderr);
@@ -247,6 +291,8 @@ int cmd_agent(int argc, char **argv)
 	}
 	if (check) {
 		ret = agent_check(cfg);
+		if (ret == EXIT_OK && trial)
+			ret = agent_check_trial(cfg);
 		goto out;
 	}
 	stop_fd = cli_signal_fd((const int[]){ SIGINT, SIGTERM, 0 });

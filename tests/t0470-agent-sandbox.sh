@@ -158,10 +158,11 @@ check "--check prints the view" has out "a sandboxed step sees, and nothing else
 check "  the system read-only" has out "/usr (read-only)"
 check "  the private /tmp of its size" has out "/tmp (private, empty, 2 MB)"
 check "  nothing of the test's directory" eq "" "$(grep -F "$T" out)"
-check "  a path the build names under /tmp is said, with the fix" has err "sandbox: [build] names '$T/agent.conf', which a sandboxed step does not see (its /tmp, /var/tmp, /run and /dev/shm are private and empty): add it to [sandbox] ro, or rw where the step writes there"
+check "  a path the build names under /tmp is said, with the fix" has err "sandbox: [build] env names '$T/outside', which a sandboxed step does not see (its /tmp, /var/tmp, /run and /dev/shm are private and empty): [sandbox] ro = $T/outside (or its directory; rw where the step writes there) shows it, or move it into the repository"
+check "  one of the agent's own files, with no fix" has err "sandbox: [build] env names '$T/agent.conf', which is the agent's own (its work directory, database, configuration or a token file): no step sees it, and no [sandbox] ro may show it"
 sed 's|^command = ./check.sh$|command = /opt/perfd-nowhere/check.sh|' agent.conf >opt.conf
 check "a runner under /opt: --check passes" run 0 "$PERFD" agent --config opt.conf --check
-check "  and says the view lacks it" has err "sandbox: [runner readonly] names '/opt/perfd-nowhere/check.sh', which a sandboxed step does not see (nothing outside the view is shown)"
+check "  and says the view lacks it" has err "sandbox: [runner readonly] command names '/opt/perfd-nowhere/check.sh', which a sandboxed step does not see (nothing outside the view is shown): [sandbox] ro = /opt/perfd-nowhere/check.sh"
 sed -i "s|^\[sandbox\]$|[sandbox]\nro = /opt/perfd-nowhere|" opt.conf
 check "with ro naming it" run 0 "$PERFD" agent --config opt.conf --check
 check "  nothing said of it" eq "" "$(grep -F /opt/perfd-nowhere err)"

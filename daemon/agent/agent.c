@@ -101,11 +101,11 @@ static struct kernel_probe *probe_unprofiled(void)
 	return probe;
 }
 
-int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile *profile,
-	       struct kernel_probe *probe, int cancel_fd)
+int agent_new(struct agent **out, struct agent_config *cfg, struct host_profile *profile,
+	      struct kernel_probe *probe, int cancel_fd)
 {
 	struct agent *a = xcalloc(1, sizeof(*a));
-	int r;
+	int r = 0;
 
 	*out = NULL;
 	a->cfg = cfg;
@@ -129,21 +129,28 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 		a->probe = probe_unprofiled();
 	a->fingerprint = kernel_probe_json(a->probe, false);
 	a->mirror = xasprintf("%s/mirror.git", cfg->workdir);
-	r = 0;
 	if (!cfg->suite_file) {
 		a->suite = &cfg->suite;
 		r = agent_suite_recipe_hash(a->recipe_hash, a->suite);
 	}
-	if (r == 0)
-		r = fs_mkdir_p(cfg->workdir);
+	if (r < 0) {
+		agent_free(a);
+		return r;
+	}
+	*out = a;
+	return 0;
+}
+
+int agent_open_mirror(struct agent *a)
+{
+	const struct agent_config *cfg = a->cfg;
+	int r;
+
+	r = fs_mkdir_p(cfg->workdir);
 	/* One agent a database and a mirror: a second would take the first's
 	 * running rows for a killed agent's, and race it on the mirror. */
 	if (r == 0)
 		r = take_lock(&a->lock_fds[0], "workdir", cfg->workdir, "/agent.lock");
-	if (r == 0)
-		r = take_lock(&a->lock_fds[1], "database", cfg->database, ".agent-lock");
-	if (r == 0)
-		r = db_open(&a->db, cfg->database, 10000);
 	/* Under the lock no other agent runs here: a sandbox naming the work
 	 * directory is what a killed agent left. */
 	if (r == 0 && (r = sandbox_kill_leftovers(cfg->workdir)) > 0) {
@@ -161,6 +168,24 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 	}
 	if (r == 0)
 		r = builder_repo_open(&a->repo, a->mirror, cfg->url);
+	return r;
+}
+
+int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile *profile,
+	       struct kernel_probe *probe, int cancel_fd)
+{
+	struct agent *a;
+	int r;
+
+	*out = NULL;
+	r = agent_new(&a, cfg, profile, probe, cancel_fd);
+	if (r < 0)
+		return r;
+	r = agent_open_mirror(a);
+	if (r == 0)
+		r = take_lock(&a->lock_fds[1], "database", cfg->database, ".agent-lock");
+	if (r == 0)
+		r = db_open(&a->db, cfg->database, 10000);
 	if (r == 0 && cfg->github.on)
 		r = agent_pulls_open(a);
 	if (r == 0 && cfg->hub.on)

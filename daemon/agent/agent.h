@@ -251,8 +251,39 @@ int agent_sandbox_open(struct agent *a);
 /* perfd agent --check: prints what a sandboxed step would see here, or
  * why there is no sandbox; an error where it could not be set up. */
 int agent_sandbox_view(const struct agent_config *c, const struct host_profile *hp);
+/* Warns of each absolute path the suite names (its commands, env,
+ * toolchain, artifacts, runners' and cases' commands) that a step in s
+ * will not see, once per path, naming the key and what shows it (none
+ * for c's own files). */
+void agent_sandbox_unseen(const struct agent_config *c, const struct sandbox *s,
+			  const struct agent_suite *su);
+/* Appends to out a line for each absolute path, up to max, that the lines
+ * of a step's log (len bytes) saying something is missing or refused name
+ * and that s does not show, outside dir (the step's own directory): what
+ * shows it. Returns how many. */
+size_t agent_sandbox_tried(struct strbuf *out, const struct agent_config *c,
+			   const struct sandbox *s, const char *log, size_t len, const char *dir,
+			   size_t max);
 int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile *profile,
 	       struct kernel_probe *probe, int cancel_fd);
+/* agent_open's first steps, for what needs less than an agent (a trial):
+ * agent_new fills the agent from cfg (profile and probe become its own,
+ * also on failure), opening nothing; agent_open_mirror then takes the
+ * work directory's lock and opens the mirror. agent_free frees either. */
+int agent_new(struct agent **out, struct agent_config *cfg, struct host_profile *profile,
+	      struct kernel_probe *probe, int cancel_fd);
+int agent_open_mirror(struct agent *a);
+/* A poll's fetch (in a child, perfd fetch), then the suite of the default
+ * branch read again when it comes from the repository. Returns 0,
+ * -ECANCELED when stopped, or the fetch's error (detail in err_last()). */
+int agent_poll_mirror(struct agent *a);
+/* perfd agent --check --trial (trial.c): the default branch's head built
+ * once as a job would build it, in a scratch directory removed after,
+ * nothing stored; progress and the outcome are said. profile (or NULL)
+ * becomes the trial's. Returns 0 when the build passed, 1 when it failed,
+ * or a negative errno (detail in err_last(), not logged) when it could
+ * not be tried. */
+int agent_trial(struct agent_config *cfg, struct host_profile *profile, int cancel_fd);
 void agent_free(struct agent *a);
 /* The host name its rows carry: the profile's, else this machine's. */
 const char *agent_host(const struct agent *a);
@@ -271,6 +302,8 @@ int agent_work(struct agent *a);
  * context. */
 void agent_case_opts(struct agent *a, const struct agent_case *k, struct runner_pair_opts *o,
 		     struct cli_progress *progress);
+/* How the agent builds with its suite and sandbox (no progress hooks). */
+void agent_build_opts(struct agent *a, struct builder_build_opts *out);
 /* Stores the manifest of build b (its commit, tree, recipe and every
  * artifact) and puts its hash in out. */
 int agent_build_manifest(struct agent *a, char out[65], const struct db_build *b);

@@ -134,11 +134,11 @@ static int stale(struct agent *a, const struct db_build *b, char **why)
 	return r;
 }
 
-/* The build of commit: found (a cache hit) or made now, said either way. */
-static int ensure_build(struct agent *a, struct db_build *out, const char *commit)
+void agent_build_opts(struct agent *a, struct builder_build_opts *out)
 {
 	const struct agent_suite *s = a->suite;
-	struct builder_build_opts o = {
+
+	*out = (struct builder_build_opts){
 		.host = a->host, .workdir = a->cfg->workdir, .recipe_hash = a->recipe_hash,
 		.command = s->build_command,
 		.env = (const char *const *)s->build_env, .nenv = s->nbuild_env,
@@ -146,10 +146,19 @@ static int ensure_build(struct agent *a, struct db_build *out, const char *commi
 		.timeout_s = s->build_timeout_s, .toolchain = s->toolchain,
 		.fingerprint = a->fingerprint, .cancel_fd = a->cancel_fd,
 		.sandbox = a->sandbox, .network = s->build_network, .hash = s->hash,
-		.on_start = on_build_start,
 	};
-	int r = builder_build_ensure(out, a->repo, a->db, commit, &o), e;
+}
+
+/* The build of commit: found (a cache hit) or made now, said either way. */
+static int ensure_build(struct agent *a, struct db_build *out, const char *commit)
+{
+	struct builder_build_opts o;
 	char *why = NULL;
+	int r, e;
+
+	agent_build_opts(a, &o);
+	o.on_start = on_build_start;
+	r = builder_build_ensure(out, a->repo, a->db, commit, &o);
 
 	/* A cached build's artifacts must still be the files it hashed. */
 	if (r == 1 && out->state == DB_BUILD_DONE && (e = stale(a, out, &why)) != 0) {

@@ -302,10 +302,9 @@ static int requeue_other_recipe(struct agent *a)
 	return r < 0 ? r : 0;
 }
 
-/* Fetches, joins the fetches' packs past AGENT_PACKS_MAX and lets go of
- * what the last poll's reads kept open (else every pack stays mapped for
- * good), then reads the suite of the default branch. */
-static int poll_mirror(struct agent *a)
+/* Joins the fetches' packs past AGENT_PACKS_MAX and lets go of what the
+ * last poll's reads kept open: else every pack stays mapped for good. */
+int agent_poll_mirror(struct agent *a)
 {
 	int r;
 
@@ -331,7 +330,7 @@ int agent_poll(struct agent *a)
 	size_t n = 0, i;
 	int r;
 
-	r = poll_mirror(a);
+	r = agent_poll_mirror(a);
 	if (r < 0)
 		return r;
 	r = builder_repo_heads(a->repo, &heads, &n, (const char *const *)a->cfg->branches,

@@ -112,46 +112,200 @@ static int sandbox_make(struct sandbox **out, const struct agent_config *c,
 	return r;
 }
 
-/* Warns of each absolute path text names (a word that starts with '/'
- * at its start or after a blank, a quote, '=' or ':') that a sandboxed step
- * will not see as the host has it. */
-static void unseen_paths(const struct sandbox *s, const char *key, const char *name,
-			const char *text)
+/* The paths said already, so that each is said once, with the first key
+ * that names it. */
+struct unseen {
+	const struct sandbox *s;
+	char **said;
+	size_t nsaid;
+	char **own;            /* the agent's own files (hidden()) */
+	size_t nown;
+};
+
+static void unseen_init(struct unseen *u, const struct agent_config *c, const struct sandbox *s)
 {
-	const char *p;
-
-	for (p = text; p && *p; p++) {
-		const char *why;
-		char *path;
-
-		if (*p != '/' || (p > text && !strchr(" \t'\"=:", p[-1])))
-			continue;
-		path = xstrndup(p, strcspn(p, " \t'\";|&()<>`$"));
-		if (!sandbox_shows(s, path, &why)) {
-			log_warnx("sandbox: [%s%s%s] names '%s', which a sandboxed step does not see "
-				  "(%s): add it to [sandbox] ro, or rw where the step writes there",
-				  key, name ? " " : "", name ? name : "", path, why);
-		}
-		p += strlen(path) - 1;
-		free(path);
-	}
+	*u = (struct unseen){ .s = s };
+	hidden(c, &u->own, &u->nown);
 }
 
-/* The suite's commands, environment and arguments, read for paths the
- * sandbox hides (docs/security.md). */
-static void unseen_suite_paths(const struct sandbox *s, const struct agent_suite *su)
+/* The next absolute path text names from *at on, the caller's: a word that
+ * starts with '/' (not "//", a URL's) at text's start or after a blank, a
+ * quote, '(', '=' or ':', up to a blank, a quote, ':', ',' or a shell
+ * operator, without a final '.' or '/'; "/" alone is none. NULL at the end
+ * of text. */
+static char *next_path(const char *text, const char **at)
 {
+	const char *p = *at;
+	size_t n;
+
+	for (; *p; p++) {
+		if (*p != '/' || p[1] == '/' || (p > text && !strchr(" \t\n'\"(=:", p[-1])))
+			continue;
+		n = strcspn(p, " \t\n'\";|&()<>`$:,");
+		*at = p + n;
+		while (n > 1 && (p[n - 1] == '.' || p[n - 1] == '/'))
+			n--;
+		if (n > 1)
+			return xstrndup(p, n);
+		p = *at - 1;
+	}
+	*at = p;
+	return NULL;
+}
+
+/* Whether path is for u to say: the sandbox does not show it (*why says
+ * why) and it was not said before. */
+static bool unseen(struct unseen *u, const char *path, const char **why)
+{
+	size_t i;
+
+	if (sandbox_shows(u->s, path, why))
+		return false;
+	for (i = 0; i < u->nsaid; i++)
+		if (!strcmp(u->said[i], path))
+			return false;
+	push(&u->said, &u->nsaid, xstrdup(path));
+	return true;
+}
+
+static void unseen_release(struct unseen *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->nsaid; i++)
+		free(u->said[i]);
+	free(u->said);
+	for (i = 0; i < u->nown; i++)
+		free(u->own[i]);
+	free(u->own);
+}
+
+/* Whether path is dir or lies under it. */
+static bool is_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/');
+}
+
+/* A path a step will not see, why, and what shows it: nothing, for the
+ * agent's own files. */
+static void say_unseen(struct strbuf *out, const struct unseen *u, const char *path,
+		       const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < u->nown; i++) {
+		if (is_under(path, u->own[i])) {
+			strbuf_addf(out, "'%s', which is the agent's own (its work directory, "
+				    "database, configuration or a token file): no step sees it, "
+				    "and no [sandbox] ro may show it", path);
+			return;
+		}
+	}
+	strbuf_addf(out, "'%s', which a sandboxed step does not see (%s): [sandbox] ro = %s (or "
+		    "its directory; rw where the step writes there) shows it, or move it into the "
+		    "repository", path, why, path);
+}
+
+/* Warns of each absolute path text names that a sandboxed step will not
+ * see, naming key, the configuration's key that holds text. */
+static void unseen_paths(struct unseen *u, const char *key, const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *at = text, *why;
+	char *path;
+
+	while (text && (path = next_path(text, &at))) {
+		if (unseen(u, path, &why)) {
+			strbuf_reset(&sb);
+			say_unseen(&sb, u, path, why);
+			log_warnx("sandbox: %s names %s", key, sb.buf);
+		}
+		free(path);
+	}
+	strbuf_release(&sb);
+}
+
+/* unseen_paths of a section's key: "[section name] key". */
+static void unseen_key(struct unseen *u, const char *section, const char *name,
+		       const char *key, const char *text)
+{
+	char *k = xasprintf("[%s%s%s] %s", section, name ? " " : "", name ? name : "", key);
+
+	unseen_paths(u, k, text);
+	free(k);
+}
+
+void agent_sandbox_unseen(const struct agent_config *c, const struct sandbox *s,
+			  const struct agent_suite *su)
+{
+	struct unseen u;
 	size_t i, j;
 
-	unseen_paths(s, "build", NULL, su->build_command);
+	unseen_init(&u, c, s);
+	unseen_key(&u, "build", NULL, "command", su->build_command);
 	for (i = 0; i < su->nbuild_env; i++)
-		unseen_paths(s, "build", NULL, su->build_env[i]);
-	unseen_paths(s, "build", NULL, su->toolchain);
+		unseen_key(&u, "build", NULL, "env", su->build_env[i]);
+	unseen_key(&u, "build", NULL, "toolchain", su->toolchain);
+	for (i = 0; i < su->nartifacts; i++)
+		unseen_key(&u, "build", NULL, "artifacts", su->artifacts[i]);
 	for (i = 0; i < su->nrunners; i++)
-		unseen_paths(s, "runner", su->runners[i].name, su->runners[i].command);
-	for (i = 0; i < su->ncases; i++)
+		unseen_key(&u, "runner", su->runners[i].name, "command", su->runners[i].command);
+	for (i = 0; i < su->ncases; i++) {
+		unseen_key(&u, "case", su->cases[i].name, "command", su->cases[i].program);
 		for (j = 0; j < su->cases[i].nargs; j++)
-			unseen_paths(s, "case", su->cases[i].name, su->cases[i].args[j]);
+			unseen_key(&u, "case", su->cases[i].name, "command",
+				   su->cases[i].args[j]);
+	}
+	unseen_release(&u);
+}
+
+/* The words of a line that says a path was looked for and not there. */
+static const char *const missing_words[] = {
+	"No such file or directory", "not found", "Permission denied", "cannot access",
+	"can't open", "cannot open", "does not exist",
+};
+
+static bool says_missing(const char *line)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(missing_words); i++)
+		if (strstr(line, missing_words[i]))
+			return true;
+	return false;
+}
+
+size_t agent_sandbox_tried(struct strbuf *out, const struct agent_config *c,
+			   const struct sandbox *s, const char *log, size_t len, const char *dir,
+			   size_t max)
+{
+	const char *why, *p;
+	size_t at, n;
+	char *line, *path;
+	struct unseen u;
+
+	unseen_init(&u, c, s);
+	for (at = 0; at < len && u.nsaid < max; at += strcspn(log + at, "\n") + 1) {
+		line = xstrndup(log + at, strcspn(log + at, "\n"));
+		if (!says_missing(line))
+			*line = '\0';
+		for (p = line; (path = next_path(line, &p)); free(path)) {
+			/* The step's own directory is shown: not a path it missed. */
+			if (is_under(path, dir))
+				continue;
+			if (u.nsaid < max && unseen(&u, path, &why)) {
+				strbuf_adds(out, "the build tried ");
+				say_unseen(out, &u, path, why);
+				strbuf_addch(out, '\n');
+			}
+		}
+		free(line);
+	}
+	n = u.nsaid;
+	unseen_release(&u);
+	return n;
 }
 
 int agent_sandbox_view(const struct agent_config *c, const struct host_profile *hp)
@@ -172,7 +326,7 @@ int agent_sandbox_view(const struct agent_config *c, const struct host_profile *
 	sandbox_view(&sb, s);
 	printf("a sandboxed step sees, and nothing else of this machine:\n%s", sb.buf);
 	if (!c->suite_file)
-		unseen_suite_paths(s, &c->suite);
+		agent_sandbox_unseen(c, s, &c->suite);
 	strbuf_release(&sb);
 	sandbox_free(s);
 	return 0;
