@@ -801,10 +801,16 @@ int db_commit_comparison_ids(struct db *db, int64_t *out, size_t max, const char
 #define ENTRY_COLUMNS "c.id, c.created_at, c.state, c.host, c.case_name," \
 	" coalesce(c.metric, ''), coalesce(c.verdict, ''), c.gain_median, o.sha256, n.sha256," \
 	" c.old_manifest, c.new_manifest, c.kind," \
-	" coalesce(c.job_id, 0), coalesce(j.head, ''), coalesce(j.commit_oid, '')"
+	" coalesce(c.job_id, 0), coalesce(j.head, ''), coalesce(j.commit_oid, '')," \
+	" CASE WHEN c.job_id IS NOT NULL OR g.origin_job > 0 THEN 'job'" \
+	" WHEN c.head_build IS NOT NULL OR g.origin_head_build > 0 THEN 'calibration'" \
+	" ELSE 'pair' END"
 
+/* At a hub, what the pushing agent named (its job, its build) says who made
+ * a comparison before that job or build has come itself. */
 #define ENTRY_FROM " FROM comparisons c JOIN artifacts o ON o.id = c.old_artifact" \
-	" JOIN artifacts n ON n.id = c.new_artifact LEFT JOIN jobs j ON j.id = c.job_id"
+	" JOIN artifacts n ON n.id = c.new_artifact LEFT JOIN jobs j ON j.id = c.job_id" \
+	" LEFT JOIN comparison_origins g ON g.comparison_id = c.id"
 
 static void entry_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
@@ -814,6 +820,7 @@ static void entry_fill(void *elem, sqlite3_stmt *st, void *arg)
 	e->job_id = sqlite3_column_int64(st, 13);
 	db_column_copy(e->head, sizeof(e->head), st, 14);
 	db_column_copy(e->commit, sizeof(e->commit), st, 15);
+	db_column_copy(e->made_by, sizeof(e->made_by), st, 16);
 }
 
 /* The entries sql (built per call, so prepared for this call alone and

@@ -398,6 +398,10 @@ struct db_comparison_entry {
 	int64_t job_id;          /* 0 for perfd pair */
 	char head[256];          /* the job's head and commit; "" without a job */
 	char commit[DB_OID_HEX];
+	/* Who made it: "job" (an agent's job), "calibration" (an agent's A/A of
+	 * one build against itself, outside any job) or "pair" (perfd pair, by
+	 * hand: neither job nor build). */
+	char made_by[12];
 };
 /* Comparisons matching f, newest first; fills at most max and returns the
  * count. */

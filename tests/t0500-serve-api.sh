@@ -111,6 +111,12 @@ check "every comparison, newest first" eq "$(sql "select group_concat(id, ' ') f
 check "no next page" eq null "$(js "$T/body" 'd["next"]')"
 check "gain of $c1" eq 0.006831 "$(js "$T/body" '[c["gain"] for c in d["comparisons"] if c["id"]=='"$c1"'][0]')"
 check "sha256 listed" eq "$(sha256sum "$PLANT" | cut -d' ' -f1)" "$(js "$T/body" 'd["comparisons"][-1]["old_sha256"]')"
+check "perfd pair's comparisons made by hand" eq "pair pair pair pair pair" "$(js "$T/body" '" ".join(c["made_by"] for c in d["comparisons"] if c["id"] <= 5)')"
+if [ "$agent" = yes ]; then
+	check "the agent's comparison made by its job" eq job "$(js "$T/body" '[c["made_by"] for c in d["comparisons"] if c["id"] == '"$ca"'][0]')"
+	aas=$(sql "select group_concat(id, ' ') from comparisons where kind = 'aa' and job_id is null")
+	check "the agent's A/As made by its calibration" eq "calibration" "$(js "$T/body" '" ".join(sorted(set(c["made_by"] for c in d["comparisons"] if c["id"] in ['"${aas// /,}"'])))')"
+fi
 check "manifest listed, in full" eq "$(sql "select old_manifest from comparisons where id = $c1")" "$(js "$T/body" 'd["comparisons"][-1]["old_manifest"]')"
 check "limit=2" api_ok "/api/v1/comparisons?limit=2"
 check "two rows" eq 2 "$(js "$T/body" 'len(d["comparisons"])')"
@@ -129,7 +135,7 @@ check "matches nothing" eq 0 "$(js "$T/body" 'len(d["comparisons"])')"
 check "comparisons as CSV" eq 200 "$(status "$URL/api/v1/comparisons?format=csv&host=lavapipe")"
 check "text/csv" eq "text/csv; charset=utf-8" "$(hdr Content-Type)"
 check "a header and five rows" eq 6 "$(wc -l <"$T/body")"
-check "header row" eq "id,created_at,state,host,case,metric,verdict,gain,old_sha256,new_sha256,old_manifest,new_manifest,job,head,commit,kind" "$(head -n 1 "$T/body")"
+check "header row" eq "id,created_at,state,host,case,metric,verdict,gain,old_sha256,new_sha256,old_manifest,new_manifest,job,head,commit,kind,made_by" "$(head -n 1 "$T/body")"
 check "a quoted field doubles its quotes" has "$T/body" ',"<script>alert(1)</script>""q'"'"'s",'
 
 # ---- timeline and cells ----

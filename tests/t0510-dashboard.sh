@@ -8,7 +8,10 @@
 # tampered with, the hosts' heartbeats on the overview, the pull head's
 # hosts on the head page, two hosts overlaid on a timeline, the change
 # point of a planted step in a series of main marked and listed, and none
-# in a flat one. Screenshots go to build/meson-logs/screenshots/.
+# in a flat one; among comparisons by hand, one with a gain of -2055% drawn
+# at the chart's edge while the rest keep the chart's height, and the whole
+# range on demand; who made each A/A. Screenshots go to
+# build/meson-logs/screenshots/.
 . "$(dirname "$0")/lib.sh"
 SRC=$(cd "$TESTS_DIR/.." && pwd)
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
@@ -72,12 +75,13 @@ done
 CPHOST=cp-host
 STEPCASE='step<img src=x onerror=alert(5)>'
 CPCOMMIT='<script>alert(6)</script>'
-cpair() { # CASE OLD NEW: a comparison's id
-	"$PERFD" pair --db "$DB" --json --host-name "$CPHOST" --case "$1" --pairs 3 \
-		--old-arg --old --old-arg "$2" --new-arg --new --new-arg "$3" \
+hpair() { # HOST CASE OLD NEW: a comparison's id
+	"$PERFD" pair --db "$DB" --json --host-name "$1" --case "$2" --pairs 3 \
+		--old-arg --old --old-arg "$3" --new-arg --new --new-arg "$4" \
 		"$PLANT" "$PLANT" -- --valid --digest c4759069c154 >"$T/cp.json" 2>"$T/cp.err" &&
 		js "$T/cp.json" 'd["comparison"]'
 }
+cpair() { hpair "$CPHOST" "$@"; }
 sprev=10.0000
 fprev=10.0000
 cp_ok=0
@@ -102,6 +106,27 @@ check "16 jobs of main on $CPHOST, each with a step and a flat comparison" eq 16
 check "a comparison by hand of the step's case" run 0 "$PERFD" pair --db "$DB" --host-name "$CPHOST" \
 	--case "$STEPCASE" --pairs 3 --old-arg --old --old-arg 11 --new-arg --new --new-arg 11 \
 	"$PLANT" "$PLANT" -- --valid --digest c4759069c154
+
+# An outlier among comparisons by hand, as an unoptimised (-O0) build
+# gives one: 11 comparisons of case o0 on host o0-host at 10 ms, each value
+# with the fixed noise, the 6th one's new arm at 215.5 ms (a gain of
+# -2055%); and 3 of o0-peer, to overlay.
+OHOST=o0-host
+OPEER=o0-peer
+OCASE=o0
+o_ok=0
+for i in $(seq 1 14); do
+	host=$OHOST
+	[ "$i" -gt 11 ] && host=$OPEER
+	noise_next
+	ov=$(noisy 100000)
+	noise_next
+	nv=$(noisy 100000)
+	[ "$i" = 6 ] && nv=215.5
+	hpair "$host" "$OCASE" "$ov" "$nv" >/dev/null && o_ok=$((o_ok + 1))
+done
+check "14 comparisons of $OCASE by hand, one of them the outlier" eq 14 "$o_ok"
+check "  whose gain is -2055%" eq 1 "$(sql "select count(*) from comparisons where host = '$OHOST' and gain_median < -20")"
 
 # ---- a hub with [github]: a fake forge whose pull request 5 is at the
 # commit of the newest demo job with comparisons ----
@@ -200,7 +225,7 @@ check "gfx1201, known by its heartbeat alone, is a host" eq "idle 0 true" "$(js 
 
 mkdir -p "$SHOTS"
 rm -f "$SHOTS"/*.png
-BASE=$URL DB=$DB DEMOHOST=$DEMOHOST KASE=$KASE CPHOST=$CPHOST STEPCASE=$STEPCASE CPCOMMIT=$CPCOMMIT SHOTS=$SHOTS CHROMIUM=$CHROMIUM PROFILE=$T/profile HOSTILE=$HOSTILE HOSTILE_HEAD=$HOSTILE_HEAD HOSTILE_CASE=$HOSTILE_CASE \
+BASE=$URL DB=$DB DEMOHOST=$DEMOHOST KASE=$KASE CPHOST=$CPHOST OHOST=$OHOST OPEER=$OPEER OCASE=$OCASE STEPCASE=$STEPCASE CPCOMMIT=$CPCOMMIT SHOTS=$SHOTS CHROMIUM=$CHROMIUM PROFILE=$T/profile HOSTILE=$HOSTILE HOSTILE_HEAD=$HOSTILE_HEAD HOSTILE_CASE=$HOSTILE_CASE \
 	NODE_PATH="$SRC/node_modules" timeout 240 node "$SRC/tests/browser/dashboard.mjs" >"$T/browser.out" 2>&1
 brc=$?
 # Each line the browser test printed is a check here.
@@ -212,7 +237,7 @@ while IFS= read -r line; do
 	esac
 done <"$T/browser.out"
 check "the browser test exited 0" eq 0 "$brc"
-for s in overview receipt receipt-verify-ok receipt-verify-mismatch timeline timeline-overlay timeline-changepoints timeline-flat build head receipt-hostile receipt-aa; do
+for s in overview receipt receipt-verify-ok receipt-verify-mismatch timeline timeline-overlay timeline-changepoints timeline-flat timeline-outlier timeline-outlier-whole timeline-outlier-overlay build head receipt-hostile receipt-aa; do
 	check "screenshot $s.png kept" test -s "$SHOTS/$s.png"
 done
 

@@ -12,7 +12,8 @@
 // demo's host, which m1 shares a case with), CPHOST, STEPCASE and CPCOMMIT
 // (the host of the planted series of main, the case whose series steps up,
 // named like markup, and the commit text, markup too, where it steps; its
-// other case is flat).
+// other case is flat), OHOST, OPEER and OCASE (the hosts and case of the
+// comparisons by hand among which one gains -2055%, on OHOST).
 // Prints "ok - ..." or "not ok - ..." per check, like the shell tests, and
 // exits 1 when any failed.
 import { execFileSync } from 'node:child_process';
@@ -29,6 +30,9 @@ const KASE = process.env.KASE;
 const CPHOST = process.env.CPHOST;
 const STEPCASE = process.env.STEPCASE;
 const CPCOMMIT = process.env.CPCOMMIT;
+const OHOST = process.env.OHOST;
+const OPEER = process.env.OPEER;
+const OCASE = process.env.OCASE;
 let failed = 0;
 
 function check(desc, cond, detail) {
@@ -85,6 +89,56 @@ async function open(path, shot) {
 }
 
 const texts = (sel) => page.$$eval(sel, (els) => els.map((e) => e.textContent));
+// The text of the element sel, or '' when the page has none.
+const textOf = async (sel) => (await page.$(sel) ? page.textContent(sel) : '');
+const pctOf = (g) => (g === null ? 'n/a' : (g * 100).toFixed(3) + '%');
+const byTime = (a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id);
+
+// In the page: the chart's area and each point where Chart.js drew it (px,
+// py), with its data (y, beyond, label, note) and point style; gain holds
+// the gain medians, values the raw values, lines each overlaid host's line.
+function chartGeometry() {
+	const ch = Chart.getChart(document.getElementById('chart'));
+	const pts = (i) => ch.getDatasetMeta(i).data.map((el, k) => {
+		const p = ch.data.datasets[i].data[k];
+		return { px: el.x, py: el.y, y: p.y, beyond: p.beyond ?? null, style: el.options.pointStyle,
+			note: p.note ?? '', label: p.clipLabel ?? null };
+	});
+	const sets = ch.data.datasets.map((d, i) => ({ label: d.label, i }));
+	const gain = sets.find((d) => /^gain median/.test(d.label));
+	return {
+		top: ch.chartArea.top, bottom: ch.chartArea.bottom, height: ch.chartArea.bottom - ch.chartArea.top,
+		gainMin: ch.scales.gain.min, valueMax: ch.scales.value ? ch.scales.value.max : null,
+		gain: gain ? pts(gain.i) : [],
+		values: sets.filter((d) => /^(old|new) values/.test(d.label)).flatMap((d) => pts(d.i)),
+		lines: gain ? [] : sets.map((d) => pts(d.i)),
+	};
+}
+
+// Ticks (or unticks) the timeline's "Show the whole range" and waits for
+// the chart drawn anew; false when the page has no such box.
+async function toggleRange(on) {
+	if (await page.$('#whole-range') === null)
+		return false;
+	await page.click('#whole-range');
+	await page.waitForSelector(on ? '#whole-range:checked' : '#whole-range:not(:checked)');
+	return true;
+}
+
+// Hovers the chart's point drawn at (px, py) and returns its tooltip's lines
+// ([] when none shows).
+async function hoverTip(pt) {
+	const box = await (await page.$('#chart')).boundingBox();
+	await page.mouse.move(box.x + pt.px, box.y + pt.py);
+	await page.waitForFunction(() => Chart.getChart(document.getElementById('chart')).tooltip.opacity > 0, null,
+		{ timeout: 2000 }).catch(() => {});
+	const lines = await page.evaluate(() => {
+		const t = Chart.getChart(document.getElementById('chart')).tooltip;
+		return t && t.opacity > 0 ? t.body.flatMap((b) => b.lines) : [];
+	});
+	await page.mouse.move(0, 0);
+	return lines;
+}
 
 try {
 	// ---- overview ----
@@ -239,8 +293,7 @@ try {
 	check('and Chart.js made an element for each', raw.every((d) => d.drawn === d.n), drawn);
 	const med = drawn.find((d) => /^gain median/.test(d.label));
 	check('one gain median per comparison', med && med.n === tl.points.length && med.drawn === med.n, { drawn, points: tl.points.length });
-	const hashes = tl.points.slice().sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id))
-		.map((p) => p.fingerprint_hash);
+	const hashes = tl.points.slice().sort(byTime).map((p) => p.fingerprint_hash);
 	const nchanges = hashes.filter((x, i) => i > 0 && x !== hashes[i - 1]).length;
 	const mark = drawn.find((d) => d.label === 'fingerprint change');
 	check('the stored fingerprints change in this timeline', nchanges > 0, hashes);
@@ -258,6 +311,8 @@ try {
 	check('  and that the comparisons shown, of other heads, take no part', (await page.textContent('#cp-branch'))
 		.startsWith(`${tl.points.length} of the ${tl.points.length} comparisons shown are not of branch main (demo/`), await page.textContent('#changepoints'));
 	check('  and draws no change-point marker', (drawn.find((d) => d.label === 'change point') || { real: -1 }).real === 0, drawn);
+	check('  and clips nothing: no list of points beyond its axes, no box for the whole range',
+		await page.$('#clipped') === null && await page.$('#whole-range') === null, await textOf('#range'));
 
 	// ---- another host's gain medians overlaid ----
 	const boxes = await page.$$eval('#overlay input[type=checkbox]', (es) => es.map((e) => e.value));
@@ -286,8 +341,7 @@ try {
 	check('the planted step is one change point of main, at its commit', stepCp.branch === 'main' && stepCp.series.points === 16 &&
 		stepCp.changepoints.length === 1 && stepCp.changepoints[0].commit === CPCOMMIT && stepCp.changepoints[0].index === 8, stepCp);
 	const cp0 = stepCp.changepoints[0] || {};
-	const stepTl = (await api(`/timeline?${cpq(STEPCASE)}&limit=1000`)).points.slice()
-		.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id));
+	const stepTl = (await api(`/timeline?${cpq(STEPCASE)}&limit=1000`)).points.slice().sort(byTime);
 	const cpAt = stepTl.findIndex((p) => p.id === cp0.comparison);
 	check('the timeline API marks its comparison', cpAt >= 0 && stepTl.filter((p) => p.changepoint).map((p) => p.id).join() === String(cp0.comparison), stepTl.map((p) => [p.id, p.changepoint]));
 	await open(`/static/timeline.html?${cpq(STEPCASE)}`, 'timeline-changepoints');
@@ -308,27 +362,16 @@ try {
 	check('  labelled with the level before and after and the shift', topMark && topMark.label ===
 		`${num6(cp0.mean_before)} \u2192 ${num6(cp0.mean_after)} ${stepCp.series.metric} (${shiftText})`, topMark);
 	// Hovering its diamond shows the tooltip, which names the comparison and p.
-	const tip = await (async () => {
-		const where = await page.evaluate(() => {
-			const ch = Chart.getChart(document.getElementById('chart'));
-			const i = ch.data.datasets.findIndex((d) => d.label === 'change point');
-			const el = ch.getDatasetMeta(i).data.find((e, k) => ch.data.datasets[i].data[k].top);
-			return el ? { x: el.x, y: el.y } : null;
-		});
-		if (!where)
-			return null;
-		const box = await (await page.$('#chart')).boundingBox();
-		await page.mouse.move(box.x + where.x, box.y + where.y);
-		await page.waitForTimeout(200);
-		return page.evaluate(() => {
-			const t = Chart.getChart(document.getElementById('chart')).tooltip;
-			return t && t.opacity > 0 ? t.body.flatMap((b) => b.lines) : [];
-		});
-	})();
+	const where = await page.evaluate(() => {
+		const ch = Chart.getChart(document.getElementById('chart'));
+		const i = ch.data.datasets.findIndex((d) => d.label === 'change point');
+		const el = ch.getDatasetMeta(i).data.find((e, k) => ch.data.datasets[i].data[k].top);
+		return el ? { px: el.x, py: el.y } : null;
+	});
+	const tip = where ? await hoverTip(where) : null;
 	check('  hovering it shows a tooltip naming the comparison, the levels and p', Array.isArray(tip) &&
 		tip.some((l) => l.startsWith(`change point at #${cp0.comparison} (${CPCOMMIT.slice(0, 12)})`) && l.includes(shiftText) &&
 			l.includes(`p = ${num6(cp0.p)}`) && l.includes('the fingerprint is the same')), tip);
-	await page.mouse.move(0, 0);
 	const cpRows = await page.$$eval('table.changepoints tbody tr', (rs) => rs.map((tr) => [...tr.children].map((td) => ({
 		text: td.textContent, href: td.querySelector('a') ? td.querySelector('a').getAttribute('href') : null }))));
 	check('a table lists the change point', cpRows.length === 1, cpRows);
@@ -361,6 +404,71 @@ try {
 	check('  nor a table; the page says it keeps one level', await page.$('table.changepoints') === null &&
 		(await page.textContent('#no-changepoints')) === 'No change point: the series keeps one level.', await page.textContent('#changepoints'));
 	check('  with no note of other heads: every comparison is of main', await page.$('#cp-branch') === null);
+
+	// ---- an outlier: the axes fit the bulk, the far point sits at the edge ----
+	const oq = (x) => new URLSearchParams({ host: x, case: OCASE }).toString();
+	const otl = (await api(`/timeline?${oq(OHOST)}&limit=1000`)).points.slice().sort(byTime);
+	const far = otl.find((p) => p.gain !== null && p.gain < -20) || {};
+	check('the outlier\'s timeline: 11 comparisons, one with a gain under -2000%', otl.length === 11 && far.gain < -20,
+		otl.map((p) => p.gain));
+	const farPct = pctOf(far.gain ?? null);
+	await open(`/static/timeline.html?${oq(OHOST)}`, 'timeline-outlier');
+	let geo = await page.evaluate(chartGeometry);
+	const farAt = otl.indexOf(far);
+	const bulk = geo.gain.filter((p, i) => i !== farAt);
+	const spread = (pts) => (Math.max(...pts.map((p) => p.py)) - Math.min(...pts.map((p) => p.py))) / geo.height;
+	check('the other points are not squashed: their gains span at least a quarter of the chart\'s height',
+		bulk.length === 10 && spread(bulk) >= 0.25, { spread: spread(bulk), gain: geo.gain });
+	const ofFar = (p) => p.note.startsWith(`#${far.id} `) && p.note.includes(', new, ');
+	const bulkVals = geo.values.filter((p) => !ofFar(p));
+	check('  nor are their values', bulkVals.length > 0 && spread(bulkVals) >= 0.25, { spread: spread(bulkVals) });
+	const fp = geo.gain[farAt] || {};
+	check('the outlier is drawn at the chart\'s bottom edge, a triangle apart from the circles',
+		fp.beyond === 'below' && Math.abs(fp.py - geo.bottom) <= 1 && fp.style === 'triangle' &&
+		bulk.every((p) => p.beyond === null && p.style === 'circle' && p.py > geo.top && p.py < geo.bottom), geo.gain);
+	check('  labelled with its true gain', typeof fp.label === 'string' && fp.label.includes(farPct) &&
+		fp.note.includes(farPct), fp);
+	const farVals = geo.values.filter(ofFar);
+	const farNew = (far.values || []).filter((v) => v.arm === 'new' && v.pair !== 0).length;
+	check('  its new values beyond the value axis, drawn at its top edge', farVals.length === farNew && farNew >= 3 &&
+		farVals.every((p) => p.beyond === 'above' && Math.abs(p.py - geo.top) <= 1 && p.note.includes('215.5 run2_ms')), farVals);
+	const listed = await texts('#clipped-list li');
+	check('the page lists what lies beyond the axes, with its values', listed.length === 2 &&
+		listed.includes(`\u25bc gain of #${far.id}: ${farPct}`) && listed.includes(`\u25b2 new values of #${far.id}: 215.5 run2_ms`), listed);
+	const farTip = await hoverTip(fp);
+	check('  hovering the outlier shows its gain and that it is drawn at the edge', farTip.some((l) => l.includes(farPct) &&
+		l.includes('beyond the axis')), farTip);
+	const toggled = await toggleRange(true);
+	check('a box offers the whole range', toggled);
+	await page.screenshot({ path: `${SHOTS}/timeline-outlier-whole.png`, fullPage: true });
+	geo = await page.evaluate(chartGeometry);
+	check('ticking "Show the whole range" draws the outlier at its value, inside the chart', toggled && geo.gain.every((p) => p.beyond === null) &&
+		geo.gainMin <= far.gain * 100 && Math.abs(geo.gain[farAt].y - far.gain * 100) < 1e-9 &&
+		geo.gain[farAt].py > geo.top && geo.gain[farAt].py <= geo.bottom, geo);
+	check('  and every value at its own', geo.values.every((p) => p.beyond === null) && geo.valueMax >= 215.5, geo.valueMax);
+	check('  and says so', (await textOf('#clipped')).startsWith('The whole range: every point at its value'),
+		await textOf('#clipped'));
+	await toggleRange(false);
+	geo = await page.evaluate(chartGeometry);
+	check('  unticking it fits the bulk again', geo.gain[farAt].beyond === 'below', geo.gain[farAt]);
+
+	// Overlaid with o0-peer: one gain axis, fitted to both hosts' bulk.
+	await open(`/static/timeline.html?${oq(OHOST)}&${new URLSearchParams({ also: OPEER })}`, 'timeline-outlier-overlay');
+	geo = await page.evaluate(chartGeometry);
+	const overBulk = geo.lines.flatMap((l) => l.filter((p) => !p.beyond));
+	const overFar = geo.lines.flatMap((l) => l.filter((p) => p.beyond));
+	check('overlaid, the two hosts\' other points are not squashed either', geo.lines.length === 2 && overBulk.length === 13 &&
+		spread(overBulk) >= 0.25, { spread: spread(overBulk), lines: geo.lines });
+	check('  the outlier at the bottom edge, its gain labelled and listed', overFar.length === 1 && Math.abs(overFar[0].py - geo.bottom) <= 1 &&
+		overFar[0].label.includes(farPct) && (await texts('#clipped-list li')).includes(`\u25bc gain of ${OHOST} #${far.id}: ${farPct}`), overFar);
+	const overToggled = await toggleRange(true);
+	geo = await page.evaluate(chartGeometry);
+	check('  and the whole range shows it at its value', overToggled && geo.lines.flat().every((p) => p.beyond === null) && geo.gainMin <= far.gain * 100, geo.gainMin);
+
+	// Its receipt and the overview say its gain as it is.
+	await open(`/static/comparison.html?id=${far.id}`, null);
+	check('the outlier\'s receipt shows its gain', (await page.textContent('#gain-median')) === farPct);
+	check('  made by hand', (await textOf('#made-by')) === 'none: by hand with perfd pair', await textOf('#commits'));
 
 	// ---- build page ----
 	const jobFailed = jobs.find((j) => j.state === 'failed' && j.comparisons.length);
@@ -435,6 +543,9 @@ try {
 	check('the hostile host is text on its receipt', (await page.textContent('#title')).includes(HOSTILE));
 	check('its case name is text there too', (await page.textContent('#title')).includes(HOSTILE_CASE));
 	check('and made no element', await page.$('main img') === null);
+	check('it is an A/A run by hand, and says so', (await textOf('#made-by')) ===
+		'none: an A/A run by hand with perfd pair: one program against itself, with the same arguments' &&
+		(await page.textContent('#commits')).includes('same program with the same arguments'), await page.textContent('#commits'));
 	await open(`/static/timeline.html?host=${encodeURIComponent(HOSTILE)}&case=${encodeURIComponent(hostileCmp.case)}`, 'timeline-hostile');
 	check('the hostile timeline title is text', (await page.textContent('#title')).includes(HOSTILE));
 
@@ -443,7 +554,6 @@ try {
 	const latest = (await api('/comparisons?limit=100')).comparisons;
 	await open('/', null);
 	const calRows = await page.$$eval('table.calibration tbody tr', (rs) => rs.map((tr) => [...tr.children].map((td) => td.textContent)));
-	const pctOf = (g) => (g === null ? 'n/a' : (g * 100).toFixed(3) + '%');
 	check('the overview has a calibration row per host and case of the API', calRows.length === cal.length && cal.length > 0,
 		{ page: calRows.length, api: cal.length });
 	// The demo agent's A/As: as many as give the 12 gains a calibration needs.
@@ -458,6 +568,20 @@ try {
 	const aaShown = await page.$$eval('table.comparisons .v-aa', (e) => e.length);
 	check('the latest comparisons mark each A/A as such', aaShown === aaLatest && aaLatest > 0, { page: aaShown, api: aaLatest });
 	check('and call none of them faster or slower', (await texts('table.comparisons .v-aa')).every((t) => !/faster|slower/.test(t)));
+	// Who made each: its head, or in words what the API's made_by says.
+	const madeBy = { calibration: () => 'the agent\'s calibration A/A',
+		pair: (c) => (c.kind === 'aa' ? 'an A/A run by hand with perfd pair' : 'by hand with perfd pair') };
+	const said = (c) => c.head ?? (madeBy[c.made_by] || (() => null))(c);
+	const headCells = await texts('table.comparisons tbody tr td:nth-child(8)');
+	check('the latest comparisons say who made each: a head, the agent\'s calibration, or perfd pair by hand',
+		headCells.length === latest.length && latest.every((c, i) => headCells[i] === said(c)),
+		{ page: headCells, api: latest.map((c) => [c.id, c.head, c.kind, c.made_by]) });
+	const handAA = latest.findIndex((c) => c.host === HOSTILE);
+	check('  the A/A run by hand is labelled so, not as the agent\'s', handAA >= 0 && latest[handAA].kind === 'aa' &&
+		latest[handAA].made_by === 'pair' && headCells[handAA] === 'an A/A run by hand with perfd pair', headCells[handAA]);
+	const farRow = latest.findIndex((c) => c.host === OHOST && c.gain < -20);
+	check('  and the outlier\'s gain is shown as it is', farRow >= 0 &&
+		(await texts('table.comparisons tbody tr td:nth-child(7)'))[farRow] === pctOf(latest[farRow].gain), farRow);
 	const aaId = (demoCal || cal[0]).calibration[0];
 	await Promise.all([
 		page.waitForURL(/comparison\.html\?id=/),
@@ -466,7 +590,7 @@ try {
 	await page.waitForSelector('body[data-state="ready"], body[data-state="error"]');
 	const aaReceipt = await api(`/comparisons/${aaId}`);
 	check('a calibration link leads to the A/A\'s receipt', page.url().endsWith(`/static/comparison.html?id=${aaId}`) && aaReceipt.kind === 'aa', page.url());
-	check('which says it is an A/A of the agent\'s, with its build', (await page.textContent('main')).includes('an A/A the agent ran to calibrate the case') &&
+	check('which says it is the agent\'s calibration A/A, with its build', (await textOf('#made-by')).startsWith('none: the agent\'s calibration A/A, run to calibrate the case') &&
 		await page.$(`a[href="/static/build.html?id=${aaReceipt.builds.base}"]`) !== null);
 	check('its title calls it A/A', (await page.textContent('#title')).includes('A/A'));
 	await page.screenshot({ path: `${SHOTS}/receipt-aa.png`, fullPage: true });

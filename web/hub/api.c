@@ -700,7 +700,7 @@ static const char *const verdicts[] = { "faster", "slower", "unchanged", "unreso
 
 static const char *const cmp_cols[] = { "id", "created_at", "state", "host", "case", "metric",
 	"verdict", "gain", "old_sha256", "new_sha256", "old_manifest", "new_manifest", "job", "head",
-	"commit", "kind", NULL };
+	"commit", "kind", "made_by", NULL };
 
 static json_t *entry_json(const struct db_comparison_entry *e)
 {
@@ -723,6 +723,7 @@ static json_t *entry_json(const struct db_comparison_entry *e)
 	json_object_set_new(o, "head", json_text_or_null(e->head));
 	json_object_set_new(o, "commit", json_text_or_null(e->commit));
 	json_object_set_new(o, "kind", json_string(c->aa ? "aa" : "compare"));
+	json_object_set_new(o, "made_by", json_string(e->made_by));
 	return o;
 }
 

@@ -148,6 +148,20 @@ export function aaWords(v) {
 	return 'A/A';
 }
 
+// Who made a comparison that names no head, in words: made_by is the API's
+// ('calibration': the agent's A/A of one build against itself; 'pair': by
+// hand with perfd pair; 'job': an agent's job this server has not stored;
+// null when not known), kind the comparison's ('aa' for an A/A).
+export function madeByWords(madeBy, kind) {
+	if (madeBy === 'calibration')
+		return 'the agent\'s calibration A/A';
+	if (madeBy === 'job')
+		return kind === 'aa' ? 'an A/A of an agent\'s job not stored here' : 'an agent\'s job not stored here';
+	if (madeBy === 'pair')
+		return kind === 'aa' ? 'an A/A run by hand with perfd pair' : 'by hand with perfd pair';
+	return kind === 'aa' ? 'an A/A of unknown origin' : 'unknown origin';
+}
+
 // A verdict by the comparison's kind: an A/A's in aaWords, marked apart.
 export function verdictOf(kind, v) {
 	if (kind !== 'aa')

@@ -2,7 +2,7 @@
 // the figures and the rule that made them, every pair and every process as
 // stored, the environment, and a button that has the server recompute the
 // figures from the raw rows (GET /api/v1/comparisons/ID/verify).
-import { API, getJSON, h, link, param, pct, num, hash, when, verdict, verdictOf, table, facts, fill, fail, ready } from './common.js';
+import { API, getJSON, h, link, param, pct, num, hash, when, verdict, verdictOf, madeByWords, table, facts, fill, fail, ready } from './common.js';
 
 // "pairs-median/1" -> ["pairs-median", "1"]
 function ruleParts(rule) {
@@ -14,17 +14,23 @@ function buildLink(id) {
 	return id ? link('build.html', { id }, 'build #' + id) : h('span', { class: 'muted' }, 'no build (made by hand)');
 }
 
-function commits(r) {
+// What made it, beyond the job: how each kind without one came about.
+const MADE_BY_DETAIL = {
+	calibration: ', run to calibrate the case (before its first comparison, and when idle): one build against itself',
+	pair: ': one program against itself, with the same arguments',
+};
+
+// madeBy: the API's made_by for this comparison (its list entry's).
+function commits(r, madeBy) {
 	const j = r.job;
 	const rows = [];
 	if (j) {
 		rows.push(['Job', link('head.html', { job: j.id }, '#' + j.id + ' ' + j.head)]);
 		rows.push(['Head commit (new)', hash(j.commit)]);
 		rows.push(['Base commit (old)', j.base ? hash(j.base) : h('span', { class: 'muted' }, 'none')]);
-	} else if (r.kind === 'aa' && r.builds) {
-		rows.push(['Job', h('span', { class: 'muted' }, 'none: an A/A the agent ran to calibrate the case, one build against itself')]);
 	} else {
-		rows.push(['Job', h('span', { class: 'muted' }, 'none: made with perfd pair')]);
+		rows.push(['Job', h('span', { class: 'muted', id: 'made-by' }, `none: ${madeByWords(madeBy, r.kind)}` +
+			(r.kind === 'aa' ? MADE_BY_DETAIL[madeBy] ?? '' : ''))]);
 	}
 	const b = r.builds || {};
 	return [
@@ -34,7 +40,8 @@ function commits(r) {
 			['new (head)', buildLink(b.head), h('code', {}, r.new.path ?? ''), hash(r.new.sha256), [String(r.new.size ?? ''), '.num'], hash(r.new.manifest, 12)],
 		], 'binaries'),
 		r.kind === 'aa'
-			? h('p', { class: 'note' }, 'An A/A: both arms ran the same build, so any difference between them is noise.')
+			? h('p', { class: 'note' }, `An A/A: both arms ran the same ${madeBy === 'pair' ? 'program with the same arguments' : 'build'}, ` +
+				'so any difference between them is noise.')
 			: r.old.sha256 && r.old.sha256 === r.new.sha256
 				? h('p', { class: 'note' }, 'The two programs have the same hash: what differs is outside the measured binary (its inputs, shaders or libraries).')
 				: null,
@@ -179,7 +186,11 @@ async function main() {
 	if (!id || !/^[1-9][0-9]{0,17}$/.test(id))
 		throw new Error('this page needs ?id=N, the comparison\'s number');
 	document.getElementById('recompute').addEventListener('click', () => recompute(id));
-	const r = await getJSON(`/comparisons/${id}`);
+	// Who made it is the list's word (made_by); the receipt, perfd show's
+	// object, does not say it.
+	const [r, entry] = await Promise.all([getJSON(`/comparisons/${id}`),
+		getJSON(`/comparisons?before=${BigInt(id) + 1n}&limit=1`)]);
+	const madeBy = entry.comparisons.length && String(entry.comparisons[0].id) === id ? entry.comparisons[0].made_by : null;
 	document.title = `perfd: receipt #${id}`;
 	fill('title', `Receipt #${id}: `, r.case, ' on ', r.host, ' ', verdictOf(r.kind, r.verdict), ' ',
 		h('span', { class: 'num' }, pct(r.gain ? r.gain.median : null)));
@@ -188,7 +199,7 @@ async function main() {
 	fill('downloads',
 		h('a', { href: `${API}/comparisons/${id}?format=csv`, download: `perfd-comparison-${id}.csv`, id: 'csv-link' }, 'Download CSV (one row per process)'),
 		h('a', { href: `${API}/comparisons/${id}`, download: `perfd-comparison-${id}.json`, id: 'json-link' }, 'Download JSON (this receipt)'));
-	fill('commits', commits(r));
+	fill('commits', commits(r, madeBy));
 	fill('figures', figures(r));
 	fill('pairs', pairs(r));
 	fill('processes', processes(r));

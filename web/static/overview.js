@@ -2,8 +2,8 @@
 // newest heartbeat said and when it came), each host and case's calibration
 // (its A/A comparisons), the latest heads with their verdicts, and the
 // latest comparisons (including those made by hand with perfd pair, which
-// belong to no head, and the agent's A/As).
-import { getJSON, h, link, pct, hash, when, ago, verdictOf, state, table, fill, fail, ready, deviceOf } from './common.js';
+// belong to no head, and the agent's calibration A/As, each said as such).
+import { getJSON, h, link, pct, hash, when, ago, verdictOf, madeByWords, state, table, fill, fail, ready, deviceOf } from './common.js';
 
 // What the host's newest heartbeat says of its builds' sandbox: sandboxed
 // (its name in the title), none and why, highlighted, or unknown (no
@@ -110,7 +110,7 @@ function comparisonRows(list) {
 		link('comparison.html', { id: c.id }, verdictOf(c.kind, c.verdict)),
 		[pct(c.gain), '.num'],
 		c.head ? (c.job ? link('head.html', { job: c.job }, c.head) : c.head)
-			: h('span', { class: 'muted' }, c.kind === 'aa' ? 'the agent\'s A/A' : 'by hand'),
+			: h('span', { class: 'muted made-by' }, madeByWords(c.made_by, c.kind)),
 		hash(c.commit, 12),
 	]);
 }

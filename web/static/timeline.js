@@ -4,12 +4,15 @@
 // default branch's series (GET /api/v1/changepoints) marked before the
 // comparison that starts each new level. Chart.js (the core package alone)
 // draws it; each kind of marker is a dataset of vertical segments, and a
-// change point's label is drawn by a small plugin of this page.
+// change point's label is drawn by a small plugin of this page. Each axis
+// fits the bulk of its points (axis.js): a point beyond it is drawn at the
+// edge, and a box shows the whole range.
 //   timeline.html?host=H&case=C                  one host
 //   timeline.html?host=H&case=C&also=B&also=D    hosts overlaid: each one's
 //     gain medians in time, a line per host (a parameter per host, so a
 //     name may hold any character)
 import { API, getJSON, h, link, pageURL, param, pct, num, hash, when, verdict, table, fill, fail, ready, fingerprintDiff } from './common.js';
+import { axisRange, place, gainFloor, valueFloor, clippedStyle, clippedLabels } from './axis.js';
 
 const OVERLAY_MAX = 8;   // hosts drawn in one chart
 const COLOURS = ['#1b1b1b', '#1f5fa8', '#c2410c', '#15803d', '#7c3aed', '#b45309', '#0e7490', '#be185d'];
@@ -74,29 +77,98 @@ function changesOf(points) {
 	return out;
 }
 
-// cps: the change points drawn, each with at (its comparison's index in
-// points).
-function draw(canvas, points, changes, metric, cps) {
-	const gains = points.map((p) => (p.gain === null ? null : p.gain * 100));
-	const finite = gains.filter((g) => g !== null);
-	let lo = Math.min(0, ...finite), hi = Math.max(0, ...finite);
-	// Round outward to a step of the axis, so the marker spans the chart.
-	const step = 10 ** Math.floor(Math.log10(Math.max(hi - lo, 1)));
-	lo = Math.floor((lo - (hi - lo) * 0.05) / step) * step;
-	hi = Math.ceil((hi + (hi - lo) * 0.05) / step) * step;
+const ARROW = { above: '\u25b2', below: '\u25bc' };
+const BEYOND = ', beyond the axis: drawn at its edge';
+
+// The gain axis of the gains (in %, null for none): fitted to their bulk
+// and 0 (axis.js), or to all of them when whole; rounded outward to a step
+// of the axis, so that a vertical marker spans the chart.
+function gainAxis(gains, whole) {
+	const r = axisRange(gains, gainFloor, whole, [0]);
+	const step = 10 ** Math.floor(Math.log10(Math.max(r.max - r.min, 1)));
+	return { ...r, min: Math.floor(r.min / step) * step, max: Math.ceil(r.max / step) * step };
+}
+
+// A point of a gain line: at its place or its axis's edge, with its note.
+function gainPoint(x, g, r, note) {
+	const at = place(g === null ? null : g * 100, r);
+	return {
+		x, y: at.y, beyond: at.beyond, outside: at.outside, note: note + (at.beyond ? BEYOND : ''),
+		clipLabel: at.beyond ? `${ARROW[at.beyond]} gain ${pct(g)}` : undefined,
+	};
+}
+
+// Every pair process's value (warm-ups, pair 0, take part in no figure: not
+// drawn), old left of its comparison and new right, on the value axis r;
+// clipped lists each comparison's values outside its fence, per arm and
+// side, and where they are drawn at the edge the farthest is labelled.
+function rawPoints(points, metric, r, clipped) {
 	const raw = { old: [], new: [] };
 	points.forEach((p, i) => {
+		const far = new Map();
 		for (const v of p.values) {
-			// Warm-ups (pair 0) take part in no figure: not drawn.
 			if (v.value === null || v.pair === 0)
 				continue;
-			raw[v.arm === 'old' ? 'old' : 'new'].push({
-				x: i + (v.arm === 'old' ? -OFFSET : OFFSET), y: v.value,
-				note: `#${p.id} seq ${v.seq}, ${v.arm}, pair ${v.pair}: ${num(v.value)} ${metric}${v.valid ? '' : ' (invalid)'}`,
-				valid: v.valid,
-			});
+			const at = place(v.value, r);
+			const pt = {
+				x: i + (v.arm === 'old' ? -OFFSET : OFFSET), y: at.y, beyond: at.beyond, valid: v.valid,
+				note: `#${p.id} seq ${v.seq}, ${v.arm}, pair ${v.pair}: ${num(v.value)} ${metric}${v.valid ? '' : ' (invalid)'}` +
+					(at.beyond ? BEYOND : ''),
+			};
+			raw[v.arm === 'old' ? 'old' : 'new'].push(pt);
+			if (!at.outside)
+				continue;
+			const key = `${v.arm} ${at.outside}`;
+			const f = far.get(key) || { arm: v.arm, side: at.outside, values: [], pt, value: v.value };
+			f.values.push(v.value);
+			if (at.outside === 'above' ? v.value > f.value : v.value < f.value)
+				Object.assign(f, { pt, value: v.value });
+			far.set(key, f);
+		}
+		for (const f of far.values()) {
+			const lo = Math.min(...f.values), hi = Math.max(...f.values);
+			if (f.pt.beyond)
+				f.pt.clipLabel = `${ARROW[f.side]} ${f.arm} ${num(f.value)} ${metric}`;
+			clipped.push({ id: p.id, side: f.side, text: `${f.arm} values of #${p.id}: ` +
+				(lo === hi ? num(lo) : `${f.values.length} from ${num(lo)} to ${num(hi)}`) + ` ${metric}` });
 		}
 	});
+	return raw;
+}
+
+// The options both charts share, around their own scales: drawn at once,
+// the box's height, each point's note as its tooltip, the legend under it.
+function chartOptions(scales) {
+	return {
+		animation: false,
+		maintainAspectRatio: false,
+		interaction: { mode: 'nearest', intersect: true },
+		scales,
+		plugins: {
+			legend: { position: 'bottom' },
+			tooltip: { callbacks: { label: (ctx) => (ctx.raw && ctx.raw.note) || '' } },
+		},
+	};
+}
+
+// cps: the change points drawn, each with at (its comparison's index in
+// points). whole: every point at its place, none clipped. Returns the chart
+// and what lies beyond its axes (rangeNote's list).
+function draw(canvas, points, changes, metric, cps, whole) {
+	const gr = gainAxis(points.map((p) => (p.gain === null ? null : p.gain * 100)), whole);
+	const lo = gr.min, hi = gr.max;
+	const values = points.flatMap((p) => p.values.filter((v) => v.value !== null && v.pair !== 0).map((v) => v.value));
+	const vr = axisRange(values, valueFloor, whole);
+	const clipped = [];
+	const gainData = points.map((p, i) => gainPoint(i, p.gain, gr,
+		`#${p.id} ${p.head ?? ''}: gain ${pct(p.gain)} (${p.verdict ?? 'no verdict'})`));
+	gainData.forEach((d, i) => {
+		if (d.outside)
+			clipped.push({ id: points[i].id, side: d.outside, text: `gain of #${points[i].id}: ${pct(points[i].gain)}` });
+	});
+	const raw = rawPoints(points, metric, vr, clipped);
+	// The value axis keeps Chart.js's own range unless a value is clipped.
+	const valueClipped = raw.old.some((v) => v.beyond) || raw.new.some((v) => v.beyond);
 	const marks = [];
 	for (const c of changes) {
 		const x = c.index - 0.5;
@@ -116,23 +188,24 @@ function draw(canvas, points, changes, metric, cps) {
 	const changed = new Set(changes.map((c) => c.index));
 	const starts = new Set(cps.map((c) => c.at));
 	const pointStyle = (ctx) => (ctx.raw && ctx.raw.valid === false ? 'crossRot' : 'circle');
-	return new Chart(canvas, {
+	const chart = new Chart(canvas, {
 		type: 'scatter',
 		data: {
 			datasets: [
 				{
-					label: 'gain median (%)', type: 'line', yAxisID: 'gain', order: 0,
-					data: points.map((p, i) => ({ x: i, y: gains[i], note: `#${p.id} ${p.head ?? ''}: gain ${pct(p.gain)} (${p.verdict ?? 'no verdict'})` })),
-					borderColor: '#1b1b1b', backgroundColor: '#1b1b1b', borderWidth: 2, pointRadius: 4,
-					spanGaps: false,
+					label: 'gain median (%)', type: 'line', yAxisID: 'gain', order: 0, data: gainData,
+					borderColor: '#1b1b1b', backgroundColor: '#1b1b1b', borderWidth: 2,
+					...clippedStyle('circle', 4, '#1b1b1b', '#1b1b1b'), spanGaps: false,
 				},
 				{
 					label: `old values (${metric})`, yAxisID: 'value', data: raw.old, order: 2,
-					borderColor: '#1f5fa8', backgroundColor: 'rgba(31,95,168,0.55)', pointRadius: 3.5, pointStyle,
+					borderColor: '#1f5fa8', backgroundColor: 'rgba(31,95,168,0.55)',
+					...clippedStyle(pointStyle, 3.5, 'rgba(31,95,168,0.55)', '#1f5fa8'),
 				},
 				{
 					label: `new values (${metric})`, yAxisID: 'value', data: raw.new, order: 2,
-					borderColor: '#c2410c', backgroundColor: 'rgba(194,65,12,0.55)', pointRadius: 3.5, pointStyle,
+					borderColor: '#c2410c', backgroundColor: 'rgba(194,65,12,0.55)',
+					...clippedStyle(pointStyle, 3.5, 'rgba(194,65,12,0.55)', '#c2410c'),
 				},
 				{
 					label: 'fingerprint change', type: 'line', yAxisID: 'gain', data: marks, order: 1,
@@ -150,39 +223,34 @@ function draw(canvas, points, changes, metric, cps) {
 				},
 			],
 		},
-		plugins: [changeLabels],
-		options: {
-			animation: false,
-			maintainAspectRatio: false,
-			interaction: { mode: 'nearest', intersect: true },
-			scales: {
-				x: {
-					type: 'linear', min: -0.6, max: points.length - 0.4,
-					ticks: {
-						stepSize: 1, autoSkip: true,
-						callback: (v) => {
-							const p = Number.isInteger(v) ? points[v] : null;
-							if (!p)
-								return '';
-							const lines = [`#${p.id}`, (p.head ?? 'by hand').split('/').pop().slice(0, 24)];
-							if (changed.has(v))
-								lines.push('\u25bc fingerprint changed');
-							if (starts.has(v))
-								lines.push('\u25c6 change point');
-							return lines;
-						},
+		plugins: [changeLabels, clippedLabels],
+		options: chartOptions({
+			x: {
+				type: 'linear', min: -0.6, max: points.length - 0.4,
+				ticks: {
+					stepSize: 1, autoSkip: true,
+					callback: (v) => {
+						const p = Number.isInteger(v) ? points[v] : null;
+						if (!p)
+							return '';
+						const lines = [`#${p.id}`, (p.head ?? 'by hand').split('/').pop().slice(0, 24)];
+						if (changed.has(v))
+							lines.push('\u25bc fingerprint changed');
+						if (starts.has(v))
+							lines.push('\u25c6 change point');
+						return lines;
 					},
-					title: { display: true, text: 'comparisons, oldest first' },
 				},
-				gain: { type: 'linear', position: 'left', min: lo, max: hi, title: { display: true, text: 'gain median (%)' } },
-				value: { type: 'linear', position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: metric } },
+				title: { display: true, text: 'comparisons, oldest first' },
 			},
-			plugins: {
-				legend: { position: 'bottom' },
-				tooltip: { callbacks: { label: (ctx) => (ctx.raw && ctx.raw.note) || '' } },
+			gain: { type: 'linear', position: 'left', min: lo, max: hi, title: { display: true, text: 'gain median (%)' } },
+			value: {
+				type: 'linear', position: 'right', grid: { drawOnChartArea: false }, title: { display: true, text: metric },
+				min: valueClipped ? vr.min : undefined, max: valueClipped ? vr.max : undefined,
 			},
-		},
+		}),
 	});
+	return { chart, clipped };
 }
 
 // The change points section: how they were found, a note when the page
@@ -226,38 +294,73 @@ function changepointsSection(cp, points, at) {
 
 const byTime = (a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id - b.id);
 
-// Each host's gain medians on one time axis, a line per host.
-function drawOverlay(canvas, series) {
+// Each host's gain medians on one time axis, a line per host; the axis
+// fits the bulk of every host's gains unless whole. Returns the chart and
+// what lies beyond its axis (rangeNote's list).
+function drawOverlay(canvas, series, whole) {
+	const gr = axisRange(series.flatMap((s) => s.points.map((p) => (p.gain === null ? null : p.gain * 100))),
+		gainFloor, whole);
+	const clipped = [];
 	const datasets = series.map((s, i) => ({
 		label: s.host, type: 'line', yAxisID: 'gain',
-		data: s.points.map((p) => ({
-			x: Date.parse(p.created_at), y: p.gain === null ? null : p.gain * 100,
-			note: `${s.host} #${p.id} ${p.head ?? ''}: gain ${pct(p.gain)} (${p.verdict ?? 'no verdict'})`,
-		})),
-		borderColor: COLOURS[i % COLOURS.length], backgroundColor: COLOURS[i % COLOURS.length],
-		borderWidth: 2, pointRadius: 4, spanGaps: false,
+		data: s.points.map((p) => {
+			const d = gainPoint(Date.parse(p.created_at), p.gain, gr,
+				`${s.host} #${p.id} ${p.head ?? ''}: gain ${pct(p.gain)} (${p.verdict ?? 'no verdict'})`);
+			if (d.outside)
+				clipped.push({ id: p.id, side: d.outside, text: `gain of ${s.host} #${p.id}: ${pct(p.gain)}` });
+			return d;
+		}),
+		borderColor: COLOURS[i % COLOURS.length], backgroundColor: COLOURS[i % COLOURS.length], borderWidth: 2,
+		...clippedStyle('circle', 4, COLOURS[i % COLOURS.length], COLOURS[i % COLOURS.length]), spanGaps: false,
 	}));
 	// Seconds on the axis only when the comparisons lie within an hour.
 	const xs = series.flatMap((s) => s.points.map((p) => Date.parse(p.created_at)));
 	const cut = xs.length && Math.max(...xs) - Math.min(...xs) < 3600e3 ? 19 : 16;
 	const stamp = (v) => new Date(v).toISOString().replace('T', ' ').slice(0, cut) + 'Z';
-	return new Chart(canvas, {
+	const chart = new Chart(canvas, {
 		type: 'scatter',
 		data: { datasets },
-		options: {
-			animation: false,
-			maintainAspectRatio: false,
-			interaction: { mode: 'nearest', intersect: true },
-			scales: {
-				x: { type: 'linear', ticks: { callback: stamp, maxRotation: 0, autoSkip: true }, title: { display: true, text: 'when the comparison started (UTC)' } },
-				gain: { type: 'linear', position: 'left', title: { display: true, text: 'gain median (%)' } },
+		plugins: [clippedLabels],
+		options: chartOptions({
+			x: { type: 'linear', ticks: { callback: stamp, maxRotation: 0, autoSkip: true }, title: { display: true, text: 'when the comparison started (UTC)' } },
+			gain: {
+				type: 'linear', position: 'left', title: { display: true, text: 'gain median (%)' },
+				min: clipped.length && !whole ? gr.min : undefined, max: clipped.length && !whole ? gr.max : undefined,
 			},
-			plugins: {
-				legend: { position: 'bottom' },
-				tooltip: { callbacks: { label: (ctx) => (ctx.raw && ctx.raw.note) || '' } },
-			},
-		},
+		}),
 	});
+	return { chart, clipped };
+}
+
+// What lies beyond the axes fitted to the bulk, and the box that shows the
+// whole range: each such point's true value, in the page as text (the
+// chart labels it too). redraw(whole) draws the chart anew and calls this
+// again.
+function rangeNote(clipped, whole, redraw) {
+	if (!clipped.length)
+		return null;
+	return h('div', { class: 'range' },
+		h('p', { class: 'note', id: 'clipped' }, whole
+			? 'The whole range: every point at its value. Fitted to the bulk of the points, the axes would leave out:'
+			: 'The axes fit the bulk of the points; what lies beyond them is drawn at the chart\'s edge ' +
+				'as a red triangle pointing the way it lies, its value beside it:'),
+		h('ul', { id: 'clipped-list' }, clipped.map((c) => h('li', { 'data-id': c.id, 'data-side': c.side },
+			`${ARROW[c.side]} ${c.text}`))),
+		h('label', {}, h('input', { type: 'checkbox', id: 'whole-range', checked: whole,
+			onclick: (e) => redraw(e.target.checked) }), ' Show the whole range'));
+}
+
+// Draws with make(whole) and keeps #range saying what lies beyond the axes.
+function drawRanged(make) {
+	let chart = null;
+	const redraw = (whole) => {
+		if (chart)
+			chart.destroy();
+		const r = make(whole);
+		chart = r.chart;
+		fill('range', rangeNote(r.clipped, whole, redraw));
+	};
+	redraw(false);
 }
 
 // The hosts among the case's newest comparisons, as boxes to tick: each
@@ -288,7 +391,7 @@ async function overlay(host, kase, also) {
 	})));
 	document.title = `perfd: ${kase} on ${hosts.join(', ')}`;
 	fill('title', `Timeline: ${kase} on ${hosts.join(', ')}`);
-	drawOverlay(document.getElementById('chart'), series);
+	drawRanged((whole) => drawOverlay(document.getElementById('chart'), series, whole));
 	fill('changepoints', h('p', { class: 'muted', id: 'no-changepoints' },
 		'Change points are marked on one host\'s timeline: untick the other hosts to see them.'));
 	const changes = series.flatMap((s) => changesOf(s.points).map((c) => ({ host: s.host, ...c })));
@@ -351,7 +454,7 @@ async function main() {
 	}
 	const at = new Map(points.map((p, i) => [p.id, i]));
 	const cps = cp ? cp.changepoints.filter((c) => at.has(c.comparison)).map((c) => ({ ...c, at: at.get(c.comparison) })) : [];
-	draw(document.getElementById('chart'), points, changes, metric, cps);
+	drawRanged((whole) => draw(document.getElementById('chart'), points, changes, metric, cps, whole));
 	if (cp)
 		fill('changepoints', changepointsSection(cp, points, at));
 	fill('changes', changes.length
