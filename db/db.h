@@ -329,7 +329,8 @@ int db_calibration_load(struct db *db, struct db_calibration *cal, size_t n);
 /* The done A/A comparisons of one host and case, for the hub: the newest
  * max_aa of them counted by verdict, and the newest one that is not
  * invalid, by whose rule, fingerprint and direction the host and case's
- * current calibration is chosen (db_calibration_select). */
+ * current calibration is chosen (db_calibration_select), and whose stages
+ * and min_effect say what that calibration can see (runner_mde). */
 struct db_calibration_info {
 	char host[64];
 	char case_name[64];
@@ -340,6 +341,8 @@ struct db_calibration_info {
 	char *rule;
 	char *fingerprint;       /* NULL when it was stored without one */
 	bool higher_better;
+	int pairs, max_pairs;    /* the newest's stages and min_effect: its case's */
+	double min_effect;
 };
 void db_calibration_info_release(struct db_calibration_info *c);
 /* Per host and case (host, case_name: NULL for any) that has a done A/A

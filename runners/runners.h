@@ -363,6 +363,13 @@ struct runner_calibration {
 int runner_calibration_choose(struct runner_calibration *out, struct db *db,
 			      struct runner_pair_opts *o);
 void runner_calibration_release(struct runner_calibration *c);
+/* The calibration a comparison of info's host and case would start with now
+ * (db_calibration_infos): that of its newest A/A's rule, fingerprint and
+ * direction, loaded, into *out; none (zeroed) when info has no A/A that is
+ * not invalid. Where no device is probed (the hub, perfd agent --check),
+ * this is what the host can see. */
+int runner_calibration_current(struct runner_calibration *out, struct db *db,
+			       const struct db_calibration_info *info);
 
 /* The noise A/A comparisons measured: over their finite pair gains, the
  * median and the 90th percentile (nearest rank) of |gain|; NAN when none. */
@@ -376,6 +383,43 @@ void runner_calibration_noise(struct runner_noise *out, const struct db_calibrat
  * which on one build against itself is a false verdict, not a change.
  * Static text. */
 const char *runner_aa_verdict(const char *verdict);
+
+/* ---- what a host can see (mde.c; docs/rule.md, "What a host can see") ---- */
+
+#define RUNNER_MDE_POWER 0.9        /* found in at least this share of comparisons */
+#define RUNNER_MDE_SIMULATIONS 200  /* simulated comparisons per slowdown tried */
+
+/* The minimum detectable effect: the smallest slowdown (a fraction, found
+ * to within 5% between 0.01% and 100%) that the rule judges "slower" in at
+ * least RUNNER_MDE_POWER of RUNNER_MDE_SIMULATIONS simulated comparisons of
+ * pairs .. max_pairs pairs under min_effect, each pair's gain drawn (with
+ * replacement, a fixed seed) from the calibration gains less the slowdown,
+ * and judged with those gains as its calibration; the first
+ * RUNNER_CALIBRATION_MAX_GAINS are used, as the rule does. INFINITY when
+ * even 100% is not found; NAN when there is no gain or pairs and max_pairs
+ * are no schedule. The same inputs give the same answer everywhere; the
+ * last ones asked are kept, so asking again costs nothing. */
+double runner_mde(const double *gains, size_t n, int pairs, int max_pairs, double min_effect);
+/* runner_mde of a calibration's finite gains of metric (NULL: any), in the
+ * order stored. */
+double runner_calibration_mde(const struct db_calibration *v, size_t n, const char *metric,
+			      int pairs, int max_pairs, double min_effect);
+/* An MDE as a percentage to two digits ("4.1%", "12%"), as far as its
+ * bisection can say; for a finite MDE only. */
+void runner_format_mde(char *buf, size_t len, double mde);
+/* The sentence every view says it with: "changes under 4.1% are not
+ * visible on this host within 24 pairs"; for INFINITY "no change is
+ * visible on this host within 24 pairs"; for NAN "no calibration yet says
+ * what this host can see". */
+void runner_mde_format(char *buf, size_t len, double mde, int max_pairs);
+
+/* ---- seeded draws (changepoint.c) ----
+ * splitmix64: small, fast and the same everywhere, so a seed gives the same
+ * draws on every machine (the change points' permutations, the MDE's
+ * resampling). */
+uint64_t runner_random_next(uint64_t *state);
+/* A uniform index below n (n > 0), without modulo bias. */
+size_t runner_random_below(uint64_t *state, size_t n);
 
 /* ---- change points (changepoint.c; docs/history.md, "Change points") ----
  * E-divisive means with alpha = 1 over a series of values in branch order:
