@@ -250,3 +250,28 @@ void runner_mde_format(char *buf, size_t len, double mde, int max_pairs)
 	snprintf(buf, len, "changes under %s are not visible on this host within %d pairs", g,
 		 max_pairs);
 }
+
+double runner_comparison_mde(const struct db_comparison *c)
+{
+	if (!c->rule || !strcmp(c->rule, RUNNER_RULE_V1) || !c->ncalibration)
+		return NAN;
+	return runner_calibration_mde(c->calibration, c->ncalibration, c->metric, c->pairs,
+				      c->max_pairs, c->min_effect);
+}
+
+bool runner_mde_unresolved(char *buf, size_t len, double mde, double min_effect)
+{
+	char a[32], b[32];
+
+	buf[0] = '\0';
+	if (isnan(mde) || mde <= min_effect)
+		return false;
+	runner_format_mde(b, sizeof(b), min_effect);
+	if (isinf(mde)) {
+		snprintf(buf, len, "this host sees no change up to 100%%; min_effect is %s", b);
+		return true;
+	}
+	runner_format_mde(a, sizeof(a), mde);
+	snprintf(buf, len, "this host sees changes of %s or more; min_effect is %s", a, b);
+	return true;
+}

@@ -412,6 +412,14 @@ void runner_format_mde(char *buf, size_t len, double mde);
  * visible on this host within 24 pairs"; for NAN "no calibration yet says
  * what this host can see". */
 void runner_mde_format(char *buf, size_t len, double mde, int max_pairs);
+/* The MDE of a loaded comparison's calibration (c->calibration's gains of
+ * c->metric) under its stages and min_effect; NAN for pairs-median/1 or no
+ * calibration. */
+double runner_comparison_mde(const struct db_comparison *c);
+/* Why an unresolved comparison is: true, with "this host sees changes of
+ * 4.1% or more; min_effect is 1%" in buf, when the MDE is over min_effect;
+ * false (buf "") otherwise. */
+bool runner_mde_unresolved(char *buf, size_t len, double mde, double min_effect);
 
 /* ---- seeded draws (changepoint.c) ----
  * splitmix64: small, fast and the same everywhere, so a seed gives the same
@@ -485,6 +493,6 @@ void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
  * to what it reads) that changes the bytes of a receipt already stored. A
  * receipt stored under another name is never answered: it is rendered
  * anew. */
-#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 3"
+#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 4"
 
 #endif
