@@ -250,6 +250,9 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 void agent_free(struct agent *a);
 /* The host name its rows carry: the profile's, else this machine's. */
 const char *agent_host(const struct agent *a);
+/* The name an agent's rows carry for its host: the profile's [host] name,
+ * else this machine's host name, else "local". */
+void agent_host_name(char *out, size_t len, const struct host_profile *profile);
 /* Fetches, and queues a job for every watched head at a new commit.
  * Returns 0, -ECANCELED when stopped, or the fetch's or the database's
  * error (detail in err_last(), not logged). */
@@ -290,6 +293,13 @@ int agent_calibrate_case(struct agent *a, const struct agent_case *k, const stru
  * polls again at once), 0 when there was nothing to do, -ECANCELED when
  * stopped (the A/A is kept as abandoned), or a database error. */
 int agent_idle(struct agent *a);
+/* perfd agent --check: per case of the configuration's suite, what the
+ * host can see with the calibration it has now in the agent's database
+ * (runner_mde; read only, never created), a line each. Without a database
+ * it can read, or an A/A, it says so; with the suite in the repository, that the cases
+ * are read there. Returns 0, or a database error. */
+int agent_check_visibility(FILE *f, const struct agent_config *cfg,
+			   const struct host_profile *profile);
 /* Prints what the agent has done, a line per job. */
 void agent_summary(struct agent *a, FILE *f);
 
