@@ -326,6 +326,8 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(root, "reasons", json_texts(s->reasons, s->nreasons));
 	json_object_set_new(settings, "pairs", json_integer(c->pairs));
 	json_object_set_new(settings, "max_pairs", json_integer(c->max_pairs));
+	json_object_set_new(settings, "time_budget_s", c->time_budget_s > 0 ?
+			    json_real(c->time_budget_s) : json_null());
 	json_object_set_new(settings, "better", json_text(c->higher_better ? "higher" : "lower"));
 	json_object_set_new(settings, "warmup", json_integer(c->warmup));
 	json_object_set_new(settings, "timeout_s", json_number(c->timeout_s));
@@ -485,6 +487,8 @@ static void stage_lines(struct strbuf *out, const struct db_comparison *c, bool 
 		strbuf_addf(out, md ? "- kind %s; better is %s; pairs %d, up to %d" :
 			    "kind %s  better %s  pairs %d, up to %d", c->aa ? "A/A" : "compare",
 			    c->higher_better ? "higher" : "lower", c->pairs, c->max_pairs);
+		if (c->time_budget_s > 0)
+			strbuf_addf(out, " (set by a time budget of %g s)", c->time_budget_s);
 		if (c->ncalibration) {
 			strbuf_adds(out, "; calibrated by A/A comparisons");
 			for (i = 0; i < c->ncalibration; i++)

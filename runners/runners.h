@@ -290,6 +290,10 @@ struct runner_pair_opts {
 	int64_t job_id, base_build, head_build;  /* the agent's; 0 for perfd pair */
 	int pairs;                   /* the first stage */
 	int max_pairs;               /* the stages' limit (pairs-median/2); 0: pairs */
+	/* > 0: max_pairs is instead what fits this many seconds, from the
+	 * calibration's process times (runner_budget_max_pairs); stored with
+	 * the comparison. */
+	double time_budget_s;
 	int warmup;
 	bool aa;                     /* an A/A: one build or program against itself */
 	bool higher_better;          /* better = higher */
@@ -322,6 +326,14 @@ struct runner_pair_opts {
 	void *progress_ctx;
 };
 
+/* The max_pairs a comparison of o starts with (budget.c): o->max_pairs
+ * (else o->pairs), or with o->time_budget_s the largest stage end (pairs,
+ * doubling, at most RUNNER_RULE2_MAX_PAIRS; at least pairs) whose pairs,
+ * warm-ups first, fit the budget at the mean wall time of the pair
+ * processes of o's calibration plus the cool-downs. Returns 1 when the
+ * budget set it, 0 when not (no budget, or no process time measured yet:
+ * the configured one), or a database error. */
+int runner_budget_max_pairs(int *out, struct db *db, const struct runner_pair_opts *o);
 /* Runs a whole comparison and stores it. *out_id is 0 until the
  * comparison row exists and set as soon as it does, so the caller can name
  * it even when a later step fails. Returns 0 when the comparison was run

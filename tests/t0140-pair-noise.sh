@@ -99,6 +99,30 @@ check "agent --check" run 0 "$PERFD" agent --config agent.conf --check
 check "  says what the host sees of the noisy case" has out "case noisy: $(words small.json)"
 check "  and that a case without A/As has no calibration yet" has out "case fresh: no calibration yet says what this host can see"
 
+# ---- a time budget in place of max_pairs (docs/hosts.md, time_budget_s) ----
+# budget S [ARGS]: a comparison (not an A/A: the calibration stays) on the
+# noisy host's profile with [timing] time_budget_s = S.
+budget() {
+	printf '[host]\nname = noisy-host\n[timing]\ntime_budget_s = %s\n[faults]\nfault_log = %s/kmsg\n' \
+		"$1" "$T" >budget-host.conf
+	shift
+	"$PERFD" pair --db "$DB" --json --host "$T/budget-host.conf" --case noisy "$@" \
+		--old-arg --old --old-arg 100 --new-arg --new --new-arg 100 "$PLANT" "$PLANT" -- --noise 10 --seed 3000
+}
+check "a budget that fits no more than the first stage" run 0 budget 0.001
+check "  sets max_pairs to pairs, stored, and says so" eq "3 3 0.001" "$(js out 'str(d["settings"]["pairs"]) + " " + str(d["settings"]["max_pairs"]) + " " + str(d["settings"]["time_budget_s"])')"
+check "  in the text receipt too" has <("$PERFD" show --db "$DB" "$(js out 'd["comparison"]')") "pairs 3, up to 3 (set by a time budget of 0.001 s)"
+check "a budget that fits everything: the last stage end under 64" run 0 budget 100000
+check "  48 pairs" eq "48 100000.0" "$(js out 'str(d["settings"]["max_pairs"]) + " " + str(d["settings"]["time_budget_s"])')"
+# From the calibration's mean pair process time (no cool-down, one warm-up
+# pair): a budget of 13.5 pairs fits 12 after the warm-up, a stage end.
+mean=$(sql "select avg(wall_ms) / 1000.0 from processes where warmup = 0 and comparison_id in ($(js out '",".join(str(i) for i in d["calibration"])'))")
+check "a budget of 13.5 pairs at the calibration's process times" run 0 budget "$(python3 -c "print(repr(2 * $mean * 13.5))")"
+check "  runs up to 12 pairs, a stage end" eq 12 "$(js out 'd["settings"]["max_pairs"]')"
+check "--max-pairs overrides the host's budget" run 0 budget 100000 --max-pairs 6
+check "  6 pairs, no budget said" eq "6 None" "$(js out 'str(d["settings"]["max_pairs"]) + " " + str(d["settings"]["time_budget_s"])')"
+check "budgeted comparisons verify" run 0 "$PERFD" verify --db "$DB"
+
 # ---- a quiet host: 3 pairs decide once calibrated ----
 failed=0
 for seed in 1 2; do

@@ -40,6 +40,7 @@ struct agent_case {
 	char *metric;              /* NULL: the rule's default */
 	int pairs;                 /* the first stage; 0: the host's */
 	int max_pairs;             /* the stages' limit; 0: the host's */
+	double time_budget_s;      /* max_pairs from the time it takes; 0: the host's */
 	bool higher_better, has_better; /* better = lower|higher, when said */
 	int warmup;
 	double timeout_s;
