@@ -61,7 +61,10 @@ const char cmd_agent_usage[] =
 	"  --config FILE      the agent's configuration (INI)\n"
 	"  --check            check the configuration (and read its host profile and\n"
 	"                     [github]'s and [hub]'s token files, sending nothing):\n"
-	"                     print \"configuration OK\" or every error as\n"
+	"                     print per case what this host can see with its\n"
+	"                     calibration (\"case X: changes under 4.1% are not\n"
+	"                     visible on this host within 24 pairs\"), then\n"
+	"                     \"configuration OK\" or every error as\n"
 	"                     file:line: message, and exit; it prints the sandbox's\n"
 	"                     view and warns of each absolute path the suite names\n"
 	"                     that a step will not see, with the key that shows it\n"
@@ -122,9 +125,15 @@ static int agent_check(const struct agent_config *cfg)
 	if (cfg->host && host_check_load(&hp, cfg->host) != EXIT_OK)
 		return EXIT_USAGE;
 	r = agent_sandbox_view(cfg, hp);
+	if (r < 0) {
+		host_profile_free(hp);
+		log_warnx("sandbox: %s", err_last());
+		return EXIT_USAGE;
+	}
+	r = agent_check_visibility(stdout, cfg, hp);
 	host_profile_free(hp);
 	if (r < 0) {
-		log_warnx("sandbox: %s", err_last());
+		log_warnx("%s", err_last());
 		return EXIT_USAGE;
 	}
 	/* The token file is read as the agent would read it; nothing is sent. */

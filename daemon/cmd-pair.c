@@ -40,7 +40,8 @@ const char cmd_pair_usage[] =
 	"options:\n"
 	"  --pairs N          pairs of the first stage (default 3; 1 to 64)\n"
 	"  --max-pairs N      the most pairs later stages may reach (default 24, or\n"
-	"                     --pairs when that is more; up to 64)\n"
+	"                     --pairs when that is more; up to 64); in place of the\n"
+	"                     --host profile's max_pairs or time_budget_s\n"
 	"  --better DIR       lower (default) or higher: which way the metric improves;\n"
 	"                     a metric not named as a time (_ns, _us, _ms, _s): a rate\n"
 	"                     (_mb_s, _it_s, _per_s, _mbps, ...) or any other, needs it\n"
@@ -491,8 +492,10 @@ static void apply_profile(struct pair_cli *p, const struct host_profile *profile
 		o->cpus = &profile->cpus;
 	if (!p->given_pairs)
 		o->pairs = profile->pairs;
-	if (!p->given_max_pairs)
+	if (!p->given_max_pairs) {
 		o->max_pairs = profile->max_pairs;
+		o->time_budget_s = profile->time_budget_s;   /* --max-pairs overrides it */
+	}
 	o->cooldown_ms = profile->cooldown_ms;
 	if (!o->host)
 		o->host = profile->name;

@@ -85,6 +85,9 @@ static void newest_fill(void *elem, sqlite3_stmt *st, void *arg)
 	c->rule = db_column_strdup(st, 1);
 	c->fingerprint = db_column_strdup(st, 2);
 	c->higher_better = !strcmp((const char *)sqlite3_column_text(st, 3), "higher");
+	c->pairs = sqlite3_column_int(st, 4);
+	c->max_pairs = sqlite3_column_int(st, 5);
+	c->min_effect = sqlite3_column_double(st, 6);
 }
 
 /* Fills the counts and the newest A/A of one host and case into c (host
@@ -104,7 +107,8 @@ static int pair_info(struct db *db, struct db_calibration_info *c, size_t max_aa
 		       "counting A/A comparisons");
 	if (r < 0 || c->total == 0)
 		return r;
-	r = db_run_row(db, newest_fill, c, "SELECT id, rule, fingerprint, better FROM comparisons"
+	r = db_run_row(db, newest_fill, c, "SELECT id, rule, fingerprint, better, pairs,"
+		       " coalesce(max_pairs, pairs), min_effect FROM comparisons"
 		       " WHERE host = ? AND case_name = ? AND kind = 'aa' AND state = 'done'"
 		       " AND verdict != 'invalid' ORDER BY id DESC LIMIT 1",
 		       DB_ARGS(DB_TEXT(c->host), DB_TEXT(c->case_name)),

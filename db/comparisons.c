@@ -528,6 +528,7 @@ static void comparison_fill(void *elem, sqlite3_stmt *st, void *arg)
 	c->new_manifest = db_column_strdup(st, 41);
 	c->summary.pairs_run = sqlite3_column_int(st, 42);
 	c->abandoned_reason = db_column_strdup(st, 43);
+	c->time_budget_s = db_column_real(st, 44);
 	if (c->metric)
 		c->summary.metric = xstrdup(c->metric);
 }
@@ -589,7 +590,8 @@ int db_comparison_load(struct db *db, struct db_comparison *out, int64_t id)
 		       " coalesce(c.job_id, 0), coalesce(c.base_build, 0), coalesce(c.head_build, 0),"
 		       " j.head, j.commit_oid, j.base_oid, c.kind, c.better,"
 		       " coalesce(c.max_pairs, c.pairs), c.calibration, c.old_manifest,"
-		       " c.new_manifest, coalesce(c.pairs_run, 0), c.abandoned_reason"
+		       " c.new_manifest, coalesce(c.pairs_run, 0), c.abandoned_reason,"
+		       " coalesce(c.time_budget_s, 0)"
 		       " FROM comparisons c LEFT JOIN jobs j ON j.id = c.job_id WHERE c.id = ?",
 		       DB_ARGS(DB_INT(id)), "loading a comparison");
 	if (r == -ENOENT)
@@ -1102,4 +1104,36 @@ int db_series_known(struct db *db, struct db_series_known *out, const char *host
 	out->case_name = bits & 2;
 	out->branch = bits & 4;
 	return 0;
+}
+
+int db_comparison_time_budget_set(struct db *db, int64_t id, double budget_s)
+{
+	return db_run(db, "UPDATE comparisons SET time_budget_s = ? WHERE id = ?",
+		      DB_ARGS(DB_REAL(budget_s), DB_INT(id)), "recording a comparison's time budget");
+}
+
+static void mean_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(double *)elem = sqlite3_column_double(st, 0);
+}
+
+int db_comparisons_process_mean_s(struct db *db, double *out, const int64_t *ids, size_t n)
+{
+	struct strbuf list = STRBUF_INIT;
+	size_t i;
+	int r;
+
+	*out = 0;
+	for (i = 0; i < n; i++)
+		strbuf_addf(&list, "%s%lld", i ? "," : "[", (long long)ids[i]);
+	strbuf_adds(&list, "]");
+	/* An aggregate: a row always comes back, NULL (0) when no process has
+	 * a wall time. */
+	r = db_run_row(db, mean_fill, out, "SELECT coalesce(avg(p.wall_ms), 0) / 1000.0"
+		       " FROM processes p JOIN comparisons c ON c.id = p.comparison_id"
+		       " WHERE c.state = 'done' AND p.warmup = 0 AND p.wall_ms IS NOT NULL"
+		       " AND c.id IN (SELECT value FROM json_each(?))",
+		       DB_ARGS(DB_TEXT(n ? list.buf : "[]")), "averaging process times");
+	strbuf_release(&list);
+	return r;
 }

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 18
+#define DB_SCHEMA_VERSION 19
 
 struct db;
 
@@ -269,6 +269,7 @@ struct db_comparison {
 	struct db_process *processes; /* execution order */
 	size_t nprocesses;
 	char *abandoned_reason;  /* why it was abandoned, NULL when not said */
+	double time_budget_s;    /* the budget that set max_pairs; 0: none did */
 };
 void db_comparison_release(struct db_comparison *c);
 
@@ -297,6 +298,13 @@ struct db_orphan {
  * unowned also those that name no owner and were not ingested from
  * another host (written before schema version 11). *out is the caller's. */
 int db_comparison_orphans(struct db *db, struct db_orphan **out, size_t *out_n, bool unowned);
+/* Records that a time budget of budget_s set running comparison id's
+ * max_pairs (stored with it by db_comparison_insert). */
+int db_comparison_time_budget_set(struct db *db, int64_t id, double budget_s);
+/* The mean wall time in seconds of the pair processes (not warm-ups) of
+ * the n comparisons ids that ran to their end, into *out; 0 when none has
+ * one. */
+int db_comparisons_process_mean_s(struct db *db, double *out, const int64_t *ids, size_t n);
 /* Records why a running comparison is being abandoned (shown by the rule
  * among its reasons); -EALREADY when it is no longer running. */
 int db_comparison_abandoned_reason_set(struct db *db, int64_t id, const char *reason);
@@ -329,7 +337,8 @@ int db_calibration_load(struct db *db, struct db_calibration *cal, size_t n);
 /* The done A/A comparisons of one host and case, for the hub: the newest
  * max_aa of them counted by verdict, and the newest one that is not
  * invalid, by whose rule, fingerprint and direction the host and case's
- * current calibration is chosen (db_calibration_select). */
+ * current calibration is chosen (db_calibration_select), and whose stages
+ * and min_effect say what that calibration can see (runner_mde). */
 struct db_calibration_info {
 	char host[64];
 	char case_name[64];
@@ -340,6 +349,8 @@ struct db_calibration_info {
 	char *rule;
 	char *fingerprint;       /* NULL when it was stored without one */
 	bool higher_better;
+	int pairs, max_pairs;    /* the newest's stages and min_effect: its case's */
+	double min_effect;
 };
 void db_calibration_info_release(struct db_calibration_info *c);
 /* Per host and case (host, case_name: NULL for any) that has a done A/A

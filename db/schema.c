@@ -615,6 +615,11 @@ static const char schema_v17[] =
 static const char schema_v18[] =
 	"ALTER TABLE jobs ADD COLUMN comparisons INTEGER;";
 
+/* Version 19: the time budget that set a comparison's max_pairs (NULL:
+ * none did; docs/config.md, time_budget_s). */
+static const char schema_v19[] =
+	"ALTER TABLE comparisons ADD COLUMN time_budget_s REAL;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -634,5 +639,6 @@ const struct db_migration db_migrations[] = {
 	{ 16, schema_v16 },
 	{ 17, schema_v17 },
 	{ 18, schema_v18 },
+	{ 19, schema_v19 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

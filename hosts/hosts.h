@@ -42,6 +42,7 @@ struct host_profile {
 	unsigned cooldown_ms;           /* [timing] pause between processes */
 	int pairs;                      /* [timing] a comparison's first stage */
 	int max_pairs;                  /* [timing] the most its stages reach */
+	double time_budget_s;           /* [timing] max_pairs from a comparison's time; 0: none */
 	char *fault_log;                /* [faults] kernel log to watch */
 	struct host_fault *faults;      /* [faults] fault_pattern, in file order */
 	size_t nfaults;

@@ -38,6 +38,7 @@ enum key_id {
 	KEY_COOLDOWN,
 	KEY_PAIRS,
 	KEY_MAX_PAIRS,
+	KEY_TIME_BUDGET,
 	KEY_FAULT_LOG,
 	KEY_FAULT_PATTERN,
 	KEY_COUNT,
@@ -62,6 +63,7 @@ static const struct key {
 	[KEY_COOLDOWN] = { "timing", "cooldown_ms", KIND_MS, false, false },
 	[KEY_PAIRS] = { "timing", "pairs", KIND_PAIRS, false, false },
 	[KEY_MAX_PAIRS] = { "timing", "max_pairs", KIND_PAIRS, false, false },
+	[KEY_TIME_BUDGET] = { "timing", "time_budget_s", KIND_SECONDS, false, false },
 	[KEY_FAULT_LOG] = { "faults", "fault_log", KIND_REQUIRED_TEXT, false, false },
 	[KEY_FAULT_PATTERN] = { "faults", "fault_pattern", KIND_PATTERN, false, true },
 };
@@ -395,7 +397,8 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 		set_text(ps, text_field(p, id), k->name, value);
 		break;
 	case KIND_SECONDS:
-		config_set_seconds(&p->process_timeout_s, &ps->r, k->name, value,
+		config_set_seconds(id == KEY_TIME_BUDGET ? &p->time_budget_s :
+				   &p->process_timeout_s, &ps->r, k->name, value,
 				   CONFIG_SECONDS_MAX);
 		break;
 	case KIND_FRACTION:

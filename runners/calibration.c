@@ -33,18 +33,19 @@ static size_t finite_gains(const struct db_calibration *v, size_t n)
 	return count;
 }
 
-int runner_calibration_choose(struct runner_calibration *out, struct db *db,
-			      struct runner_pair_opts *o)
+/* The calibration of host and case under rule, direction and fingerprint,
+ * loaded into *out (zeroed first). */
+static int calibration_load(struct runner_calibration *out, struct db *db, const char *rule,
+			    const char *host, const char *case_name, bool higher_better,
+			    const char *fingerprint)
 {
 	struct runner_calibration c;
 	int r;
 
 	memset(out, 0, sizeof(*out));
 	memset(&c, 0, sizeof(c));
-	o->calibration = NULL;
-	o->ncalibration = 0;
-	r = db_calibration_select(db, &c.v, &c.n, RUNNER_RULE, o->host, o->case_name,
-				  o->higher_better, o->fingerprint, RUNNER_CALIBRATION_MAX_GAINS);
+	r = db_calibration_select(db, &c.v, &c.n, rule, host, case_name, higher_better,
+				  fingerprint, RUNNER_CALIBRATION_MAX_GAINS);
 	if (r == 0)
 		r = db_calibration_load(db, c.v, c.n);
 	if (r < 0) {
@@ -53,16 +54,33 @@ int runner_calibration_choose(struct runner_calibration *out, struct db *db,
 	}
 	c.gains = finite_gains(c.v, c.n);
 	*out = c;
+	return 0;
+}
+
+int runner_calibration_choose(struct runner_calibration *out, struct db *db,
+			      struct runner_pair_opts *o)
+{
+	int r;
+
+	o->calibration = NULL;
+	o->ncalibration = 0;
+	r = calibration_load(out, db, RUNNER_RULE, o->host, o->case_name, o->higher_better,
+			     o->fingerprint);
+	if (r < 0)
+		return r;
 	o->calibration = out->v;
 	o->ncalibration = out->n;
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
+int runner_calibration_current(struct runner_calibration *out, struct db *db,
+			       const struct db_calibration_info *info)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
+	memset(out, 0, sizeof(*out));
+	if (!info->newest_id)
+		return 0;
+	return calibration_load(out, db, info->rule, info->host, info->case_name,
+				info->higher_better, info->fingerprint);
 }
 
 void runner_calibration_noise(struct runner_noise *out, const struct db_calibration *v, size_t n)
@@ -79,9 +97,8 @@ void runner_calibration_noise(struct runner_noise *out, const struct db_calibrat
 		for (k = 0; k < v[i].ngains; k++)
 			if (isfinite(v[i].gains[k]))
 				abs_gains[m++] = fabs(v[i].gains[k]);
-	qsort(abs_gains, m, sizeof(*abs_gains), cmp_double);
 	out->gains = m;
-	out->median = runner_median(abs_gains, m);
+	out->median = runner_median(abs_gains, m);   /* which sorts them */
 	/* Nearest rank: the smallest value with at least 90% of them at or
 	 * below it, rank ceil(0.9 m). */
 	out->p90 = abs_gains[(9 * m + 9) / 10 - 1];

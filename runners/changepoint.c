@@ -247,9 +247,7 @@ int runner_changepoint_scan(size_t *out_tau, double *out_q, const double *v, siz
 	return 0;
 }
 
-/* splitmix64: small, fast and the same everywhere, so a seed gives the same
- * permutations on every machine. */
-static uint64_t next_random(uint64_t *state)
+uint64_t runner_random_next(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
 
@@ -258,13 +256,12 @@ static uint64_t next_random(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
-/* A uniform index below n (n > 0), without modulo bias. */
-static size_t random_below(uint64_t *state, size_t n)
+size_t runner_random_below(uint64_t *state, size_t n)
 {
 	uint64_t limit = UINT64_MAX - UINT64_MAX % n, x;
 
 	do
-		x = next_random(state);
+		x = runner_random_next(state);
 	while (x >= limit);
 	return (size_t)(x % n);
 }
@@ -294,7 +291,7 @@ static void segment_test(struct segment *s, const double *v, struct scratch *x)
 		/* Each permutation shuffles the one before, as one array of the
 		 * values would be: the same draws give the same permutations. */
 		for (i = n - 1; i > 0; i--) {
-			size_t j = random_below(&state, i + 1), t = x->index[i];
+			size_t j = runner_random_below(&state, i + 1), t = x->index[i];
 
 			x->index[i] = x->index[j];
 			x->index[j] = t;

@@ -480,6 +480,25 @@ static int comparison_insert(struct db *db, int64_t *out_id, const struct runner
 	return r;
 }
 
+/* Inserts the comparison with the max_pairs its time budget sets, else
+ * o's, into *out_max_pairs, and its stages into stages (room for
+ * RUNNER_STAGES_MAX); *out_id is set once the row exists, 0 before. */
+static int comparison_begin(struct db *db, int64_t *out_id, const struct runner_pair_opts *o,
+			    int *out_max_pairs, int *stages, int *out_nstages)
+{
+	int budget = runner_budget_max_pairs(out_max_pairs, db, o), r;
+
+	*out_id = 0;
+	*out_nstages = 0;
+	if (budget < 0)
+		return budget;
+	*out_nstages = runner_stages(stages, o->pairs, *out_max_pairs);
+	r = comparison_insert(db, out_id, o, *out_max_pairs, *out_nstages);
+	if (r == 0 && budget)
+		r = db_comparison_time_budget_set(db, *out_id, o->time_budget_s);
+	return r;
+}
+
 /* Stores the end of comparison cid from its stored rows: done, or
  * abandoned (cancelled) with its reason (a rate metric without a
  * direction, or a signal), and the rule's summary. Returns 0, -EDOM for
@@ -526,24 +545,25 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 {
 	struct db_process cur, next;
 	struct runner_progress pr;
-	struct slot *slots;
+	struct slot *slots = NULL;
 	char **seen = NULL;
 	int stages[RUNNER_STAGES_MAX], nstages, stage = 0;
-	int max_pairs = o->max_pairs > 0 ? o->max_pairs : o->pairs;
+	int max_pairs;
 	size_t nslots, nseen = 0, i, stage_end;
 	bool cancelled = false, fault = false;
 	char *rate = NULL;
-	int64_t cid;
+	int64_t cid = 0;
 	int r;
 
 	*out_id = 0;
 	memset(&cur, 0, sizeof(cur));
 	memset(&next, 0, sizeof(next));
-	nstages = runner_stages(stages, o->pairs, max_pairs);
-	r = comparison_insert(db, &cid, o, max_pairs, nstages);
-	if (r < 0)
+	r = comparison_begin(db, &cid, o, &max_pairs, stages, &nstages);
+	if (r < 0 && !cid)
 		return r;
 	*out_id = cid;
+	if (r < 0)
+		goto out;
 
 	/* The whole order up to max_pairs; a stage ends at stage_end slots. */
 	slots = schedule(o->warmup, max_pairs, &nslots);

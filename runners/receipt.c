@@ -251,6 +251,23 @@ static json_t *calibration_json(const struct db_comparison *c)
 	return a;
 }
 
+/* What the calibration lets the host see (docs/rule.md, "What a host can
+ * see"): mde, a fraction or null, and the sentence every view says. */
+static void mde_json(json_t *root, const struct db_comparison *c)
+{
+	double mde = runner_comparison_mde(c);
+	char text[128], why[128];
+
+	runner_mde_format(text, sizeof(text), mde, c->max_pairs);
+	json_object_set_new(root, "mde", isfinite(mde) ? jfrac(mde) : json_null());
+	json_object_set_new(root, "mde_text", strcmp(c->rule, RUNNER_RULE_V1) ?
+			    json_text(text) : json_null());
+	json_object_set_new(root, "unresolved_because", c->has_summary &&
+			    !strcmp(c->summary.verdict, "unresolved") &&
+			    runner_mde_unresolved(why, sizeof(why), mde, c->min_effect) ?
+			    json_text(why) : json_null());
+}
+
 static void render_json(struct strbuf *out, const struct db_comparison *c)
 {
 	const struct db_summary *s = &c->summary;
@@ -293,6 +310,7 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 			    json_null());
 	json_object_set_new(root, "stages", stages_json(s));
 	json_object_set_new(root, "calibration", calibration_json(c));
+	mde_json(root, c);
 	json_object_set_new(gain, "median", s->has_gain ? jfrac(s->gain_median) : json_null());
 	json_object_set_new(gain, "min", s->has_gain ? jfrac(s->gain_min) : json_null());
 	json_object_set_new(gain, "max", s->has_gain ? jfrac(s->gain_max) : json_null());
@@ -308,6 +326,8 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(root, "reasons", json_texts(s->reasons, s->nreasons));
 	json_object_set_new(settings, "pairs", json_integer(c->pairs));
 	json_object_set_new(settings, "max_pairs", json_integer(c->max_pairs));
+	json_object_set_new(settings, "time_budget_s", c->time_budget_s > 0 ?
+			    json_real(c->time_budget_s) : json_null());
 	json_object_set_new(settings, "better", json_text(c->higher_better ? "higher" : "lower"));
 	json_object_set_new(settings, "warmup", json_integer(c->warmup));
 	json_object_set_new(settings, "timeout_s", json_number(c->timeout_s));
@@ -460,13 +480,15 @@ static void render_csv(struct strbuf *out, const struct db_comparison *c)
 static void stage_lines(struct strbuf *out, const struct db_comparison *c, bool md)
 {
 	const struct db_summary *s = &c->summary;
-	char alpha[32];
+	char alpha[32], mde[128];
 	size_t i;
 
 	if (strcmp(c->rule, RUNNER_RULE_V1)) {
 		strbuf_addf(out, md ? "- kind %s; better is %s; pairs %d, up to %d" :
 			    "kind %s  better %s  pairs %d, up to %d", c->aa ? "A/A" : "compare",
 			    c->higher_better ? "higher" : "lower", c->pairs, c->max_pairs);
+		if (c->time_budget_s > 0)
+			strbuf_addf(out, " (set by a time budget of %g s)", c->time_budget_s);
 		if (c->ncalibration) {
 			strbuf_adds(out, "; calibrated by A/A comparisons");
 			for (i = 0; i < c->ncalibration; i++)
@@ -474,6 +496,8 @@ static void stage_lines(struct strbuf *out, const struct db_comparison *c, bool 
 					    (long long)c->calibration[i].comparison_id);
 		}
 		strbuf_addch(out, '\n');
+		runner_mde_format(mde, sizeof(mde), runner_comparison_mde(c), c->max_pairs);
+		strbuf_addf(out, md ? "- what this host sees: %s\n" : "sees  %s\n", mde);
 	}
 	for (i = 0; i < s->nstages; i++) {
 		const struct db_stage *g = &s->stages[i];
@@ -494,7 +518,7 @@ static void summary_lines(struct strbuf *out, const struct db_comparison *c, boo
 	const struct db_summary *s = &c->summary;
 	const char *values[64];
 	size_t nvalues = digest_values(c, values, ARRAY_SIZE(values)), i;
-	char a[32], b[32], d[32], e[32];
+	char a[128], b[32], d[32], e[32];
 	const char *arms[2] = { "old", "new" };
 	const struct db_arm_stats *st[2] = { &s->old, &s->new };
 	struct runner_metric_unit unit;
@@ -521,6 +545,9 @@ static void summary_lines(struct strbuf *out, const struct db_comparison *c, boo
 	}
 	strbuf_addf(out, md ? "- verdict: **%s**" : "verdict %s",
 		    c->has_summary ? s->verdict : db_state_name(c->state));
+	if (c->has_summary && !strcmp(s->verdict, "unresolved") &&
+	    runner_mde_unresolved(a, sizeof(a), runner_comparison_mde(c), c->min_effect))
+		strbuf_addf(out, ": %s", a);
 	if (s->nflags) {
 		strbuf_adds(out, md ? "; flags: " : "  (flags: ");
 		for (i = 0; i < s->nflags; i++)

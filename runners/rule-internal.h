@@ -1,5 +1,6 @@
 /*
- * Shared by the two files of the rule alone (pair-rule.c, pair-rule2.c):
+ * Shared by the two files of the rule (pair-rule.c, pair-rule2.c), and by
+ * mde.c, which judges simulated comparisons through rule2_decide:
  * one application of the rule, the summary being filled and what each step
  * hands the next. The steps run in a fixed order, and that order is the
  * order of the reasons and flags a stored summary holds.

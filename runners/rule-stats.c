@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,15 +103,12 @@ bool runner_rank_passes(double p, int nstages)
  * with P[0, m] and P[n, 0] all at u = 0. Rolled over m, keeping one row of
  * n + 1 distributions.
  */
-int runner_rank_init(struct runner_rank *out, int n, int m)
+static double *rank_tail_compute(int n, int m)
 {
-	double **prev, **cur;
+	double **prev, **cur, *tail;
 	int k, j;
 	long u;
 
-	memset(out, 0, sizeof(*out));
-	if (n < 1 || m < 1 || n > RUNNER_RULE2_MAX_PAIRS || m > RUNNER_CALIBRATION_MAX_GAINS)
-		return -EINVAL;
 	prev = xcalloc((size_t)n + 1, sizeof(double *));
 	cur = xcalloc((size_t)n + 1, sizeof(double *));
 	for (k = 0; k <= n; k++) {
@@ -137,15 +135,72 @@ int runner_rank_init(struct runner_rank *out, int n, int m)
 			cur[k] = NULL;
 		}
 	}
-	out->n = n;
-	out->m = m;
-	out->tail = xcalloc((size_t)n * m + 2, sizeof(double));
+	tail = xcalloc((size_t)n * m + 2, sizeof(double));
 	for (u = (long)n * m; u >= 0; u--)
-		out->tail[u] = out->tail[u + 1] + prev[n][u];
+		tail[u] = tail[u + 1] + prev[n][u];
 	for (k = 0; k <= n; k++)
 		free(prev[k]);
 	free(prev);
 	free(cur);
+	return tail;
+}
+
+/*
+ * The distributions last computed, kept: a comparison's stages ask for the
+ * same few (n, m) again at every judging, and the MDE (mde.c) judges
+ * thousands of simulated comparisons of one calibration. Computing one for
+ * n = 24, m = 120 takes milliseconds; a copy, microseconds. At most
+ * RANK_CACHE of them (n * m + 2 doubles each, 60 KiB at most), replaced in
+ * turn; a lock, since the hub's server and its forge loop both judge.
+ */
+#define RANK_CACHE 16
+
+static struct {
+	int n, m;
+	double *tail;
+} rank_cache[RANK_CACHE];
+static size_t rank_cache_next;
+static pthread_mutex_t rank_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double *rank_cache_get(int n, int m)
+{
+	double *copy = NULL;
+	size_t i, size = ((size_t)n * m + 2) * sizeof(double);
+
+	pthread_mutex_lock(&rank_cache_lock);
+	for (i = 0; i < RANK_CACHE && !copy; i++)
+		if (rank_cache[i].tail && rank_cache[i].n == n && rank_cache[i].m == m)
+			copy = memcpy(xmalloc(size), rank_cache[i].tail, size);
+	pthread_mutex_unlock(&rank_cache_lock);
+	return copy;
+}
+
+static void rank_cache_put(int n, int m, const double *tail)
+{
+	size_t size = ((size_t)n * m + 2) * sizeof(double);
+	size_t i;
+
+	pthread_mutex_lock(&rank_cache_lock);
+	i = rank_cache_next++ % RANK_CACHE;
+	free(rank_cache[i].tail);
+	rank_cache[i].n = n;
+	rank_cache[i].m = m;
+	rank_cache[i].tail = memcpy(xmalloc(size), tail, size);
+	pthread_mutex_unlock(&rank_cache_lock);
+}
+
+int runner_rank_init(struct runner_rank *out, int n, int m)
+{
+	memset(out, 0, sizeof(*out));
+	if (n < 1 || m < 1 || n > RUNNER_RULE2_MAX_PAIRS || m > RUNNER_CALIBRATION_MAX_GAINS)
+		return -EINVAL;
+	out->n = n;
+	out->m = m;
+	out->tail = rank_cache_get(n, m);
+	if (!out->tail) {
+		out->tail = rank_tail_compute(n, m);
+		rank_cache_put(n, m, out->tail);
+	}
 	return 0;
 }
 

@@ -294,6 +294,10 @@ struct runner_pair_opts {
 	int64_t job_id, base_build, head_build;  /* the agent's; 0 for perfd pair */
 	int pairs;                   /* the first stage */
 	int max_pairs;               /* the stages' limit (pairs-median/2); 0: pairs */
+	/* > 0: max_pairs is instead what fits this many seconds, from the
+	 * calibration's process times (runner_budget_max_pairs); stored with
+	 * the comparison. */
+	double time_budget_s;
 	int warmup;
 	bool aa;                     /* an A/A: one build or program against itself */
 	bool higher_better;          /* better = higher */
@@ -326,6 +330,14 @@ struct runner_pair_opts {
 	void *progress_ctx;
 };
 
+/* The max_pairs a comparison of o starts with (budget.c): o->max_pairs
+ * (else o->pairs), or with o->time_budget_s the largest stage end (pairs,
+ * doubling, at most RUNNER_RULE2_MAX_PAIRS; at least pairs) whose pairs,
+ * warm-ups first, fit the budget at the mean wall time of the pair
+ * processes of o's calibration plus the cool-downs. Returns 1 when the
+ * budget set it, 0 when not (no budget, or no process time measured yet:
+ * the configured one), or a database error. */
+int runner_budget_max_pairs(int *out, struct db *db, const struct runner_pair_opts *o);
 /* Runs a whole comparison and stores it. *out_id is 0 until the
  * comparison row exists and set as soon as it does, so the caller can name
  * it even when a later step fails. Returns 0 when the comparison was run
@@ -367,6 +379,13 @@ struct runner_calibration {
 int runner_calibration_choose(struct runner_calibration *out, struct db *db,
 			      struct runner_pair_opts *o);
 void runner_calibration_release(struct runner_calibration *c);
+/* The calibration a comparison of info's host and case would start with now
+ * (db_calibration_infos): that of its newest A/A's rule, fingerprint and
+ * direction, loaded, into *out; none (zeroed) when info has no A/A that is
+ * not invalid. Where no device is probed (the hub, perfd agent --check),
+ * this is what the host can see. */
+int runner_calibration_current(struct runner_calibration *out, struct db *db,
+			       const struct db_calibration_info *info);
 
 /* The noise A/A comparisons measured: over their finite pair gains, the
  * median and the 90th percentile (nearest rank) of |gain|; NAN when none. */
@@ -380,6 +399,51 @@ void runner_calibration_noise(struct runner_noise *out, const struct db_calibrat
  * which on one build against itself is a false verdict, not a change.
  * Static text. */
 const char *runner_aa_verdict(const char *verdict);
+
+/* ---- what a host can see (mde.c; docs/rule.md, "What a host can see") ---- */
+
+#define RUNNER_MDE_POWER 0.9        /* found in at least this share of comparisons */
+#define RUNNER_MDE_SIMULATIONS 200  /* simulated comparisons per slowdown tried */
+
+/* The minimum detectable effect: the smallest slowdown (a fraction, found
+ * to within 5% between 0.01% and 100%) that the rule judges "slower" in at
+ * least RUNNER_MDE_POWER of RUNNER_MDE_SIMULATIONS simulated comparisons of
+ * pairs .. max_pairs pairs under min_effect, each pair's gain drawn (with
+ * replacement, a fixed seed) from the calibration gains less the slowdown,
+ * and judged with those gains as its calibration; the first
+ * RUNNER_CALIBRATION_MAX_GAINS are used, as the rule does. INFINITY when
+ * even 100% is not found; NAN when there is no gain or pairs and max_pairs
+ * are no schedule. The same inputs give the same answer everywhere; the
+ * last ones asked are kept, so asking again costs nothing. */
+double runner_mde(const double *gains, size_t n, int pairs, int max_pairs, double min_effect);
+/* runner_mde of a calibration's finite gains of metric (NULL: any), in the
+ * order stored. */
+double runner_calibration_mde(const struct db_calibration *v, size_t n, const char *metric,
+			      int pairs, int max_pairs, double min_effect);
+/* An MDE as a percentage to two digits ("4.1%", "12%"), as far as its
+ * bisection can say; for a finite MDE only. */
+void runner_format_mde(char *buf, size_t len, double mde);
+/* The sentence every view says it with: "changes under 4.1% are not
+ * visible on this host within 24 pairs"; for INFINITY "no change is
+ * visible on this host within 24 pairs"; for NAN "no calibration yet says
+ * what this host can see". */
+void runner_mde_format(char *buf, size_t len, double mde, int max_pairs);
+/* The MDE of a loaded comparison's calibration (c->calibration's gains of
+ * c->metric) under its stages and min_effect; NAN for pairs-median/1 or no
+ * calibration. */
+double runner_comparison_mde(const struct db_comparison *c);
+/* Why an unresolved comparison is: true, with "this host sees changes of
+ * 4.1% or more; min_effect is 1%" in buf, when the MDE is over min_effect;
+ * false (buf "") otherwise. */
+bool runner_mde_unresolved(char *buf, size_t len, double mde, double min_effect);
+
+/* ---- seeded draws (changepoint.c) ----
+ * splitmix64: small, fast and the same everywhere, so a seed gives the same
+ * draws on every machine (the change points' permutations, the MDE's
+ * resampling). */
+uint64_t runner_random_next(uint64_t *state);
+/* A uniform index below n (n > 0), without modulo bias. */
+size_t runner_random_below(uint64_t *state, size_t n);
 
 /* ---- change points (changepoint.c; docs/history.md, "Change points") ----
  * E-divisive means with alpha = 1 over a series of values in branch order:
@@ -445,6 +509,6 @@ void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
  * to what it reads) that changes the bytes of a receipt already stored. A
  * receipt stored under another name is never answered: it is rendered
  * anew. */
-#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 3"
+#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 4"
 
 #endif

@@ -2,7 +2,9 @@
 # pairs-median/2 through the real binary on a noisy program (the test
 # program with a seeded normal noise, the same on every run): A/A
 # comparisons give no verdict, unresolved ones run further stages, the
-# calibration they build is used, and with it 3 pairs decide a clear change.
+# calibration they build is used, and with it 3 pairs decide a clear change;
+# what that calibration lets the host see (the MDE) is said by the receipt,
+# an unresolved verdict, /api/v1/calibration and perfd agent --check.
 . "$(dirname "$0")/lib.sh"
 : "${PLANT:?}"
 
@@ -39,6 +41,88 @@ check "the same without a calibration (another case)" run 0 "$PERFD" pair --db "
 check "  uses the sign test" eq sign "$(js out 'd["stages"][-1]["test"]')"
 check "  and needs at least 12 pairs for any verdict" eq 1 "$(js out 'int(d["pairs_run"] >= 12)')"
 
+# ---- what the noisy host can see (docs/rule.md, "What a host can see") ----
+# The MDE as every view words it: two digits, whole from 10%.
+words() { js "$1" "'changes under %s%% are not visible on this host within 24 pairs' % (('%.0f' if d['mde'] >= 0.1 else '%.2g') % (100 * d['mde']))"; }
+check "the first A/A had no calibration: no MDE" eq "None no calibration yet says what this host can see" "$(js aa1.json 'str(d["mde"]) + " " + d["mde_text"]')"
+seed=2000
+check "a 1% slower new arm in the same 10% noise" run 0 "$PERFD" pair --db "$DB" --json \
+	--host-name noisy-host --case noisy --old-arg --old --old-arg 100 --new-arg --new --new-arg 101 \
+	"$PLANT" "$PLANT" -- --noise 10 --seed "$seed"
+cp out small.json
+check "  is unresolved after every stage" eq "unresolved 24" "$(js small.json 'd["verdict"] + " " + str(d["pairs_run"])')"
+check "  its receipt has its calibration's MDE: over min_effect, under 100%" eq 1 "$(js small.json 'int(0.01 < d["mde"] < 1)')"
+check "  in the words of every view" eq "$(words small.json)" "$(js small.json 'd["mde_text"]')"
+check "  the same as the planted 20%'s, of the same calibration" eq "$(js planted.json 'd["mde"]')" "$(js small.json 'd["mde"]')"
+MDE_PCT=$(words small.json | sed 's/changes under \([0-9.]*%\).*/\1/')
+check "  and why it is unresolved" eq "this host sees changes of $MDE_PCT or more; min_effect is 1%" "$(js small.json 'd["unresolved_because"]')"
+small=$(js small.json 'd["comparison"]')
+check "its text receipt" run 0 "$PERFD" show --db "$DB" "$small"
+check "  says what the host sees" has out "sees  $(words small.json)"
+check "  and why it is unresolved" has out "verdict unresolved: this host sees changes of $MDE_PCT or more; min_effect is 1%"
+check "the 20% comparison, resolved, has no such reason" eq None "$(js planted.json 'str(d["unresolved_because"])')"
+"$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>serve.err &
+srv=$!
+kill_at_exit srv
+URL=$(served serve.err)
+check "perfd serve" test -n "$URL"
+curl -s "$URL/api/v1/calibration?host=noisy-host&case=noisy" >cal.json
+check "/api/v1/calibration: the same MDE, its stages and min_effect" eq "$(js small.json 'd["mde"]') 24 0.01" "$(js cal.json 'str(d["calibration"][0]["mde"]) + " " + str(d["calibration"][0]["max_pairs"]) + " " + str(d["calibration"][0]["min_effect"])')"
+check "  in the same words" eq "$(words small.json)" "$(js cal.json 'd["calibration"][0]["mde_text"]')"
+curl -s "$URL/api/v1/calibration?format=csv" >cal.csv
+check "  and in CSV" has cal.csv ",24,0.01,$(js small.json 'd["mde"]'),$(words small.json)"
+kill -TERM "$srv"
+wait "$srv"
+# perfd agent --check says it per case, from the same calibration.
+printf '[host]\nname = noisy-host\n[faults]\nfault_log = %s/kmsg\n' "$T" >noisy-host.conf
+: >"$T/kmsg"
+cat >agent.conf <<CONF
+[agent]
+database = $DB
+workdir = $T/work
+host = $T/noisy-host.conf
+
+[repo]
+url = file://$T/nowhere
+branches = main
+
+[build]
+command = true
+artifacts = plant
+
+[case noisy]
+command = ./plant
+[case fresh]
+command = ./plant
+CONF
+check "agent --check" run 0 "$PERFD" agent --config agent.conf --check
+check "  says what the host sees of the noisy case" has out "case noisy: $(words small.json)"
+check "  and that a case without A/As has no calibration yet" has out "case fresh: no calibration yet says what this host can see"
+
+# ---- a time budget in place of max_pairs (docs/hosts.md, time_budget_s) ----
+# budget S [ARGS]: a comparison (not an A/A: the calibration stays) on the
+# noisy host's profile with [timing] time_budget_s = S.
+budget() {
+	printf '[host]\nname = noisy-host\n[timing]\ntime_budget_s = %s\n[faults]\nfault_log = %s/kmsg\n' \
+		"$1" "$T" >budget-host.conf
+	shift
+	"$PERFD" pair --db "$DB" --json --host "$T/budget-host.conf" --case noisy "$@" \
+		--old-arg --old --old-arg 100 --new-arg --new --new-arg 100 "$PLANT" "$PLANT" -- --noise 10 --seed 3000
+}
+check "a budget that fits no more than the first stage" run 0 budget 0.001
+check "  sets max_pairs to pairs, stored, and says so" eq "3 3 0.001" "$(js out 'str(d["settings"]["pairs"]) + " " + str(d["settings"]["max_pairs"]) + " " + str(d["settings"]["time_budget_s"])')"
+check "  in the text receipt too" has <("$PERFD" show --db "$DB" "$(js out 'd["comparison"]')") "pairs 3, up to 3 (set by a time budget of 0.001 s)"
+check "a budget that fits everything: the last stage end under 64" run 0 budget 100000
+check "  48 pairs" eq "48 100000.0" "$(js out 'str(d["settings"]["max_pairs"]) + " " + str(d["settings"]["time_budget_s"])')"
+# From the calibration's mean pair process time (no cool-down, one warm-up
+# pair): a budget of 13.5 pairs fits 12 after the warm-up, a stage end.
+mean=$(sql "select avg(wall_ms) / 1000.0 from processes where warmup = 0 and comparison_id in ($(js out '",".join(str(i) for i in d["calibration"])'))")
+check "a budget of 13.5 pairs at the calibration's process times" run 0 budget "$(python3 -c "print(repr(2 * $mean * 13.5))")"
+check "  runs up to 12 pairs, a stage end" eq 12 "$(js out 'd["settings"]["max_pairs"]')"
+check "--max-pairs overrides the host's budget" run 0 budget 100000 --max-pairs 6
+check "  6 pairs, no budget said" eq "6 None" "$(js out 'str(d["settings"]["max_pairs"]) + " " + str(d["settings"]["time_budget_s"])')"
+check "budgeted comparisons verify" run 0 "$PERFD" verify --db "$DB"
+
 # ---- a quiet host: 3 pairs decide once calibrated ----
 failed=0
 for seed in 1 2; do
@@ -52,6 +136,7 @@ check "the posted M1 rows, one stage of 3 pairs" run 0 "$PERFD" pair --db "$DB" 
 	--host-name quiet-host --case m1 --max-pairs 3 --warmup 0 \
 	--old-arg --old --old-arg 2089,2093,2103 --new-arg --new --new-arg 1955,1965,1951 "$PLANT" "$PLANT"
 check "  are faster at once: 3 gains above all 12 A/A gains, p 1/455" eq "faster 3 0.002198" "$(js out 'd["verdict"] + " " + str(d["pairs_run"]) + " " + "%.6f" % d["stages"][0]["p_faster"]')"
+check "  on a host that sees far less than the noisy one" eq 1 "$(js out "int(d['mde'] < 0.02 and d['mde'] * 2 < $(js small.json 'd["mde"]'))")"
 # Without --case every program shares the case "default": no calibration.
 for seed in 1 2; do
 	"$PERFD" pair --db "$DB" --json --host-name quiet-host --max-pairs 6 "$PLANT" "$PLANT" \

@@ -77,6 +77,7 @@ aa() { sql "select count(*) from comparisons where kind = 'aa' and state = 'done
 conf 2 0 >agent.conf
 check "--check" run 0 "$PERFD" agent --config agent.conf --check
 check "  shows the calibration" has out "calibration: 2 A/A comparisons before a case's comparison when it has none on this host; idle A/As up to 0 s an hour (none)"
+check "  and that no calibration says yet what the host sees" has out "cases: no database yet at '$DB', so no calibration says what this host can see"
 printf '[calibration]\nruns = -1\nidle_budget_s = 4000\nsoon = 1\nwhen = later\n' >>agent.conf
 check "a bad [calibration] is refused" run 2 "$PERFD" agent --config agent.conf --check
 check "  runs" has err "agent.conf:32: 'runs': expected a whole number from 0 to 100, not '-1'"
@@ -215,7 +216,7 @@ check "  one row" eq work "$(js body '"|".join(r["case"] for r in d["calibration
 check "an unknown host: none" eq 0 "$(get "$URL/api/v1/calibration?host=nowhere" >/dev/null; js body 'len(d["calibration"])')"
 check "an unknown parameter: 400" eq 400 "$(get "$URL/api/v1/calibration?limit=3")"
 check "CSV" eq 200 "$(get "$URL/api/v1/calibration?format=csv")"
-check "  its header" eq "host,case,count,faster,slower,unchanged,unresolved,invalid,false_verdict_rate,newest_at,rule,better,fingerprint_hash,calibration,gains,noise_median,noise_p90" "$(head -n 1 body)"
+check "  its header" eq "host,case,count,faster,slower,unchanged,unresolved,invalid,false_verdict_rate,newest_at,rule,better,fingerprint_hash,calibration,gains,noise_median,noise_p90,max_pairs,min_effect,mde,mde_text" "$(head -n 1 body)"
 check "comparisons name their kind" eq 200 "$(get "$URL/api/v1/comparisons?host=lavapipe&case=work&limit=500")"
 check "  aa and compare" eq "$(sql "select count(*) from comparisons where case_name = 'work' and kind = 'aa'") $(sql "select count(*) from comparisons where case_name = 'work' and kind = 'compare'")" "$(js body 'str(sum(c["kind"] == "aa" for c in d["comparisons"])) + " " + str(sum(c["kind"] == "compare" for c in d["comparisons"]))')"
 check "the timeline leaves A/As out" eq 200 "$(get "$URL/api/v1/timeline?host=lavapipe&case=work")"
@@ -237,6 +238,7 @@ cp out c5.md
 check "  is the one derived from the stored rows" diff -u <(python3 "$TESTS_DIR/fixtures/comment-golden.py" "$DB" "$C5" http://hub.example) c5.md
 check "  shows each A/A's verdict as a calibration sample" eq 2 "$(grep -o '\[A/A: unchanged (calibration sample)\](' c5.md | wc -l)"
 check "  never faster or slower" eq 0 "$(grep -ciE 'faster|slower' c5.md)"
+check "  says what the host sees of each case" eq 2 "$(grep -cE '^- lavapipe, (work|biased): (changes under [0-9.]+% are not visible|no change is visible) on this host within (6|7) pairs$' c5.md)"
 check "a change's comment" run 0 "$PERFD" comment --pr 1 --dry-run --commit "$C2" --db "$DB"
 check "  says faster" has out "[faster]("
 

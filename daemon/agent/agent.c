@@ -116,14 +116,12 @@ int agent_new(struct agent **out, struct agent_config *cfg, struct host_profile 
 	strbuf_init(&a->failures);
 	a->watch.fd = -1;
 	a->lock_fds[0] = a->lock_fds[1] = -1;
+	agent_host_name(a->host, sizeof(a->host), profile);
 	if (profile) {
-		snprintf(a->host, sizeof(a->host), "%s", profile->name);
 		runner_fault_watch_open(&a->watch, profile->fault_log, profile);
 		if (a->watch.off_reason)
 			log_warnx("fault watch off: %s; every process is recorded so",
 				  a->watch.off_reason);
-	} else if (gethostname(a->host, sizeof(a->host) - 1) < 0 || !*a->host) {
-		snprintf(a->host, sizeof(a->host), "local");
 	}
 	if (!a->probe)
 		a->probe = probe_unprofiled();
@@ -221,6 +219,15 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 	}
 	*out = a;
 	return 0;
+}
+
+void agent_host_name(char *out, size_t len, const struct host_profile *profile)
+{
+	memset(out, 0, len);
+	if (profile)
+		snprintf(out, len, "%s", profile->name);
+	else if (gethostname(out, len - 1) < 0 || !*out)
+		snprintf(out, len, "local");
 }
 
 const char *agent_host(const struct agent *a)

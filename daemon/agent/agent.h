@@ -40,6 +40,7 @@ struct agent_case {
 	char *metric;              /* NULL: the rule's default */
 	int pairs;                 /* the first stage; 0: the host's */
 	int max_pairs;             /* the stages' limit; 0: the host's */
+	double time_budget_s;      /* max_pairs from the time it takes; 0: the host's */
 	bool higher_better, has_better; /* better = lower|higher, when said */
 	int warmup;
 	double timeout_s;
@@ -287,6 +288,9 @@ int agent_trial(struct agent_config *cfg, struct host_profile *profile, int canc
 void agent_free(struct agent *a);
 /* The host name its rows carry: the profile's, else this machine's. */
 const char *agent_host(const struct agent *a);
+/* The name an agent's rows carry for its host: the profile's [host] name,
+ * else this machine's host name, else "local". */
+void agent_host_name(char *out, size_t len, const struct host_profile *profile);
 /* Fetches, and queues a job for every watched head at a new commit.
  * Returns 0, -ECANCELED when stopped, or the fetch's or the database's
  * error (detail in err_last(), not logged). */
@@ -330,6 +334,13 @@ int agent_calibrate_case(struct agent *a, const struct agent_case *k, const stru
  * polls again at once), 0 when there was nothing to do, -ECANCELED when
  * stopped (the A/A is kept as abandoned), or a database error. */
 int agent_idle(struct agent *a);
+/* perfd agent --check: per case of the configuration's suite, what the
+ * host can see with the calibration it has now in the agent's database
+ * (runner_mde; read only, never created), a line each. Without a database
+ * it can read, or an A/A, it says so; with the suite in the repository, that the cases
+ * are read there. Returns 0, or a database error. */
+int agent_check_visibility(FILE *f, const struct agent_config *cfg,
+			   const struct host_profile *profile);
 /* Prints what the agent has done, a line per job. */
 void agent_summary(struct agent *a, FILE *f);
 

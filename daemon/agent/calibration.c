@@ -8,6 +8,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,5 +201,69 @@ int agent_idle(struct agent *a)
 		r = 1;
 out:
 	db_build_release(&b);
+	return r;
+}
+
+/* One case's line for agent_check_visibility. */
+static int case_visibility(FILE *f, struct agent *a, struct db *db, const struct agent_case *k)
+{
+	struct cli_progress progress = { .on = false };
+	struct db_calibration_info *infos = NULL;
+	struct runner_calibration cal = { 0 };
+	struct runner_pair_opts o;
+	char text[128];
+	double mde = NAN;
+	size_t n = 0, i;
+	int r;
+
+	agent_case_opts(a, k, &o, &progress);
+	r = db_calibration_infos(db, &infos, &n, a->host, k->name, 1, 1);
+	if (r == 0 && n)
+		r = runner_calibration_current(&cal, db, &infos[0]);
+	if (r == 0 && cal.n)
+		mde = runner_calibration_mde(cal.v, cal.n, k->metric, o.pairs, o.max_pairs,
+					     o.min_effect);
+	runner_calibration_release(&cal);
+	for (i = 0; i < n; i++)
+		db_calibration_info_release(&infos[i]);
+	free(infos);
+	if (r < 0)
+		return r;
+	runner_mde_format(text, sizeof(text), mde, o.max_pairs);
+	fprintf(f, "case %s: %s\n", k->name, text);
+	return 0;
+}
+
+int agent_check_visibility(FILE *f, const struct agent_config *cfg,
+			   const struct host_profile *profile)
+{
+	struct agent a;
+	struct db *db = NULL;
+	size_t i;
+	int r = 0;
+
+	if (cfg->suite_file) {
+		fprintf(f, "cases: read from '%s' at each job; what this host can see of each is "
+			"in its receipts\n", cfg->suite_file);
+		return 0;
+	}
+	if (access(cfg->database, F_OK) < 0) {
+		fprintf(f, "cases: no database yet at '%s', so no calibration says what this "
+			"host can see\n", cfg->database);
+		return 0;
+	}
+	memset(&a, 0, sizeof(a));
+	a.cfg = (struct agent_config *)cfg;
+	a.profile = (struct host_profile *)profile;
+	agent_host_name(a.host, sizeof(a.host), profile);
+	if (db_open_readonly(&db, cfg->database, 10000) < 0) {
+		/* An older schema, say: the agent's start migrates it. */
+		fprintf(f, "cases: %s, so no calibration says what this host can see\n",
+			err_last());
+		return 0;
+	}
+	for (i = 0; r == 0 && i < cfg->suite.ncases; i++)
+		r = case_visibility(f, &a, db, &cfg->suite.cases[i]);
+	db_close(db);
 	return r;
 }

@@ -345,6 +345,8 @@ static void key_case(struct parse *ps, const char *k, const char *v)
 		config_set_int(&c->pairs, &ps->r, k, v, 1, HOST_MAX_PAIRS);
 	} else if (!strcmp(k, "max_pairs")) {
 		config_set_int(&c->max_pairs, &ps->r, k, v, 1, HOST_MAX_PAIRS);
+	} else if (!strcmp(k, "time_budget_s")) {
+		config_set_seconds(&c->time_budget_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
 	} else if (!strcmp(k, "better")) {
 		if (runner_better_parse(&c->higher_better, v) < 0)
 			config_refuse(&ps->r, "'better': %s", err_last());
@@ -373,8 +375,8 @@ static void key_case(struct parse *ps, const char *k, const char *v)
 		c->has_cooldown = true;
 	} else {
 		config_refuse(&ps->r, "unknown key '%s' in [case %s] (command, metric, better, "
-			      "pairs, max_pairs, warmup, timeout_s, min_effect, noise, cpus, "
-			      "cooldown_ms)", k, c->name);
+			      "pairs, max_pairs, time_budget_s, warmup, timeout_s, min_effect, "
+			      "noise, cpus, cooldown_ms)", k, c->name);
 	}
 }
 

@@ -296,6 +296,9 @@ void agent_case_opts(struct agent *a, const struct agent_case *k, struct runner_
 		       a->profile ? a->profile->max_pairs : HOST_DEFAULT_MAX_PAIRS;
 	if (o->max_pairs < o->pairs)
 		o->max_pairs = o->pairs;
+	/* The case's budget, else the host's unless the case says max_pairs. */
+	o->time_budget_s = k->time_budget_s ? k->time_budget_s :
+			   a->profile && !k->max_pairs ? a->profile->time_budget_s : 0;
 	o->higher_better = k->higher_better;
 	o->better_given = k->has_better;
 	o->warmup = k->warmup;

@@ -564,6 +564,9 @@ try {
 		calRows[i][3] === `${c.faster} / ${c.slower} / ${c.unchanged} / ${c.unresolved}` &&
 		calRows[i][4] === pctOf(c.false_verdict_rate) && calRows[i][5] === pctOf(c.noise_median) &&
 		calRows[i][6] === pctOf(c.noise_p90) && calRows[i][7] === String(c.gains)), { page: calRows, api: cal });
+	check('and what each host sees: the MDE as the API says', cal.every((c, i) => calRows[i] &&
+		calRows[i][8] === (c.mde_text ? (c.mde == null ? 'none' : `under ${pctOf(c.mde)} unseen`) : '-')) &&
+		demoCal && demoCal.mde > 0, { page: calRows.map((r) => r[8]), api: cal.map((c) => c.mde) });
 	const aaLatest = latest.filter((c) => c.kind === 'aa').length;
 	const aaShown = await page.$$eval('table.comparisons .v-aa', (e) => e.length);
 	check('the latest comparisons mark each A/A as such', aaShown === aaLatest && aaLatest > 0, { page: aaShown, api: aaLatest });

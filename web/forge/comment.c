@@ -184,12 +184,21 @@ static bool counts_in_pool(const struct db_comparison *c)
 }
 
 /* The verdict cell's words: an A/A (one build against itself) is never
- * shown as faster or slower, which would read as a change. */
-static const char *verdict_text(const struct db_comparison *c)
+ * shown as faster or slower, which would read as a change; an unresolved
+ * comparison on a host that cannot see min_effect says what it can see. */
+static const char *verdict_text(char *buf, size_t len, const struct db_comparison *c)
 {
 	const char *v = c->has_summary ? c->summary.verdict : db_state_name(c->state);
+	char why[128];
 
-	return c->aa ? runner_aa_verdict(c->has_summary ? v : NULL) : v;
+	if (c->aa)
+		return runner_aa_verdict(c->has_summary ? v : NULL);
+	if (!strcmp(v, "unresolved") &&
+	    runner_mde_unresolved(why, sizeof(why), runner_comparison_mde(c), c->min_effect)) {
+		snprintf(buf, len, "%s: %s", v, why);
+		return buf;
+	}
+	return v;
 }
 
 /*
@@ -204,7 +213,7 @@ static void render_row(struct comment *cm, const struct db_comparison *cs, size_
 	const struct db_summary *s = &c->summary;
 	struct runner_metric_unit u;
 	struct strbuf flags = STRBUF_INIT;
-	char buf[128];
+	char buf[128], vbuf[256];
 	double *gains;
 	size_t i, ng = 0;
 
@@ -244,12 +253,12 @@ static void render_row(struct comment *cm, const struct db_comparison *cs, size_
 	cell_link(cm, c->id, buf);
 	cell_link(cm, c->id, digests_text(c));
 	if (n == 1) {
-		cell_link(cm, c->id, verdict_text(c));
+		cell_link(cm, c->id, verdict_text(vbuf, sizeof(vbuf), c));
 	} else {
 		for (i = 0; i < n; i++) {
 			strbuf_adds(cm->out, i ? ", " : " ");
 			link_open(cm);
-			web_md_text(cm->out, verdict_text(&cs[i]));
+			web_md_text(cm->out, verdict_text(vbuf, sizeof(vbuf), &cs[i]));
 			link_close(cm, cs[i].id);
 		}
 		strbuf_adds(cm->out, " |");
@@ -413,6 +422,38 @@ static void set_add(struct strbuf *list, const char *s, bool code)
 	strbuf_release(&item);
 }
 
+/* What each host and case of the table can see with the calibration of
+ * its newest comparison (docs/rule.md, "What a host can see"), a line each
+ * in the table's order: a change under it going unseen is no news. */
+static void render_visibility(struct comment *cm, const struct db_comparison *cs, size_t n)
+{
+	char text[128];
+	size_t i, j, mark = cm->out->len;
+	bool any = false;
+
+	for (i = 0; i < n; i++) {
+		const struct db_comparison *c = &cs[i];
+
+		for (j = i + 1; j < n; j++)
+			if (!strcmp(cs[j].host, c->host) && !strcmp(cs[j].case_name, c->case_name))
+				break;
+		if (j < n || !strcmp(c->rule, RUNNER_RULE_V1))
+			continue;        /* a newer one of them follows, or no stages */
+		if (!any)
+			strbuf_adds(cm->out, "\nWhat each host can see, with its calibration:\n\n");
+		any = true;
+		runner_mde_format(text, sizeof(text), runner_comparison_mde(c), c->max_pairs);
+		strbuf_adds(cm->out, "- ");
+		web_md_text(cm->out, c->host);
+		strbuf_adds(cm->out, ", ");
+		web_md_text(cm->out, c->case_name);
+		strbuf_adds(cm->out, ": ");
+		web_md_text(cm->out, text);
+		strbuf_adds(cm->out, "\n");
+	}
+	fits(cm, mark);
+}
+
 static void render_table(struct comment *cm, const struct db_comparison *cs, size_t n,
 			 const struct strbuf *heads, const struct strbuf *bases,
 			 const struct strbuf *rules)
@@ -445,6 +486,7 @@ static void render_table(struct comment *cm, const struct db_comparison *cs, siz
 		}
 		start = i;
 	}
+	render_visibility(cm, cs, n);
 }
 
 /* Where comparison c's gain falls for forecast f: inside or outside its

@@ -1408,34 +1408,33 @@ static void api_cells(struct web_reply *out, struct db *db, const struct web_par
 
 static const char *const calibration_cols[] = { "host", "case", "count", "faster", "slower",
 	"unchanged", "unresolved", "invalid", "false_verdict_rate", "newest_at", "rule", "better",
-	"fingerprint_hash", "calibration", "gains", "noise_median", "noise_p90", NULL };
+	"fingerprint_hash", "calibration", "gains", "noise_median", "noise_p90", "max_pairs",
+	"min_effect", "mde", "mde_text", NULL };
 
 /* One host and case: its A/As counted, and the noise of the calibration a
  * comparison of it would start with now (that of its newest A/A's rule,
  * fingerprint and direction). */
 static int calibration_json(json_t **out, struct db *db, const struct db_calibration_info *c)
 {
-	struct db_calibration *v = NULL;
+	struct runner_calibration cal;
 	struct runner_noise noise = { 0, NAN, NAN };
 	json_t *o = json_object(), *ids = json_array();
-	size_t n = 0, i;
 	int64_t count = c->total - c->invalid;
-	int r = 0;
+	double mde = NAN;
+	char text[128];
+	size_t i;
+	int r;
 
-	if (c->newest_id) {
-		r = db_calibration_select(db, &v, &n, c->rule, c->host, c->case_name,
-					  c->higher_better, c->fingerprint,
-					  RUNNER_CALIBRATION_MAX_GAINS);
-		if (r == 0)
-			r = db_calibration_load(db, v, n);
-		if (r == 0)
-			runner_calibration_noise(&noise, v, n);
-		for (i = 0; i < n; i++) {
-			json_array_append_new(ids, json_integer(v[i].comparison_id));
-			db_calibration_release(&v[i]);
-		}
-		free(v);
+	r = runner_calibration_current(&cal, db, c);
+	if (r == 0 && cal.n) {
+		runner_calibration_noise(&noise, cal.v, cal.n);
+		mde = runner_calibration_mde(cal.v, cal.n, NULL, c->pairs, c->max_pairs,
+					     c->min_effect);
 	}
+	for (i = 0; i < cal.n; i++)
+		json_array_append_new(ids, json_integer(cal.v[i].comparison_id));
+	runner_calibration_release(&cal);
+	runner_mde_format(text, sizeof(text), mde, c->max_pairs);
 	json_object_set_new(o, "host", json_text(c->host));
 	json_object_set_new(o, "case", json_text(c->case_name));
 	json_object_set_new(o, "count", json_integer(count));
@@ -1463,6 +1462,10 @@ static int calibration_json(json_t **out, struct db *db, const struct db_calibra
 	json_object_set_new(o, "gains", json_integer((json_int_t)noise.gains));
 	json_object_set_new(o, "noise_median", jfrac(noise.gains > 0, noise.median));
 	json_object_set_new(o, "noise_p90", jfrac(noise.gains > 0, noise.p90));
+	json_object_set_new(o, "max_pairs", c->newest_id ? json_integer(c->max_pairs) : json_null());
+	json_object_set_new(o, "min_effect", jfrac(c->newest_id, c->min_effect));
+	json_object_set_new(o, "mde", jfrac(isfinite(mde), mde));
+	json_object_set_new(o, "mde_text", c->newest_id ? json_text(text) : json_null());
 	if (r < 0) {
 		json_decref(o);
 		return r;

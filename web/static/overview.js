@@ -55,6 +55,8 @@ function calibrationRows(list) {
 		[pct(c.noise_median), '.num'],
 		[pct(c.noise_p90), '.num'],
 		[String(c.gains), '.num'],
+		// What the host can see: the MDE, with the sentence every view says.
+		c.mde_text ? h('span', { title: c.mde_text }, c.mde == null ? 'none' : `under ${pct(c.mde)} unseen`) : '-',
 		c.calibration.length
 			? c.calibration.map((id, i) => [i ? ', ' : '', link('comparison.html', { id }, '#' + id)])
 			: h('span', { class: 'muted' }, 'none'),
@@ -134,7 +136,7 @@ async function main() {
 	fill('calibration', cal.calibration.length
 		? table(['Host', 'Case (timeline)', ['A/As', '.num'], ['Faster / slower / unchanged / unresolved', '.num'],
 			['False verdict rate', '.num'], ['Noise: |gain| median', '.num'], ['90th percentile', '.num'],
-			['Over gains', '.num'], 'Calibration (its A/As)', 'Fingerprint', 'Newest A/A'],
+			['Over gains', '.num'], 'Sees (within max_pairs)', 'Calibration (its A/As)', 'Fingerprint', 'Newest A/A'],
 			calibrationRows(cal.calibration), 'calibration')
 		: h('p', { class: 'muted' }, 'No A/A comparison is stored yet: the agent runs them before a case\'s first comparison and when idle.'));
 	fill('triage', alerts.hosts.length
