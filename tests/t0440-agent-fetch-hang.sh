@@ -12,7 +12,7 @@ git init -q --bare srv/repo.git
 python3 "$TESTS_DIR/git-http-server.py" --root srv --silent --max-seconds 90 >port 2>server.log &
 srv=$!
 trap 'kill $srv 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -s port ] && break; sleep 0.05; done
+wait_for "the server's port file" 10 test -s port
 PORT=$(head -1 port)
 URL=http://127.0.0.1:$PORT/repo.git
 

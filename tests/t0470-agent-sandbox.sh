@@ -34,7 +34,7 @@ while True:
     c, _ = s.accept(); c.sendall(b"reached\n"); c.close()
 ' >port.txt &
 listener=$!
-for _ in $(seq 50); do [ -s port.txt ] && break; sleep 0.1; done
+wait_for "the server's port file" 10 test -s port.txt
 PORT=$(cat port.txt)
 
 SRC=$T/src

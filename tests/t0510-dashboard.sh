@@ -112,7 +112,7 @@ python3 "$TESTS_DIR/fake-github.py" --repo acme/engine --token "$GHTOKEN" --log 
 	--max-seconds 600 >"$T/fake.out" 2>"$T/fake.err" &
 fake=$!
 trap 'kill $fake 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
+wait_for "fake-github.py's port in $T/fake.out" 10 test -s "$T/fake.out"
 GH=http://127.0.0.1:$(head -n 1 "$T/fake.out")
 curl -sf -X POST -H 'Content-Type: application/json' --data "[{\"number\": 5, \"author\": \"alice\",
 	\"head_sha\": \"$HC\", \"head_ref\": \"alice-1\", \"base_ref\": \"main\", \"base_sha\": \"$HB\"}]" \
