@@ -81,7 +81,7 @@ body_has() { issue_of "$1" >/dev/null && grep -qF -- "$2" "$T/issue.md"; }
 polled() {
 	local before
 	before=$(requests GET '^/repos/acme/engine/pulls$')
-	wait_for "three more polls of the forge" 30 polls_since $((before + 3))
+	wait_for "three more polls of the forge" 20 polls_since $((before + 3))
 }
 polls_since() { [ "$(requests GET '^/repos/acme/engine/pulls$')" -ge "$1" ]; }
 
@@ -217,7 +217,7 @@ alert() { alert_record "$@" && post alerts "alert-$1-$2.h.json"; }
 ctl POST pulls "[{\"number\": 9, \"author\": \"dave\", \"state\": \"closed\", \"merged\": true, \"commits\": [\"$CUL\", \"$CUL2\"]}]" >/dev/null
 check "an alert raised on main, pushed" eq 201 "$(alert 1 1 main raised running "")"
 HA1=$(js "$T/body" 'd["alert"]')
-polled
+check "the hub polls the forge three times more" polled
 check "  with alert_issues unset: no issue asked for" eq 0 "$(requests POST '/issues$')"
 check "  and none there" eq 0 "$(state 'len(d["issues"])')"
 check "  no culprit asked about" eq 0 "$(requests GET '/commits/.*/pulls$')"
@@ -249,7 +249,7 @@ check "an alert raised on another branch" eq 201 "$(alert 2 2 dev raised none ""
 HA2=$(js "$T/body" 'd["alert"]')
 check "an alert of main being confirmed" eq 201 "$(alert 3 3 main confirming none "")"
 HA3=$(js "$T/body" 'd["alert"]')
-polled
+check "the hub polls the forge three times more" polled
 check "  neither gets an issue" eq "0/0 0/0" "$(issue_of "$HA2") $(issue_of "$HA3")"
 check "  one issue in all" eq 1 "$(state 'len(d["issues"])')"
 
@@ -283,7 +283,7 @@ check "  each commit asked about once" eq "1 1 1" \
 check "  stored" eq "$CUL|9|0 $CUL2|9|0 $LONE|0|0" \
 	"$(hsql "select group_concat(commit_oid || '|' || pr || '|' || unsure, ' ') from (select * from alert_culprits where alert_id = $HA1 order by commit_oid)")"
 edits=$(requests PATCH '/issues/[0-9]+$')
-polled
+check "the hub polls the forge three times more" polled
 check "nothing changed, nothing sent" eq "$edits" "$(requests PATCH '/issues/[0-9]+$')"
 check "  and nothing made" eq 1 "$(requests POST '/issues$')"
 
@@ -323,7 +323,7 @@ check "  /metrics counts the commands" eq 200 "$(curl -s -o "$T/metrics" -w '%{h
 check "  by outcome" eq 'perfd_alert_commands{outcome="applied"} 2|perfd_alert_commands{outcome="ignored"} 1|perfd_alert_commands{outcome="malformed"} 1|perfd_alert_commands{outcome="refused"} 1' \
 	"$(grep '^perfd_alert_commands{' "$T/metrics" | paste -sd'|')"
 comment "$N1" alice "/perfd triage new"
-polled
+check "the hub polls the forge three times more" polled
 check "a closed issue is read no more: a command there changes nothing" eq "fixed bob $H3" "$(triage_of "$HA1")"
 check "  each comment taken once" eq 5 "$(hsql "select count(*) from alert_commands")"
 check "a maintainer opens it again at the hub" eq 200 "$(triage "$HA1" '{"triage": "acknowledged"}')"
