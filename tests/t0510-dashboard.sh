@@ -144,22 +144,14 @@ check "a token per expected host" eq 5 "$(cat "$T"/tok-* | wc -l)"
 
 "$PERFD" serve --config "$T/hub.conf" --static "$SRC/web/static" 2>"$T/serve.log" &
 srv=$!
-port=
-for i in $(seq 100); do
-	port=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$T/serve.log")
-	[ -n "$port" ] && break
-	sleep 0.1
-done
+wait_for "perfd serve's line 'serving'" 10 grep -q "serving http://" "$T/serve.log"
+port=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$T/serve.log")
 check "perfd serve --config started" test -n "$port"
 URL=http://127.0.0.1:$port
-wait_pull() {
-	for _ in $(seq 100); do
-		[ "$(curl -s "$URL/api/v1/pulls" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["pulls"]))')" = 1 ] && return 0
-		sleep 0.1
-	done
-	return 1
+one_pull() {
+	[ "$(curl -s "$URL/api/v1/pulls" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["pulls"]))')" = 1 ]
 }
-check "the hub lists pull request 5" wait_pull
+check "the hub lists pull request 5" wait_for "the hub's pull request 5" 10 one_pull
 
 # What the hosts push: m1 is done with the head, m1-max measures it, the
 # demo's host idles with a backlog, gfx1201 is quarantined, arc-b60 is
