@@ -12,6 +12,8 @@
 # ./dev.sh test-fuzz: the libFuzzer targets of tests/fuzz/, built with clang
 # in build-fuzz/, each run once over its corpus. Needs root or sudo only
 # when a Debian package is missing.
+# PERFD_TEST_SLOW=N (1 unless set) scales every time limit of the tests on
+# a busy machine (docs/testing.md, "A busy machine").
 set -euo pipefail
 cd "$(dirname "$0")"
 
