@@ -12,6 +12,8 @@
 # ./dev.sh test-fuzz: the libFuzzer targets of tests/fuzz/, built with clang
 # in build-fuzz/, each run once over its corpus. Needs root or sudo only
 # when a Debian package is missing.
+# PERFD_TEST_SLOW=N (1 unless set) scales every time limit of the tests on
+# a busy machine (docs/testing.md, "A busy machine").
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -139,14 +141,29 @@ build_asan() {
 # test accounts for (a process that outlived its test) fails the pass too,
 # and counts as one more failed test. Time limits are doubled: sanitized
 # code runs about twice as slowly. meson names its log after the wrapper.
+# Every time limit, meson's and each wait's in the tests, is scaled by one
+# factor, PERFD_TEST_SLOW (1 unless set; docs/testing.md, "A busy
+# machine"): meson's --timeout-multiplier is the factor in the plain pass
+# and twice it here.
 ASAN_LOG=build-asan/meson-logs/testlog-sanitize-wrap.sh.txt
+PERFD_TEST_SLOW=${PERFD_TEST_SLOW:-1}
+export PERFD_TEST_SLOW
+# slow_times N: N times PERFD_TEST_SLOW, refused unless the factor is a
+# positive number.
+slow_times() {
+	awk -v n="$1" -v f="$PERFD_TEST_SLOW" 'BEGIN { if (!(f ~ /^[0-9]*\.?[0-9]+$/ && f > 0)) exit 1; printf "%g\n", n * f }' || {
+		echo "dev.sh: PERFD_TEST_SLOW: expected a positive number, not '$PERFD_TEST_SLOW'" >&2
+		return 1
+	}
+}
+slow_times 1 >/dev/null || exit 2
 asan_late=0
 asan_pass() {
 	local logs=$PWD/build-asan/sanitizer-logs rc=0 f
 	rm -rf "$logs" "$ASAN_LOG"
 	mkdir -p "$logs"
 	SANITIZER_LOGS=$logs meson test -C build-asan --print-errorlogs \
-		--timeout-multiplier 2 --wrapper "$PWD/tests/sanitize-wrap.sh" || rc=$?
+		--timeout-multiplier "$(slow_times 2)" --wrapper "$PWD/tests/sanitize-wrap.sh" || rc=$?
 	asan_late=0
 	# An empty log (a process killed before it wrote) is no report:
 	# tests/sanitize-wrap.sh says why.
@@ -254,7 +271,7 @@ test_all() {
 	build_asan
 	build_fuzz
 	local rc=0 skips
-	meson test -C build --print-errorlogs || rc=$?
+	meson test -C build --print-errorlogs --timeout-multiplier "$(slow_times 1)" || rc=$?
 	asan_pass || rc=$?
 	fuzz_pass || rc=$?
 	skips=$(ci_skips build/meson-logs/testlog.json "${ASAN_LOG%.txt}.json")

@@ -27,6 +27,40 @@ on_exit() {
 }
 trap on_exit EXIT
 cd "$T" || exit 99
+
+# PERFD_TEST_SLOW: the one factor by which every bound on a wait is
+# scaled (docs/testing.md, "A busy machine"), 1 unless set; ./dev.sh sets
+# meson's --timeout-multiplier from it too. A positive number.
+PERFD_TEST_SLOW=${PERFD_TEST_SLOW:-1}
+if ! awk -v f="$PERFD_TEST_SLOW" 'BEGIN { exit !(f ~ /^[0-9]*\.?[0-9]+$/ && f > 0) }'; then
+	echo "PERFD_TEST_SLOW: expected a positive number, not '$PERFD_TEST_SLOW'" >&2
+	exit 99
+fi
+export PERFD_TEST_SLOW
+
+# slow_s SECONDS: SECONDS times PERFD_TEST_SLOW, the bound of a wait on
+# this machine (for timeout(1), curl --max-time, a --timeout option).
+slow_s() { awk -v s="$1" -v f="$PERFD_TEST_SLOW" 'BEGIN { printf "%g\n", s * f }'; }
+
+# wait_for DESCRIPTION BOUND_S COMMAND...: runs COMMAND, its output
+# dropped, until it succeeds (0) or BOUND_S seconds times PERFD_TEST_SLOW
+# have passed; then runs it once more with its output shown, says on
+# stderr what was waited for, and fails. A wait for an event (a line, a
+# file, a row, a port), never a sleep that hopes it has come.
+wait_for() {
+	local desc=$1 bound end
+	bound=$(slow_s "$2")
+	shift 2
+	# In ms: mawk's %d stops at 2^31 - 1.
+	end=$(($(date +%s%N) + $(awk -v b="$bound" 'BEGIN { printf "%d", b * 1000 }') * 1000000))
+	while [ "$(date +%s%N)" -lt "$end" ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	"$@" && return 0
+	echo "  waited $bound s for $desc in vain: $*" >&2
+	return 1
+}
 DB=$T/perfd.db
 fails=0
 count=0
@@ -54,13 +88,9 @@ free_port() {
 
 # served ERRFILE: waits for the line "perfd: serving URL/" that perfd serve
 # writes first to its stderr, here ERRFILE, and prints URL (no trailing
-# slash; nothing when no such line came in 5 s).
+# slash; nothing when no such line came in 10 s, scaled).
 served() {
-	local n
-	for n in $(seq 100); do
-		grep -q "serving https\?://" "$1" && break
-		sleep 0.05
-	done
+	wait_for "the line 'perfd: serving' in $1" 10 grep -q "serving https\?://" "$1"
 	sed -n 's|^perfd: serving \(https\?://127.0.0.1:[0-9]*\)/$|\1|p' "$1" | head -n 1
 }
 
@@ -241,13 +271,13 @@ github_conf() {
 # accepting TOKEN, its requests logged in $T/gh.log, with ARGS; sets fake
 # (its pid, killed at exit), PORT and API (its URL).
 fake_github() {
-	local token=$1 n
+	local token=$1
 	shift
 	python3 "$TESTS_DIR/fake-github.py" --repo acme/engine --token "$token" --log "$T/gh.log" \
 		"$@" >"$T/fake.out" 2>"$T/fake.err" &
 	fake=$!
 	kill_at_exit fake
-	for n in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
+	wait_for "fake-github.py's port in $T/fake.out" 10 test -s "$T/fake.out"
 	PORT=$(head -n 1 "$T/fake.out")
 	API=http://127.0.0.1:$PORT
 }

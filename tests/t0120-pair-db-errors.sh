@@ -36,7 +36,9 @@ check "and named" has err "database 'missing/dir/x.db' cannot be opened"
 rm -f lock.fifo && mkfifo lock.fifo
 ( echo "begin exclusive; insert into artifacts (path, size, sha256) values ('x', 1, 'y');"; cat lock.fifo; echo "rollback;" ) | sqlite3 "$DB" &
 holder=$!
-sleep 0.5
+# The holder's lock taken: a writer of no patience is refused.
+locked() { ! sqlite3 "$DB" "begin immediate; rollback;" >/dev/null 2>&1; }
+check "another writer holds the lock" wait_for "the holder's lock" 10 locked
 check "locked database refused after the timeout" run 2 "$PERFD" pair --db "$DB" --lock-timeout 0.3 --pairs 1 --max-pairs 1 "$PLANT" "$PLANT"
 check "and named" has err "is locked by another writer (waited 300 ms"
 echo "-- released" >lock.fifo
@@ -59,11 +61,11 @@ check "three comparisons stored" eq 3 "$(sql 'select count(*) from comparisons')
 # abandoned with every process that ran, and it still verifies.
 "$PERFD" pair --db "$DB" --json --warmup 0 "$PLANT" "$PLANT" -- --bad-arm new --bad-pair 2 --mode hang >int.json 2>int.err &
 p=$!
-for i in $(seq 50); do
+hanging() {
 	[ "$(sql "select count(*) from processes where state='running'")" = 1 ] &&
-		[ "$(sql "select count(*) from processes p join comparisons c on c.id=p.comparison_id where c.state='running'")" -ge 3 ] && break
-	sleep 0.1
-done
+		[ "$(sql "select count(*) from processes p join comparisons c on c.id=p.comparison_id where c.state='running'")" -ge 3 ]
+}
+check "the comparison is in its hanging process" wait_for "the hanging process's row" 30 hanging
 kill -INT $p
 wait $p
 check "interrupted pair exits 130" eq 130 $?
@@ -79,12 +81,11 @@ check "it verifies" run 0 "$PERFD" verify --db "$DB" 4
 # kill -9 of perfd takes the program it was running with it.
 "$PERFD" pair --db "$DB" --timeout 60 "$PLANT" "$PLANT" -- --mode hang --bad-arm old --sleep-ms 1 --pid-file "$T/hang.pids" >/dev/null 2>&1 &
 p=$!
-for i in $(seq 50); do [ "$(alive "$T/hang.pids")" = 1 ] && break; sleep 0.1; done
-check "the hanging program runs" eq 1 "$(alive "$T/hang.pids")"
+alive_is() { [ "$(alive "$T/hang.pids")" = "$1" ]; }
+check "the hanging program runs" wait_for "the hanging program" 30 alive_is 1
 kill -9 $p
 wait $p 2>/dev/null
-sleep 0.3
-check "and dies with perfd" eq 0 "$(alive "$T/hang.pids")"
+check "and dies with perfd" wait_for "the hanging program's end" 10 alive_is 0
 
 # A database that would keep nothing: refused before anything runs.
 for bad in "" ":memory:" "file::memory:" "file:$T/uri.db?mode=memory"; do

@@ -42,15 +42,19 @@ check "and a second open marks nothing more" run 0 "$PERFD" pair --db "$DB" --wa
 check "  says nothing of it" run 1 grep -q "left running" err
 
 # A perfd that runs keeps its rows: a slow comparison, and another perfd
-# pair on the same database meanwhile.
-prog slow 'sleep 0.4'
+# pair on the same database meanwhile. The slow one's programs end only
+# once the test has made the file release (60 s at most), so that it runs
+# through the other however busy the machine is.
+prog slow "for i in \$(seq 1200); do [ -e '$T/release' ] && break; sleep 0.05; done"
+rm -f release
 "$PERFD" pair --db "$DB" --warmup 0 --pairs 2 --max-pairs 2 ./slow ./slow >slow.out 2>slow.err &
 slow=$!
-for i in $(seq 50); do [ "$(sql "select count(*) from comparisons where state='running'")" = 1 ] && break; sleep 0.1; done
+running_one() { [ "$(sql "select count(*) from comparisons where state='running'")" = 1 ]; }
+check "the slow comparison runs" wait_for "the slow comparison's row" 30 running_one
 slow_id=$(sql "select id from comparisons where state='running'")
-check "the slow comparison runs" test -n "$slow_id"
 check "another perfd pair meanwhile" run 0 "$PERFD" pair --db "$DB" --warmup 0 --pairs 1 --max-pairs 1 ./quick ./quick
 check "  leaves the running one running" eq running "$(state "$slow_id")"
+: >release
 wait $slow
 check "which finishes" eq 0 $?
 check "  done, not abandoned" eq done "$(state "$slow_id")"
@@ -63,7 +67,7 @@ prog locked '[ "$PERFD_SEQ" = 2 ] && { : >go; for i in $(seq 200); do [ -e held 
 rm -f go held
 "$PERFD" pair --db "$DB" --lock-timeout 0.3 --warmup 0 --pairs 2 --max-pairs 2 ./locked ./locked >lock.out 2>lock.err &
 p=$!
-for i in $(seq 200); do [ -e go ] && break; sleep 0.05; done
+check "the second process runs" wait_for "the file go" 30 test -e go
 python3 -c '
 import sqlite3, sys, time
 c = sqlite3.connect(sys.argv[1], isolation_level=None)

@@ -89,7 +89,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2
 	rm -f ro.fifo && mkfifo ro.fifo
 	( echo "select count(*) from comparisons;"; cat ro.fifo ) | sqlite3 ro/perfd.db >/dev/null &
 	holder=$!
-	for i in $(seq 50); do [ -e ro/perfd.db-shm ] && break; sleep 0.1; done
+	wait_for "the writer's ro/perfd.db-shm" 10 test -e ro/perfd.db-shm
 	check "with a writer holding it open, list reads it" run 0 as_nobody "$PERFD" list --db ro/perfd.db
 	check "and lists comparison 2" eq 2 "$(awk 'NR == 2 { print $1 }' out)"
 	echo "-- released" >ro.fifo

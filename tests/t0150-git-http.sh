@@ -31,7 +31,7 @@ exec 3< <(exec python3 "$TESTS_DIR/git-http-server.py" --root "$T/srv" \
 	--max-seconds 120 2>"$T/server.log")
 srv=$!
 trap 'kill $srv 2>/dev/null; rm -rf "$T"' EXIT
-read -r -t 10 port <&3
+read -r -t "$(slow_s 10)" port <&3
 check "the server printed its port" eq 1 "$([[ $port =~ ^[0-9]+$ ]] && echo 1)"
 URL=http://127.0.0.1:$port/repo.git
 

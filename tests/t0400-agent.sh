@@ -141,7 +141,7 @@ if [ -x "$(git --exec-path)/git-http-backend" ]; then
 	git -C "$SRC" push -q "$T/srv/repo.git" "topic:refs/pull/3/head"
 	exec 3< <(exec python3 "$TESTS_DIR/git-http-server.py" --root "$T/srv" \
 		--max-seconds 120 2>"$T/server.log")
-	read -r -t 10 port <&3
+	read -r -t "$(slow_s 10)" port <&3
 	sed "s|^url = .*|url = http://127.0.0.1:$port/repo.git|; s|^database = .*|database = $T/h.db|; s|^workdir = .*|workdir = $T/hw|; s|^branches = .*|branches = main\npulls = true|" agent.conf >http.conf
 	check "agent over smart HTTP" run 0 "$PERFD" agent --config http.conf --once
 	check "the pull head is a job" eq "pull/3 $CP $C2" "$(sqlite3 "$T/h.db" "select head, commit_oid, base_oid from jobs where head like 'pull/%'" | tr '|' ' ')"
@@ -155,11 +155,9 @@ fi
 sed "s|^database = .*|database = $T/loop.db|; s|^workdir = .*|workdir = $T/loopw|; s|^\[agent\]$|[agent]\npoll_s = 3600|" agent.conf >loop.conf
 "$PERFD" agent --config loop.conf >loop.out 2>loop.err &
 agent=$!
-for i in $(seq 100); do
-	[ "$(sqlite3 "$T/loop.db" "select count(*) from jobs where state = 'done'" 2>/dev/null)" = 1 ] && break
-	sleep 0.1
-done
-check "the polling agent did the first job" eq 1 "$(sqlite3 "$T/loop.db" "select count(*) from jobs where state = 'done'")"
+# done_jobs N: the loop's database has N jobs done.
+done_jobs() { [ "$(sqlite3 "$T/loop.db" "select count(*) from jobs where state = 'done'" 2>/dev/null)" = "$1" ]; }
+check "the polling agent did the first job" wait_for "the first job done" 60 done_jobs 1
 check "and is idle, not exited" kill -0 "$agent"
 check "a second agent on its configuration is refused" run 2 "$PERFD" agent --config loop.conf --once
 check "  naming the first's pid" has err "another agent (pid $agent) uses the workdir '$T/loopw'"
@@ -170,18 +168,10 @@ check "  having touched nothing: the first's job stays done" eq 1 "$(sqlite3 "$T
 write_prog 10000000 7
 git -C "$SRC" commit -qam "a tenth"
 kill -HUP "$agent"
-for i in $(seq 100); do
-	[ "$(sqlite3 "$T/loop.db" "select count(*) from jobs where state = 'done'")" = 2 ] && break
-	sleep 0.1
-done
-check "SIGHUP: the new head was measured" eq 2 "$(sqlite3 "$T/loop.db" "select count(*) from jobs where state = 'done'")"
+check "SIGHUP: the new head was measured" wait_for "the second job done" 60 done_jobs 2
 # The signal is read where the agent waits: after the step in hand (a poll
 # that may already have found the head, an idle A/A), not during it.
-for i in $(seq 300); do
-	grep -q "SIGHUP: polling now" loop.err && break
-	sleep 0.1
-done
-check "said so" has loop.err "SIGHUP: polling now"
+check "said so" wait_for "the agent's line on SIGHUP" 60 grep -q "SIGHUP: polling now" loop.err
 kill -TERM "$agent"
 wait "$agent"
 check "SIGTERM: stopped, exit 0" eq 0 $?

@@ -207,6 +207,7 @@ srv=
 # by a word in its command unique to this run: in the sandbox, its own
 # idea of its pid is its namespace's.
 word=perfd_t0430_recipe_$(basename "$T" | tr -c 'A-Za-z0-9\n' _)
+no_recipe() { ! pgrep -f "$word" >/dev/null; }
 stop_round() { # NAME HOW
 	DB=$T/stop-$1.db
 	touch "$S/hold"
@@ -214,8 +215,7 @@ stop_round() { # NAME HOW
 	conf "$DB" lavapipe ": $word; touch $S/recipe.started; while [ -f $S/hold ]; do sleep 0.05; done; cc -O1 -o prog prog.c" >stop-$1.conf
 	"$PERFD" agent --config stop-$1.conf --once >stop-$1.out 2>stop-$1.err &
 	p=$!
-	for _ in $(seq 200); do [ -e "$S/recipe.started" ] && break; sleep 0.05; done
-	check "$1: the build started" test -e "$S/recipe.started"
+	check "$1: the build started" wait_for "the recipe's start" 10 test -e "$S/recipe.started"
 	case $2 in
 	agent) kill -TERM "$p" ;;
 	# A service manager's stop: every process of the service gets SIGTERM,
@@ -223,7 +223,7 @@ stop_round() { # NAME HOW
 	group)
 		recipe=$(pgrep -f "$word" | head -1)
 		kill -TERM -- "-$(ps -o pgid= -p "$recipe" | tr -d ' ')"
-		sleep 0.02
+		check "$1: the recipe's group ends first" wait_for "the recipe's end" 10 no_recipe
 		kill -TERM "$p" ;;
 	esac
 	wait "$p"

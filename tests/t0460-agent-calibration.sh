@@ -137,12 +137,15 @@ check "  which alone calibrate the next comparison" eq "[$(sql "select group_con
 
 # ---- idle A/As ----
 # run_idle CONF SECONDS: the agent without --once for SECONDS after its
-# first idle A/A ended (or SECONDS in all when none comes), then SIGTERM.
+# first idle A/A ended (or 15 s, scaled, and SECONDS when none comes), then
+# SIGTERM. The agent logs no decision not to run another A/A: SECONDS is
+# the time in which it would have begun one.
+more_aa() { [ "$(aa)" -gt "$1" ]; }
 run_idle() {
 	before=$(aa)
 	"$PERFD" agent --config "$1" >idle.out 2>idle.err &
 	p=$!
-	for _ in $(seq 150); do [ "$(aa)" -gt "$before" ] && break; sleep 0.1; done
+	wait_for "an idle A/A" 15 more_aa "$before" 2>/dev/null
 	sleep "$2"
 	kill -TERM "$p"
 	wait "$p"
@@ -173,11 +176,8 @@ check "  goes to the other case" eq biased "$(sql "select case_name from compari
 conf 2 3600 300 >idle2.conf
 "$PERFD" agent --config idle2.conf >stop.out 2>stop.err &
 p=$!
-for _ in $(seq 150); do
-	[ "$(sql "select count(*) from comparisons where kind = 'aa' and state = 'running'")" = 1 ] && break
-	sleep 0.1
-done
-check "an idle A/A running" eq 1 "$(sql "select count(*) from comparisons where kind = 'aa' and state = 'running'")"
+aa_running() { [ "$(sql "select count(*) from comparisons where kind = 'aa' and state = 'running'")" = 1 ]; }
+check "an idle A/A running" wait_for "an idle A/A's row" 30 aa_running
 kill -TERM "$p"
 wait "$p"
 check "SIGTERM during it: exit 0" eq 0 $?
@@ -188,12 +188,8 @@ check "  nothing left running" eq 0 "$(sql "select count(*) from processes where
 # ---- the hub ----
 "$PERFD" serve --db "$DB" --listen 127.0.0.1:0 2>serve.log &
 srv=$!
-port=
-for _ in $(seq 100); do
-	port=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' serve.log)
-	[ -n "$port" ] && break
-	sleep 0.1
-done
+wait_for "perfd serve's line 'serving'" 10 grep -q "serving http://" serve.log
+port=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' serve.log)
 check "perfd serve started" test -n "$port"
 URL=http://127.0.0.1:$port
 get() { curl -s -o "$T/body" -w '%{http_code}' "$1"; }

@@ -34,7 +34,7 @@ while True:
     c, _ = s.accept(); c.sendall(b"reached\n"); c.close()
 ' >port.txt &
 listener=$!
-for _ in $(seq 50); do [ -s port.txt ] && break; sleep 0.1; done
+wait_for "the server's port file" 10 test -s port.txt
 PORT=$(cat port.txt)
 
 SRC=$T/src
@@ -229,19 +229,19 @@ sed -i '/^network = yes$/d' agent.conf
 echo "// four" >>"$SRC/prog.c" && git -C "$SRC" commit -qam four
 "$PERFD" agent --config agent.conf --once >kill.out 2>kill.err &
 p=$!
-for _ in $(seq 100); do pgrep -f perfd_killed_daemon_$M >/dev/null && break; sleep 0.1; done
-check "the build's daemon started" test -n "$(pgrep -f perfd_killed_daemon_$M)"
+check "the build's daemon started" wait_for "the build's daemon" 10 pgrep -f perfd_killed_daemon_$M
 kill -9 "$p"
 wait "$p" 2>/dev/null
-for _ in $(seq 30); do pgrep -f "perfd_killed_(daemon|build)_$M" >/dev/null || break; sleep 0.1; done
-check "no process of the killed build is left" eq "" "$(pgrep -f "perfd_killed_(daemon|build)_$M")"
+none_killed_left() { ! pgrep -f "perfd_killed_(daemon|build)_$M" >/dev/null; }
+check "no process of the killed build is left" wait_for "the killed build's end" 3 none_killed_left
 sed -i 's/^command = sh -c .*$/command = .\/hostile.sh/' agent.conf
 # A sandbox left over by a killed agent (bwrap's first process can be
 # caught before it sets its own parent-death signal): the restart kills it.
 # The killed build's own bwrap may be slow to end on a loaded machine (10 s
 # at most here); one still there is killed too, and counted with the
 # planted one.
-for _ in $(seq 100); do pgrep -f "bwrap .*$T/work/builds" >/dev/null || break; sleep 0.1; done
+no_bwrap() { ! pgrep -f "bwrap .*$T/work/builds" >/dev/null; }
+wait_for "the killed build's bwrap to end" 10 no_bwrap 2>/dev/null
 left=$(pgrep -fc "bwrap .*$T/work/builds" || true)
 bwrap --ro-bind / / --ro-bind "$T/work/builds" "$T/work/builds" --unshare-pid -- sleep 300 &
 stray=$!

@@ -39,7 +39,7 @@ CONF
 chmod 600 token
 "$PERFD" serve --config hub.conf >hub.out 2>hub.err &
 hub=$!
-for _ in $(seq 100); do grep -qs serving hub.err && break; sleep 0.05; done
+wait_for "the hub's line 'serving'" 10 grep -qs serving hub.err
 check "the hub serves" grep -q serving hub.err
 
 cat >soak-host.conf <<CONF

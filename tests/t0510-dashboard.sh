@@ -137,7 +137,7 @@ python3 "$TESTS_DIR/fake-github.py" --repo acme/engine --token "$GHTOKEN" --log 
 	--max-seconds 600 >"$T/fake.out" 2>"$T/fake.err" &
 fake=$!
 trap 'kill $fake 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -s "$T/fake.out" ] && break; sleep 0.1; done
+wait_for "fake-github.py's port in $T/fake.out" 10 test -s "$T/fake.out"
 GH=http://127.0.0.1:$(head -n 1 "$T/fake.out")
 curl -sf -X POST -H 'Content-Type: application/json' --data "[{\"number\": 5, \"author\": \"alice\",
 	\"head_sha\": \"$HC\", \"head_ref\": \"alice-1\", \"base_ref\": \"main\", \"base_sha\": \"$HB\"}]" \
@@ -169,22 +169,14 @@ check "a token per expected host" eq 5 "$(cat "$T"/tok-* | wc -l)"
 
 "$PERFD" serve --config "$T/hub.conf" --static "$SRC/web/static" 2>"$T/serve.log" &
 srv=$!
-port=
-for i in $(seq 100); do
-	port=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$T/serve.log")
-	[ -n "$port" ] && break
-	sleep 0.1
-done
+wait_for "perfd serve's line 'serving'" 10 grep -q "serving http://" "$T/serve.log"
+port=$(sed -n 's|.*serving http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$T/serve.log")
 check "perfd serve --config started" test -n "$port"
 URL=http://127.0.0.1:$port
-wait_pull() {
-	for _ in $(seq 100); do
-		[ "$(curl -s "$URL/api/v1/pulls" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["pulls"]))')" = 1 ] && return 0
-		sleep 0.1
-	done
-	return 1
+one_pull() {
+	[ "$(curl -s "$URL/api/v1/pulls" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["pulls"]))')" = 1 ]
 }
-check "the hub lists pull request 5" wait_pull
+check "the hub lists pull request 5" wait_for "the hub's pull request 5" 10 one_pull
 
 # What the hosts push: m1 is done with the head, m1-max measures it, the
 # demo's host idles with a backlog, gfx1201 is quarantined, arc-b60 is

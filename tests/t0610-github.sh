@@ -382,20 +382,20 @@ check "  naming it" has err "'fetch_token' is for an http(s) [repo] url, not 'fi
 check "the token is not in the git server's log" eq 0 "$(grep -c "$TOKEN" "$T/git-http.err")"
 
 # ---- a stop during a request: SIGTERM does not wait out the request ----
-fault '[{"method": "GET", "path": "/pulls$", "status": 200, "delay": 20, "times": 5}]'
+# Held 20 s, and the stop's bound 3 s: both scaled (PERFD_TEST_SLOW).
+fault "[{\"method\": \"GET\", \"path\": \"/pulls\$\", \"status\": 200, \"delay\": $(slow_s 20), \"times\": 5}]"
 faulted=$(grep -c '"fault": true' "$T/gh.log")
 "$PERFD" agent --config agent.conf >stop.out 2>stop.err &
 p=$!
-for _ in $(seq 100); do [ "$(grep -c '"fault": true' "$T/gh.log")" -gt "$faulted" ] && break; sleep 0.1; done
-check "  the agent's request is held" test "$(grep -c '"fault": true' "$T/gh.log")" -gt "$faulted"
-sleep 0.5
+held() { [ "$(grep -c '"fault": true' "$T/gh.log")" -gt "$faulted" ]; }
+check "  the agent's request is held" wait_for "the agent's held request" 10 held
 t0=$(date +%s.%N)
 kill -TERM "$p"
 wait "$p"
 rc=$?
 t=$(python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)")
 check "SIGTERM during a delayed request: exit 0 (got $rc)" eq 0 "$rc"
-check "  within 3 s, not the 20 s delay (took ${t} s)" python3 -c "import sys; sys.exit(not $t < 3)"
+check "  within $(slow_s 3) s, not the $(slow_s 20) s delay (took ${t} s)" python3 -c "import sys; sys.exit(not $t < $(slow_s 3))"
 ctl DELETE faults >/dev/null
 
 # ---- an A/A: a head whose build is its base's, byte for byte ----

@@ -118,7 +118,7 @@ check "the hub's database is at schema 19" eq 19 "$(sqlite3 hub.db 'pragma user_
 # ---- the hub ----
 "$PERFD" serve --config hub.conf 2>"$T/hub.err" &
 hub=$!
-for i in $(seq 100); do grep -q "serving http://" "$T/hub.err" && break; sleep 0.05; done
+wait_for "the hub's line 'serving'" 10 grep -q "serving http://" "$T/hub.err"
 URL=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/hub.err" | head -n 1)
 check "the hub serves on loopback" test -n "$URL"
 ING=$URL/api/v1/ingest/comparisons
@@ -434,7 +434,7 @@ check "the hub stops on SIGTERM with 0" eq 0 "$?"
 # A read-only server (--db) still refuses every write.
 "$PERFD" serve --db hub.db --listen 127.0.0.1:0 2>"$T/ro.err" &
 ro=$!
-for i in $(seq 100); do grep -q "serving http://" "$T/ro.err" && break; sleep 0.05; done
+wait_for "the hub's line 'serving'" 10 grep -q "serving http://" "$T/ro.err"
 RO=$(sed -n 's|^perfd: serving \(http://127.0.0.1:[0-9]*\)/$|\1|p' "$T/ro.err" | head -n 1)
 check "serve --db: a POST is 405" eq 405 "$(curl -s -o "$T/body" -w '%{http_code}' -H "$(auth "$TOKM")" --data-binary @m1.json "$RO/api/v1/ingest/comparisons")"
 check "  it only reads" has "$T/body" "this server only reads"
@@ -461,7 +461,7 @@ CONF
 	sed -i 's/^listen = .*/listen = 127.0.0.1:0/' tls.conf
 	"$PERFD" serve --config tls.conf 2>"$T/tls.err" &
 	tls=$!
-	for i in $(seq 100); do grep -q "serving https://" "$T/tls.err" && break; sleep 0.05; done
+	wait_for "the hub's line 'serving'" 10 grep -q "serving https://" "$T/tls.err"
 	HTTPS=$(sed -n 's|^perfd: serving \(https://127.0.0.1:[0-9]*\)/$|\1|p' "$T/tls.err" | head -n 1)
 	check "the hub serves HTTPS" test -n "$HTTPS"
 	check "GET over HTTPS, the certificate checked" eq 200 "$(curl -s --cacert cert.pem -o "$T/body" -w '%{http_code}' "$HTTPS/api/v1/comparisons")"
