@@ -19,7 +19,7 @@ const char cmd_pair_usage[] =
 	"\n"
 	"Runs OLD and NEW as fresh processes in interleaved pairs (old,new, new,old,\n"
 	"old,new, ...), stores every process in the database before and after it runs,\n"
-	"and derives the figures with the rule pairs-median/2 (docs/rule.md): a first\n"
+	"and derives the figures with the rule pairs-median/2.1 (docs/rule.md): a first\n"
 	"stage of pairs, then more stages (doubling, up to --max-pairs) while the\n"
 	"verdict is unresolved. ARGS are\n"
 	"given to both programs; each child also gets PERFD_ARM (old or new),\n"

@@ -178,11 +178,16 @@ static int store_stages(struct db *db, int64_t id, const struct db_summary *s)
 
 		r = db_run(db, "INSERT INTO comparison_stages (comparison_id, stage, pairs,"
 			   " test, calibration_gains, alpha, p_faster, p_slower, p_below, p_above,"
-			   " verdict) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			   " cal_p_faster, cal_p_slower, cal_p_below, cal_p_above, gate_p,"
+			   " spread_ratio, verdict)"
+			   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			   DB_ARGS(DB_INT(id), DB_INT(i + 1), DB_INT(g->pairs), DB_TEXT(g->test),
 				   DB_INT(g->calibration_gains), DB_REAL(g->alpha),
 				   DB_REAL(g->p_faster), DB_REAL(g->p_slower), DB_REAL(g->p_below),
-				   DB_REAL(g->p_above), DB_TEXT(g->verdict)),
+				   DB_REAL(g->p_above), DB_REAL(g->cal_p_faster),
+				   DB_REAL(g->cal_p_slower), DB_REAL(g->cal_p_below),
+				   DB_REAL(g->cal_p_above), DB_REAL(g->gate_p),
+				   DB_REAL(g->spread_ratio), DB_TEXT(g->verdict)),
 			   "recording the stages");
 	}
 	return r;
@@ -375,7 +380,13 @@ static void stage_fill(void *elem, sqlite3_stmt *st, void *arg)
 	g->p_slower = db_column_real(st, 5);
 	g->p_below = db_column_real(st, 6);
 	g->p_above = db_column_real(st, 7);
-	db_column_copy(g->verdict, sizeof(g->verdict), st, 8);
+	g->cal_p_faster = db_column_real(st, 8);
+	g->cal_p_slower = db_column_real(st, 9);
+	g->cal_p_below = db_column_real(st, 10);
+	g->cal_p_above = db_column_real(st, 11);
+	g->gate_p = db_column_real(st, 12);
+	g->spread_ratio = db_column_real(st, 13);
+	db_column_copy(g->verdict, sizeof(g->verdict), st, 14);
 }
 
 /* The stored judgement of each stage (none for a version 1 row). */
@@ -387,7 +398,9 @@ static int load_stages(struct db *db, struct db_summary *s, int64_t id)
 	};
 
 	return db_rows_select(db, "SELECT pairs, test, calibration_gains, alpha, p_faster,"
-			      " p_slower, p_below, p_above, verdict FROM comparison_stages"
+			      " p_slower, p_below, p_above, cal_p_faster, cal_p_slower,"
+			      " cal_p_below, cal_p_above, gate_p, spread_ratio, verdict"
+			      " FROM comparison_stages"
 			      " WHERE comparison_id = ? ORDER BY stage", DB_ARGS(DB_INT(id)), &how,
 			      &s->stages, &s->nstages);
 }

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 19
+#define DB_SCHEMA_VERSION 20
 
 struct db;
 
@@ -179,16 +179,22 @@ struct db_arm_stats {
 	double median, min, max, spread;
 };
 
-/* One stage of pairs-median/2: the pairs judged so far and what each test
- * said of them (docs/rule.md, "Stages"). p values are NAN where a test did
- * not apply. */
+/* One stage of pairs-median/2 or /2.1: the pairs judged so far and what
+ * each test said of them (docs/rule.md, "Stages"). p values are NAN where a
+ * test did not apply. */
 struct db_stage {
 	int pairs;               /* pairs judged at this stage, from pair 1 */
-	char test[16];           /* "sign" or "calibrated" */
+	char test[16];           /* "sign", "calibrated" (/2); "sign", "sign+calibrated" (/2.1) */
 	int calibration_gains;   /* A/A gains the calibrated test compared with; 0 for sign */
 	double alpha;            /* this stage's share of the false verdict bound */
 	double p_faster, p_slower; /* one-sided p values of a change either way */
 	double p_below, p_above; /* of the change being under +min_effect, over -min_effect */
+	/* /2.1 alone (NAN otherwise): p_faster .. p_above above are the sign
+	 * test's, these the calibrated test's (NAN where it did not run), and
+	 * the scale gate's p value and the ratio of the spreads it compared
+	 * (NAN without a calibration). */
+	double cal_p_faster, cal_p_slower, cal_p_below, cal_p_above;
+	double gate_p, spread_ratio;
 	char verdict[16];        /* this stage's verdict; "unresolved" lets the next run */
 };
 

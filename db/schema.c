@@ -620,6 +620,19 @@ static const char schema_v18[] =
 static const char schema_v19[] =
 	"ALTER TABLE comparisons ADD COLUMN time_budget_s REAL;";
 
+/* Version 20: pairs-median/2.1 (docs/rule.md) runs both tests at each
+ * stage and a scale gate before the calibrated one: a stage keeps the
+ * calibrated test's four p values beside the sign test's (p_faster ..
+ * p_above), the gate's p value and the ratio of the spreads it compared.
+ * NULL in the rows of the earlier rules. */
+static const char schema_v20[] =
+	"ALTER TABLE comparison_stages ADD COLUMN cal_p_faster REAL;"
+	"ALTER TABLE comparison_stages ADD COLUMN cal_p_slower REAL;"
+	"ALTER TABLE comparison_stages ADD COLUMN cal_p_below REAL;"
+	"ALTER TABLE comparison_stages ADD COLUMN cal_p_above REAL;"
+	"ALTER TABLE comparison_stages ADD COLUMN gate_p REAL;"
+	"ALTER TABLE comparison_stages ADD COLUMN spread_ratio REAL;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -640,5 +653,6 @@ const struct db_migration db_migrations[] = {
 	{ 17, schema_v17 },
 	{ 18, schema_v18 },
 	{ 19, schema_v19 },
+	{ 20, schema_v20 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

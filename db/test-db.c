@@ -1995,7 +1995,8 @@ static void test_store_whole(void **state)
 	struct db_process procs[2];
 	struct db_comparison c;
 	struct db_summary s;
-	struct db_stage stage = { 1, "sign", 0, 0.125, 0.5, 0.875, NAN, 0.25, "unresolved" };
+	struct db_stage stage = { 1, "sign", 0, 0.125, 0.5, 0.875, NAN, 0.25, 0.01, NAN, NAN,
+				  NAN, 0.3, 2.5, "unresolved" };
 	bool valid[2] = { false, true };
 	char *reason[2] = { (char *)"exited 1", NULL };
 	char *flags[1] = { (char *)"noisy" }, *reasons[2] = { (char *)"one", (char *)"two" };

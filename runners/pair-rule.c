@@ -1,7 +1,7 @@
 /*
- * The rule (docs/rule.md says it in words): the steps both versions share,
- * and version 1's verdict; version 2's stages and tests are in
- * pair-rule2.c.
+ * The rule (docs/rule.md says it in words): the steps every version shares,
+ * and version 1's verdict; the stages and tests of versions 2 and 2.1 are
+ * in pair-rule2.c.
  *
  * Pair i is the old and new processes with pair number i. For the metric,
  * gain_i = (old_i - new_i) / old_i; the gain is the median of the gain_i.
@@ -47,7 +47,8 @@
 
 bool runner_rule_is_known(const char *rule)
 {
-	return rule && (!strcmp(rule, RUNNER_RULE) || !strcmp(rule, RUNNER_RULE_V1));
+	return rule && (!strcmp(rule, RUNNER_RULE) || !strcmp(rule, RUNNER_RULE_V2) ||
+			!strcmp(rule, RUNNER_RULE_V1));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -294,8 +295,9 @@ static void run_init(struct rule_run *run, const struct db_comparison *c)
 {
 	memset(run, 0, sizeof(*run));
 	run->c = c;
-	run->version = strcmp(c->rule, RUNNER_RULE_V1) ? 2 : 1;
-	if (run->version == 1)
+	run->version = !strcmp(c->rule, RUNNER_RULE_V1) ? RULE_V1 :
+		       !strcmp(c->rule, RUNNER_RULE_V2) ? RULE_V2 : RULE_V21;
+	if (run->version == RULE_V1)
 		run->npairs = c->pairs > 0 ? (size_t)c->pairs : 0;
 	else
 		run->npairs = rule2_pairs_run(c);
@@ -643,7 +645,7 @@ int runner_rule_apply(struct db_summary *out, const struct db_comparison *c)
 		rule_set_invalid(&run);
 	} else {
 		compute_figures(&run);
-		if (run.version == 1)
+		if (run.version == RULE_V1)
 			decide_verdict(&run);
 		else
 			rule2_decide(&run);

@@ -1,14 +1,19 @@
 /*
- * The rule, version 2: pairs-median/2's stages and verdict (docs/rule.md,
- * "Version 2" says it in words and proves its bound).
+ * The rule, versions 2 and 2.1: the stages and verdict of pairs-median/2
+ * and pairs-median/2.1 (docs/rule.md says them in words and proves their
+ * bounds).
  *
  * A comparison runs stages of pairs: the configured pairs, then doubling up
- * to max_pairs, while unresolved. Each stage judges the pairs run so far
- * with one test: the calibrated rank test when the comparison's calibration
- * holds RUNNER_CALIBRATION_MIN_GAINS gains of its metric, else the sign
- * test; each at its stage's equal share of the 1% bound, in each direction.
- * The same test, shifted by min_effect both ways, decides "unchanged": the
- * change is bounded within min_effect.
+ * to max_pairs, while unresolved. Each stage has an equal share of the 1%
+ * bound, in each direction. Version 2 judges a stage with one test: the
+ * calibrated rank test when the comparison's calibration holds
+ * RUNNER_CALIBRATION_MIN_GAINS_V2 gains of its metric, else the sign test.
+ * Version 2.1 runs the sign test always, at a quarter of the stage's share,
+ * and the calibrated test at the rest when the calibration holds
+ * RUNNER_CALIBRATION_MIN_GAINS gains and the scale gate finds the pairs no
+ * wider than it; a side passes when either test passes. The same tests,
+ * shifted by min_effect both ways, decide "unchanged": the change is
+ * bounded within min_effect.
  */
 #include <math.h>
 #include <stdio.h>
@@ -58,10 +63,16 @@ static double *calibration_gains(const struct rule_run *run, size_t *out_n)
 	return v;
 }
 
+/* A stage's share of its bound that one test gets: num / den. */
+struct share {
+	int num, den;
+};
+
 /* The sign test on the first n gains: how many lie beyond 0 (and beyond
- * min_effect, for the bound), each against Binomial(n, 1/2). */
+ * min_effect, for the bound), each against Binomial(n, 1/2), at sh of the
+ * stage's bound. */
 static void sign_stage(struct db_stage *g, struct stage_test *t, const double *x, int n,
-		       double m, int nstages)
+		       double m, int nstages, struct share sh)
 {
 	int pos = 0, neg = 0, under = 0, over = 0, i;
 
@@ -76,32 +87,78 @@ static void sign_stage(struct db_stage *g, struct stage_test *t, const double *x
 	g->p_slower = runner_sign_p(n, neg);
 	g->p_below = runner_sign_p(n, under);
 	g->p_above = runner_sign_p(n, over);
-	t->faster = runner_sign_passes(n, pos, nstages);
-	t->slower = runner_sign_passes(n, neg, nstages);
-	t->below = runner_sign_passes(n, under, nstages);
-	t->above = runner_sign_passes(n, over, nstages);
+	t->faster = runner_sign_passes_share(n, pos, nstages, sh.num, sh.den);
+	t->slower = runner_sign_passes_share(n, neg, nstages, sh.num, sh.den);
+	t->below = runner_sign_passes_share(n, under, nstages, sh.num, sh.den);
+	t->above = runner_sign_passes_share(n, over, nstages, sh.num, sh.den);
 }
 
 /* The calibrated test on the first n gains: their rank count against the
  * calibration's gains (shifted by min_effect for the bound), each against
- * the count's exact distribution when both are exchangeable. */
+ * the count's exact distribution rank when both are exchangeable, at sh of
+ * the stage's bound. Fills p[4]: faster, slower, below, above. */
+static void rank_test(double *p, struct stage_test *t, const struct runner_rank *rank,
+		      const double *x, int n, const double *cal, size_t ncal, double m,
+		      int nstages, struct share sh)
+{
+	p[0] = runner_rank_p(rank, runner_rank_count(x, n, cal, ncal, 0, false));
+	p[1] = runner_rank_p(rank, runner_rank_count(x, n, cal, ncal, 0, true));
+	p[2] = runner_rank_p(rank, runner_rank_count(x, n, cal, ncal, -m, true));
+	p[3] = runner_rank_p(rank, runner_rank_count(x, n, cal, ncal, m, false));
+	t->faster |= runner_rank_passes_share(p[0], nstages, sh.num, sh.den);
+	t->slower |= runner_rank_passes_share(p[1], nstages, sh.num, sh.den);
+	t->below |= runner_rank_passes_share(p[2], nstages, sh.num, sh.den);
+	t->above |= runner_rank_passes_share(p[3], nstages, sh.num, sh.den);
+}
+
+/* Version 2's calibrated stage: the rank test alone, at the whole share. */
 static void rank_stage(struct db_stage *g, struct stage_test *t, const double *x, int n,
 		       const double *cal, size_t ncal, double m, int nstages)
 {
 	struct runner_rank rank;
+	double p[4];
 
 	snprintf(g->test, sizeof(g->test), "calibrated");
 	g->calibration_gains = (int)ncal;
 	if (runner_rank_init(&rank, n, (int)ncal) < 0)
 		return;      /* bounds the callers keep: nothing passes */
-	g->p_faster = runner_rank_p(&rank, runner_rank_count(x, n, cal, ncal, 0, false));
-	g->p_slower = runner_rank_p(&rank, runner_rank_count(x, n, cal, ncal, 0, true));
-	g->p_below = runner_rank_p(&rank, runner_rank_count(x, n, cal, ncal, -m, true));
-	g->p_above = runner_rank_p(&rank, runner_rank_count(x, n, cal, ncal, m, false));
-	t->faster = runner_rank_passes(g->p_faster, nstages);
-	t->slower = runner_rank_passes(g->p_slower, nstages);
-	t->below = runner_rank_passes(g->p_below, nstages);
-	t->above = runner_rank_passes(g->p_above, nstages);
+	rank_test(p, t, &rank, x, n, cal, ncal, m, nstages, (struct share){ 1, 1 });
+	g->p_faster = p[0];
+	g->p_slower = p[1];
+	g->p_below = p[2];
+	g->p_above = p[3];
+	runner_rank_release(&rank);
+}
+
+/* Version 2.1's stage: the sign test always, at its share; with enough
+ * calibration gains (calibrated), the scale gate, and when it passes the
+ * calibrated test at the rest of the share. A side passes when either
+ * test passes it. */
+static void stage21(struct db_stage *g, struct stage_test *t, const double *x, int n,
+		    const double *cal, size_t ncal, bool calibrated, double m, int nstages)
+{
+	struct runner_rank rank;
+	struct runner_gate gate;
+	double p[4];
+
+	sign_stage(g, t, x, n, m, nstages,
+		   (struct share){ RUNNER_RULE21_SIGN_SHARE, RUNNER_RULE21_SHARES });
+	if (!calibrated || runner_rank_init(&rank, n, (int)ncal) < 0)
+		return;
+	g->calibration_gains = (int)ncal;
+	runner_scale_gate(&gate, x, (size_t)n, cal, ncal);
+	g->gate_p = gate.p;
+	g->spread_ratio = gate.ratio;
+	if (gate.passes) {
+		snprintf(g->test, sizeof(g->test), "sign+calibrated");
+		rank_test(p, t, &rank, x, n, cal, ncal, m, nstages,
+			  (struct share){ RUNNER_RULE21_SHARES - RUNNER_RULE21_SIGN_SHARE,
+					  RUNNER_RULE21_SHARES });
+		g->cal_p_faster = p[0];
+		g->cal_p_slower = p[1];
+		g->cal_p_below = p[2];
+		g->cal_p_above = p[3];
+	}
 	runner_rank_release(&rank);
 }
 
@@ -118,31 +175,84 @@ static const char *stage_verdict(const struct stage_test *t, double m)
 	return "unresolved";
 }
 
+/* Why a version 2.1 stage did not lean on its calibration, when it had
+ * one: the scale gate found the pairs wider. */
+static void explain_gate(struct rule_run *run, const struct db_stage *g, int stage)
+{
+	char ratio[32] = "";
+
+	if (!g->calibration_gains || strcmp(g->test, "sign"))
+		return;
+	if (isfinite(g->spread_ratio))
+		snprintf(ratio, sizeof(ratio), " %.2gx", g->spread_ratio);
+	rule_note(&run->s.reasons, &run->s.nreasons, "stage %d: the pairs spread%s their "
+		  "calibration's (p %.4g): judged without the calibration", stage, ratio,
+		  g->gate_p);
+}
+
+/* Version 2.1's p values of one question (faster and slower: fmt " for
+ * faster and ", " for slower"; below and above: " and ", ""), each test's
+ * against its share of the stage's bound. */
+static void explain_p21(struct rule_run *run, const char *what, const char *const *fmt,
+			double p1, double p2, double c1, double c2, int nstages)
+{
+	double alpha = runner_stage_alpha(nstages);
+	char a[32], b[32];
+
+	runner_format_gain(a, sizeof(a), alpha * RUNNER_RULE21_SIGN_SHARE / RUNNER_RULE21_SHARES);
+	runner_format_gain(b, sizeof(b), alpha * (RUNNER_RULE21_SHARES - RUNNER_RULE21_SIGN_SHARE) /
+			   RUNNER_RULE21_SHARES);
+	if (isnan(c1))
+		rule_note(&run->s.reasons, &run->s.nreasons, "%s: sign test p %.4g%s%.4g%s, "
+			  "over its bound %s", what, p1, fmt[0], p2, fmt[1], a);
+	else
+		rule_note(&run->s.reasons, &run->s.nreasons, "%s: sign test p %.4g%s%.4g%s, "
+			  "over its bound %s; calibrated test p %.4g%s%.4g%s, over its bound %s",
+			  what, p1, fmt[0], p2, fmt[1], a, c1, fmt[0], c2, fmt[1], b);
+}
+
 /* Why the last stage gave no verdict, every reason that applies. */
 static void explain_unresolved(struct rule_run *run, const struct db_stage *g,
 			       const struct stage_test *t, int stage, int nstages)
 {
 	struct db_summary *s = &run->s;
 	double m = run->c->min_effect;
-	char a[32], b[32], alpha[32];
+	static const char *const change[] = { " for faster and ", " for slower" };
+	static const char *const bound[] = { " and ", "" };
+	bool v21 = run->version == RULE_V21;
+	char a[32], b[32], alpha[32], what[96];
 
 	runner_format_gain(alpha, sizeof(alpha), g->alpha);
 	runner_format_gain(b, sizeof(b), m);
 	if (run->pos && run->neg)
 		rule_note(&s->reasons, &s->nreasons, "pair gains disagree in sign");
+	if (v21)
+		explain_gate(run, g, stage);
 	if ((t->faster && t->median < m) || (t->slower && -t->median < m)) {
 		runner_format_gain(a, sizeof(a), fabs(t->median));
 		rule_note(&s->reasons, &s->nreasons, "a change is likely, but the gain median "
 			  "%s is under the minimum effect %s", a, b);
+	} else if (!t->faster && !t->slower && v21) {
+		snprintf(what, sizeof(what), "stage %d of %d (%d pairs, %s test)", stage, nstages,
+			 g->pairs, g->test);
+		explain_p21(run, what, change, g->p_faster, g->p_slower, g->cal_p_faster,
+			    g->cal_p_slower, nstages);
 	} else if (!t->faster && !t->slower) {
 		rule_note(&s->reasons, &s->nreasons, "stage %d of %d (%d pairs, %s test): "
 			  "p %.4g for faster and %.4g for slower, over the stage's bound %s",
 			  stage, nstages, g->pairs, g->test, g->p_faster, g->p_slower, alpha);
 	}
-	if (!(t->below && t->above))
+	if (t->below && t->above)
+		return;
+	if (v21) {
+		snprintf(what, sizeof(what), "the change is not bounded within +-%s", b);
+		explain_p21(run, what, bound, g->p_below, g->p_above, g->cal_p_below,
+			    g->cal_p_above, nstages);
+	} else {
 		rule_note(&s->reasons, &s->nreasons, "the change is not bounded within "
 			  "+-%s: p %.4g and %.4g, over the stage's bound %s", b, g->p_below,
 			  g->p_above, alpha);
+	}
 }
 
 /* The stage count must describe this comparison: a valid schedule, and
@@ -155,8 +265,8 @@ static bool check_schedule(struct rule_run *run, int *stages, int *out_nstages)
 	*out_nstages = nstages;
 	if (nstages < 0) {
 		rule_note(&run->s.reasons, &run->s.nreasons, "pairs %d and max_pairs %d are "
-			  "not a schedule of pairs-median/2 (1 <= pairs <= max_pairs <= %d)",
-			  c->pairs, c->max_pairs, RUNNER_RULE2_MAX_PAIRS);
+			  "not a schedule of %s (1 <= pairs <= max_pairs <= %d)",
+			  c->pairs, c->max_pairs, c->rule, RUNNER_RULE2_MAX_PAIRS);
 		return false;
 	}
 	for (i = 0; i < nstages; i++)
@@ -176,7 +286,9 @@ void rule2_decide(struct rule_run *run)
 	struct stage_test t = { 0 };
 	size_t ncal;
 	double *cal = calibration_gains(run, &ncal);
-	bool calibrated = ncal >= RUNNER_CALIBRATION_MIN_GAINS;
+	bool v21 = run->version == RULE_V21;
+	bool calibrated = ncal >= (v21 ? RUNNER_CALIBRATION_MIN_GAINS :
+				   RUNNER_CALIBRATION_MIN_GAINS_V2);
 	const char *verdict = "unresolved";
 
 	s->pairs_run = (int)run->npairs;
@@ -198,10 +310,14 @@ void rule2_decide(struct rule_run *run)
 		g->pairs = n;
 		g->alpha = runner_stage_alpha(nstages);
 		g->p_faster = g->p_slower = g->p_below = g->p_above = NAN;
-		if (calibrated)
+		g->cal_p_faster = g->cal_p_slower = g->cal_p_below = g->cal_p_above = NAN;
+		g->gate_p = g->spread_ratio = NAN;
+		if (v21)
+			stage21(g, &t, run->gains, n, cal, ncal, calibrated, m, nstages);
+		else if (calibrated)
 			rank_stage(g, &t, run->gains, n, cal, ncal, m, nstages);
 		else
-			sign_stage(g, &t, run->gains, n, m, nstages);
+			sign_stage(g, &t, run->gains, n, m, nstages, (struct share){ 1, 1 });
 		t.median = rule_median_of(run->gains, (size_t)n);
 		verdict = stage_verdict(&t, m);
 		snprintf(g->verdict, sizeof(g->verdict), "%s", verdict);

@@ -223,20 +223,40 @@ static int pairs_shown(const struct db_comparison *c)
 	return n;
 }
 
-static json_t *stages_json(const struct db_summary *s)
+/* pairs-median/2.1's stage beyond the sign test: the calibrated test's p
+ * values (null where it did not run) and the scale gate (null without a
+ * calibration; passed: the calibrated test ran). */
+static void stage21_json(json_t *o, const struct db_stage *g)
 {
+	json_object_set_new(o, "calibrated", isnan(g->cal_p_faster) ? json_null() :
+		json_pack("{s:o,s:o,s:o,s:o}", "p_faster", json_number(g->cal_p_faster),
+			  "p_slower", json_number(g->cal_p_slower),
+			  "p_below", json_number(g->cal_p_below),
+			  "p_above", json_number(g->cal_p_above)));
+	json_object_set_new(o, "gate", isnan(g->gate_p) ? json_null() :
+		json_pack("{s:o,s:o,s:b}", "p", json_number(g->gate_p),
+			  "spread_ratio", json_number(g->spread_ratio),
+			  "passed", !isnan(g->cal_p_faster)));
+}
+
+static json_t *stages_json(const struct db_comparison *c)
+{
+	const struct db_summary *s = &c->summary;
 	json_t *a = json_array();
 	size_t i;
 
 	for (i = 0; i < s->nstages; i++) {
 		const struct db_stage *g = &s->stages[i];
-
-		json_array_append_new(a, json_pack("{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:s}",
+		json_t *o = json_pack("{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:s}",
 			"pairs", g->pairs, "test", g->test, "calibration_gains",
 			g->calibration_gains, "alpha", json_number(g->alpha),
 			"p_faster", json_number(g->p_faster), "p_slower", json_number(g->p_slower),
 			"p_below", json_number(g->p_below), "p_above", json_number(g->p_above),
-			"verdict", g->verdict));
+			"verdict", g->verdict);
+
+		if (!strcmp(c->rule, RUNNER_RULE))
+			stage21_json(o, g);
+		json_array_append_new(a, o);
 	}
 	return a;
 }
@@ -308,7 +328,7 @@ static void render_json(struct strbuf *out, const struct db_comparison *c)
 	json_object_set_new(root, "kind", json_text(c->aa ? "aa" : "compare"));
 	json_object_set_new(root, "pairs_run", s->pairs_run ? json_integer(s->pairs_run) :
 			    json_null());
-	json_object_set_new(root, "stages", stages_json(s));
+	json_object_set_new(root, "stages", stages_json(c));
 	json_object_set_new(root, "calibration", calibration_json(c));
 	mde_json(root, c);
 	json_object_set_new(gain, "median", s->has_gain ? jfrac(s->gain_median) : json_null());
@@ -475,6 +495,26 @@ static void render_csv(struct strbuf *out, const struct db_comparison *c)
 #define AA_NOTE "A/A: one build against itself; its verdict is a calibration sample " \
 	"(of the false verdict rate), not a change"
 
+/* The rest of a pairs-median/2.1 stage's line: each test's p values, and
+ * why the calibration was left out when the scale gate failed. */
+static void stage21_line(struct strbuf *out, const struct db_stage *g, const char *alpha)
+{
+	strbuf_addf(out, ": sign p %.4g faster, %.4g slower, within min_effect %.4g, %.4g",
+		    g->p_faster, g->p_slower, g->p_below, g->p_above);
+	if (!isnan(g->cal_p_faster))
+		strbuf_addf(out, "; calibrated p %.4g faster, %.4g slower, within min_effect "
+			    "%.4g, %.4g", g->cal_p_faster, g->cal_p_slower, g->cal_p_below,
+			    g->cal_p_above);
+	if (!isnan(g->gate_p) && isnan(g->cal_p_faster)) {   /* the gate failed */
+		strbuf_adds(out, "; the pairs spread");
+		if (isfinite(g->spread_ratio))
+			strbuf_addf(out, " %.2gx", g->spread_ratio);
+		strbuf_addf(out, " their calibration's (p %.2g): judged without the calibration",
+			    g->gate_p);
+	}
+	strbuf_addf(out, "; bound %s: %s\n", alpha, g->verdict);
+}
+
 /* What a version 2 comparison is: its kind and direction, and each stage
  * its verdict came through. */
 static void stage_lines(struct strbuf *out, const struct db_comparison *c, bool md)
@@ -507,6 +547,10 @@ static void stage_lines(struct strbuf *out, const struct db_comparison *c, bool 
 			    i + 1, g->pairs, g->test);
 		if (g->calibration_gains)
 			strbuf_addf(out, " (%d A/A gains)", g->calibration_gains);
+		if (!strcmp(c->rule, RUNNER_RULE)) {
+			stage21_line(out, g, alpha);
+			continue;
+		}
 		strbuf_addf(out, ": p %.4g faster, %.4g slower; within min_effect p %.4g, %.4g; "
 			    "bound %s: %s\n", g->p_faster, g->p_slower, g->p_below, g->p_above, alpha,
 			    g->verdict);

@@ -12,9 +12,13 @@
 
 #include "runners.h"
 
+/* The rule's versions; 2.1 orders after 2, so "version >= RULE_V2" holds
+ * for every version with stages. */
+enum { RULE_V1 = 1, RULE_V2 = 2, RULE_V21 = 21 };
+
 struct rule_run {
 	const struct db_comparison *c;
-	int version;                   /* 1 or 2 */
+	int version;                   /* RULE_V1, RULE_V2, RULE_V21 */
 	struct db_summary s;
 	size_t npairs;                 /* v1: c->pairs; v2: the pairs that ran */
 	const struct db_process **old_of, **new_of; /* by pair number 1..npairs */
@@ -35,10 +39,10 @@ void rule_set_invalid(struct rule_run *run);
 /* The median of the first n of v, which is left as it was. */
 double rule_median_of(const double *v, size_t n);
 
-/* Version 2's stages and verdict (pair-rule2.c), on a valid comparison
- * whose gains and figures are computed. */
+/* Versions 2 and 2.1's stages and verdict (pair-rule2.c), on a valid
+ * comparison whose gains and figures are computed. */
 void rule2_decide(struct rule_run *run);
-/* Version 2's pair count: the highest pair number a pair process has. */
+/* Versions 2 and 2.1's pair count: the highest pair number a pair process has. */
 size_t rule2_pairs_run(const struct db_comparison *c);
 
 #endif

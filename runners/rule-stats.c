@@ -1,8 +1,8 @@
 /*
- * The arithmetic of pairs-median/2 (docs/rule.md, "Version 2"): the stages
- * of a comparison, the sign test's exact tail, and the exact null
- * distribution of the rank count that compares a comparison's pair gains
- * with its calibration's. Pure functions; the unit test checks them against
+ * The arithmetic of pairs-median/2 and /2.1 (docs/rule.md): the stages of a
+ * comparison, the sign test's exact tail, the exact null distribution of
+ * the rank count that compares a comparison's pair gains with its
+ * calibration's, and /2.1's scale gate, the same count on deviations. Pure functions; the unit test checks them against
  * the numbers docs/rule.md proves with.
  */
 #include <errno.h>
@@ -66,13 +66,26 @@ double runner_sign_p(int n, int k)
 	return (double)binomial_tail_count(n, k) / ldexp(1.0, n);
 }
 
-bool runner_sign_passes(int n, int k, int nstages)
+/* tail / 2^n <= num / (den * RULE2_ALPHA_INV * S), in integers: the tail
+ * is under 2^64, and den * RULE2_ALPHA_INV * S under 2^32. */
+bool runner_sign_passes_share(int n, int k, int nstages, int num, int den)
 {
 	unsigned __int128 two_n = (unsigned __int128)1 << n;
 
-	if (k <= 0 || k > n)
+	if (k <= 0 || k > n || num < 1 || den < num)
 		return false;
-	return binomial_tail_count(n, k) * RULE2_ALPHA_INV * (unsigned)nstages <= two_n;
+	return binomial_tail_count(n, k) * RULE2_ALPHA_INV * (unsigned)nstages * (unsigned)den <=
+	       two_n * (unsigned)num;
+}
+
+bool runner_sign_passes(int n, int k, int nstages)
+{
+	return runner_sign_passes_share(n, k, nstages, 1, 1);
+}
+
+bool runner_rank_passes_share(double p, int nstages, int num, int den)
+{
+	return p * (1 + RULE2_FLOAT_SLACK) <= runner_stage_alpha(nstages) * num / den;
 }
 
 bool runner_sign_can_decide(int pairs, int max_pairs)
@@ -81,14 +94,15 @@ bool runner_sign_can_decide(int pairs, int max_pairs)
 
 	n = runner_stages(stages, pairs, max_pairs);
 	for (i = 0; i < n; i++)
-		if (runner_sign_passes(stages[i], stages[i], n))
+		if (runner_sign_passes_share(stages[i], stages[i], n, RUNNER_RULE21_SIGN_SHARE,
+					     RUNNER_RULE21_SHARES))
 			return true;
 	return false;
 }
 
 bool runner_rank_passes(double p, int nstages)
 {
-	return p * (1 + RULE2_FLOAT_SLACK) <= runner_stage_alpha(nstages);
+	return runner_rank_passes_share(p, nstages, 1, 1);
 }
 
 /*
@@ -232,4 +246,48 @@ long runner_rank_count(const double *x, size_t n, const double *c, size_t m, dou
 			if (below ? x[i] + shift < c[j] : x[i] + shift > c[j])
 				u++;
 	return u;
+}
+
+/* |v_i - median(v)| for the n values of v, into out, less the one that is
+ * the median itself when n is odd (its deviation is 0 by construction, not
+ * by the noise); returns how many, and the median deviation in *mid. */
+static size_t deviations(double *out, const double *v, size_t n, double *mid)
+{
+	double *sorted = xcalloc(n + 1, sizeof(double)), med;
+	size_t i, k = 0;
+	bool dropped = n % 2 == 0;
+
+	memcpy(sorted, v, n * sizeof(*v));
+	med = runner_median(sorted, n);
+	for (i = 0; i < n; i++) {
+		if (!dropped && v[i] == med) {
+			dropped = true;
+			continue;
+		}
+		out[k++] = fabs(v[i] - med);
+	}
+	memcpy(sorted, out, k * sizeof(*out));
+	*mid = runner_median(sorted, k);
+	free(sorted);
+	return k;
+}
+
+int runner_scale_gate(struct runner_gate *out, const double *x, size_t n, const double *c,
+		      size_t m)
+{
+	double *dx = xcalloc(n + 1, sizeof(double)), *dc = xcalloc(m + 1, sizeof(double));
+	double mx, mc;
+	size_t nx = deviations(dx, x, n, &mx), nc = deviations(dc, c, m, &mc);
+	struct runner_rank r;
+	int ret = runner_rank_init(&r, (int)nx, (int)nc);
+
+	out->p = 1;
+	out->ratio = mc > 0 ? mx / mc : NAN;
+	if (ret == 0)
+		out->p = runner_rank_p(&r, runner_rank_count(dx, nx, dc, nc, 0, false));
+	out->passes = out->p > RUNNER_RULE21_GATE_P;
+	runner_rank_release(&r);
+	free(dx);
+	free(dc);
+	return ret;
 }

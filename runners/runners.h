@@ -126,14 +126,26 @@ void runner_result_release(struct runner_result *r);
 
 /* ---- rule ---- */
 
-#define RUNNER_RULE "pairs-median/2"       /* the rule new comparisons get */
+#define RUNNER_RULE "pairs-median/2.1"     /* the rule new comparisons get */
+#define RUNNER_RULE_V2 "pairs-median/2"
 #define RUNNER_RULE_V1 "pairs-median/1"
-/* A comparison under pairs-median/2 is calibrated by the pair gains of the
- * newest A/A comparisons of its host and case, up to this many gains
+/* A comparison under pairs-median/2 or /2.1 is calibrated by the pair gains
+ * of the newest A/A comparisons of its host and case, up to this many gains
  * (db_calibration_select's max_gains), and leans on them only from
- * RUNNER_CALIBRATION_MIN_GAINS on (docs/rule.md, "Calibration"). */
+ * RUNNER_CALIBRATION_MIN_GAINS on (/2: RUNNER_CALIBRATION_MIN_GAINS_V2):
+ * the fewest with which 3 pairs can pass a stage (docs/rule.md, "The
+ * calibrated test"). */
 #define RUNNER_CALIBRATION_MAX_GAINS 120
-#define RUNNER_CALIBRATION_MIN_GAINS 12
+#define RUNNER_CALIBRATION_MIN_GAINS 13
+#define RUNNER_CALIBRATION_MIN_GAINS_V2 12
+/* pairs-median/2.1 shares each stage's bound between its two tests: the
+ * sign test gets RUNNER_RULE21_SIGN_SHARE / RUNNER_RULE21_SHARES of it, the
+ * calibrated test the rest (docs/rule.md, "pairs-median/2.1"). */
+#define RUNNER_RULE21_SHARES 4
+#define RUNNER_RULE21_SIGN_SHARE 1
+/* The scale gate of pairs-median/2.1: a stage leans on its calibration
+ * only when the rank test of spread gives p above this. */
+#define RUNNER_RULE21_GATE_P 0.01
 #define RUNNER_WALL_METRIC "wall_ms"
 
 /* ---- the arithmetic of pairs-median/2 (rule-stats.c; docs/rule.md) ---- */
@@ -156,10 +168,13 @@ double runner_sign_p(int n, int k);
 /* Whether k of n agreeing pairs pass the sign test at a stage's share of
  * the bound, decided exactly in integers. */
 bool runner_sign_passes(int n, int k, int nstages);
-/* Whether the sign test alone, with no calibration, can give a verdict
- * within the stages of pairs and max_pairs: some stage passes when all of
- * its pairs agree (with the defaults, 12 of 12; never within 6 pairs). */
+/* Whether the sign test alone, at its share under the rule new comparisons
+ * get (RUNNER_RULE), can give a verdict within the stages of pairs and
+ * max_pairs: some stage passes when all of its pairs agree (with the
+ * defaults, 12 of 12; never within 6 pairs). */
 bool runner_sign_can_decide(int pairs, int max_pairs);
+/* The same at num / den of the stage's share (pairs-median/2.1's split). */
+bool runner_sign_passes_share(int n, int k, int nstages, int num, int den);
 /* The exact null distribution of the rank count of n gains against m
  * calibration gains (docs/rule.md, "The calibrated test"). */
 struct runner_rank {
@@ -175,8 +190,23 @@ void runner_rank_release(struct runner_rank *r);
  * neither, which can only make a p value larger. */
 long runner_rank_count(const double *x, size_t n, const double *c, size_t m, double shift,
 		       bool below);
-/* Whether a rank p value passes at a stage's share of the bound. */
+/* Whether a rank p value passes at a stage's share of the bound, or at num
+ * / den of it. */
 bool runner_rank_passes(double p, int nstages);
+bool runner_rank_passes_share(double p, int nstages, int num, int den);
+/* pairs-median/2.1's scale gate: the rank count of the n x's deviations
+ * |x_i - median(x)| against the m c's |c_j - median(c)| (for an odd count,
+ * less the median's own 0), with its exact distribution when they are
+ * exchangeable; p its upper tail, ratio the median deviations' ratio (NAN
+ * when the calibration's is 0). It passes when p > RUNNER_RULE21_GATE_P.
+ * -EINVAL when there are too few deviations to count (n < 2, m < 2) or too
+ * many; the gate passes then, with p 1. */
+struct runner_gate {
+	double p, ratio;
+	bool passes;
+};
+int runner_scale_gate(struct runner_gate *out, const double *x, size_t n, const double *c,
+		      size_t m);
 
 /* True when this binary implements the named rule. */
 bool runner_rule_is_known(const char *rule);

@@ -1,6 +1,9 @@
-/* Unit tests of pairs-median/2: the numbers docs/rule.md proves its bound
- * with, computed here again exactly, and the rule's verdicts on hand-made
- * rows (stages, the calibrated test, the direction, broken values). */
+/* Unit tests of pairs-median/2 (kept as it was: stored comparisons are
+ * recomputed by it) and pairs-median/2.1: the numbers docs/rule.md proves
+ * their bounds with, computed here again exactly, the rules' verdicts on
+ * hand-made rows (stages, the calibrated test, the direction, broken
+ * values; 2.1's outliers, scale gate and load change), verify, and a
+ * simulated load change. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -36,15 +39,22 @@ static void test_stages(void **state)
 	assert_true(runner_stage_alpha(4) == 1.0 / 400);
 }
 
-/* The smallest count of n that passes at a stage of nstages; 0: none. */
-static int sign_need(int n, int nstages)
+/* The smallest count of n that passes at num / den of a stage of nstages;
+ * 0: none. */
+static int sign_need_share(int n, int nstages, int num, int den)
 {
 	int k;
 
 	for (k = 1; k <= n; k++)
-		if (runner_sign_passes(n, k, nstages))
+		if (num == den ? runner_sign_passes(n, k, nstages) :
+		    runner_sign_passes_share(n, k, nstages, num, den))
 			return k;
 	return 0;
+}
+
+static int sign_need(int n, int nstages)
+{
+	return sign_need_share(n, nstages, 1, 1);
 }
 
 /* docs/rule.md, "The sign test": the counts the default schedule needs. */
@@ -63,21 +73,21 @@ static void test_sign_counts(void **state)
 }
 
 /* The whole sequence under the default schedule, exactly: with a fair coin
- * per pair, the probability that some stage says faster. Counts out of
- * 2^24 by dynamic programming over the positives after each stage; the
- * document gives 16253 / 2^24 (0.0969%), and the union bound 17047 / 2^24,
- * both under 1%. */
-static void test_sign_sequence_exact(void **state)
+ * per pair, the probability that some stage's sign test at num / den of
+ * its share says faster, out of 2^24 (*rejected), by dynamic programming
+ * over the positives after each stage, and the union bound (*union_bound). */
+static void sign_sequence(int num, int den, uint64_t *rejected, uint64_t *union_bound)
 {
 	int stages[RUNNER_STAGES_MAX], nstages = runner_stages(stages, 3, 24), s, c, j;
 	/* ways[c]: sequences of the pairs so far with c positives, not yet
 	 * stopped; scaled so that every count is out of 2^24. */
-	uint64_t ways[25] = { 0 }, next[25], rejected = 0, union_bound = 0;
+	uint64_t ways[25] = { 0 }, next[25];
 	int done = 0;
 
+	*rejected = *union_bound = 0;
 	ways[0] = 1;
 	for (s = 0; s < nstages; s++) {
-		int add = stages[s] - done, k = sign_need(stages[s], nstages);
+		int add = stages[s] - done, k = sign_need_share(stages[s], nstages, num, den);
 		uint64_t choose[25] = { 1 };
 
 		for (j = 1; j <= add; j++)
@@ -88,15 +98,24 @@ static void test_sign_sequence_exact(void **state)
 				next[c + j] += ways[c] * choose[j];
 		for (c = 0; c <= stages[s]; c++) {
 			if (k && c >= k) {
-				rejected += next[c] << (24 - stages[s]);
+				*rejected += next[c] << (24 - stages[s]);
 				next[c] = 0;
 			}
 		}
 		if (k)
-			union_bound += (uint64_t)(runner_sign_p(stages[s], k) * 16777216.0);
+			*union_bound += (uint64_t)(runner_sign_p(stages[s], k) * 16777216.0);
 		memcpy(ways, next, sizeof(ways));
 		done = stages[s];
 	}
+}
+
+/* pairs-median/2: the document gives 16253 / 2^24 (0.0969%), and the union
+ * bound 17047 / 2^24, both under 1%. */
+static void test_sign_sequence_exact(void **state)
+{
+	uint64_t rejected, union_bound;
+
+	sign_sequence(1, 1, &rejected, &union_bound);
 	assert_int_equal(rejected, 16253);
 	assert_int_equal(union_bound, 17047);
 	assert_true(rejected * 100 <= 16777216);
@@ -197,7 +216,7 @@ static void build(struct db_comparison *c, const double *old, const double *new,
 	int i, k = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->rule = xstrdup(RUNNER_RULE);
+	c->rule = xstrdup(RUNNER_RULE_V2);
 	c->metric_requested = xstrdup("t_ms");
 	c->pairs = 3;
 	c->max_pairs = max;
@@ -452,6 +471,326 @@ static void test_better_parse(void **state)
 	assert_int_equal(runner_better_parse(&higher, "up"), -EINVAL);
 }
 
+
+/* ---- pairs-median/2.1 ---- */
+
+/* docs/rule.md, "pairs-median/2.1": the sign test at a quarter of each
+ * stage's share needs 12 of 12 and 21 of 24; over the whole schedule its
+ * exact chance of a false "faster" is 6122 / 2^24 (0.036%), the union bound
+ * 6421 / 2^24, both within its quarter of 1%. */
+static void test_rule21_sign(void **state)
+{
+	uint64_t rejected, union_bound;
+	int q = RUNNER_RULE21_SIGN_SHARE, d = RUNNER_RULE21_SHARES;
+
+	assert_int_equal(q * 4, d);
+	assert_int_equal(sign_need_share(3, 4, q, d), 0);
+	assert_int_equal(sign_need_share(6, 4, q, d), 0);
+	assert_int_equal(sign_need_share(12, 4, q, d), 12);  /* 1/4096 <= 1/1600 */
+	assert_int_equal(sign_need_share(24, 4, q, d), 21);  /* 2325/2^24 <= 1/1600 < 12951/2^24 */
+	sign_sequence(q, d, &rejected, &union_bound);
+	assert_int_equal(rejected, 6122);
+	assert_int_equal(union_bound, 6421);
+	assert_true(rejected * 100 * (uint64_t)d <= 16777216 * (uint64_t)q);
+}
+
+/* The calibrated test at three quarters of a stage of 4 (3/1600): 13
+ * calibration gains are the fewest with which 3 pairs pass, 1/C(16, 3) =
+ * 1/560; 12 give 1/455, over it. Every stage's largest passing p stays
+ * within the share, so both tests together stay within 1/400 a stage. */
+static void test_rule21_calibrated(void **state)
+{
+	int stages[RUNNER_STAGES_MAX], nstages = runner_stages(stages, 3, 24), s;
+	int q = RUNNER_RULE21_SHARES - RUNNER_RULE21_SIGN_SHARE, d = RUNNER_RULE21_SHARES;
+	struct runner_rank r;
+
+	assert_int_equal(RUNNER_CALIBRATION_MIN_GAINS, 13);
+	assert_int_equal(runner_rank_init(&r, 3, 13), 0);
+	assert_true(fabs(runner_rank_p(&r, 39) - 1.0 / 560) < 1e-15);
+	assert_true(runner_rank_passes_share(runner_rank_p(&r, 39), 4, q, d));
+	runner_rank_release(&r);
+	assert_int_equal(runner_rank_init(&r, 3, 12), 0);
+	assert_false(runner_rank_passes_share(runner_rank_p(&r, 36), 4, q, d));
+	runner_rank_release(&r);
+	for (s = 0; s < nstages; s++) {
+		long u;
+		double size = 0;
+
+		assert_int_equal(runner_rank_init(&r, stages[s], 13), 0);
+		for (u = (long)stages[s] * 13; u >= 0; u--) {
+			if (!runner_rank_passes_share(runner_rank_p(&r, u), nstages, q, d))
+				break;
+			size = runner_rank_p(&r, u);
+		}
+		assert_true(size <= runner_stage_alpha(nstages) * q / d);
+		runner_rank_release(&r);
+	}
+}
+
+/* The scale gate on planted spreads: 12 gains three times as wide as the
+ * calibration's fail it, the same spread passes, and a shift alone (a real
+ * change) does not move it. */
+static void test_rule21_gate(void **state)
+{
+	double cal[24], x[12];
+	struct runner_gate g;
+	int i;
+
+	for (i = 0; i < 24; i++)
+		cal[i] = -0.01 + 0.02 * i / 23;
+	for (i = 0; i < 12; i++)
+		x[i] = 3 * (-0.01 + 0.02 * i / 11);
+	assert_int_equal(runner_scale_gate(&g, x, 12, cal, 24), 0);
+	assert_false(g.passes);
+	assert_true(g.p <= 0.001);
+	assert_true(fabs(g.ratio - 3) < 0.2);
+	for (i = 0; i < 12; i++)
+		x[i] = -0.01 + 0.02 * i / 11;
+	assert_int_equal(runner_scale_gate(&g, x, 12, cal, 24), 0);
+	assert_true(g.passes);
+	for (i = 0; i < 12; i++)
+		x[i] += 0.05;
+	assert_int_equal(runner_scale_gate(&g, x, 12, cal, 24), 0);
+	assert_true(g.passes);
+	/* Three gains: the two beside the median tell the spread. */
+	x[0] = 0;
+	x[1] = -0.03;
+	x[2] = -0.015;
+	assert_int_equal(runner_scale_gate(&g, x, 3, cal, 24), 0);
+	assert_true(fabs(g.p - 1.0 / 325) < 1e-15);   /* both above all 24: 1 / C(26, 2) */
+	assert_int_equal(runner_scale_gate(&g, x, 1, cal, 24), -EINVAL);
+	assert_true(g.passes);
+}
+
+/* Gains g[] as pairs of old 100 and new 100 (1 - g). */
+static void build_gains(struct db_comparison *c, const double *g, int n, int max,
+			const char *rule)
+{
+	double old[64], new[64];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		old[i] = 100;
+		new[i] = 100 * (1 - g[i]);
+	}
+	build(c, old, new, n, max);
+	free(c->rule);
+	c->rule = xstrdup(rule);
+}
+
+/* An unchanged control with two outlier processes among 24 pairs: the
+ * calibrated test of version 2 cannot bound the change within min_effect;
+ * version 2.1's sign test counts 22 gains under +0.5% and 24 over -0.5%,
+ * and calls it unchanged. */
+static void test_rule21_outliers(void **state)
+{
+	double g[24];
+	struct db_comparison c;
+	struct db_summary s;
+	int i;
+
+	g[0] = 0.16;
+	g[1] = 0.12;
+	for (i = 2; i < 24; i++)
+		g[i] = -0.0015 + 0.0064 * ((i - 2) * 7 % 22) / 21;
+	build_gains(&c, g, 24, 24, RUNNER_RULE_V2);
+	c.min_effect = 0.005;
+	calibrate(&c, 24, 0.006);
+	assert_int_equal(runner_rule_apply(&s, &c), 0);
+	assert_string_equal(s.verdict, "unresolved");
+	assert_int_equal(s.nstages, 4);
+	assert_true(has_reason(&s, "the change is not bounded within +-0.500%"));
+	db_summary_release(&s);
+	free(c.rule);
+	c.rule = xstrdup(RUNNER_RULE);
+	assert_int_equal(runner_rule_apply(&s, &c), 0);
+	assert_string_equal(s.verdict, "unchanged");
+	assert_int_equal(s.nstages, 4);
+	assert_string_equal(s.stages[3].verdict, "unchanged");
+	assert_true(s.stages[3].p_below == runner_sign_p(24, 22));
+	db_summary_release(&s);
+	db_comparison_release(&c);
+}
+
+/* A load change: three pairs spread far wider than a tight calibration.
+ * Version 2 calls them slower; version 2.1's gate sees the spread, judges
+ * them by the sign test alone and says why. */
+static void test_rule21_load_change(void **state)
+{
+	const double g[] = { -0.003, -0.020, -0.009 };
+	struct db_comparison c;
+	struct db_summary s;
+
+	build_gains(&c, g, 3, 3, RUNNER_RULE_V2);
+	c.min_effect = 0.005;
+	calibrate(&c, 120, 0.002);
+	assert_int_equal(runner_rule_apply(&s, &c), 0);
+	assert_string_equal(s.verdict, "slower");
+	db_summary_release(&s);
+	free(c.rule);
+	c.rule = xstrdup(RUNNER_RULE);
+	assert_int_equal(runner_rule_apply(&s, &c), 0);
+	assert_string_equal(s.verdict, "unresolved");
+	assert_string_equal(s.stages[0].test, "sign");
+	assert_int_equal(s.stages[0].calibration_gains, 120);
+	assert_true(s.stages[0].gate_p <= RUNNER_RULE21_GATE_P);
+	assert_true(isnan(s.stages[0].cal_p_slower));
+	assert_true(has_reason(&s, "stage 1: the pairs spread"));
+	assert_true(has_reason(&s, "judged without the calibration"));
+	db_summary_release(&s);
+	/* The same three pairs as tight as the calibration, shifted: slower at
+	 * once, through the calibrated test. */
+	db_comparison_release(&c);
+	{
+		const double t[] = { -0.0101, -0.0099, -0.0100 };
+
+		build_gains(&c, t, 3, 24, RUNNER_RULE);
+		c.min_effect = 0.005;
+		calibrate(&c, 120, 0.002);
+		assert_int_equal(runner_rule_apply(&s, &c), 0);
+		assert_string_equal(s.verdict, "slower");
+		assert_string_equal(s.stages[0].test, "sign+calibrated");
+		assert_true(s.stages[0].gate_p > RUNNER_RULE21_GATE_P);
+		assert_true(s.stages[0].cal_p_slower <= runner_stage_alpha(4) * 3 / 4);
+		assert_true(s.stages[0].p_slower == 0.125);
+		db_summary_release(&s);
+		db_comparison_release(&c);
+	}
+}
+
+/* perfd verify recomputes a comparison under its own rule: a stored
+ * pairs-median/2 comparison as version 2 judged it, a 2.1 one with its
+ * gate, and names a tampered figure of each. */
+static void test_rule21_verify(void **state)
+{
+	const char *rules[] = { RUNNER_RULE_V2, RUNNER_RULE };
+	const char *tampered[] = { "stage 1 p slower", "stage 1 gate p" };
+	const double g[] = { -0.003, -0.020, -0.009 };
+	size_t i, k;
+
+	for (i = 0; i < ARRAY_SIZE(rules); i++) {
+		struct db_comparison c;
+		struct strbuf report = STRBUF_INIT;
+		int checked;
+
+		build_gains(&c, g, 3, 3, rules[i]);
+		c.min_effect = 0.005;
+		calibrate(&c, 120, 0.002);
+		assert_int_equal(runner_rule_apply(&c.summary, &c), 0);
+		c.has_summary = true;
+		c.metric = xstrdup(c.summary.metric);
+		assert_string_equal(c.summary.verdict, i ? "unresolved" : "slower");
+		for (k = 0; k < c.nprocesses; k++)
+			c.processes[k].valid = c.summary.process_valid[k];
+		assert_int_equal(runner_verify(&report, &c, &checked), 0);
+		if (i)
+			c.summary.stages[0].gate_p *= 2;
+		else
+			c.summary.stages[0].p_slower *= 2;
+		assert_int_equal(runner_verify(&report, &c, &checked), 1);
+		assert_non_null(strstr(report.buf, tampered[i]));
+		strbuf_release(&report);
+		db_comparison_release(&c);
+	}
+}
+
+/* A fixed stream of normal draws (xorshift64 and Box-Muller), so that the
+ * simulation below is the same on every run. */
+static double normal_draw(uint64_t *x)
+{
+	double u1, u2;
+
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	u1 = ((double)(*x >> 11) + 1) / 9007199254740993.0;
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	u2 = (double)(*x >> 11) / 9007199254740992.0;
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/* One A/A's run through the stages under rule: its first stage's pairs,
+ * then doubling while unresolved; the verdict it ends with, in upper case
+ * when it came after the first stage. */
+static char aa_verdict(const double *g, const double *cal, int ncal, const char *rule)
+{
+	int stages[RUNNER_STAGES_MAX], nstages = runner_stages(stages, 3, 24), s;
+	char v = 'u';
+
+	for (s = 0; s < nstages && v == 'u'; s++) {
+		struct db_comparison c;
+		struct db_summary sum;
+
+		build_gains(&c, g, stages[s], 24, rule);
+		c.min_effect = 0.005;
+		c.state = s + 1 < nstages ? DB_STATE_RUNNING : DB_STATE_DONE;
+		calibrate(&c, ncal, 0);
+		memcpy(c.calibration[0].gains, cal, (size_t)ncal * sizeof(double));
+		assert_int_equal(runner_rule_apply(&sum, &c), 0);
+		if (!strcmp(sum.verdict, "faster") || !strcmp(sum.verdict, "slower"))
+			v = s ? (char)(sum.verdict[0] - 'a' + 'A') : sum.verdict[0];
+		db_summary_release(&sum);
+		db_comparison_release(&c);
+	}
+	return v;
+}
+
+/* A/As on a host whose load changed: the pairs spread wide times as wide as
+ * the calibration's 24 gains (both normal, centred on 0). Counts the false
+ * verdicts of each rule over SIM_RUNS A/As: faster, slower, and of those
+ * the ones after the first stage. */
+#define SIM_RUNS 1000
+static void simulate(double wide, int *v2, int *v21)
+{
+	uint64_t seed = 0x2545f4914f6cdd1dULL;
+	int run, i;
+
+	memset(v2, 0, 4 * sizeof(int));
+	memset(v21, 0, 4 * sizeof(int));
+	for (run = 0; run < SIM_RUNS; run++) {
+		double cal[24], g[24];
+		char a, b;
+
+		for (i = 0; i < 24; i++)
+			cal[i] = 0.002 * normal_draw(&seed);
+		for (i = 0; i < 24; i++)
+			g[i] = 0.002 * wide * normal_draw(&seed);
+		a = aa_verdict(g, cal, 24, RUNNER_RULE_V2);
+		b = aa_verdict(g, cal, 24, RUNNER_RULE);
+		v2[0] += a == 'f' || a == 'F';
+		v2[1] += a == 's' || a == 'S';
+		v2[2] += a == 'F';
+		v2[3] += a == 'S';
+		v21[0] += b == 'f' || b == 'F';
+		v21[1] += b == 's' || b == 'S';
+		v21[2] += b == 'F';
+		v21[3] += b == 'S';
+	}
+}
+
+/* The load change simulated (docs/rule.md, "What the scale gate can and
+ * cannot see"): at three times the calibration's spread both rules give
+ * false verdicts, almost all at the first stage, where 3 gains cannot show
+ * their spread; version 2.1 gives fewer in each direction, and after the
+ * first stage, where the gate sees the spread, at most 1% of A/As. */
+static void test_rule21_simulated_load_change(void **state)
+{
+	int v2[4], v21[4], d;
+
+	simulate(3, v2, v21);
+	fprintf(stderr, "3x: rule 2 faster %d slower %d (after stage 1: %d, %d); "
+		"rule 2.1 faster %d slower %d (after stage 1: %d, %d); of %d A/As\n",
+		v2[0], v2[1], v2[2], v2[3], v21[0], v21[1], v21[2], v21[3], SIM_RUNS);
+	for (d = 0; d < 2; d++) {
+		assert_true(v21[d] < v2[d]);
+		assert_true(v2[d] * 100 > SIM_RUNS);      /* rule 2: over 1% */
+		assert_true(v21[2 + d] * 100 <= SIM_RUNS);
+		assert_true(v21[2 + d] <= v2[2 + d]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +807,13 @@ int main(void)
 		cmocka_unit_test(test_higher_is_better),
 		cmocka_unit_test(test_broken_values),
 		cmocka_unit_test(test_better_parse),
+		cmocka_unit_test(test_rule21_sign),
+		cmocka_unit_test(test_rule21_calibrated),
+		cmocka_unit_test(test_rule21_gate),
+		cmocka_unit_test(test_rule21_outliers),
+		cmocka_unit_test(test_rule21_load_change),
+		cmocka_unit_test(test_rule21_verify),
+		cmocka_unit_test(test_rule21_simulated_load_change),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,6 +78,19 @@ static void arm(struct check *k, const char *name, const struct db_arm_stats *s,
 	num(k, what, s->set ? s->spread : NAN, a->set ? a->spread : NAN);
 }
 
+/* A figure that only some stages have (pairs-median/2.1's calibrated p
+ * values and scale gate): checked where either side has it, so that a
+ * stage of the earlier rules reports as it always did. */
+static void num_if_any(struct check *k, const char *what, size_t n, double stored, double again)
+{
+	char name[64];
+
+	if (isnan(stored) && isnan(again))
+		return;
+	snprintf(name, sizeof(name), "stage %zu %s", n, what);
+	num(k, name, stored, again);
+}
+
 static void stage(struct check *k, size_t n, const struct db_stage *s, const struct db_stage *a)
 {
 	char what[64];
@@ -98,6 +111,12 @@ static void stage(struct check *k, size_t n, const struct db_stage *s, const str
 	num(k, what, s->p_below, a->p_below);
 	snprintf(what, sizeof(what), "stage %zu p above", n);
 	num(k, what, s->p_above, a->p_above);
+	num_if_any(k, "calibrated p faster", n, s->cal_p_faster, a->cal_p_faster);
+	num_if_any(k, "calibrated p slower", n, s->cal_p_slower, a->cal_p_slower);
+	num_if_any(k, "calibrated p below", n, s->cal_p_below, a->cal_p_below);
+	num_if_any(k, "calibrated p above", n, s->cal_p_above, a->cal_p_above);
+	num_if_any(k, "gate p", n, s->gate_p, a->gate_p);
+	num_if_any(k, "spread ratio", n, s->spread_ratio, a->spread_ratio);
 	snprintf(what, sizeof(what), "stage %zu verdict", n);
 	str(k, what, s->verdict, a->verdict);
 }

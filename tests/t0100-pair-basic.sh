@@ -57,7 +57,7 @@ check "six process rows stored in order" eq "old|1 new|1 new|2 old|2 old|3 new|3
 check "metric rows stored" eq 6 "$(sql "select count(*) from metrics m join processes p on p.id=m.process_id where p.comparison_id=$id and m.name='run2_ms'")"
 check "stored gain median" eq 0.00683060109289617 "$(sql "select round(gain_median, 17) from comparisons where id=$id")"
 check "verify passes" run 0 "$PERFD" verify --db "$DB" "$id"
-check "verify says the figures match" has out "figures match the rule pairs-median/2"
+check "verify says the figures match" has out "figures match the rule pairs-median/2.1"
 check "  and ends with a count, also for one" eq "1 comparison verified, 0 with differences" "$(tail -n 1 out)"
 check "a database with no comparison" run 0 "$PERFD" host clear --db empty.db nosuch
 check "  verifies" run 0 "$PERFD" verify --db empty.db

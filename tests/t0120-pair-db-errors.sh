@@ -21,7 +21,7 @@ check "a fresh database" run 0 "$PERFD" pair --db "$DB" --pairs 1 --max-pairs 1 
 sql "pragma user_version = 99"
 before=$(sha256sum "$DB")
 check "newer schema refused" run 2 "$PERFD" pair --db "$DB" "$PLANT" "$PLANT"
-check "and named" has err "has schema version 99; this perfd knows versions up to 19"
+check "and named" has err "has schema version 99; this perfd knows versions up to 20"
 check "newer file left as it was" eq "$before" "$(sha256sum "$DB")"
 sql "pragma user_version = 19"
 

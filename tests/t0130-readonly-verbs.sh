@@ -196,6 +196,6 @@ check "and says how to migrate it" has err "perfd host clear"
 check "the older file is unchanged" eq "$before" "$(sha256sum older.db)"
 check "still at version 3" eq 3 "$(sqlite3 older.db 'pragma user_version')"
 check "a writing verb migrates it" run 0 "$PERFD" host clear --db older.db nohost
-check "to version 19" eq 19 "$(sqlite3 older.db 'pragma user_version')"
+check "to version 20" eq 20 "$(sqlite3 older.db 'pragma user_version')"
 check "show then reads it" run 0 "$PERFD" show --db older.db 2
 finish

@@ -175,7 +175,7 @@ fi
 check "verify" api_ok "/api/v1/comparisons/$c1/verify"
 check "ok" eq "True 0" "$(js "$T/body" 'str(d["ok"]) + " " + str(len(d["mismatches"]))')"
 check "counts the figures" test "$(js "$T/body" 'd["checked"]')" -gt 10
-check "names the rule" eq pairs-median/2 "$(js "$T/body" 'd["rule"]')"
+check "names the rule" eq pairs-median/2.1 "$(js "$T/body" 'd["rule"]')"
 sql "update comparisons set gain_median = 0.0529 where id = $c1"
 check "verify after tampering" api_ok "/api/v1/comparisons/$c1/verify"
 check "not ok" eq false "$(js "$T/body" 'd["ok"]')"

@@ -83,8 +83,22 @@ function figures(r) {
 	];
 }
 
-// pairs-median/2's stages: the pairs each judged, its test and p values,
-// its share of the bound and what it said (docs/rule.md, "Stages").
+// A stage's test: with its calibration's gain count, pairs-median/2.1's
+// calibrated p values, and why the scale gate left the calibration out.
+function stageTest(g, p) {
+	let t = g.calibration_gains ? `${g.test} (${g.calibration_gains} A/A gains)` : g.test;
+	if (g.calibrated)
+		t += `; calibrated p ${p(g.calibrated.p_faster)}, ${p(g.calibrated.p_slower)}, ` +
+			`${p(g.calibrated.p_below)}, ${p(g.calibrated.p_above)}`;
+	if (g.gate && !g.gate.passed)
+		t += `; the pairs spread ${p(g.gate.spread_ratio)}x their calibration's ` +
+			`(p ${p(g.gate.p)}): judged without the calibration`;
+	return t;
+}
+
+// pairs-median/2's and 2.1's stages: the pairs each judged, its test and p
+// values (2.1: the sign test's in the columns), its share of the bound and
+// what it said (docs/rule.md, "Stages").
 function stages(r) {
 	if (!r.stages || !r.stages.length)
 		return [];
@@ -94,7 +108,7 @@ function stages(r) {
 		table([['Stage', '.num'], ['Pairs', '.num'], 'Test', ['p faster', '.num'], ['p slower', '.num'],
 			['p under +min effect', '.num'], ['p over \u2212min effect', '.num'], ['Bound', '.num'], 'Verdict'],
 		r.stages.map((g, i) => [[String(i + 1), '.num'], [String(g.pairs), '.num'],
-			g.test === 'calibrated' ? `calibrated (${g.calibration_gains} A/A gains)` : g.test,
+			stageTest(g, p),
 			[p(g.p_faster), '.num'], [p(g.p_slower), '.num'], [p(g.p_below), '.num'], [p(g.p_above), '.num'],
 			[pct(g.alpha), '.num'], g.verdict]),
 		'stages'),

@@ -104,6 +104,22 @@ static json_t *arm_figures(const struct db_arm_stats *a)
 			 "spread", json_real_or_null(a->spread));
 }
 
+/* A pairs-median/2.1 stage's figures beyond the sign test's, each a
+ * member of its own only where the stage has it (docs/hub.md). */
+static const char *const stage21_keys[] = {
+	"cal_p_faster", "cal_p_slower", "cal_p_below", "cal_p_above", "gate_p", "spread_ratio",
+};
+
+static double *stage21_field(const struct db_stage *g, size_t k)
+{
+	const double *f[] = {
+		&g->cal_p_faster, &g->cal_p_slower, &g->cal_p_below, &g->cal_p_above,
+		&g->gate_p, &g->spread_ratio,
+	};
+
+	return (double *)f[k];
+}
+
 static json_t *summary_record(const struct db_comparison *c)
 {
 	const struct db_summary *s = &c->summary;
@@ -117,13 +133,22 @@ static json_t *summary_record(const struct db_comparison *c)
 	for (i = 0; i < s->nstages; i++) {
 		const struct db_stage *g = &s->stages[i];
 
-		json_array_append_new(stages, json_pack("{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:s}",
+		json_t *e = json_pack("{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:s}",
 			"pairs", g->pairs, "test", g->test, "calibration_gains",
 			g->calibration_gains, "alpha", json_real_or_null(g->alpha),
 			"p_faster", json_real_or_null(g->p_faster),
 			"p_slower", json_real_or_null(g->p_slower),
 			"p_below", json_real_or_null(g->p_below),
-			"p_above", json_real_or_null(g->p_above), "verdict", g->verdict));
+			"p_above", json_real_or_null(g->p_above), "verdict", g->verdict);
+		size_t k;
+
+		for (k = 0; k < ARRAY_SIZE(stage21_keys); k++) {
+			double v = *stage21_field(g, k);
+
+			if (!isnan(v))
+				json_object_set_new(e, stage21_keys[k], json_real(v));
+		}
+		json_array_append_new(stages, e);
 	}
 	o = json_object();
 	json_object_set_new(o, "metric", json_text(c->metric));
@@ -930,17 +955,29 @@ static int parse_stage(struct db_stage *g, json_t *o, const struct at *a)
 		"pairs", "test", "calibration_gains", "alpha", "p_faster", "p_slower",
 		"p_below", "p_above", "verdict", NULL,
 	};
-	static const char *const tests[] = { "sign", "calibrated", NULL };
+	static const char *const optional[] = {
+		"cal_p_faster", "cal_p_slower", "cal_p_below", "cal_p_above", "gate_p",
+		"spread_ratio", NULL,
+	};
+	static const char *const tests[] = { "sign", "calibrated", "sign+calibrated", NULL };
 	static const char *const verdicts[] = {
 		"faster", "slower", "unchanged", "unresolved", "invalid", NULL,
 	};
+	size_t k;
 	int r;
 
-	r = object_check(o, a, keys, NULL);
+	_Static_assert(ARRAY_SIZE(optional) == ARRAY_SIZE(stage21_keys) + 1, "one list");
+	r = object_check(o, a, keys, optional);
+	for (k = 0; r == 0 && k < ARRAY_SIZE(stage21_keys); k++) {
+		*stage21_field(g, k) = NAN;
+		if (json_object_get(o, stage21_keys[k]))
+			r = get_num(stage21_field(g, k), o, a, stage21_keys[k], true);
+	}
 	if (r == 0)
 		r = get_int32(&g->pairs, o, a, "pairs", 1, PAIRS_MAX);
 	if (r == 0)
-		r = get_word(g->test, sizeof(g->test), o, a, "test", tests, "sign or calibrated");
+		r = get_word(g->test, sizeof(g->test), o, a, "test", tests,
+			     "sign, calibrated or sign+calibrated");
 	if (r == 0)
 		r = get_int32(&g->calibration_gains, o, a, "calibration_gains", 0,
 			      RUNNER_CALIBRATION_MAX_GAINS);

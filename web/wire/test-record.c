@@ -26,7 +26,7 @@ static struct db_line lines[1] = { { (char *)"RESULT", (char *)"RESULT a on \"d\
 static char *errors[1] = { (char *)"line 3: metric 'y' is not a number" };
 static double pair_gains[2] = { 0.0068306010928961746, NAN };
 static struct db_stage stages[1] = {
-	{ 3, "sign", 0, 0.01, 0.5, 0.875, NAN, 0.5, "unresolved" },
+	{ 3, "sign", 0, 0.01, 0.5, 0.875, NAN, 0.5, NAN, NAN, NAN, NAN, NAN, NAN, "unresolved" },
 };
 static char *flags[1] = { (char *)"noisy" };
 static struct db_calibration cal[2] = { { .comparison_id = 4 }, { .comparison_id = 7 } };
@@ -282,8 +282,8 @@ static void test_refused(void **state)
 		{ "settings.pairs", "0", "settings.pairs: expected a whole number from 1" },
 		{ "settings.case", "\"\"", "settings: expected a case" },
 		{ "summary.gain.median", "null", "summary.gain.median: expected a number" },
-		{ "summary.stages[0].test", "\"t\"", "summary.stages[0].test: expected sign or "
-		  "calibrated" },
+		{ "summary.stages[0].test", "\"t\"", "summary.stages[0].test: expected sign, "
+		  "calibrated or sign+calibrated" },
 		{ "calibration[1]", "0", "calibration[1]: expected a comparison id" },
 		{ "format", "\"perfd-comparison/1\"", "format: expected 'perfd-comparison/2'" },
 		{ "id", "0", "id: expected a whole number from 1" },
