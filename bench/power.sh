@@ -50,6 +50,11 @@
 #   POWER_SEED [1] POWER_GPU_SCALE [8] POWER_GPU_CAL [5] POWER_GPU_AA [50]
 #   POWER_GPU_1PCT [10] POWER_GPU_HALF [10] POWER_GPU_UNCAL [5]
 #   POWER_GPU_MAX_PAIRS [perfd's default; needs pairs-median/2's --max-pairs]
+#   POWER_GPU_BIG [1] POWER_GPU_BIG_MIN [the profile's] POWER_GPU_BIG_PAIRS [3]
+#   POWER_GPU_SMALL [0.5] POWER_GPU_SMALL_MIN [0.25]: the two planted sizes
+#   in percent (POWER_GPU_1PCT and POWER_GPU_HALF comparisons of each), the
+#   min_effect each is judged with, and the pairs within which each big one
+#   must be found
 #   CC [cc]
 set -eu
 
@@ -99,6 +104,15 @@ g_half=$(number POWER_GPU_HALF 10 0 10000)
 g_uncal=$(number POWER_GPU_UNCAL 5 0 10000)
 g_max=
 [ -z "${POWER_GPU_MAX_PAIRS:-}" ] || g_max=$(number POWER_GPU_MAX_PAIRS 0 1 1000)
+g_big=${POWER_GPU_BIG:-1}
+g_big_min=${POWER_GPU_BIG_MIN:-}
+g_small=${POWER_GPU_SMALL:-0.5}
+g_small_min=${POWER_GPU_SMALL_MIN:-0.25}
+export POWER_GPU_BIG=$g_big POWER_GPU_SMALL=$g_small
+export POWER_GPU_BIG_PAIRS=$(number POWER_GPU_BIG_PAIRS 3 1 64)
+for v in "$g_big" "$g_small" "$g_small_min" ${g_big_min:+"$g_big_min"}; do
+	case $v in '' | *[!0-9.]* | *.*.*) bench_fail "a planted size or min_effect must be a number of percent, not '$v'" ;; esac
+done
 
 perfd=$(bench_perfd "${1:-build/daemon/perfd}")
 out=${2:-/tmp/perfd-power}
@@ -147,7 +161,7 @@ machine=$(machine_line)
 [ "$load" = 1 ] && load_text="bench/burner.c: $workers workers on $(nproc) CPUs, each busy or idle at random for exponential periods of mean $load_ms ms (seed $seed), during the CPU part" ||
 	load_text="none (POWER_LOAD=0)"
 cpu_text="bench/noisy.c --units $units --noise $noise, planted --slow $slow; calibration $n_cal A/A, $n_aa A/A, $n_planted planted; perfd pair defaults, --case cpu-noisy --host-name power-cpu"
-gpu_text="perfd canary --host $gpu --scale $g_scale, --metric q4_matvec_ms; calibration $g_cal A/A, $g_aa A/A, $g_1pct with --extra-work 1, $g_half with --extra-work 0.5 --min-effect 0.25%, $g_uncal of the same uncalibrated (case canary-uncalibrated)${g_max:+, --max-pairs $g_max}; $device_line"
+gpu_text="perfd canary --host $gpu --scale $g_scale, --metric q4_matvec_ms; calibration $g_cal A/A, $g_aa A/A, $g_1pct with --extra-work $g_big${g_big_min:+ --min-effect $g_big_min%}, $g_half with --extra-work $g_small --min-effect $g_small_min%, $g_uncal of the same uncalibrated (case canary-uncalibrated)${g_max:+, --max-pairs $g_max}; $device_line"
 [ -n "$cpu" ] || cpu_text=
 [ -n "$gpu" ] || gpu_text=
 
@@ -267,12 +281,13 @@ if [ -n "$gpu" ]; then
 		many gpu-cal "$g_cal" "$@" --case canary $canary
 		many gpu-aa "$g_aa" "$@" --case canary $canary
 		report || bench_fail "bench/power-stats.py could not make the report"
-		many gpu-1pct "$g_1pct" "$@" --case canary --new-arg --extra-work --new-arg 1 $canary
-		many gpu-half "$g_half" "$@" --case canary --min-effect 0.25% \
-			--new-arg --extra-work --new-arg 0.5 $canary
+		many gpu-1pct "$g_1pct" "$@" --case canary ${g_big_min:+--min-effect $g_big_min%} \
+			--new-arg --extra-work --new-arg "$g_big" $canary
+		many gpu-half "$g_half" "$@" --case canary --min-effect "$g_small_min%" \
+			--new-arg --extra-work --new-arg "$g_small" $canary
 		report || bench_fail "bench/power-stats.py could not make the report"
-		many gpu-half-uncal "$g_uncal" "$@" --case canary-uncalibrated --min-effect 0.25% \
-			--new-arg --extra-work --new-arg 0.5 $canary
+		many gpu-half-uncal "$g_uncal" "$@" --case canary-uncalibrated --min-effect "$g_small_min%" \
+			--new-arg --extra-work --new-arg "$g_small" $canary
 	}
 fi
 
