@@ -48,7 +48,7 @@ static void sim_init(struct mde_sim *sim, const double *gains, size_t n, int pai
 	sim->c.calibration = &sim->cal;
 	sim->c.ncalibration = 1;
 	sim->run.c = &sim->c;
-	sim->run.version = 2;
+	sim->run.version = rule_version_of(sim->c.rule);
 	sim->run.npairs = (size_t)max_pairs;
 	sim->run.ngains = (size_t)max_pairs;
 	sim->run.gains = xcalloc((size_t)max_pairs, sizeof(double));

@@ -291,12 +291,17 @@ static void arm_stats(struct db_arm_stats *out, double *v, size_t n)
 		out->spread = out->max == out->min ? 0 : INFINITY;
 }
 
+int rule_version_of(const char *rule)
+{
+	return !strcmp(rule, RUNNER_RULE_V1) ? RULE_V1 : !strcmp(rule, RUNNER_RULE_V2) ? RULE_V2 :
+	       RULE_V21;
+}
+
 static void run_init(struct rule_run *run, const struct db_comparison *c)
 {
 	memset(run, 0, sizeof(*run));
 	run->c = c;
-	run->version = !strcmp(c->rule, RUNNER_RULE_V1) ? RULE_V1 :
-		       !strcmp(c->rule, RUNNER_RULE_V2) ? RULE_V2 : RULE_V21;
+	run->version = rule_version_of(c->rule);
 	if (run->version == RULE_V1)
 		run->npairs = c->pairs > 0 ? (size_t)c->pairs : 0;
 	else

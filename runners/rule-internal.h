@@ -15,6 +15,8 @@
 /* The rule's versions; 2.1 orders after 2, so "version >= RULE_V2" holds
  * for every version with stages. */
 enum { RULE_V1 = 1, RULE_V2 = 2, RULE_V21 = 21 };
+/* The version of a known rule's name (runner_rule_is_known). */
+int rule_version_of(const char *rule);
 
 struct rule_run {
 	const struct db_comparison *c;

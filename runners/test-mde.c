@@ -74,11 +74,11 @@ static void test_none_and_never(void **state)
 	assert_true(isnan(runner_mde(g, 0, 3, 24, 0.01)));
 	assert_true(isnan(runner_mde(g, NGAINS, 0, 24, 0.01)));
 	assert_true(isnan(runner_mde(g, NGAINS, 6, 3, 0.01)));
-	/* With 11 gains the sign test judges; 3 pairs never pass it. */
+	/* With one gain too few the sign test judges; 3 pairs never pass it. */
 	assert_int_equal(runner_stages(stages, 3, 3), 1);
-	assert_true(isinf(runner_mde(g, 11, 3, 3, 0.01)));
-	/* With 12 the calibrated test can, from 3 pairs. */
-	assert_true(isfinite(runner_mde(g, 12, 3, 3, 0.01)));
+	assert_true(isinf(runner_mde(g, RUNNER_CALIBRATION_MIN_GAINS - 1, 3, 3, 0.01)));
+	/* With enough the calibrated test can, from 3 pairs. */
+	assert_true(isfinite(runner_mde(g, RUNNER_CALIBRATION_MIN_GAINS, 3, 3, 0.01)));
 }
 
 /* The same answer in a fresh process (no remembered MDE) as here. */
