@@ -493,16 +493,17 @@ static int queue_step(struct bisection *b, const struct segment *s, const char *
 		r = queue_step_job(b, &st.hi_job, st.step, "hi", mid, s->hi);
 	if (r == 0)
 		r = db_bisect_step_add(b->a->db, &st);
-	if (r == 0) {
-		/* Known to the rest of this pass: numbered, and not asked again. */
-		b->steps = xrealloc(b->steps, (b->nsteps + 1) * sizeof(*b->steps));
-		b->steps[b->nsteps++] = st;
-	}
-	if (r == 0)
-		log_info("alert %lld: bisection step %d: %.12s between %.12s and %.12s (jobs %lld, "
-			 "%lld)", (long long)b->al->id, st.step, mid, s->lo, s->hi,
-			 (long long)st.lo_job, (long long)st.hi_job);
-	return r;
+	if (r < 0)
+		return r;
+	/* Said from the copies in st: mid, and s, may lie in b->steps, which
+	 * the realloc below moves. */
+	log_info("alert %lld: bisection step %d: %.12s between %.12s and %.12s (jobs %lld, "
+		 "%lld)", (long long)b->al->id, st.step, st.mid, st.lo, st.hi,
+		 (long long)st.lo_job, (long long)st.hi_job);
+	/* Known to the rest of this pass: numbered, and not asked again. */
+	b->steps = xrealloc(b->steps, (b->nsteps + 1) * sizeof(*b->steps));
+	b->steps[b->nsteps++] = st;
+	return 0;
 }
 
 /* Reads a step's two jobs once both ended: its outcome, or "" while one
