@@ -109,6 +109,8 @@ budget() {
 	"$PERFD" pair --db "$DB" --json --host "$T/budget-host.conf" --case noisy "$@" \
 		--old-arg --old --old-arg 100 --new-arg --new --new-arg 100 "$PLANT" "$PLANT" -- --noise 10 --seed 3000
 }
+check "a negative budget is refused" run 2 budget -5
+check "  naming the key and its range" has err "budget-host.conf:4: 'time_budget_s': expected a number of seconds above 0 and at most 604800, not '-5'"
 check "a budget that fits no more than the first stage" run 0 budget 0.001
 check "  sets max_pairs to pairs, stored, and says so" eq "3 3 0.001" "$(js out 'str(d["settings"]["pairs"]) + " " + str(d["settings"]["max_pairs"]) + " " + str(d["settings"]["time_budget_s"])')"
 check "  in the text receipt too" has <("$PERFD" show --db "$DB" "$(js out 'd["comparison"]')") "pairs 3, up to 3 (set by a time budget of 0.001 s)"
