@@ -218,7 +218,7 @@ check "gfx1201, known by its heartbeat alone, is a host" eq "idle 0 true" "$(js 
 mkdir -p "$SHOTS"
 rm -f "$SHOTS"/*.png
 BASE=$URL DB=$DB DEMOHOST=$DEMOHOST KASE=$KASE CPHOST=$CPHOST OHOST=$OHOST OPEER=$OPEER OCASE=$OCASE STEPCASE=$STEPCASE CPCOMMIT=$CPCOMMIT SHOTS=$SHOTS CHROMIUM=$CHROMIUM PROFILE=$T/profile HOSTILE=$HOSTILE HOSTILE_HEAD=$HOSTILE_HEAD HOSTILE_CASE=$HOSTILE_CASE \
-	NODE_PATH="$SRC/node_modules" timeout 240 node "$SRC/tests/browser/dashboard.mjs" >"$T/browser.out" 2>&1
+	NODE_PATH="$SRC/node_modules" timeout "$(slow_s 240)" node "$SRC/tests/browser/dashboard.mjs" >"$T/browser.out" 2>&1
 brc=$?
 # Each line the browser test printed is a check here.
 while IFS= read -r line; do
