@@ -89,17 +89,26 @@ full_ms=$(( ($(date +%s%N) - start) / 1000000 * 7 / 10 ))
 echo "# seven tenths of a job's run take $full_ms ms"
 
 # Each round: a kill -9 at a random moment of a job's run, then a restart
-# to the end, and the checks of the whole history so far.
+# to the end, and the checks of the whole history so far. A run that ends
+# before its moment (a quicker spell of a loaded machine) is no kill: the
+# round takes a new head and a moment half as late, up to 6 times, so every
+# round has its kill whatever the machine's speed.
 bad=0
 kills=0
 for i in $(seq 1 "$ROUNDS"); do
-	next_commit
-	"$PERFD" agent --config agent.conf --once >run.out 2>run.err &
-	p=$!
 	at=$(awk -v s="$RANDOM" -v m="$full_ms" 'BEGIN { srand(s); printf "%.3f", rand() * m / 1000 }')
-	sleep "$at"
-	kill -9 "$p" 2>/dev/null && kills=$((kills + 1))
-	wait "$p" 2>/dev/null
+	for _ in 1 2 3 4 5 6; do
+		next_commit
+		"$PERFD" agent --config agent.conf --once >run.out 2>run.err &
+		p=$!
+		sleep "$at"
+		kill -9 "$p" 2>/dev/null
+		# 137: the kill ended it (a run that had ended is a zombie, which
+		# kill(1) reports as killed).
+		wait "$p" 2>/dev/null
+		[ $? != 137 ] || { kills=$((kills + 1)); break; }
+		at=$(awk -v a="$at" 'BEGIN { printf "%.3f", a / 2 }')
+	done
 	"$PERFD" agent --config agent.conf --once >restart.out 2>restart.err
 	rc=$?
 	# After the restart nothing of the killed run may be left: a sandbox
@@ -123,10 +132,9 @@ for i in $(seq 1 "$ROUNDS"); do
 	fi
 done
 check "$ROUNDS rounds: each restart finished every job, one comparison each, nothing running, nothing left behind, the database whole and verified ($bad bad)" eq 0 "$bad"
-# A run can end before its kill on a quicker moment of the machine.
-check "killed in at least 80% of the rounds ($kills)" test "$kills" -ge $((ROUNDS * 8 / 10))
+check "every round killed its run ($kills of $ROUNDS)" eq "$ROUNDS" "$kills"
 check "nothing any agent started is left" eq "" "$(pgrep -f "$W")"
-check "every round's job" eq $((ROUNDS + 3)) "$(sql "select count(*) from jobs")"
+check "a job per head: the first run's two and each new commit's ($n commits)" eq $((n + 1)) "$(sql "select count(*) from jobs")"
 
 # The hub holds every done comparison and build of the agent once, with the
 # agent's own ids.
