@@ -44,7 +44,7 @@
 # finished.
 #
 # Environment (defaults in brackets):
-#   POWER_CAL [5] POWER_AA [200] POWER_PLANTED [50] POWER_SLOW [5]
+#   POWER_CAL [5] POWER_AA [400] POWER_PLANTED [50] POWER_SLOW [5]
 #   POWER_NOISE [3] POWER_UNITS [20] POWER_LOAD [1] POWER_LOAD_MS [500]
 #   POWER_LOAD_WORKERS [nproc]
 #   POWER_SEED [1] POWER_GPU_SCALE [8] POWER_GPU_CAL [5] POWER_GPU_AA [50]
@@ -87,7 +87,7 @@ done
 # checked to be a whole number in range (bench_number in lib.sh).
 number() { bench_number "$@"; }
 n_cal=$(number POWER_CAL 5 0 1000)
-n_aa=$(number POWER_AA 200 0 10000)
+n_aa=$(number POWER_AA 400 0 10000)
 n_planted=$(number POWER_PLANTED 50 0 10000)
 slow=$(number POWER_SLOW 5 0 100)
 noise=$(number POWER_NOISE 3 0 100)
