@@ -200,8 +200,11 @@ c1, c2, cul, aid, seq, branch, state, bisect = sys.argv[1:9]
 lo, hi = "1" * 40, "%x" % (int(aid) + 1) * 40
 # Each finding's comparison is its own (tie above), the found-by one too.
 mine = {cul: int(c2), "d" * 40: 201, "e" * 40: 202}
+# The lone commit's finding carries a note of markup, longer than an issue
+# shows.
+notes = {"e" * 40: "repeated <b>|x</b> then " + "\u00e9" * 200}
 f = [dict(what="commit", lo=lo, hi=sha, commits=1, gain=-0.0642, comparison=mine.get(sha, int(c2)),
-     note=None) for sha in sys.argv[9:] if sha]
+     note=notes.get(sha)) for sha in sys.argv[9:] if sha]
 found = int(c1) if aid == "1" else 100 + int(aid)
 print(json.dumps(dict(format="perfd-alert/1", host="box", id=int(aid), seq=int(seq), sha256="",
     branch=branch, case="run", found_by="span", lo=lo, hi=hi, commits=4, direction="slower",
@@ -276,7 +279,10 @@ check "the alert's next update: a second culprit of the same pull request, one o
 check "  the issue lists them" wait_for "the issue's body" 30 body_has "$HA1" "| commit eeeeeeeeeeee | 1 |"
 check "  the second culprit's pull request taken as commented" wait_for "the line in the hub's log" 30 grep -q "alert $HA1: culprit dddddddddddd: pull request #9 commented on for another culprit" "$T/hub.err"
 check "  the lone commit of no pull request" wait_for "the line in the hub's log" 30 grep -q "alert $HA1: culprit eeeeeeeeeeee is of no pull request" "$T/hub.err"
-check "  the issue names the second one's pull request" wait_for "the issue's body" 30 body_has "$HA1" "| commit dddddddddddd | 1 | -6.420% | [comparison $HD]($URL/static/comparison.html?id=$HD) | #9 |"
+check "  the issue names the second one's pull request" wait_for "the issue's body" 30 body_has "$HA1" "| commit dddddddddddd | 1 | -6.420% | [comparison $HD]($URL/static/comparison.html?id=$HD) | #9 | - |"
+# 24 bytes of text, then 138 two-byte characters: 300 bytes, no character split.
+check "  and the lone one's note, as text, cut where the hub has the rest" body_has "$HA1" \
+	"| [comparison $HE]($URL/static/comparison.html?id=$HE) | - | repeated &lt;b&gt;\\|x&lt;/b&gt; then $(python3 -c 'print("\u00e9" * 138, end="")') ... (the rest at the hub) |"
 check "  still one comment on the pull request" eq 1 "$(culprit)"
 check "  each commit asked about once" eq "1 1 1" \
 	"$(requests GET "/commits/$CUL/pulls\$") $(requests GET "/commits/$CUL2/pulls\$") $(requests GET "/commits/$LONE/pulls\$")"

@@ -19,6 +19,7 @@
 #include "forge.h"
 
 #define ALERT_FINDINGS_SHOWN 50      /* findings listed in an issue */
+#define ALERT_NOTE_SHOWN 300         /* bytes of a finding's note shown there */
 #define ALERT_COMMANDS_SHOWN 5       /* commands read shown in an issue */
 
 static void alert_marker(struct strbuf *out, int64_t alert_id)
@@ -56,13 +57,33 @@ static void gain_words(struct strbuf *out, double gain, bool slower)
 	strbuf_addf(out, "%s %s", buf, slower ? "slower" : "faster");
 }
 
+/* A finding's note as a table cell (the history's word on it, e.g. that a
+ * bisection step was repeated), escaped and cut to ALERT_NOTE_SHOWN bytes
+ * at a character's end; "-" when it has none. */
+static void finding_note(struct strbuf *b, const char *note)
+{
+	struct strbuf cut = STRBUF_INIT;
+	size_t len;
+
+	if (!note || !*note) {
+		strbuf_adds(b, "-");
+		return;
+	}
+	len = strlen(note);
+	strbuf_add(&cut, note, utf8_cut(note, len, ALERT_NOTE_SHOWN));
+	web_md_text(b, cut.buf);
+	if (cut.len < len)
+		strbuf_adds(b, " ... (the rest at the hub)");
+	strbuf_release(&cut);
+}
+
 static void render_findings(struct strbuf *b, const char *hub, const struct db_alert_finding *f,
 			    size_t n, const struct db_alert_culprit *cu, size_t ncu)
 {
 	size_t i, k;
 
-	strbuf_adds(b, "\n| finding | commits | gain | receipt | pull request |\n"
-		    "|---|---:|---:|---|---|\n");
+	strbuf_adds(b, "\n| finding | commits | gain | receipt | pull request | note |\n"
+		    "|---|---:|---:|---|---|---|\n");
 	for (i = 0; i < n && i < ALERT_FINDINGS_SHOWN; i++) {
 		char gain[32];
 
@@ -83,6 +104,8 @@ static void render_findings(struct strbuf *b, const char *hub, const struct db_a
 			strbuf_addf(b, "#%d", cu[k].pr);
 		else
 			strbuf_adds(b, "-");
+		strbuf_adds(b, " | ");
+		finding_note(b, f[i].note);
 		strbuf_adds(b, " |\n");
 	}
 	if (n > ALERT_FINDINGS_SHOWN)
