@@ -289,10 +289,11 @@ int db_comparison_store(struct db *db, int64_t *out_id, const struct db_comparis
 		       " old_manifest, new_manifest, finished_at, verdict,"
 		       " gain_median, gain_min, gain_max,"
 		       " old_median, old_min, old_max, old_spread,"
-		       " new_median, new_min, new_max, new_spread, digests_equal, pairs_run)"
+		       " new_median, new_min, new_max, new_spread, digests_equal, pairs_run,"
+		       " time_budget_s)"
 		       " VALUES (?1, 'done', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
 		       " ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28,"
-		       " ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)");
+		       " ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40)");
 	if (r < 0)
 		goto out;
 	bind_settings(st, c, s->metric);
@@ -306,6 +307,8 @@ int db_comparison_store(struct db *db, int64_t *out_id, const struct db_comparis
 	sqlite3_bind_int(st, 38, s->digests_equal);
 	if (s->pairs_run > 0)
 		sqlite3_bind_int(st, 39, s->pairs_run);
+	if (c->time_budget_s > 0)
+		db_bind_real(st, 40, c->time_budget_s);
 	r = db_step_insert(db, st, &id, "recording a comparison");
 	if (r == 0)
 		r = store_derived(db, id, s);

@@ -35,6 +35,8 @@ check "lavapipe's and m1's ids" eq "1 2 3 4 5 1" "$a1 $a2 $a3 $a4 $a5 $m1"
 # B60 comparison. With 3 gains, under the calibrated test's 12, its stored
 # figures stay the sign test's, which perfd verify confirms.
 sqlite3 "$A" "update comparisons set calibration = '[$a1]' where id = $a2"
+# A time budget (a case's or host's time_budget_s) set the third's max_pairs.
+sqlite3 "$A" "update comparisons set time_budget_s = 60 where id = $a3"
 check "the agent's rows verify" run 0 "$PERFD" verify --db "$A"
 
 # ---- export ----
@@ -47,6 +49,7 @@ check "with its host and id" eq "lavapipe 2" "$(js a2.json 'd["host"]') $(js a2.
 check "and its calibration as the host numbers it" eq "[$a1]" "$(js a2.json 'd["calibration"]')"
 check "every process" eq "$(sqlite3 "$A" "select count(*) from processes where comparison_id = $a2")" "$(js a2.json 'len(d["processes"])')"
 check "--output carries captured output" has a3.json '"output":{"stderr":'
+check "a budgeted comparison's record carries its budget" eq "60.0 False" "$(js a3.json 'd["settings"]["time_budget_s"]') $(js a2.json 'str("time_budget_s" in d["settings"])')"
 check "export of no comparison" run 2 "$PERFD" export --db "$A" 99
 check "  says so" has "$T/err" "no comparison 99"
 
@@ -171,6 +174,11 @@ rehash a3.json 'd["processes"][3]["metrics"]["run2_ms"] = 1500.0' >a3-proc.json
 check "a process's value changed under its figures: 422" eq 422 "$(post a3-proc.json -H "$(auth "$TOK")")"
 check "  naming what it moves" has "$T/body" "pair 1 gain"
 check "  nothing stored" eq "$before" "$(rows)"
+for b in 0 -1 '"60"' 1e9; do
+	rehash a3.json "d[\"settings\"][\"time_budget_s\"] = $b" >a3-budget.json
+	check "a time budget of $b: 400" eq 400 "$(post a3-budget.json -H "$(auth "$TOK")")"
+	check "  naming it" has "$T/body" "settings.time_budget_s: expected a number of seconds above 0 and at most 604800"
+done
 check "lavapipe's faster comparison: 201" eq 201 "$(post a3.json -H "$(auth "$TOK")")"
 h3=$(js "$T/body" 'd["comparison"]')
 rehash a3.json 'd["processes"][0]["wall_ms"] += 1' >a3-other.json
@@ -260,6 +268,7 @@ check "the large record's rows, its output whole" same_rows "$h5" "$A" "$a5" out
 check "its receipt at the hub is the agent's but for the id" eq same "$(python3 -c 'import json,sys; a,b=(json.load(open(f)) for f in sys.argv[1:]); a.pop("comparison"); b.pop("comparison"); print("same" if a==b else "differs")' hub3.json agent3.json)"
 check "served by the API" eq 200 "$(curl -s -o "$T/body" -w '%{http_code}' "$URL/api/v1/comparisons/$h3")"
 check "  as perfd show" cmp -s "$T/body" hub3.json
+check "  with the time budget that set its max_pairs" eq 60.0 "$(js hub3.json 'd["settings"]["time_budget_s"]')"
 check "exported again from the hub: the same record but for the id" eq same "$(exp hub.db --output "$h3" | python3 -c 'import json,sys; a=json.load(sys.stdin); b=json.load(open(sys.argv[1])); [x.pop(k) for x in (a,b) for k in ("id","sha256")]; print("same" if a==b else "differs")' a3.json)"
 
 # ---- job updates (docs/hub.md, "The job record") ----

@@ -342,6 +342,10 @@ int wire_record_build(struct strbuf *out, const struct db_comparison *c, bool wi
 	json_object_set_new(settings, "metric_requested", json_text(c->metric_requested));
 	json_object_set_new(settings, "fingerprint", json_text(c->fingerprint));
 	json_object_set_new(settings, "args", json_text(c->args_json ? c->args_json : "{}"));
+	/* Only where a budget set max_pairs: a record without one stays what
+	 * a hub before the key takes. */
+	if (c->time_budget_s > 0)
+		json_object_set_new(settings, "time_budget_s", json_real(c->time_budget_s));
 	for (i = 0; i < c->ncalibration; i++)
 		json_array_append_new(cal, json_integer(c->calibration[i].comparison_id));
 	for (i = 0; i < c->nprocesses; i++)
@@ -871,12 +875,29 @@ static int parse_artifact(struct db_artifact *out, char **manifest, json_t *root
 	return r;
 }
 
+/* settings.time_budget_s, when there: the seconds that set max_pairs, as a
+ * case or host profile may give them (above 0, at most a week); 0 when
+ * absent. */
+static int parse_budget(double *out, json_t *o, const struct at *a)
+{
+	*out = 0;
+	if (!json_object_get(o, "time_budget_s"))
+		return 0;
+	if (get_num(out, o, a, "time_budget_s", false) < 0 ||
+	    !(*out > 0 && *out <= CONFIG_SECONDS_MAX)) {
+		*out = 0;
+		return bad_at(a, "time_budget_s", "a number of seconds above 0 and at most 604800");
+	}
+	return 0;
+}
+
 static int parse_settings(struct db_comparison *c, json_t *root)
 {
 	static const char *const keys[] = {
 		"case", "kind", "pairs", "max_pairs", "warmup", "better", "timeout_s",
 		"min_effect", "noise", "metric_requested", "fingerprint", "args", NULL,
 	};
+	static const char *const optional[] = { "time_budget_s", NULL };
 	static const char *const kinds[] = { "compare", "aa", NULL };
 	static const char *const betters[] = { "lower", "higher", NULL };
 	struct at top = { "" }, a = at_key(&top, "settings");
@@ -884,7 +905,7 @@ static int parse_settings(struct db_comparison *c, json_t *root)
 	char word[16];
 	int r;
 
-	r = object_check(o, &a, keys, NULL);
+	r = object_check(o, &a, keys, optional);
 	if (r == 0)
 		r = get_text(&c->case_name, o, &a, "case", false, NAME_MAX_BYTES);
 	if (r == 0 && !*c->case_name)
@@ -915,6 +936,8 @@ static int parse_settings(struct db_comparison *c, json_t *root)
 		r = get_text(&c->fingerprint, o, &a, "fingerprint", true, JSON_TEXT_MAX);
 	if (r == 0)
 		r = get_text(&c->args_json, o, &a, "args", false, JSON_TEXT_MAX);
+	if (r == 0)
+		r = parse_budget(&c->time_budget_s, o, &a);
 	if (r < 0)
 		return r;
 	/* The receipt shows args as the JSON it holds. */
