@@ -243,6 +243,8 @@ def judge(line):
 
 PARTS = [
     # part, what, truth, target
+    ("cpu-shift-cal", "CPU calibration A/A with no load", None, None),
+    ("cpu-shift", "CPU same program both arms, under a load its calibration did not see", None, None),
     ("cpu-cal", "CPU calibration A/A", None, None),
     ("cpu-aa", "CPU A/A", None, "at most 1% false verdicts each way, the rule's bound (4 of 400)"),
     ("cpu-slow", "CPU planted slow-down", "slower", "slower in at least 90%"),

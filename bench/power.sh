@@ -20,6 +20,14 @@
 #             POWER_PLANTED comparisons with new doing POWER_SLOW% more
 #             work; all `perfd pair` with its default settings, one
 #             --case and one --host-name
+#   shift     (POWER_SHIFT above 0, and the load on) before all that, a
+#             load that changes between a calibration and its comparisons:
+#             POWER_CAL A/As of case cpu-shift with the load off, then the
+#             load on and POWER_SHIFT comparisons of the same program
+#             against itself, told apart by an environment variable only
+#             (--new-env POWER_ARM=new), so that none of them calibrates
+#             the next: every verdict there is false, and the calibration
+#             is the quiet one throughout
 # GPU part (--gpu PROFILE; an H200 where Vulkan works, as
 # bench/gpu-canary.sh): the canary (`perfd canary --scale
 # POWER_GPU_SCALE`) through `perfd pair --host PROFILE --metric
@@ -44,7 +52,7 @@
 # finished.
 #
 # Environment (defaults in brackets):
-#   POWER_CAL [5] POWER_AA [400] POWER_PLANTED [50] POWER_SLOW [5]
+#   POWER_CAL [5] POWER_AA [400] POWER_PLANTED [50] POWER_SLOW [5] POWER_SHIFT [0]
 #   POWER_NOISE [3] POWER_UNITS [20] POWER_LOAD [1] POWER_LOAD_MS [500]
 #   POWER_LOAD_WORKERS [nproc]
 #   POWER_SEED [1] POWER_GPU_SCALE [8] POWER_GPU_CAL [5] POWER_GPU_AA [50]
@@ -89,6 +97,7 @@ number() { bench_number "$@"; }
 n_cal=$(number POWER_CAL 5 0 1000)
 n_aa=$(number POWER_AA 400 0 10000)
 n_planted=$(number POWER_PLANTED 50 0 10000)
+n_shift=$(number POWER_SHIFT 0 0 10000)
 slow=$(number POWER_SLOW 5 0 100)
 noise=$(number POWER_NOISE 3 0 100)
 units=$(number POWER_UNITS 20 1 100000)
@@ -161,6 +170,7 @@ machine=$(machine_line)
 [ "$load" = 1 ] && load_text="bench/burner.c: $workers workers on $(nproc) CPUs, each busy or idle at random for exponential periods of mean $load_ms ms (seed $seed), during the CPU part" ||
 	load_text="none (POWER_LOAD=0)"
 cpu_text="bench/noisy.c --units $units --noise $noise, planted --slow $slow; calibration $n_cal A/A, $n_aa A/A, $n_planted planted; perfd pair defaults, --case cpu-noisy --host-name power-cpu"
+[ "$n_shift" = 0 ] || cpu_text="$cpu_text; first $n_cal A/As of case cpu-shift with no load, then $n_shift of the same program against itself under the load (--new-env POWER_ARM=new: none calibrates another)"
 gpu_text="perfd canary --host $gpu --scale $g_scale, --metric q4_matvec_ms; calibration $g_cal A/A, $g_aa A/A, $g_1pct with --extra-work $g_big${g_big_min:+ --min-effect $g_big_min%}, $g_half with --extra-work $g_small --min-effect $g_small_min%, $g_uncal of the same uncalibrated (case canary-uncalibrated)${g_max:+, --max-pairs $g_max}; $device_line"
 [ -n "$cpu" ] || cpu_text=
 [ -n "$gpu" ] || gpu_text=
@@ -247,13 +257,23 @@ many() {
 
 echo "power: $version; $machine" >&2
 if [ -n "$cpu" ]; then
+	noisy=$SCRATCH/noisy
+	seeded=1
+	if [ "$n_shift" -gt 0 ] && [ "$load" = 1 ]; then
+		set -- --case cpu-shift --host-name power-cpu
+		many cpu-shift-cal "$n_cal" "$@" "$noisy" "$noisy" -- --units "$units" --noise "$noise"
+		"$SCRATCH/burner" "$workers" "$load_ms" 21600 "$seed" &
+		load_pid=$!
+		many cpu-shift "$n_shift" "$@" --new-env POWER_ARM=new "$noisy" "$noisy" -- \
+			--units "$units" --noise "$noise"
+		stop_load
+		report || bench_fail "bench/power-stats.py could not make the report"
+	fi
 	if [ "$load" = 1 ]; then
 		# Bounded by itself at 6 hours, and stopped when the CPU part ends.
 		"$SCRATCH/burner" "$workers" "$load_ms" 21600 "$seed" &
 		load_pid=$!
 	fi
-	noisy=$SCRATCH/noisy
-	seeded=1
 	set -- --case cpu-noisy --host-name power-cpu
 	many cpu-cal "$n_cal" "$@" "$noisy" "$noisy" -- --units "$units" --noise "$noise"
 	many cpu-aa "$n_aa" "$@" "$noisy" "$noisy" -- --units "$units" --noise "$noise"
