@@ -138,6 +138,12 @@ python3 "$stats" self-test >&2 || bench_fail "bench/power-stats.py failed its se
 
 bench_scratch
 load_pid=
+# start_load: the burner, bounded by itself at 6 hours and stopped by
+# stop_load (or when the script ends).
+start_load() {
+	"$SCRATCH/burner" "$workers" "$load_ms" 21600 "$seed" &
+	load_pid=$!
+}
 stop_load() {
 	if [ -n "$load_pid" ]; then
 		kill "$load_pid" 2>/dev/null || true
@@ -262,18 +268,13 @@ if [ -n "$cpu" ]; then
 	if [ "$n_shift" -gt 0 ] && [ "$load" = 1 ]; then
 		set -- --case cpu-shift --host-name power-cpu
 		many cpu-shift-cal "$n_cal" "$@" "$noisy" "$noisy" -- --units "$units" --noise "$noise"
-		"$SCRATCH/burner" "$workers" "$load_ms" 21600 "$seed" &
-		load_pid=$!
+		start_load
 		many cpu-shift "$n_shift" "$@" --new-env POWER_ARM=new "$noisy" "$noisy" -- \
 			--units "$units" --noise "$noise"
 		stop_load
 		report || bench_fail "bench/power-stats.py could not make the report"
 	fi
-	if [ "$load" = 1 ]; then
-		# Bounded by itself at 6 hours, and stopped when the CPU part ends.
-		"$SCRATCH/burner" "$workers" "$load_ms" 21600 "$seed" &
-		load_pid=$!
-	fi
+	[ "$load" = 0 ] || start_load
 	set -- --case cpu-noisy --host-name power-cpu
 	many cpu-cal "$n_cal" "$@" "$noisy" "$noisy" -- --units "$units" --noise "$noise"
 	many cpu-aa "$n_aa" "$@" "$noisy" "$noisy" -- --units "$units" --noise "$noise"
