@@ -53,16 +53,16 @@ check "perfd demo --once --host lavapipe, fresh" run 0 "$PERFD" demo --once --di
 check "all five jobs ended" eq 0 "$(sql "select count(*) from jobs where state not in ('done', 'failed')")"
 check "four comparisons on host lavapipe" eq 4 "$(sql "select count(*) from comparisons where host = 'lavapipe' and state = 'done' and kind = 'compare'")"
 check "  after A/As of the first base build, of no job, with the 12 gains of a calibration" eq "1 1 1" "$(sql "select count(*) >= 1, count(distinct base_build), total(pairs_run) >= 12 from comparisons where host = 'lavapipe' and state = 'done' and kind = 'aa' and job_id is null" | tr '|' ' ')"
-# Real timings on lavapipe: decided in the first stage (3 pairs) on a quiet
-# machine; a loaded one, or the sanitizer's build at half speed, may take
-# the second (6) or, seen once in the sanitizer pass, the third (12); never
-# the last (24) with the calibration's test. Where the scale gate left the
-# calibration out (a change that widens its own spread, docs/rule.md; seen
-# once in a plain pass), the sign test alone decides, at 24 pairs.
-check "  and with them each change is decided in its first stages, or by the sign test where the gate left the calibration out" \
-	eq "1 1" "$(sql "select count(*) > 0, sum(c.pairs_run > 12 and s.test != 'sign') = 0 from comparisons c
-		join comparison_stages s on s.comparison_id = c.id and s.pairs = c.pairs_run
-		where c.kind = 'compare' and c.verdict in ('faster', 'slower')" | tr '|' ' ')"
+# Real timings on lavapipe, whose effects here are fractions of a percent
+# and may take any stage to decide (a verdict's speed is measured by
+# bench/power.sh, not asserted here). What holds for any timings: every
+# stage of every change was judged with the calibration's gains, and the
+# calibrated test ran exactly where the scale gate passed (gate p above
+# 0.01, docs/rule.md); perfd verify below recomputes each verdict.
+check "  and every stage of each change is judged with the calibration, its test where the gate passed" \
+	eq "1 0" "$(sql "select count(*) > 0, sum(s.calibration_gains < 13 or (s.test = 'sign+calibrated') != (coalesce(s.gate_p, -1) > 0.01))
+		from comparisons c join comparison_stages s on s.comparison_id = c.id
+		where c.kind = 'compare' and c.host = 'lavapipe'" | tr '|' ' ')"
 sql "select c.id, c.verdict, c.pairs_run, s.test, s.gate_p, s.spread_ratio from comparisons c
 	join comparison_stages s on s.comparison_id = c.id and s.pairs = c.pairs_run
 	where c.kind = 'compare'" | sed 's/^/# decided: /'
