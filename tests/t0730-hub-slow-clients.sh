@@ -110,6 +110,10 @@ if len(f) < 50 or bad:
     print("  %d requests, %d not answered within %g s: %s" % (len(f), len(bad), bound, bad[:5]))
     sys.exit(1)
 PY
+	local rc=$?
+	# What the hub counted, to tell a refusal from a displacement.
+	[ "$rc" = 0 ] || sed -n 's/^perfd_http_connections/  &/p' "$1.metrics"
+	return "$rc"
 }
 
 # deadlines NAME HEAD BODY [displaced]: no slow socket outlived its
