@@ -374,9 +374,39 @@ struct run {
 	bool look_now;               /* look at the child once before polling */
 	bool exited, termed;
 	int64_t t0, t1, deadline;
+	int64_t psi0, psi1;          /* cpu_pressure_us at start and reaping; -1: none */
 	int status;
 	struct rusage ru;
 };
+
+/* The machine's CPU pressure so far (Linux's pressure stall information,
+ * /proc/pressure/cpu): the microseconds in which some runnable task waited
+ * for a CPU, counted since boot. A child's share of it is the load it ran
+ * beside, whatever ran it, sandbox or not. PERFD_CPU_PRESSURE names
+ * another file of that format (a cgroup's cpu.pressure), or, empty, none.
+ * -1 where there is none (no CONFIG_PSI, psi=0, or none named). */
+static int64_t cpu_pressure_us(void)
+{
+	const char *path = getenv("PERFD_CPU_PRESSURE");
+	char buf[256];
+	int fd;
+	ssize_t n;
+	const char *p;
+
+	if (!path)
+		path = "/proc/pressure/cpu";
+	if (!*path || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';      /* the first line: "some ..." */
+	if (strncmp(buf, "some ", 5) || !(p = strstr(buf, " total=")))
+		return -1;
+	return strtoll(p + strlen(" total="), NULL, 10);
+}
 
 /* The pipes, the child and a descriptor that says when it ends. */
 static int run_start(struct run *s, struct child *c)
@@ -408,6 +438,7 @@ static int run_start(struct run *s, struct child *c)
 			return r;
 	}
 	time_now_iso(c->started_at);
+	s->psi0 = cpu_pressure_us();
 	s->t0 = time_monotonic_ns();
 	s->pid = spawn(c, c->sandbox ? &s->cmd : NULL,
 		       s->cmd.argv ? (const char *const *)s->cmd.argv : c->argv,
@@ -455,6 +486,7 @@ static void run_reap(struct run *s)
 
 	s->look_now = false;
 	s->t1 = time_monotonic_ns();
+	s->psi1 = cpu_pressure_us();
 	if (s->restore_mask)
 		while (read(s->pidfd, &si, sizeof(si)) > 0)
 			;
@@ -605,6 +637,8 @@ static void run_finish(const struct run *s, struct child *c)
 	c->user_ms = (double)s->ru.ru_utime.tv_sec * 1e3 + (double)s->ru.ru_utime.tv_usec / 1e3;
 	c->sys_ms = (double)s->ru.ru_stime.tv_sec * 1e3 + (double)s->ru.ru_stime.tv_usec / 1e3;
 	c->maxrss_kb = s->ru.ru_maxrss;
+	c->cpu_wait_ms = s->psi0 >= 0 && s->psi1 >= s->psi0 ? (double)(s->psi1 - s->psi0) / 1e3
+							  : NAN;
 	if (WIFEXITED(s->status)) {
 		c->exit_code = c->spawn_error ? -1 : WEXITSTATUS(s->status);
 		c->signal = 0;

@@ -314,6 +314,8 @@ struct child {
 	double user_ms;
 	double sys_ms;
 	int64_t maxrss_kb;
+	double cpu_wait_ms;          /* the machine's CPU pressure while it ran: time
+				      * some task waited for a CPU (PSI); NAN: unknown */
 	struct strbuf out;           /* at most capture_max bytes of each stream */
 	struct strbuf err;
 	int64_t out_total;           /* bytes written, kept or not */

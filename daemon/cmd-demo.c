@@ -30,7 +30,7 @@ const char cmd_demo_usage[] =
 	"slow-down and a bug its contract runner catches; kernels/demo/README.md),\n"
 	"with a branch demo/STEP at every step, and runs the agent on it: each step\n"
 	"is built, its contract runner run, and its timing compared against the\n"
-	"step before with the rule pairs-median/2.1.\n"
+	"step before with the rule pairs-median/2.2.\n"
 	"\n"
 	"Without --once, the hub serves the dashboard and the API on the same\n"
 	"database while the agent works, from one process, and both go on (the\n"

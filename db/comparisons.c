@@ -43,6 +43,7 @@ void db_calibration_release(struct db_calibration *c)
 		return;
 	free(c->metric);
 	free(c->gains);
+	free(c->loads);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -179,15 +180,16 @@ static int store_stages(struct db *db, int64_t id, const struct db_summary *s)
 		r = db_run(db, "INSERT INTO comparison_stages (comparison_id, stage, pairs,"
 			   " test, calibration_gains, alpha, p_faster, p_slower, p_below, p_above,"
 			   " cal_p_faster, cal_p_slower, cal_p_below, cal_p_above, gate_p,"
-			   " spread_ratio, verdict)"
-			   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			   " spread_ratio, load_p, load_above, verdict)"
+			   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			   DB_ARGS(DB_INT(id), DB_INT(i + 1), DB_INT(g->pairs), DB_TEXT(g->test),
 				   DB_INT(g->calibration_gains), DB_REAL(g->alpha),
 				   DB_REAL(g->p_faster), DB_REAL(g->p_slower), DB_REAL(g->p_below),
 				   DB_REAL(g->p_above), DB_REAL(g->cal_p_faster),
 				   DB_REAL(g->cal_p_slower), DB_REAL(g->cal_p_below),
 				   DB_REAL(g->cal_p_above), DB_REAL(g->gate_p),
-				   DB_REAL(g->spread_ratio), DB_TEXT(g->verdict)),
+				   DB_REAL(g->spread_ratio), DB_REAL(g->load_p),
+				   DB_REAL(g->load_above), DB_TEXT(g->verdict)),
 			   "recording the stages");
 	}
 	return r;
@@ -357,6 +359,22 @@ static int gains_load(struct db *db, double **out, size_t *out_n, int64_t id, co
 			      " ORDER BY pair", DB_ARGS(DB_INT(id)), &how, out, out_n);
 }
 
+/* The CPU pressure each counted process of a comparison ran under, as a
+ * share of its wall time, in execution order; processes without one are
+ * left out. */
+static int loads_load(struct db *db, double **out, size_t *out_n, int64_t id)
+{
+	const struct db_rows how = {
+		.size = sizeof(double), .max = SIZE_MAX, .fill = gain_fill,
+		.doing = "loading a calibration's CPU pressure",
+	};
+
+	return db_rows_select(db, "SELECT cpu_wait_ms / wall_ms FROM processes"
+			      " WHERE comparison_id = ? AND NOT warmup AND state = 'done'"
+			      " AND cpu_wait_ms IS NOT NULL AND wall_ms > 0 ORDER BY seq",
+			      DB_ARGS(DB_INT(id)), &how, out, out_n);
+}
+
 /* The stored summary's derived rows: flags, reasons and pair gains. */
 static int load_notes(struct db *db, struct db_comparison *c)
 {
@@ -390,6 +408,8 @@ static void stage_fill(void *elem, sqlite3_stmt *st, void *arg)
 	g->gate_p = db_column_real(st, 12);
 	g->spread_ratio = db_column_real(st, 13);
 	db_column_copy(g->verdict, sizeof(g->verdict), st, 14);
+	g->load_p = db_column_real(st, 15);
+	g->load_above = db_column_real(st, 16);
 }
 
 /* The stored judgement of each stage (none for a version 1 row). */
@@ -402,8 +422,8 @@ static int load_stages(struct db *db, struct db_summary *s, int64_t id)
 
 	return db_rows_select(db, "SELECT pairs, test, calibration_gains, alpha, p_faster,"
 			      " p_slower, p_below, p_above, cal_p_faster, cal_p_slower,"
-			      " cal_p_below, cal_p_above, gate_p, spread_ratio, verdict"
-			      " FROM comparison_stages"
+			      " cal_p_below, cal_p_above, gate_p, spread_ratio, verdict, load_p,"
+			      " load_above FROM comparison_stages"
 			      " WHERE comparison_id = ? ORDER BY stage", DB_ARGS(DB_INT(id)), &how,
 			      &s->stages, &s->nstages);
 }
@@ -450,9 +470,12 @@ int db_calibration_load(struct db *db, struct db_calibration *cal, size_t n)
 
 		free(cal[i].metric);
 		free(cal[i].gains);
+		free(cal[i].loads);
 		cal[i].metric = NULL;
 		cal[i].gains = NULL;
 		cal[i].ngains = 0;
+		cal[i].loads = NULL;
+		cal[i].nloads = 0;
 		r = db_run_row(db, db_fill_string, &cal[i].metric, "SELECT metric FROM comparisons"
 			       " WHERE id = ?", DB_ARGS(DB_INT(id)), "loading a calibration");
 		if (r == -ENOENT)
@@ -461,6 +484,8 @@ int db_calibration_load(struct db *db, struct db_calibration *cal, size_t n)
 		if (r == 0)
 			r = gains_load(db, &cal[i].gains, &cal[i].ngains, id,
 				       "loading a calibration's pair gains");
+		if (r == 0)
+			r = loads_load(db, &cal[i].loads, &cal[i].nloads, id);
 	}
 	return r;
 }

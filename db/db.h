@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 20
+#define DB_SCHEMA_VERSION 21
 
 struct db;
 
@@ -119,6 +119,9 @@ struct db_process {
 	double user_ms;
 	double sys_ms;
 	int64_t maxrss_kb;
+	double cpu_wait_ms;      /* the machine's CPU pressure while it ran: the
+				  * time some task waited for a CPU (PSI "some");
+				  * NAN: not recorded (no PSI, or before schema 21) */
 	char *cpus;              /* pinning as given, NULL for none */
 	struct db_metric *metrics;
 	size_t nmetrics;
@@ -195,16 +198,24 @@ struct db_stage {
 	 * (NAN without a calibration). */
 	double cal_p_faster, cal_p_slower, cal_p_below, cal_p_above;
 	double gate_p, spread_ratio;
+	/* /2.2 alone (NAN otherwise): the load gate's p value and how many of
+	 * the stage's processes ran under more CPU pressure than all but the
+	 * largest of the calibration's (NAN where it did not run). */
+	double load_p, load_above;
 	char verdict[16];        /* this stage's verdict; "unresolved" lets the next run */
 };
 
 /* The A/A comparison whose pair gains calibrate a comparison: its metric and
- * its gains in pair order (NAN where undefined). */
+ * its gains in pair order (NAN where undefined), and the CPU pressure its
+ * counted processes ran under, each a share of its wall time, where
+ * recorded (pairs-median/2.2's load gate). */
 struct db_calibration {
 	int64_t comparison_id;
 	char *metric;
 	double *gains;
 	size_t ngains;
+	double *loads;
+	size_t nloads;
 };
 void db_calibration_release(struct db_calibration *c);
 

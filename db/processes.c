@@ -70,7 +70,8 @@ bool db_process_metric(const struct db_process *p, const char *name, double *out
 	DB_INT((p)->timed_out), DB_TEXT((p)->spawn_error), DB_REAL((p)->wall_ms), \
 	DB_REAL((p)->user_ms), DB_REAL((p)->sys_ms), DB_INT((p)->maxrss_kb), \
 	DB_TEXT((p)->digest), DB_INT((p)->record_valid), DB_INT((p)->stdout_bytes), \
-	DB_INT((p)->stderr_bytes), DB_TEXT((p)->fault), DB_TEXT((p)->fault_watch)
+	DB_INT((p)->stderr_bytes), DB_TEXT((p)->fault), DB_TEXT((p)->fault_watch), \
+	DB_REAL((p)->cpu_wait_ms)
 
 int db_process_insert(struct db *db, int64_t *out_id, const struct db_process *p)
 {
@@ -135,8 +136,9 @@ int db_process_finish(struct db *db, const struct db_process *p)
 		   " signal = ?, timed_out = ?, spawn_error = ?, wall_ms = ?,"
 		   " user_ms = ?, sys_ms = ?, maxrss_kb = ?, digest = ?,"
 		   " record_valid = ?, stdout_bytes = ?, stderr_bytes = ?, fault = ?,"
-		   " fault_watch = ?, started_at = COALESCE(NULLIF(?17, ''), started_at)"
-		   " WHERE id = ?16", DB_ARGS(END_ARGS(p), DB_INT(p->id), DB_TEXT(p->started_at)),
+		   " fault_watch = ?, cpu_wait_ms = ?,"
+		   " started_at = COALESCE(NULLIF(?18, ''), started_at)"
+		   " WHERE id = ?17", DB_ARGS(END_ARGS(p), DB_INT(p->id), DB_TEXT(p->started_at)),
 		   "recording a process's end");
 	if (r == 0)
 		r = db_receipt_forget(db, p->comparison_id);
@@ -161,9 +163,9 @@ int db_process_store(struct db *db, int64_t *out_id, const struct db_process *p)
 	r = db_run_insert(db, &id, "INSERT INTO processes (comparison_id, seq, arm, pair, warmup,"
 			  " started_at, cpus, ended_at, exit_code, signal, timed_out, spawn_error,"
 			  " wall_ms, user_ms, sys_ms, maxrss_kb, digest, record_valid,"
-			  " stdout_bytes, stderr_bytes, fault, fault_watch, valid, invalid_reason,"
-			  " state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			  " ?, ?, ?, ?, ?, 'done')",
+			  " stdout_bytes, stderr_bytes, fault, fault_watch, cpu_wait_ms, valid,"
+			  " invalid_reason, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			  " ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'done')",
 			  DB_ARGS(START_ARGS(p), END_ARGS(p), DB_INT(p->valid),
 				  DB_TEXT(p->invalid_reason)), "recording a process");
 	if (r == 0) {
@@ -210,6 +212,7 @@ static void process_fill(void *elem, sqlite3_stmt *st, void *arg)
 	p->fault_watch = db_column_strdup(st, 24);
 	p->stdout_kept = sqlite3_column_int64(st, 25);
 	p->stderr_kept = sqlite3_column_int64(st, 26);
+	p->cpu_wait_ms = db_column_real(st, 27);
 }
 
 static void process_release(void *elem)
@@ -230,7 +233,7 @@ static int process_rows_load(struct db *db, struct db_process **out, size_t *out
 			      " exit_code, signal, timed_out, spawn_error, wall_ms, user_ms,"
 			      " sys_ms, maxrss_kb, cpus, digest, record_valid, stdout_bytes,"
 			      " stderr_bytes, fault, valid, invalid_reason, fault_watch,"
-			      " coalesce(length(o.stdout), 0), coalesce(length(o.stderr), 0)"
+			      " coalesce(length(o.stdout), 0), coalesce(length(o.stderr), 0), cpu_wait_ms"
 			      " FROM processes LEFT JOIN process_output o ON o.process_id = id"
 			      " WHERE comparison_id = ? ORDER BY seq", DB_ARGS(DB_INT(comparison_id)),
 			      &how, out, out_n);

@@ -633,6 +633,16 @@ static const char schema_v20[] =
 	"ALTER TABLE comparison_stages ADD COLUMN gate_p REAL;"
 	"ALTER TABLE comparison_stages ADD COLUMN spread_ratio REAL;";
 
+/* Version 21: the machine's CPU pressure while a process ran (the time
+ * some task waited for a CPU, Linux's PSI: the load it ran beside); NULL
+ * for the rows before and where the kernel keeps none. A pairs-median/2.2
+ * stage's load gate: its p value and how many processes lay above the
+ * calibration's; NULL for the rows of earlier rules. */
+static const char schema_v21[] =
+	"ALTER TABLE processes ADD COLUMN cpu_wait_ms REAL;"
+	"ALTER TABLE comparison_stages ADD COLUMN load_p REAL;"
+	"ALTER TABLE comparison_stages ADD COLUMN load_above REAL;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -654,5 +664,6 @@ const struct db_migration db_migrations[] = {
 	{ 18, schema_v18 },
 	{ 19, schema_v19 },
 	{ 20, schema_v20 },
+	{ 21, schema_v21 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -229,6 +229,7 @@ static void rt_process_done(struct db_process *pr)
 	pr->user_ms = 10.25;
 	pr->sys_ms = 1.5;
 	pr->maxrss_kb = 2048;
+	pr->cpu_wait_ms = 12.5;
 	pr->metrics = rt_metrics;
 	pr->nmetrics = 2;
 	pr->lines = rt_lines;
@@ -266,6 +267,7 @@ static void rt_process_check(const struct db_process *p, int64_t id, int64_t cid
 	assert_true(p->user_ms == 10.25);
 	assert_true(p->sys_ms == 1.5);
 	assert_int_equal(p->maxrss_kb, 2048);
+	assert_true(p->cpu_wait_ms == 12.5);
 	assert_string_equal(p->cpus, "2-3");
 	/* Metrics come back by name. */
 	assert_int_equal(p->nmetrics, 2);
@@ -1996,7 +1998,7 @@ static void test_store_whole(void **state)
 	struct db_comparison c;
 	struct db_summary s;
 	struct db_stage stage = { 1, "sign", 0, 0.125, 0.5, 0.875, NAN, 0.25, 0.01, NAN, NAN,
-				  NAN, 0.3, 2.5, "unresolved" };
+				  NAN, 0.3, 2.5, 0.004, 5, "unresolved" };
 	bool valid[2] = { false, true };
 	char *reason[2] = { (char *)"exited 1", NULL };
 	char *flags[1] = { (char *)"noisy" }, *reasons[2] = { (char *)"one", (char *)"two" };

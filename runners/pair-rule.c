@@ -1,7 +1,7 @@
 /*
  * The rule (docs/rule.md says it in words): the steps every version shares,
- * and version 1's verdict; the stages and tests of versions 2 and 2.1 are
- * in pair-rule2.c.
+ * and version 1's verdict; the stages and tests of versions 2, 2.1 and 2.2
+ * are in pair-rule2.c.
  *
  * Pair i is the old and new processes with pair number i. For the metric,
  * gain_i = (old_i - new_i) / old_i; the gain is the median of the gain_i.
@@ -47,8 +47,13 @@
 
 bool runner_rule_is_known(const char *rule)
 {
-	return rule && (!strcmp(rule, RUNNER_RULE) || !strcmp(rule, RUNNER_RULE_V2) ||
-			!strcmp(rule, RUNNER_RULE_V1));
+	return rule && (!strcmp(rule, RUNNER_RULE) || !strcmp(rule, RUNNER_RULE_V21) ||
+			!strcmp(rule, RUNNER_RULE_V2) || !strcmp(rule, RUNNER_RULE_V1));
+}
+
+bool runner_rule_has_gates(const char *rule)
+{
+	return runner_rule_is_known(rule) && rule_version_of(rule) >= RULE_V21;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -58,11 +63,16 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void runner_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+}
+
 double runner_median(double *v, size_t n)
 {
 	if (n == 0)
 		return NAN;
-	qsort(v, n, sizeof(*v), cmp_double);
+	runner_sort(v, n);
 	if (n % 2)
 		return v[n / 2];
 	return (v[n / 2 - 1] + v[n / 2]) / 2.0;
@@ -294,7 +304,7 @@ static void arm_stats(struct db_arm_stats *out, double *v, size_t n)
 int rule_version_of(const char *rule)
 {
 	return !strcmp(rule, RUNNER_RULE_V1) ? RULE_V1 : !strcmp(rule, RUNNER_RULE_V2) ? RULE_V2 :
-	       RULE_V21;
+	       !strcmp(rule, RUNNER_RULE_V21) ? RULE_V21 : RULE_V22;
 }
 
 static void run_init(struct rule_run *run, const struct db_comparison *c)

@@ -1,7 +1,7 @@
 /*
- * The rule, versions 2 and 2.1: the stages and verdict of pairs-median/2
- * and pairs-median/2.1 (docs/rule.md says them in words and proves their
- * bounds).
+ * The rule, versions 2, 2.1 and 2.2: the stages and verdict of
+ * pairs-median/2, /2.1 and /2.2 (docs/rule.md says them in words and
+ * proves their bounds).
  *
  * A comparison runs stages of pairs: the configured pairs, then doubling up
  * to max_pairs, while unresolved. Each stage has an equal share of the 1%
@@ -13,7 +13,9 @@
  * RUNNER_CALIBRATION_MIN_GAINS gains and the scale gate finds the pairs no
  * wider than it; a side passes when either test passes. The same tests,
  * shifted by min_effect both ways, decide "unchanged": the change is
- * bounded within min_effect.
+ * bounded within min_effect. Version 2.2 is 2.1 with a second gate before
+ * the calibrated test: the load gate finds the stage's processes under no
+ * more CPU pressure than the calibration's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,25 +44,53 @@ struct stage_test {
 	double median;
 };
 
-/* The calibration gains of the comparison's metric, in the order stored,
- * at most RUNNER_CALIBRATION_MAX_GAINS. The caller frees them. */
-static double *calibration_gains(const struct rule_run *run, size_t *out_n)
+/* What the calibration's A/As of the comparison's metric hold, in the order
+ * stored: their pair gains, at most RUNNER_CALIBRATION_MAX_GAINS, or (loads)
+ * the CPU pressure each of their processes ran under, a share of its wall
+ * time, every one recorded. The caller frees them. */
+static double *calibration_values(const struct rule_run *run, bool loads, size_t *out_n)
 {
 	const struct db_comparison *c = run->c;
-	double *v = xcalloc(RUNNER_CALIBRATION_MAX_GAINS + 1, sizeof(double));
-	size_t i, j, n = 0;
+	size_t i, j, n = 0, all = 0, most = loads ? SIZE_MAX : RUNNER_CALIBRATION_MAX_GAINS;
+	double *v;
 
+	for (i = 0; i < c->ncalibration; i++)
+		all += loads ? c->calibration[i].nloads : c->calibration[i].ngains;
+	v = xcalloc(all + 1, sizeof(double));
 	for (i = 0; i < c->ncalibration; i++) {
 		const struct db_calibration *cal = &c->calibration[i];
+		const double *x = loads ? cal->loads : cal->gains;
+		size_t nx = loads ? cal->nloads : cal->ngains;
 
 		if (!cal->metric || !run->s.metric || strcmp(cal->metric, run->s.metric))
 			continue;
-		for (j = 0; j < cal->ngains && n < RUNNER_CALIBRATION_MAX_GAINS; j++)
-			if (isfinite(cal->gains[j]))
-				v[n++] = cal->gains[j];
+		for (j = 0; j < nx && n < most; j++)
+			if (isfinite(x[j]))
+				v[n++] = x[j];
 	}
 	*out_n = n;
 	return v;
+}
+
+/* The same of a stage's processes: both of each of its first n pairs,
+ * where recorded (none in a simulated run, mde.c's, which has gains and no
+ * processes). out has room for 2n. */
+static size_t stage_loads(double *out, const struct rule_run *run, int n)
+{
+	const struct db_process *p[2];
+	size_t k = 0;
+	int i, j;
+
+	if (!run->old_of || !run->new_of)
+		return 0;
+	for (i = 1; i <= n && (size_t)i <= run->npairs; i++) {
+		p[0] = run->old_of[i];
+		p[1] = run->new_of[i];
+		for (j = 0; j < 2; j++)
+			if (p[j] && isfinite(p[j]->cpu_wait_ms) && p[j]->wall_ms > 0)
+				out[k++] = p[j]->cpu_wait_ms / p[j]->wall_ms;
+	}
+	return k;
 }
 
 /* A stage's share of its bound that one test gets: num / den. */
@@ -130,12 +160,34 @@ static void rank_stage(struct db_stage *g, struct stage_test *t, const double *x
 	runner_rank_release(&rank);
 }
 
+/* What a stage of version 2.2 puts to its load gate: the stage's
+ * processes' CPU pressure and the calibration's; NULL for version 2.1. */
+struct stage_loads {
+	const double *x, *cal;
+	size_t n, ncal;
+};
+
+/* Version 2.2's load gate on a stage; true when it lets the calibrated test
+ * run (version 2.1, or nothing to compare, passes). */
+static bool load_gate(struct db_stage *g, const struct stage_loads *l)
+{
+	struct runner_load_gate gate;
+
+	if (!l || runner_load_gate(&gate, l->x, l->n, l->cal, l->ncal,
+				   RUNNER_RULE22_LOAD_RANK) < 0)
+		return true;
+	g->load_p = gate.p;
+	g->load_above = gate.above;
+	return gate.passes;
+}
+
 /* Version 2.1's stage: the sign test always, at its share; with enough
- * calibration gains (calibrated), the scale gate, and when it passes the
- * calibrated test at the rest of the share. A side passes when either
- * test passes it. */
+ * calibration gains (calibrated), the scale gate, and when it passes (and,
+ * under 2.2, the load gate too: loads) the calibrated test at the rest of
+ * the share. A side passes when either test passes it. */
 static void stage21(struct db_stage *g, struct stage_test *t, const double *x, int n,
-		    const double *cal, size_t ncal, bool calibrated, double m, int nstages)
+		    const double *cal, size_t ncal, bool calibrated, double m, int nstages,
+		    const struct stage_loads *loads)
 {
 	struct runner_rank rank;
 	struct runner_gate gate;
@@ -149,7 +201,7 @@ static void stage21(struct db_stage *g, struct stage_test *t, const double *x, i
 	runner_scale_gate(&gate, x, (size_t)n, cal, ncal);
 	g->gate_p = gate.p;
 	g->spread_ratio = gate.ratio;
-	if (gate.passes) {
+	if (load_gate(g, loads) && gate.passes) {
 		snprintf(g->test, sizeof(g->test), "sign+calibrated");
 		rank_test(p, t, &rank, x, n, cal, ncal, m, nstages,
 			  (struct share){ RUNNER_RULE21_SHARES - RUNNER_RULE21_SIGN_SHARE,
@@ -175,9 +227,11 @@ static const char *stage_verdict(const struct stage_test *t, double m)
 	return "unresolved";
 }
 
-/* Why a version 2.1 stage did not lean on its calibration, when it had
- * one: the scale gate found the pairs wider. */
-static void explain_gate(struct rule_run *run, const struct db_stage *g, int stage)
+/* Why a version 2.1 or 2.2 stage did not lean on its calibration, when it
+ * had one: the scale gate found the pairs wider, or (2.2) the load gate
+ * found its processes under more CPU pressure; each gate that failed. */
+static void explain_gate(struct rule_run *run, const struct db_stage *g, int stage,
+			 size_t nloads)
 {
 	char ratio[32] = "";
 
@@ -185,9 +239,15 @@ static void explain_gate(struct rule_run *run, const struct db_stage *g, int sta
 		return;
 	if (isfinite(g->spread_ratio))
 		snprintf(ratio, sizeof(ratio), " %.2gx", g->spread_ratio);
-	rule_note(&run->s.reasons, &run->s.nreasons, "stage %d: the pairs spread%s their "
-		  "calibration's (p %.4g): judged without the calibration", stage, ratio,
-		  g->gate_p);
+	if (!(g->gate_p > RUNNER_RULE21_GATE_P))
+		rule_note(&run->s.reasons, &run->s.nreasons, "stage %d: the pairs spread%s "
+			  "their calibration's (p %.4g): judged without the calibration", stage,
+			  ratio, g->gate_p);
+	if (isfinite(g->load_p) && !(g->load_p > RUNNER_RULE22_LOAD_P))
+		rule_note(&run->s.reasons, &run->s.nreasons, "stage %d: %.0f of its processes "
+			  "ran under more CPU pressure than %zu of the calibration's %zu (p "
+			  "%.4g): judged without the calibration", stage, g->load_above,
+			  nloads - (RUNNER_RULE22_LOAD_RANK - 1), nloads, g->load_p);
 }
 
 /* Version 2.1's p values of one question (faster and slower: fmt " for
@@ -213,13 +273,13 @@ static void explain_p21(struct rule_run *run, const char *what, const char *cons
 
 /* Why the last stage gave no verdict, every reason that applies. */
 static void explain_unresolved(struct rule_run *run, const struct db_stage *g,
-			       const struct stage_test *t, int stage, int nstages)
+			       const struct stage_test *t, int stage, int nstages, size_t nloads)
 {
 	struct db_summary *s = &run->s;
 	double m = run->c->min_effect;
 	static const char *const change[] = { " for faster and ", " for slower" };
 	static const char *const bound[] = { " and ", "" };
-	bool v21 = run->version == RULE_V21;
+	bool v21 = run->version >= RULE_V21;
 	char a[32], b[32], alpha[32], what[96];
 
 	runner_format_gain(alpha, sizeof(alpha), g->alpha);
@@ -227,7 +287,7 @@ static void explain_unresolved(struct rule_run *run, const struct db_stage *g,
 	if (run->pos && run->neg)
 		rule_note(&s->reasons, &s->nreasons, "pair gains disagree in sign");
 	if (v21)
-		explain_gate(run, g, stage);
+		explain_gate(run, g, stage, nloads);
 	if ((t->faster && t->median < m) || (t->slower && -t->median < m)) {
 		runner_format_gain(a, sizeof(a), fabs(t->median));
 		rule_note(&s->reasons, &s->nreasons, "a change is likely, but the gain median "
@@ -284,9 +344,12 @@ void rule2_decide(struct rule_run *run)
 	double m = c->min_effect;
 	int stages[RUNNER_STAGES_MAX], nstages, i;
 	struct stage_test t = { 0 };
-	size_t ncal;
-	double *cal = calibration_gains(run, &ncal);
-	bool v21 = run->version == RULE_V21;
+	size_t ncal, ncal_loads = 0;
+	double *cal = calibration_values(run, false, &ncal);
+	bool v21 = run->version >= RULE_V21, v22 = run->version >= RULE_V22;
+	double *cal_loads = v22 ? calibration_values(run, true, &ncal_loads) : NULL;
+	double *loads = xcalloc(2 * run->npairs + 1, sizeof(double));
+	struct stage_loads l = { loads, cal_loads, 0, ncal_loads };
 	bool calibrated = ncal >= (v21 ? RUNNER_CALIBRATION_MIN_GAINS :
 				   RUNNER_CALIBRATION_MIN_GAINS_V2);
 	const char *verdict = "unresolved";
@@ -295,6 +358,8 @@ void rule2_decide(struct rule_run *run)
 	if (!check_schedule(run, stages, &nstages)) {
 		rule_set_invalid(run);
 		free(cal);
+		free(cal_loads);
+		free(loads);
 		return;
 	}
 	for (i = 0; (size_t)i < run->ngains; i++) {
@@ -311,9 +376,11 @@ void rule2_decide(struct rule_run *run)
 		g->alpha = runner_stage_alpha(nstages);
 		g->p_faster = g->p_slower = g->p_below = g->p_above = NAN;
 		g->cal_p_faster = g->cal_p_slower = g->cal_p_below = g->cal_p_above = NAN;
-		g->gate_p = g->spread_ratio = NAN;
+		g->gate_p = g->spread_ratio = g->load_p = g->load_above = NAN;
+		l.n = v22 ? stage_loads(loads, run, n) : 0;
 		if (v21)
-			stage21(g, &t, run->gains, n, cal, ncal, calibrated, m, nstages);
+			stage21(g, &t, run->gains, n, cal, ncal, calibrated, m, nstages,
+				v22 ? &l : NULL);
 		else if (calibrated)
 			rank_stage(g, &t, run->gains, n, cal, ncal, m, nstages);
 		else
@@ -325,6 +392,8 @@ void rule2_decide(struct rule_run *run)
 			break;
 	}
 	free(cal);
+	free(cal_loads);
+	free(loads);
 	if (s->nstages && (size_t)s->stages[s->nstages - 1].pairs != run->npairs) {
 		rule_note(&s->reasons, &s->nreasons, "stage %zu (%d pairs) was %s, yet %zu "
 			  "pairs ran", s->nstages, s->stages[s->nstages - 1].pairs, verdict,
@@ -338,5 +407,5 @@ void rule2_decide(struct rule_run *run)
 	s->more = c->state == DB_STATE_RUNNING && run->npairs < (size_t)c->max_pairs;
 	if (!s->more)
 		explain_unresolved(run, &s->stages[s->nstages - 1], &t, (int)s->nstages,
-				   nstages);
+				   nstages, ncal_loads);
 }

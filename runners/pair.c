@@ -143,6 +143,7 @@ static void fill_record(struct db_process *rec, struct child *child,
 	rec->user_ms = child->user_ms;
 	rec->sys_ms = child->sys_ms;
 	rec->maxrss_kb = child->maxrss_kb;
+	rec->cpu_wait_ms = child->cpu_wait_ms;
 	rec->stdout_bytes = child->out_total;
 	rec->stderr_bytes = child->err_total;
 	rec->out_len = child->out.len;

@@ -186,6 +186,7 @@ static json_t *process_json(const struct db_process *p)
 	json_object_set_new(o, "user_ms", json_number(round(p->user_ms * 1000) / 1000));
 	json_object_set_new(o, "sys_ms", json_number(round(p->sys_ms * 1000) / 1000));
 	json_object_set_new(o, "maxrss_kb", json_integer(p->maxrss_kb));
+	json_object_set_new(o, "cpu_wait_ms", json_real_or_null(round(p->cpu_wait_ms * 1000) / 1000));
 	for (i = 0; i < p->nmetrics; i++)
 		json_object_set_new(m, p->metrics[i].name, json_number(p->metrics[i].value));
 	json_object_set_new(o, "metrics", m);
@@ -223,9 +224,10 @@ static int pairs_shown(const struct db_comparison *c)
 	return n;
 }
 
-/* pairs-median/2.1's stage beyond the sign test: the calibrated test's p
- * values (null where it did not run) and the scale gate (null without a
- * calibration; passed: the calibrated test ran). */
+/* pairs-median/2.1 and /2.2's stage beyond the sign test: the calibrated
+ * test's p values (null where it did not run), the scale gate (null
+ * without a calibration) and the load gate (2.2; null where it did not
+ * run); the calibrated test ran where every gate passed. */
 static void stage21_json(json_t *o, const struct db_stage *g)
 {
 	json_object_set_new(o, "calibrated", isnan(g->cal_p_faster) ? json_null() :
@@ -236,7 +238,11 @@ static void stage21_json(json_t *o, const struct db_stage *g)
 	json_object_set_new(o, "gate", isnan(g->gate_p) ? json_null() :
 		json_pack("{s:o,s:o,s:b}", "p", json_number(g->gate_p),
 			  "spread_ratio", json_number(g->spread_ratio),
-			  "passed", !isnan(g->cal_p_faster)));
+			  "passed", g->gate_p > RUNNER_RULE21_GATE_P));
+	json_object_set_new(o, "load_gate", isnan(g->load_p) ? json_null() :
+		json_pack("{s:o,s:o,s:b}", "p", json_number(g->load_p),
+			  "above", json_number(g->load_above),
+			  "passed", g->load_p > RUNNER_RULE22_LOAD_P));
 }
 
 static json_t *stages_json(const struct db_comparison *c)
@@ -254,7 +260,7 @@ static json_t *stages_json(const struct db_comparison *c)
 			"p_below", json_number(g->p_below), "p_above", json_number(g->p_above),
 			"verdict", g->verdict);
 
-		if (!strcmp(c->rule, RUNNER_RULE))
+		if (runner_rule_has_gates(c->rule))
 			stage21_json(o, g);
 		json_array_append_new(a, o);
 	}
@@ -439,7 +445,7 @@ static void render_csv(struct strbuf *out, const struct db_comparison *c)
 
 	strbuf_adds(out, "comparison,seq,arm,pair,warmup,state,started_at,ended_at,exit,"
 		    "signal,timed_out,valid,invalid_reason,wall_ms,user_ms,sys_ms,maxrss_kb,"
-		    "digest,old_sha256,new_sha256,old_manifest,new_manifest");
+		    "cpu_wait_ms,digest,old_sha256,new_sha256,old_manifest,new_manifest");
 	for (j = 0; j < nnames; j++)
 		csv_field(out, names[j], false);
 	strbuf_addch(out, '\n');
@@ -472,6 +478,7 @@ static void render_csv(struct strbuf *out, const struct db_comparison *c)
 		csv_num(out, p->user_ms);
 		csv_num(out, p->sys_ms);
 		csv_num(out, (double)p->maxrss_kb);
+		csv_num(out, p->cpu_wait_ms);
 		csv_field(out, p->digest, false);
 		csv_field(out, c->old.sha256, false);
 		csv_field(out, c->new.sha256, false);
@@ -495,8 +502,8 @@ static void render_csv(struct strbuf *out, const struct db_comparison *c)
 #define AA_NOTE "A/A: one build against itself; its verdict is a calibration sample " \
 	"(of the false verdict rate), not a change"
 
-/* The rest of a pairs-median/2.1 stage's line: each test's p values, and
- * why the calibration was left out when the scale gate failed. */
+/* The rest of a pairs-median/2.1 or /2.2 stage's line: each test's p
+ * values, and why the calibration was left out when a gate failed. */
 static void stage21_line(struct strbuf *out, const struct db_stage *g, const char *alpha)
 {
 	strbuf_addf(out, ": sign p %.4g faster, %.4g slower, within min_effect %.4g, %.4g",
@@ -505,13 +512,18 @@ static void stage21_line(struct strbuf *out, const struct db_stage *g, const cha
 		strbuf_addf(out, "; calibrated p %.4g faster, %.4g slower, within min_effect "
 			    "%.4g, %.4g", g->cal_p_faster, g->cal_p_slower, g->cal_p_below,
 			    g->cal_p_above);
-	if (!isnan(g->gate_p) && isnan(g->cal_p_faster)) {   /* the gate failed */
+	if (!(g->gate_p > RUNNER_RULE21_GATE_P) && !isnan(g->gate_p)) {
 		strbuf_adds(out, "; the pairs spread");
 		if (isfinite(g->spread_ratio))
 			strbuf_addf(out, " %.2gx", g->spread_ratio);
 		strbuf_addf(out, " their calibration's (p %.2g): judged without the calibration",
 			    g->gate_p);
 	}
+	_Static_assert(RUNNER_RULE22_LOAD_RANK == 2, "the words: all but the largest");
+	if (!(g->load_p > RUNNER_RULE22_LOAD_P) && !isnan(g->load_p))
+		strbuf_addf(out, "; %.0f processes ran under more CPU pressure than all but the "
+			    "largest of the calibration's (p %.2g): judged without the calibration",
+			    g->load_above, g->load_p);
 	strbuf_addf(out, "; bound %s: %s\n", alpha, g->verdict);
 }
 
@@ -547,7 +559,7 @@ static void stage_lines(struct strbuf *out, const struct db_comparison *c, bool 
 			    i + 1, g->pairs, g->test);
 		if (g->calibration_gains)
 			strbuf_addf(out, " (%d A/A gains)", g->calibration_gains);
-		if (!strcmp(c->rule, RUNNER_RULE)) {
+		if (runner_rule_has_gates(c->rule)) {
 			stage21_line(out, g, alpha);
 			continue;
 		}

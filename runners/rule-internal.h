@@ -12,15 +12,16 @@
 
 #include "runners.h"
 
-/* The rule's versions; 2.1 orders after 2, so "version >= RULE_V2" holds
- * for every version with stages. */
-enum { RULE_V1 = 1, RULE_V2 = 2, RULE_V21 = 21 };
+/* The rule's versions; 2.1 and 2.2 order after 2, so "version >= RULE_V2"
+ * holds for every version with stages, and "version >= RULE_V21" for
+ * every version with both tests at each stage. */
+enum { RULE_V1 = 1, RULE_V2 = 2, RULE_V21 = 21, RULE_V22 = 22 };
 /* The version of a known rule's name (runner_rule_is_known). */
 int rule_version_of(const char *rule);
 
 struct rule_run {
 	const struct db_comparison *c;
-	int version;                   /* RULE_V1, RULE_V2, RULE_V21 */
+	int version;                   /* RULE_V1, RULE_V2, RULE_V21, RULE_V22 */
 	struct db_summary s;
 	size_t npairs;                 /* v1: c->pairs; v2: the pairs that ran */
 	const struct db_process **old_of, **new_of; /* by pair number 1..npairs */
@@ -41,10 +42,11 @@ void rule_set_invalid(struct rule_run *run);
 /* The median of the first n of v, which is left as it was. */
 double rule_median_of(const double *v, size_t n);
 
-/* Versions 2 and 2.1's stages and verdict (pair-rule2.c), on a valid
+/* Versions 2, 2.1 and 2.2's stages and verdict (pair-rule2.c), on a valid
  * comparison whose gains and figures are computed. */
 void rule2_decide(struct rule_run *run);
-/* Versions 2 and 2.1's pair count: the highest pair number a pair process has. */
+/* Versions 2, 2.1 and 2.2's pair count: the highest pair number a pair
+ * process has. */
 size_t rule2_pairs_run(const struct db_comparison *c);
 
 #endif

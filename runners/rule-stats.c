@@ -291,3 +291,44 @@ int runner_scale_gate(struct runner_gate *out, const double *x, size_t n, const 
 	free(dc);
 	return ret;
 }
+
+/* C(n, k) as a double, by its product (exact while it fits 53 bits). */
+static double choose(size_t n, size_t k)
+{
+	double v = 1;
+	size_t i;
+
+	if (k > n)
+		return 0;
+	for (i = 1; i <= k; i++)
+		v = v * (double)(n - k + i) / (double)i;
+	return v;
+}
+
+int runner_load_gate(struct runner_load_gate *out, const double *x, size_t n, const double *c,
+		     size_t m, int r)
+{
+	double *sorted, bar, p = 0;
+	size_t i, j, k = 0, t;
+
+	out->p = NAN;
+	out->above = 0;
+	out->passes = true;
+	if (!n || r < 1 || m < (size_t)r)
+		return -EINVAL;
+	sorted = xcalloc(m, sizeof(double));
+	memcpy(sorted, c, m * sizeof(double));
+	runner_sort(sorted, m);
+	bar = sorted[m - (size_t)r];           /* the r-th largest */
+	free(sorted);
+	for (i = 0; i < n; i++)
+		k += x[i] > bar;
+	/* k or more x's among the t = k + r - 1 largest of all n + m. */
+	t = k + (size_t)r - 1;
+	for (j = k; j <= t && j <= n; j++)
+		p += choose(n, j) * choose(m, t - j);
+	out->p = k ? p / choose(n + m, t) : 1;
+	out->above = (int)k;
+	out->passes = out->p > RUNNER_RULE22_LOAD_P;
+	return 0;
+}

@@ -126,7 +126,8 @@ void runner_result_release(struct runner_result *r);
 
 /* ---- rule ---- */
 
-#define RUNNER_RULE "pairs-median/2.1"     /* the rule new comparisons get */
+#define RUNNER_RULE "pairs-median/2.2"     /* the rule new comparisons get */
+#define RUNNER_RULE_V21 "pairs-median/2.1"
 #define RUNNER_RULE_V2 "pairs-median/2"
 #define RUNNER_RULE_V1 "pairs-median/1"
 /* A comparison under pairs-median/2 or /2.1 is calibrated by the pair gains
@@ -146,6 +147,13 @@ void runner_result_release(struct runner_result *r);
 /* The scale gate of pairs-median/2.1: a stage leans on its calibration
  * only when the rank test of spread gives p above this. */
 #define RUNNER_RULE21_GATE_P 0.01
+/* The load gate of pairs-median/2.2: a stage leans on its calibration only
+ * when its processes did not run under more CPU pressure than the
+ * calibration's, p above this; a process counts when above the
+ * calibration's RUNNER_RULE22_LOAD_RANK-th largest (docs/rule.md,
+ * "pairs-median/2.2"). */
+#define RUNNER_RULE22_LOAD_P 0.01
+#define RUNNER_RULE22_LOAD_RANK 2
 #define RUNNER_WALL_METRIC "wall_ms"
 
 /* ---- the arithmetic of pairs-median/2 (rule-stats.c; docs/rule.md) ---- */
@@ -208,8 +216,28 @@ struct runner_gate {
 int runner_scale_gate(struct runner_gate *out, const double *x, size_t n, const double *c,
 		      size_t m);
 
+/* pairs-median/2.2's load gate: of the n x's (a stage's processes' CPU
+ * pressure, each a share of its wall time), how many, k, lie above the
+ * r-th largest of the m c's (the calibration's processes'), and p, the
+ * chance of so many when all n + m are exchangeable: that k or more x's
+ * are among the k + r - 1 largest of them all, a hypergeometric tail (for
+ * r = 1, C(n, k) / C(n + m, k)). Ties count for neither, which can only
+ * make p larger. It passes when p > RUNNER_RULE22_LOAD_P. -EINVAL when n
+ * is 0 or m under r: there is nothing to compare, and the gate passes with
+ * p NAN. */
+struct runner_load_gate {
+	double p;
+	int above;
+	bool passes;
+};
+int runner_load_gate(struct runner_load_gate *out, const double *x, size_t n, const double *c,
+		     size_t m, int r);
+
 /* True when this binary implements the named rule. */
 bool runner_rule_is_known(const char *rule);
+/* True for the rules whose stages run both tests and gate the calibrated
+ * one (pairs-median/2.1 and /2.2). */
+bool runner_rule_has_gates(const char *rule);
 /* Applies the comparison's rule to its process records (c->processes, with
  * c->metric_requested, c->min_effect, c->noise, c->pairs, c->state) and
  * fills *out, which the caller releases with db_summary_release, on every
@@ -218,6 +246,8 @@ int runner_rule_apply(struct db_summary *out, const struct db_comparison *c);
 /* The smallest count of agreeing pairs out of n that the one-sided sign test
  * at alpha 1/8 accepts; 0 when no count does (n < 3). */
 int runner_sign_threshold(int n);
+/* Sorts v in place, ascending. */
+void runner_sort(double *v, size_t n);
 /* Median of v (sorted in place); the mean of the two middle values for an
  * even count. */
 double runner_median(double *v, size_t n);
@@ -539,6 +569,6 @@ void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
  * to what it reads) that changes the bytes of a receipt already stored. A
  * receipt stored under another name is never answered: it is rendered
  * anew. */
-#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 4"
+#define RUNNER_RECEIPT_RENDERER "perfd " PERFD_VERSION ", receipt 5"
 
 #endif

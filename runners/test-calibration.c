@@ -19,7 +19,7 @@ static void test_noise(void **state)
 	double g2[7] = { -0.04, 0.05, 0.06, -0.07, 0.08, 0.09, -0.10 };
 	double g3[1] = { 0.11 };
 	struct db_calibration v[3] = {
-		{ 1, NULL, g1, 4 }, { 2, NULL, g2, 7 }, { 3, NULL, g3, 1 },
+		{ 1, NULL, g1, 4, NULL, 0 }, { 2, NULL, g2, 7, NULL, 0 }, { 3, NULL, g3, 1, NULL, 0 },
 	};
 	struct runner_noise n;
 

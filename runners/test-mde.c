@@ -109,7 +109,7 @@ static void test_calibration_and_words(void **state)
 {
 	double g[NGAINS], other[3] = { 0.5, -0.5, 0.5 };
 	struct db_calibration v[2] = {
-		{ 1, "t_ms", g, NGAINS }, { 2, "other_ms", other, 3 },
+		{ 1, "t_ms", g, NGAINS, NULL, 0 }, { 2, "other_ms", other, 3, NULL, 0 },
 	};
 	char buf[128];
 

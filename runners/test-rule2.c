@@ -602,7 +602,7 @@ static void test_rule21_outliers(void **state)
 	assert_true(has_reason(&s, "the change is not bounded within +-0.500%"));
 	db_summary_release(&s);
 	free(c.rule);
-	c.rule = xstrdup(RUNNER_RULE);
+	c.rule = xstrdup(RUNNER_RULE_V21);
 	assert_int_equal(runner_rule_apply(&s, &c), 0);
 	assert_string_equal(s.verdict, "unchanged");
 	assert_int_equal(s.nstages, 4);
@@ -628,7 +628,7 @@ static void test_rule21_load_change(void **state)
 	assert_string_equal(s.verdict, "slower");
 	db_summary_release(&s);
 	free(c.rule);
-	c.rule = xstrdup(RUNNER_RULE);
+	c.rule = xstrdup(RUNNER_RULE_V21);
 	assert_int_equal(runner_rule_apply(&s, &c), 0);
 	assert_string_equal(s.verdict, "unresolved");
 	assert_string_equal(s.stages[0].test, "sign");
@@ -644,7 +644,7 @@ static void test_rule21_load_change(void **state)
 	{
 		const double t[] = { -0.0101, -0.0099, -0.0100 };
 
-		build_gains(&c, t, 3, 24, RUNNER_RULE);
+		build_gains(&c, t, 3, 24, RUNNER_RULE_V21);
 		c.min_effect = 0.005;
 		calibrate(&c, 120, 0.002);
 		assert_int_equal(runner_rule_apply(&s, &c), 0);
@@ -663,7 +663,7 @@ static void test_rule21_load_change(void **state)
  * gate, and names a tampered figure of each. */
 static void test_rule21_verify(void **state)
 {
-	const char *rules[] = { RUNNER_RULE_V2, RUNNER_RULE };
+	const char *rules[] = { RUNNER_RULE_V2, RUNNER_RULE_V21 };
 	const char *tampered[] = { "stage 1 p slower", "stage 1 gate p" };
 	const double g[] = { -0.003, -0.020, -0.009 };
 	size_t i, k;
@@ -692,6 +692,238 @@ static void test_rule21_verify(void **state)
 		strbuf_release(&report);
 		db_comparison_release(&c);
 	}
+}
+
+/* ---- pairs-median/2.2 ---- */
+
+/* The x's of a placement (a bit set: an x at that rank, the top rank the
+ * highest bit) above the r-th largest c. */
+static int above_rth(unsigned mask, int total, int r)
+{
+	int i, xs = 0, cs = 0;
+
+	for (i = total - 1; i >= 0; i--) {
+		if (mask >> i & 1)
+			xs++;
+		else if (++cs == r)
+			break;
+	}
+	return xs;
+}
+
+/* The load gate's p is the exact chance, under exchangeability, that k or
+ * more of the n x's lie above the r-th largest of the m c's: counted here
+ * over every placement of the n x's among the n + m ranks, for small n, m
+ * and r. */
+static void test_load_gate_exact(void **state)
+{
+	int n, m, r;
+
+	for (r = 1; r <= 3; r++) {
+		for (n = 1; n <= 6; n++) {
+			for (m = r; m <= 8; m++) {
+				int k;
+
+				for (k = 0; k <= n; k++) {
+					double x[6], c[8], all = 0, hits = 0;
+					struct runner_load_gate g;
+					unsigned mask;
+					int i;
+
+					for (mask = 0; mask < 1u << (n + m); mask++) {
+						if (__builtin_popcount(mask) != n)
+							continue;
+						all++;
+						hits += above_rth(mask, n + m, r) >= k;
+					}
+					/* k x's above the r-th largest c, the rest below every c. */
+					for (i = 0; i < m; i++)
+						c[i] = 10 + i;
+					for (i = 0; i < n; i++)
+						x[i] = i < k ? 100 + i : i - 10;
+					assert_int_equal(runner_load_gate(&g, x, (size_t)n, c, (size_t)m,
+									  r), 0);
+					assert_int_equal(g.above, k);
+					assert_true(fabs(g.p - hits / all) < 1e-12);
+					assert_true(g.passes == (g.p > RUNNER_RULE22_LOAD_P));
+				}
+			}
+		}
+	}
+}
+
+/* Three pairs (six processes) against a calibration of 28. Above its
+ * largest (r = 1): three fail the gate (20 / 5984), two do not (15 / 561);
+ * a tie with the largest is not above it. Above its second largest (r = 2,
+ * the rule's): three of six do not fail ((20 * 28 + 15) / C(34, 4)), four
+ * do ((15 * 28 + 6) / C(34, 5)). Nothing to compare passes. */
+static void test_load_gate_counts(void **state)
+{
+	double c[28], x[6] = { 0.5, 0.4, 0.3, 0, 0, 0 };
+	struct runner_load_gate g;
+	int i;
+
+	for (i = 0; i < 28; i++)
+		c[i] = 0.001 * i;
+	assert_int_equal(runner_load_gate(&g, x, 6, c, 28, 1), 0);
+	assert_int_equal(g.above, 3);
+	assert_true(fabs(g.p - 20.0 / 5984) < 1e-15);
+	assert_false(g.passes);
+	assert_int_equal(runner_load_gate(&g, x, 6, c, 28, 2), 0);
+	assert_int_equal(g.above, 3);
+	assert_true(fabs(g.p - 575.0 / 46376) < 1e-15);
+	assert_true(g.passes);
+	x[3] = 0.2;
+	assert_int_equal(runner_load_gate(&g, x, 6, c, 28, 2), 0);
+	assert_int_equal(g.above, 4);
+	assert_true(fabs(g.p - 426.0 / 278256) < 1e-15);
+	assert_false(g.passes);
+	x[3] = 0;
+	x[2] = 0.027;                     /* the calibration's largest: a tie */
+	assert_int_equal(runner_load_gate(&g, x, 6, c, 28, 1), 0);
+	assert_int_equal(g.above, 2);
+	assert_true(fabs(g.p - 15.0 / 561) < 1e-15);
+	assert_true(g.passes);
+	assert_int_equal(runner_load_gate(&g, x, 6, c, 1, 2), -EINVAL);
+	assert_true(g.passes && isnan(g.p));
+	assert_int_equal(runner_load_gate(&g, x, 0, c, 28, 2), -EINVAL);
+	assert_true(g.passes && isnan(g.p));
+}
+
+/* Gives c's calibration m processes' CPU pressure, each a share of its
+ * wall time, spread evenly in [0, w]. */
+static void calibrate_loads(struct db_comparison *c, int m, double w)
+{
+	int i;
+
+	c->calibration[0].nloads = (size_t)m;
+	c->calibration[0].loads = xcalloc((size_t)m, sizeof(double));
+	for (i = 0; i < m; i++)
+		c->calibration[0].loads[i] = w * i / (m - 1);
+}
+
+/* Sets every process's CPU pressure to share of its wall time. */
+static void set_loads(struct db_comparison *c, double share)
+{
+	size_t i;
+
+	for (i = 0; i < c->nprocesses; i++)
+		c->processes[i].cpu_wait_ms = share * c->processes[i].wall_ms;
+}
+
+/* A load that came after a quiet calibration, in three pairs as tight as
+ * the calibration: version 2.1's scale gate cannot see it and its
+ * calibrated test says slower; version 2.2's load gate sees every process
+ * under more CPU pressure than all but the calibration's largest, judges
+ * by the sign test alone and says why. Under the calibration's own load,
+ * slower. */
+static void test_rule22_load_gate(void **state)
+{
+	const double t[] = { -0.0101, -0.0099, -0.0100 };
+	const char *rules[] = { RUNNER_RULE_V21, RUNNER_RULE };
+	struct db_comparison c;
+	struct db_summary s;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(rules); i++) {
+		build_gains(&c, t, 3, 24, rules[i]);
+		c.min_effect = 0.005;
+		calibrate(&c, 120, 0.002);
+		calibrate_loads(&c, 40, 0.05);
+		set_loads(&c, 0.6);
+		c.state = DB_STATE_RUNNING;
+		assert_int_equal(runner_rule_apply(&s, &c), 0);
+		assert_true(s.stages[0].gate_p > RUNNER_RULE21_GATE_P);
+		if (i == 0) {
+			assert_string_equal(s.verdict, "slower");
+			assert_true(isnan(s.stages[0].load_p));
+		} else {
+			assert_string_equal(s.verdict, "unresolved");
+			assert_true(s.more);
+			assert_string_equal(s.stages[0].test, "sign");
+			assert_int_equal(s.stages[0].calibration_gains, 120);
+			assert_true(s.stages[0].load_above == 6);
+			/* 6 of 6 above the calibration's second largest of 40:
+			 * C(6, 6) C(40, 1) / C(46, 7). */
+			assert_true(fabs(s.stages[0].load_p - 40.0 / 53524680) < 1e-18);
+			assert_true(isnan(s.stages[0].cal_p_slower));
+		}
+		db_summary_release(&s);
+		/* Done at 3 pairs: the reason names the load gate, not the spread. */
+		c.state = DB_STATE_DONE;
+		c.max_pairs = 3;
+		assert_int_equal(runner_rule_apply(&s, &c), 0);
+		if (i == 1) {
+			assert_true(has_reason(&s, "stage 1: 6 of its processes ran under more CPU "
+					       "pressure than 39 of the calibration's 40"));
+			assert_false(has_reason(&s, "the pairs spread"));
+		}
+		db_summary_release(&s);
+		/* Under the load the calibration ran under: slower at once. */
+		c.max_pairs = 24;
+		set_loads(&c, 0.02);
+		assert_int_equal(runner_rule_apply(&s, &c), 0);
+		assert_string_equal(s.verdict, "slower");
+		assert_string_equal(s.stages[0].test, "sign+calibrated");
+		assert_true(i == 0 ? isnan(s.stages[0].load_p) : s.stages[0].load_p == 1);
+		db_summary_release(&s);
+		db_comparison_release(&c);
+	}
+}
+
+/* Without the kernel's CPU pressure (NAN on either side) the load gate does
+ * not run, and 2.2 judges as 2.1 does. */
+static void test_rule22_no_pressure(void **state)
+{
+	const double t[] = { -0.0101, -0.0099, -0.0100 };
+	struct db_comparison c;
+	struct db_summary s;
+	size_t i;
+
+	build_gains(&c, t, 3, 24, RUNNER_RULE);
+	c.min_effect = 0.005;
+	calibrate(&c, 120, 0.002);
+	calibrate_loads(&c, 40, 0.05);
+	for (i = 0; i < c.nprocesses; i++)
+		c.processes[i].cpu_wait_ms = NAN;
+	assert_int_equal(runner_rule_apply(&s, &c), 0);
+	assert_string_equal(s.verdict, "slower");
+	assert_true(isnan(s.stages[0].load_p) && isnan(s.stages[0].load_above));
+	db_summary_release(&s);
+	db_comparison_release(&c);
+}
+
+/* perfd verify recomputes the load gate and names a tampered figure. */
+static void test_rule22_verify(void **state)
+{
+	const double t[] = { -0.0101, -0.0099, -0.0100 };
+	struct db_comparison c;
+	struct strbuf report = STRBUF_INIT;
+	int checked;
+	size_t k;
+
+	build_gains(&c, t, 3, 3, RUNNER_RULE);
+	c.min_effect = 0.005;
+	calibrate(&c, 120, 0.002);
+	calibrate_loads(&c, 40, 0.05);
+	set_loads(&c, 0.6);
+	assert_int_equal(runner_rule_apply(&c.summary, &c), 0);
+	c.has_summary = true;
+	c.metric = xstrdup(c.summary.metric);
+	for (k = 0; k < c.nprocesses; k++)
+		c.processes[k].valid = c.summary.process_valid[k];
+	assert_int_equal(runner_verify(&report, &c, &checked), 0);
+	c.summary.stages[0].load_p *= 2;
+	assert_int_equal(runner_verify(&report, &c, &checked), 1);
+	assert_non_null(strstr(report.buf, "stage 1 load p"));
+	strbuf_release(&report);
+	/* A process's recorded pressure is a raw row: changed, the gate is too. */
+	c.summary.stages[0].load_p /= 2;
+	set_loads(&c, 0.02);
+	assert_true(runner_verify(&report, &c, &checked) >= 1);
+	assert_non_null(strstr(report.buf, "stage 1 load p"));
+	strbuf_release(&report);
+	db_comparison_release(&c);
 }
 
 /* A fixed stream of normal draws (xorshift64 and Box-Muller), so that the
@@ -814,6 +1046,11 @@ int main(void)
 		cmocka_unit_test(test_rule21_load_change),
 		cmocka_unit_test(test_rule21_verify),
 		cmocka_unit_test(test_rule21_simulated_load_change),
+		cmocka_unit_test(test_load_gate_exact),
+		cmocka_unit_test(test_load_gate_counts),
+		cmocka_unit_test(test_rule22_load_gate),
+		cmocka_unit_test(test_rule22_no_pressure),
+		cmocka_unit_test(test_rule22_verify),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -79,8 +79,8 @@ static void arm(struct check *k, const char *name, const struct db_arm_stats *s,
 }
 
 /* A figure that only some stages have (pairs-median/2.1's calibrated p
- * values and scale gate): checked where either side has it, so that a
- * stage of the earlier rules reports as it always did. */
+ * values and scale gate, 2.2's load gate): checked where either side has
+ * it, so that a stage of the earlier rules reports as it always did. */
 static void num_if_any(struct check *k, const char *what, size_t n, double stored, double again)
 {
 	char name[64];
@@ -117,6 +117,8 @@ static void stage(struct check *k, size_t n, const struct db_stage *s, const str
 	num_if_any(k, "calibrated p above", n, s->cal_p_above, a->cal_p_above);
 	num_if_any(k, "gate p", n, s->gate_p, a->gate_p);
 	num_if_any(k, "spread ratio", n, s->spread_ratio, a->spread_ratio);
+	num_if_any(k, "load p", n, s->load_p, a->load_p);
+	num_if_any(k, "load above", n, s->load_above, a->load_above);
 	snprintf(what, sizeof(what), "stage %zu verdict", n);
 	str(k, what, s->verdict, a->verdict);
 }

@@ -38,6 +38,13 @@ if ! awk -v f="$PERFD_TEST_SLOW" 'BEGIN { exit !(f ~ /^[0-9]*\.?[0-9]+$/ && f > 
 fi
 export PERFD_TEST_SLOW
 
+# The tests plant their programs' timings, and the machine's load (other
+# tests, a burner beside them) must not move a verdict: perfd records no
+# CPU pressure unless a test names a file to read it from (PERFD_CPU_PRESSURE,
+# docs/rule.md, "pairs-median/2.2"): the real /proc/pressure/cpu (t0100,
+# t0420, t0510) or one a planted program writes (plant --pressure, t0140).
+export PERFD_CPU_PRESSURE=
+
 # slow_s SECONDS: SECONDS times PERFD_TEST_SLOW, the bound of a wait on
 # this machine (for timeout(1), curl --max-time, a --timeout option).
 slow_s() { awk -v s="$1" -v f="$PERFD_TEST_SLOW" 'BEGIN { printf "%g\n", s * f }'; }

@@ -57,7 +57,7 @@ check "six process rows stored in order" eq "old|1 new|1 new|2 old|2 old|3 new|3
 check "metric rows stored" eq 6 "$(sql "select count(*) from metrics m join processes p on p.id=m.process_id where p.comparison_id=$id and m.name='run2_ms'")"
 check "stored gain median" eq 0.00683060109289617 "$(sql "select round(gain_median, 17) from comparisons where id=$id")"
 check "verify passes" run 0 "$PERFD" verify --db "$DB" "$id"
-check "verify says the figures match" has out "figures match the rule pairs-median/2.1"
+check "verify says the figures match" has out "figures match the rule pairs-median/2.2"
 check "  and ends with a count, also for one" eq "1 comparison verified, 0 with differences" "$(tail -n 1 out)"
 check "a database with no comparison" run 0 "$PERFD" host clear --db empty.db nosuch
 check "  verifies" run 0 "$PERFD" verify --db empty.db
@@ -148,6 +148,35 @@ check "verify catches a changed raw row" run 1 "$PERFD" verify --db "$DB" "$id"
 check "verify names the pair gain" has out "pair 1 gain: stored 0.0068306"
 check "verify of everything fails too" run 1 "$PERFD" verify --db "$DB"
 check "and counts the comparisons" has out "comparisons verified, 1 with differences"
+
+# The CPU pressure each process ran beside (cpu_wait_ms, from the kernel's
+# /proc/pressure/cpu): pinned to one CPU that a busy loop shares, a process
+# of about 0.2 s of work and the loop take turns, so some task waits for
+# the CPU through much of its wall time; each figure is kept and shown.
+cpu=$(taskset -pc $$ | sed 's/.*: //; s/[-,].*//')
+printf '#!/bin/sh\ni=0\nwhile [ $i -lt 150000 ]; do i=$((i + 1)); done\necho "TIMING loop_ms=1"\n' >busy
+chmod +x busy
+taskset -c "$cpu" sh -c 'while :; do :; done' &
+hog=$!
+check "a comparison pinned to a CPU a busy loop shares" run 0 env PERFD_CPU_PRESSURE=/proc/pressure/cpu \
+	"$PERFD" pair --db "$DB" --json --cpus "$cpu" --warmup 0 --pairs 3 --max-pairs 3 ./busy ./busy
+kill "$hog"
+wait "$hog" 2>/dev/null
+echo "# cpu_wait_ms: $(js out '[p["cpu_wait_ms"] for p in d["processes"]]')"
+if grep -q '^some .*total=' /proc/pressure/cpu 2>/dev/null; then
+	check "  each process waited for the CPU a fifth of its wall time or more" eq true \
+		"$(js out 'all(p["cpu_wait_ms"] >= 0.2 * p["wall_ms"] for p in d["processes"]) and len(d["processes"]) == 6')"
+else
+	check "  without the kernel's CPU pressure, none is kept" eq true \
+		"$(js out 'all(p["cpu_wait_ms"] is None for p in d["processes"])')"
+fi
+busy_id=$(js out 'd["comparison"]')
+csv_of() { python3 -c 'import csv, sys; print(" ".join(str(round(float(r["cpu_wait_ms"]), 3)) if r["cpu_wait_ms"] else "None" for r in csv.DictReader(sys.stdin)))'; }
+check "  the figure in the CSV" eq "$(js out '" ".join(str(round(p["cpu_wait_ms"], 3)) if p["cpu_wait_ms"] is not None else "None" for p in d["processes"])')" \
+	"$("$PERFD" show --db "$DB" --format csv "$busy_id" | csv_of)"
+check "  and in the database" eq "$(js out '" ".join(str(round(p["cpu_wait_ms"], 3)) if p["cpu_wait_ms"] is not None else "None" for p in d["processes"])')" \
+	"$(sql "select group_concat(w, ' ') from (select coalesce(round(cpu_wait_ms, 3), 'None') as w from processes where comparison_id = $busy_id order by seq)")"
+check "  which verifies" run 0 "$PERFD" verify --db "$DB" "$busy_id"
 
 check "list shows comparisons" run 0 "$PERFD" list --db "$DB"
 check "list has the first one" has out "unresolved"

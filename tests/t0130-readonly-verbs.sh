@@ -189,6 +189,7 @@ sqlite3 older.db "drop table alert_commands; drop table alert_culprits; drop tab
 	alter table comparisons drop column max_pairs; alter table comparisons drop column calibration;
 	alter table comparisons drop column old_manifest; alter table comparisons drop column new_manifest;
 	alter table comparisons drop column pairs_run; alter table comparisons drop column time_budget_s;
+	alter table processes drop column cpu_wait_ms;
 	pragma user_version = 3;"
 before=$(sha256sum older.db)
 refused "an older schema" older.db "database 'older.db' has schema version 3"
@@ -196,6 +197,6 @@ check "and says how to migrate it" has err "perfd host clear"
 check "the older file is unchanged" eq "$before" "$(sha256sum older.db)"
 check "still at version 3" eq 3 "$(sqlite3 older.db 'pragma user_version')"
 check "a writing verb migrates it" run 0 "$PERFD" host clear --db older.db nohost
-check "to version 20" eq 20 "$(sqlite3 older.db 'pragma user_version')"
+check "to version 21" eq 21 "$(sqlite3 older.db 'pragma user_version')"
 check "show then reads it" run 0 "$PERFD" show --db older.db 2
 finish

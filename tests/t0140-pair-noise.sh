@@ -1,5 +1,5 @@
 #!/bin/bash
-# pairs-median/2.1 through the real binary on a noisy program (the test
+# pairs-median/2.2 through the real binary on a noisy program (the test
 # program with a seeded normal noise, the same on every run): A/A
 # comparisons give no verdict, unresolved ones run further stages, the
 # calibration they build is used, and with it 3 pairs decide a clear change;
@@ -40,6 +40,45 @@ check "the same without a calibration (another case)" run 0 "$PERFD" pair --db "
 	"$PLANT" "$PLANT" -- --noise 10 --seed "$seed"
 check "  uses the sign test" eq sign "$(js out 'd["stages"][-1]["test"]')"
 check "  and needs at least 12 pairs for any verdict" eq 1 "$(js out 'int(d["pairs_run"] >= 12)')"
+
+# ---- a load that comes after the calibration (pairs-median/2.2) ----
+# The CPU pressure perfd reads around each process comes from a file the
+# planted program adds to (plant --pressure; PERFD_CPU_PRESSURE names it):
+# no pressure while the case "shifted" is calibrated, then a 5% slower new
+# arm, in 1% noise, with and without a load planted beside every process.
+printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' >pressure
+# shifted SEED NEW PRESSURE_MS: old 100, new NEW (100: an A/A, both arms
+# with the same arguments), each process adding PRESSURE_MS to the
+# pressure file.
+shifted() {
+	local arms=(--old-arg --old --old-arg 100 --new-arg --new --new-arg "$2") plant=()
+
+	[ "$2" != 100 ] || { arms=(); plant=(--old 100 --new 100); }
+	PERFD_CPU_PRESSURE=$T/pressure "$PERFD" pair --db "$DB" --json --host-name noisy-host \
+		--case shifted "${arms[@]}" "$PLANT" "$PLANT" -- "${plant[@]}" --noise 1 \
+		--sleep-ms 20 --pressure "$T/pressure" --pressure-ms "$3" --seed "$1"
+}
+check "two quiet A/As of case shifted" run 0 shifted 4001 100 0
+check "  (the second)" run 0 shifted 4002 100 0
+check "  their processes kept the planted pressure, 0 ms" eq 0 "$(sql "select count(*) from processes p join comparisons c on c.id = p.comparison_id where c.case_name = 'shifted' and p.cpu_wait_ms is not 0")"
+check "a 5% slower new arm, quiet" run 0 shifted 4003 105 0
+check "  is slower in 3 pairs, by the calibrated test, the load gate passed" \
+	eq "slower 3 sign+calibrated 0 True" "$(js out 'd["verdict"] + " " + str(d["pairs_run"]) + " " + d["stages"][0]["test"] + " " + str(d["stages"][0]["load_gate"]["above"]) + " " + str(d["stages"][0]["load_gate"]["passed"])')"
+check "the same beside a planted load of 15 ms a process" run 0 shifted 4003 105 15
+cp out loaded.json
+check "  its processes kept 15 ms each" eq 1 "$(js loaded.json 'int(all(p["cpu_wait_ms"] == 15 for p in d["processes"]))')"
+check "  its first stage judged by the sign test alone: 6 of 6 over the calibration's every one" \
+	eq "sign 6 False" "$(js loaded.json 'd["stages"][0]["test"] + " " + str(d["stages"][0]["load_gate"]["above"]) + " " + str(d["stages"][0]["load_gate"]["passed"])')"
+check "  so it takes more pairs (the sign test needs 12 of 12)" eq 1 "$(js loaded.json 'int(d["pairs_run"] >= 12)')"
+loaded=$(js loaded.json 'd["comparison"]')
+check "  the text receipt says why" run 0 "$PERFD" show --db "$DB" "$loaded"
+check "  in its words" has out "6 processes ran under more CPU pressure than all but the largest of the calibration's (p "
+check "  and verify recomputes the gate" run 0 "$PERFD" verify --db "$DB" "$loaded"
+sql "update processes set cpu_wait_ms = 0 where comparison_id = $loaded"
+check "  from the rows: with the pressure taken away, it differs" run 1 "$PERFD" verify --db "$DB" "$loaded"
+check "  naming the gate" has out "stage 1 load p"
+sql "update processes set cpu_wait_ms = 15 where comparison_id = $loaded"
+check "  and matches again with the rows as they were" run 0 "$PERFD" verify --db "$DB" "$loaded"
 
 # ---- what the noisy host can see (docs/rule.md, "What a host can see") ----
 # The MDE as every view words it: two digits, whole from 10%.

@@ -7,6 +7,9 @@
 # other agent tests plant their programs' timings.
 . "$(dirname "$0")/lib.sh"
 need_vulkan
+# Real timings on a real machine: 2.2's load gate reads the machine's real
+# CPU pressure here (lib.sh turns it off for tests that plant timings).
+export PERFD_CPU_PRESSURE=/proc/pressure/cpu
 command -v glslc >/dev/null && command -v cc >/dev/null || { echo "glslc or cc missing: skipped"; exit 77; }
 DB=$T/d/perfd.db
 
@@ -57,13 +60,15 @@ check "  after A/As of the first base build, of no job, with the 12 gains of a c
 # and may take any stage to decide (a verdict's speed is measured by
 # bench/power.sh, not asserted here). What holds for any timings: every
 # stage of every change was judged with the calibration's gains, and the
-# calibrated test ran exactly where the scale gate passed (gate p above
-# 0.01, docs/rule.md); perfd verify below recomputes each verdict.
-check "  and every stage of each change is judged with the calibration, its test where the gate passed" \
-	eq "1 0" "$(sql "select count(*) > 0, sum(s.calibration_gains < 13 or (s.test = 'sign+calibrated') != (coalesce(s.gate_p, -1) > 0.01))
+# calibrated test ran exactly where both gates passed (the scale gate's p
+# and, where the CPU pressure was kept, the load gate's above 0.01,
+# docs/rule.md); perfd verify below recomputes each verdict.
+check "  and every stage of each change is judged with the calibration, its test where the gates passed" \
+	eq "1 0" "$(sql "select count(*) > 0, sum(s.calibration_gains < 13 or (s.test = 'sign+calibrated') !=
+		(coalesce(s.gate_p, -1) > 0.01 and coalesce(s.load_p, 1) > 0.01))
 		from comparisons c join comparison_stages s on s.comparison_id = c.id
 		where c.kind = 'compare' and c.host = 'lavapipe'" | tr '|' ' ')"
-sql "select c.id, c.verdict, c.pairs_run, s.test, s.gate_p, s.spread_ratio from comparisons c
+sql "select c.id, c.verdict, c.pairs_run, s.test, s.gate_p, s.spread_ratio, s.load_p from comparisons c
 	join comparison_stages s on s.comparison_id = c.id and s.pairs = c.pairs_run
 	where c.kind = 'compare'" | sed 's/^/# decided: /'
 check "the agent names the profile's host" has err "agent on host 'lavapipe'"

@@ -227,7 +227,7 @@ check "an empty commit" run 0 "$PERFD" agent --config agent.conf --once
 check "  is called A/A" has err "base and head builds made the same artifacts, byte for byte: an A/A comparison"
 check "  its comparisons are stored as A/As of its job" eq "aa aa" "$(sql "select group_concat(c.kind, ' ') from comparisons c join jobs j on j.id = c.job_id where j.commit_oid = '$C5'")"
 # Calibrated by A/As of their own kind, the work case is unchanged. The
-# biased case's bias is in its calibration too, but pairs-median/2.1's sign
+# biased case's bias is in its calibration too, but pairs-median/2.2's sign
 # test does not lean on the calibration: 9 of 9 pairs faster is a verdict,
 # a false one the A/A counts (its arms are not exchangeable).
 check "  the biased one faster, the work one unchanged" eq "faster unchanged" "$(sql "select group_concat(c.verdict, ' ') from comparisons c join jobs j on j.id = c.job_id where j.commit_oid = '$C5'")"

@@ -175,7 +175,7 @@ fi
 check "verify" api_ok "/api/v1/comparisons/$c1/verify"
 check "ok" eq "True 0" "$(js "$T/body" 'str(d["ok"]) + " " + str(len(d["mismatches"]))')"
 check "counts the figures" test "$(js "$T/body" 'd["checked"]')" -gt 10
-check "names the rule" eq pairs-median/2.1 "$(js "$T/body" 'd["rule"]')"
+check "names the rule" eq pairs-median/2.2 "$(js "$T/body" 'd["rule"]')"
 sql "update comparisons set gain_median = 0.0529 where id = $c1"
 check "verify after tampering" api_ok "/api/v1/comparisons/$c1/verify"
 check "not ok" eq false "$(js "$T/body" 'd["ok"]')"
@@ -343,7 +343,7 @@ check "  is perfd show --json, byte for byte" cmp -s r1.json show.json
 check "  stored once" eq 1 "$(stored "$c1" json)"
 check "  with the sha256 of its bytes" eq "$(sha256sum <r1.json | cut -d' ' -f1)" "$(sql "select sha256 from receipts where comparison_id = $c1 and format = 'json'")"
 check "  which is its ETag" eq "\"$(sha256sum <r1.json | cut -d' ' -f1)\"" "$etag"
-check "  and its renderer" eq "perfd $("$PERFD" --version | cut -d' ' -f2), receipt 4" "$(sql "select renderer from receipts where comparison_id = $c1")"
+check "  and its renderer" eq "perfd $("$PERFD" --version | cut -d' ' -f2), receipt 5" "$(sql "select renderer from receipts where comparison_id = $c1")"
 check "asked again" receipt_ok "$HUB/api/v1/comparisons/$c1"
 check "  the same bytes" cmp -s "$T/body" r1.json
 check "  still one row" eq 1 "$(stored "$c1" json)"
@@ -364,7 +364,7 @@ check "  as stored" eq "stored bytes" "$(cat "$T/body")"
 sql "update receipts set renderer = 'perfd 0.0.1, receipt 1' where comparison_id = $c1 and format = 'json'"
 check "another renderer's receipt" receipt_ok "$HUB/api/v1/comparisons/$c1"
 check "  is rendered anew" cmp -s "$T/body" show.json
-check "  and replaces the old one" eq "1 perfd $("$PERFD" --version | cut -d' ' -f2), receipt 4" "$(sql "select count(*), renderer from receipts where comparison_id = $c1 and format = 'json'" | tr '|' ' ')"
+check "  and replaces the old one" eq "1 perfd $("$PERFD" --version | cut -d' ' -f2), receipt 5" "$(sql "select count(*), renderer from receipts where comparison_id = $c1 and format = 'json'" | tr '|' ' ')"
 # A running comparison changes: rendered each time, never stored.
 sql "update comparisons set state = 'running' where id = $c5"
 check "a running comparison" eq 200 "$(status "$HUB/api/v1/comparisons/$c5")"

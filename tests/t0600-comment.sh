@@ -25,7 +25,7 @@ cp out c1.md
 check "equals the one derived from the stored rows" diff -u <($GOLDEN "$DB" "$HEAD" "$HUB") c1.md
 check "the marker is the first line" eq "<!-- perfd:comment -->" "$(head -n 1 c1.md)"
 check "it names the head and the base" has c1.md "Head commit \`$HEAD\` (demo/02-tree-reduction) against base \`$BASE\`."
-check "the rule links to the hub's docs/rule.md" has c1.md "[pairs-median/2.1]($HUB/docs/rule.md)"
+check "the rule links to the hub's docs/rule.md" has c1.md "[pairs-median/2.2]($HUB/docs/rule.md)"
 check "one row" eq 1 "$(rows c1.md)"
 check "of ten cells" eq "10 " "$(cols c1.md)"
 check "every cell links to the receipt" eq 10 "$(grep '^| \[' c1.md | grep -o "($HUB/static/comparison.html?id=$CID)" | wc -l)"

@@ -88,7 +88,12 @@ check "the hub starts" start_hub 1
 done_ids() { sql "select group_concat(id, ' ') from (select id from comparisons where state = 'done' order by id)"; }
 hub_ids() { sqlite3 "$HUB" "select group_concat(origin_id, ' ') from (select origin_id from comparison_origins where host = 'box' order by comparison_id)"; }
 
-check "agent --once" run 0 "$PERFD" agent --config agent.conf --once
+# The CPU pressure each process ran beside travels with it: read here from
+# a planted file that no process adds to (PERFD_CPU_PRESSURE), so every
+# process keeps 0 ms, and the hub's recomputation of pairs-median/2.2 reads
+# the calibration's from the rows it was sent.
+printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\n' >pressure
+check "agent --once" run 0 env PERFD_CPU_PRESSURE="$T/pressure" "$PERFD" agent --config agent.conf --once
 cp "$T/out" once1.out
 cp "$T/err" once1.err
 check "  an A/A and a comparison, done" eq "aa compare" "$(sql "select group_concat(kind, ' ') from (select kind from comparisons where state = 'done' order by id)")"
@@ -102,6 +107,12 @@ for id in $(done_ids); do
 	check "  comparison $id: the hub has the record perfd export prints" eq "$(js "exp-$id.json" 'd["sha256"]')" "$(sqlite3 "$HUB" "select sha256 from comparison_origins where host = 'box' and origin_id = $id")"
 done
 check "  with its gain" eq "$(sql "select gain_median from comparisons where kind = 'compare'")" "$(sqlite3 "$HUB" "select gain_median from comparisons where kind = 'compare'")"
+cpu_waits() { sqlite3 "$1" "select count(*), total(cpu_wait_ms) from processes where cpu_wait_ms is not null"; }
+check "  every process's CPU pressure, 0 ms" eq "$(sql "select count(*) from processes where state = 'done'")|0.0" "$(cpu_waits "$DB")"
+check "  as the hub keeps it" eq "$(cpu_waits "$DB")" "$(cpu_waits "$HUB")"
+load_gates() { sqlite3 "$1" "select group_concat(coalesce(load_p, 'none') || ':' || coalesce(load_above, 'none'), ' ') from (select s.load_p, s.load_above from comparison_stages s join comparisons c on c.id = s.comparison_id where c.kind = 'compare' order by s.stage)"; }
+check "  and the load gate as the agent judged it" eq "$(load_gates "$DB")" "$(load_gates "$HUB")"
+echo "# load gates: $(load_gates "$DB")"
 check "the job at the hub, as the host's, done" eq "box|1|main|done|$(sql "select commit_oid from jobs where id = 1")" "$(sqlite3 "$HUB" "select host, origin_id, head, state, commit_oid from jobs")"
 check "  its comparison tied to it there" eq "$(sqlite3 "$HUB" "select id from jobs")" "$(sqlite3 "$HUB" "select job_id from comparisons where kind = 'compare'")"
 check "  its updates acknowledged" eq "$(sql "select seq from jobs where id = 1")" "$(sql "select seq from pushed_jobs where job_id = 1")"

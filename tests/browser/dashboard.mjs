@@ -19,6 +19,7 @@
 // whole bound. Prints "ok - ..." or "not ok - ..." per check, like the shell
 // tests, and exits 1 when any failed.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 
 const BASE = process.env.BASE;
@@ -38,6 +39,14 @@ const OCASE = process.env.OCASE;
 const SLOW = Number(process.env.PERFD_TEST_SLOW) > 0 ? Number(process.env.PERFD_TEST_SLOW) : 1;
 // slowMs(ms): a wait's bound of ms on a quiet machine, scaled.
 const slowMs = (ms) => Math.round(ms * SLOW);
+// Whether this kernel keeps CPU pressure (PSI), which perfd records per process.
+const psi = (() => {
+	try {
+		return readFileSync('/proc/pressure/cpu', 'utf8').startsWith('some ');
+	} catch {
+		return false;
+	}
+})();
 let failed = 0;
 
 function check(desc, cond, detail) {
@@ -240,6 +249,12 @@ try {
 	check('in execution order', JSON.stringify(seqs) === JSON.stringify(receipt.processes.map((p) => p.seq).sort((a, b) => a - b)), seqs);
 	const arms = await texts('#process-table tbody tr td:nth-child(2)');
 	check('with each process\'s arm', JSON.stringify(arms) === JSON.stringify(receipt.processes.map((p) => p.arm)), arms);
+	// The CPU pressure each process ran beside, as recorded: a number
+	// where the kernel keeps it (/proc/pressure/cpu), "not kept" where not.
+	const cpuWait = await texts('#process-table tbody tr td.cpu-wait');
+	check('and the CPU pressure it ran beside, as recorded', JSON.stringify(cpuWait) === JSON.stringify(receipt.processes.map((p) =>
+		p.cpu_wait_ms === null ? 'not kept' : String(Number(p.cpu_wait_ms.toPrecision(6))))) &&
+		receipt.processes.every((p) => p.cpu_wait_ms === null ? !psi : p.cpu_wait_ms >= 0), { page: cpuWait });
 	const pairRows = await page.$$eval('table.pairs tbody tr', (r) => r.length);
 	check('the pair table has every pair', pairRows === receipt.pairs.length, { page: pairRows, api: receipt.pairs.length });
 	const gainText = await page.textContent('#gain-median');

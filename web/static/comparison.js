@@ -84,7 +84,8 @@ function figures(r) {
 }
 
 // A stage's test: with its calibration's gain count, pairs-median/2.1's
-// calibrated p values, and why the scale gate left the calibration out.
+// calibrated p values, and why a gate (2.1's scale gate, 2.2's load gate)
+// left the calibration out.
 function stageTest(g, p) {
 	let t = g.calibration_gains ? `${g.test} (${g.calibration_gains} A/A gains)` : g.test;
 	if (g.calibrated)
@@ -93,11 +94,14 @@ function stageTest(g, p) {
 	if (g.gate && !g.gate.passed)
 		t += `; the pairs spread ${p(g.gate.spread_ratio)}x their calibration's ` +
 			`(p ${p(g.gate.p)}): judged without the calibration`;
+	if (g.load_gate && !g.load_gate.passed)
+		t += `; ${g.load_gate.above} processes ran under more CPU pressure than all but the ` +
+			`largest of the calibration's (p ${p(g.load_gate.p)}): judged without the calibration`;
 	return t;
 }
 
-// pairs-median/2's and 2.1's stages: the pairs each judged, its test and p
-// values (2.1: the sign test's in the columns), its share of the bound and
+// pairs-median/2's, 2.1's and 2.2's stages: the pairs each judged, its test and p
+// values (2.1, 2.2: the sign test's in the columns), its share of the bound and
 // what it said (docs/rule.md, "Stages").
 function stages(r) {
 	if (!r.stages || !r.stages.length)
@@ -153,11 +157,13 @@ function processes(r) {
 				...(p.protocol_errors || []).map((e) => typeof e === 'string' ? e : JSON.stringify(e))]
 				.filter((x) => x).join('; ')),
 			h('td', { class: 'num' }, num(p.wall_ms)),
+			h('td', { class: 'num cpu-wait' }, p.cpu_wait_ms === null || p.cpu_wait_ms === undefined
+				? h('span', { class: 'muted' }, 'not kept') : num(p.cpu_wait_ms)),
 			h('td', {}, when(p.started_at)));
 		return tr;
 	});
 	const t = h('table', { class: 'processes', id: 'process-table' },
-		h('thead', {}, h('tr', {}, ['Seq', 'Arm', 'Pair', `${r.metric ?? 'metric'}`, 'Digest', 'Exit', 'Valid', 'Reason', 'Wall ms', 'Started']
+		h('thead', {}, h('tr', {}, ['Seq', 'Arm', 'Pair', `${r.metric ?? 'metric'}`, 'Digest', 'Exit', 'Valid', 'Reason', 'Wall ms', 'CPU wait ms', 'Started']
 			.map((x) => h('th', {}, x)))),
 		h('tbody', {}, rows));
 	const lines = r.processes.flatMap((p) => (p.results || []).map((x) => `#${p.seq} ${x.line}`));

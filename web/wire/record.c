@@ -71,6 +71,9 @@ static json_t *process_record(const struct db_process *p, bool with_output)
 	json_object_set_new(o, "user_ms", json_real_or_null(p->user_ms));
 	json_object_set_new(o, "sys_ms", json_real_or_null(p->sys_ms));
 	json_object_set_new(o, "maxrss_kb", json_integer(p->maxrss_kb));
+	/* Where recorded (schema 21 on): a hub before the key takes the rest. */
+	if (isfinite(p->cpu_wait_ms))
+		json_object_set_new(o, "cpu_wait_ms", json_real(p->cpu_wait_ms));
 	json_object_set_new(o, "cpus", json_text(p->cpus));
 	json_object_set_new(o, "digest", json_text(p->digest));
 	json_object_set_new(o, "record_valid", json_boolean(p->record_valid));
@@ -104,17 +107,18 @@ static json_t *arm_figures(const struct db_arm_stats *a)
 			 "spread", json_real_or_null(a->spread));
 }
 
-/* A pairs-median/2.1 stage's figures beyond the sign test's, each a
- * member of its own only where the stage has it (docs/hub.md). */
+/* A pairs-median/2.1 or /2.2 stage's figures beyond the sign test's, each
+ * a member of its own only where the stage has it (docs/hub.md). */
 static const char *const stage21_keys[] = {
 	"cal_p_faster", "cal_p_slower", "cal_p_below", "cal_p_above", "gate_p", "spread_ratio",
+	"load_p", "load_above",
 };
 
 static double *stage21_field(const struct db_stage *g, size_t k)
 {
 	const double *f[] = {
 		&g->cal_p_faster, &g->cal_p_slower, &g->cal_p_below, &g->cal_p_above,
-		&g->gate_p, &g->spread_ratio,
+		&g->gate_p, &g->spread_ratio, &g->load_p, &g->load_above,
 	};
 
 	return (double *)f[k];
@@ -769,7 +773,7 @@ static int parse_process(struct db_process *p, json_t *o, const struct at *a, si
 		"cpus", "digest", "record_valid", "metrics", "lines", "protocol_errors", "fault",
 		"fault_watch", "stdout_bytes", "stderr_bytes", "valid", "invalid_reason", NULL,
 	};
-	static const char *const optional[] = { "output", NULL };
+	static const char *const optional[] = { "output", "cpu_wait_ms", NULL };
 	static const char *const arms[] = { "old", "new", NULL };
 	static const char *const states[] = { "running", "done", "abandoned", NULL };
 	char state[16];
@@ -846,6 +850,11 @@ static int parse_process(struct db_process *p, json_t *o, const struct at *a, si
 		r = get_bool(&p->valid, o, a, "valid");
 	if (r == 0)
 		r = get_text(&p->invalid_reason, o, a, "invalid_reason", true, TEXT_MAX);
+	p->cpu_wait_ms = NAN;
+	if (r == 0 && json_object_get(o, "cpu_wait_ms"))
+		r = get_num(&p->cpu_wait_ms, o, a, "cpu_wait_ms", false);
+	if (r == 0 && p->cpu_wait_ms < 0)
+		r = bad_at(a, "cpu_wait_ms", "a number from 0");
 	if (r == 0)
 		r = parse_output(p, o, a);
 	return r;
@@ -980,7 +989,7 @@ static int parse_stage(struct db_stage *g, json_t *o, const struct at *a)
 	};
 	static const char *const optional[] = {
 		"cal_p_faster", "cal_p_slower", "cal_p_below", "cal_p_above", "gate_p",
-		"spread_ratio", NULL,
+		"spread_ratio", "load_p", "load_above", NULL,
 	};
 	static const char *const tests[] = { "sign", "calibrated", "sign+calibrated", NULL };
 	static const char *const verdicts[] = {

@@ -26,7 +26,7 @@ static struct db_line lines[1] = { { (char *)"RESULT", (char *)"RESULT a on \"d\
 static char *errors[1] = { (char *)"line 3: metric 'y' is not a number" };
 static double pair_gains[2] = { 0.0068306010928961746, NAN };
 static struct db_stage stages[1] = {
-	{ 3, "sign", 0, 0.01, 0.5, 0.875, NAN, 0.5, NAN, NAN, NAN, NAN, NAN, NAN, "unresolved" },
+	{ 3, "sign", 0, 0.01, 0.5, 0.875, NAN, 0.5, NAN, NAN, NAN, NAN, NAN, NAN, 0.0025, 4, "unresolved" },
 };
 static char *flags[1] = { (char *)"noisy" };
 static struct db_calibration cal[2] = { { .comparison_id = 4 }, { .comparison_id = 7 } };
@@ -69,6 +69,7 @@ static void sample(struct db_comparison *c, struct db_process *p)
 	p[0].user_ms = 4380.1;
 	p[0].sys_ms = NAN;
 	p[0].maxrss_kb = 81234;
+	p[0].cpu_wait_ms = 17.25;
 	p[0].metrics = metrics;
 	p[0].nmetrics = 2;
 	p[0].digest = (char *)"c475";
@@ -94,6 +95,7 @@ static void sample(struct db_comparison *c, struct db_process *p)
 	p[1].wall_ms = 1e-5;
 	p[1].spawn_error = (char *)"cannot execute";
 	p[1].invalid_reason = (char *)"killed by signal 9 (SIGKILL)";
+	p[1].cpu_wait_ms = NAN;  /* not recorded: the key is left out */
 	c->processes = p;
 	c->nprocesses = 2;
 	c->has_summary = true;
@@ -189,8 +191,10 @@ static void test_round_trip(void **state)
 	assert_int_equal(q->err_len, 3);
 	assert_memory_equal(q->err, "a\0b", 3);
 	assert_int_equal(q->stdout_kept, 20);
+	assert_true(q->cpu_wait_ms == 17.25);
 	q = &r.c.processes[1];
 	assert_true(q->exit_code == -1 && q->signal == 9 && q->wall_ms == 1e-5);
+	assert_true(isnan(q->cpu_wait_ms));
 	assert_null(q->out);
 	assert_string_equal(q->spawn_error, "cannot execute");
 	assert_true(r.c.has_summary);
@@ -267,6 +271,8 @@ static void test_refused(void **state)
 		{ "processes[1].seq", "3", "processes[1].seq: expected 2" },
 		{ "processes[1].pair", "0", "processes[1]: a warm-up has pair 0" },
 		{ "processes[0].exit", "-1", "processes[0].exit: expected a whole number from 0" },
+		{ "processes[0].cpu_wait_ms", "-1", "processes[0].cpu_wait_ms: expected a number from 0" },
+		{ "processes[0].cpu_wait_ms", "null", "processes[0].cpu_wait_ms: expected a number" },
 		{ "processes[0].started_at", "\"2026-11-04 10:00\"", "processes[0].started_at: "
 		  "expected a time" },
 		{ "processes[0].metrics", "{\"a\": \"1\"}", "processes[0].metrics['a']: expected a "
