@@ -73,16 +73,13 @@ static double *calibration_values(const struct rule_run *run, bool loads, size_t
 }
 
 /* The same of a stage's processes: both of each of its first n pairs,
- * where recorded (none in a simulated run, mde.c's, which has gains and no
- * processes). out has room for 2n. */
+ * where recorded. out has room for 2n. */
 static size_t stage_loads(double *out, const struct rule_run *run, int n)
 {
 	const struct db_process *p[2];
 	size_t k = 0;
 	int i, j;
 
-	if (!run->old_of || !run->new_of)
-		return 0;
 	for (i = 1; i <= n && (size_t)i <= run->npairs; i++) {
 		p[0] = run->old_of[i];
 		p[1] = run->new_of[i];
@@ -346,9 +343,12 @@ void rule2_decide(struct rule_run *run)
 	struct stage_test t = { 0 };
 	size_t ncal, ncal_loads = 0;
 	double *cal = calibration_values(run, false, &ncal);
-	bool v21 = run->version >= RULE_V21, v22 = run->version >= RULE_V22;
+	bool v21 = run->version >= RULE_V21;
+	/* The load gate of 2.2, on processes: mde.c's simulated runs have gains
+	 * alone, and judge as 2.1 does without this work. */
+	bool v22 = run->version >= RULE_V22 && run->old_of && run->new_of;
 	double *cal_loads = v22 ? calibration_values(run, true, &ncal_loads) : NULL;
-	double *loads = xcalloc(2 * run->npairs + 1, sizeof(double));
+	double *loads = v22 ? xcalloc(2 * run->npairs + 1, sizeof(double)) : NULL;
 	struct stage_loads l = { loads, cal_loads, 0, ncal_loads };
 	bool calibrated = ncal >= (v21 ? RUNNER_CALIBRATION_MIN_GAINS :
 				   RUNNER_CALIBRATION_MIN_GAINS_V2);

@@ -71,7 +71,8 @@ static json_t *process_record(const struct db_process *p, bool with_output)
 	json_object_set_new(o, "user_ms", json_real_or_null(p->user_ms));
 	json_object_set_new(o, "sys_ms", json_real_or_null(p->sys_ms));
 	json_object_set_new(o, "maxrss_kb", json_integer(p->maxrss_kb));
-	/* Where recorded (schema 21 on): a hub before the key takes the rest. */
+	/* Left out where not recorded, so that a hub older than the key
+	 * (schema 21) still takes such records. */
 	if (isfinite(p->cpu_wait_ms))
 		json_object_set_new(o, "cpu_wait_ms", json_real(p->cpu_wait_ms));
 	json_object_set_new(o, "cpus", json_text(p->cpus));
