@@ -359,20 +359,28 @@ static int gains_load(struct db *db, double **out, size_t *out_n, int64_t id, co
 			      " ORDER BY pair", DB_ARGS(DB_INT(id)), &how, out, out_n);
 }
 
-/* The CPU pressure each counted process of a comparison ran under, as a
- * share of its wall time, in execution order; processes without one are
- * left out. */
+double db_process_load(double cpu_wait_ms, double wall_ms)
+{
+	return isfinite(cpu_wait_ms) && wall_ms > 0 ? cpu_wait_ms / wall_ms : NAN;
+}
+
+static void load_fill(void *elem, sqlite3_stmt *st, void *arg)
+{
+	*(double *)elem = db_process_load(db_column_real(st, 0), db_column_real(st, 1));
+}
+
+/* The load of each counted process of a comparison (db_process_load, NAN
+ * where it has none), in execution order. */
 static int loads_load(struct db *db, double **out, size_t *out_n, int64_t id)
 {
 	const struct db_rows how = {
-		.size = sizeof(double), .max = SIZE_MAX, .fill = gain_fill,
+		.size = sizeof(double), .max = SIZE_MAX, .fill = load_fill,
 		.doing = "loading a calibration's CPU pressure",
 	};
 
-	return db_rows_select(db, "SELECT cpu_wait_ms / wall_ms FROM processes"
+	return db_rows_select(db, "SELECT cpu_wait_ms, wall_ms FROM processes"
 			      " WHERE comparison_id = ? AND NOT warmup AND state = 'done'"
-			      " AND cpu_wait_ms IS NOT NULL AND wall_ms > 0 ORDER BY seq",
-			      DB_ARGS(DB_INT(id)), &how, out, out_n);
+			      " ORDER BY seq", DB_ARGS(DB_INT(id)), &how, out, out_n);
 }
 
 /* The stored summary's derived rows: flags, reasons and pair gains. */

@@ -145,6 +145,12 @@ struct db_process {
 	char *err;
 	size_t err_len;
 };
+
+/* A process's load: the share of its wall time that some task waited for a
+ * CPU (cpu_wait_ms / wall_ms), which pairs-median/2.2's load gate weighs;
+ * NAN where the pressure was not recorded or the wall time is not above
+ * 0. */
+double db_process_load(double cpu_wait_ms, double wall_ms);
 void db_process_release(struct db_process *p);
 /* The value of the named metric; false when the process did not print it. */
 bool db_process_metric(const struct db_process *p, const char *name, double *out);
@@ -206,9 +212,9 @@ struct db_stage {
 };
 
 /* The A/A comparison whose pair gains calibrate a comparison: its metric and
- * its gains in pair order (NAN where undefined), and the CPU pressure its
- * counted processes ran under, each a share of its wall time, where
- * recorded (pairs-median/2.2's load gate). */
+ * its gains in pair order (NAN where undefined), and the load of each of its
+ * counted processes in execution order (db_process_load, NAN where none;
+ * pairs-median/2.2's load gate). */
 struct db_calibration {
 	int64_t comparison_id;
 	char *metric;

@@ -545,6 +545,18 @@ static int64_t put_aa(struct db *db, int64_t art, bool aa, const char *host, con
 /* The A/As per host and case: counted by verdict over the newest, the
  * newest not invalid one named, filtered and bounded; a calibration's gains
  * loaded; the timeline without them. */
+/* A process's load: its CPU pressure over its wall time, none without
+ * either. */
+static void test_process_load(void **state)
+{
+	(void)state;
+	assert_true(db_process_load(5, 10) == 0.5);
+	assert_true(db_process_load(0, 10) == 0);
+	assert_true(isnan(db_process_load(NAN, 10)));
+	assert_true(isnan(db_process_load(5, 0)));
+	assert_true(isnan(db_process_load(5, NAN)));
+}
+
 static void test_calibration_infos(void **state)
 {
 	char *p = path_for("cal.db");
@@ -2502,6 +2514,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_and_corrupt_refused),
 		cmocka_unit_test(test_readonly_open),
 		cmocka_unit_test(test_comparison_round_trip),
+		cmocka_unit_test(test_process_load),
 		cmocka_unit_test(test_calibration_infos),
 		cmocka_unit_test(test_host_round_trip),
 		cmocka_unit_test(test_host_status_sandbox),

@@ -78,14 +78,17 @@ static size_t stage_loads(double *out, const struct rule_run *run, int n)
 {
 	const struct db_process *p[2];
 	size_t k = 0;
+	double x;
 	int i, j;
 
 	for (i = 1; i <= n && (size_t)i <= run->npairs; i++) {
 		p[0] = run->old_of[i];
 		p[1] = run->new_of[i];
-		for (j = 0; j < 2; j++)
-			if (p[j] && isfinite(p[j]->cpu_wait_ms) && p[j]->wall_ms > 0)
-				out[k++] = p[j]->cpu_wait_ms / p[j]->wall_ms;
+		for (j = 0; j < 2; j++) {
+			x = p[j] ? db_process_load(p[j]->cpu_wait_ms, p[j]->wall_ms) : NAN;
+			if (isfinite(x))
+				out[k++] = x;
+		}
 	}
 	return k;
 }
