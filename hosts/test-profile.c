@@ -46,7 +46,7 @@ static char *write_temp(const char *text)
 static void test_shipped_profiles(void **state)
 {
 	static const char *const names[] = {
-		"m1", "m1-max", "arc-b60", "gfx1201", "lavapipe", "h200",
+		"m1", "m1-max", "arc-b60", "gfx1201", "lavapipe", "h200", "h100",
 	};
 	struct host_profile *p;
 
