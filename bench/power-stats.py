@@ -256,6 +256,9 @@ PARTS = [
      "slower", "slower in at least 90%"),
     ("gpu-half-uncal", "GPU planted %s%%, uncalibrated" % os.environ.get("POWER_GPU_SMALL", "0.5"),
      "slower", None),
+    ("gpu-control-cal", "GPU calibration A/A of the copy kernel", None, None),
+    ("gpu-control", "GPU copy kernel, unchanged, beside planted %s%% q4 work"
+     % os.environ.get("POWER_GPU_BIG", "1"), "unchanged", "unchanged in most comparisons"),
 ]
 JUDGES = [
     ("perfd", "verdict", "perfd (its rule, default settings)"),
@@ -374,13 +377,19 @@ def report(receipts_path, settings_path, out_md, out_json):
         elif part == "gpu-aa":
             met = f == 0 and s == 0
             text = "false faster %d, false slower %d of %d" % (f, s, n)
-            full = n >= 50
+            full = n >= 30
         elif part == "gpu-1pct":
             bound = int(os.environ.get("POWER_GPU_BIG_PAIRS", "3"))
             in3 = sum(1 for r in rows if r["part"] == part and r["verdict"] == "slower"
                       and r["pairs"] <= bound)
             met = in3 == n
             text = "slower within %d pairs in %d of %d (slower at all: %d)" % (bound, in3, n, s)
+            full = n >= 10
+        elif part == "gpu-control":
+            u = p["perfd"]["unchanged"]
+            met = u > n / 2 and f == 0 and s == 0
+            text = "unchanged in %d of %d, unresolved %d, false faster %d, false slower %d" % (
+                u, n, p["perfd"]["unresolved"], f, s)
             full = n >= 10
         elif part == "gpu-half-uncal":
             met = None

@@ -28,17 +28,22 @@
 #             (--new-env POWER_ARM=new), so that none of them calibrates
 #             the next: every verdict there is false, and the calibration
 #             is the quiet one throughout
-# GPU part (--gpu PROFILE; an H200 where Vulkan works, as
-# bench/gpu-canary.sh): the canary (`perfd canary --scale
+# GPU part (--gpu PROFILE; a GPU host where Vulkan works, as
+# bench/gpu-canary.sh: hosts/h200.conf, hosts/h100.conf): the canary (`perfd canary --scale
 # POWER_GPU_SCALE`) through `perfd pair --host PROFILE --metric
 # q4_matvec_ms`: POWER_GPU_CAL calibration A/As, POWER_GPU_AA A/As,
 # POWER_GPU_1PCT with new doing 1% more (`--extra-work 1`),
 # POWER_GPU_HALF with 0.5% more judged with --min-effect 0.25%, all of one
 # case; and POWER_GPU_UNCAL of the same 0.5% under a case no A/A
-# calibrated. At the defaults that is 80 comparisons; on the H200 at
-# scale 8 a comparison of 3 pairs took about 4.8 s (0.8 s a canary
-# process), so about 6.5 minutes at 3 pairs each, the rest of 10 minutes
-# left for the stages pairs-median/2 adds.
+# calibrated; and POWER_GPU_CONTROL comparisons of the canary against
+# itself doing POWER_GPU_BIG% more q4 work, judged on the copy kernel
+# (--metric copy_ms, case canary-copy, calibrated by POWER_GPU_CAL A/As
+# of its own): an unchanged kernel in a changed program, the control a
+# job runs beside the case its change is about, which should come out
+# unchanged, not run every pair unresolved. At the defaults that is 80
+# comparisons; on the H200 at scale 8 a comparison of 3 pairs took about
+# 4.8 s (0.8 s a canary process), so about 6.5 minutes at 3 pairs each,
+# the rest of 10 minutes left for the stages pairs-median/2 adds.
 #
 # Every comparison's receipt (`perfd pair --json`) is kept in
 # OUTDIR/receipts.jsonl; bench/power-stats.py reads back each one's
@@ -57,6 +62,7 @@
 #   POWER_LOAD_WORKERS [nproc]
 #   POWER_SEED [1] POWER_GPU_SCALE [8] POWER_GPU_CAL [5] POWER_GPU_AA [50]
 #   POWER_GPU_1PCT [10] POWER_GPU_HALF [10] POWER_GPU_UNCAL [5]
+#   POWER_GPU_CONTROL [0]
 #   POWER_GPU_MAX_PAIRS [perfd's default; needs pairs-median/2's --max-pairs]
 #   POWER_GPU_BIG [1] POWER_GPU_BIG_MIN [the profile's] POWER_GPU_BIG_PAIRS [3]
 #   POWER_GPU_SMALL [0.5] POWER_GPU_SMALL_MIN [0.25]: the two planted sizes
@@ -111,6 +117,7 @@ g_aa=$(number POWER_GPU_AA 50 0 10000)
 g_1pct=$(number POWER_GPU_1PCT 10 0 10000)
 g_half=$(number POWER_GPU_HALF 10 0 10000)
 g_uncal=$(number POWER_GPU_UNCAL 5 0 10000)
+g_control=$(number POWER_GPU_CONTROL 0 0 10000)
 g_max=
 [ -z "${POWER_GPU_MAX_PAIRS:-}" ] || g_max=$(number POWER_GPU_MAX_PAIRS 0 1 1000)
 g_big=${POWER_GPU_BIG:-1}
@@ -177,7 +184,7 @@ machine=$(machine_line)
 	load_text="none (POWER_LOAD=0)"
 cpu_text="bench/noisy.c --units $units --noise $noise, planted --slow $slow; calibration $n_cal A/A, $n_aa A/A, $n_planted planted; perfd pair defaults, --case cpu-noisy --host-name power-cpu"
 [ "$n_shift" = 0 ] || cpu_text="$cpu_text; first $n_cal A/As of case cpu-shift with no load, then $n_shift of the same program against itself under the load (--new-env POWER_ARM=new: none calibrates another)"
-gpu_text="perfd canary --host $gpu --scale $g_scale, --metric q4_matvec_ms; calibration $g_cal A/A, $g_aa A/A, $g_1pct with --extra-work $g_big${g_big_min:+ --min-effect $g_big_min%}, $g_half with --extra-work $g_small --min-effect $g_small_min%, $g_uncal of the same uncalibrated (case canary-uncalibrated)${g_max:+, --max-pairs $g_max}; $device_line"
+gpu_text="perfd canary --host $gpu --scale $g_scale, --metric q4_matvec_ms; calibration $g_cal A/A, $g_aa A/A, $g_1pct with --extra-work $g_big${g_big_min:+ --min-effect $g_big_min%}, $g_half with --extra-work $g_small --min-effect $g_small_min%, $g_uncal of the same uncalibrated (case canary-uncalibrated), $g_control with --extra-work $g_big judged on copy_ms (case canary-copy, its own $g_cal calibration A/A)${g_max:+, --max-pairs $g_max}; $device_line"
 [ -n "$cpu" ] || cpu_text=
 [ -n "$gpu" ] || gpu_text=
 
@@ -294,21 +301,30 @@ if [ -n "$gpu" ]; then
 	else
 		set --
 	fi
-	set -- "$@" --host "$gpu" --host-name power-gpu --metric q4_matvec_ms
+	set -- "$@" --host "$gpu" --host-name power-gpu
 	# Split on purpose: the paths hold no blanks (checked above).
 	canary="$perfd $perfd -- canary --host $gpu --scale $g_scale"
+	q4="--metric q4_matvec_ms"
+	# The control: the copy kernel, which the planted q4 work leaves as
+	# it is.
+	copy="--metric copy_ms --case canary-copy"
 	# shellcheck disable=SC2086
 	{
-		many gpu-cal "$g_cal" "$@" --case canary $canary
-		many gpu-aa "$g_aa" "$@" --case canary $canary
+		many gpu-cal "$g_cal" "$@" $q4 --case canary $canary
+		many gpu-aa "$g_aa" "$@" $q4 --case canary $canary
 		report || bench_fail "bench/power-stats.py could not make the report"
-		many gpu-1pct "$g_1pct" "$@" --case canary ${g_big_min:+--min-effect $g_big_min%} \
+		many gpu-1pct "$g_1pct" "$@" $q4 --case canary ${g_big_min:+--min-effect $g_big_min%} \
 			--new-arg --extra-work --new-arg "$g_big" $canary
-		many gpu-half "$g_half" "$@" --case canary --min-effect "$g_small_min%" \
+		many gpu-half "$g_half" "$@" $q4 --case canary --min-effect "$g_small_min%" \
 			--new-arg --extra-work --new-arg "$g_small" $canary
 		report || bench_fail "bench/power-stats.py could not make the report"
-		many gpu-half-uncal "$g_uncal" "$@" --case canary-uncalibrated --min-effect "$g_small_min%" \
-			--new-arg --extra-work --new-arg "$g_small" $canary
+		many gpu-half-uncal "$g_uncal" "$@" $q4 --case canary-uncalibrated \
+			--min-effect "$g_small_min%" --new-arg --extra-work --new-arg "$g_small" $canary
+		if [ "$g_control" -gt 0 ]; then
+			many gpu-control-cal "$g_cal" "$@" $copy $canary
+			many gpu-control "$g_control" "$@" $copy \
+				--new-arg --extra-work --new-arg "$g_big" $canary
+		fi
 	}
 fi
 
