@@ -96,19 +96,26 @@ attack() {
 	curl -s "$URL/metrics" >"$1.metrics"
 }
 
-# answered NAME ADDR: every request of ADDR answered 200 within 1 s (a
-# bound on being kept waiting, scaled by PERFD_TEST_SLOW), and at least 50
-# of them; prints what went wrong otherwise.
+# answered NAME ADDR [LOST]: every request of ADDR answered 200 within 1 s
+# (a bound on being kept waiting, scaled by PERFD_TEST_SLOW), and at least
+# 50 of them; with LOST, up to LOST of them may instead be closed before
+# any answer (status 0), none kept waiting. Prints what went wrong
+# otherwise.
 answered() {
-	python3 - "$1.json" "$2" "$(slow_s 1)" <<'PY'
+	python3 - "$1.json" "$2" "$(slow_s 1)" "${3:-0}" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 f = [x for x in d["fast"] if x["addr"] == sys.argv[2]]
 bound = float(sys.argv[3])
+lost = [x for x in f if x["status"] == 0 and x["s"] < bound]
 bad = [x for x in f if x["status"] != 200 or x["s"] >= bound]
+if len(lost) <= int(sys.argv[4]):
+    bad = [x for x in bad if x not in lost]
 if len(f) < 50 or bad:
     print("  %d requests, %d not answered within %g s: %s" % (len(f), len(bad), bound, bad[:5]))
     sys.exit(1)
+if lost:
+    print("  %d of %d closed before an answer: %s" % (len(lost), len(f), lost))
 PY
 	local rc=$?
 	# What the hub counted, to tell a refusal from a displacement.
@@ -172,7 +179,13 @@ check "/metrics: the address refused beyond its share" test "$(metric one refuse
 hub "header_timeout_s = 3" "body_timeout_s = 5" "trusted_proxy = 127.0.0.1"
 attack proxy 12 127.0.0.1 "127.0.0.1 127.0.0.2"
 stop
-check "the proxy's other clients (127.0.0.1): every request answered within 1 s" answered proxy 127.0.0.1
+# Behind the proxy the slow sockets and the other clients share one address:
+# a connection that has just come, its request not yet read, is told from
+# the flood's newest by nothing, and the flood's 1,000 new connections a
+# second displace such ones too, now and then a client's (docs/hub.md). A
+# client retries a connection closed before an answer; 2 of about 225 may
+# be so closed, none kept waiting.
+check "the proxy's other clients (127.0.0.1): every request answered within 1 s, or closed at once (at most 2)" answered proxy 127.0.0.1 2
 check "127.0.0.2 too" answered proxy 127.0.0.2
 check "slow sockets still closed by their deadlines" deadlines proxy 3 5 displaced
 check "/metrics: the oldest slow ones displaced" test "$(metric proxy closed_total displaced)" -gt 0
