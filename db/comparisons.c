@@ -359,11 +359,6 @@ static int gains_load(struct db *db, double **out, size_t *out_n, int64_t id, co
 			      " ORDER BY pair", DB_ARGS(DB_INT(id)), &how, out, out_n);
 }
 
-double db_process_load(double cpu_wait_ms, double wall_ms)
-{
-	return isfinite(cpu_wait_ms) && wall_ms > 0 ? cpu_wait_ms / wall_ms : NAN;
-}
-
 static void load_fill(void *elem, sqlite3_stmt *st, void *arg)
 {
 	*(double *)elem = db_process_load(db_column_real(st, 0), db_column_real(st, 1));

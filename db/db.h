@@ -151,6 +151,7 @@ struct db_process {
  * NAN where the pressure was not recorded or the wall time is not above
  * 0. */
 double db_process_load(double cpu_wait_ms, double wall_ms);
+
 void db_process_release(struct db_process *p);
 /* The value of the named metric; false when the process did not print it. */
 bool db_process_metric(const struct db_process *p, const char *name, double *out);

@@ -62,6 +62,11 @@ bool db_process_metric(const struct db_process *p, const char *name, double *out
 	return false;
 }
 
+double db_process_load(double cpu_wait_ms, double wall_ms)
+{
+	return isfinite(cpu_wait_ms) && wall_ms > 0 ? cpu_wait_ms / wall_ms : NAN;
+}
+
 /* The columns a process has from its start, and those its end sets: bound
  * alike by db_process_insert, db_process_finish and db_process_store. */
 #define START_ARGS(p) DB_INT((p)->comparison_id), DB_INT((p)->seq), DB_TEXT((p)->arm), \

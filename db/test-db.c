@@ -542,9 +542,6 @@ static int64_t put_aa(struct db *db, int64_t art, bool aa, const char *host, con
 	return id;
 }
 
-/* The A/As per host and case: counted by verdict over the newest, the
- * newest not invalid one named, filtered and bounded; a calibration's gains
- * loaded; the timeline without them. */
 /* A process's load: its CPU pressure over its wall time, none without
  * either. */
 static void test_process_load(void **state)
@@ -557,6 +554,9 @@ static void test_process_load(void **state)
 	assert_true(isnan(db_process_load(5, NAN)));
 }
 
+/* The A/As per host and case: counted by verdict over the newest, the
+ * newest not invalid one named, filtered and bounded; a calibration's gains
+ * loaded; the timeline without them. */
 static void test_calibration_infos(void **state)
 {
 	char *p = path_for("cal.db");
