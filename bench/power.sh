@@ -29,9 +29,9 @@
 #             the next: every verdict there is false, and the calibration
 #             is the quiet one throughout
 # GPU part (--gpu PROFILE; a GPU host where Vulkan works, as
-# bench/gpu-canary.sh: hosts/h200.conf, hosts/h100.conf): the canary (`perfd canary --scale
-# POWER_GPU_SCALE`) through `perfd pair --host PROFILE --metric
-# q4_matvec_ms`: POWER_GPU_CAL calibration A/As, POWER_GPU_AA A/As,
+# bench/gpu-canary.sh: hosts/h200.conf, hosts/h100.conf): the canary
+# (`perfd canary --scale POWER_GPU_SCALE`) through `perfd pair --host
+# PROFILE --metric q4_matvec_ms`: POWER_GPU_CAL calibration A/As, POWER_GPU_AA A/As,
 # POWER_GPU_1PCT with new doing 1% more (`--extra-work 1`),
 # POWER_GPU_HALF with 0.5% more judged with --min-effect 0.25%, all of one
 # case; and POWER_GPU_UNCAL of the same 0.5% under a case no A/A

@@ -99,15 +99,16 @@ attack() {
 # answered NAME ADDR [LOST]: every request of ADDR answered 200 within 1 s
 # (a bound on being kept waiting, scaled by PERFD_TEST_SLOW), and at least
 # 50 of them; with LOST, up to LOST of them may instead be closed before
-# any answer (status 0), none kept waiting. Prints what went wrong
-# otherwise.
+# any answer (an end or a reset: status 0, or the client's "Connection
+# reset" error), none kept waiting. Prints what went wrong otherwise.
 answered() {
 	python3 - "$1.json" "$2" "$(slow_s 1)" "${3:-0}" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 f = [x for x in d["fast"] if x["addr"] == sys.argv[2]]
 bound = float(sys.argv[3])
-lost = [x for x in f if x["status"] == 0 and x["s"] < bound]
+lost = [x for x in f if (x["status"] == 0 or "Connection reset" in str(x["status"]))
+        and x["s"] < bound]
 bad = [x for x in f if x["status"] != 200 or x["s"] >= bound]
 if len(lost) <= int(sys.argv[4]):
     bad = [x for x in bad if x not in lost]
