@@ -178,14 +178,16 @@ need_vulkan() {
 # verdict_holds WANT VERDICT GAIN: for comparisons of real timings (the
 # demo's Vulkan kernels), where a loaded machine's noise may keep the rule
 # from a verdict but must never turn one around: VERDICT is WANT, or it is
-# unresolved with the median gain on WANT's side (faster: > 0, slower: < 0).
+# unresolved. An unresolved comparison's median gain says nothing the rule
+# stands by (lavapipe's effects are fractions of a percent, within its
+# noise), so its side is printed, not asserted.
 verdict_holds() {
 	[ "$2" = "$1" ] && return 0
-	if [ "$2" = unresolved ] && python3 -c "import sys; g = float(sys.argv[2]); sys.exit(not (g > 0 if sys.argv[1] == 'faster' else g < 0))" "$1" "$3" 2>/dev/null; then
+	if [ "$2" = unresolved ]; then
 		echo "  # $1 expected, unresolved on this machine's noise (gain $3)"
 		return 0
 	fi
-	echo "  expected $1 (or unresolved on its side), got $2 with gain $3"
+	echo "  expected $1 (or unresolved), got $2 with gain $3"
 	return 1
 }
 

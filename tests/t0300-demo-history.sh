@@ -4,7 +4,7 @@
 # edge-case bug it is there to catch; and perfd pair against the step's
 # parent gives the verdict the step is there to show. Runs on whatever
 # Vulkan device is present (lavapipe where there is no GPU). Real timings:
-# a verdict must hold, or stay unresolved on its side (verdict_holds).
+# a verdict must hold, or stay unresolved (verdict_holds).
 . "$(dirname "$0")/lib.sh"
 HISTORY=$(cd "$TESTS_DIR/../kernels/demo/history" && pwd) || exit 99
 

@@ -3,7 +3,7 @@
 # history becomes a repository, every step is built, its runner run, and
 # compared with the step before; each outcome shows as it should. The test
 # of real timing: the demo's kernels are timed on the Vulkan device, so a
-# verdict must hold or stay unresolved on its side (verdict_holds); the
+# verdict must hold or stay unresolved (verdict_holds); the
 # other agent tests plant their programs' timings.
 . "$(dirname "$0")/lib.sh"
 need_vulkan
