@@ -332,18 +332,27 @@ try {
 	check('  and that the comparisons shown, of other heads, take no part', (await page.textContent('#cp-branch'))
 		.startsWith(`${tl.points.length} of the ${tl.points.length} comparisons shown are not of branch main (demo/`), await page.textContent('#changepoints'));
 	check('  and draws no change-point marker', (drawn.find((d) => d.label === 'change point') || { real: -1 }).real === 0, drawn);
-	// The demo's gains lie within the gain axis's floor, but its raw values
-	// are measured here: a process slowed by the machine may lie beyond the
-	// value axis, and is then drawn at its edge and listed, like any other.
+	// The demo's gains and raw values are measured on this machine: a step
+	// whose gain or process the machine moved far from the bulk (a shared
+	// counter's -167% on 2 CPUs) lies beyond its axis. What the page
+	// guarantees is checked, not where the timings fall: every point drawn,
+	// one beyond an axis at that axis's edge and listed with its figure,
+	// any other within the chart.
 	const dgeo = await page.evaluate(chartGeometry);
-	check('  and clips no gain median', dgeo.gain.length === tl.points.length && dgeo.gain.every((p) => p.beyond === null), dgeo.gain);
-	const dOut = dgeo.values.filter((p) => p.beyond !== null);
 	const dListed = await texts('#clipped-list li');
+	const atEdge = (p) => Math.abs(p.py - (p.beyond === 'above' ? dgeo.top : dgeo.bottom)) <= 1;
+	const within = (p) => p.py >= dgeo.top - 1 && p.py <= dgeo.bottom + 1;
+	const dGainOut = dgeo.gain.filter((p) => p.beyond !== null);
+	const dOut = dgeo.values.filter((p) => p.beyond !== null);
+	check('  and draws every gain median: one beyond the gain axis at its edge, labelled and listed; any other within',
+		dgeo.gain.length === tl.points.length && dGainOut.every((p) => atEdge(p) && typeof p.label === 'string') &&
+		dgeo.gain.every((p) => p.beyond !== null || within(p)) &&
+		dListed.filter((t) => / gain of #\d+: /.test(t)).length === dGainOut.length, { out: dGainOut, listed: dListed });
 	check('  a raw value beyond the value axis is drawn at its edge, and listed; any other within the chart',
-		dOut.every((p) => Math.abs(p.py - (p.beyond === 'above' ? dgeo.top : dgeo.bottom)) <= 1) &&
-		dgeo.values.every((p) => p.beyond !== null || (p.py >= dgeo.top - 1 && p.py <= dgeo.bottom + 1)) &&
-		dListed.every((t) => / (old|new) values of #\d+: /.test(t)) && (dListed.length > 0) === (dOut.length > 0) &&
-		(await page.$('#whole-range') !== null) === (dOut.length > 0), { out: dOut, listed: dListed });
+		dOut.every(atEdge) && dgeo.values.every((p) => p.beyond !== null || within(p)) &&
+		dListed.every((t) => / ((old|new) values|gain) of #\d+: /.test(t)) &&
+		dListed.some((t) => / (old|new) values of #\d+: /.test(t)) === (dOut.length > 0) &&
+		(await page.$('#whole-range') !== null) === (dOut.length + dGainOut.length > 0), { out: dOut, listed: dListed });
 
 	// ---- another host's gain medians overlaid ----
 	const boxes = await page.$$eval('#overlay input[type=checkbox]', (es) => es.map((e) => e.value));
