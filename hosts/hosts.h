@@ -44,6 +44,10 @@ struct host_profile {
 	int max_pairs;                  /* [timing] the most its stages reach */
 	double time_budget_s;           /* [timing] max_pairs from a comparison's time; 0: none */
 	char *fault_log;                /* [faults] kernel log to watch */
+	char *boot_log_command;         /* [faults] a shell command printing the previous
+	                                 * boot's kernel log, or "": none */
+	char *boot_log;                 /* [faults] files and directories holding it,
+	                                 * absolute paths split at blanks, or "": none */
 	struct host_fault *faults;      /* [faults] fault_pattern, in file order */
 	size_t nfaults;
 };
@@ -60,6 +64,12 @@ struct host_profile {
 #define HOST_NAME_LEN_MAX 63            /* [host] name: as a hub takes a host's name */
 #define HOST_DEFAULT_FAULT_LOG "/dev/kmsg"
 #define HOST_DEFAULT_NODES "/dev/dri/* /dev/nvidia* /dev/kfd"
+/* Where the previous boot's kernel log is kept: the journal, when it is
+ * persistent, and pstore's records of a crash (docs/hosts.md, "When the
+ * machine goes down"). */
+#define HOST_DEFAULT_BOOT_LOG_COMMAND "journalctl -k -b -1 -q --no-pager"
+#define HOST_DEFAULT_BOOT_LOG "/sys/fs/pstore"
+#define HOST_BOOT_LOG_MAX 16            /* [faults] boot_log: paths at most */
 
 /*
  * Parses the profile at path into a new object, the caller's to free with

@@ -23,6 +23,7 @@ enum key_kind {
 	KIND_CPUS,
 	KIND_PATTERN,
 	KIND_NODES,
+	KIND_PATHS,
 };
 
 enum key_id {
@@ -41,6 +42,8 @@ enum key_id {
 	KEY_TIME_BUDGET,
 	KEY_FAULT_LOG,
 	KEY_FAULT_PATTERN,
+	KEY_BOOT_LOG_COMMAND,
+	KEY_BOOT_LOG,
 	KEY_COUNT,
 };
 
@@ -66,6 +69,8 @@ static const struct key {
 	[KEY_TIME_BUDGET] = { "timing", "time_budget_s", KIND_SECONDS, false, false },
 	[KEY_FAULT_LOG] = { "faults", "fault_log", KIND_REQUIRED_TEXT, false, false },
 	[KEY_FAULT_PATTERN] = { "faults", "fault_pattern", KIND_PATTERN, false, true },
+	[KEY_BOOT_LOG_COMMAND] = { "faults", "boot_log_command", KIND_TEXT, false, false },
+	[KEY_BOOT_LOG] = { "faults", "boot_log", KIND_PATHS, false, false },
 };
 
 static const char *const sections[] = { "host", "device", "timing", "faults" };
@@ -346,18 +351,17 @@ static void set_text(struct parse *ps, char **field, const char *key, const char
 	config_set_text(field, &ps->r, key, value);
 }
 
-/* nodes: device paths, kept as written once each is checked; none (an
- * empty value) gives a sandboxed process no device. */
-static void set_nodes(struct parse *ps, const char *key, const char *value)
+/* A list of paths (nodes, boot_log): kept as written once each is
+ * checked; an empty value is none. */
+static void set_words(struct parse *ps, char **field, const char *key, const char *value,
+		      const struct config_words *how)
 {
-	static const struct config_words node_words = { .max = SIZE_MAX,
-		.is_valid = config_path_is_device, .what = "a path under /dev/" };
 	char **words = NULL;
 	size_t n = 0;
 
-	if (!*value || config_add_words(&words, &n, &ps->r, key, value, &node_words) == 0) {
-		free(ps->p->nodes);
-		ps->p->nodes = xstrdup(value);
+	if (!*value || config_add_words(&words, &n, &ps->r, key, value, how) == 0) {
+		free(*field);
+		*field = xstrdup(value);
 	}
 	config_words_free(words, n);
 }
@@ -374,6 +378,8 @@ static char **text_field(struct host_profile *p, enum key_id id)
 		return &p->device_match;
 	case KEY_EXPECTED_DRIVER:
 		return &p->expected_driver;
+	case KEY_BOOT_LOG_COMMAND:
+		return &p->boot_log_command;
 	default:
 		return &p->fault_log;
 	}
@@ -381,6 +387,10 @@ static char **text_field(struct host_profile *p, enum key_id id)
 
 static void set_value(struct parse *ps, enum key_id id, const char *value)
 {
+	static const struct config_words node_words = { .max = SIZE_MAX,
+		.is_valid = config_path_is_device, .what = "a path under /dev/" };
+	static const struct config_words path_words = { .max = HOST_BOOT_LOG_MAX,
+		.is_valid = config_path_is_absolute, .what = "an absolute path", .once = true };
 	const struct key *k = &keys[id];
 	struct host_profile *p = ps->p;
 	long ms;
@@ -390,8 +400,8 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 		config_set_name(&p->name, &ps->r, k->name, value, HOST_NAME_LEN_MAX);
 		break;
 	case KIND_TEXT:
-		free(p->description);
-		p->description = xstrdup(value);
+		free(*text_field(p, id));
+		*text_field(p, id) = xstrdup(value);
 		break;
 	case KIND_REQUIRED_TEXT:
 		set_text(ps, text_field(p, id), k->name, value);
@@ -421,7 +431,10 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 		add_pattern(ps, k->name, value);
 		break;
 	case KIND_NODES:
-		set_nodes(ps, k->name, value);
+		set_words(ps, &p->nodes, k->name, value, &node_words);
+		break;
+	case KIND_PATHS:
+		set_words(ps, &p->boot_log, k->name, value, &path_words);
 		break;
 	}
 }
@@ -490,6 +503,8 @@ static struct host_profile *profile_new(const char *path)
 	p->path = xstrdup(path);
 	p->description = xstrdup("");
 	p->fault_log = xstrdup(HOST_DEFAULT_FAULT_LOG);
+	p->boot_log_command = xstrdup(HOST_DEFAULT_BOOT_LOG_COMMAND);
+	p->boot_log = xstrdup(HOST_DEFAULT_BOOT_LOG);
 	p->process_timeout_s = HOST_DEFAULT_TIMEOUT_S;
 	p->noise = HOST_DEFAULT_NOISE;
 	p->min_effect = HOST_DEFAULT_MIN_EFFECT;
@@ -557,6 +572,8 @@ void host_profile_free(struct host_profile *p)
 	free(p->expected_driver);
 	free(p->nodes);
 	free(p->fault_log);
+	free(p->boot_log_command);
+	free(p->boot_log);
 	free(p);
 }
 

@@ -451,6 +451,56 @@ static void test_pattern_size(void **state)
 	strbuf_release(&text);
 }
 
+/* boot_log_command and boot_log: their defaults, values as written, empty
+ * for none, and a path that is not absolute refused with its line. */
+static void test_boot_log_keys(void **state)
+{
+	static const char head[] = "[host]\nname = x\n[faults]\n";
+	struct strbuf errors = STRBUF_INIT, text = STRBUF_INIT;
+	struct host_profile *p = load_shipped("gfx1201");
+
+	assert_string_equal(p->boot_log_command, "journalctl -k -b -1 -q --no-pager");
+	assert_string_equal(p->boot_log, "/sys/fs/pstore");
+	host_profile_free(p);
+
+	strbuf_addf(&text, "%sboot_log_command = cat /var/log/kern.log.1\n"
+		    "boot_log = /sys/fs/pstore  /var/crash/dmesg.txt\n", head);
+	assert_int_equal(host_profile_parse(&p, "v.conf", text.buf, text.len, &errors), 0);
+	assert_string_equal(p->boot_log_command, "cat /var/log/kern.log.1");
+	assert_string_equal(p->boot_log, "/sys/fs/pstore  /var/crash/dmesg.txt");
+	host_profile_free(p);
+
+	strbuf_reset(&text);
+	strbuf_addf(&text, "%sboot_log_command =\nboot_log =\n", head);
+	assert_int_equal(host_profile_parse(&p, "e.conf", text.buf, text.len, &errors), 0);
+	assert_string_equal(p->boot_log_command, "");
+	assert_string_equal(p->boot_log, "");
+	host_profile_free(p);
+	assert_string_equal(errors.buf, "");
+
+	strbuf_reset(&text);
+	strbuf_addf(&text, "%sboot_log = /sys/fs/pstore sys/fs/pstore\n"       /* 4 */
+		    "boot_log_command = true\nboot_log_command = false\n"      /* 5, 6 */
+		    "[timing]\nboot_log = /var/crash/../log\n", head);          /* 7, 8 */
+	assert_int_equal(host_profile_parse(&p, "bad.conf", text.buf, text.len, &errors),
+			 -EINVAL);
+	assert_null(p);
+	assert_string_equal(errors.buf,
+		"bad.conf:4: 'boot_log': expected an absolute path, not 'sys/fs/pstore'\n"
+		"bad.conf:6: duplicate key 'boot_log_command' (first set on line 5)\n"
+		"bad.conf:8: key 'boot_log' belongs in [faults], not [timing]\n");
+	strbuf_reset(&errors);
+	strbuf_reset(&text);
+	strbuf_addf(&text, "%sboot_log = /a /b/../c /a\n", head);
+	assert_int_equal(host_profile_parse(&p, "b.conf", text.buf, text.len, &errors), -EINVAL);
+	assert_non_null(strstr(errors.buf,
+		"b.conf:4: 'boot_log': expected an absolute path, not '/b/../c'\n"));
+	assert_non_null(strstr(errors.buf,
+		"b.conf:4: 'boot_log': expected each once, not '/a' twice\n"));
+	strbuf_release(&errors);
+	strbuf_release(&text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +518,7 @@ int main(void)
 		cmocka_unit_test(test_cpus),
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_pattern_size),
+		cmocka_unit_test(test_boot_log_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
