@@ -14,6 +14,8 @@
  *   the rule's summary.
  * - fault watch: reads the kernel log while each process runs and reports
  *   the first line that matches the host profile's fault patterns.
+ * - boot log: reads what the machine kept of the previous boot's kernel
+ *   log, after it went down under a step, and matches it the same way.
  * - receipt: renders a stored comparison as text, JSON, CSV or Markdown.
  *
  * Ownership: strings and arrays a function fills in a struct belong to that
@@ -320,6 +322,33 @@ char *runner_fault_watch_check(struct runner_fault_watch *w);
 /* "on" or "off: reason", for the process record; the caller frees it. */
 char *runner_fault_watch_state(const struct runner_fault_watch *w);
 void runner_fault_watch_close(struct runner_fault_watch *w);
+
+/* ---- the previous boot's kernel log (boot-log.c) ---- */
+
+#define RUNNER_BOOT_LOG_TIMEOUT_S 10.0            /* boot_log_command's bound */
+#define RUNNER_BOOT_LOG_READ_MAX (16 * 1024 * 1024) /* bytes of its output, or of a file */
+#define RUNNER_BOOT_LOG_FILES_MAX 64              /* files read from one directory */
+#define RUNNER_BOOT_LOG_LINE_MAX 512              /* bytes of the fault line kept */
+#define RUNNER_BOOT_LOG_SAID_MAX 200              /* bytes of a failed command's words */
+
+/* What the previous boot's kernel log said (docs/hosts.md, "When the machine goes down"). */
+struct runner_boot_log {
+	char *fault;   /* the first line of it matching a fault pattern, or NULL: none matched */
+	char *source;  /* what was read, for people: e.g. "journalctl -k -b -1 -q
+	                * --no-pager: 1234 lines; /sys/fs/pstore: 2 files, 80 lines",
+	                * or why nothing: "none found: ..." */
+};
+/* Reads the previous boot's kernel log as the profile says (its
+ * boot_log_command, then its boot_log files and directories) and matches
+ * each line against its fault patterns. Returns 0 with *out filled (its
+ * strings the caller's, released with runner_boot_log_release) whether or
+ * not anything was found; a negative errno only for a failure of perfd
+ * itself. A command that fails or is missing, a path that is absent or
+ * unreadable, is said in source and is no failure; so is a profile that
+ * names neither. The fault keeps the line as read, without its line end,
+ * at most RUNNER_BOOT_LOG_LINE_MAX bytes, repaired to UTF-8. */
+int runner_boot_log_scan(struct runner_boot_log *out, const struct host_profile *profile);
+void runner_boot_log_release(struct runner_boot_log *b);
 
 /* ---- pair ---- */
 
