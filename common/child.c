@@ -7,7 +7,11 @@
  * writes no memory it shares with us but its own stack. The
  * parent waits on a pidfd and the pipes with poll, never with sleep loops,
  * and on a time bound sends SIGTERM to the process group, then SIGKILL
- * after the grace period, and always reaps.
+ * after the grace period, and reaps. What it started is followed by the
+ * process tree taken at the SIGTERM, since a sandbox's program runs in a
+ * session of its own: each of those still there gets SIGKILL too, and one
+ * that outlives it by CHILD_KILL_WAIT_S is named and left (a task stuck
+ * in a driver ends when the driver lets it, not when we ask).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -127,6 +131,8 @@ void child_release(struct child *c)
 	strbuf_release(&c->err);
 	free(c->spawn_error);
 	c->spawn_error = NULL;
+	free(c->unkillable);
+	c->unkillable = NULL;
 }
 
 /* The child shares our memory until it execs: it says why it could not
@@ -372,7 +378,9 @@ struct run {
 	bool restore_mask;           /* SIGCHLD was blocked for the signalfd */
 	sigset_t oldmask;
 	bool look_now;               /* look at the child once before polling */
-	bool exited, termed;
+	bool exited, termed, killed;
+	struct proc_stat *tree;      /* what it had started, at the SIGTERM */
+	size_t ntree;
 	int64_t t0, t1, deadline;
 	int64_t psi0, psi1;          /* cpu_pressure_us at start and reaping; -1: none */
 	int status;
@@ -504,25 +512,89 @@ static void run_reap(struct run *s)
 	}
 }
 
+/* SIGKILL to the group and to every process of the tree still there. */
+static void kill_tree(struct run *s)
+{
+	size_t i;
+
+	kill(-s->pid, SIGKILL);
+	for (i = 0; i < s->ntree; i++)
+		if (proc_is_there(&s->tree[i]))
+			kill((pid_t)s->tree[i].pid, SIGKILL);
+}
+
 /* The deadline passed: SIGTERM to the group, SIGKILL after the grace
- * period. Returns false once the child has exited and something outside
- * its group still holds the pipes: stop reading them. */
+ * period; a child still there CHILD_KILL_WAIT_S later is left. Returns
+ * false when there is nothing more to wait for: the child has exited and
+ * something outside its group still holds the pipes, or it outlived its
+ * SIGKILL. */
 static bool run_deadline(struct run *s, struct child *c)
 {
 	if (s->exited)
 		return false;
 	if (!s->termed) {
-		if (!c->cancelled)
+		if (!c->cancelled) {
 			c->timed_out = true;
+			s->ntree = proc_descendants(&s->tree, s->pid, CHILD_TREE_MAX);
+		}
 		s->termed = true;
 		kill(-s->pid, SIGTERM);
 		s->deadline = time_monotonic_ns() + (int64_t)((c->grace_s > 0 ? c->grace_s :
 							       CHILD_GRACE_DEFAULT_S) * 1e9);
+	} else if (!s->killed) {
+		kill_tree(s);
+		s->killed = true;
+		s->deadline = time_monotonic_ns() + (int64_t)(CHILD_KILL_WAIT_S * 1e9);
 	} else {
-		kill(-s->pid, SIGKILL);
-		s->deadline = INT64_MAX;
+		c->unkillable = proc_describe(s->pid);
+		s->t1 = time_monotonic_ns();
+		return false;
 	}
 	return true;
+}
+
+/* After a child stopped by its bound has ended: what it had started and
+ * that is still there gets SIGKILL, and is waited for up to
+ * CHILD_KILL_WAIT_S. Of what is left then, one in uninterruptible sleep
+ * (held by a driver) is named in unkillable, else the last left: a
+ * parent left waiting for it (a sandbox's first process) is its witness,
+ * not its cause. */
+static void run_tree_wait(struct run *s, struct child *c)
+{
+	int64_t until = time_monotonic_ns() + (int64_t)(CHILD_KILL_WAIT_S * 1e9);
+	long left = 0;
+	size_t i;
+
+	if (!s->ntree || c->unkillable)
+		return;
+	kill_tree(s);
+	for (i = 0; i < s->ntree; i++) {
+		int fd;
+
+		/* A subreaper (the agent) reaps what the sandbox left. */
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (!proc_is_there(&s->tree[i]))
+			continue;
+		fd = (int)syscall(SYS_pidfd_open, (pid_t)s->tree[i].pid, 0);
+		if (fd >= 0) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			while (poll(&p, 1, ms_until(until)) < 0 && errno == EINTR)
+				;
+			close(fd);
+		}
+	}
+	for (i = 0; i < s->ntree; i++) {
+		char state = proc_state(&s->tree[i]);
+
+		if (state)
+			left = s->tree[i].pid;
+		if (state == 'D')
+			break;
+	}
+	if (left)
+		c->unkillable = proc_describe(left);
 }
 
 /* Reads the child's output until it has exited and its pipes are closed,
@@ -639,14 +711,18 @@ static void run_finish(const struct run *s, struct child *c)
 	c->maxrss_kb = s->ru.ru_maxrss;
 	c->cpu_wait_ms = s->psi0 >= 0 && s->psi1 >= s->psi0 ? (double)(s->psi1 - s->psi0) / 1e3
 							  : NAN;
-	if (WIFEXITED(s->status)) {
+	if (!s->exited) {
+		/* It outlived SIGKILL: it has no status yet. */
+		c->exit_code = -1;
+		c->signal = 0;
+	} else if (WIFEXITED(s->status)) {
 		c->exit_code = c->spawn_error ? -1 : WEXITSTATUS(s->status);
 		c->signal = 0;
 	} else if (WIFSIGNALED(s->status)) {
 		c->exit_code = -1;
 		c->signal = WTERMSIG(s->status);
 	}
-	if (c->sandbox)
+	if (c->sandbox && s->exited)
 		sandbox_finish(s, c);
 	/* A failure while we are being stopped is our stop's doing, not the
 	 * program's: a service manager's SIGTERM to the whole service may reach
@@ -667,7 +743,10 @@ int child_run(struct child *c)
 	if (r == 0)
 		r = run_wait(&s, c);
 	if (r == 0)
+		run_tree_wait(&s, c);
+	if (r == 0)
 		run_finish(&s, c);
+	free(s.tree);
 	close_fd(&s.outp[0]);
 	close_fd(&s.outp[1]);
 	close_fd(&s.errp[0]);
@@ -698,6 +777,9 @@ char *child_failure(const struct child *c, const char *what)
 {
 	if (c->spawn_error)
 		return xasprintf("%s could not start: %s", what, c->spawn_error);
+	if (c->unkillable)
+		return xasprintf("%s%s outlived SIGKILL: %s", what,
+				 c->timed_out ? " timed out and" : "", c->unkillable);
 	if (c->timed_out)
 		return xasprintf("%s timed out after %.0f s", what, c->wall_ms / 1e3);
 	if (c->signal)

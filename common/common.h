@@ -159,6 +159,29 @@ int fs_open_beneath(int dirfd, const char *rel, bool dir);
 /* "a FIFO", "a symbolic link", ... for a stat mode, in refusals. */
 const char *fs_kind(unsigned mode);
 
+/* proc.c: the process table as /proc shows it. proc_stat_read fills out
+ * from /proc/WHO/stat (WHO a pid or "self"): false when it cannot be read.
+ * proc_descendants puts root and every process below it (by parent, as it
+ * is now), at most max, into *out (the caller's to free) and returns how
+ * many. proc_state is the state of the process p names (its pid at its
+ * start time) now, 0 once it is a zombie or gone; proc_is_there is true
+ * while it is not 0.
+ * proc_describe says which process pid is and its state ("pid 7 ('prog')
+ * in state D (disk sleep), waiting in ..."), for people; the text is the
+ * caller's. */
+#define PROC_SCAN_MAX 65536          /* processes read from /proc at most */
+struct proc_stat {
+	long pid;
+	long ppid;
+	char state;                  /* R, S, D, Z, T, ... */
+	unsigned long long start;    /* clock ticks since boot */
+};
+bool proc_stat_read(struct proc_stat *out, const char *who);
+size_t proc_descendants(struct proc_stat **out, long root, size_t max);
+char proc_state(const struct proc_stat *p);
+bool proc_is_there(const struct proc_stat *p);
+char *proc_describe(long pid);
+
 /* owner.c: a process as the owner of a row left running, as text
  * "PID START NS BOOT": its pid, its start time in ticks since boot, its
  * pid namespace and the boot's id. owner_is_gone is true only when that
@@ -169,6 +192,13 @@ const char *fs_kind(unsigned mode);
 #define OWNER_LEN 96
 void owner_self(char out[OWNER_LEN]);
 bool owner_is_gone(const char *owner);
+/* True when owner ran in another boot than this one (the machine started
+ * again since); the boot it names goes to boot_out ("" for text of another
+ * shape) when that is not NULL. owner_boot gives this boot's id, from
+ * /proc/sys/kernel/random/boot_id or the file PERFD_BOOT_ID_FILE names
+ * (the tests' way to start the machine again); "-" when neither reads. */
+bool owner_is_other_boot(const char *owner, char boot_out[40]);
+void owner_boot(char out[40]);
 long owner_pid(const char *owner);
 
 /* ini.c: splits INI text into lines and hands each to the handler with its
@@ -281,9 +311,14 @@ void cpus_format(struct strbuf *out, const struct cpus *cpus);
 /* child.c: the fresh-process launcher. The child does setsid, resets
  * signals, sets its descriptors, pins itself when asked and execs; the
  * parent waits on a pidfd and a timer, and on a bound sends SIGTERM to the
- * process group, then SIGKILL after the grace period, and always reaps. */
+ * process group, then SIGKILL after the grace period, and reaps. A process
+ * of it that is still there CHILD_KILL_WAIT_S after its SIGKILL (a task
+ * stuck in a driver, which no signal ends) is not waited for any longer:
+ * it is named in unkillable, and the launcher returns. */
 #define CHILD_CAPTURE_DEFAULT (1024 * 1024)
 #define CHILD_GRACE_DEFAULT_S 2.0
+#define CHILD_KILL_WAIT_S 10.0
+#define CHILD_TREE_MAX 4096          /* processes of one child followed at its stop */
 
 struct child {
 	/* Filled by the caller. */
@@ -310,6 +345,11 @@ struct child {
 	bool timed_out;
 	bool cancelled;              /* cut short by our stop (cancel_fd), not its own doing */
 	char *spawn_error;           /* why the program could not start, or NULL */
+	/* A process of it that outlived SIGKILL by CHILD_KILL_WAIT_S, and its
+	 * state ("pid 7 ('prog') in state D (disk sleep)"), or NULL. What a
+	 * child stopped by its time bound had started is followed so too; of
+	 * one cut short by our own stop (cancelled), only the child itself. */
+	char *unkillable;
 	double wall_ms;
 	double user_ms;
 	double sys_ms;

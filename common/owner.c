@@ -12,41 +12,29 @@
 
 #include "common.h"
 
-/* Fields 1 and 22 of /proc/WHO/stat: the pid as /proc numbers it and the
- * start time in clock ticks since boot; a start of 0 when the process is
- * not there (or /proc cannot be read). */
+/* The start time of process who in clock ticks since boot, and its pid as
+ * /proc numbers it; a start of 0 when it is not there. */
 static unsigned long long start_ticks(const char *who, long *out_pid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long t = 0;
-	size_t n;
-	FILE *f;
-	int i;
+	struct proc_stat st;
 
-	snprintf(path, sizeof(path), "/proc/%s/stat", who);
-	f = fopen(path, "re");
-	if (!f)
+	if (!proc_stat_read(&st, who))
 		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
 	if (out_pid)
-		*out_pid = strtol(buf, NULL, 10);
-	/* The command name (field 2) may hold spaces and parentheses: the
-	 * fields after it follow the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p)
-		return 0;
-	for (i = 2; i < 22 && p; i++)
-		p = strchr(p + 1, ' ');
-	if (p)
-		t = strtoull(p + 1, NULL, 10);
-	return t;
+		*out_pid = st.pid;
+	return st.start;
 }
 
-static void boot_id(char out[40])
+void owner_boot(char out[40])
 {
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	const char *path = getenv("PERFD_BOOT_ID_FILE");
+	FILE *f;
+
+	/* The tests name another file: a machine that started again is one
+	 * whose boot id changed (docs/testing.md). */
+	if (!path || !*path)
+		path = "/proc/sys/kernel/random/boot_id";
+	f = fopen(path, "re");
 
 	out[0] = '\0';
 	if (f) {
@@ -77,7 +65,7 @@ void owner_self(char out[OWNER_LEN])
 	 * what a later look at /proc/PID finds. Without /proc the start is 0,
 	 * and owner_is_gone never judges such an owner gone. */
 	start = start_ticks("self", &pid);
-	boot_id(boot);
+	owner_boot(boot);
 	snprintf(out, OWNER_LEN, "%ld %llu %llu %s", pid, start, pid_ns(), boot);
 }
 
@@ -88,17 +76,32 @@ long owner_pid(const char *owner)
 	return pid > 0 ? pid : 0;
 }
 
+bool owner_is_other_boot(const char *owner, char boot_out[40])
+{
+	unsigned long long start, ns;
+	char boot[40], here[40];
+	long pid;
+
+	if (boot_out)
+		boot_out[0] = '\0';
+	if (!owner || sscanf(owner, "%ld %llu %llu %39s", &pid, &start, &ns, boot) != 4)
+		return false;
+	if (boot_out)
+		snprintf(boot_out, 40, "%s", boot);
+	owner_boot(here);
+	return strcmp(boot, "-") && strcmp(here, "-") && strcmp(boot, here);
+}
+
 bool owner_is_gone(const char *owner)
 {
 	unsigned long long start, ns;
-	char boot[40], here[40], who[32];
+	char boot[40], who[32];
 	long pid;
 
 	if (!owner || sscanf(owner, "%ld %llu %llu %39s", &pid, &start, &ns, boot) != 4 ||
 	    pid <= 0)
 		return false;
-	boot_id(here);
-	if (strcmp(boot, "-") && strcmp(here, "-") && strcmp(boot, here))
+	if (owner_is_other_boot(owner, NULL))
 		return true;          /* the machine started again since */
 	if (ns != pid_ns() || start == 0)
 		return false;         /* another pid namespace, or no /proc: unknown */

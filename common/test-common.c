@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -297,6 +298,61 @@ static void test_owner(void **state)
 	assert_true(owner_is_gone(other));
 }
 
+/* The process table: a child and its child are the child's descendants,
+ * named with their state; a pid at another start time, or reaped, is not
+ * there; the reading stops at its bound. */
+static void test_proc(void **state)
+{
+	struct proc_stat *v = NULL, other, first;
+	int fds[2], status;
+	pid_t a, b = 0;
+	char *text, want[64];
+	size_t n;
+
+	assert_int_equal(pipe(fds), 0);
+	a = fork();
+	assert_true(a >= 0);
+	if (a == 0) {
+		b = fork();
+		if (b == 0) {
+			pause();
+			_exit(0);
+		}
+		if (write(fds[1], &b, sizeof(b)) != sizeof(b))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	assert_int_equal(read(fds[0], &b, sizeof(b)), sizeof(b));
+	n = proc_descendants(&v, a, 16);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].pid, a);
+	assert_int_equal(v[1].pid, b);
+	assert_int_equal(v[1].ppid, a);
+	assert_true(proc_is_there(&v[0]) && proc_is_there(&v[1]));
+	first = v[0];
+	other = v[1];
+	other.start++;
+	assert_false(proc_is_there(&other));
+	assert_int_equal(proc_state(&other), 0);
+	text = proc_describe(a);
+	snprintf(want, sizeof(want), "pid %ld ('test-common') in state ", (long)a);
+	assert_non_null(strstr(text, want));
+	free(text);
+	free(v);
+	assert_int_equal(proc_descendants(&v, a, 1), 1);
+	free(v);
+	assert_int_equal(proc_descendants(&v, 0, 16), 0);
+	assert_null(v);
+
+	kill(b, SIGKILL);
+	kill(a, SIGKILL);
+	assert_int_equal(waitpid(a, &status, 0), a);
+	assert_false(proc_is_there(&first));
+	close(fds[0]);
+	close(fds[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -311,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_json_member_int),
 		cmocka_unit_test(test_datadir),
 		cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_proc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
