@@ -30,19 +30,9 @@ const char *db_alert_triage_name(enum db_alert_triage t)
 	return triage_states[t];
 }
 
-static int word_index(const char *const *words, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (s && !strcmp(s, words[i]))
-			return (int)i;
-	return -1;
-}
-
 int db_alert_triage_parse(enum db_alert_triage *out, const char *s)
 {
-	int i = word_index(triage_states, ARRAY_SIZE(triage_states), s);
+	int i = db_word_index(triage_states, ARRAY_SIZE(triage_states), s);
 
 	*out = DB_TRIAGE_NEW;
 	if (i < 0)
@@ -86,10 +76,10 @@ static void alert_fill(void *elem, sqlite3_stmt *st, void *arg)
 	a->gain = db_column_real(st, 9);
 	a->comparison_id = sqlite3_column_int64(st, 10);
 	a->confirm_id = sqlite3_column_int64(st, 11);
-	i = word_index(alert_states, ARRAY_SIZE(alert_states),
+	i = db_word_index(alert_states, ARRAY_SIZE(alert_states),
 		       (const char *)sqlite3_column_text(st, 12));
 	a->state = i < 0 ? DB_ALERT_CONFIRMING : (enum db_alert_state)i;
-	i = word_index(bisect_states, ARRAY_SIZE(bisect_states),
+	i = db_word_index(bisect_states, ARRAY_SIZE(bisect_states),
 		       (const char *)sqlite3_column_text(st, 13));
 	a->bisect = i < 0 ? DB_BISECT_NONE : (enum db_alert_bisect)i;
 	a->detail = db_column_strdup(st, 14);

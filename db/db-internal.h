@@ -119,6 +119,10 @@ void db_rollback(struct db *db);
  * Returns r, or the commit's error. */
 int db_end(struct db *db, int r);
 
+/* The index of s among the n words (an enum's names), or -1 when it is
+ * none of them (or NULL). */
+int db_word_index(const char *const *words, size_t n, const char *s);
+
 /* Binding helpers: NULL strings and non-finite reals bind as SQL NULL. */
 void db_bind_text(sqlite3_stmt *st, int i, const char *s);
 void db_bind_real(sqlite3_stmt *st, int i, double v);

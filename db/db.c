@@ -286,6 +286,16 @@ void db_transaction_rollback(struct db *db)
 	db_rollback(db);
 }
 
+int db_word_index(const char *const *words, size_t n, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s && !strcmp(s, words[i]))
+			return (int)i;
+	return -1;
+}
+
 void db_bind_text(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s)
@@ -567,6 +577,19 @@ static void sql_owner_gone(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_int(ctx, owner_is_gone((const char *)owner));
 }
 
+/* perfd_owner_other_boot(owner): the boot a row's perfd ran in when that
+ * is another than this one (owner_is_other_boot), else NULL. */
+static void sql_owner_other_boot(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	char boot[40];
+
+	(void)argc;
+	if (owner_is_other_boot((const char *)sqlite3_value_text(argv[0]), boot))
+		sqlite3_result_text(ctx, boot, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_null(ctx);
+}
+
 static void sql_owner_pid(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	long pid = owner_pid((const char *)sqlite3_value_text(argv[0]));
@@ -619,6 +642,8 @@ static int handle_open(struct db **out, const char *path, const char *uri, int l
 				NULL, sql_owner_gone, NULL, NULL);
 	sqlite3_create_function(db->h, "perfd_owner_pid", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY,
 				NULL, sql_owner_pid, NULL, NULL);
+	sqlite3_create_function(db->h, "perfd_owner_other_boot", 1,
+				SQLITE_UTF8 | SQLITE_DIRECTONLY, NULL, sql_owner_other_boot, NULL, NULL);
 	owner_self(db->owner);
 	*out = db;
 	return 0;

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 21
+#define DB_SCHEMA_VERSION 22
 
 struct db;
 
@@ -533,6 +533,67 @@ int db_host_load(struct db *db, struct db_host *out, const char *name);
 int db_host_clear(struct db *db, const char *name);
 /* Every host with a row, by name; *out is the caller's (release each). */
 int db_host_list(struct db *db, struct db_host **out, size_t *out_n);
+
+/* ---- holds (db/holds.c) ----
+ * A commit held on a host (docs/hosts.md, "When the machine goes down"):
+ * the machine went down while a step of it ran (a row left running by an
+ * earlier boot, on a host with a device), a process of it outlived
+ * SIGKILL, or a fault line came while it ran. No job, retry, bisection step or A/A runs it on that host until
+ * a person releases it (db_hold_lift). */
+#define DB_HOLDS_MAX 1000              /* holds listed at most */
+enum db_hold_why { DB_HOLD_WENT_DOWN, DB_HOLD_UNKILLABLE, DB_HOLD_FAULT };
+enum db_hold_step { DB_HOLD_BUILD, DB_HOLD_RUNNER, DB_HOLD_CASE };
+struct db_hold {
+	int64_t id;                    /* 0 until stored */
+	char host[64];
+	enum db_hold_why why;
+	enum db_hold_step step;
+	char name[64];                 /* the runner's or case's; "" for a build */
+	char commit[DB_OID_HEX];       /* "" when no build names one (perfd pair) */
+	char tree[DB_OID_HEX];
+	char recipe[65];
+	int64_t job_id, build_id, result_id, comparison_id; /* 0: none */
+	int seq;                       /* the last process started; 0: none */
+	char arm[4];                   /* its arm; "" */
+	char boot[40];                 /* the boot it ran in; "" unknown */
+	char started_at[32];           /* the step's start */
+	char last_at[32];              /* the latest time its rows name */
+	char *detail;                  /* the process that outlived SIGKILL, its state */
+	char *fault;                   /* the fault line (of the previous boot's log), or NULL */
+	char *log_read;                /* what was read of that log, or NULL */
+	char created_at[32];
+	char released_at[32];          /* "" while held */
+	char *released_by;
+};
+void db_hold_release(struct db_hold *h);
+/* "build", "runner" or "case". */
+const char *db_hold_step_name(enum db_hold_step step);
+/* The steps of host that a perfd of an earlier boot left running (builds,
+ * runner chunks, comparisons; at most 64), as holds not yet stored: why
+ * went-down, the boot, the build (of the last process's arm, for a
+ * comparison) with its commit, tree and recipe, the job, the last process
+ * and the times. *out is the caller's (release each). */
+int db_hold_suspects(struct db *db, struct db_hold **out, size_t *out_n, const char *host);
+/* Stores h (where h names no commit: its job's of the arm that ran, else
+ * build_id's build's; the tree and recipe the build's); its id in *out_id, the one stored before when that step
+ * (why, step, build, result, comparison, process) is held already. */
+int db_hold_add(struct db *db, int64_t *out_id, const struct db_hold *h);
+/* -ENOENT (detail set) when there is none. */
+int db_hold_load(struct db *db, struct db_hold *out, int64_t id);
+/* The holds of host (NULL: every host), newest first, those not released
+ * alone when held_only; at most DB_HOLDS_MAX. */
+int db_hold_list(struct db *db, struct db_hold **out, size_t *out_n, const char *host,
+		 bool held_only);
+/* The oldest hold in force on host of commit, or of tree with recipe:
+ * 0, or -ENOENT (no detail) when that commit is not held. */
+int db_hold_find(struct db *db, struct db_hold *out, const char *host, const char *commit,
+		 const char *tree, const char *recipe);
+/* Releases hold id of host (0: every hold of host), by whom; returns how
+ * many were released. */
+int db_hold_lift(struct db *db, const char *host, int64_t id, const char *by);
+/* Marks job as waiting on hold_id (0: on none). db_job_next passes a job
+ * whose hold is in force. */
+int db_job_hold(struct db *db, int64_t job_id, int64_t hold_id);
 
 /* A host as the hub shows it: every name seen in comparisons, builds, jobs
  * of a host (jobs.host), heartbeats (host_status) or the hosts table. */

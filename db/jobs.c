@@ -139,9 +139,11 @@ static void job_fill(void *elem, sqlite3_stmt *st, void *arg)
 int db_job_next(struct db *db, struct db_job *out)
 {
 	memset(out, 0, sizeof(*out));
+	/* A job held by a hold in force waits (db_job_hold). */
 	return db_run_row(db, job_fill, out, "SELECT " JOB_COLUMNS " FROM jobs WHERE host = ''"
-			  " AND state IN ('queued', 'running') ORDER BY id LIMIT 1", NULL, 0,
-			  "reading the queue");
+			  " AND state IN ('queued', 'running') AND (hold_id IS NULL OR hold_id NOT IN"
+			  " (SELECT id FROM holds WHERE released_at IS NULL)) ORDER BY id LIMIT 1",
+			  NULL, 0, "reading the queue");
 }
 
 int db_job_get(struct db *db, struct db_job *out, const char *head, const char *commit)

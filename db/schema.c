@@ -643,6 +643,42 @@ static const char schema_v21[] =
 	"ALTER TABLE comparison_stages ADD COLUMN load_p REAL;"
 	"ALTER TABLE comparison_stages ADD COLUMN load_above REAL;";
 
+/* Version 22: holds (docs/hosts.md, "When the machine goes down"). A
+ * commit held on a host: the machine went down while a step of it ran (a
+ * row left running by an earlier boot on a host with a device), a process
+ * of it outlived SIGKILL, or a fault line came while it ran. The step
+ * (build, runner or case, its rows, the last process started), the boot it
+ * ran in, the times its rows name, the stuck process's state, the fault
+ * line, and what the previous boot's kernel log said; released_at and released_by once a person released it. A job that
+ * would run a held commit keeps the hold's id while it waits. */
+static const char schema_v22[] =
+	"CREATE TABLE holds ("
+	"  id INTEGER PRIMARY KEY,"
+	"  host TEXT NOT NULL,"
+	"  why TEXT NOT NULL CHECK (why IN ('went-down', 'unkillable', 'fault')),"
+	"  step TEXT NOT NULL CHECK (step IN ('build', 'runner', 'case')),"
+	"  name TEXT NOT NULL DEFAULT '',"
+	"  commit_oid TEXT,"
+	"  tree_oid TEXT,"
+	"  recipe_hash TEXT,"
+	"  job_id INTEGER,"
+	"  build_id INTEGER,"
+	"  result_id INTEGER,"
+	"  comparison_id INTEGER,"
+	"  seq INTEGER,"
+	"  arm TEXT,"
+	"  boot TEXT,"
+	"  started_at TEXT,"
+	"  last_at TEXT,"
+	"  detail TEXT,"
+	"  fault TEXT,"
+	"  log_read TEXT,"
+	"  created_at TEXT NOT NULL,"
+	"  released_at TEXT,"
+	"  released_by TEXT);"
+	"CREATE INDEX holds_host ON holds (host, released_at);"
+	"ALTER TABLE jobs ADD COLUMN hold_id INTEGER;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -665,5 +701,6 @@ const struct db_migration db_migrations[] = {
 	{ 19, schema_v19 },
 	{ 20, schema_v20 },
 	{ 21, schema_v21 },
+	{ 22, schema_v22 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

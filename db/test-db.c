@@ -9,7 +9,7 @@
  * first seen; tokens; an ingested comparison with its origin, written whole
  * and row for row what the step by step writes leave; stored receipts and
  * what drops them; alerts on the forge (an issue, commands taken once
- * with a triage's checks, culprits). Also every
+ * with a triage's checks, culprits); holds. Also every
  * loader's output on a missing row or a failed list, and the A/A
  * comparisons counted per host and case.
  */
@@ -1239,6 +1239,18 @@ static void test_head_job_round_trip(void **state)
 
 /* A build with its artifacts, a contract runner's results with their
  * lines, and a comparison tied to the job and its builds. */
+/* A build of OID_C (tree OID_B, recipe r1) on gpu0, started, not stored. */
+static void build_init(struct db_build *b)
+{
+	memset(b, 0, sizeof(*b));
+	snprintf(b->host, sizeof(b->host), "gpu0");
+	snprintf(b->commit, sizeof(b->commit), OID_C);
+	snprintf(b->tree, sizeof(b->tree), OID_B);
+	snprintf(b->recipe_hash, sizeof(b->recipe_hash), "r1");
+	b->dir = (char *)"/w/b1";
+	snprintf(b->started_at, sizeof(b->started_at), "2026-11-04T09:00:00.000Z");
+}
+
 static void test_build_runner_round_trip(void **state)
 {
 	char *p = path_for("builds.db");
@@ -1266,13 +1278,7 @@ static void test_build_runner_round_trip(void **state)
 	assert_int_equal(db_open(&db, p, 1000), 0);
 	assert_int_equal(db_job_add(db, &job, "refs/heads/main", OID_C, OID_A, "speed up"), 1);
 
-	memset(&b, 0, sizeof(b));
-	snprintf(b.host, sizeof(b.host), "gpu0");
-	snprintf(b.commit, sizeof(b.commit), OID_C);
-	snprintf(b.tree, sizeof(b.tree), OID_B);
-	snprintf(b.recipe_hash, sizeof(b.recipe_hash), "r1");
-	b.dir = (char *)"/w/b1";
-	snprintf(b.started_at, sizeof(b.started_at), "2026-11-04T09:00:00.000Z");
+	build_init(&b);
 	b.fingerprint = (char *)"fp-build";
 	assert_int_equal(db_build_insert(db, &bid, &b), 0);
 	assert_int_equal(db_build_find(db, &l, "gpu0", OID_B, "r1"), 0);
@@ -2491,6 +2497,118 @@ static void test_failed_lists_zeroed(void **state)
 	free(q);
 }
 
+/* Holds: a step an earlier boot left running is a suspect (a build, a
+ * runner's chunk, with the job then running), stored once whatever the
+ * calls, found by commit or by tree and recipe, keeping its job out of the
+ * queue until it is released. The boot is changed as the tests change it,
+ * through PERFD_BOOT_ID_FILE. */
+static void test_holds(void **state)
+{
+	char *p = path_for("holds.db"), *boot = path_for("boot_id");
+	struct db *db = NULL;
+	struct db_build b;
+	struct db_runner_result rr;
+	struct db_hold *v = NULL, h;
+	struct db_job j;
+	int64_t job, job2, bid, rid, id, id2;
+	size_t n = 0;
+	FILE *f;
+
+	f = fopen(boot, "w");
+	assert_non_null(f);
+	fputs("11111111-1111-1111-1111-111111111111\n", f);
+	fclose(f);
+	setenv("PERFD_BOOT_ID_FILE", boot, 1);
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_job_add(db, &job, "refs/heads/main", OID_C, OID_A, "hangs"), 1);
+	assert_int_equal(db_job_add(db, &job2, "refs/heads/next", OID_B, OID_C, "on it"), 1);
+	assert_int_equal(db_job_set_state(db, job, DB_JOB_RUNNING, NULL), 0);
+	build_init(&b);
+	assert_int_equal(db_build_insert(db, &bid, &b), 0);
+	memset(&rr, 0, sizeof(rr));
+	rr.build_id = bid;
+	snprintf(rr.runner, sizeof(rr.runner), "contract");
+	rr.chunk = rr.chunks = 1;
+	snprintf(rr.started_at, sizeof(rr.started_at), "2026-11-04T09:00:01.000Z");
+	assert_int_equal(db_runner_result_insert(db, &rid, &rr), 0);
+	/* This boot's rows are no suspects, nor another host's. */
+	assert_int_equal(db_hold_suspects(db, &v, &n, "gpu0"), 0);
+	assert_int_equal(n, 0);
+	db_close(db);
+
+	f = fopen(boot, "w");
+	assert_non_null(f);
+	fputs("22222222-2222-2222-2222-222222222222\n", f);
+	fclose(f);
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	assert_int_equal(db_hold_suspects(db, &v, &n, "gpu1"), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(db_hold_suspects(db, &v, &n, "gpu0"), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].step, DB_HOLD_BUILD);
+	assert_string_equal(v[0].commit, OID_C);
+	assert_int_equal(v[1].step, DB_HOLD_RUNNER);
+	assert_string_equal(v[1].name, "contract");
+	assert_int_equal(v[1].result_id, rid);
+	assert_string_equal(v[1].commit, "");
+	assert_string_equal(v[1].boot, "11111111-1111-1111-1111-111111111111");
+	assert_int_equal(v[1].job_id, job);
+	assert_int_equal(v[1].build_id, bid);
+	v[1].log_read = xstrdup("none found");
+	assert_int_equal(db_hold_add(db, &id, &v[1]), 0);
+	assert_true(id > 0);
+	/* The same step again keeps its one hold. */
+	assert_int_equal(db_hold_add(db, &id2, &v[1]), 0);
+	assert_int_equal(id2, id);
+	db_hold_release(&v[0]);
+	db_hold_release(&v[1]);
+	free(v);
+
+	assert_int_equal(db_hold_load(db, &h, id), 0);
+	/* A runner's commit is its job's; its tree and recipe its build's. */
+	assert_string_equal(h.commit, OID_C);
+	assert_string_equal(h.tree, OID_B);
+	assert_string_equal(h.recipe, "r1");
+	assert_int_equal(h.why, DB_HOLD_WENT_DOWN);
+	assert_string_equal(h.log_read, "none found");
+	assert_string_equal(h.released_at, "");
+	db_hold_release(&h);
+	assert_int_equal(db_hold_find(db, &h, "gpu0", OID_C, "", ""), 0);
+	db_hold_release(&h);
+	assert_int_equal(db_hold_find(db, &h, "gpu0", OID_A, OID_B, "r1"), 0);
+	db_hold_release(&h);
+	assert_int_equal(db_hold_find(db, &h, "gpu0", OID_A, OID_B, "r2"), -ENOENT);
+	assert_int_equal(db_hold_find(db, &h, "gpu1", OID_C, OID_B, "r1"), -ENOENT);
+
+	/* A job waiting on the hold is passed over by the queue. */
+	assert_int_equal(db_job_hold(db, job, id), 0);
+	assert_int_equal(db_job_next(db, &j), 0);
+	assert_int_equal(j.id, job2);
+	db_job_release(&j);
+	assert_int_equal(db_hold_list(db, &v, &n, "gpu0", true), 0);
+	assert_int_equal(n, 1);
+	db_hold_release(&v[0]);
+	free(v);
+	assert_int_equal(db_hold_lift(db, "gpu1", 0, "someone"), 0);
+	assert_int_equal(db_hold_lift(db, "gpu0", id, "someone"), 1);
+	assert_int_equal(db_hold_lift(db, "gpu0", id, "someone"), 0);
+	assert_int_equal(db_hold_find(db, &h, "gpu0", OID_C, "", ""), -ENOENT);
+	assert_int_equal(db_hold_list(db, &v, &n, NULL, true), 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(db_hold_list(db, &v, &n, NULL, false), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].released_by, "someone");
+	db_hold_release(&v[0]);
+	free(v);
+	assert_int_equal(db_job_next(db, &j), 0);
+	assert_int_equal(j.id, job);
+	db_job_release(&j);
+	db_close(db);
+	unsetenv("PERFD_BOOT_ID_FILE");
+	free(boot);
+	free(p);
+}
+
 static int setup(void **state)
 {
 	return mkdtemp(dir) ? 0 : -1;
@@ -2532,6 +2650,7 @@ int main(void)
 		cmocka_unit_test(test_failed_lists_zeroed),
 		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_alert_issues),
+		cmocka_unit_test(test_holds),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

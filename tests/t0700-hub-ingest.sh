@@ -116,7 +116,7 @@ check "two tokens are never the same" test "$TOK" != "$TOKM"
 check "token list" run 0 "$PERFD" token list --config hub.conf
 check "  lists the maintainer's" has "$T/out" "maintainer alice"
 check "  by hash, not by token" eq 0 "$(grep -c "$TOK" "$T/out")"
-check "the hub's database is at schema 21" eq 21 "$(sqlite3 hub.db 'pragma user_version')"
+check "the hub's database is at schema 22" eq 22 "$(sqlite3 hub.db 'pragma user_version')"
 
 # ---- the hub ----
 "$PERFD" serve --config hub.conf 2>"$T/hub.err" &
