@@ -83,7 +83,9 @@ const char cmd_agent_usage[] =
 	"configuration, repository or database error, or a sandbox that cannot\n"
 	"start (other than for a missing bubblewrap or refused user namespaces,\n"
 	"which [sandbox] mode = on also refuses); 3 the host\n"
-	"profile's device is absent or the host is quarantined. With --trial: 0\n"
+	"profile's device is absent, or (with --once) the host is quarantined:\n"
+	"without --once a quarantined host's agent stays up and runs nothing on\n"
+	"its device until it is cleared (docs/hosts.md). With --trial: 0\n"
 	"the trial build passed, 1 it failed (its recipe, its timeout or its\n"
 	"artifacts), 2 it could not be tried (the configuration, the repository,\n"
 	"an agent running on the work directory), 130 stopped.\n";
@@ -200,6 +202,7 @@ static int agent_check_trial(struct agent_config *cfg)
 static int agent_loop(struct agent *a, const struct agent_config *cfg, bool once, int stop_fd,
 		      int hup_fd)
 {
+	bool quarantine_said = false;
 	int r;
 
 	for (;;) {
@@ -209,6 +212,17 @@ static int agent_loop(struct agent *a, const struct agent_config *cfg, bool once
 			log_warnx("%s", err_last());
 		if (r != -ECANCELED)
 			r = agent_work(a);
+		/* A quarantined host stays up, runs nothing on its device and
+		 * keeps telling the hub why, until a person clears it; said
+		 * once. With --once it ends, exit 3. */
+		if (r == -EPERM && !once) {
+			if (!quarantine_said)
+				log_warnx("%s", err_last());
+			quarantine_said = true;
+			r = 0;
+		} else if (r == 0) {
+			quarantine_said = false;
+		}
 		if (r == 0)
 			r = agent_push_turn(a);
 		if (r > 0)
@@ -223,6 +237,7 @@ static int agent_loop(struct agent *a, const struct agent_config *cfg, bool once
 		}
 		if (once) {
 			agent_summary(a, stdout);
+			agent_holds_say(a, stdout);
 			break;
 		}
 		/* Idle: an A/A within the hour's budget, then a poll at once, so
@@ -321,6 +336,7 @@ int cmd_agent(int argc, char **argv)
 	}
 	log_info("agent on host '%s'%s: watching %s", agent_host(a),
 		 cfg->host ? "" : " (no profile)", cfg->url);
+	agent_holds_say(a, NULL);
 	ret = agent_loop(a, cfg, once, stop_fd, hup_fd);
 out:
 	agent_free(a);

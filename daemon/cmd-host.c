@@ -1,4 +1,5 @@
-/* perfd host: a host's standing (quarantine after a GPU fault). */
+/* perfd host: a host's standing (quarantine after a GPU fault), and the
+ * commits held on it. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,15 +7,21 @@
 
 #include "common.h"
 #include "daemon.h"
+#include "runners.h"
 
 const char cmd_host_usage[] =
 	"usage: perfd host list [--db FILE]\n"
 	"       perfd host clear [--db FILE] NAME\n"
 	"\n"
 	"A GPU fault in the kernel log while a process runs under --host quarantines\n"
-	"that host: perfd pair --host refuses to run on it (exit 3) until it is\n"
-	"cleared. 'list' shows every host perfd has recorded a standing for;\n"
-	"'clear' lifts a quarantine, once the machine has been checked.\n"
+	"that host: perfd pair --host refuses to run on it (exit 3) and an agent runs\n"
+	"nothing on it until it is cleared. So does a process that outlives SIGKILL,\n"
+	"and, at an agent's start, a step that an earlier boot left running: the\n"
+	"machine went down under it. The commit that ran is held on the host too\n"
+	"(docs/hosts.md, \"When the machine goes down\"). 'list' shows every host\n"
+	"perfd has recorded a standing for, then the held commits; 'clear' lifts a\n"
+	"quarantine, once the machine has been checked: the agent then takes other\n"
+	"heads, while a held commit waits for 'perfd retry --held'.\n"
 	"\n"
 	"options:\n"
 	"  --db FILE          database file (default ./perfd.db)\n";
@@ -24,6 +31,57 @@ static const struct option host_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* The holds in force (of host, or every one when NULL) into *out. */
+static size_t holds_load(struct db *db, struct db_hold **out, const char *host)
+{
+	size_t n = 0;
+
+	if (db_hold_list(db, out, &n, host, true) < 0) {
+		log_warnx("%s", err_last());
+		return 0;
+	}
+	return n;
+}
+
+static void holds_free(struct db_hold *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		db_hold_release(&v[i]);
+	free(v);
+}
+
+/* 'list': each commit held, with what it did. */
+static void holds_list(struct db *db)
+{
+	struct db_hold *v = NULL;
+	size_t n = holds_load(db, &v, NULL), i;
+
+	if (n)
+		printf("\n%-6s %-16s %s\n", "hold", "host", "held commit");
+	for (i = 0; i < n; i++) {
+		char *text = runner_hold_text(&v[i]);
+
+		printf("%-6lld %-16s %s\n", (long long)v[i].id, v[i].host, text);
+		free(text);
+	}
+	holds_free(v, n);
+}
+
+/* 'clear': what the host still holds, and how it is released. */
+static void holds_said(struct db *db, const char *host, const char *path)
+{
+	struct db_hold *v = NULL;
+	size_t n = holds_load(db, &v, host);
+
+	if (n)
+		printf("%zu commit%s still held on it, which the agent does not run: 'perfd retry "
+		       "--held --db %s' releases %s\n", n, n == 1 ? "" : "s", path,
+		       n == 1 ? "it" : "them");
+	holds_free(v, n);
+}
 
 int cmd_host(int argc, char **argv)
 {
@@ -66,6 +124,7 @@ int cmd_host(int argc, char **argv)
 			       hosts[i].quarantined ? "quarantined" : "clear",
 			       hosts[i].quarantined ? hosts[i].since : hosts[i].cleared_at,
 			       hosts[i].quarantined && hosts[i].fault ? hosts[i].fault : "");
+		holds_list(db);
 		ret = EXIT_OK;
 	} else if (!strcmp(action, "clear") && optind + 2 == argc) {
 		db = cli_db_open(&dbo);
@@ -78,6 +137,7 @@ int cmd_host(int argc, char **argv)
 		}
 		printf(r ? "host '%s': quarantine lifted\n" :
 		       "host '%s' was not quarantined\n", argv[optind + 1]);
+		holds_said(db, argv[optind + 1], dbo.path);
 		ret = EXIT_OK;
 	} else {
 		log_warnx("host: expected 'list' or 'clear NAME'");

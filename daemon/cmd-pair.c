@@ -264,9 +264,8 @@ static bool refuse_quarantined(struct db *db, const char *name, const char *db_p
 	if (db_host_load(db, &h, name) < 0)
 		return false;
 	if (h.quarantined) {
-		log_warnx("host '%s' is quarantined since %s: GPU fault in comparison %lld, "
-			  "process %d: '%s'", name, h.since, (long long)h.comparison_id,
-			  h.seq, h.fault ? h.fault : "");
+		log_warnx("host '%s' is quarantined since %s (comparison %lld): %s", name, h.since,
+			  (long long)h.comparison_id, h.fault ? h.fault : "");
 		log_warnx("once the machine is checked, lift it with: perfd host clear --db %s %s",
 			  db_path, name);
 		refuse = true;
@@ -576,7 +575,7 @@ static int report(struct db *db, const struct pair_cli *p, int64_t cid, int run_
 	db_comparison_release(&c);
 	if (run_r == 0 && db_host_load(db, &host, p->o.host) == 0) {
 		if (host.quarantined && host.comparison_id == cid) {
-			log_warnx("GPU fault during process %d: '%s'", host.seq, host.fault);
+			log_warnx("%s", host.fault);
 			log_warnx("host '%s' is quarantined: no GPU work runs on it until "
 				  "'perfd host clear %s' (after the machine has been checked)",
 				  p->o.host, p->o.host);

@@ -15,9 +15,12 @@ static void on_stdout(void *ctx, const char *buf, size_t len)
 	runner_protocol_feed(ctx, buf, len);
 }
 
-/* Runs one chunk into res, whose row is stored; -ECANCELED when stopped. */
+/* Runs one chunk into res, whose row is stored; -ECANCELED when stopped. A
+ * process of it that outlived SIGKILL is named in *out_unkillable (the
+ * caller's). */
 static int run_chunk(struct db_runner_result *res, const struct db_build *b,
-		     const struct runner_contract *rc, const struct sandbox *sandbox, int cancel_fd)
+		     const struct runner_contract *rc, const struct sandbox *sandbox, int cancel_fd,
+		     char **out_unkillable)
 {
 	const char *const ro[] = { b->dir, NULL };
 	struct child_env env;
@@ -57,6 +60,8 @@ static int run_chunk(struct db_runner_result *res, const struct db_build *b,
 		res->nlines = proto.nlines;
 		proto.lines = NULL;
 		proto.nlines = 0;
+		*out_unkillable = ch.unkillable;
+		ch.unkillable = NULL;
 	}
 	runner_protocol_release(&proto);
 	child_release(&ch);
@@ -81,6 +86,19 @@ static char *binary_sha(const struct db_build *b, const char *command,
 	return r < 0 ? NULL : xstrdup(hex);
 }
 
+/* A process of the runner's chunk res outlived SIGKILL: the build's
+ * commit is held on its host, and the host quarantined. */
+static int hold_unkillable(struct db *db, const struct db_build *b,
+			   const struct db_runner_result *res, const char *detail)
+{
+	struct db_hold step = { .step = DB_HOLD_RUNNER, .build_id = b->id, .result_id = res->id };
+
+	snprintf(step.name, sizeof(step.name), "%s", res->runner);
+	memcpy(step.started_at, res->started_at, sizeof(step.started_at));
+	memcpy(step.last_at, res->started_at, sizeof(step.last_at));
+	return runner_hold_add(db, b->host, &step, DB_HOLD_UNKILLABLE, detail);
+}
+
 int runner_contract_run(struct db *db, const struct db_build *b, const struct runner_contract *rc,
 			const struct sandbox *sandbox, const struct sha256_bound *hash,
 			int cancel_fd, int *out_failed,
@@ -91,6 +109,7 @@ int runner_contract_run(struct db *db, const struct db_build *b, const struct ru
 
 	for (chunk = 1; chunk <= rc->chunks && r == 0; chunk++) {
 		struct db_runner_result res;
+		char *unkillable = NULL;
 
 		r = db_runner_result_done(db, b->id, rc->name, chunk);
 		if (r == 1) {
@@ -112,9 +131,12 @@ int runner_contract_run(struct db *db, const struct db_build *b, const struct ru
 		time_now_iso(res.started_at);
 		r = db_runner_result_insert(db, &res.id, &res);
 		if (r == 0)
-			r = run_chunk(&res, b, rc, sandbox, cancel_fd);
+			r = run_chunk(&res, b, rc, sandbox, cancel_fd, &unkillable);
 		if (r == 0)
 			r = db_runner_result_finish(db, &res);
+		if (r == 0 && unkillable)
+			r = hold_unkillable(db, b, &res, unkillable);
+		free(unkillable);
 		if (r == 0 && (res.exit_code || res.signal || res.timed_out || res.spawn_error))
 			(*out_failed)++;
 		if (r == 0 && on_done)

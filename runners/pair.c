@@ -186,10 +186,12 @@ static void record_init(struct db_process *rec, const struct runner_pair_opts *o
 	time_now_iso(rec->started_at);
 }
 
-/* Runs the process of rec, whose row is stored, and fills in what happened.
- * Returns 0, or a negative errno when the launcher could not set up. */
+/* Runs the process of rec, whose row is stored, and fills in what happened;
+ * a process of it that outlived SIGKILL is named in *out_unkillable (the
+ * caller's). Returns 0, or a negative errno when the launcher could not
+ * set up. */
 static int run_one(const struct runner_pair_opts *o, const struct slot *s,
-		   struct db_process *rec, bool *out_cancelled)
+		   struct db_process *rec, bool *out_cancelled, char **out_unkillable)
 {
 	const struct runner_arm *arm = !strcmp(s->arm, "old") ? &o->old : &o->new;
 	const char **argv = build_argv(o, arm);
@@ -223,6 +225,8 @@ static int run_one(const struct runner_pair_opts *o, const struct slot *s,
 			rec->fault_watch = runner_fault_watch_state(o->watch);
 		}
 		*out_cancelled = child.cancelled;
+		*out_unkillable = child.unkillable;
+		child.unkillable = NULL;
 	}
 	child_release(&child);
 	runner_protocol_release(&proto);
@@ -265,11 +269,30 @@ static const char *unsaid_rate(const struct runner_pair_opts *o, const struct db
 	return NULL;
 }
 
+/* Process p brought a fault line or outlived SIGKILL (why, what): its
+ * commit (its arm's build's) is held on the host, and the host
+ * quarantined. */
+static int hold(struct db *db, const struct runner_pair_opts *o, const struct db_process *p,
+		enum db_hold_why why, const char *what)
+{
+	struct db_hold step = {
+		.step = DB_HOLD_CASE, .job_id = o->job_id, .comparison_id = p->comparison_id,
+		.build_id = !strcmp(p->arm, "old") ? o->base_build : o->head_build, .seq = p->seq,
+	};
+
+	snprintf(step.name, sizeof(step.name), "%s", o->case_name ? o->case_name : "default");
+	snprintf(step.arm, sizeof(step.arm), "%s", p->arm);
+	memcpy(step.started_at, p->started_at, sizeof(step.started_at));
+	memcpy(step.last_at, p->started_at, sizeof(step.last_at));
+	return runner_hold_add(db, o->host, &step, why, what);
+}
+
 /* Stores the end of cur and, when there is one, the start of next, in one
  * transaction: the next process has its row before it starts, and a
- * comparison pays one commit per process. */
+ * comparison pays one commit per process. A fault line of cur, or a
+ * process of it that outlived SIGKILL (unkillable), holds its commit. */
 static int store_step(struct db *db, const struct runner_pair_opts *o,
-		      struct db_process *cur, struct db_process *next)
+		      struct db_process *cur, struct db_process *next, const char *unkillable)
 {
 	int r;
 
@@ -277,9 +300,12 @@ static int store_step(struct db *db, const struct runner_pair_opts *o,
 	if (r < 0)
 		return r;
 	r = db_process_finish(db, cur);
-	/* The GPU is not to be trusted until someone has looked. */
+	/* The GPU is not to be trusted until someone has looked, nor the
+	 * commit that faulted it. */
 	if (r == 0 && cur->fault)
-		r = db_host_quarantine(db, o->host, cur->fault, cur->comparison_id, cur->seq);
+		r = hold(db, o, cur, DB_HOLD_FAULT, cur->fault);
+	if (r == 0 && unkillable)
+		r = hold(db, o, cur, DB_HOLD_UNKILLABLE, unkillable);
 	if (r == 0 && next)
 		r = db_process_insert(db, &next->id, next);
 	if (r < 0) {
@@ -547,7 +573,7 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	struct db_process cur, next;
 	struct runner_progress pr;
 	struct slot *slots = NULL;
-	char **seen = NULL;
+	char **seen = NULL, *unkillable = NULL;
 	int stages[RUNNER_STAGES_MAX], nstages, stage = 0;
 	int max_pairs;
 	size_t nslots, nseen = 0, i, stage_end;
@@ -577,10 +603,10 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 	for (i = 0; i < nslots; i++) {
 		bool ambiguous, stop, go_on, last_of_stage, more = false;
 
-		r = run_one(o, &slots[i], &cur, &cancelled);
+		r = run_one(o, &slots[i], &cur, &cancelled, &unkillable);
 		if (r < 0)
 			goto out;
-		fault = cur.fault != NULL;
+		fault = cur.fault != NULL || unkillable;  /* either ends it */
 		/* Without --metric, two metric names settle it: the comparison
 		 * cannot be summarized, so the rest is not run. */
 		ambiguous = metrics_ambiguous(&cur, &seen, &nseen) && !o->metric;
@@ -591,7 +617,7 @@ int runner_pair_run(struct db *db, int64_t *out_id, const struct runner_pair_opt
 		last_of_stage = i + 1 == stage_end;
 		if (go_on && !last_of_stage)
 			record_init(&next, o, cid, &slots[i + 1], (int)i + 2);
-		r = store_step(db, o, &cur, go_on && !last_of_stage ? &next : NULL);
+		r = store_step(db, o, &cur, go_on && !last_of_stage ? &next : NULL, unkillable);
 		if (r < 0)
 			goto out;
 		progress_say(o, &pr, &cur, stage_end);
@@ -635,6 +661,7 @@ out:
 	if (r < 0 && r != -ECANCELED && r != -EDOM)
 		r = abandon_after(db, o, cid, r);
 	free(rate);
+	free(unkillable);
 	db_process_release(&cur);
 	db_process_release(&next);
 	names_free(seen, nseen);

@@ -350,6 +350,30 @@ struct runner_boot_log {
 int runner_boot_log_scan(struct runner_boot_log *out, const struct host_profile *profile);
 void runner_boot_log_release(struct runner_boot_log *b);
 
+/* ---- holds (hold.c) ---- */
+
+/* What held commit h did, in one sentence for people ("the machine went
+ * down while case 'mm' of commit 1a2b3c4d5e6f ran (boot 8c1f2a3b; its
+ * process 5, new arm, started 12 s into it), job 3; fault line: ..."); the
+ * caller's to free. */
+char *runner_hold_text(const struct db_hold *h);
+/* Something while step ran (a hold not yet stored: its step, name,
+ * build, job, comparison or result, process) that makes its commit
+ * suspect: why is DB_HOLD_FAULT with the fault line in what, or
+ * DB_HOLD_UNKILLABLE with the process that outlived SIGKILL and its state.
+ * The commit is held on host and the host quarantined with the hold's
+ * text, in one transaction. */
+int runner_hold_add(struct db *db, const char *host, const struct db_hold *step,
+		    enum db_hold_why why, const char *what);
+/* Stores hold h (host and why set), marks its job as waiting on it and
+ * quarantines its host with its text, in one transaction; its id goes to
+ * *out_id, the text to *out_text (the caller's) when out_text is not
+ * NULL. A step held already keeps its hold (db_hold_add). A step of no
+ * build and no commit (perfd pair's) quarantines the host alone, *out_id
+ * 0. */
+int runner_hold_store(struct db *db, int64_t *out_id, const struct db_hold *h,
+		      char **out_text);
+
 /* ---- pair ---- */
 
 struct runner_arm {

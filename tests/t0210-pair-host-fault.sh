@@ -52,7 +52,7 @@ check "the warning names the fault" has err "is quarantined: no GPU work runs on
 check "host list shows it" run 0 "$PERFD" host list --db "$DB"
 check "quarantined" has out "faulty           quarantined"
 check "quarantined host refused" run 3 "$PERFD" pair --db "$DB" --host ./faulty.conf "$PLANT" "$PLANT"
-check "naming the fault" has err "GPU fault in comparison"
+check "naming the fault" has err "): a GPU fault while case 'default' ran (its process 3, new arm); fault line: '[ 4242.000001] i915"
 check "and the command that lifts it" has err "perfd host clear --db $DB faulty"
 check "perfd host clear" run 0 "$PERFD" host clear --db "$DB" faulty
 check "says lifted" has out "host 'faulty': quarantine lifted"

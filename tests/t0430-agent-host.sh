@@ -102,7 +102,8 @@ gap=$(sql "select min((julianday(b.started_at) - julianday(a.ended_at)) * 864000
 check "processes at least 150 ms apart (min gap ${gap} ms)" python3 -c "import sys; sys.exit(not float('$gap') >= 149)"
 
 # The same host faults on a new head: the process is invalid, the host
-# quarantined, and the next start refuses GPU work until it is cleared.
+# quarantined, its commit held, and the next start refuses GPU work until
+# the host is cleared; the held commit runs again once it is released.
 touch "$S/fault-on"
 git -C "$SRC" commit -q --allow-empty -m "a head that faults"
 check "a fault during a comparison" run 0 "$PERFD" agent --config own-agent.conf --once
@@ -113,10 +114,17 @@ check "the host is quarantined" eq 1 "$(sql "select quarantined from hosts where
 rm -f "$S/fault-on"
 git -C "$SRC" commit -q --allow-empty -m "a head after the fault"
 check "the next start refuses GPU work" run 3 "$PERFD" agent --config own-agent.conf --once
-check "naming the fault and the way out" has err "host 'own' is quarantined (GPU fault"
+check "naming the fault, the step and its commit" has err "host 'own' is quarantined (a GPU fault while case 'fault' of commit $(git -C "$SRC" rev-parse HEAD~ | cut -c1-12) ran (its process 3, new arm), job"
+check "  with the line" has err "fault line: '[ 4242.000001] i915 0000:00:02.0: [drm] GPU HANG"
 check "and the command that clears it" has err "perfd host clear --db $DB own"
+check "the faulting commit is held (docs/hosts.md)" eq "fault|case|fault|3" "$(sql "select why, step, name, seq from holds")"
 check "perfd host clear" run 0 "$PERFD" host clear --db "$DB" own
 check "then the queue runs" run 0 "$PERFD" agent --config own-agent.conf --once
+# The head after the faulting one (whose base it is) waits for the held
+# commit's release; the faulting head's job ended with its fault.
+check "  but not the job whose base is held" eq "$(git -C "$SRC" rev-parse HEAD)" "$(sql "select group_concat(commit_oid) from jobs where state not in ('done', 'failed') and hold_id = 1")"
+check "perfd retry --held releases it" run 0 "$PERFD" retry --held --db "$DB"
+check "then they run" run 0 "$PERFD" agent --config own-agent.conf --once
 check "every job ended" eq 0 "$(sql "select count(*) from jobs where state not in ('done', 'failed')")"
 check "they verify" run 0 "$PERFD" verify --db "$DB"
 

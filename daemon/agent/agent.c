@@ -194,6 +194,17 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 		log_warnx("cannot become a subreaper: %s", strerror(errno));
 	if (r == 0)
 		r = agent_sandbox_open(a);
+	/* What an earlier boot left running on a host with a device took the
+	 * machine down, as far as anyone can tell: its commit is held before
+	 * the rows are abandoned and could be run again. */
+	if (r == 0)
+		r = agent_holds_open(a);
+	if (r > 0)
+		log_warnx("%d step%s left running when the machine went down: %s commit%s held, "
+			  "the host quarantined", r, r == 1 ? "" : "s", r == 1 ? "its" : "their",
+			  r == 1 ? "" : "s");
+	if (r > 0)
+		r = 0;
 	/* What a stopped agent left running (its rows name a perfd that is
 	 * gone, or none: written before schema version 11) is abandoned and
 	 * done again; a perfd pair that runs on the same file keeps its rows.

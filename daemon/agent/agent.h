@@ -228,6 +228,23 @@ struct agent {
 };
 
 
+/* Holds (hold.c, docs/hosts.md "When the machine goes down").
+ * agent_holds_open, at the start on a host with a device: each step of
+ * this host that an earlier boot left running is held (its commit, with
+ * what the previous boot's kernel log kept) and the host quarantined;
+ * returns how many, or an error. agent_job_held: 1 when job would
+ * run a commit held here (its head's or its base's, by commit or by tree
+ * with this recipe), the job then waiting on that hold (said), else 0.
+ * agent_build_held: 1 when build b's commit is held here.
+ * agent_refuse_quarantined: -EPERM with the reason and the ways out when
+ * the host is quarantined, else 0. agent_holds_say: a line per hold in
+ * force, with its release, into f (NULL: the log). */
+int agent_holds_open(struct agent *a);
+int agent_job_held(struct agent *a, const struct db_job *job);
+int agent_build_held(struct agent *a, const struct db_build *b);
+int agent_refuse_quarantined(struct agent *a);
+void agent_holds_say(struct agent *a, FILE *f);
+
 /* [history] (history.c, docs/history.md). At a poll: queues a span
  * job for each history branch among heads whose span is due. */
 int agent_history_spans(struct agent *a, const struct builder_head *heads, size_t n);

@@ -148,7 +148,6 @@ int agent_idle(struct agent *a)
 	int64_t pick_newest = INT64_MAX, start;
 	double spent;
 	struct db_build b;
-	struct db_host h;
 	size_t i;
 	int r;
 
@@ -157,19 +156,19 @@ int agent_idle(struct agent *a)
 	spent = idle_spent(a, time_monotonic_ns());
 	if (spent >= a->cfg->calibration.idle_budget_s || a->nidle >= AGENT_IDLE_RUNS_MAX)
 		return 0;
-	/* A quarantined host runs nothing until it is cleared. */
-	if (a->profile && db_host_load(a->db, &h, a->host) == 0) {
-		bool quarantined = h.quarantined;
-
-		db_host_release(&h);
-		if (quarantined)
-			return 0;
-	}
+	/* A quarantined host runs nothing until it is cleared, nor a held
+	 * commit until it is released. */
+	if (agent_refuse_quarantined(a) < 0)
+		return 0;
 	r = db_build_latest(a->db, &b, a->host, a->recipe_hash);
 	if (r == -ENOENT)
 		return 0;
-	if (r < 0)
-		return r;
+	if (r == 0)
+		r = agent_build_held(a, &b);
+	if (r != 0) {
+		db_build_release(&b);
+		return r < 0 ? r : 0;
+	}
 	for (i = 0; i < a->suite->ncases; i++) {
 		const struct agent_case *k = &a->suite->cases[i];
 		const struct db_build_artifact *prog = agent_artifact_named(&b, k->program);

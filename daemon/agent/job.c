@@ -467,8 +467,11 @@ static int do_job(struct agent *a, struct db_job *job, struct db_build *base_out
 		say_build_failure(a, job, &head, "");
 		goto out;
 	}
-	/* The contract runners check a head; a history job only measures. */
-	if (job->kind == DB_JOB_HEAD)
+	/* The contract runners check a head; a history job only measures. A
+	 * host quarantined since the job began (a fault, a process that
+	 * outlived SIGKILL) runs no more of it: the job waits as it is. */
+	r = agent_refuse_quarantined(a);
+	if (r == 0 && job->kind == DB_JOB_HEAD)
 		r = run_runners(a, job, &head, &failed_runners);
 	if (r < 0)
 		goto out;
@@ -485,7 +488,9 @@ static int do_job(struct agent *a, struct db_job *job, struct db_build *base_out
 		for (i = 0; i < a->suite->ncases && !why; i++) {
 			if (*job->case_name && strcmp(job->case_name, a->suite->cases[i].name))
 				continue;
-			r = run_case(a, job, &a->suite->cases[i], &base, &head, &why);
+			r = agent_refuse_quarantined(a);
+			if (r == 0)
+				r = run_case(a, job, &a->suite->cases[i], &base, &head, &why);
 			if (r < 0)
 				goto out;
 		}
@@ -537,23 +542,6 @@ static int calibrate_after(struct agent *a, const struct db_job *job, const stru
 	return r > 0 ? 0 : r;
 }
 
-/* -EPERM when the host is quarantined after a GPU fault. A host with no
- * row yet (a fresh database) is not. */
-static int refuse_quarantined(struct agent *a)
-{
-	struct db_host h;
-	int r = 0;
-
-	if (!a->profile || db_host_load(a->db, &h, a->host) < 0)
-		return 0;
-	if (h.quarantined)
-		r = err_set(-EPERM, "host '%s' is quarantined (GPU fault: '%s'): no GPU work "
-			    "until 'perfd host clear --db %s %s'", a->host, h.fault ? h.fault : "",
-			    a->cfg->database, a->host);
-	db_host_release(&h);
-	return r;
-}
-
 int agent_work(struct agent *a)
 {
 	int r;
@@ -577,7 +565,12 @@ int agent_work(struct agent *a)
 		}
 		if (r < 0)
 			return r;
-		r = refuse_quarantined(a);
+		r = agent_refuse_quarantined(a);
+		/* A job that would run a held commit waits for its release. */
+		if (r == 0 && (r = agent_job_held(a, &job)) == 1) {
+			db_job_release(&job);
+			continue;
+		}
 		if (r < 0) {
 			db_job_release(&job);
 			return r;
