@@ -121,6 +121,14 @@ void builder_commit_release(struct builder_commit *c);
 int builder_commit_message(struct builder_repo *r, struct strbuf *out, const char *rev,
 			   size_t max);
 
+/* Whether the change from commit base ("": from nothing) to commit head
+ * touches a path (added, changed, removed or renamed, either name) that
+ * matches one of the fnmatch(3) patterns, flags 0 (so '*' also matches
+ * '/': "<star>.s" is every .s file, "shaders/<star>" all under shaders/):
+ * 1 with the first such path in *out_path (the caller's), 0 when none
+ * does, or -ENOENT and kin when a commit is not there. */
+int builder_diff_touches(struct builder_repo *r, char **out_path, const char *base,
+			 const char *head, const char *const *patterns, size_t npatterns);
 /* Appends the file at path in the tree of commit rev to out: at most max
  * bytes (-EFBIG beyond), -ENOENT when rev or the file does not exist. out
  * is the caller's, appended to and not reset. */

@@ -1018,3 +1018,55 @@ out:
 	git_commit_free(cb);
 	return ret;
 }
+
+/* The trees of base (NULL when base is "": the empty tree) and head. */
+static int diff_trees(git_tree **out_base, git_tree **out_head, struct builder_repo *r,
+		      const char *base, const char *head)
+{
+	git_commit *cb = NULL, *ch = NULL;
+	int ret = 0;
+
+	*out_base = *out_head = NULL;
+	if (*base)
+		ret = builder_git_commit_lookup(&cb, r->repo, base);
+	if (ret == 0)
+		ret = builder_git_commit_lookup(&ch, r->repo, head);
+	if (ret == 0 && cb && git_commit_tree(out_base, cb) < 0)
+		ret = git_fail(-1, "tree of", base);
+	if (ret == 0 && git_commit_tree(out_head, ch) < 0)
+		ret = git_fail(-1, "tree of", head);
+	git_commit_free(cb);
+	git_commit_free(ch);
+	return ret;
+}
+
+int builder_diff_touches(struct builder_repo *r, char **out_path, const char *base,
+			 const char *head, const char *const *patterns, size_t npatterns)
+{
+	git_tree *tb = NULL, *th = NULL;
+	git_diff *diff = NULL;
+	size_t i, k, n;
+	int ret;
+
+	*out_path = NULL;
+	ret = diff_trees(&tb, &th, r, base, head);
+	if (ret == 0 && git_diff_tree_to_tree(&diff, r->repo, tb, th, NULL) < 0)
+		ret = err_set(-EIO, "git: the change from '%s' to '%s': %s", *base ? base : "nothing",
+			      head, builder_git_msg());
+	n = diff ? git_diff_num_deltas(diff) : 0;
+	for (i = 0; ret == 0 && !*out_path && i < n; i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+		const char *paths[] = { d->old_file.path, d->new_file.path };
+
+		for (k = 0; k < ARRAY_SIZE(paths) * npatterns && !*out_path; k++) {
+			const char *path = paths[k / npatterns];
+
+			if (path && fnmatch(patterns[k % npatterns], path, 0) == 0)
+				*out_path = xstrdup(path);
+		}
+	}
+	git_diff_free(diff);
+	git_tree_free(tb);
+	git_tree_free(th);
+	return ret < 0 ? ret : *out_path != NULL;
+}

@@ -120,15 +120,18 @@ static int release_one(struct db *db, const struct db_hold *h, const char *by)
 	r = db_transaction_begin(db);
 	if (r == 0)
 		r = db_hold_lift(db, h->host, h->id, by);
-	if (r >= 0)
+	/* A gate quarantined nothing; what else did is not its to lift. */
+	if (r >= 0 && h->why != DB_HOLD_GATE)
 		r = db_host_clear(db, h->host);
 	if (r >= 0)
 		r = db_transaction_commit(db);
 	else
 		db_transaction_rollback(db);
 	if (r == 0)
-		printf("hold %lld released (%s): host '%s' cleared; the agent's next run runs "
-		       "it again\n", (long long)h->id, text, h->host);
+		printf("hold %lld released (%s)%s%s%s; the agent's next run runs it\n",
+		       (long long)h->id, text, h->why == DB_HOLD_GATE ? "" : ": host '",
+		       h->why == DB_HOLD_GATE ? "" : h->host,
+		       h->why == DB_HOLD_GATE ? "" : "' cleared");
 	free(text);
 	return r;
 }

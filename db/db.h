@@ -538,17 +538,18 @@ int db_host_list(struct db *db, struct db_host **out, size_t *out_n);
  * A commit held on a host (docs/hosts.md, "When the machine goes down"):
  * the machine went down while a step of it ran (a row left running by an
  * earlier boot, on a host with a device), a process of it outlived
- * SIGKILL, or a fault line came while it ran. No job, retry, bisection step or A/A runs it on that host until
+ * SIGKILL, a fault line came while it ran, or (before its first run) its
+ * change touches the host profile's [gate] paths. No job, retry, bisection step or A/A runs it on that host until
  * a person releases it (db_hold_lift). */
 #define DB_HOLDS_MAX 1000              /* holds listed at most */
-enum db_hold_why { DB_HOLD_WENT_DOWN, DB_HOLD_UNKILLABLE, DB_HOLD_FAULT };
-enum db_hold_step { DB_HOLD_BUILD, DB_HOLD_RUNNER, DB_HOLD_CASE };
+enum db_hold_why { DB_HOLD_WENT_DOWN, DB_HOLD_UNKILLABLE, DB_HOLD_FAULT, DB_HOLD_GATE };
+enum db_hold_step { DB_HOLD_BUILD, DB_HOLD_RUNNER, DB_HOLD_CASE, DB_HOLD_JOB };
 struct db_hold {
 	int64_t id;                    /* 0 until stored */
 	char host[64];
 	enum db_hold_why why;
 	enum db_hold_step step;
-	char name[64];                 /* the runner's or case's; "" for a build */
+	char name[64];                 /* the runner's or case's; "" for a build or job */
 	char commit[DB_OID_HEX];       /* "" when no build names one (perfd pair) */
 	char tree[DB_OID_HEX];
 	char recipe[65];
@@ -558,7 +559,8 @@ struct db_hold {
 	char boot[40];                 /* the boot it ran in; "" unknown */
 	char started_at[32];           /* the step's start */
 	char last_at[32];              /* the latest time its rows name */
-	char *detail;                  /* the process that outlived SIGKILL, its state */
+	char *detail;                  /* the process that outlived SIGKILL, its state; the
+	                                * path a gated change touches */
 	char *fault;                   /* the fault line (of the previous boot's log), or NULL */
 	char *log_read;                /* what was read of that log, or NULL */
 	char created_at[32];
@@ -566,7 +568,7 @@ struct db_hold {
 	char *released_by;
 };
 void db_hold_release(struct db_hold *h);
-/* "build", "runner" or "case". */
+/* "build", "runner", "case" or "job". */
 const char *db_hold_step_name(enum db_hold_step step);
 /* The steps of host that a perfd of an earlier boot left running (builds,
  * runner chunks, comparisons; at most 64), as holds not yet stored: why
@@ -588,6 +590,10 @@ int db_hold_list(struct db *db, struct db_hold **out, size_t *out_n, const char 
  * 0, or -ENOENT (no detail) when that commit is not held. */
 int db_hold_find(struct db *db, struct db_hold *out, const char *host, const char *commit,
 		 const char *tree, const char *recipe);
+/* The newest hold of host, of commit and why, whether in force or
+ * released: 0, or -ENOENT (no detail) when there has been none. */
+int db_hold_last(struct db *db, struct db_hold *out, const char *host, const char *commit,
+		 enum db_hold_why why);
 /* Releases hold id of host (0: every hold of host), by whom; returns how
  * many were released. */
 int db_hold_lift(struct db *db, const char *host, int64_t id, const char *by);

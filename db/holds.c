@@ -1,7 +1,8 @@
 /*
  * Holds: a commit that took its host down (a step of it left running by an
  * earlier boot), left a process that outlived SIGKILL or brought a fault
- * line, held on that host until a person releases it (docs/hosts.md, "When the machine goes down").
+ * line, or whose change touches the host's gated paths, held on that host
+ * until a person releases it (docs/hosts.md, "When the machine goes down").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,10 +13,11 @@
 
 static const char *const why_names[] = {
 	[DB_HOLD_WENT_DOWN] = "went-down", [DB_HOLD_UNKILLABLE] = "unkillable",
-	[DB_HOLD_FAULT] = "fault",
+	[DB_HOLD_FAULT] = "fault", [DB_HOLD_GATE] = "gate",
 };
 static const char *const step_names[] = {
 	[DB_HOLD_BUILD] = "build", [DB_HOLD_RUNNER] = "runner", [DB_HOLD_CASE] = "case",
+	[DB_HOLD_JOB] = "job",
 };
 
 const char *db_hold_step_name(enum db_hold_step step)
@@ -209,6 +211,16 @@ int db_hold_find(struct db *db, struct db_hold *out, const char *host, const cha
 			  " (tree_oid = ?3 AND recipe_hash = ?4)) ORDER BY id LIMIT 1",
 			  DB_ARGS(DB_TEXT(host), DB_TEXT(commit), DB_TEXT(tree), DB_TEXT(recipe)),
 			  "looking for a held commit");
+}
+
+int db_hold_last(struct db *db, struct db_hold *out, const char *host, const char *commit,
+		 enum db_hold_why why)
+{
+	memset(out, 0, sizeof(*out));
+	return db_run_row(db, hold_fill, out, "SELECT " HOLD_COLUMNS " FROM holds"
+			  " WHERE host = ?1 AND commit_oid = ?2 AND why = ?3 ORDER BY id DESC LIMIT 1",
+			  DB_ARGS(DB_TEXT(host), DB_TEXT(commit), DB_TEXT(why_names[why])),
+			  "looking for a commit's hold");
 }
 
 int db_hold_lift(struct db *db, const char *host, int64_t id, const char *by)

@@ -646,8 +646,10 @@ static const char schema_v21[] =
 /* Version 22: holds (docs/hosts.md, "When the machine goes down"). A
  * commit held on a host: the machine went down while a step of it ran (a
  * row left running by an earlier boot on a host with a device), a process
- * of it outlived SIGKILL, or a fault line came while it ran. The step
- * (build, runner or case, its rows, the last process started), the boot it
+ * of it outlived SIGKILL, a fault line came while it ran, or its change
+ * touches the host profile's [gate] paths (held before its first run).
+ * The step (build, runner, case or the whole job; its rows, the last
+ * process started), the boot it
  * ran in, the times its rows name, the stuck process's state, the fault
  * line, and what the previous boot's kernel log said; released_at and released_by once a person released it. A job that
  * would run a held commit keeps the hold's id while it waits. */
@@ -655,8 +657,8 @@ static const char schema_v22[] =
 	"CREATE TABLE holds ("
 	"  id INTEGER PRIMARY KEY,"
 	"  host TEXT NOT NULL,"
-	"  why TEXT NOT NULL CHECK (why IN ('went-down', 'unkillable', 'fault')),"
-	"  step TEXT NOT NULL CHECK (step IN ('build', 'runner', 'case')),"
+	"  why TEXT NOT NULL CHECK (why IN ('went-down', 'unkillable', 'fault', 'gate')),"
+	"  step TEXT NOT NULL CHECK (step IN ('build', 'runner', 'case', 'job')),"
 	"  name TEXT NOT NULL DEFAULT '',"
 	"  commit_oid TEXT,"
 	"  tree_oid TEXT,"

@@ -50,6 +50,11 @@ struct host_profile {
 	                                 * absolute paths split at blanks, or "": none */
 	struct host_fault *faults;      /* [faults] fault_pattern, in file order */
 	size_t nfaults;
+	/* [gate] paths: fnmatch(3) patterns (flags 0) of repository paths; a
+	 * head whose change touches one waits for a person's release before
+	 * its first run here (docs/hosts.md, "When the machine goes down"). */
+	char **gate;
+	size_t ngate;
 };
 
 #define HOST_DEFAULT_TIMEOUT_S 60.0
@@ -70,6 +75,8 @@ struct host_profile {
 #define HOST_DEFAULT_BOOT_LOG_COMMAND "journalctl -k -b -1 -q --no-pager"
 #define HOST_DEFAULT_BOOT_LOG "/sys/fs/pstore"
 #define HOST_BOOT_LOG_MAX 16            /* [faults] boot_log: paths at most */
+#define HOST_GATE_MAX 64                /* [gate] paths: patterns at most */
+#define HOST_GATE_PATTERN_MAX 256       /* bytes of one */
 
 /*
  * Parses the profile at path into a new object, the caller's to free with

@@ -24,6 +24,7 @@ enum key_kind {
 	KIND_PATTERN,
 	KIND_NODES,
 	KIND_PATHS,
+	KIND_GLOBS,
 };
 
 enum key_id {
@@ -44,6 +45,7 @@ enum key_id {
 	KEY_FAULT_PATTERN,
 	KEY_BOOT_LOG_COMMAND,
 	KEY_BOOT_LOG,
+	KEY_GATE_PATHS,
 	KEY_COUNT,
 };
 
@@ -71,9 +73,10 @@ static const struct key {
 	[KEY_FAULT_PATTERN] = { "faults", "fault_pattern", KIND_PATTERN, false, true },
 	[KEY_BOOT_LOG_COMMAND] = { "faults", "boot_log_command", KIND_TEXT, false, false },
 	[KEY_BOOT_LOG] = { "faults", "boot_log", KIND_PATHS, false, false },
+	[KEY_GATE_PATHS] = { "gate", "paths", KIND_GLOBS, false, false },
 };
 
-static const char *const sections[] = { "host", "device", "timing", "faults" };
+static const char *const sections[] = { "host", "device", "timing", "faults", "gate" };
 
 #define COOLDOWN_MAX_MS 600000
 #define HOST_PROFILE_MAX (64 * 1024)
@@ -104,7 +107,7 @@ static void on_section(void *ctx, unsigned line, char *name, char *arg)
 		return;         /* a malformed header, reported */
 	if (arg || section_index(name) < 0) {
 		config_refuse(&ps->r, "unknown section [%s%s%s] (expected [host], [device], "
-			      "[timing] or [faults])", name, arg ? " " : "", arg ? arg : "");
+			      "[timing], [faults] or [gate])", name, arg ? " " : "", arg ? arg : "");
 		return;
 	}
 	ps->section = section_index(name);
@@ -385,8 +388,18 @@ static char **text_field(struct host_profile *p, enum key_id id)
 	}
 }
 
+/* A [gate] pattern: a path in the repository, so not absolute, of at
+ * most HOST_GATE_PATTERN_MAX bytes. */
+static bool is_gate_pattern(const char *w)
+{
+	return *w && *w != '/' && strlen(w) <= HOST_GATE_PATTERN_MAX;
+}
+
 static void set_value(struct parse *ps, enum key_id id, const char *value)
 {
+	static const struct config_words gate_words = { .max = HOST_GATE_MAX,
+		.is_valid = is_gate_pattern, .once = true,
+		.what = "a pattern of paths in the repository (not absolute)" };
 	static const struct config_words node_words = { .max = SIZE_MAX,
 		.is_valid = config_path_is_device, .what = "a path under /dev/" };
 	static const struct config_words path_words = { .max = HOST_BOOT_LOG_MAX,
@@ -435,6 +448,10 @@ static void set_value(struct parse *ps, enum key_id id, const char *value)
 		break;
 	case KIND_PATHS:
 		set_words(ps, &p->boot_log, k->name, value, &path_words);
+		break;
+	case KIND_GLOBS:
+		if (*value)
+			config_add_words(&p->gate, &p->ngate, &ps->r, k->name, value, &gate_words);
 		break;
 	}
 }
@@ -574,6 +591,7 @@ void host_profile_free(struct host_profile *p)
 	free(p->fault_log);
 	free(p->boot_log_command);
 	free(p->boot_log);
+	config_words_free(p->gate, p->ngate);
 	free(p);
 }
 

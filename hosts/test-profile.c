@@ -501,6 +501,35 @@ static void test_boot_log_keys(void **state)
 	strbuf_release(&text);
 }
 
+/* [gate] paths: none by default, a list of repository patterns each once,
+ * an empty value none; an absolute pattern refused at its line. */
+static void test_gate_paths(void **state)
+{
+	struct strbuf errors = STRBUF_INIT;
+	struct host_profile *p = load_shipped("gfx1201");
+	static const char good[] = "[host]\nname = x\n[gate]\npaths = shaders/* *.s\n";
+	static const char empty[] = "[host]\nname = x\n[gate]\npaths =\n";
+	static const char bad[] = "[host]\nname = x\n[gate]\npaths = /abs *.s *.s\n";
+
+	assert_int_equal(p->ngate, 0);
+	host_profile_free(p);
+	assert_int_equal(host_profile_parse(&p, "g.conf", good, strlen(good), &errors), 0);
+	assert_int_equal(p->ngate, 2);
+	assert_string_equal(p->gate[0], "shaders/*");
+	assert_string_equal(p->gate[1], "*.s");
+	host_profile_free(p);
+	assert_int_equal(host_profile_parse(&p, "e.conf", empty, strlen(empty), &errors), 0);
+	assert_int_equal(p->ngate, 0);
+	host_profile_free(p);
+	assert_int_equal(host_profile_parse(&p, "b.conf", bad, strlen(bad), &errors), -EINVAL);
+	assert_null(p);
+	assert_string_equal(errors.buf,
+		"b.conf:4: 'paths': expected a pattern of paths in the repository (not absolute), "
+		"not '/abs'\n"
+		"b.conf:4: 'paths': expected each once, not '*.s' twice\n");
+	strbuf_release(&errors);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_resolve),
 		cmocka_unit_test(test_pattern_size),
 		cmocka_unit_test(test_boot_log_keys),
+		cmocka_unit_test(test_gate_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

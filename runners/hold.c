@@ -23,8 +23,8 @@ static double seconds_between(const char *a, const char *b)
 /* "the build", "contract runner 'x'", "case 'x'", then " of commit C". */
 static void step_words(struct strbuf *sb, const struct db_hold *h)
 {
-	if (h->step == DB_HOLD_BUILD)
-		strbuf_addf(sb, "the build");
+	if (h->step == DB_HOLD_BUILD || h->step == DB_HOLD_JOB)
+		strbuf_addf(sb, "the %s", db_hold_step_name(h->step));
 	else
 		strbuf_addf(sb, "%s '%s'", h->step == DB_HOLD_RUNNER ? "contract runner" : "case",
 			    h->name);
@@ -41,6 +41,10 @@ char *runner_hold_text(const struct db_hold *h)
 		strbuf_addf(&sb, "a process of ");
 		step_words(&sb, h);
 		strbuf_addf(&sb, " outlived SIGKILL: %s", h->detail ? h->detail : "?");
+	} else if (h->why == DB_HOLD_GATE) {
+		strbuf_addf(&sb, "commit %.12s changes '%s', one of the host profile's [gate] "
+			    "paths: it runs here only once a person releases it", h->commit,
+			    h->detail ? h->detail : "?");
 	} else if (h->why == DB_HOLD_FAULT) {
 		strbuf_addf(&sb, "a GPU fault while ");
 		step_words(&sb, h);

@@ -6,7 +6,9 @@
 # names it with the fault line the previous boot's log kept (a fake pstore
 # record, matched by the shipped gfx1201 profile's patterns), quarantines
 # the host, keeps the other rows whole, moves on to other heads once the
-# host is cleared, and runs the step once after 'perfd retry --held'. Then
+# host is cleared, and runs the step once after 'perfd retry --held'. A
+# head that changes the profile's [gate] paths waits for a release before
+# its first run, the host untouched. Then
 # a process that outlives SIGKILL (frozen in a cgroup v1 freezer, where a
 # frozen task takes no signal): the agent names it, quarantines the host,
 # holds the commit and goes on, answering SIGTERM within seconds.
@@ -176,6 +178,30 @@ check "  once: its job is done" eq done "$(sql "select state from jobs where com
 check "  with one comparison done beside the abandoned one" eq "abandoned done" "$(sql "select group_concat(state, ' ') from (select state from comparisons where case_name = 'hang' and job_id = (select id from jobs where commit_oid = '$HEAD1') order by id)")"
 check "the hold is released, by whom" eq 1 "$(sql "select count(*) from holds where released_at is not null and released_by like 'perfd retry --held, by %'")"
 check "the database verifies" run 0 "$PERFD" verify --db "$DB"
+
+# ---- a gate: a change to the profile's [gate] paths waits for a release ----
+printf '[gate]\npaths = shaders/* *.s\n' >>hang.conf
+mkdir -p "$SRC/shaders"
+echo "void main() {}" >"$SRC/shaders/k.comp"
+git -C "$SRC" add shaders && git -C "$SRC" commit -qm "a shader change"
+GATED=$(git -C "$SRC" rev-parse HEAD)
+git -C "$SRC" checkout -q other
+echo 3 >"$SRC/w.txt"
+git -C "$SRC" commit -qam "a change outside the gate"
+UNGATED=$(git -C "$SRC" rev-parse HEAD)
+git -C "$SRC" checkout -q main
+check "the agent with a gate" run 0 "$PERFD" agent --config agent.conf --once
+check "  holds the gated head before its first run" eq "gate|job|$GATED|shaders/k.comp" "$(sql "select why, step, commit_oid, detail from holds where id = 2")"
+check "  which waits, said with the path" has err "its commit ${GATED:0:12} is held on this host (hold 2: commit ${GATED:0:12} changes 'shaders/k.comp', one of the host profile's [gate] paths"
+check "  and is not built" eq 0 "$(sql "select count(*) from builds where commit_oid = '$GATED'")"
+check "  while the host is not quarantined" eq 0 "$(sql "select count(*) from hosts where quarantined = 1")"
+check "  and the other head runs" eq done "$(sql "select state from jobs where commit_oid = '$UNGATED'")"
+check "perfd retry --held 2" run 0 "$PERFD" retry --held 2 --db "$DB"
+check "  says it runs next" has out "hold 2 released (commit ${GATED:0:12} changes 'shaders/k.comp'"
+check "then the gated head runs" run 0 "$PERFD" agent --config agent.conf --once
+check "  its job done" eq done "$(sql "select state from jobs where commit_oid = '$GATED'")"
+check "  one gate hold, released" eq 1 "$(sql "select count(*) from holds where why = 'gate' and released_at is not null")"
+sed -i '/^\[gate\]/,$d' hang.conf
 
 # ---- a process that outlives SIGKILL ----
 FREEZER=/sys/fs/cgroup/freezer

@@ -17,13 +17,15 @@
 /* Holds in force said at a start or in a summary, at most. */
 #define HOLDS_SAID_MAX 10
 
-/* The way out of hold h, for people: the release of the commit and of the
- * host. */
-static void say_release(struct strbuf *sb, const struct agent *a, int64_t id)
+/* The way out of hold h, for people: the release of the commit and, but
+ * for a gate, of the host. */
+static void say_release(struct strbuf *sb, const struct agent *a, const struct db_hold *h)
 {
-	strbuf_addf(sb, "'perfd retry --held %lld --db %s' runs it again; 'perfd host clear "
-		    "--db %s %s' lets the host take other heads", (long long)id, a->cfg->database,
-		    a->cfg->database, a->host);
+	strbuf_addf(sb, "'perfd retry --held %lld --db %s' runs it", (long long)h->id,
+		    a->cfg->database);
+	if (h->why != DB_HOLD_GATE)
+		strbuf_addf(sb, " again; 'perfd host clear --db %s %s' lets the host take other "
+			    "heads", a->cfg->database, a->host);
 }
 
 int agent_holds_open(struct agent *a)
@@ -70,26 +72,63 @@ static int commit_held(struct agent *a, struct db_hold *out, const char *commit)
 	return r == -ENOENT ? 0 : r < 0 ? r : 1;
 }
 
+/* [gate] paths: a job whose change touches one is held before its
+ * commit's first run on this host, once; released, that hold lets it by. */
+static int gate(struct agent *a, const struct db_job *job)
+{
+	struct db_hold h = { .why = DB_HOLD_GATE, .step = DB_HOLD_JOB, .job_id = job->id };
+	struct builder_commit c;
+	char *path = NULL;
+	int64_t id;
+	int r;
+
+	if (!a->profile || !a->profile->ngate)
+		return 0;
+	r = db_hold_last(a->db, &h, a->host, job->commit, DB_HOLD_GATE);
+	db_hold_release(&h);
+	if (r != -ENOENT)
+		return r;
+	r = builder_diff_touches(a->repo, &path, job->base, job->commit,
+				 (const char *const *)a->profile->gate, a->profile->ngate);
+	if (r <= 0)
+		return r;
+	h = (struct db_hold){ .why = DB_HOLD_GATE, .step = DB_HOLD_JOB, .job_id = job->id,
+			      .detail = path };
+	snprintf(h.host, sizeof(h.host), "%s", a->host);
+	snprintf(h.commit, sizeof(h.commit), "%s", job->commit);
+	snprintf(h.recipe, sizeof(h.recipe), "%s", a->recipe_hash);
+	if (builder_commit_load(a->repo, &c, job->commit) == 0)
+		snprintf(h.tree, sizeof(h.tree), "%s", c.tree);
+	builder_commit_release(&c);
+	r = db_hold_add(a->db, &id, &h);
+	free(path);
+	return r;
+}
+
 int agent_job_held(struct agent *a, const struct db_job *job)
 {
 	const char *commits[] = { job->commit, job->base };
 	struct db_hold h;
 	size_t i;
-	int r = 0;
+	int r = gate(a, job);
 
 	for (i = 0; i < ARRAY_SIZE(commits) && r == 0; i++) {
 		struct strbuf sb = STRBUF_INIT;
+		char *text;
 
 		r = commit_held(a, &h, commits[i]);
 		if (r <= 0)
 			continue;
 		r = db_job_hold(a->db, job->id, h.id);
 		if (r == 0) {
+			text = runner_hold_text(&h);
 			strbuf_addf(&sb, "job %lld (%s at %.12s) waits: its %s %.12s is held on this "
-				    "host (hold %lld); ", (long long)job->id, job->head, job->commit,
-				    i ? "base" : "commit", commits[i], (long long)h.id);
-			say_release(&sb, a, h.id);
+				    "host (hold %lld: %s); ", (long long)job->id, job->head,
+				    job->commit, i ? "base" : "commit", commits[i], (long long)h.id,
+				    text);
+			say_release(&sb, a, &h);
 			log_warnx("%s", sb.buf);
+			free(text);
 			r = 1;
 		}
 		strbuf_release(&sb);
@@ -146,7 +185,7 @@ void agent_holds_say(struct agent *a, FILE *f)
 			struct strbuf sb = STRBUF_INIT;
 
 			strbuf_addf(&sb, "hold %lld: %s; ", (long long)v[i].id, text);
-			say_release(&sb, a, v[i].id);
+			say_release(&sb, a, &v[i]);
 			if (f)
 				fprintf(f, "%s\n", sb.buf);
 			else
