@@ -106,7 +106,7 @@ check "processes at least 150 ms apart (min gap ${gap} ms)" python3 -c "import s
 # the host is cleared; the held commit runs again once it is released.
 touch "$S/fault-on"
 git -C "$SRC" commit -q --allow-empty -m "a head that faults"
-check "a fault during a comparison" run 0 "$PERFD" agent --config own-agent.conf --once
+check "a fault during a comparison: the run ends quarantined, exit 3" run 3 "$PERFD" agent --config own-agent.conf --once
 check "an empty commit's comparison is called A/A" has err "base and head builds made the same artifacts, byte for byte: an A/A comparison"
 check "the process with the fault is kept" eq 1 "$(sql "select count(*) from processes where fault like '%GPU HANG%'")"
 check "its comparison is invalid" eq invalid "$(sql "select c.verdict from comparisons c join processes p on p.comparison_id = c.id where p.fault is not null")"

@@ -173,7 +173,7 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 	       struct kernel_probe *probe, int cancel_fd)
 {
 	struct agent *a;
-	int r;
+	int r, held = 0;
 
 	*out = NULL;
 	r = agent_new(&a, cfg, profile, probe, cancel_fd);
@@ -198,7 +198,7 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 	 * machine down, as far as anyone can tell: its commit is held before
 	 * the rows are abandoned and could be run again. */
 	if (r == 0)
-		r = agent_holds_open(a);
+		r = held = agent_holds_open(a);
 	if (r > 0)
 		log_warnx("%d step%s left running when the machine went down: %s commit%s held, "
 			  "the host quarantined", r, r == 1 ? "" : "s", r == 1 ? "its" : "their",
@@ -214,7 +214,8 @@ int agent_open(struct agent **out, struct agent_config *cfg, struct host_profile
 		r = db_abandon_running(a->db, true);
 	if (r > 0)
 		log_info("%d build and runner step%s left running by a stopped agent: abandoned, "
-			 "to be done again", r, r == 1 ? "" : "s");
+			 "to be done again%s", r, r == 1 ? "" : "s",
+			 held ? " (a held commit's once it is released)" : "");
 	if (r >= 0)
 		r = runner_orphans_abandon(a->db, true);
 	if (r > 0)

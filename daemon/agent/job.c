@@ -555,6 +555,10 @@ int agent_work(struct agent *a)
 
 		if (child_cancel_wait(a->cancel_fd, 0))
 			return err_set(-ECANCELED, "stopped");
+		/* A quarantined host runs nothing, whatever its queue holds. */
+		r = agent_refuse_quarantined(a);
+		if (r < 0)
+			return r;
 		r = db_job_next(a->db, &job);
 		if (r == -ENOENT) {
 			/* The history may queue more: a confirmation, a step. */
@@ -565,9 +569,9 @@ int agent_work(struct agent *a)
 		}
 		if (r < 0)
 			return r;
-		r = agent_refuse_quarantined(a);
 		/* A job that would run a held commit waits for its release. */
-		if (r == 0 && (r = agent_job_held(a, &job)) == 1) {
+		r = agent_job_held(a, &job);
+		if (r == 1) {
 			db_job_release(&job);
 			continue;
 		}
