@@ -165,7 +165,8 @@ static size_t dir_files(char ***out, DIR *d, bool *more)
 		*out = xrealloc(*out, (n + 1) * sizeof(**out));
 		(*out)[n++] = xstrdup(e->d_name);
 	}
-	qsort(*out, n, sizeof(**out), compare_names);
+	if (n > 1)      /* qsort takes no NULL, even for nothing */
+		qsort(*out, n, sizeof(**out), compare_names);
 	return n;
 }
 
