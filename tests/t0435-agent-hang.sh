@@ -220,6 +220,8 @@ thaw() {
 	wait_for "the frozen process to end once thawed" 10 gone "$T/work-stuck/builds/"
 	rmdir "$CG"
 }
+# A test that fails half way leaves no frozen process behind it.
+trap 'thaw; on_exit' EXIT
 git -C "$SRC" commit -q --allow-empty -m "a head whose process gets stuck"
 touch "$S/stuck-on"
 "$PERFD" agent --config stuck.conf >stuck.out 2>stuck.err &
