@@ -373,6 +373,10 @@ int runner_hold_add(struct db *db, const char *host, const struct db_hold *step,
  * 0. */
 int runner_hold_store(struct db *db, int64_t *out_id, const struct db_hold *h,
 		      char **out_text);
+/* Releases hold h (loaded) by whom, and but for a gate's lifts its host's
+ * quarantine, in one transaction: the commit runs again at the agent's
+ * next turn (perfd retry --held, a maintainer's /perfd greenlight). */
+int runner_hold_lift(struct db *db, const struct db_hold *h, const char *by);
 
 /* ---- pair ---- */
 

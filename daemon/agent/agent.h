@@ -244,6 +244,15 @@ int agent_job_held(struct agent *a, const struct db_job *job);
 int agent_build_held(struct agent *a, const struct db_build *b);
 int agent_refuse_quarantined(struct agent *a);
 void agent_holds_say(struct agent *a, FILE *f);
+/* The holds in force, for a heartbeat: h->holds (the caller's to release
+ * with the heartbeat) holds the newest WIRE_HOLDS_MAX. */
+struct wire_heartbeat;
+struct wire_heartbeat_reply;
+int agent_holds_heartbeat(struct agent *a, struct wire_heartbeat *h);
+/* Releases each hold of this host that the hub's answer says a maintainer
+ * released there ("/perfd greenlight HOST"), and but for a gate's lifts the
+ * quarantine, as perfd retry --held does; said in the log. */
+void agent_holds_greenlit(struct agent *a, const struct wire_heartbeat_reply *rep);
 
 /* [history] (history.c, docs/history.md). At a poll: queues a span
  * job for each history branch among heads whose span is due. */
