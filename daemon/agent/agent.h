@@ -1,11 +1,12 @@
 /*
  * daemon/agent: the agent, perfd's long-running side on a GPU host. Its
- * configuration (config.c), its loop (agent.c: watch, queue, jobs), its A/A
- * comparisons (calibration.c), its history (history.c, history-span.c,
- * history-bisect.c), its pull-request side (pulls.c), its push to the hub
- * (push.c) and its sandbox wiring (sandbox.c). Included by these and by
- * the verbs that run or read an agent (cmd-agent.c, cmd-demo.c,
- * cmd-comment.c, cmd-fetch.c), nothing below daemon/.
+ * configuration (config.c, config-keys.c), its loop (agent.c: watch,
+ * queue, jobs), its A/A comparisons (calibration.c), its history
+ * (history.c, history-span.c, history-bisect.c), its pull-request side
+ * (pulls.c), its push to the hub (push.c) and its sandbox wiring
+ * (sandbox.c). Included by these and by the verbs that run or read an
+ * agent (cmd-agent.c, cmd-demo.c, cmd-comment.c, cmd-fetch.c), nothing
+ * below daemon/.
  */
 #ifndef PERFD_DAEMON_AGENT_H
 #define PERFD_DAEMON_AGENT_H
