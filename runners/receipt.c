@@ -41,36 +41,6 @@ static json_t *jfrac(double v)
 	return json_number(json_fraction(v));
 }
 
-void runner_format_value(char *buf, size_t len, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (v == floor(v) || fabs(v) >= 1e6)
-		snprintf(buf, len, "%.0f", v);
-	else
-		snprintf(buf, len, "%.6g", v);
-}
-
-static void format_gain(char *buf, size_t len, double frac, bool sign)
-{
-	if (!isfinite(frac))
-		snprintf(buf, len, "-");
-	else if (sign)
-		snprintf(buf, len, "%+.3f%%", frac * 100.0);
-	else
-		snprintf(buf, len, "%.3f%%", frac * 100.0);
-}
-
-void runner_format_gain(char *buf, size_t len, double frac)
-{
-	format_gain(buf, len, frac, false);
-}
-
-void runner_format_gain_signed(char *buf, size_t len, double frac)
-{
-	format_gain(buf, len, frac, true);
-}
-
 static const struct db_process *pair_process(const struct db_comparison *c, int pair,
 					     const char *arm)
 {
