@@ -56,28 +56,6 @@ bool runner_rule_has_gates(const char *rule)
 	return runner_rule_is_known(rule) && rule_version_of(rule) >= RULE_V21;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-void runner_sort(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-}
-
-double runner_median(double *v, size_t n)
-{
-	if (n == 0)
-		return NAN;
-	runner_sort(v, n);
-	if (n % 2)
-		return v[n / 2];
-	return (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 /* P(X >= k) for X ~ Binomial(n, 1/2) is at most alpha = 1/8, i.e.
  * 8 * sum_{j>=k} C(n, j) <= 2^n. */
 static bool sign_test_accepts(int n, int k)
@@ -125,25 +103,6 @@ static int sign_test_min_pairs(void)
 	while (!runner_sign_threshold(n))
 		n++;
 	return n;
-}
-
-/* Appends a reason or a flag to a summary's list. */
-void rule_note_v(char ***list, size_t *n, const char *fmt, va_list ap)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_vaddf(&sb, fmt, ap);
-	*list = xrealloc(*list, (*n + 1) * sizeof(char *));
-	(*list)[(*n)++] = strbuf_detach(&sb);
-}
-
-void rule_note(char ***list, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	rule_note_v(list, n, fmt, ap);
-	va_end(ap);
 }
 
 /* The metric value of a process: a printed TIMING metric, or for wall_ms
@@ -339,16 +298,6 @@ static void run_release(struct rule_run *run)
 	free(run->news);
 }
 
-void rule_reject(struct rule_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	rule_note_v(&run->s.reasons, &run->s.nreasons, fmt, ap);
-	va_end(ap);
-	run->invalid = true;
-}
-
 /* The metric the figures use: the one asked for, else the rule's default;
  * when the default cannot choose, none, and the comparison is invalid. */
 static void choose_metric(struct rule_run *run)
@@ -479,31 +428,6 @@ static void compute_pair_gains(struct rule_run *run)
 		run->news[run->ngains] = n;
 		run->ngains++;
 	}
-}
-
-/* An invalid comparison has a verdict and reasons, and no figure at all. */
-void rule_set_invalid(struct rule_run *run)
-{
-	size_t i;
-
-	snprintf(run->s.verdict, sizeof(run->s.verdict), "invalid");
-	for (i = 0; i < run->npairs; i++)
-		run->s.pair_gains[i] = NAN;
-	run->s.has_gain = false;
-	run->s.gain_median = run->s.gain_min = run->s.gain_max = 0;
-	memset(&run->s.old, 0, sizeof(run->s.old));
-	memset(&run->s.new, 0, sizeof(run->s.new));
-}
-
-double rule_median_of(const double *v, size_t n)
-{
-	double *sorted = xmalloc((n + 1) * sizeof(double));
-	double m;
-
-	memcpy(sorted, v, n * sizeof(double));
-	m = runner_median(sorted, n);
-	free(sorted);
-	return m;
 }
 
 static void compute_figures(struct rule_run *run)

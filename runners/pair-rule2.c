@@ -388,7 +388,7 @@ void rule2_decide(struct rule_run *run)
 			rank_stage(g, &t, run->gains, n, cal, ncal, m, nstages);
 		else
 			sign_stage(g, &t, run->gains, n, m, nstages, (struct share){ 1, 1 });
-		t.median = rule_median_of(run->gains, (size_t)n);
+		t.median = runner_median_of(run->gains, (size_t)n);
 		verdict = stage_verdict(&t, m);
 		snprintf(g->verdict, sizeof(g->verdict), "%s", verdict);
 		if (strcmp(verdict, "unresolved"))

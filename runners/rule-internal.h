@@ -1,6 +1,6 @@
 /*
- * Shared by the two files of the rule (pair-rule.c, pair-rule2.c), and by
- * mde.c, which judges simulated comparisons through rule2_decide:
+ * Shared by the files of the rule (pair-rule.c, pair-rule2.c, rule-run.c),
+ * and by mde.c, which judges simulated comparisons through rule2_decide:
  * one application of the rule, the summary being filled and what each step
  * hands the next. The steps run in a fixed order, and that order is the
  * order of the reasons and flags a stored summary holds.
@@ -32,15 +32,14 @@ struct rule_run {
 	int need;                      /* the sign test's count; 0: none passes */
 };
 
-/* Appends a reason or a flag to a summary's list. */
+/* Appends a reason or a flag to a summary's list (rule-run.c, as are
+ * rule_reject and rule_set_invalid). */
 void rule_note_v(char ***list, size_t *n, const char *fmt, va_list ap);
 void rule_note(char ***list, size_t *n, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* The comparison is invalid, for this reason among others. */
 void rule_reject(struct rule_run *run, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Marks the comparison invalid and drops every figure. */
 void rule_set_invalid(struct rule_run *run);
-/* The median of the first n of v, which is left as it was. */
-double rule_median_of(const double *v, size_t n);
 
 /* Versions 2, 2.1 and 2.2's stages and verdict (pair-rule2.c), on a valid
  * comparison whose gains and figures are computed. */

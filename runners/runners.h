@@ -253,6 +253,8 @@ void runner_sort(double *v, size_t n);
 /* Median of v (sorted in place); the mean of the two middle values for an
  * even count. */
 double runner_median(double *v, size_t n);
+/* The median of the first n of v, which is left as it was. */
+double runner_median_of(const double *v, size_t n);
 /* The value of metric for one process as the rule reads it: the printed
  * TIMING metric, or for wall_ms the launcher's wall time when the program
  * printed no such metric and ran to its end. False when there is none. */
