@@ -173,7 +173,7 @@ const char *runner_rule_feature_name(unsigned feature);
 #define RUNNER_CALIBRATION_MIN_GAINS_V2 12
 /* pairs-median/2.1 shares each stage's bound between its two tests: the
  * sign test gets RUNNER_RULE21_SIGN_SHARE / RUNNER_RULE21_SHARES of it, the
- * calibrated test the rest (docs/rule.md, "pairs-median/2.1"). */
+ * calibrated test the rest (docs/rule.md, "The verdict at a stage"). */
 #define RUNNER_RULE21_SHARES 4
 #define RUNNER_RULE21_SIGN_SHARE 1
 /* The scale gate of pairs-median/2.1: a stage leans on its calibration

@@ -474,7 +474,7 @@ static void test_better_parse(void **state)
 
 /* ---- pairs-median/2.1 ---- */
 
-/* docs/rule.md, "pairs-median/2.1": the sign test at a quarter of each
+/* docs/rule.md, "The sign test": the sign test at a quarter of each
  * stage's share needs 12 of 12 and 21 of 24; over the whole schedule its
  * exact chance of a false "faster" is 6122 / 2^24 (0.036%), the union bound
  * 6421 / 2^24, both within its quarter of 1%. */
