@@ -173,6 +173,9 @@ check "  with both values" eq 1 "$(js "$T/body" 'sum(m.startswith("gain.median: 
 rehash a3.json 'd["processes"][3]["metrics"]["run2_ms"] = 1500.0' >a3-proc.json
 check "a process's value changed under its figures: 422" eq 422 "$(post a3-proc.json -H "$(auth "$TOK")")"
 check "  naming what it moves" has "$T/body" "pair 1 gain"
+rehash a3.json 'd["rule"] = "pairs-median/9"' >a3-rule.json
+check "a rule this hub does not know: 422" eq 422 "$(post a3-rule.json -H "$(auth "$TOK")")"
+check "  refused by name, never judged by the newest" has "$T/body" "rule 'pairs-median/9' is unknown to this perfd, which knows pairs-median/1"
 check "  nothing stored" eq "$before" "$(rows)"
 for b in 0 -1 '"60"' 1e9; do
 	rehash a3.json "d[\"settings\"][\"time_budget_s\"] = $b" >a3-budget.json
