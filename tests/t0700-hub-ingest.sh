@@ -219,14 +219,15 @@ check "a body over 8 MiB: 413" eq 413 "$(post big.json -H "$(auth "$TOK")")"
 check "  with the bound" has "$T/body" "over this endpoint's bound of 8388608 bytes"
 check "a body without Content-Length: 411" eq 411 "$(post a1.json -H "$(auth "$TOK")" -H 'Transfer-Encoding: chunked')"
 # raw PATH HEADERS...: one POST (or $RAW_METHOD) of a1.json as sent, LEN in
-# a header its length; the status line's code printed.
+# a header its length, after "Host: hub" (none when RAW_HOST is set and
+# empty); the status line's code printed.
 raw() {
-	python3 - "${URL#http://}" "${RAW_METHOD:-POST}" "$@" <<'PY'
+	python3 - "${URL#http://}" "${RAW_METHOD:-POST}" "${RAW_HOST-Host: hub}" "$@" <<'PY'
 import socket, sys
 host, port = sys.argv[1].rsplit(":", 1)
 s = socket.create_connection((host, int(port)), 5)
 body = open("a1.json", "rb").read()
-head = "%s %s HTTP/1.1\r\nHost: hub\r\n" % (sys.argv[2], sys.argv[3]) + "".join(h.replace("LEN", str(len(body))) + "\r\n" for h in sys.argv[4:]) + "\r\n"
+head = "%s %s HTTP/1.1\r\n" % (sys.argv[2], sys.argv[4]) + "".join(h.replace("LEN", str(len(body))) + "\r\n" for h in [sys.argv[3]] + sys.argv[5:] if h) + "\r\n"
 s.sendall(head.encode() + body)
 answer = s.recv(4096)
 open("raw.out", "wb").write(answer)
@@ -238,6 +239,13 @@ check "two that differ: 400" eq 400 "$(raw /api/v1/ingest/comparisons "Authoriza
 check "a blank before a header's colon: 400" eq 400 "$(raw /api/v1/ingest/comparisons "Authorization: Bearer $TOK" "Content-Length : LEN")"
 check "  said" has raw.out "a header's name holds a blank"
 check "a GET with one: 400, its body not read as a request" eq 400 "$(RAW_METHOD=GET raw /api/v1/comparisons "Content-Length : LEN")"
+check "two Host headers: 400" eq 400 "$(raw /api/v1/ingest/comparisons "Host: other" "Authorization: Bearer $TOK" "Content-Length: LEN")"
+check "  said" has raw.out "more than one Host header"
+check "no Host on HTTP/1.1: 400" eq 400 "$(RAW_HOST= raw /api/v1/ingest/comparisons "Authorization: Bearer $TOK" "Content-Length: LEN")"
+check "  said" has raw.out "no Host header (HTTP/1.1 requires one)"
+check "a bare CR in a header's value: 400" eq 400 "$(raw /api/v1/ingest/comparisons $'X-Note: a\rContent-Length: 5' "Authorization: Bearer $TOK" "Content-Length: LEN")"
+check "  said" has raw.out "a header's value holds a CR or NUL"
+check "a GET with no Host: 400" eq 400 "$(RAW_HOST= RAW_METHOD=GET raw /api/v1/comparisons)"
 check "nothing stored by any of them" eq "$after" "$(rows)"
 
 # ---- what the hub stored ----

@@ -58,6 +58,7 @@ static struct {
 	__typeof__(MHD_destroy_response) *destroy_response;
 	__typeof__(MHD_lookup_connection_value) *lookup_connection_value;
 	__typeof__(MHD_get_connection_values) *get_connection_values;
+	__typeof__(MHD_get_connection_values_n) *get_connection_values_n;
 	__typeof__(MHD_is_feature_supported) *is_feature_supported;
 	__typeof__(MHD_get_connection_info) *get_connection_info;
 } lm;
@@ -76,6 +77,7 @@ static int mhd_open(void)
 		{ "MHD_destroy_response", (void **)&lm.destroy_response },
 		{ "MHD_lookup_connection_value", (void **)&lm.lookup_connection_value },
 		{ "MHD_get_connection_values", (void **)&lm.get_connection_values },
+		{ "MHD_get_connection_values_n", (void **)&lm.get_connection_values_n },
 		{ "MHD_is_feature_supported", (void **)&lm.is_feature_supported },
 		{ "MHD_get_connection_info", (void **)&lm.get_connection_info },
 	};
@@ -201,36 +203,51 @@ static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind, const char 
 
 struct header_walk {
 	unsigned lengths;            /* Content-Length headers */
-	bool blank;                  /* a header whose name holds a blank */
+	unsigned hosts;              /* Host headers */
+	const char *bad;             /* what is wrong with a header's name or value */
 };
 
 static enum MHD_Result walk_header(void *cls, enum MHD_ValueKind kind, const char *key,
-				   const char *value)
+				   size_t key_size, const char *value, size_t value_size)
 {
 	struct header_walk *w = cls;
 
 	if (!strcasecmp(key, "Content-Length"))
 		w->lengths++;
-	if (strpbrk(key, " \t"))
-		w->blank = true;
+	if (!strcasecmp(key, "Host"))
+		w->hosts++;
+	if (w->bad)
+		return MHD_YES;
+	if (key_size == 0)
+		w->bad = "a header with no name";
+	else if (strpbrk(key, " \t"))
+		w->bad = "a header's name holds a blank (no blank may stand before its ':')";
+	else if (memchr(key, '\r', key_size) || strlen(key) != key_size)
+		w->bad = "a header's name holds a CR or NUL";
+	else if (value && (memchr(value, '\r', value_size) || strlen(value) != value_size))
+		w->bad = "a header's value holds a CR or NUL";
 	return MHD_YES;
 }
 
-/* Why the request's headers cannot frame it, or NULL: two Content-Length
- * headers would leave which one frames the body to whoever reads it, a
- * proxy or this server; and a blank in a header's name
- * ("Content-Length : 10") hides a header that a proxy may have read
- * otherwise (RFC 9112 says to refuse it). */
-static const char *headers_refused(struct MHD_Connection *conn)
+/* Why the request's headers cannot frame it, or NULL (RFC 9112 says to
+ * refuse each of these): two Content-Length headers would leave which one
+ * frames the body to whoever reads it, a proxy or this server; two Host
+ * headers, or none on HTTP/1.1, leave which site is asked to the reader;
+ * a blank in a header's name ("Content-Length : 10"), a name that is
+ * empty, and a CR or NUL in a name or value hide a header that a proxy may
+ * have read otherwise. */
+static const char *headers_refused(struct MHD_Connection *conn, const char *version)
 {
 	struct header_walk w = { 0 };
 
-	lm.get_connection_values(conn, MHD_HEADER_KIND, walk_header, &w);
+	lm.get_connection_values_n(conn, MHD_HEADER_KIND, walk_header, &w);
 	if (w.lengths > 1)
 		return "more than one Content-Length header";
-	if (w.blank)
-		return "a header's name holds a blank (no blank may stand before its ':')";
-	return NULL;
+	if (w.hosts > 1)
+		return "more than one Host header";
+	if (w.hosts == 0 && version && !strcmp(version, MHD_HTTP_VERSION_1_1))
+		return "no Host header (HTTP/1.1 requires one)";
+	return w.bad;
 }
 
 /* Whether the If-None-Match header names etag (or is "*"). */
@@ -462,7 +479,8 @@ static int ingest_kind(const char *url)
 }
 
 static enum MHD_Result ingest_start(struct web_server *s, struct MHD_Connection *conn,
-				    struct request *rq, const char *url, const char *method)
+				    struct request *rq, const char *url, const char *method,
+				    const char *version)
 {
 	int kind = ingest_kind(url);
 	unsigned long long max = kind == INGEST_COMPARISON || kind == INGEST_BUILD ?
@@ -513,7 +531,7 @@ static enum MHD_Result ingest_start(struct web_server *s, struct MHD_Connection 
 		return send_error(s, conn, 403, msg);
 	}
 	length = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-	refused = headers_refused(conn);
+	refused = headers_refused(conn, version);
 	if (refused)
 		return send_error(s, conn, 400, refused);
 	if (!length || lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"))
@@ -643,14 +661,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (rq && rq->ingest)
 		return ingest_answer(s, conn, rq);
 	if (s->ingest && rq && !rq->called && ingest_kind(url) != INGEST_NONE)
-		return ingest_start(s, conn, rq, url, method);
+		return ingest_start(s, conn, rq, url, method, version);
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return send_error(s, conn, 405, s->ingest ?
 				  "use GET or HEAD (records are POSTed to " WEB_INGEST_COMPARISONS ")" :
 				  "this server only reads: use GET or HEAD");
 	length = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 	chunked = lm.lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding");
-	refused = headers_refused(conn);
+	refused = headers_refused(conn, version);
 	if (refused)
 		return send_error(s, conn, 400, refused);
 	if ((length && strcmp(length, "0")) || chunked)
