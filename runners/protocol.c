@@ -103,6 +103,22 @@ static const char *next_token(const char **s, const char *end, size_t *len)
 	return t;
 }
 
+/* The figures perfd measures of each process itself (docs/protocol.md,
+ * "Reserved names"): a program's TIMING line may not name one, so that no
+ * program can overwrite the launcher's measurement with its claim. */
+static const char *const reserved[] = { RUNNER_WALL_METRIC, "user_ms", "sys_ms", "maxrss_kb",
+					"cpu_wait_ms" };
+
+bool runner_metric_name_is_reserved(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(reserved); i++)
+		if (strlen(reserved[i]) == len && !memcmp(reserved[i], name, len))
+			return true;
+	return false;
+}
+
 static void parse_timing(struct runner_protocol *p, const char *s, const char *end,
 			 size_t lineno)
 {
@@ -127,6 +143,12 @@ static void parse_timing(struct runner_protocol *p, const char *s, const char *e
 		if (!is_valid_name(tok, nlen)) {
 			add_error(p, lineno, "TIMING: '%.*s' is not a metric name",
 				  (int)utf8_cut(tok, nlen, 64), tok);
+			continue;
+		}
+		if (runner_metric_name_is_reserved(tok, nlen)) {
+			add_error(p, lineno, "TIMING: '%.*s' is a figure perfd measures itself: a "
+				  "program may not print it (print its own, such as t_ms)", (int)nlen,
+				  tok);
 			continue;
 		}
 		if (vlen == 0 || vlen >= sizeof(value)) {

@@ -308,6 +308,11 @@ bool runner_metric_needs_better(const char *name);
 /* True when name can be a metric's (docs/protocol.md): a letter or '_'
  * first, then letters, digits, '_', '.', ':' or '-', at most 64. */
 bool runner_metric_name_is_valid(const char *name);
+/* True when the len bytes of name are one of the figures perfd measures
+ * of each process itself (wall_ms, user_ms, sys_ms, maxrss_kb,
+ * cpu_wait_ms): a program's TIMING line naming one is an error, the
+ * process invalid. */
+bool runner_metric_name_is_reserved(const char *name, size_t len);
 /* "lower" or "higher" into *higher; -EINVAL, with the detail, for another
  * word. */
 int runner_better_parse(bool *higher, const char *word);

@@ -122,6 +122,31 @@ static void test_errors(void **state)
 	runner_protocol_release(&p);
 }
 
+/* The figures perfd measures itself are not a program's to print: each
+ * an error, the program's other metrics kept. */
+static void test_reserved_names(void **state)
+{
+	const char s[] = "TIMING wall_ms=1 t_ms=205\nTIMING cpu_wait_ms=0 user_ms=1 sys_ms=1 "
+			 "maxrss_kb=1\nTIMING wall_ms_2=3\n";
+	struct runner_protocol p;
+	double v;
+
+	feed_all(&p, s, strlen(s));
+	assert_int_equal(p.nerrors, 5);
+	assert_string_equal(p.errors[0], "line 1: TIMING: 'wall_ms' is a figure perfd measures "
+			    "itself: a program may not print it (print its own, such as t_ms)");
+	assert_non_null(strstr(p.errors[1], "line 2: TIMING: 'cpu_wait_ms' is a figure perfd"));
+	assert_non_null(strstr(p.errors[4], "'maxrss_kb' is a figure perfd"));
+	assert_false(metric(&p, "wall_ms", &v));
+	assert_true(metric(&p, "t_ms", &v));
+	assert_true(metric(&p, "wall_ms_2", &v));
+	assert_true(runner_metric_name_is_reserved("wall_ms", 7));
+	assert_false(runner_metric_name_is_reserved("wall_ms", 6));
+	assert_false(runner_metric_name_is_reserved("t_ms", 4));
+	runner_protocol_release(&p);
+	(void)state;
+}
+
 static void test_bounds(void **state)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -264,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_chunked_and_crlf),
 		cmocka_unit_test(test_junk_nul_and_long_lines),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_reserved_names),
 		cmocka_unit_test(test_bounds),
 		cmocka_unit_test(test_long_line_cut),
 		cmocka_unit_test(test_result_parse),

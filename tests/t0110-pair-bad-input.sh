@@ -69,6 +69,13 @@ check "ambiguous: stopped after the first process" eq 1 "$(js ambiguous.json 'le
 check "ambiguous: --metric resolves it" run 0 "$PERFD" pair --db "$DB" --json --metric decode_us "$PLANT" "$PLANT" -- --also decode_us=5
 check "ambiguous: the chosen metric is used" eq "decode_us unchanged" "$(js out 'd["metric"]+" "+d["verdict"]')"
 
+# A new arm that claims perfd's own figure: a program may not print wall_ms,
+# so a slower arm cannot read faster by saying so.
+printf '#!/bin/sh\ntrue\n' >honest && chmod +x honest
+printf '#!/bin/sh\nsleep 0.05\necho "TIMING wall_ms=1"\n' >claims && chmod +x claims
+invalid fakewall "malformed output: line 1: TIMING: 'wall_ms' is a figure perfd measures itself: a program may not print it" --pairs 1 --max-pairs 1 ./honest ./claims
+check "fakewall: no metric wall_ms stored from the program" eq 0 "$(sql "select count(*) from metrics m join processes p on p.id = m.process_id where p.comparison_id = $(js fakewall.json 'd["comparison"]') and m.name = 'wall_ms'")"
+
 # 100 MB of output: captured to the bound, counted whole, metric still read.
 check "flood: runs" run 0 "$PERFD" pair --db "$DB" --json --pairs 1 --max-pairs 1 "$PLANT" "$PLANT" -- --bad-arm new --mode flood
 cp out flood.json
