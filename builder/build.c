@@ -11,12 +11,14 @@
 #include <time.h>
 
 #include "builder.h"
+#include "sandbox.h"
 
 /* The toolchain's first line into b->toolchain (none when it fails);
  * -ECANCELED when a stop cut it short. */
 static int toolchain(struct db_build *b, const struct builder_build_opts *o,
 		     const struct child_env *env)
 {
+	struct sandbox_step step = { .rw = b->dir };
 	struct child ch;
 	int r = 0;
 
@@ -25,8 +27,7 @@ static int toolchain(struct db_build *b, const struct builder_build_opts *o,
 	child_init(&ch);
 	ch.env = (const char *const *)env->v;
 	ch.dir = b->dir;
-	ch.sandbox = o->sandbox;
-	ch.sandbox_rw = b->dir;
+	ch.wrap = sandbox_wrap(&step, o->sandbox);
 	ch.timeout_s = BUILDER_TOOLCHAIN_TIMEOUT_S;
 	ch.cancel_fd = o->cancel_fd;
 	if (child_run_shell(&ch, o->toolchain) == 0) {
@@ -133,6 +134,7 @@ static int fresh_dir(const char *dir)
  * stopped. */
 static int run_recipe(struct db *db, struct db_build *b, const struct builder_build_opts *o)
 {
+	struct sandbox_step step = { .rw = b->dir, .net = o->network };
 	struct child_env env;
 	struct child ch;
 	size_t i;
@@ -144,9 +146,7 @@ static int run_recipe(struct db *db, struct db_build *b, const struct builder_bu
 	child_init(&ch);
 	ch.env = (const char *const *)env.v;
 	ch.dir = b->dir;
-	ch.sandbox = o->sandbox;
-	ch.sandbox_rw = b->dir;
-	ch.sandbox_net = o->network;
+	ch.wrap = sandbox_wrap(&step, o->sandbox);
 	ch.timeout_s = o->timeout_s;
 	ch.capture_max = BUILDER_LOG_MAX;
 	ch.cancel_fd = o->cancel_fd;

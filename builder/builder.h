@@ -26,6 +26,8 @@
 #include "common.h"
 #include "db.h"
 
+struct sandbox;                  /* common/sandbox/sandbox.h */
+
 /* Resolves a program name as a shell would (a name without '/' is searched
  * in PATH) and checks that it is an executable regular file. *out is an
  * absolute path the caller frees. */

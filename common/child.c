@@ -8,10 +8,14 @@
  * parent waits on a pidfd and the pipes with poll, never with sleep loops,
  * and on a time bound sends SIGTERM to the process group, then SIGKILL
  * after the grace period, and reaps. What it started is followed by the
- * process tree taken at the SIGTERM, since a sandbox's program runs in a
+ * process tree taken at the SIGTERM, since a wrapped program may run in a
  * session of its own: each of those still there gets SIGKILL too, and one
  * that outlives it by CHILD_KILL_WAIT_S is named and left (a task stuck
  * in a driver ends when the driver lets it, not when we ask).
+ * A child may run inside another program through a wrap (struct
+ * child_wrap, common.h): its command line, a step in the child just before
+ * the exec, and its word on the program after; nothing else of it is
+ * known here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -45,11 +48,25 @@ extern char **environ;
  * of the service in turn, and the child's may land first. */
 #define STOP_SETTLE_MS 1000
 
-enum { STAGE_PIN = 1, STAGE_DIR, STAGE_PORTAL, STAGE_USER, STAGE_EXEC };
+enum { STAGE_PIN = 1, STAGE_DIR, STAGE_WRAP, STAGE_EXEC };
 
 struct exec_failure {
 	int stage;
 	int err;
+	const char *what;            /* the wrap's step's, at STAGE_WRAP */
+};
+
+/* What the child needs between vfork and exec, all prepared before. */
+struct spawn {
+	const char *const *argv;     /* c's, or the wrap's */
+	const char *const *env;      /* NULL: ours */
+	const char *dir;             /* NULL: stays (or the wrap enters it) */
+	int fd3;                     /* becomes descriptor 3; -1: none */
+	int outw, errw, devnull;
+	const cpu_set_t *cpus;       /* NULL: not pinned */
+	const struct child_wrap *wrap;
+	const struct child_wrap_run *run;
+	volatile struct exec_failure *failure;
 };
 
 static bool env_key_is(const char *entry, const char *kv)
@@ -144,100 +161,11 @@ static __attribute__((noreturn)) void child_fail(volatile struct exec_failure *f
 	_exit(127);
 }
 
-static void limit(int resource, long value)
+/* Runs in the child between fork and exec: async-signal-safe calls only. */
+static __attribute__((noreturn)) void child_exec(const struct spawn *sp)
 {
-	struct rlimit rl = { (rlim_t)value, (rlim_t)value };
-
-	if (value > 0)
-		setrlimit(resource, &rl);
-}
-
-/* The sandbox's limits, and its user when we are root. Raw system calls:
- * glibc's set*id would act on every thread of the parent whose memory this
- * child shares until it execs. */
-static void enter_sandbox(const struct sandbox *box, volatile struct exec_failure *f)
-{
-	limit(RLIMIT_NPROC, box->limits.processes);
-	limit(RLIMIT_DATA, box->limits.memory_mb * 1024 * 1024);
-	limit(RLIMIT_FSIZE, box->limits.file_size_mb * 1024 * 1024);
-	limit(RLIMIT_NOFILE, box->limits.open_files);
-	limit(RLIMIT_CORE, 0);
-	if (!box->drop)
-		return;
-	if (syscall(SYS_setgroups, box->ngroups, (const gid_t *)box->groups) < 0 ||
-	    syscall(SYS_setresgid, box->gid, box->gid, box->gid) < 0 ||
-	    syscall(SYS_setresuid, box->uid, box->uid, box->uid) < 0)
-		child_fail(f, STAGE_USER);
-	/* A change of user clears the parent-death signal: set it again, or
-	 * bwrap, and the sandbox under it, would outlive a killed perfd. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-}
-
-/* "/proc/self/fd/N" into buf, without stdio (between vfork and exec). */
-static void fd_path(char *buf, size_t size, int fd)
-{
-	static const char head[] = "/proc/self/fd/";
-	char digits[12];
-	size_t n = 0, i;
-
-	do {
-		digits[n++] = (char)('0' + fd % 10);
-		fd /= 10;
-	} while (fd && n < sizeof(digits));
-	memcpy(buf, head, sizeof(head) - 1);
-	for (i = 0; i < n && sizeof(head) + i < size; i++)
-		buf[sizeof(head) - 1 + i] = digits[n - 1 - i];
-	buf[sizeof(head) - 1 + i] = '\0';
-}
-
-/* Where we are root: a mount namespace of the child's own, with a tmpfs
- * over the sandbox's portal directory holding each path the sandbox shows, bound there from
- * the descriptor the parent opened; bwrap, as the sandbox's user, finds
- * them there whatever the modes of their parents (sandbox.c). Nothing of
- * it is seen outside the child. */
-static void open_portal(const struct sandbox_cmd *cmd, volatile struct exec_failure *f)
-{
-	int fds[SANDBOX_PORTAL_MAX];
-	char from[32];
-	size_t i;
-	int fd;
-
-	/* Opened in the new namespace: a mount is bound only from its own. */
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		child_fail(f, STAGE_PORTAL);
-	for (i = 0; i < cmd->nportal; i++)
-		if ((fds[i] = open(cmd->portal[i].path, O_PATH | O_CLOEXEC)) < 0)
-			child_fail(f, STAGE_PORTAL);
-	if (mount("perfd-portal", cmd->portal_dir, "tmpfs", MS_NOSUID | MS_NODEV,
-		  "mode=0755,size=64k") < 0)
-		child_fail(f, STAGE_PORTAL);
-	for (i = 0; i < cmd->nportal; i++) {
-		const struct sandbox_portal *p = &cmd->portal[i];
-
-		if (p->is_dir) {
-			if (mkdir(p->to, 0755) < 0)
-				child_fail(f, STAGE_PORTAL);
-		} else {
-			fd = open(p->to, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-			if (fd < 0)
-				child_fail(f, STAGE_PORTAL);
-			close(fd);
-		}
-		fd_path(from, sizeof(from), fds[i]);
-		if (mount(from, p->to, NULL, MS_BIND | MS_REC, NULL) < 0)
-			child_fail(f, STAGE_PORTAL);
-	}
-}
-
-/* Runs in the child between fork and exec: async-signal-safe calls only.
- * argv is c's, or the sandbox's around it (cmd, else NULL); fd3, when not
- * -1, becomes descriptor 3. */
-static __attribute__((noreturn)) void child_exec(const struct child *c,
-						       const struct sandbox_cmd *cmd,
-						       const char *const *argv, int fd3, int outw,
-						       int errw, volatile struct exec_failure *f,
-						       int devnull, const cpu_set_t *cpus)
-{
+	volatile struct exec_failure *f = sp->failure;
+	const char *what;
 	sigset_t none;
 	int sig;
 
@@ -250,36 +178,32 @@ static __attribute__((noreturn)) void child_exec(const struct child *c,
 		signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (cmd && cmd->nportal)
-		open_portal(cmd, f);
-	if (dup2(devnull, 0) < 0 || dup2(outw, 1) < 0 || dup2(errw, 2) < 0)
+	if (dup2(sp->devnull, 0) < 0 || dup2(sp->outw, 1) < 0 || dup2(sp->errw, 2) < 0)
 		child_fail(f, STAGE_EXEC);
-	if (fd3 >= 0 && (fd3 == 3 ? fcntl(3, F_SETFD, 0) : dup2(fd3, 3)) < 0)
+	if (sp->fd3 >= 0 && (sp->fd3 == 3 ? fcntl(3, F_SETFD, 0) : dup2(sp->fd3, 3)) < 0)
 		child_fail(f, STAGE_EXEC);
-	syscall(SYS_close_range, fd3 >= 0 ? 4 : 3, ~0U, 0);
-	if (cpus && sched_setaffinity(0, sizeof(*cpus), cpus) < 0)
+	syscall(SYS_close_range, sp->fd3 >= 0 ? 4 : 3, ~0U, 0);
+	if (sp->cpus && sched_setaffinity(0, sizeof(*sp->cpus), sp->cpus) < 0)
 		child_fail(f, STAGE_PIN);
-	/* In a sandbox, bwrap enters the directory, as its user. */
-	if (c->dir && !c->sandbox && chdir(c->dir) < 0)
+	if (sp->dir && chdir(sp->dir) < 0)
 		child_fail(f, STAGE_DIR);
-	if (c->sandbox)
-		enter_sandbox(c->sandbox, f);
-	execve(argv[0], (char *const *)argv, c->env ? (char *const *)c->env : environ);
+	if (sp->wrap && sp->wrap->exec_step && (what = sp->wrap->exec_step(sp->run))) {
+		f->what = what;
+		child_fail(f, STAGE_WRAP);
+	}
+	execve(sp->argv[0], (char *const *)sp->argv,
+	       sp->env ? (char *const *)sp->env : environ);
 	child_fail(f, STAGE_EXEC);
 }
 
 /* vfork must not return into a frame the child could then clobber: the
  * child leaves this function only through execve or _exit. */
-static __attribute__((noinline)) pid_t spawn(const struct child *c,
-					     const struct sandbox_cmd *cmd,
-					     const char *const *argv, int fd3, int outw,
-					     int errw, volatile struct exec_failure *f,
-					     int devnull, const cpu_set_t *cpus)
+static __attribute__((noinline)) pid_t spawn(const struct spawn *sp)
 {
 	pid_t pid = vfork();
 
 	if (pid == 0)
-		child_exec(c, cmd, argv, fd3, outw, errw, f, devnull, cpus);
+		child_exec(sp);
 	return pid;
 }
 
@@ -351,9 +275,7 @@ static void spawn_failed(struct child *c, const char *argv0, const struct exec_f
 {
 	const char *what = f->stage == STAGE_PIN ? "cannot pin to CPUs" :
 			   f->stage == STAGE_DIR ? "cannot enter directory" :
-			   f->stage == STAGE_USER ? "cannot become the sandbox's user for" :
-			   f->stage == STAGE_PORTAL ? "cannot set up the sandbox's paths for" :
-			   "cannot execute";
+			   f->stage == STAGE_WRAP ? f->what : "cannot execute";
 	struct strbuf cpus = STRBUF_INIT;
 	const char *obj = argv0;
 
@@ -371,8 +293,8 @@ static void spawn_failed(struct child *c, const char *argv0, const struct exec_f
 /* One run's state, from the spawn to the reaping. */
 struct run {
 	int outp[2], errp[2];
-	int statusp[2];              /* the sandbox's status, from bwrap */
-	struct sandbox_cmd cmd;      /* the sandbox's command line; argv NULL: none */
+	struct child_wrap_run wrapped;
+	bool wrapping;               /* the wrap's start returned 0: release it */
 	int pidfd;                   /* a pidfd, or a signalfd of SIGCHLD */
 	pid_t pid;
 	bool restore_mask;           /* SIGCHLD was blocked for the signalfd */
@@ -390,7 +312,7 @@ struct run {
 /* The machine's CPU pressure so far (Linux's pressure stall information,
  * /proc/pressure/cpu): the microseconds in which some runnable task waited
  * for a CPU, counted since boot. A child's share of it is the load it ran
- * beside, whatever ran it, sandbox or not. PERFD_CPU_PRESSURE names
+ * beside, whatever ran it, wrapped or not. PERFD_CPU_PRESSURE names
  * another file of that format (a cgroup's cpu.pressure), or, empty, none.
  * -1 where there is none (no CONFIG_PSI, psi=0, or none named). */
 static int64_t cpu_pressure_us(void)
@@ -416,52 +338,75 @@ static int64_t cpu_pressure_us(void)
 	return strtoll(p + strlen(" total="), NULL, 10);
 }
 
-/* The pipes, the child and a descriptor that says when it ends. */
-static int run_start(struct run *s, struct child *c)
+/* c's CPU set as the kernel takes it into *out; false for none. */
+static bool cpu_set_of(cpu_set_t *out, const struct child *c)
 {
-	volatile struct exec_failure failure = { 0, 0 };
-	int devnull = devnull_fd();
-	cpu_set_t cpus;
-	bool pinned = false;
-	sigset_t chld;
+	unsigned i;
 
-	if (c->cpus && c->cpus->count) {
-		unsigned i;
+	if (!c->cpus || !c->cpus->count)
+		return false;
+	CPU_ZERO(out);
+	for (i = 0; i < CPUS_MAX && i < CPU_SETSIZE; i++)
+		if (cpus_has(c->cpus, i))
+			CPU_SET(i, out);
+	return true;
+}
 
-		CPU_ZERO(&cpus);
-		for (i = 0; i < CPUS_MAX && i < CPU_SETSIZE; i++)
-			if (cpus_has(c->cpus, i))
-				CPU_SET(i, &cpus);
-		pinned = true;
-	}
-	if (pipe2(s->outp, O_CLOEXEC) < 0 || pipe2(s->errp, O_CLOEXEC) < 0 ||
-	    (c->sandbox && pipe2(s->statusp, O_CLOEXEC | O_NONBLOCK) < 0))
+/* The pipes, and the wrap's start: what the child will execute. */
+static int run_prepare(struct run *s, struct spawn *sp, const struct child *c)
+{
+	int devnull = devnull_fd(), r;
+
+	if (pipe2(s->outp, O_CLOEXEC) < 0 || pipe2(s->errp, O_CLOEXEC) < 0)
 		return err_set(-errno, "pipe: %s", strerror(errno));
 	if (devnull < 0)
 		return err_set(-errno, "/dev/null: %s", strerror(errno));
-	if (c->sandbox) {
-		int r = sandbox_cmd_init(&s->cmd, c->sandbox, c, 3);
+	*sp = (struct spawn){ .argv = c->argv, .env = c->env, .dir = c->dir, .fd3 = c->keep_fd,
+			      .outw = s->outp[1], .errw = s->errp[1], .devnull = devnull };
+	if (!c->wrap)
+		return 0;
+	r = c->wrap->start(&s->wrapped, c, c->wrap->ctx);
+	if (r < 0)
+		return r;
+	s->wrapping = true;
+	sp->argv = (const char *const *)s->wrapped.argv;
+	if (s->wrapped.fd3 >= 0)
+		sp->fd3 = s->wrapped.fd3;
+	if (s->wrapped.enters_dir)
+		sp->dir = NULL;
+	sp->wrap = c->wrap;
+	sp->run = &s->wrapped;
+	return 0;
+}
 
-		if (r < 0)
-			return r;
-	}
+/* The pipes, the child and a descriptor that says when it ends. */
+static int run_start(struct run *s, struct child *c)
+{
+	volatile struct exec_failure failure = { 0, 0, NULL };
+	struct spawn sp;
+	cpu_set_t cpus;
+	sigset_t chld;
+	int r;
+
+	r = run_prepare(s, &sp, c);
+	if (r < 0)
+		return r;
+	sp.cpus = cpu_set_of(&cpus, c) ? &cpus : NULL;
+	sp.failure = &failure;
 	time_now_iso(c->started_at);
 	s->psi0 = cpu_pressure_us();
 	s->t0 = time_monotonic_ns();
-	s->pid = spawn(c, c->sandbox ? &s->cmd : NULL,
-		       s->cmd.argv ? (const char *const *)s->cmd.argv : c->argv,
-		       c->sandbox ? s->statusp[1] : c->keep_fd, s->outp[1], s->errp[1],
-		       &failure, devnull, pinned ? &cpus : NULL);
+	s->pid = spawn(&sp);
 	if (s->pid < 0)
 		return err_set(-errno, "vfork: %s", strerror(errno));
 	close_fd(&s->outp[1]);
 	close_fd(&s->errp[1]);
-	close_fd(&s->statusp[1]);
+	close_fd(&s->wrapped.fd3);
 	/* vfork returns once the child has exec'd or given up. */
 	if (failure.stage) {
-		struct exec_failure f = { failure.stage, failure.err };
+		struct exec_failure f = { failure.stage, failure.err, failure.what };
 
-		spawn_failed(c, s->cmd.argv ? s->cmd.argv[0] : c->argv[0], &f);
+		spawn_failed(c, sp.argv[0], &f);
 	}
 	s->pidfd = (int)syscall(SYS_pidfd_open, s->pid, 0);
 	if (s->pidfd < 0 && errno == ENOSYS) {
@@ -476,8 +421,7 @@ static int run_start(struct run *s, struct child *c)
 		s->look_now = true;
 	}
 	if (s->pidfd < 0) {
-		int r = err_set(-errno, "pidfd_open: %s", strerror(errno));
-
+		r = err_set(-errno, "pidfd_open: %s", strerror(errno));
 		kill(-s->pid, SIGKILL);
 		waitpid(s->pid, NULL, 0);
 		return r;
@@ -501,8 +445,8 @@ static void run_reap(struct run *s)
 	if (wait4(s->pid, &s->status, WNOHANG, &s->ru) == s->pid) {
 		s->exited = true;
 		/* A perfd that is its children's subreaper (the agent) also
-		 * reaps what they left: bwrap's own first process outlives bwrap
-		 * by a moment. perfd runs one child at a time. */
+		 * reaps what they left: a wrap's own first process may outlive
+		 * it by a moment. perfd runs one child at a time. */
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 		/* Nothing the program left behind may run on into the next
@@ -557,7 +501,7 @@ static bool run_deadline(struct run *s, struct child *c)
  * that is still there gets SIGKILL, and is waited for up to
  * CHILD_KILL_WAIT_S. Of what is left then, one in uninterruptible sleep
  * (held by a driver) is named in unkillable, else the last left: a
- * parent left waiting for it (a sandbox's first process) is its witness,
+ * parent left waiting for it (a wrap's first process) is its witness,
  * not its cause. */
 static void run_tree_wait(struct run *s, struct child *c)
 {
@@ -571,7 +515,7 @@ static void run_tree_wait(struct run *s, struct child *c)
 	for (i = 0; i < s->ntree; i++) {
 		int fd;
 
-		/* A subreaper (the agent) reaps what the sandbox left. */
+		/* A subreaper (the agent) reaps what a wrap left. */
 		while (waitpid(-1, NULL, WNOHANG) > 0)
 			;
 		if (!proc_is_there(&s->tree[i]))
@@ -651,56 +595,6 @@ static int run_wait(struct run *s, struct child *c)
 	return 0;
 }
 
-/* bwrap's last word on the program: its "exit-code", which it writes only
- * when the program ran; a signal that ended it reads 128 + N there, as a
- * shell's $? does. Returns -1 when the program never started. */
-static int sandbox_exit_code(const struct run *s)
-{
-	char buf[1024];
-	ssize_t n = read(s->statusp[0], buf, sizeof(buf) - 1);
-	const char *p;
-
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "\"exit-code\":");
-	return p ? atoi(p + strlen("\"exit-code\":")) : -1;
-}
-
-/* The line of bwrap's own that says why it failed, or NULL. */
-static char *sandbox_error(const struct child *c)
-{
-	const char *p = c->err.buf;
-
-	while (p && *p) {
-		if (!strncmp(p, "bwrap: ", 7))
-			return xstrndup(p, strcspn(p, "\n"));
-		p = strchr(p, '\n');
-		p = p ? p + 1 : NULL;
-	}
-	return NULL;
-}
-
-/* A sandboxed child's status, read through bwrap's: a program that never
- * started is a spawn error with bwrap's reason; 128 + N is signal N. */
-static void sandbox_finish(const struct run *s, struct child *c)
-{
-	int code = sandbox_exit_code(s);
-	char *why;
-
-	if (!WIFEXITED(s->status) || c->spawn_error)
-		return;
-	why = code < 0 || code == 1 ? sandbox_error(c) : NULL;
-	if (why) {
-		c->spawn_error = xasprintf("the sandbox could not run it: %s", why);
-		c->exit_code = -1;
-		free(why);
-	} else if (code > 128 && code < 128 + NSIG) {
-		c->exit_code = -1;
-		c->signal = code - 128;
-	}
-}
-
 /* What happened, into c. */
 static void run_finish(const struct run *s, struct child *c)
 {
@@ -722,8 +616,10 @@ static void run_finish(const struct run *s, struct child *c)
 		c->exit_code = -1;
 		c->signal = WTERMSIG(s->status);
 	}
-	if (c->sandbox && s->exited)
-		sandbox_finish(s, c);
+	/* The wrap's word on a program that started and exited. */
+	if (s->wrapping && c->wrap->finish && s->exited && WIFEXITED(s->status) &&
+	    !c->spawn_error)
+		c->wrap->finish(&s->wrapped, c);
 	/* A failure while we are being stopped is our stop's doing, not the
 	 * program's: a service manager's SIGTERM to the whole service may reach
 	 * the child before it reaches us, so a child ended by a stop signal
@@ -735,7 +631,7 @@ static void run_finish(const struct run *s, struct child *c)
 
 int child_run(struct child *c)
 {
-	struct run s = { .outp = { -1, -1 }, .errp = { -1, -1 }, .statusp = { -1, -1 },
+	struct run s = { .outp = { -1, -1 }, .errp = { -1, -1 }, .wrapped = { .fd3 = -1 },
 			 .pidfd = -1, .deadline = INT64_MAX };
 	int r;
 
@@ -751,10 +647,10 @@ int child_run(struct child *c)
 	close_fd(&s.outp[1]);
 	close_fd(&s.errp[0]);
 	close_fd(&s.errp[1]);
-	close_fd(&s.statusp[0]);
-	close_fd(&s.statusp[1]);
+	close_fd(&s.wrapped.fd3);
 	close_fd(&s.pidfd);
-	sandbox_cmd_release(&s.cmd);
+	if (s.wrapping && c->wrap->release)
+		c->wrap->release(&s.wrapped);
 	if (s.restore_mask)
 		sigprocmask(SIG_SETMASK, &s.oldmask, NULL);
 	return r;

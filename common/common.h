@@ -14,9 +14,9 @@
  * - config: the values of configuration files, checked and refused one way.
  * - cpus: CPU sets as the kernel writes them ("0-3,6").
  * - child: the fresh-process launcher, used by builder/ (recipes), runners/
- *   (measured programs and contract runners) and daemon/ (the fetch).
- * - sandbox: bubblewrap around a child: what a build or a measured program
- *   of an agent may see and do.
+ *   (measured programs and contract runners) and daemon/ (the fetch); a
+ *   child may run inside another program through a wrap (the sandbox,
+ *   common/sandbox/, the room above this one).
  * - sha256: SHA-256 as hex (OpenSSL), for every hash perfd stores or shows,
  *   and their comparison in constant time.
  * - base64: bytes inside JSON (captured output in an ingest record).
@@ -332,12 +332,9 @@ struct child {
 	int cancel_fd;               /* readable means stop now; -1: none */
 	void (*on_stdout)(void *ctx, const char *buf, size_t len);
 	void *ctx;
-	/* Runs it in a sandbox (sandbox.c); NULL: as it is. */
-	const struct sandbox *sandbox;
-	const char *sandbox_rw;           /* a directory it may write, or NULL */
-	const char *const *sandbox_ro;    /* more paths shown read-only; NULL-terminated */
-	bool sandbox_net;                 /* the network shared */
-	int keep_fd;                      /* passed to it as descriptor 3; -1: none */
+	/* Runs it inside another program (struct child_wrap); NULL: as it is. */
+	const struct child_wrap *wrap;
+	int keep_fd;                 /* passed to it as descriptor 3; -1: none */
 
 	/* Results, valid after child_run returns 0. */
 	int exit_code;               /* -1 when killed or never started */
@@ -364,6 +361,36 @@ struct child {
 	char ended_at[TIME_ISO_LEN];
 };
 
+/*
+ * A wrap runs a child inside another program, as the sandbox
+ * (common/sandbox/) runs it inside bubblewrap; the launcher knows no more
+ * of it than these steps. start (before the fork) sets *out, which comes
+ * zeroed but for fd3 (-1), for c: the command line to execute in place of
+ * c->argv, a descriptor the child gets as its 3 in place of keep_fd, and
+ * whether the program enters c->dir itself; it returns 0, or a negative
+ * errno (err_last() says why) and the child is not started. exec_step
+ * runs in the child last before its exec, with async-signal-safe calls
+ * only and writing no memory but its own stack: NULL, or with errno set
+ * what failed ("cannot ... for"), which spawn_error then says of argv[0].
+ * finish reads the wrap's word on a program that started and exited (not
+ * killed by a signal) and may set c's exit_code, signal or spawn_error
+ * from it. release follows a start that returned 0, whatever happened.
+ * exec_step and finish may be NULL.
+ */
+struct child_wrap_run {
+	char **argv;                 /* NULL-terminated; the wrap's */
+	int fd3;                     /* closed by the launcher once the child has it */
+	bool enters_dir;
+	void *state;                 /* the wrap's own */
+};
+struct child_wrap {
+	int (*start)(struct child_wrap_run *out, const struct child *c, const void *ctx);
+	const char *(*exec_step)(const struct child_wrap_run *run);
+	void (*finish)(const struct child_wrap_run *run, struct child *c);
+	void (*release)(struct child_wrap_run *run);
+	const void *ctx;
+};
+
 /* An environment for a child: ours, with entries set by child_env_set
  * ("KEY=VALUE", replacing KEY where it is there already). env.v is
  * NULL-terminated, for struct child's env; the strings are its own. */
@@ -375,106 +402,6 @@ void child_env_init(struct child_env *e);
 void child_env_set(struct child_env *e, const char *kv);
 void child_env_setf(struct child_env *e, const char *fmt, ...) PRINTF_LIKE(2, 3);
 void child_env_release(struct child_env *e);
-
-/* sandbox.c: bubblewrap around a child (docs/security.md). A sandbox is
- * set up once (sandbox_open tries it) and shared by the children that name
- * it in struct child's sandbox. */
-#define SANDBOX_DEFAULT_USER "nobody"
-#define SANDBOX_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
-#define SANDBOX_GROUPS_MAX 16
-struct sandbox_limits {
-	long processes;              /* RLIMIT_NPROC; 0: none */
-	long memory_mb;              /* RLIMIT_DATA of each process; 0: none */
-	long file_size_mb;           /* RLIMIT_FSIZE; 0: none */
-	long open_files;             /* RLIMIT_NOFILE; 0: ours */
-	long tmp_mb;                 /* size of each private tmpfs; 0: none */
-};
-struct sandbox_opts {
-	const char *const *hide;     /* the agent's files: ro and rw may not show them */
-	size_t nhide;
-	const char *const *devices;  /* glob patterns of device nodes passed through */
-	size_t ndevices;
-	const char *const *env;      /* fnmatch patterns of the names passed */
-	size_t nenv;
-	const char *const *ro;       /* more paths shown read-only (a data set) */
-	size_t nro;
-	const char *const *rw;       /* more paths shown writable (a compiler cache) */
-	size_t nrw;
-	const char *user;            /* who runs it when we are root; NULL: nobody */
-	const char *bwrap;           /* bwrap's path; NULL: found in the usual places */
-	const char *trial_dir;       /* a directory the trial binds, as builds will be; or NULL */
-	struct sandbox_limits limits;
-};
-struct sandbox {
-	char *bwrap;
-	char **system;               /* bwrap's arguments for the system's part of the view */
-	size_t nsystem;
-	char **devices;              /* the nodes found at sandbox_open */
-	size_t ndevices;
-	char **env_names;
-	size_t nenv_names;
-	char **ro, **rw;             /* [sandbox] ro and rw */
-	size_t nro, nrw;
-	bool drop;                   /* we are root: run as uid, gid, groups */
-	/* Where a child run as root finds the paths shown to its sandbox: a
-	 * tmpfs of its own mount namespace over this directory, one of a few
-	 * that bwrap itself does not need (child.c). */
-	const char *portal;
-	unsigned uid, gid;
-	unsigned groups[SANDBOX_GROUPS_MAX];  /* the device nodes' groups */
-	size_t ngroups;
-	struct sandbox_limits limits;
-};
-/* Finds bwrap and runs a trial process in the sandbox. Returns 0 and a new
- * sandbox in *out (the caller's, sandbox_free), or a negative errno with why
- * it cannot run here (-ENOENT: no bwrap; -EPERM: the kernel refuses it user
- * namespaces; -EAGAIN: it failed for now, as at a process limit; -EINVAL: an
- * ro or rw path would show a hidden one; another: it fails here for another
- * reason; bwrap's own words in err_last()). */
-int sandbox_open(struct sandbox **out, const struct sandbox_opts *o);
-/* sandbox_open without the trial: what it would run (for a check). */
-int sandbox_plan(struct sandbox **out, const struct sandbox_opts *o);
-void sandbox_free(struct sandbox *s);
-/* What a sandboxed step sees, a line per entry, each ending in '\n'. */
-void sandbox_view(struct strbuf *out, const struct sandbox *s);
-/* Whether a step sees the absolute path as the host has it (a step's own
- * directories aside); when not, *out_why says why in a few words (borrowed:
- * "its /tmp is private and empty", "outside the view"). */
-bool sandbox_shows(const struct sandbox *s, const char *path, const char **out_why);
-/* A child's environment: with s, only the names s passes, then HOME and
- * TMPDIR on its private /tmp and PATH when not passed; without, ours. */
-void sandbox_env_init(struct child_env *e, const struct sandbox *s);
-/* Gives path, and what it holds, to the user the sandbox runs as when we
- * are root (a build's directory, before its recipe writes there). */
-int sandbox_own(const struct sandbox *s, const char *path);
-/* Kills (SIGKILL) every bwrap process whose arguments name a path under
- * dir: for a caller that knows no sandbox of its own runs there (the agent,
- * under its work directory's lock), these are what a killed one left (its
- * sandbox's first process, caught before it set its parent-death signal).
- * Returns how many (0 without /proc). */
-int sandbox_kill_leftovers(const char *dir);
-/* For child.c: bwrap's command line around c's, its status written to
- * status_fd. Where we are root, bwrap, run as the sandbox's user, may not
- * be able to reach a shown path (a parent closed to that user, as /root):
- * each one is then listed in portal, for the child to bind, as root and in
- * a mount namespace of its own, under s->portal, where bwrap finds it.
- * Returns 0, or a negative errno when a path to show cannot be reached;
- * sandbox_cmd_release releases it either way. */
-#define SANDBOX_PORTAL_MAX 256
-struct sandbox_portal {
-	char *path;                  /* the path shown, absolute */
-	bool is_dir;
-	char to[32];                 /* portal/N */
-};
-struct sandbox_cmd {
-	char **argv;
-	const char *portal_dir;      /* the sandbox's portal */
-	struct sandbox_portal *portal;
-	size_t nportal;
-};
-int sandbox_cmd_init(struct sandbox_cmd *out, const struct sandbox *s, const struct child *c,
-		     int status_fd);
-void sandbox_cmd_release(struct sandbox_cmd *cmd);
 
 void child_init(struct child *c);
 /* Runs the child to its end. Returns 0 once it was reaped, whatever its

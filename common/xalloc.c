@@ -1,5 +1,6 @@
 /* Allocation that aborts on out-of-memory: a benchmark daemon that cannot
  * allocate a few bytes has nothing sensible left to record. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,13 +45,19 @@ char *xstrndup(const char *s, size_t n)
 	return check(strndup(s, n));
 }
 
+/* vasprintf, not a strbuf: strbuf grows with xrealloc, and the two
+ * would then need each other. A format the C library refuses gives "",
+ * as strbuf_vaddf does. */
 char *xasprintf(const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
+	char *s;
+	int n;
 
 	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
+	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	return strbuf_detach(&sb);
+	if (n < 0 && errno == ENOMEM)
+		xalloc_die();
+	return n < 0 ? xstrdup("") : s;
 }

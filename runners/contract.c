@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "runners.h"
+#include "sandbox.h"
 
 static void on_stdout(void *ctx, const char *buf, size_t len)
 {
@@ -23,6 +24,7 @@ static int run_chunk(struct db_runner_result *res, const struct db_build *b,
 		     char **out_unkillable)
 {
 	const char *const ro[] = { b->dir, NULL };
+	struct sandbox_step step = { .ro = ro };
 	struct child_env env;
 	struct child ch;
 	struct runner_protocol proto;
@@ -35,8 +37,7 @@ static int run_chunk(struct db_runner_result *res, const struct db_build *b,
 	runner_protocol_init(&proto);
 	ch.env = (const char *const *)env.v;
 	ch.dir = b->dir;
-	ch.sandbox = sandbox;
-	ch.sandbox_ro = ro;
+	ch.wrap = sandbox_wrap(&step, sandbox);
 	ch.timeout_s = rc->timeout_s;
 	ch.capture_max = CHILD_CAPTURE_DEFAULT;
 	ch.cancel_fd = cancel_fd;

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "runners.h"
+#include "sandbox.h"
 
 
 struct slot {
@@ -195,6 +196,7 @@ static int run_one(const struct runner_pair_opts *o, const struct slot *s,
 {
 	const struct runner_arm *arm = !strcmp(s->arm, "old") ? &o->old : &o->new;
 	const char **argv = build_argv(o, arm);
+	struct sandbox_step step = { .ro = o->sandbox_ro };
 	struct child_env env;
 	struct child child;
 	struct runner_protocol proto;
@@ -209,8 +211,7 @@ static int run_one(const struct runner_pair_opts *o, const struct slot *s,
 	child.cpus = o->cpus;
 	child.capture_max = o->capture_max;
 	child.cancel_fd = o->cancel_fd;
-	child.sandbox = o->sandbox;
-	child.sandbox_ro = o->sandbox_ro;
+	child.wrap = sandbox_wrap(&step, o->sandbox);
 	child.on_stdout = on_stdout;
 	child.ctx = &proto;
 	if (o->watch)

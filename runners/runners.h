@@ -39,6 +39,8 @@
 #include "db.h"
 #include "hosts.h"
 
+struct sandbox;                  /* common/sandbox/sandbox.h */
+
 /* ---- contract runners (contract.c) ---- */
 
 /* A contract runner of the suite: a correctness check of a build. */

@@ -18,6 +18,7 @@
 #include "builder.h"
 #include "common.h"
 #include "runners.h"
+#include "sandbox.h"
 #include "daemon.h"
 #include "forge.h"
 

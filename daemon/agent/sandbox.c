@@ -5,6 +5,7 @@
  * cannot run ([sandbox] mode).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,20 +65,49 @@ static void nodes(const struct agent_config *c, const struct host_profile *hp, c
 
 static void say(const struct agent *a, const struct sandbox *s)
 {
-	const struct sandbox_limits *l = &s->limits;
+	const struct sandbox_limits *l = &a->cfg->sandbox.limits;
 	struct strbuf sb = STRBUF_INIT;
-	size_t i;
 
-	for (i = 0; i < s->ndevices; i++)
-		strbuf_addf(&sb, " %s", s->devices[i]);
-	log_info("sandbox: %s%s%s, nodes%s; processes %ld, memory %ld MB, file size %ld MB, "
-		 "open files %ld (0: none)", s->bwrap, s->drop ? " as " : "",
-		 s->drop ? (a->cfg->sandbox.user ? a->cfg->sandbox.user : SANDBOX_DEFAULT_USER) : "",
-		 sb.len ? sb.buf : " none", l->processes, l->memory_mb, l->file_size_mb,
-		 l->open_files);
+	sandbox_describe(&sb, s);
+	log_info("sandbox: %s; processes %ld, memory %ld MB, file size %ld MB, open files %ld "
+		 "(0: none)", sb.buf, l->processes, l->memory_mb, l->file_size_mb, l->open_files);
 	log_info("sandbox: each private tmpfs %ld MB (0: none); no cgroup per step: memory is "
 		 "bounded per process, processes per user", l->tmp_mb);
 	strbuf_release(&sb);
+}
+
+/* path as it resolves now, or as written where it does not exist. */
+static char *resolved(const char *path)
+{
+	char buf[PATH_MAX];
+
+	return realpath(path, buf) ? xstrdup(buf) : fs_absolute(path);
+}
+
+/* A path of [sandbox] key (ro or rw) that holds one of the agent's own
+ * files, or lies among them, is refused: it would show them to every
+ * build. */
+static int check_shown(const char *key, char *const *paths, size_t n, char **hide,
+		       size_t nhide)
+{
+	size_t i, j;
+	int r = 0;
+
+	for (i = 0; i < n && r == 0; i++) {
+		char *p = resolved(paths[i]);
+
+		for (j = 0; j < nhide && r == 0; j++) {
+			char *h = resolved(hide[j]);
+
+			if (sandbox_path_under(h, p) || sandbox_path_under(p, h))
+				r = err_set(-EINVAL, "[sandbox] %s '%s' would show the agent's own "
+					    "'%s' to every build: name a path that does not hold it",
+					    key, paths[i], h);
+			free(h);
+		}
+		free(p);
+	}
+	return r;
 }
 
 /* The sandbox [sandbox] and the host profile ask for: planned, or opened
@@ -92,17 +122,21 @@ static int sandbox_make(struct sandbox **out, const struct agent_config *c,
 	int r;
 
 	hidden(c, &hide, &nhide);
+	r = check_shown("ro", cfg->ro, cfg->nro, hide, nhide);
+	if (r == 0)
+		r = check_shown("rw", cfg->rw, cfg->nrw, hide, nhide);
 	nodes(c, hp, &dev, &ndev);
 	o = (struct sandbox_opts){
 		.trial_dir = builds,
-		.hide = (const char *const *)hide, .nhide = nhide,
 		.devices = (const char *const *)dev, .ndevices = ndev,
 		.env = (const char *const *)cfg->env, .nenv = cfg->nenv,
 		.ro = (const char *const *)cfg->ro, .nro = cfg->nro,
 		.rw = (const char *const *)cfg->rw, .nrw = cfg->nrw,
 		.user = cfg->user, .bwrap = cfg->bwrap, .limits = cfg->limits,
+		.ro_name = "[sandbox] ro", .rw_name = "[sandbox] rw", .user_name = "[sandbox] user",
 	};
-	r = builds ? sandbox_open(out, &o) : sandbox_plan(out, &o);
+	if (r == 0)
+		r = builds ? sandbox_open(out, &o) : sandbox_plan(out, &o);
 	for (i = 0; i < nhide; i++)
 		free(hide[i]);
 	for (i = 0; i < ndev; i++)
@@ -180,14 +214,6 @@ static void unseen_release(struct unseen *u)
 	free(u->own);
 }
 
-/* Whether path is dir or lies under it. */
-static bool is_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return !strncmp(path, dir, n) && (!path[n] || path[n] == '/');
-}
-
 /* A path a step will not see, why, and what shows it: nothing, for the
  * agent's own files. */
 static void say_unseen(struct strbuf *out, const struct unseen *u, const char *path,
@@ -196,7 +222,7 @@ static void say_unseen(struct strbuf *out, const struct unseen *u, const char *p
 	size_t i;
 
 	for (i = 0; i < u->nown; i++) {
-		if (is_under(path, u->own[i])) {
+		if (sandbox_path_under(path, u->own[i])) {
 			strbuf_addf(out, "'%s', which is the agent's own (its work directory, "
 				    "database, configuration or a token file): no step sees it, "
 				    "and no [sandbox] ro may show it", path);
@@ -293,7 +319,7 @@ size_t agent_sandbox_tried(struct strbuf *out, const struct agent_config *c,
 			*line = '\0';
 		for (p = line; (path = next_path(line, &p)); free(path)) {
 			/* The step's own directory is shown: not a path it missed. */
-			if (is_under(path, dir))
+			if (sandbox_path_under(path, dir))
 				continue;
 			if (u.nsaid < max && unseen(&u, path, &why)) {
 				strbuf_adds(out, "the build tried ");
