@@ -80,6 +80,10 @@ rm -f forks.txt
 # More bytes than the file size limit (2 MB against 1 MB).
 (head -c 2000000 /dev/zero >big.bin) 2>/dev/null; say big "$(wc -c <big.bin)"
 rm -f big.bin
+# A core dump, its limit raised first: none may be written.
+sh -c 'ulimit -c unlimited; kill -SEGV $$' 2>/dev/null
+say cores "$(ls core* 2>/dev/null | wc -l)"
+say corelimit "$(ulimit -H -c)"
 # A daemon that would outlive the build.
 setsid sh -c "sleep 300; : perfd_hostile_daemon_$TMPNAME" >/dev/null 2>&1 &
 cc -O1 -o prog prog.c
@@ -203,6 +207,7 @@ check "no network" test "$(finding network)" != 0
 check "the fork bomb ran" test "$(finding forks_started)" -ge 10
 check "the process limit holds" test "$(finding forks_started)" -le 30
 check "the file size limit holds" test "$(finding big)" -le 1048576
+check "no core dump, the limit raised or not" eq "0 0" "$(finding cores) $(finding corelimit)"
 check "no daemon outlives the build" eq "" "$(pgrep -f "perfd_hostile_daemon_perfd-hostile-$(basename "$T")")"
 check "the contract runner ran" test "$(sql "select count(*) from runner_lines where text like 'RESULT readonly %'")" -ge 1
 check "the contract runner could not write the build" eq 0 "$(sql "select count(*) from runner_lines where text like 'RESULT readonly %' and text not like '%passed=1 total=1%'")"

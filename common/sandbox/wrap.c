@@ -259,11 +259,13 @@ static int open_portal(const struct wrapped *w)
 	return 0;
 }
 
+/* A limit, soft and hard, so that the step cannot raise it; 0 leaves it
+ * as it is ("none"), but for RLIMIT_CORE, whose 0 is the point. */
 static void limit(int resource, long value)
 {
 	struct rlimit rl = { (rlim_t)value, (rlim_t)value };
 
-	if (value > 0)
+	if (value > 0 || resource == RLIMIT_CORE)
 		setrlimit(resource, &rl);
 }
 
