@@ -198,6 +198,7 @@ check "only the sandbox's own processes are seen" test "$(finding processes)" -l
 check "no process's environment shows the agent's" eq 0 "$(finding environ)"
 check "the agent's environment is not passed" eq 0 "$(finding env)"
 check "the environment passed is named: HOME on the private /tmp" has "$F" "HOME=/tmp"
+check "  PATH fixed, whatever the agent's holds" has "$F" "PATH=/usr/local/bin:/usr/bin:/bin "
 check "the build's env is there" has "$F" "CONF=$T/agent.conf"
 check "no verdict rewritten by the build" test "$(finding update)" != 0
 check "no verdict in the database says faster" eq 0 "$(sql "select count(*) from comparisons where verdict = 'faster'")"

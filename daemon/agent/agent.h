@@ -77,7 +77,7 @@ struct agent_suite {
  * agent that cannot have it does not start; off: never (no pull head is
  * built either). */
 enum agent_sandbox_mode { AGENT_SANDBOX_AUTO, AGENT_SANDBOX_ON, AGENT_SANDBOX_OFF };
-#define AGENT_SANDBOX_ENV "PATH LANG LC_* TZ VK_* MESA_*"
+#define AGENT_SANDBOX_ENV "LANG LC_* TZ VK_* MESA_*"
 #define AGENT_SANDBOX_PROCESSES 4096
 #define AGENT_SANDBOX_FILE_SIZE_MB 16384
 #define AGENT_SANDBOX_OPEN_FILES 4096
