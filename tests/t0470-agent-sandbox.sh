@@ -84,6 +84,12 @@ rm -f big.bin
 sh -c 'ulimit -c unlimited; kill -SEGV $$' 2>/dev/null
 say cores "$(ls core* 2>/dev/null | wc -l)"
 say corelimit "$(ulimit -H -c)"
+# With CACHE (a [sandbox] rw whose data a [sandbox] ro shows): what data
+# shows, then data made a link to the agent's database for the next step.
+if [ -n "$CACHE" ]; then
+	say cached "$(cat "$CACHE/data" 2>/dev/null | wc -c)"
+	ln -sfn "$DBFILE" "$CACHE/data"
+fi
 # A daemon that would outlive the build.
 setsid sh -c "sleep 300; : perfd_hostile_daemon_$TMPNAME" >/dev/null 2>&1 &
 cc -O1 -o prog prog.c
@@ -225,6 +231,25 @@ cp err net.err
 F=$(sql "select dir from builds order by id desc limit 1")/findings.txt
 check "network = yes reaches the network" eq 0 "$(finding network)"
 check "and still hides the token" eq 0 "$(finding token)"
+
+# A link a build makes inside a path the steps write is never followed by
+# a later step's bind: with rw = cache and ro = cache/data (absent at
+# first), a build points data at the agent's database; the next build is
+# not shown it, said in the log, and runs as before.
+mkdir -m 777 "$T/cache"
+sed -i "s|^\[sandbox\]\$|[sandbox]\nrw = $T/cache\nro = $T/cache/data|; s|^env = PORT=|env = CACHE=$T/cache\nenv = PORT=|" agent.conf
+sed -i '/^network = yes$/d' agent.conf
+echo "// link" >>"$SRC/prog.c" && git -C "$SRC" commit -qam link
+check "a build makes a link to the database in a writable path" run 0 "$PERFD" agent --config agent.conf --once
+check "  made" eq "$DB" "$(readlink "$T/cache/data")"
+echo "// after" >>"$SRC/prog.c" && git -C "$SRC" commit -qam after
+check "the next build runs" run 0 "$PERFD" agent --config agent.conf --once
+F=$(sql "select dir from builds order by id desc limit 1")/findings.txt
+check "  and is not shown the database through it" eq 0 "$(finding cached)"
+check "  said in the log, with the fix" has err "sandbox: '$T/cache/data' is not shown to this step: it leads to '$DB' now, through a link inside '$T/cache', which the steps write (remove the link to show it again)"
+check "  its build done" eq done "$(sql "select state from builds order by id desc limit 1")"
+sed -i "\|^rw = $T/cache\$|d; \|^ro = $T/cache/data\$|d; \|^env = CACHE=|d" agent.conf
+check "the configuration as it was" eq 0 "$(grep -c cache agent.conf)"
 
 # A build killed with its agent leaves nothing running, and the restart
 # builds in a new directory.

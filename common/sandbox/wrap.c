@@ -62,15 +62,72 @@ static void args(struct wrapped *w, const char *a, const char *b, const char *c)
 		arg(w, c);
 }
 
+/* Whether abs, under writable, resolves elsewhere than the same place
+ * under writable's own resolution: a link at or below it that a step,
+ * which may write there, could have made to show what it must not see
+ * (the agent's database, say). Its target into *target. */
+static bool made_link(const char *abs, const char *writable, char **target)
+{
+	char *real = realpath(abs, NULL), *base;
+	size_t n = strlen(writable);
+	bool moved = false;
+
+	*target = NULL;
+	while (n > 1 && writable[n - 1] == '/')
+		n--;
+	base = real ? realpath(writable, NULL) : NULL;
+	if (base) {
+		char *expected = xasprintf("%s%s", strcmp(base, "/") ? base : "", abs + n);
+
+		moved = strcmp(real, expected) != 0;
+		free(expected);
+	}
+	free(base);
+	if (moved)
+		*target = real;
+	else
+		free(real);
+	return moved;
+}
+
+/* A path shown below one the steps write (a [sandbox] rw, or the step's
+ * own directory) that is a link now: left out of this step, said in the
+ * log, and shown again once the link is gone. Checked at every step, so a
+ * link a build makes is never followed by the next one's bind. */
+static bool left_out(const struct wrapped *w, const struct sandbox_step *step, const char *abs)
+{
+	const struct sandbox *s = w->s;
+	const char *under = NULL;
+	char *target = NULL;
+	size_t i;
+
+	for (i = 0; i < s->nrw && !under; i++)
+		if (strcmp(abs, s->rw[i]) && sandbox_path_under(abs, s->rw[i]))
+			under = s->rw[i];
+	if (!under && step->rw && strcmp(abs, step->rw) && sandbox_path_under(abs, step->rw))
+		under = step->rw;
+	if (!under || !made_link(abs, under, &target))
+		return false;
+	log_warnx("sandbox: '%s' is not shown to this step: it leads to '%s' now, through a link "
+		  "inside '%s', which the steps write (remove the link to show it again)", abs,
+		  target, under);
+	free(target);
+	return true;
+}
+
 /* Adds opt and path shown at its own place: directly, or, where we are
  * root, through the portal. try: a path that does not exist is left out. */
-static int show(struct wrapped *w, const char *opt, const char *path, bool try)
+static int show(struct wrapped *w, const struct sandbox_step *step, const char *opt,
+		const char *path, bool try)
 {
 	char *abs = fs_absolute(path), *o = xasprintf("%s%s", opt, try ? "-try" : "");
 	struct portal *p;
 	struct stat st;
 	int r = 0;
 
+	/* As configured: abs has every link resolved already. */
+	if (left_out(w, step, *path == '/' ? path : abs))
+		goto out;
 	if (!w->s->drop) {
 		args(w, o, abs, abs);
 		goto out;
@@ -108,13 +165,13 @@ static int show_paths(struct wrapped *w, const struct sandbox_step *step)
 	int r = 0;
 
 	for (i = 0; i < s->nro && r == 0; i++)
-		r = show(w, "--ro-bind", s->ro[i], true);
+		r = show(w, step, "--ro-bind", s->ro[i], true);
 	for (i = 0; i < s->nrw && r == 0; i++)
-		r = show(w, "--bind", s->rw[i], true);
+		r = show(w, step, "--bind", s->rw[i], true);
 	for (i = 0; step->ro && step->ro[i] && r == 0; i++)
-		r = show(w, "--ro-bind", step->ro[i], false);
+		r = show(w, step, "--ro-bind", step->ro[i], false);
 	if (step->rw && r == 0)
-		r = show(w, "--bind", step->rw, false);
+		r = show(w, step, "--bind", step->rw, false);
 	return r;
 }
 

@@ -84,17 +84,39 @@ static char *resolved(const char *path)
 	return realpath(path, buf) ? xstrdup(buf) : fs_absolute(path);
 }
 
+/* Where path is shown from: as it resolves now, but below a [sandbox] rw
+ * (which the steps write) without following what lies there: a link a
+ * build made is never shown (common/sandbox/wrap.c leaves it out of each
+ * step), so it neither passes nor stops the agent here. */
+static char *shown_from(const char *path, char *const *rw, size_t nrw)
+{
+	char *base, *out;
+	size_t i, n;
+
+	for (i = 0; i < nrw; i++) {
+		if (!strcmp(path, rw[i]) || !sandbox_path_under(path, rw[i]))
+			continue;
+		for (n = strlen(rw[i]); n > 1 && rw[i][n - 1] == '/'; n--)
+			;
+		base = resolved(rw[i]);
+		out = xasprintf("%s%s", strcmp(base, "/") ? base : "", path + n);
+		free(base);
+		return out;
+	}
+	return resolved(path);
+}
+
 /* A path of [sandbox] key (ro or rw) that holds one of the agent's own
  * files, or lies among them, is refused: it would show them to every
  * build. */
 static int check_shown(const char *key, char *const *paths, size_t n, char **hide,
-		       size_t nhide)
+		       size_t nhide, char *const *rw, size_t nrw)
 {
 	size_t i, j;
 	int r = 0;
 
 	for (i = 0; i < n && r == 0; i++) {
-		char *p = resolved(paths[i]);
+		char *p = shown_from(paths[i], rw, nrw);
 
 		for (j = 0; j < nhide && r == 0; j++) {
 			char *h = resolved(hide[j]);
@@ -122,9 +144,9 @@ static int sandbox_make(struct sandbox **out, const struct agent_config *c,
 	int r;
 
 	hidden(c, &hide, &nhide);
-	r = check_shown("ro", cfg->ro, cfg->nro, hide, nhide);
+	r = check_shown("ro", cfg->ro, cfg->nro, hide, nhide, cfg->rw, cfg->nrw);
 	if (r == 0)
-		r = check_shown("rw", cfg->rw, cfg->nrw, hide, nhide);
+		r = check_shown("rw", cfg->rw, cfg->nrw, hide, nhide, cfg->rw, cfg->nrw);
 	nodes(c, hp, &dev, &ndev);
 	o = (struct sandbox_opts){
 		.trial_dir = builds,
