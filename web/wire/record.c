@@ -21,13 +21,14 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "wire.h"
+#include "wire-internal.h"
 
 #define TEXT_MAX (64 * 1024)         /* bytes of most strings */
 #define JSON_TEXT_MAX (256 * 1024)   /* bytes of the args and fingerprint texts */
@@ -1236,41 +1237,58 @@ void wire_record_release(struct wire_record *r)
 
 /* ---- a job's update (docs/hub.md, "The job record") ---- */
 
-static bool is_commit(const char *s)
+#define JOB(m) offsetof(struct wire_job_record, m)
+
+/* A history job says what it is and its one case (docs/history.md). */
+static bool job_is_history(const void *rec)
 {
-	return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
+	return ((const struct wire_job_record *)rec)->job.kind != DB_JOB_HEAD;
 }
+
+const struct wire_field wire_job_fields[] = {
+	{ "format", WIRE_CONST, .words = WIRE_WORDS(WIRE_JOB_FORMAT) },
+	{ "host", WIRE_HOST, .offset = JOB(job.host) },
+	{ "id", WIRE_I64, .offset = JOB(job.origin_id), .lo = 1, .hi = INT64_MAX },
+	{ "seq", WIRE_I64, .offset = JOB(job.seq), .lo = 1, .hi = INT64_MAX },
+	{ "sha256", WIRE_HASH, WIRE_SEALED, JOB(sha256), .size = 65 },
+	{ "head", WIRE_TEXT, .offset = JOB(job.head), .size = 256, .lo = 1, .hi = 255 },
+	{ "commit", WIRE_COMMIT, .offset = JOB(job.commit) },
+	{ "base", WIRE_COMMIT, WIRE_NULL, .offset = JOB(job.base) },
+	{ "subject", WIRE_TEXT, WIRE_NULL, JOB(job.subject), .hi = TEXT_MAX },
+	{ "state", WIRE_ENUM, .offset = JOB(job.state),
+	  .words = WIRE_WORDS("queued", "running", "done", "failed") },
+	{ "detail", WIRE_TEXT, WIRE_NULL, JOB(job.detail), .hi = TEXT_MAX },
+	{ "created_at", WIRE_TIME, .offset = JOB(job.created_at) },
+	{ "started_at", WIRE_TIME, WIRE_NULL, .offset = JOB(job.started_at) },
+	{ "finished_at", WIRE_TIME, WIRE_NULL, .offset = JOB(job.finished_at) },
+	{ "kind", WIRE_ENUM, WIRE_OPTIONAL, JOB(job.kind), .present = job_is_history,
+	  .words = WIRE_WORDS("head", "span", "confirm", "bisect") },
+	{ "case", WIRE_TEXT, WIRE_OPTIONAL | WIRE_NULL, JOB(job.case_name), .size = 64, .hi = 63,
+	  .present = job_is_history },
+	/* A done job says how many comparisons it made, so that the hub
+	 * counts its status only once they are all in. */
+	{ "comparisons", WIRE_I64, WIRE_OPTIONAL, JOB(job.comparisons), .lo = 0,
+	  .hi = WIRE_JOB_COMPARISONS_MAX, .since = "schema 18" },
+	{ 0 },
+};
 
 int wire_job_record_build(struct strbuf *out, const struct db_job *j, const char *host)
 {
-	json_t *root = json_object();
+	struct wire_job_record rec = { .job = *j };
+	json_t *root;
 	int r;
 
-	json_object_set_new(root, "format", json_string(WIRE_JOB_FORMAT));
-	json_object_set_new(root, "host", json_text(host));
-	json_object_set_new(root, "id", json_integer(j->id));
-	json_object_set_new(root, "seq", json_integer(j->seq));
-	json_object_set_new(root, "head", json_text(j->head));
-	json_object_set_new(root, "commit", json_text(j->commit));
-	json_object_set_new(root, "base", json_text_or_null(j->base));
-	json_object_set_new(root, "subject", json_text(j->subject));
-	json_object_set_new(root, "state", json_string(db_job_state_name(j->state)));
-	json_object_set_new(root, "detail", json_text(j->detail));
-	json_object_set_new(root, "created_at", json_text(j->created_at));
-	json_object_set_new(root, "started_at", json_text_or_null(j->started_at));
-	json_object_set_new(root, "finished_at", json_text_or_null(j->finished_at));
-	/* A history job says what it is and its one case (docs/history.md). */
-	if (j->kind != DB_JOB_HEAD) {
-		json_object_set_new(root, "kind", json_string(db_job_kind_name(j->kind)));
-		json_object_set_new(root, "case", json_text_or_null(j->case_name));
-	}
-	/* A done job says how many comparisons it made, so that the hub
-	 * counts its status only once they are all in. */
-	if (j->comparisons >= 0)
-		json_object_set_new(root, "comparisons", json_integer(j->comparisons));
+	snprintf(rec.job.host, sizeof(rec.job.host), "%s", host);
+	rec.job.origin_id = j->id;
+	root = wire_fields_build(wire_job_fields, &rec);
 	r = finish_record(out, root);
 	json_decref(root);
 	return r;
+}
+
+static bool is_commit(const char *s)
+{
+	return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
 }
 
 /* A commit id, 40 lower-case hex digits, into out ("" for null when nullable). */
@@ -1326,71 +1344,11 @@ static int get_header(json_t *root, const struct at *top, const char *const *for
 	return r;
 }
 
-static int parse_job(struct wire_job_record *rec, json_t *root)
+static int parse_job(void *rec, json_t *root)
 {
-	static const char *const keys[] = {
-		"format", "host", "id", "seq", "sha256", "head", "commit", "base", "subject",
-		"state", "detail", "created_at", "started_at", "finished_at", NULL,
-	};
-	static const char *const formats[] = { WIRE_JOB_FORMAT, NULL };
-	static const char *const optional[] = { "kind", "case", "comparisons", NULL };
-	static const char *const states[] = { "queued", "running", "done", "failed", NULL };
-	static const char *const kinds[] = { "head", "span", "confirm", "bisect", NULL };
-	struct at top = { "" };
-	struct db_job *j = &rec->job;
-	char word[32], *text = NULL;
-	size_t i;
-	int r;
+	struct wire_at top = { "" };
 
-	r = object_check(root, &top, keys, optional);
-	if (r == 0)
-		r = get_header(root, &top, formats, j->host, &j->origin_id, rec->sha256);
-	if (r == 0)
-		r = get_int(&j->seq, root, &top, "seq", 1, INT64_MAX);
-	if (r == 0)
-		r = get_text(&text, root, &top, "head", false, sizeof(j->head) - 1);
-	if (r == 0 && !*text)
-		r = bad(&(struct at){ "head" }, "a head's name");
-	if (r == 0)
-		snprintf(j->head, sizeof(j->head), "%s", text);
-	free(text);
-	if (r == 0)
-		r = get_commit(j->commit, root, &top, "commit", false);
-	if (r == 0)
-		r = get_commit(j->base, root, &top, "base", true);
-	if (r == 0)
-		r = get_text(&j->subject, root, &top, "subject", true, TEXT_MAX);
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "state", states,
-			     "queued, running, done or failed");
-	if (r < 0)
-		return r;
-	for (i = 0; states[i]; i++)
-		if (!strcmp(word, states[i]))
-			j->state = (enum db_job_state)i;
-	r = get_text(&j->detail, root, &top, "detail", true, TEXT_MAX);
-	if (r == 0 && json_object_get(root, "kind")) {
-		r = get_word(word, sizeof(word), root, &top, "kind", kinds,
-			     "head, span, confirm or bisect");
-		if (r == 0)
-			db_job_kind_parse(&j->kind, word);
-	}
-	if (r == 0 && json_object_get(root, "case")) {
-		r = get_text(&text, root, &top, "case", true, sizeof(j->case_name) - 1);
-		if (r == 0 && text)
-			snprintf(j->case_name, sizeof(j->case_name), "%s", text);
-		free(text);
-	}
-	j->comparisons = -1;
-	if (r == 0 && json_object_get(root, "comparisons"))
-		r = get_int(&j->comparisons, root, &top, "comparisons", 0, WIRE_JOB_COMPARISONS_MAX);
-	if (r == 0)
-		r = get_time(j->created_at, root, &top, "created_at", false);
-	if (r == 0)
-		r = get_time(j->started_at, root, &top, "started_at", true);
-	if (r == 0)
-		r = get_time(j->finished_at, root, &top, "finished_at", true);
-	return r;
+	return wire_fields_parse(rec, wire_job_fields, root, &top);
 }
 
 /* Parses root's text, checks it with parse, and checks its sha256 against
@@ -1417,15 +1375,10 @@ static int parse_hashed(const char *text, size_t len, void *rec, const char *sha
 	return r;
 }
 
-static int parse_job_any(void *rec, json_t *root)
-{
-	return parse_job(rec, root);
-}
-
 int wire_job_record_parse(struct wire_job_record *out, const char *text, size_t len)
 {
 	memset(out, 0, sizeof(*out));
-	return parse_hashed(text, len, out, out->sha256, parse_job_any);
+	return parse_hashed(text, len, out, out->sha256, parse_job);
 }
 
 void wire_job_record_release(struct wire_job_record *r)
@@ -1857,180 +1810,78 @@ void wire_build_record_release(struct wire_build_record *r)
 
 /* ---- an alert's update (docs/hub.md, "The alert record") ---- */
 
-static json_t *finding_record(const struct db_alert_finding *f)
-{
-	return json_pack("{s:s,s:o,s:o,s:i,s:o,s:o,s:o}", "what", f->commit ? "commit" : "range",
-			 "lo", json_text(f->lo), "hi", json_text(f->hi), "commits", f->commits,
-			 "gain", f->has_gain ? json_real_or_null(f->gain) : json_null(),
-			 "comparison", json_id(f->comparison_id), "note", json_text(f->note));
-}
+#define FINDING(m) offsetof(struct db_alert_finding, m)
+#define ALERT(m) offsetof(struct wire_alert_record, m)
+
+static const struct wire_field finding_fields[] = {
+	{ "what", WIRE_FLAG, .offset = FINDING(commit), .words = WIRE_WORDS("range", "commit") },
+	{ "lo", WIRE_COMMIT, .offset = FINDING(lo) },
+	{ "hi", WIRE_COMMIT, .offset = FINDING(hi) },
+	{ "commits", WIRE_INT, .offset = FINDING(commits), .lo = 1, .hi = WIRE_ALERT_COMMITS_MAX },
+	{ "gain", WIRE_REAL, WIRE_NULL | WIRE_HAS, FINDING(gain), .has = FINDING(has_gain) },
+	{ "comparison", WIRE_I64, WIRE_NULL, FINDING(comparison_id), .lo = 1, .hi = INT64_MAX },
+	{ "note", WIRE_TEXT, WIRE_NULL, FINDING(note), .hi = TEXT_MAX },
+	{ 0 },
+};
+
+static const struct wire_field finding_entry = {
+	"findings[]", WIRE_OBJECT, .sub = finding_fields,
+};
+
+const struct wire_field wire_alert_fields[] = {
+	{ "format", WIRE_CONST, .words = WIRE_WORDS(WIRE_ALERT_FORMAT) },
+	{ "host", WIRE_HOST, .offset = ALERT(alert.host) },
+	{ "id", WIRE_I64, .offset = ALERT(alert.origin_id), .lo = 1, .hi = INT64_MAX },
+	{ "seq", WIRE_I64, .offset = ALERT(alert.seq), .lo = 1, .hi = INT64_MAX },
+	{ "sha256", WIRE_HASH, WIRE_SEALED, ALERT(sha256), .size = 65 },
+	{ "branch", WIRE_TEXT, .offset = ALERT(alert.branch), .size = 256, .lo = 1, .hi = 255 },
+	{ "case", WIRE_TEXT, .offset = ALERT(alert.case_name), .size = 64, .lo = 1,
+	  .hi = NAME_MAX_BYTES },
+	{ "found_by", WIRE_FLAG, .offset = ALERT(alert.found_by_span),
+	  .words = WIRE_WORDS("head", "span") },
+	{ "lo", WIRE_COMMIT, .offset = ALERT(alert.lo) },
+	{ "hi", WIRE_COMMIT, .offset = ALERT(alert.hi) },
+	{ "commits", WIRE_INT, .offset = ALERT(alert.commits), .lo = 1,
+	  .hi = WIRE_ALERT_COMMITS_MAX },
+	{ "direction", WIRE_FLAG, .offset = ALERT(alert.slower),
+	  .words = WIRE_WORDS("faster", "slower") },
+	{ "gain", WIRE_REAL, .offset = ALERT(alert.gain) },
+	{ "comparison", WIRE_I64, .offset = ALERT(alert.comparison_id), .lo = 1, .hi = INT64_MAX },
+	{ "confirm", WIRE_I64, WIRE_NULL, ALERT(alert.confirm_id), .lo = 1, .hi = INT64_MAX },
+	{ "state", WIRE_ENUM, .offset = ALERT(alert.state),
+	  .words = WIRE_WORDS("confirming", "raised", "dismissed") },
+	{ "bisect", WIRE_ENUM, .offset = ALERT(alert.bisect),
+	  .words = WIRE_WORDS("none", "running", "done", "budget") },
+	{ "detail", WIRE_TEXT, WIRE_NULL, ALERT(alert.detail), .hi = TEXT_MAX },
+	{ "created_at", WIRE_TIME, .offset = ALERT(alert.created_at) },
+	{ "updated_at", WIRE_TIME, .offset = ALERT(alert.updated_at) },
+	{ "findings", WIRE_LIST, .offset = ALERT(findings), .size = sizeof(struct db_alert_finding),
+	  .count = ALERT(nfindings), .hi = WIRE_ALERT_FINDINGS_MAX, .sub = &finding_entry },
+	{ 0 },
+};
 
 int wire_alert_record_build(struct strbuf *out, const struct db_alert *a, const char *host,
 			      const struct db_alert_finding *f, size_t n)
 {
-	json_t *root = json_object(), *list = json_array();
-	size_t i;
+	struct wire_alert_record rec = {
+		.alert = *a, .findings = (struct db_alert_finding *)f, .nfindings = n,
+	};
+	json_t *root;
 	int r;
 
-	json_object_set_new(root, "format", json_string(WIRE_ALERT_FORMAT));
-	json_object_set_new(root, "host", json_text(host));
-	json_object_set_new(root, "id", json_integer(a->id));
-	json_object_set_new(root, "seq", json_integer(a->seq));
-	json_object_set_new(root, "branch", json_text(a->branch));
-	json_object_set_new(root, "case", json_text(a->case_name));
-	json_object_set_new(root, "found_by", json_string(a->found_by_span ? "span" : "head"));
-	json_object_set_new(root, "lo", json_text(a->lo));
-	json_object_set_new(root, "hi", json_text(a->hi));
-	json_object_set_new(root, "commits", json_integer(a->commits));
-	json_object_set_new(root, "direction", json_string(a->slower ? "slower" : "faster"));
-	json_object_set_new(root, "gain", json_real_or_null(a->gain));
-	json_object_set_new(root, "comparison", json_integer(a->comparison_id));
-	json_object_set_new(root, "confirm", json_id(a->confirm_id));
-	json_object_set_new(root, "state", json_string(db_alert_state_name(a->state)));
-	json_object_set_new(root, "bisect", json_string(db_alert_bisect_name(a->bisect)));
-	json_object_set_new(root, "detail", json_text(a->detail));
-	json_object_set_new(root, "created_at", json_text(a->created_at));
-	json_object_set_new(root, "updated_at", json_text(a->updated_at));
-	for (i = 0; i < n; i++)
-		json_array_append_new(list, finding_record(&f[i]));
-	json_object_set_new(root, "findings", list);
+	snprintf(rec.alert.host, sizeof(rec.alert.host), "%s", host);
+	rec.alert.origin_id = a->id;
+	root = wire_fields_build(wire_alert_fields, &rec);
 	r = finish_record(out, root);
 	json_decref(root);
 	return r;
 }
 
-static int parse_finding(struct db_alert_finding *f, json_t *o, const struct at *a)
+static int parse_alert(void *rec, json_t *root)
 {
-	static const char *const keys[] = {
-		"what", "lo", "hi", "commits", "gain", "comparison", "note", NULL,
-	};
-	static const char *const whats[] = { "commit", "range", NULL };
-	char word[8];
-	int r;
+	struct wire_at top = { "" };
 
-	r = object_check(o, a, keys, NULL);
-	if (r == 0)
-		r = get_word(word, sizeof(word), o, a, "what", whats, "commit or range");
-	if (r == 0)
-		f->commit = !strcmp(word, "commit");
-	if (r == 0)
-		r = get_commit(f->lo, o, a, "lo", false);
-	if (r == 0)
-		r = get_commit(f->hi, o, a, "hi", false);
-	if (r == 0)
-		r = get_int32(&f->commits, o, a, "commits", 1, WIRE_ALERT_COMMITS_MAX);
-	if (r == 0)
-		r = get_num(&f->gain, o, a, "gain", true);
-	if (r == 0)
-		f->has_gain = isfinite(f->gain);
-	if (r == 0)
-		r = get_id(&f->comparison_id, o, a, "comparison");
-	if (r == 0)
-		r = get_text(&f->note, o, a, "note", true, TEXT_MAX);
-	return r;
-}
-
-/* A required string of 1 to max bytes into out. */
-static int get_name(char *out, size_t outlen, json_t *o, const struct at *parent,
-		    const char *key, size_t max)
-{
-	char *text = NULL, what[64];
-	int r = get_text(&text, o, parent, key, false, max);
-
-	if (r == 0 && !*text) {
-		snprintf(what, sizeof(what), "a string of 1 to %zu bytes", max);
-		r = bad_at(parent, key, what);
-	}
-	if (r == 0)
-		snprintf(out, outlen, "%s", text);
-	free(text);
-	return r;
-}
-
-static int parse_alert(void *ctx, json_t *root)
-{
-	static const char *const keys[] = {
-		"format", "host", "id", "seq", "sha256", "branch", "case", "found_by", "lo", "hi",
-		"commits", "direction", "gain", "comparison", "confirm", "state", "bisect",
-		"detail", "created_at", "updated_at", "findings", NULL,
-	};
-	static const char *const formats[] = { WIRE_ALERT_FORMAT, NULL };
-	static const char *const found[] = { "head", "span", NULL };
-	static const char *const directions[] = { "slower", "faster", NULL };
-	static const char *const states[] = { "confirming", "raised", "dismissed", NULL };
-	static const char *const bisects[] = { "none", "running", "done", "budget", NULL };
-	struct wire_alert_record *rec = ctx;
-	struct db_alert *a = &rec->alert;
-	struct at top = { "" };
-	json_t *list = NULL, *e;
-	char word[16];
-	size_t i;
-	int r;
-
-	r = object_check(root, &top, keys, NULL);
-	if (r == 0)
-		r = get_header(root, &top, formats, a->host, &a->origin_id, rec->sha256);
-	if (r == 0)
-		r = get_int(&a->seq, root, &top, "seq", 1, INT64_MAX);
-	if (r == 0)
-		r = get_name(a->branch, sizeof(a->branch), root, &top, "branch",
-			     sizeof(a->branch) - 1);
-	if (r == 0)
-		r = get_name(a->case_name, sizeof(a->case_name), root, &top, "case",
-			     NAME_MAX_BYTES);
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "found_by", found, "head or span");
-	if (r == 0)
-		a->found_by_span = !strcmp(word, "span");
-	if (r == 0)
-		r = get_commit(a->lo, root, &top, "lo", false);
-	if (r == 0)
-		r = get_commit(a->hi, root, &top, "hi", false);
-	if (r == 0)
-		r = get_int32(&a->commits, root, &top, "commits", 1, WIRE_ALERT_COMMITS_MAX);
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "direction", directions,
-			     "slower or faster");
-	if (r == 0)
-		a->slower = !strcmp(word, "slower");
-	if (r == 0)
-		r = get_num(&a->gain, root, &top, "gain", false);
-	if (r == 0)
-		r = get_int(&a->comparison_id, root, &top, "comparison", 1, INT64_MAX);
-	if (r == 0)
-		r = get_id(&a->confirm_id, root, &top, "confirm");
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "state", states,
-			     "confirming, raised or dismissed");
-	for (i = 0; r == 0 && states[i]; i++)
-		if (!strcmp(word, states[i]))
-			a->state = (enum db_alert_state)i;
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "bisect", bisects,
-			     "none, running, done or budget");
-	for (i = 0; r == 0 && bisects[i]; i++)
-		if (!strcmp(word, bisects[i]))
-			a->bisect = (enum db_alert_bisect)i;
-	if (r == 0)
-		r = get_text(&a->detail, root, &top, "detail", true, TEXT_MAX);
-	if (r == 0)
-		r = get_time(a->created_at, root, &top, "created_at", false);
-	if (r == 0)
-		r = get_time(a->updated_at, root, &top, "updated_at", false);
-	if (r == 0)
-		r = get_list(&list, root, &top, "findings", WIRE_ALERT_FINDINGS_MAX);
-	if (r < 0)
-		return r;
-	rec->findings = xcalloc(json_array_size(list) + 1, sizeof(*rec->findings));
-	json_array_foreach(list, i, e) {
-		struct at l = at_key(&top, "findings"), ai = at_index(&l, i);
-
-		r = parse_finding(&rec->findings[i], e, &ai);
-		rec->nfindings = i + 1;
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return wire_fields_parse(rec, wire_alert_fields, root, &top);
 }
 
 int wire_alert_record_parse(struct wire_alert_record *out, const char *text, size_t len)
