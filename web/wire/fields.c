@@ -411,6 +411,22 @@ static int parse_list(const struct wire_field *f, char *p, void *base, json_t *v
 	return 0;
 }
 
+/* An enum's or a flag's word into p: -1 when v is none of its words. */
+static int parse_choice(const struct wire_field *f, char *p, json_t *v)
+{
+	size_t to = f->type == WIRE_FLAG ? 1 : f->hi ? (size_t)f->hi : SIZE_MAX;
+	int64_t i = word_index(v, f->words, f->type == WIRE_ENUM ? (size_t)f->lo : 0, to);
+	int n = (int)i;
+
+	if (i < 0)
+		return -1;
+	if (f->type == WIRE_FLAG)
+		*(bool *)p = i == 1;
+	else
+		memcpy(p, &n, sizeof(n));
+	return 0;
+}
+
 /* Reads v, the member key of parent (parent itself for key NULL), into
  * base as f says. */
 static int parse_value(void *base, const struct wire_field *f, json_t *v,
@@ -441,19 +457,8 @@ static int parse_value(void *base, const struct wire_field *f, json_t *v,
 		store_number(f, p, v);
 		return 0;
 	case WIRE_ENUM:
-	case WIRE_FLAG: {
-		size_t to = f->type == WIRE_FLAG ? 1 : f->hi ? (size_t)f->hi : SIZE_MAX;
-		int64_t i = word_index(v, f->words, f->type == WIRE_ENUM ? (size_t)f->lo : 0, to);
-		int n = (int)i;
-
-		if (i < 0)
-			return refuse(f, parent, key);
-		if (f->type == WIRE_FLAG)
-			*(bool *)p = i == 1;
-		else
-			memcpy(p, &n, sizeof(n));
-		return 0;
-	}
+	case WIRE_FLAG:
+		return parse_choice(f, p, v) < 0 ? refuse(f, parent, key) : 0;
 	case WIRE_OBJECT:
 		a = key ? wire_at_key(parent, key) : *parent;
 		return wire_fields_parse(p, f->sub, v, &a);
@@ -507,6 +512,8 @@ static void doc_rows(struct strbuf *out, const struct wire_field *table, const c
 		if (f->type == WIRE_LIST && f->sub->type != WIRE_OBJECT) {
 			strbuf_adds(out, ", each ");
 			describe(out, f->sub);
+			if (f->sub->flags & WIRE_NULL)
+				strbuf_adds(out, " or null");
 		} else if (f->type == WIRE_LIST) {
 			strbuf_adds(out, " (objects)");
 		}

@@ -8,7 +8,7 @@
  * when it is sent. The one table writes the member (wire_fields_build),
  * reads it back (wire_fields_parse: its bounds, every required member
  * there, none unknown, the member's path in the error) and gives the line
- * of docs/hub.md's field table (wire_fields_doc), which test-fields.c
+ * of docs/records.md's field table (wire_fields_doc), which test-fields.c
  * holds against the document. What a row cannot say (a cross-field check,
  * base64, the sha256) is a record's own code in record.c.
  *
@@ -113,7 +113,7 @@ int wire_fields_parse(void *base, const struct wire_field *table, json_t *o,
 /* Reads o's member f->name (absent: as left out) into base. */
 int wire_field_parse(void *base, const struct wire_field *f, json_t *o,
 		     const struct wire_at *parent);
-/* Appends docs/hub.md's field table of table, a line per member, nested
+/* Appends docs/records.md's field table of table, a line per member, nested
  * members by their path (settings.case, processes[].seq). */
 void wire_fields_doc(struct strbuf *out, const struct wire_field *table);
 
