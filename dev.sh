@@ -252,7 +252,8 @@ fuzz_pass() {
 
 # The gates (docs/testing.md, "The gates"): no C function over 100 lines
 # that tests/gates/long-functions.txt does not list, no duplicated block
-# that tests/gates/clones.txt does not hold. Seconds, so ./dev.sh test runs
+# that tests/gates/clones.txt does not hold, no document over its ceiling
+# in tests/gates/doc-ceilings.txt. Seconds, so ./dev.sh test runs
 # them first and stops there when they fail, before the long passes.
 gates() {
 	deps

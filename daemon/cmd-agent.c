@@ -202,7 +202,7 @@ static int agent_check_trial(struct agent_config *cfg)
 static int agent_loop(struct agent *a, const struct agent_config *cfg, bool once, int stop_fd,
 		      int hup_fd)
 {
-	bool quarantine_said = false;
+	bool quarantine_said = false, quarantined;
 	int r;
 
 	for (;;) {
@@ -213,10 +213,12 @@ static int agent_loop(struct agent *a, const struct agent_config *cfg, bool once
 		if (r != -ECANCELED)
 			r = agent_work(a);
 		/* A quarantined host stays up, runs nothing on its device and
-		 * keeps telling the hub why, until a person clears it; said
-		 * once. With --once it ends, exit 3. */
-		if (r == -EPERM && !once) {
-			if (!quarantine_said)
+		 * keeps telling the hub why (its heartbeat's holds, whose
+		 * answer may release one), until a person clears it; said
+		 * once. With --once it ends after that push, exit 3. */
+		quarantined = r == -EPERM;
+		if (quarantined) {
+			if (!quarantine_said || once)
 				log_warnx("%s", err_last());
 			quarantine_said = true;
 			r = 0;
@@ -238,7 +240,7 @@ static int agent_loop(struct agent *a, const struct agent_config *cfg, bool once
 		if (once) {
 			agent_summary(a, stdout);
 			agent_holds_say(a, stdout);
-			break;
+			return quarantined ? EXIT_NODEVICE : EXIT_OK;
 		}
 		/* Idle: an A/A within the hour's budget, then a poll at once, so
 		 * that a new head waits one A/A at most. */

@@ -111,22 +111,12 @@ static int retry_branch(struct db *db, const char *branch, const char *path)
 	return r;
 }
 
-/* Releases hold h and lifts its host's quarantine, in one transaction. */
+/* Releases hold h, said on stdout. */
 static int release_one(struct db *db, const struct db_hold *h, const char *by)
 {
 	char *text = runner_hold_text(h);
-	int r;
+	int r = runner_hold_lift(db, h, by);
 
-	r = db_transaction_begin(db);
-	if (r == 0)
-		r = db_hold_lift(db, h->host, h->id, by);
-	/* A gate quarantined nothing; what else did is not its to lift. */
-	if (r >= 0 && h->why != DB_HOLD_GATE)
-		r = db_host_clear(db, h->host);
-	if (r >= 0)
-		r = db_transaction_commit(db);
-	else
-		db_transaction_rollback(db);
 	if (r == 0)
 		printf("hold %lld released (%s)%s%s%s; the agent's next run runs it\n",
 		       (long long)h->id, text, h->why == DB_HOLD_GATE ? "" : ": host '",

@@ -876,6 +876,9 @@ int db_count(struct db *db, struct db_count *out, size_t max, enum db_count_kind
 			" GROUP BY 1 ORDER BY 1",
 		[DB_COUNT_UNSANDBOXED] = "SELECT 'unsandboxed', count(*) FROM host_status"
 			" WHERE sandbox = 'none' OR sandbox GLOB 'none: *'",
+		[DB_COUNT_HELD] = "SELECT why, count(*) FROM (SELECT why FROM holds"
+			" WHERE released_at IS NULL UNION ALL SELECT why FROM hub_holds"
+			" WHERE in_force) GROUP BY 1 ORDER BY 1",
 	};
 	const struct db_rows how = {
 		.size = sizeof(*out), .max = max, .fill = count_fill, .doing = "counting rows",

@@ -32,7 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 22
+#define DB_SCHEMA_VERSION 23
 
 struct db;
 
@@ -570,6 +570,10 @@ struct db_hold {
 void db_hold_release(struct db_hold *h);
 /* "build", "runner", "case" or "job". */
 const char *db_hold_step_name(enum db_hold_step step);
+/* The words of each enum, in its order, NULL-terminated: "went-down",
+ * "unkillable", "fault", "gate"; "build", "runner", "case", "job". */
+extern const char *const db_hold_why_words[];
+extern const char *const db_hold_step_words[];
 /* The steps of host that a perfd of an earlier boot left running (builds,
  * runner chunks, comparisons; at most 64), as holds not yet stored: why
  * went-down, the boot, the build (of the last process's arm, for a
@@ -600,6 +604,40 @@ int db_hold_lift(struct db *db, const char *host, int64_t id, const char *by);
 /* Marks job as waiting on hold_id (0: on none). db_job_next passes a job
  * whose hold is in force. */
 int db_job_hold(struct db *db, int64_t job_id, int64_t hold_id);
+
+/* ---- the holds hosts said, at the hub (db/hub-holds.c) ---- */
+struct db_hub_hold {
+	char host[64];
+	int64_t origin_id;             /* the hold's id on its host */
+	enum db_hold_why why;
+	enum db_hold_step step;
+	char commit[DB_OID_HEX];       /* "" when none */
+	char tree[DB_OID_HEX];
+	char since[32];                /* when the host held it, by its clock */
+	char *text;                    /* what the commit did, as the host says it */
+	char first_seen[32];           /* when the hub first heard of it */
+	bool in_force;                 /* the host's newest heartbeat lists it */
+	char greenlit_by[65];          /* the maintainer who released it here; "" */
+	char greenlit_at[32];
+	int greenlit_pr;
+	char *kind;                    /* its host's kind of device; NULL: not said */
+};
+void db_hub_hold_release(struct db_hub_hold *h);
+/* The holds host's newest heartbeat lists (origin_id, why, step, commit,
+ * tree, since and text of each): those not listed any more are kept, not
+ * in force. *out_changed: the set in force is not what it was. */
+int db_hub_holds_set(struct db *db, const char *host, const struct db_hub_hold *hs, size_t n,
+		     bool *out_changed);
+/* The holds in force, of host (NULL: any) and of commit or base (commit
+ * NULL: any), newest first, at most DB_HOLDS_MAX; *out is the caller's
+ * (release each). */
+int db_hub_holds_list(struct db *db, struct db_hub_hold **out, size_t *out_n, const char *host,
+		      const char *commit, const char *base);
+/* A maintainer's green light for host's hold origin_id, from comment_id on
+ * pull request pr: 1 recorded, 0 when the hold is not in force or has one
+ * already. */
+int db_hub_hold_greenlight(struct db *db, const char *host, int64_t origin_id, const char *by,
+			   int pr, int64_t comment_id);
 
 /* A host as the hub shows it: every name seen in comparisons, builds, jobs
  * of a host (jobs.host), heartbeats (host_status) or the hosts table. */
@@ -640,6 +678,7 @@ struct db_host_status {
 	bool quarantined;
 	char *fault;
 	char *sandbox;           /* as the heartbeat says it (wire.h); NULL: not said */
+	char *kind;              /* the kind of device it is for; NULL: not said */
 };
 void db_host_status_release(struct db_host_status *h);
 /* Keeps h unless the host's stored heartbeat has a seq as new or newer;
@@ -1449,9 +1488,10 @@ struct db_count {
 	int64_t n;
 };
 enum db_count_kind { DB_COUNT_VERDICTS, DB_COUNT_JOBS, DB_COUNT_BUILDS, DB_COUNT_QUARANTINED,
-		      DB_COUNT_ALERT_COMMANDS, DB_COUNT_UNSANDBOXED };
-/* Rows per verdict ("none" before a summary), job state, build state or
- * outcome of the alert commands read; for DB_COUNT_QUARANTINED one row
+		      DB_COUNT_ALERT_COMMANDS, DB_COUNT_UNSANDBOXED, DB_COUNT_HELD };
+/* Rows per verdict ("none" before a summary), job state, build state,
+ * outcome of the alert commands read, or why of the holds in force (this
+ * database's own and, at a hub, those its hosts said); for DB_COUNT_QUARANTINED one row
  * "quarantined"; for DB_COUNT_UNSANDBOXED one row "unsandboxed", the hosts
  * whose newest heartbeat says none. Fills at most max and
  * returns the count. */

@@ -11,18 +11,18 @@
 
 #include "db-internal.h"
 
-static const char *const why_names[] = {
+const char *const db_hold_why_words[] = {
 	[DB_HOLD_WENT_DOWN] = "went-down", [DB_HOLD_UNKILLABLE] = "unkillable",
-	[DB_HOLD_FAULT] = "fault", [DB_HOLD_GATE] = "gate",
+	[DB_HOLD_FAULT] = "fault", [DB_HOLD_GATE] = "gate", NULL,
 };
-static const char *const step_names[] = {
+const char *const db_hold_step_words[] = {
 	[DB_HOLD_BUILD] = "build", [DB_HOLD_RUNNER] = "runner", [DB_HOLD_CASE] = "case",
-	[DB_HOLD_JOB] = "job",
+	[DB_HOLD_JOB] = "job", NULL,
 };
 
 const char *db_hold_step_name(enum db_hold_step step)
 {
-	return step_names[step];
+	return db_hold_step_words[step];
 }
 
 void db_hold_release(struct db_hold *h)
@@ -50,9 +50,9 @@ static void hold_fill(void *elem, sqlite3_stmt *st, void *arg)
 	h->id = sqlite3_column_int64(st, 0);
 	db_column_copy(h->host, sizeof(h->host), st, 1);
 	/* The schema's CHECKs keep both among the names. */
-	h->why = db_word_index(why_names, ARRAY_SIZE(why_names),
+	h->why = db_word_index(db_hold_why_words, ARRAY_SIZE(db_hold_why_words) - 1,
 			       (const char *)sqlite3_column_text(st, 2));
-	h->step = db_word_index(step_names, ARRAY_SIZE(step_names),
+	h->step = db_word_index(db_hold_step_words, ARRAY_SIZE(db_hold_step_words) - 1,
 				(const char *)sqlite3_column_text(st, 3));
 	db_column_copy(h->name, sizeof(h->name), st, 4);
 	db_column_copy(h->commit, sizeof(h->commit), st, 5);
@@ -144,8 +144,8 @@ int db_hold_add(struct db *db, int64_t *out_id, const struct db_hold *h)
 			 " AND why = ?2 AND step = ?3 AND coalesce(build_id, 0) = ?4"
 			 " AND coalesce(result_id, 0) = ?5 AND coalesce(comparison_id, 0) = ?6"
 			 " AND coalesce(seq, 0) = ?7",
-			 DB_ARGS(DB_TEXT(h->host), DB_TEXT(why_names[h->why]),
-				 DB_TEXT(step_names[h->step]), DB_INT(h->build_id),
+			 DB_ARGS(DB_TEXT(h->host), DB_TEXT(db_hold_why_words[h->why]),
+				 DB_TEXT(db_hold_step_words[h->step]), DB_INT(h->build_id),
 				 DB_INT(h->result_id), DB_INT(h->comparison_id), DB_INT(h->seq)),
 			 "looking for a hold");
 	if (r < 0 || *out_id)
@@ -165,8 +165,8 @@ int db_hold_add(struct db *db, int64_t *out_id, const struct db_hold *h)
 			  " nullif(?11, 0), nullif(?12, 0), nullif(?13, ''), nullif(?14, ''),"
 			  " nullif(?15, ''), nullif(?16, ''), ?17, ?18, ?19, ?20"
 			  " FROM (SELECT 1) LEFT JOIN builds b ON b.id = ?9",
-			  DB_ARGS(DB_TEXT(h->host), DB_TEXT(why_names[h->why]),
-				  DB_TEXT(step_names[h->step]), DB_TEXT(h->name),
+			  DB_ARGS(DB_TEXT(h->host), DB_TEXT(db_hold_why_words[h->why]),
+				  DB_TEXT(db_hold_step_words[h->step]), DB_TEXT(h->name),
 				  DB_TEXT(h->commit), DB_TEXT(h->tree), DB_TEXT(h->recipe),
 				  DB_INT(h->job_id), DB_INT(h->build_id), DB_INT(h->result_id),
 				  DB_INT(h->comparison_id), DB_INT(h->seq), DB_TEXT(h->arm),
@@ -219,7 +219,7 @@ int db_hold_last(struct db *db, struct db_hold *out, const char *host, const cha
 	memset(out, 0, sizeof(*out));
 	return db_run_row(db, hold_fill, out, "SELECT " HOLD_COLUMNS " FROM holds"
 			  " WHERE host = ?1 AND commit_oid = ?2 AND why = ?3 ORDER BY id DESC LIMIT 1",
-			  DB_ARGS(DB_TEXT(host), DB_TEXT(commit), DB_TEXT(why_names[why])),
+			  DB_ARGS(DB_TEXT(host), DB_TEXT(commit), DB_TEXT(db_hold_why_words[why])),
 			  "looking for a commit's hold");
 }
 

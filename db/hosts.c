@@ -208,8 +208,11 @@ int db_host_infos(struct db *db, struct db_host_info **out, size_t *out_n, size_
 
 void db_host_status_release(struct db_host_status *h)
 {
-	if (h)
-		heartbeat_texts_free(&h->fingerprint, &h->fault, &h->sandbox);
+	if (!h)
+		return;
+	heartbeat_texts_free(&h->fingerprint, &h->fault, &h->sandbox);
+	free(h->kind);
+	h->kind = NULL;
 }
 
 int db_host_status_put(struct db *db, const struct db_host_status *h, bool *out_stored)
@@ -221,16 +224,18 @@ int db_host_status_put(struct db *db, const struct db_host_status *h, bool *out_
 	time_now_iso(now);
 	/* No job (0): NULL. */
 	r = db_run(db, "INSERT INTO host_status (host, seq, sent_at, received_at, state,"
-		   " job_origin, backlog, fingerprint, quarantined, fault, sandbox)"
-		   " VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?6 > 0 THEN ?6 END, ?7, ?8, ?9, ?10, ?11)"
+		   " job_origin, backlog, fingerprint, quarantined, fault, sandbox, kind)"
+		   " VALUES (?1, ?2, ?3, ?4, ?5, CASE WHEN ?6 > 0 THEN ?6 END, ?7, ?8, ?9, ?10, ?11,"
+		   " ?12)"
 		   " ON CONFLICT (host) DO UPDATE SET seq = ?2, sent_at = ?3, received_at = ?4,"
 		   " state = ?5, job_origin = CASE WHEN ?6 > 0 THEN ?6 END, backlog = ?7,"
-		   " fingerprint = ?8, quarantined = ?9, fault = ?10, sandbox = ?11"
+		   " fingerprint = ?8, quarantined = ?9, fault = ?10, sandbox = ?11, kind = ?12"
 		   " WHERE host_status.seq < ?2",
 		   DB_ARGS(DB_TEXT(h->host), DB_INT(h->seq), DB_TEXT(h->sent_at), DB_TEXT(now),
 			   DB_TEXT(h->state), DB_INT(h->job_origin), DB_INT(h->backlog),
 			   DB_TEXT(h->fingerprint), DB_INT(h->quarantined),
-			   DB_TEXT(h->quarantined ? h->fault : NULL), DB_TEXT(h->sandbox)),
+			   DB_TEXT(h->quarantined ? h->fault : NULL), DB_TEXT(h->sandbox),
+			   DB_TEXT(h->kind)),
 		   "storing a host's heartbeat");
 	if (r == 0)
 		*out_stored = sqlite3_changes(db->h) > 0;
@@ -252,6 +257,7 @@ static void status_fill(void *elem, sqlite3_stmt *st, void *arg)
 	h->quarantined = sqlite3_column_int(st, 8) != 0;
 	h->fault = db_column_strdup(st, 9);
 	h->sandbox = db_column_strdup(st, 10);
+	h->kind = db_column_strdup(st, 11);
 }
 
 int db_host_status_get(struct db *db, struct db_host_status *out, const char *host)
@@ -259,6 +265,6 @@ int db_host_status_get(struct db *db, struct db_host_status *out, const char *ho
 	memset(out, 0, sizeof(*out));
 	return db_run_row(db, status_fill, out, "SELECT host, seq, sent_at, received_at, state,"
 			  " coalesce(job_origin, 0), backlog, fingerprint, quarantined, fault,"
-			  " sandbox FROM host_status WHERE host = ?", DB_ARGS(DB_TEXT(host)),
+			  " sandbox, kind FROM host_status WHERE host = ?", DB_ARGS(DB_TEXT(host)),
 			  "reading a host's heartbeat");
 }

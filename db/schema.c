@@ -681,6 +681,29 @@ static const char schema_v22[] =
 	"CREATE INDEX holds_host ON holds (host, released_at);"
 	"ALTER TABLE jobs ADD COLUMN hold_id INTEGER;";
 
+/* v23: at the hub, the commits each host says it holds (its heartbeat's
+ * holds), with the maintainer's green light that releases one, and the
+ * kind of device each host is for. */
+static const char schema_v23[] =
+	"CREATE TABLE hub_holds ("
+	"  host TEXT NOT NULL,"
+	"  origin_id INTEGER NOT NULL,"
+	"  why TEXT NOT NULL CHECK (why IN ('went-down', 'unkillable', 'fault', 'gate')),"
+	"  step TEXT NOT NULL CHECK (step IN ('build', 'runner', 'case', 'job')),"
+	"  commit_oid TEXT,"
+	"  tree_oid TEXT,"
+	"  since TEXT NOT NULL,"
+	"  text TEXT NOT NULL,"
+	"  first_seen TEXT NOT NULL,"
+	"  in_force INTEGER NOT NULL DEFAULT 1,"
+	"  greenlit_by TEXT,"
+	"  greenlit_at TEXT,"
+	"  greenlit_pr INTEGER,"
+	"  greenlit_comment INTEGER,"
+	"  PRIMARY KEY (host, origin_id));"
+	"CREATE INDEX hub_holds_commit ON hub_holds (commit_oid, in_force);"
+	"ALTER TABLE host_status ADD COLUMN kind TEXT;";
+
 const struct db_migration db_migrations[] = {
 	{ 1, schema_v1 },
 	{ 2, schema_v2 },
@@ -704,5 +727,6 @@ const struct db_migration db_migrations[] = {
 	{ 20, schema_v20 },
 	{ 21, schema_v21 },
 	{ 22, schema_v22 },
+	{ 23, schema_v23 },
 };
 const size_t db_nmigrations = ARRAY_SIZE(db_migrations);

@@ -1137,6 +1137,83 @@ static void test_host_status_sandbox(void **state)
 #define OID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 #define OID_C "c0ffee0000000000000000000000000000000000"
 
+static void free_hub_holds(struct db_hub_hold *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		db_hub_hold_release(&v[i]);
+	free(v);
+}
+
+/* The holds a host's heartbeats list, at a hub: the set in force follows
+ * the newest list, those dropped kept as released; a green light is
+ * recorded once, on a hold in force; each with its host's kind. */
+static void test_hub_holds(void **state)
+{
+	char *p = path_for("hub-holds.db");
+	struct db *db = NULL;
+	struct db_host_status s = { .seq = 1, .state = "idle", .kind = (char *)"GFX1201" };
+	struct db_hub_hold said[2] = {
+		{ .origin_id = 7, .why = DB_HOLD_WENT_DOWN, .step = DB_HOLD_CASE, .commit = OID_A,
+		  .since = "2026-12-01T03:54:10.123Z", .text = (char *)"went down" },
+		{ .origin_id = 8, .why = DB_HOLD_GATE, .step = DB_HOLD_JOB, .commit = OID_B,
+		  .since = "2026-12-01T03:55:10.123Z", .text = (char *)"gated" },
+	}, *v = NULL;
+	struct db_count counts[4];
+	bool changed, stored;
+	size_t n;
+
+	assert_int_equal(db_open(&db, p, 1000), 0);
+	snprintf(s.host, sizeof(s.host), "gfx-a");
+	snprintf(s.sent_at, sizeof(s.sent_at), "2026-12-01T03:54:10.123Z");
+	assert_int_equal(db_host_status_put(db, &s, &stored), 0);
+	assert_int_equal(db_hub_holds_set(db, "gfx-a", said, 2, &changed), 0);
+	assert_true(changed);
+	assert_int_equal(db_hub_holds_set(db, "gfx-a", said, 2, &changed), 0);
+	assert_false(changed);
+	assert_int_equal(db_hub_holds_list(db, &v, &n, NULL, OID_A, NULL), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].host, "gfx-a");
+	assert_int_equal(v[0].origin_id, 7);
+	assert_int_equal(v[0].why, DB_HOLD_WENT_DOWN);
+	assert_int_equal(v[0].step, DB_HOLD_CASE);
+	assert_string_equal(v[0].text, "went down");
+	assert_string_equal(v[0].kind, "GFX1201");
+	assert_true(v[0].in_force);
+	assert_string_equal(v[0].greenlit_by, "");
+	free_hub_holds(v, n);
+	assert_int_equal(db_hub_holds_list(db, &v, &n, "gfx-a", OID_C, OID_B), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(v[0].origin_id, 8);
+	free_hub_holds(v, n);
+	assert_int_equal(db_count(db, counts, ARRAY_SIZE(counts), DB_COUNT_HELD), 2);
+
+	/* Green lit once; a second word changes nothing. */
+	assert_int_equal(db_hub_hold_greenlight(db, "gfx-a", 7, "alice", 5, 41), 1);
+	assert_int_equal(db_hub_hold_greenlight(db, "gfx-a", 7, "bob", 5, 42), 0);
+	assert_int_equal(db_hub_hold_greenlight(db, "gfx-b", 7, "bob", 5, 42), 0);
+	assert_int_equal(db_hub_holds_list(db, &v, &n, "gfx-a", NULL, NULL), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[n - 1].greenlit_by, "alice");
+	assert_int_equal(v[n - 1].greenlit_pr, 5);
+	free_hub_holds(v, n);
+
+	/* The host released 7: no longer in force, and no green light for it. */
+	assert_int_equal(db_hub_holds_set(db, "gfx-a", &said[1], 1, &changed), 0);
+	assert_true(changed);
+	assert_int_equal(db_hub_holds_list(db, &v, &n, NULL, OID_A, NULL), 0);
+	assert_int_equal(n, 0);
+	free_hub_holds(v, n);
+	assert_int_equal(db_hub_hold_greenlight(db, "gfx-a", 7, "bob", 5, 43), 0);
+	assert_int_equal(db_hub_holds_set(db, "gfx-a", NULL, 0, &changed), 0);
+	assert_true(changed);
+	assert_int_equal(db_count(db, counts, ARRAY_SIZE(counts), DB_COUNT_HELD), 0);
+	db_close(db);
+	free(p);
+	(void)state;
+}
+
 /* Heads and jobs, as the agent writes them and the hub reads them. */
 static void test_head_job_round_trip(void **state)
 {
@@ -2636,6 +2713,7 @@ int main(void)
 		cmocka_unit_test(test_calibration_infos),
 		cmocka_unit_test(test_host_round_trip),
 		cmocka_unit_test(test_host_status_sandbox),
+		cmocka_unit_test(test_hub_holds),
 		cmocka_unit_test(test_head_job_round_trip),
 		cmocka_unit_test(test_build_runner_round_trip),
 		cmocka_unit_test(test_pulls_round_trip),

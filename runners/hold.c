@@ -130,3 +130,18 @@ int runner_hold_add(struct db *db, const char *host, const struct db_hold *step,
 	h.log_read = h.released_by = NULL;
 	return runner_hold_store(db, &id, &h, NULL);
 }
+
+int runner_hold_lift(struct db *db, const struct db_hold *h, const char *by)
+{
+	int r = db_transaction_begin(db);
+
+	if (r == 0)
+		r = db_hold_lift(db, h->host, h->id, by);
+	/* A gate quarantined nothing; what else did is not its to lift. */
+	if (r >= 0 && h->why != DB_HOLD_GATE)
+		r = db_host_clear(db, h->host);
+	if (r >= 0)
+		return db_transaction_commit(db);
+	db_transaction_rollback(db);
+	return r;
+}

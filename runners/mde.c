@@ -40,7 +40,8 @@ static void sim_init(struct mde_sim *sim, const double *gains, size_t n, int pai
 	sim->cal.metric = (char *)MDE_METRIC;
 	sim->cal.gains = (double *)gains;
 	sim->cal.ngains = n;
-	sim->c.rule = (char *)RUNNER_RULE;
+	sim->run.v = runner_rule_newest();
+	sim->c.rule = (char *)sim->run.v->name;
 	sim->c.state = DB_STATE_DONE;
 	sim->c.pairs = pairs;
 	sim->c.max_pairs = max_pairs;
@@ -48,7 +49,6 @@ static void sim_init(struct mde_sim *sim, const double *gains, size_t n, int pai
 	sim->c.calibration = &sim->cal;
 	sim->c.ncalibration = 1;
 	sim->run.c = &sim->c;
-	sim->run.version = rule_version_of(sim->c.rule);
 	sim->run.npairs = (size_t)max_pairs;
 	sim->run.ngains = (size_t)max_pairs;
 	sim->run.gains = xcalloc((size_t)max_pairs, sizeof(double));
@@ -253,7 +253,7 @@ void runner_mde_format(char *buf, size_t len, double mde, int max_pairs)
 
 double runner_comparison_mde(const struct db_comparison *c)
 {
-	if (!c->rule || !strcmp(c->rule, RUNNER_RULE_V1) || !c->ncalibration)
+	if (!runner_rule_has(c->rule, RUNNER_RULE_F_CALIBRATED) || !c->ncalibration)
 		return NAN;
 	return runner_calibration_mde(c->calibration, c->ncalibration, c->metric, c->pairs,
 				      c->max_pairs, c->min_effect);

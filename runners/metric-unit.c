@@ -1,9 +1,11 @@
 /*
  * A metric's unit, read from its name's suffix: the one table of
  * docs/protocol.md ("Units"), used wherever a value is shown with its unit
- * and wherever the metric's direction is judged.
+ * and wherever the metric's direction is judged; and how a value or a gain
+ * is shown, which the rule's reasons and every receipt share.
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,4 +99,34 @@ bool runner_metric_needs_better(const char *name)
 
 	runner_metric_unit(&u, name);
 	return u.kind != RUNNER_METRIC_TIME;
+}
+
+void runner_format_value(char *buf, size_t len, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else if (v == floor(v) || fabs(v) >= 1e6)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.6g", v);
+}
+
+static void format_gain(char *buf, size_t len, double frac, bool sign)
+{
+	if (!isfinite(frac))
+		snprintf(buf, len, "-");
+	else if (sign)
+		snprintf(buf, len, "%+.3f%%", frac * 100.0);
+	else
+		snprintf(buf, len, "%.3f%%", frac * 100.0);
+}
+
+void runner_format_gain(char *buf, size_t len, double frac)
+{
+	format_gain(buf, len, frac, false);
+}
+
+void runner_format_gain_signed(char *buf, size_t len, double frac)
+{
+	format_gain(buf, len, frac, true);
 }

@@ -45,39 +45,6 @@
 /* Wall times are stored in milliseconds; a time-out reason says seconds. */
 #define MS_PER_S 1e3
 
-bool runner_rule_is_known(const char *rule)
-{
-	return rule && (!strcmp(rule, RUNNER_RULE) || !strcmp(rule, RUNNER_RULE_V21) ||
-			!strcmp(rule, RUNNER_RULE_V2) || !strcmp(rule, RUNNER_RULE_V1));
-}
-
-bool runner_rule_has_gates(const char *rule)
-{
-	return runner_rule_is_known(rule) && rule_version_of(rule) >= RULE_V21;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-void runner_sort(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-}
-
-double runner_median(double *v, size_t n)
-{
-	if (n == 0)
-		return NAN;
-	runner_sort(v, n);
-	if (n % 2)
-		return v[n / 2];
-	return (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 /* P(X >= k) for X ~ Binomial(n, 1/2) is at most alpha = 1/8, i.e.
  * 8 * sum_{j>=k} C(n, j) <= 2^n. */
 static bool sign_test_accepts(int n, int k)
@@ -125,25 +92,6 @@ static int sign_test_min_pairs(void)
 	while (!runner_sign_threshold(n))
 		n++;
 	return n;
-}
-
-/* Appends a reason or a flag to a summary's list. */
-void rule_note_v(char ***list, size_t *n, const char *fmt, va_list ap)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_vaddf(&sb, fmt, ap);
-	*list = xrealloc(*list, (*n + 1) * sizeof(char *));
-	(*list)[(*n)++] = strbuf_detach(&sb);
-}
-
-void rule_note(char ***list, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	rule_note_v(list, n, fmt, ap);
-	va_end(ap);
 }
 
 /* The metric value of a process: a printed TIMING metric, or for wall_ms
@@ -222,7 +170,7 @@ static const char *signal_name(int sig)
 	return s ? s : "?";
 }
 
-/* Version 2 counts only a positive normal value whose median with another
+/* A version with RUNNER_RULE_F_POSITIVE counts only a positive normal value whose median with another
  * cannot overflow: a timer that gives a negative, zero or subnormal value is
  * broken, and its gain would be meaningless (-5 against 98 is "+2060%"). */
 static char *value_problem(const char *metric, double v)
@@ -243,9 +191,9 @@ static char *value_problem(const char *metric, double v)
 
 /* Why one process cannot be counted, or NULL when it can. */
 static char *process_problem(const struct db_process *p, const char *metric,
-			     bool record_valid_expected, int version)
+			     bool record_valid_expected, const struct runner_rule_version *v)
 {
-	double v;
+	double x;
 
 	if (p->state == DB_STATE_RUNNING || p->state == DB_STATE_ABANDONED)
 		return xstrdup("did not finish (abandoned)");
@@ -265,12 +213,12 @@ static char *process_problem(const struct db_process *p, const char *metric,
 		return xasprintf("malformed output: %s", p->protocol_errors[0]);
 	if (!metric)
 		return NULL;
-	if (!runner_metric_value(p, metric, &v))
+	if (!runner_metric_value(p, metric, &x))
 		return xasprintf("printed no metric '%s'", metric);
-	if (!isfinite(v))
+	if (!isfinite(x))
 		return xasprintf("metric '%s' is not a finite number", metric);
-	if (version >= 2) {
-		char *why = value_problem(metric, v);
+	if (runner_rule_version_has(v, RUNNER_RULE_F_POSITIVE)) {
+		char *why = value_problem(metric, x);
 
 		if (why)
 			return why;
@@ -301,21 +249,16 @@ static void arm_stats(struct db_arm_stats *out, double *v, size_t n)
 		out->spread = out->max == out->min ? 0 : INFINITY;
 }
 
-int rule_version_of(const char *rule)
-{
-	return !strcmp(rule, RUNNER_RULE_V1) ? RULE_V1 : !strcmp(rule, RUNNER_RULE_V2) ? RULE_V2 :
-	       !strcmp(rule, RUNNER_RULE_V21) ? RULE_V21 : RULE_V22;
-}
-
-static void run_init(struct rule_run *run, const struct db_comparison *c)
+static void run_init(struct rule_run *run, const struct db_comparison *c,
+		     const struct runner_rule_version *v)
 {
 	memset(run, 0, sizeof(*run));
 	run->c = c;
-	run->version = rule_version_of(c->rule);
-	if (run->version == RULE_V1)
-		run->npairs = c->pairs > 0 ? (size_t)c->pairs : 0;
-	else
+	run->v = v;
+	if (runner_rule_version_has(v, RUNNER_RULE_F_STAGES))
 		run->npairs = rule2_pairs_run(c);
+	else
+		run->npairs = c->pairs > 0 ? (size_t)c->pairs : 0;
 	run->old_of = xcalloc(run->npairs + 1, sizeof(*run->old_of));
 	run->new_of = xcalloc(run->npairs + 1, sizeof(*run->new_of));
 	run->gains = xcalloc(run->npairs + 1, sizeof(double));
@@ -337,16 +280,6 @@ static void run_release(struct rule_run *run)
 	free(run->gains);
 	free(run->olds);
 	free(run->news);
-}
-
-void rule_reject(struct rule_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	rule_note_v(&run->s.reasons, &run->s.nreasons, fmt, ap);
-	va_end(ap);
-	run->invalid = true;
 }
 
 /* The metric the figures use: the one asked for, else the rule's default;
@@ -387,8 +320,7 @@ static void check_processes(struct rule_run *run)
 
 	for (i = 0; i < c->nprocesses; i++) {
 		const struct db_process *p = &c->processes[i];
-		char *why = process_problem(p, run->s.metric, record_valid_expected,
-					    run->version);
+		char *why = process_problem(p, run->s.metric, record_valid_expected, run->v);
 
 		run->s.process_valid[i] = !why;
 		run->s.process_reason[i] = why;
@@ -449,7 +381,7 @@ static void check_digests(struct rule_run *run)
 	}
 }
 
-/* gain_i = (old_i - new_i) / old_i for each pair (version 2, better =
+/* gain_i = (old_i - new_i) / old_i for each pair (with direction, better =
  * higher: (new_i - old_i) / old_i), while the comparison is still valid; a
  * pair without both processes, or with an old value of 0, makes it
  * invalid. */
@@ -472,38 +404,14 @@ static void compute_pair_gains(struct rule_run *run)
 			rule_reject(run, "pair %zu: the old metric is 0, so its gain is undefined", i);
 			continue;
 		}
-		run->s.pair_gains[i - 1] = run->version >= 2 && run->c->higher_better ?
-					   (n - o) / o : (o - n) / o;
+		run->s.pair_gains[i - 1] =
+			runner_rule_version_has(run->v, RUNNER_RULE_F_DIRECTION) &&
+			run->c->higher_better ? (n - o) / o : (o - n) / o;
 		run->gains[run->ngains] = run->s.pair_gains[i - 1];
 		run->olds[run->ngains] = o;
 		run->news[run->ngains] = n;
 		run->ngains++;
 	}
-}
-
-/* An invalid comparison has a verdict and reasons, and no figure at all. */
-void rule_set_invalid(struct rule_run *run)
-{
-	size_t i;
-
-	snprintf(run->s.verdict, sizeof(run->s.verdict), "invalid");
-	for (i = 0; i < run->npairs; i++)
-		run->s.pair_gains[i] = NAN;
-	run->s.has_gain = false;
-	run->s.gain_median = run->s.gain_min = run->s.gain_max = 0;
-	memset(&run->s.old, 0, sizeof(run->s.old));
-	memset(&run->s.new, 0, sizeof(run->s.new));
-}
-
-double rule_median_of(const double *v, size_t n)
-{
-	double *sorted = xmalloc((n + 1) * sizeof(double));
-	double m;
-
-	memcpy(sorted, v, n * sizeof(double));
-	m = runner_median(sorted, n);
-	free(sorted);
-	return m;
 }
 
 static void compute_figures(struct rule_run *run)
@@ -641,13 +549,20 @@ static void flag_wall_time(struct rule_run *run)
 
 int runner_rule_apply(struct db_summary *out, const struct db_comparison *c)
 {
+	const struct runner_rule_version *v;
 	struct rule_run run;
+	char *why;
+	int r;
 
 	memset(out, 0, sizeof(*out));
-	if (!runner_rule_is_known(c->rule))
-		return err_set(-EINVAL, "comparison %lld uses rule '%s', which this perfd "
-			       "does not know", (long long)c->id, c->rule ? c->rule : "");
-	run_init(&run, c);
+	r = runner_rule_lookup(&v, c->rule);
+	if (r < 0) {
+		why = xstrdup(err_last());
+		r = err_set(r, "comparison %lld: %s", (long long)c->id, why);
+		free(why);
+		return r;
+	}
+	run_init(&run, c, v);
 	choose_metric(&run);
 	if (c->state == DB_STATE_ABANDONED && c->abandoned_reason)
 		rule_reject(&run, "the comparison was interrupted: %s", c->abandoned_reason);
@@ -660,10 +575,10 @@ int runner_rule_apply(struct db_summary *out, const struct db_comparison *c)
 		rule_set_invalid(&run);
 	} else {
 		compute_figures(&run);
-		if (run.version == RULE_V1)
-			decide_verdict(&run);
-		else
+		if (runner_rule_version_has(v, RUNNER_RULE_F_STAGES))
 			rule2_decide(&run);
+		else
+			decide_verdict(&run);
 		flag_noisy(&run);
 	}
 	flag_fault_watch_off(&run);

@@ -141,18 +141,36 @@ static void rank_test(double *p, struct stage_test *t, const struct runner_rank 
 	t->above |= runner_rank_passes_share(p[3], nstages, sh.num, sh.den);
 }
 
-/* Version 2's calibrated stage: the rank test alone, at the whole share. */
+/* What a stage of version 2.2 puts to its load gate: the stage's
+ * processes' CPU pressure and the calibration's. */
+struct stage_loads {
+	const double *x, *cal;
+	size_t n, ncal;
+};
+
+/* What every stage of one comparison is judged with. */
+struct stage_ctx {
+	const struct runner_rule_version *v;
+	const double *cal;               /* the calibration's gains of the metric */
+	size_t ncal;
+	bool calibrated;                 /* enough of them for v's calibrated test */
+	double m;                        /* min_effect */
+	int nstages;
+	const struct stage_loads *loads; /* for the load gate; NULL: none */
+};
+
+/* The calibrated test alone, at the whole share (version 2). */
 static void rank_stage(struct db_stage *g, struct stage_test *t, const double *x, int n,
-		       const double *cal, size_t ncal, double m, int nstages)
+		       const struct stage_ctx *k)
 {
 	struct runner_rank rank;
 	double p[4];
 
 	snprintf(g->test, sizeof(g->test), "calibrated");
-	g->calibration_gains = (int)ncal;
-	if (runner_rank_init(&rank, n, (int)ncal) < 0)
+	g->calibration_gains = (int)k->ncal;
+	if (runner_rank_init(&rank, n, (int)k->ncal) < 0)
 		return;      /* bounds the callers keep: nothing passes */
-	rank_test(p, t, &rank, x, n, cal, ncal, m, nstages, (struct share){ 1, 1 });
+	rank_test(p, t, &rank, x, n, k->cal, k->ncal, k->m, k->nstages, (struct share){ 1, 1 });
 	g->p_faster = p[0];
 	g->p_slower = p[1];
 	g->p_below = p[2];
@@ -160,15 +178,8 @@ static void rank_stage(struct db_stage *g, struct stage_test *t, const double *x
 	runner_rank_release(&rank);
 }
 
-/* What a stage of version 2.2 puts to its load gate: the stage's
- * processes' CPU pressure and the calibration's; NULL for version 2.1. */
-struct stage_loads {
-	const double *x, *cal;
-	size_t n, ncal;
-};
-
-/* Version 2.2's load gate on a stage; true when it lets the calibrated test
- * run (version 2.1, or nothing to compare, passes). */
+/* The load gate on a stage; true when it lets the calibrated test run (no
+ * load gate, l NULL, or nothing to compare, passes). */
 static bool load_gate(struct db_stage *g, const struct stage_loads *l)
 {
 	struct runner_load_gate gate;
@@ -181,29 +192,31 @@ static bool load_gate(struct db_stage *g, const struct stage_loads *l)
 	return gate.passes;
 }
 
-/* Version 2.1's stage: the sign test always, at its share; with enough
- * calibration gains (calibrated), the scale gate, and when it passes (and,
- * under 2.2, the load gate too: loads) the calibrated test at the rest of
- * the share. A side passes when either test passes it. */
+/* Both tests (versions 2.1 and 2.2): the sign test always, at its share;
+ * with enough calibration gains (calibrated), the scale gate, and when it
+ * passes (and the load gate too, where the version has it) the calibrated
+ * test at the rest of the share. A side passes when either test passes
+ * it. */
 static void stage21(struct db_stage *g, struct stage_test *t, const double *x, int n,
-		    const double *cal, size_t ncal, bool calibrated, double m, int nstages,
-		    const struct stage_loads *loads)
+		    const struct stage_ctx *k)
 {
 	struct runner_rank rank;
-	struct runner_gate gate;
+	struct runner_gate gate = { .passes = true };
 	double p[4];
 
-	sign_stage(g, t, x, n, m, nstages,
+	sign_stage(g, t, x, n, k->m, k->nstages,
 		   (struct share){ RUNNER_RULE21_SIGN_SHARE, RUNNER_RULE21_SHARES });
-	if (!calibrated || runner_rank_init(&rank, n, (int)ncal) < 0)
+	if (!k->calibrated || runner_rank_init(&rank, n, (int)k->ncal) < 0)
 		return;
-	g->calibration_gains = (int)ncal;
-	runner_scale_gate(&gate, x, (size_t)n, cal, ncal);
-	g->gate_p = gate.p;
-	g->spread_ratio = gate.ratio;
-	if (load_gate(g, loads) && gate.passes) {
+	g->calibration_gains = (int)k->ncal;
+	if (runner_rule_version_has(k->v, RUNNER_RULE_F_SCALE_GATE)) {
+		runner_scale_gate(&gate, x, (size_t)n, k->cal, k->ncal);
+		g->gate_p = gate.p;
+		g->spread_ratio = gate.ratio;
+	}
+	if (load_gate(g, k->loads) && gate.passes) {
 		snprintf(g->test, sizeof(g->test), "sign+calibrated");
-		rank_test(p, t, &rank, x, n, cal, ncal, m, nstages,
+		rank_test(p, t, &rank, x, n, k->cal, k->ncal, k->m, k->nstages,
 			  (struct share){ RUNNER_RULE21_SHARES - RUNNER_RULE21_SIGN_SHARE,
 					  RUNNER_RULE21_SHARES });
 		g->cal_p_faster = p[0];
@@ -212,6 +225,19 @@ static void stage21(struct db_stage *g, struct stage_test *t, const double *x, i
 		g->cal_p_above = p[3];
 	}
 	runner_rank_release(&rank);
+}
+
+/* One stage, by the tests its version has: the place a version with a new
+ * test or gate adds its stage function. */
+static void judge_stage(struct db_stage *g, struct stage_test *t, const double *x, int n,
+			const struct stage_ctx *k)
+{
+	if (runner_rule_version_has(k->v, RUNNER_RULE_F_BOTH_TESTS))
+		stage21(g, t, x, n, k);
+	else if (k->calibrated)
+		rank_stage(g, t, x, n, k);
+	else
+		sign_stage(g, t, x, n, k->m, k->nstages, (struct share){ 1, 1 });
 }
 
 /* A change either way needs its test and a median at least min_effect;
@@ -279,7 +305,7 @@ static void explain_unresolved(struct rule_run *run, const struct db_stage *g,
 	double m = run->c->min_effect;
 	static const char *const change[] = { " for faster and ", " for slower" };
 	static const char *const bound[] = { " and ", "" };
-	bool v21 = run->version >= RULE_V21;
+	bool v21 = runner_rule_version_has(run->v, RUNNER_RULE_F_BOTH_TESTS);
 	char a[32], b[32], alpha[32], what[96];
 
 	runner_format_gain(alpha, sizeof(alpha), g->alpha);
@@ -346,18 +372,19 @@ void rule2_decide(struct rule_run *run)
 	struct stage_test t = { 0 };
 	size_t ncal, ncal_loads = 0;
 	double *cal = calibration_values(run, false, &ncal);
-	bool v21 = run->version >= RULE_V21;
-	/* The load gate of 2.2, on processes: mde.c's simulated runs have gains
-	 * alone, and judge as 2.1 does without this work. */
-	bool v22 = run->version >= RULE_V22 && run->old_of && run->new_of;
+	/* The load gate, on processes: mde.c's simulated runs have gains alone,
+	 * and judge as a version without it does, without this work. */
+	bool v22 = runner_rule_version_has(run->v, RUNNER_RULE_F_LOAD_GATE) && run->old_of &&
+		   run->new_of;
 	double *cal_loads = v22 ? calibration_values(run, true, &ncal_loads) : NULL;
 	double *loads = v22 ? xcalloc(2 * run->npairs + 1, sizeof(double)) : NULL;
 	struct stage_loads l = { loads, cal_loads, 0, ncal_loads };
-	bool calibrated = ncal >= (v21 ? RUNNER_CALIBRATION_MIN_GAINS :
-				   RUNNER_CALIBRATION_MIN_GAINS_V2);
+	struct stage_ctx k = { run->v, cal, ncal, false, m, 0, v22 ? &l : NULL };
 	const char *verdict = "unresolved";
 
 	s->pairs_run = (int)run->npairs;
+	k.calibrated = runner_rule_version_has(run->v, RUNNER_RULE_F_CALIBRATED) &&
+		       ncal >= (size_t)run->v->calibration_min_gains;
 	if (!check_schedule(run, stages, &nstages)) {
 		rule_set_invalid(run);
 		free(cal);
@@ -381,14 +408,9 @@ void rule2_decide(struct rule_run *run)
 		g->cal_p_faster = g->cal_p_slower = g->cal_p_below = g->cal_p_above = NAN;
 		g->gate_p = g->spread_ratio = g->load_p = g->load_above = NAN;
 		l.n = v22 ? stage_loads(loads, run, n) : 0;
-		if (v21)
-			stage21(g, &t, run->gains, n, cal, ncal, calibrated, m, nstages,
-				v22 ? &l : NULL);
-		else if (calibrated)
-			rank_stage(g, &t, run->gains, n, cal, ncal, m, nstages);
-		else
-			sign_stage(g, &t, run->gains, n, m, nstages, (struct share){ 1, 1 });
-		t.median = rule_median_of(run->gains, (size_t)n);
+		k.nstages = nstages;
+		judge_stage(g, &t, run->gains, n, &k);
+		t.median = runner_median_of(run->gains, (size_t)n);
 		verdict = stage_verdict(&t, m);
 		snprintf(g->verdict, sizeof(g->verdict), "%s", verdict);
 		if (strcmp(verdict, "unresolved"))

@@ -41,36 +41,6 @@ static json_t *jfrac(double v)
 	return json_number(json_fraction(v));
 }
 
-void runner_format_value(char *buf, size_t len, double v)
-{
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (v == floor(v) || fabs(v) >= 1e6)
-		snprintf(buf, len, "%.0f", v);
-	else
-		snprintf(buf, len, "%.6g", v);
-}
-
-static void format_gain(char *buf, size_t len, double frac, bool sign)
-{
-	if (!isfinite(frac))
-		snprintf(buf, len, "-");
-	else if (sign)
-		snprintf(buf, len, "%+.3f%%", frac * 100.0);
-	else
-		snprintf(buf, len, "%.3f%%", frac * 100.0);
-}
-
-void runner_format_gain(char *buf, size_t len, double frac)
-{
-	format_gain(buf, len, frac, false);
-}
-
-void runner_format_gain_signed(char *buf, size_t len, double frac)
-{
-	format_gain(buf, len, frac, true);
-}
-
 static const struct db_process *pair_process(const struct db_comparison *c, int pair,
 					     const char *arm)
 {
@@ -260,7 +230,7 @@ static json_t *stages_json(const struct db_comparison *c)
 			"p_below", json_number(g->p_below), "p_above", json_number(g->p_above),
 			"verdict", g->verdict);
 
-		if (runner_rule_has_gates(c->rule))
+		if (runner_rule_has(c->rule, RUNNER_RULE_F_BOTH_TESTS))
 			stage21_json(o, g);
 		json_array_append_new(a, o);
 	}
@@ -286,7 +256,7 @@ static void mde_json(json_t *root, const struct db_comparison *c)
 
 	runner_mde_format(text, sizeof(text), mde, c->max_pairs);
 	json_object_set_new(root, "mde", isfinite(mde) ? jfrac(mde) : json_null());
-	json_object_set_new(root, "mde_text", strcmp(c->rule, RUNNER_RULE_V1) ?
+	json_object_set_new(root, "mde_text", runner_rule_has(c->rule, RUNNER_RULE_F_CALIBRATED) ?
 			    json_text(text) : json_null());
 	json_object_set_new(root, "unresolved_because", c->has_summary &&
 			    !strcmp(c->summary.verdict, "unresolved") &&
@@ -535,7 +505,7 @@ static void stage_lines(struct strbuf *out, const struct db_comparison *c, bool 
 	char alpha[32], mde[128];
 	size_t i;
 
-	if (strcmp(c->rule, RUNNER_RULE_V1)) {
+	if (runner_rule_has(c->rule, RUNNER_RULE_F_STAGES)) {
 		strbuf_addf(out, md ? "- kind %s; better is %s; pairs %d, up to %d" :
 			    "kind %s  better %s  pairs %d, up to %d", c->aa ? "A/A" : "compare",
 			    c->higher_better ? "higher" : "lower", c->pairs, c->max_pairs);
@@ -559,7 +529,7 @@ static void stage_lines(struct strbuf *out, const struct db_comparison *c, bool 
 			    i + 1, g->pairs, g->test);
 		if (g->calibration_gains)
 			strbuf_addf(out, " (%d A/A gains)", g->calibration_gains);
-		if (runner_rule_has_gates(c->rule)) {
+		if (runner_rule_has(c->rule, RUNNER_RULE_F_BOTH_TESTS)) {
 			stage21_line(out, g, alpha);
 			continue;
 		}

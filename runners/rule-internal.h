@@ -1,6 +1,6 @@
 /*
- * Shared by the two files of the rule (pair-rule.c, pair-rule2.c), and by
- * mde.c, which judges simulated comparisons through rule2_decide:
+ * Shared by the files of the rule (pair-rule.c, pair-rule2.c, rule-run.c),
+ * and by mde.c, which judges simulated comparisons through rule2_decide:
  * one application of the rule, the summary being filled and what each step
  * hands the next. The steps run in a fixed order, and that order is the
  * order of the reasons and flags a stored summary holds.
@@ -12,18 +12,11 @@
 
 #include "runners.h"
 
-/* The rule's versions; 2.1 and 2.2 order after 2, so "version >= RULE_V2"
- * holds for every version with stages, and "version >= RULE_V21" for
- * every version with both tests at each stage. */
-enum { RULE_V1 = 1, RULE_V2 = 2, RULE_V21 = 21, RULE_V22 = 22 };
-/* The version of a known rule's name (runner_rule_is_known). */
-int rule_version_of(const char *rule);
-
 struct rule_run {
 	const struct db_comparison *c;
-	int version;                   /* RULE_V1, RULE_V2, RULE_V21, RULE_V22 */
+	const struct runner_rule_version *v;  /* c->rule's row, asked by feature */
 	struct db_summary s;
-	size_t npairs;                 /* v1: c->pairs; v2: the pairs that ran */
+	size_t npairs;                 /* c->pairs; with stages, the pairs that ran */
 	const struct db_process **old_of, **new_of; /* by pair number 1..npairs */
 	double *gains, *olds, *news;   /* the pairs that have a gain, in pair order */
 	size_t ngains;
@@ -32,20 +25,20 @@ struct rule_run {
 	int need;                      /* the sign test's count; 0: none passes */
 };
 
-/* Appends a reason or a flag to a summary's list. */
+/* Appends a reason or a flag to a summary's list (rule-run.c, as are
+ * rule_reject and rule_set_invalid). */
 void rule_note_v(char ***list, size_t *n, const char *fmt, va_list ap);
 void rule_note(char ***list, size_t *n, const char *fmt, ...) PRINTF_LIKE(3, 4);
 /* The comparison is invalid, for this reason among others. */
 void rule_reject(struct rule_run *run, const char *fmt, ...) PRINTF_LIKE(2, 3);
 /* Marks the comparison invalid and drops every figure. */
 void rule_set_invalid(struct rule_run *run);
-/* The median of the first n of v, which is left as it was. */
-double rule_median_of(const double *v, size_t n);
 
-/* Versions 2, 2.1 and 2.2's stages and verdict (pair-rule2.c), on a valid
- * comparison whose gains and figures are computed. */
+/* The stages and verdict of a version with RUNNER_RULE_F_STAGES
+ * (pair-rule2.c), on a valid comparison whose gains and figures are
+ * computed. */
 void rule2_decide(struct rule_run *run);
-/* Versions 2, 2.1 and 2.2's pair count: the highest pair number a pair
+/* The pair count of a version with stages: the highest pair number a pair
  * process has. */
 size_t rule2_pairs_run(const struct db_comparison *c);
 

@@ -1,9 +1,12 @@
 /*
- * The arithmetic of pairs-median/2 and /2.1 (docs/rule.md): the stages of a
+ * The statistics every version of the rule shares, and the views that
+ * show its figures (docs/rule.md): sort and median; the stages of a
  * comparison, the sign test's exact tail, the exact null distribution of
  * the rank count that compares a comparison's pair gains with its
- * calibration's, and /2.1's scale gate, the same count on deviations. Pure functions; the unit test checks them against
- * the numbers docs/rule.md proves with.
+ * calibration's, the scale gate (the same count on deviations) and the load
+ * gate. A leaf: pure functions of their arguments, calling nothing else in
+ * runners/; the unit tests check them against the numbers docs/rule.md
+ * proves with.
  */
 #include <errno.h>
 #include <math.h>
@@ -12,6 +15,39 @@
 #include <string.h>
 
 #include "runners.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void runner_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+}
+
+double runner_median(double *v, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	runner_sort(v, n);
+	if (n % 2)
+		return v[n / 2];
+	return (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+double runner_median_of(const double *v, size_t n)
+{
+	double *sorted = xmalloc((n + 1) * sizeof(double));
+	double m;
+
+	memcpy(sorted, v, n * sizeof(double));
+	m = runner_median(sorted, n);
+	free(sorted);
+	return m;
+}
 
 /* The bound on false verdicts in each direction, 1/100, shared equally by
  * the stages: a stage of S may give a verdict when its p value is at most

@@ -128,10 +128,40 @@ void runner_result_release(struct runner_result *r);
 
 /* ---- rule ---- */
 
-#define RUNNER_RULE "pairs-median/2.2"     /* the rule new comparisons get */
-#define RUNNER_RULE_V21 "pairs-median/2.1"
-#define RUNNER_RULE_V2 "pairs-median/2"
-#define RUNNER_RULE_V1 "pairs-median/1"
+/* What a version of the rule does beyond version 1 (docs/rule.md,
+ * "Versions"); code asks a version for these, never for its number. */
+enum runner_rule_feature {
+	RUNNER_RULE_F_STAGES = 1u << 0,     /* stages of pairs up to max_pairs, 1% per direction */
+	RUNNER_RULE_F_POSITIVE = 1u << 1,   /* a metric's value must be positive and normal */
+	RUNNER_RULE_F_DIRECTION = 1u << 2,  /* better = higher turns the gain's sign */
+	RUNNER_RULE_F_CALIBRATED = 1u << 3, /* the calibrated test on the A/As' pair gains */
+	RUNNER_RULE_F_BOTH_TESTS = 1u << 4, /* the sign test at every stage, beside it */
+	RUNNER_RULE_F_SCALE_GATE = 1u << 5, /* no calibrated test when pairs spread wider */
+	RUNNER_RULE_F_LOAD_GATE = 1u << 6,  /* none when processes ran under more CPU pressure */
+};
+/* One version, a row of rule-version.c's table; borrowed from it, never
+ * freed. */
+struct runner_rule_version {
+	const char *name;            /* "pairs-median/2.1", as stored with each figure */
+	unsigned features;           /* RUNNER_RULE_F_* */
+	int calibration_min_gains;   /* the fewest A/A gains the calibrated test uses */
+};
+/* The version named rule: 0, or -EINVAL with *out NULL and err_last()
+ * naming rule and the versions this perfd knows, for NULL or any name the
+ * table does not hold. Never the newest for a name it does not know. */
+int runner_rule_lookup(const struct runner_rule_version **out, const char *rule);
+/* The version new comparisons get: the table's last row. */
+const struct runner_rule_version *runner_rule_newest(void);
+#define RUNNER_RULE (runner_rule_newest()->name)
+/* Every version, oldest first, *out_n of them. */
+const struct runner_rule_version *runner_rule_versions(size_t *out_n);
+/* Whether v has every feature of mask; false for NULL. */
+bool runner_rule_version_has(const struct runner_rule_version *v, unsigned mask);
+/* The same for a rule's name; false for a name this perfd does not know. */
+bool runner_rule_has(const char *rule, unsigned mask);
+/* A feature's name as docs/rule.md's table heads its column; NULL for a
+ * value that is not one feature. */
+const char *runner_rule_feature_name(unsigned feature);
 /* A comparison under pairs-median/2 or /2.1 is calibrated by the pair gains
  * of the newest A/A comparisons of its host and case, up to this many gains
  * (db_calibration_select's max_gains), and leans on them only from
@@ -143,7 +173,7 @@ void runner_result_release(struct runner_result *r);
 #define RUNNER_CALIBRATION_MIN_GAINS_V2 12
 /* pairs-median/2.1 shares each stage's bound between its two tests: the
  * sign test gets RUNNER_RULE21_SIGN_SHARE / RUNNER_RULE21_SHARES of it, the
- * calibrated test the rest (docs/rule.md, "pairs-median/2.1"). */
+ * calibrated test the rest (docs/rule.md, "The verdict at a stage"). */
 #define RUNNER_RULE21_SHARES 4
 #define RUNNER_RULE21_SIGN_SHARE 1
 /* The scale gate of pairs-median/2.1: a stage leans on its calibration
@@ -235,15 +265,11 @@ struct runner_load_gate {
 int runner_load_gate(struct runner_load_gate *out, const double *x, size_t n, const double *c,
 		     size_t m, int r);
 
-/* True when this binary implements the named rule. */
-bool runner_rule_is_known(const char *rule);
-/* True for the rules whose stages run both tests and gate the calibrated
- * one (pairs-median/2.1 and /2.2). */
-bool runner_rule_has_gates(const char *rule);
 /* Applies the comparison's rule to its process records (c->processes, with
  * c->metric_requested, c->min_effect, c->noise, c->pairs, c->state) and
  * fills *out, which the caller releases with db_summary_release, on every
- * path: -EINVAL for an unknown rule leaves it zeroed. */
+ * path: -EINVAL for a rule this perfd does not know (runner_rule_lookup)
+ * leaves it zeroed. */
 int runner_rule_apply(struct db_summary *out, const struct db_comparison *c);
 /* The smallest count of agreeing pairs out of n that the one-sided sign test
  * at alpha 1/8 accepts; 0 when no count does (n < 3). */
@@ -253,6 +279,8 @@ void runner_sort(double *v, size_t n);
 /* Median of v (sorted in place); the mean of the two middle values for an
  * even count. */
 double runner_median(double *v, size_t n);
+/* The median of the first n of v, which is left as it was. */
+double runner_median_of(const double *v, size_t n);
 /* The value of metric for one process as the rule reads it: the printed
  * TIMING metric, or for wall_ms the launcher's wall time when the program
  * printed no such metric and ran to its end. False when there is none. */
@@ -373,6 +401,10 @@ int runner_hold_add(struct db *db, const char *host, const struct db_hold *step,
  * 0. */
 int runner_hold_store(struct db *db, int64_t *out_id, const struct db_hold *h,
 		      char **out_text);
+/* Releases hold h (loaded) by whom, and but for a gate's lifts its host's
+ * quarantine, in one transaction: the commit runs again at the agent's
+ * next turn (perfd retry --held, a maintainer's /perfd greenlight). */
+int runner_hold_lift(struct db *db, const struct db_hold *h, const char *by);
 
 /* ---- pair ---- */
 
@@ -542,7 +574,8 @@ void runner_format_mde(char *buf, size_t len, double mde);
  * what this host can see". */
 void runner_mde_format(char *buf, size_t len, double mde, int max_pairs);
 /* The MDE of a loaded comparison's calibration (c->calibration's gains of
- * c->metric) under its stages and min_effect; NAN for pairs-median/1 or no
+ * c->metric) under its stages and min_effect; NAN for a rule without the
+ * calibrated test (pairs-median/1, or one this perfd does not know) or no
  * calibration. */
 double runner_comparison_mde(const struct db_comparison *c);
 /* Why an unresolved comparison is: true, with "this host sees changes of

@@ -23,7 +23,7 @@ static void build(struct db_comparison *c, const double *old, const double *new,
 	int i, k = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->rule = xstrdup(RUNNER_RULE_V1);
+	c->rule = xstrdup("pairs-median/1");
 	c->metric_requested = xstrdup("run2_ms");
 	c->pairs = n;
 	c->min_effect = HOST_DEFAULT_MIN_EFFECT;
@@ -336,6 +336,7 @@ static void test_unknown_rule(void **state)
 	 * an interrupted comparison of a rule it does not know. */
 	memset(&s, 0xA5, sizeof(s));
 	assert_int_equal(runner_rule_apply(&s, &c), -EINVAL);
+	assert_non_null(strstr(err_last(), "rule 'pairs-median/9' is unknown to this perfd"));
 	assert_null(s.metric);
 	assert_null(s.reasons);
 	assert_int_equal(s.nreasons, 0);
@@ -463,7 +464,7 @@ static void synth_comparison(struct db_comparison *c, uint64_t *x)
 	if (integers && base < 20)
 		base = floor(base) + 1;
 	memset(c, 0, sizeof(*c));
-	c->rule = xstrdup(synth_one_in(x, 200) ? "pairs-median/9" : RUNNER_RULE_V1);
+	c->rule = xstrdup(synth_one_in(x, 200) ? "pairs-median/9" : "pairs-median/1");
 	c->pairs = npairs;
 	c->warmup = warm;
 	c->min_effect = min_effects[synth_pick(x, 6)];

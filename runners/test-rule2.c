@@ -216,7 +216,7 @@ static void build(struct db_comparison *c, const double *old, const double *new,
 	int i, k = 0;
 
 	memset(c, 0, sizeof(*c));
-	c->rule = xstrdup(RUNNER_RULE_V2);
+	c->rule = xstrdup("pairs-median/2");
 	c->metric_requested = xstrdup("t_ms");
 	c->pairs = 3;
 	c->max_pairs = max;
@@ -474,7 +474,7 @@ static void test_better_parse(void **state)
 
 /* ---- pairs-median/2.1 ---- */
 
-/* docs/rule.md, "pairs-median/2.1": the sign test at a quarter of each
+/* docs/rule.md, "The sign test": the sign test at a quarter of each
  * stage's share needs 12 of 12 and 21 of 24; over the whole schedule its
  * exact chance of a false "faster" is 6122 / 2^24 (0.036%), the union bound
  * 6421 / 2^24, both within its quarter of 1%. */
@@ -593,7 +593,7 @@ static void test_rule21_outliers(void **state)
 	g[1] = 0.12;
 	for (i = 2; i < 24; i++)
 		g[i] = -0.0015 + 0.0064 * ((i - 2) * 7 % 22) / 21;
-	build_gains(&c, g, 24, 24, RUNNER_RULE_V2);
+	build_gains(&c, g, 24, 24, "pairs-median/2");
 	c.min_effect = 0.005;
 	calibrate(&c, 24, 0.006);
 	assert_int_equal(runner_rule_apply(&s, &c), 0);
@@ -602,7 +602,7 @@ static void test_rule21_outliers(void **state)
 	assert_true(has_reason(&s, "the change is not bounded within +-0.500%"));
 	db_summary_release(&s);
 	free(c.rule);
-	c.rule = xstrdup(RUNNER_RULE_V21);
+	c.rule = xstrdup("pairs-median/2.1");
 	assert_int_equal(runner_rule_apply(&s, &c), 0);
 	assert_string_equal(s.verdict, "unchanged");
 	assert_int_equal(s.nstages, 4);
@@ -621,14 +621,14 @@ static void test_rule21_load_change(void **state)
 	struct db_comparison c;
 	struct db_summary s;
 
-	build_gains(&c, g, 3, 3, RUNNER_RULE_V2);
+	build_gains(&c, g, 3, 3, "pairs-median/2");
 	c.min_effect = 0.005;
 	calibrate(&c, 120, 0.002);
 	assert_int_equal(runner_rule_apply(&s, &c), 0);
 	assert_string_equal(s.verdict, "slower");
 	db_summary_release(&s);
 	free(c.rule);
-	c.rule = xstrdup(RUNNER_RULE_V21);
+	c.rule = xstrdup("pairs-median/2.1");
 	assert_int_equal(runner_rule_apply(&s, &c), 0);
 	assert_string_equal(s.verdict, "unresolved");
 	assert_string_equal(s.stages[0].test, "sign");
@@ -644,7 +644,7 @@ static void test_rule21_load_change(void **state)
 	{
 		const double t[] = { -0.0101, -0.0099, -0.0100 };
 
-		build_gains(&c, t, 3, 24, RUNNER_RULE_V21);
+		build_gains(&c, t, 3, 24, "pairs-median/2.1");
 		c.min_effect = 0.005;
 		calibrate(&c, 120, 0.002);
 		assert_int_equal(runner_rule_apply(&s, &c), 0);
@@ -663,7 +663,7 @@ static void test_rule21_load_change(void **state)
  * gate, and names a tampered figure of each. */
 static void test_rule21_verify(void **state)
 {
-	const char *rules[] = { RUNNER_RULE_V2, RUNNER_RULE_V21 };
+	const char *rules[] = { "pairs-median/2", "pairs-median/2.1" };
 	const char *tampered[] = { "stage 1 p slower", "stage 1 gate p" };
 	const double g[] = { -0.003, -0.020, -0.009 };
 	size_t i, k;
@@ -820,7 +820,7 @@ static void set_loads(struct db_comparison *c, double share)
 static void test_rule22_load_gate(void **state)
 {
 	const double t[] = { -0.0101, -0.0099, -0.0100 };
-	const char *rules[] = { RUNNER_RULE_V21, RUNNER_RULE };
+	const char *rules[] = { "pairs-median/2.1", RUNNER_RULE };
 	struct db_comparison c;
 	struct db_summary s;
 	size_t i;
@@ -989,7 +989,7 @@ static void simulate(double wide, int *v2, int *v21)
 			cal[i] = 0.002 * normal_draw(&seed);
 		for (i = 0; i < 24; i++)
 			g[i] = 0.002 * wide * normal_draw(&seed);
-		a = aa_verdict(g, cal, 24, RUNNER_RULE_V2);
+		a = aa_verdict(g, cal, 24, "pairs-median/2");
 		b = aa_verdict(g, cal, 24, RUNNER_RULE);
 		v2[0] += a == 'f' || a == 'F';
 		v2[1] += a == 's' || a == 'S';

@@ -277,6 +277,24 @@ github_conf() {
 	section github api="$API" repo=acme/engine token_file="$T/token" allow=alice hub_url="$HUB/" backoff_s=0.2 "$@"
 }
 
+# hub_github HOSTS: a hub's configuration, hub.conf, with [github] for
+# fake_github's acme/engine: the token GHTOKEN in $T/gh-token, alice
+# allowed, each host of HOSTS accepted and expected, a poll a second; sets
+# PORT, HUBURL and HUB (its database).
+hub_github() {
+	PORT=$(free_port)
+	HUBURL=http://127.0.0.1:$PORT
+	HUB=$T/hub.db
+	printf '%s\n' "$GHTOKEN" >"$T/gh-token"
+	chmod 600 "$T/gh-token"
+	{
+		section hub database="$HUB" listen="127.0.0.1:$PORT" hosts="$1"
+		echo
+		section github api="$API" repo=acme/engine token_file="$T/gh-token" allow=alice \
+			expect="$1" hub_url="$HUBURL" poll_s=1
+	} >"$T/hub.conf"
+}
+
 # fake_github TOKEN [ARGS...]: starts tests/fake-github.py for acme/engine,
 # accepting TOKEN, its requests logged in $T/gh.log, with ARGS; sets fake
 # (its pid, killed at exit), PORT and API (its URL).

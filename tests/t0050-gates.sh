@@ -1,12 +1,15 @@
 #!/bin/bash
 # The gates (tests/gates/gates.sh) fail on what they are there to stop. On a
-# copy of the tracked tree: as it is, both pass; a whole function of 20 to
-# 40 lines copied from one C file into another fails the copies gate, which
-# names both places; a new function of 120 lines fails the length gate,
-# which names it and its length; a line added at the top of every C file
-# (every clone moves) still passes; a listed function that is short, or a
-# listed one without its reason, fails; --update then makes the planted
-# copy part of the baseline and drops the stale line, and the gates pass.
+# copy of the tracked tree: as it is, all three pass; a whole function of 20
+# to 40 lines copied from one C file into another fails the copies gate,
+# which names both places; a new function of 120 lines fails the length
+# gate, which names it and its length; a line added at the top of every C
+# file (every clone moves) still passes; a listed function that is short,
+# or a listed one without its reason, fails; a document one line over its
+# ceiling fails the docs gate, which names it, its lines and its ceiling,
+# and one at its ceiling passes; a new document without a ceiling, and a
+# ceiling without its reason, fail; --update then makes the planted copy
+# part of the baseline and drops the stale line, and the gates pass.
 . "$(dirname "$0")/lib.sh"
 SRC=${PERFD_SOURCE_ROOT:-$(cd "$TESTS_DIR/.." && pwd)}
 GATES=$SRC/tests/gates/gates.sh
@@ -39,10 +42,11 @@ g init -q && g add -A && g commit -qm tree || exit 99
 again() { g reset -q --hard && g clean -qfd; }
 
 start=$(date +%s)
-check "the tree as it is passes both gates" run 0 "$GATES" "$C"
+check "the tree as it is passes the gates" run 0 "$GATES" "$C"
 check "the length gate said so" has out "gate length: ok"
 check "the copies gate said so" has out "gate copies: ok"
-echo "  one run of both gates: $(($(date +%s) - start)) s"
+check "the docs gate said so" has out "gate docs: ok"
+echo "  one run of the gates: $(($(date +%s) - start)) s"
 
 # A function of 20 to 40 lines from one C file (the first such in the
 # sorted files of db/ and common/, whatever they hold now) and the first
@@ -100,6 +104,31 @@ again
 printf 'runners/pair.c\tfoo\n' >>"$C/tests/gates/long-functions.txt"
 check "a line without a reason fails" run 1 "$GATES" length "$C"
 check "it is named" has out "wants FILE FUNCTION REASON"
+again
+
+# The documents' ceilings: docs/performance.md filled to its ceiling
+# passes, one line more fails, named with its lines and its ceiling.
+CEIL=$C/tests/gates/doc-ceilings.txt
+doc=docs/performance.md
+max=$(awk -v d="$doc" '$1 == d { print $2 }' "$CEIL")
+check "$doc has a ceiling" test -n "$max"
+check "$doc is within it" test "$(wc -l <"$C/$doc")" -le "${max:-0}"
+while [ "$(wc -l <"$C/$doc")" -lt "${max:-0}" ]; do echo "filler" >>"$C/$doc"; done
+check "a document at its ceiling passes" run 0 "$GATES" docs "$C"
+check "said so" has out "gate docs: ok"
+echo "one line too many" >>"$C/$doc"
+check "a document over its ceiling fails" run 1 "$GATES" docs "$C"
+check "named, with its lines and its ceiling" \
+	has out "$doc: $((max + 1)) lines, over its ceiling of $max"
+again
+printf '# New\n\nA page.\n' >"$C/docs/new-page.md"
+g add docs/new-page.md
+check "a document without a ceiling fails" run 1 "$GATES" docs "$C"
+check "it is named" has out "docs/new-page.md: 3 lines and no ceiling"
+again
+echo "docs/new-page.md 10" >>"$CEIL"
+check "a ceiling without its reason fails" run 1 "$GATES" docs "$C"
+check "the line is named" has out "doc-ceilings.txt:$(wc -l <"$CEIL"): 'docs/new-page.md 10': wants PATH LINES REASON"
 again
 
 # --update takes the planted copy into the baseline and drops the stale

@@ -178,6 +178,18 @@ check "  and in the database" eq "$(js out '" ".join(str(round(p["cpu_wait_ms"],
 	"$(sql "select group_concat(w, ' ') from (select coalesce(round(cpu_wait_ms, 3), 'None') as w from processes where comparison_id = $busy_id order by seq)")"
 check "  which verifies" run 0 "$PERFD" verify --db "$DB" "$busy_id"
 
+# A stored comparison of a rule this perfd does not know (a newer perfd's)
+# is refused by name, never judged by the newest rule; its receipt still
+# shows what was stored.
+sql "update comparisons set rule = 'pairs-median/9' where id = $busy_id"
+check "verify refuses an unknown rule" run 1 "$PERFD" verify --db "$DB" "$busy_id"
+check "  naming it and the rules it knows" has out "cannot verify: comparison $busy_id: rule 'pairs-median/9' is unknown to this perfd, which knows pairs-median/1, pairs-median/2, pairs-median/2.1 and pairs-median/2.2"
+check "  its receipt still shows" run 0 "$PERFD" show --db "$DB" --json "$busy_id"
+check "  with the stored rule" eq pairs-median/9 "$(js out 'd["rule"]')"
+check "  and no calibration sentence" eq null "$(js out 'd["mde_text"]')"
+sql "update comparisons set rule = 'pairs-median/2.2' where id = $busy_id"
+check "  verifies again under its own rule" run 0 "$PERFD" verify --db "$DB" "$busy_id"
+
 check "list shows comparisons" run 0 "$PERFD" list --db "$DB"
 check "list has the first one" has out "unresolved"
 finish

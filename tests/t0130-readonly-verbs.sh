@@ -171,7 +171,7 @@ check "the newer file is unchanged" eq "$before" "$(sha256sum newer.db)"
 # An older schema: a verb that only reads does not migrate; one that writes
 # does, and the readers then read it.
 cp "$DB" older.db
-sqlite3 older.db "drop table holds; alter table jobs drop column hold_id; drop table alert_commands; drop table alert_culprits; drop table alert_issues;
+sqlite3 older.db "drop table hub_holds; drop table holds; alter table jobs drop column hold_id; drop table alert_commands; drop table alert_culprits; drop table alert_issues;
 	drop table forecast_reads; drop table forecasts; drop table pushed_alerts;
 	drop table alert_findings; drop table bisect_steps; drop table alerts;
 	drop table stale_builds; drop index comparisons_running; alter table comparisons drop column owner;
@@ -197,6 +197,6 @@ check "and says how to migrate it" has err "perfd host clear"
 check "the older file is unchanged" eq "$before" "$(sha256sum older.db)"
 check "still at version 3" eq 3 "$(sqlite3 older.db 'pragma user_version')"
 check "a writing verb migrates it" run 0 "$PERFD" host clear --db older.db nohost
-check "to version 22" eq 22 "$(sqlite3 older.db 'pragma user_version')"
+check "to version 23" eq 23 "$(sqlite3 older.db 'pragma user_version')"
 check "show then reads it" run 0 "$PERFD" show --db older.db 2
 finish

@@ -188,8 +188,9 @@ check "lavapipe listed" eq "lavapipe" "$(js "$T/body" '" ".join(h["name"] for h 
 check "its fingerprint parsed" eq True "$(js "$T/body" 'str(isinstance([h for h in d["hosts"] if h["name"]=="lavapipe"][0]["fingerprint"], dict))')"
 check "its heartbeat is its newest comparison" eq "$(sql "select coalesce(finished_at, created_at) from comparisons where host = 'lavapipe' order by id desc limit 1")" "$(js "$T/body" '[h for h in d["hosts"] if h["name"]=="lavapipe"][0]["heartbeat"]')"
 check "not quarantined" eq false "$(js "$T/body" '[h for h in d["hosts"] if h["name"]=="lavapipe"][0]["quarantined"]')"
+check "  holding no commit" eq "0 None" "$(js "$T/body" '" ".join(str(h[k]) for h in d["hosts"] if h["name"] == "lavapipe" for k in ("held", "hold"))')"
 check "hosts CSV" eq 200 "$(status "$URL/api/v1/hosts?format=csv")"
-check "header" eq "name,fingerprint_hash,heartbeat,quarantined,fault,since,last_push,state,backlog,sandbox" "$(head -n 1 "$T/body")"
+check "header" eq "name,fingerprint_hash,heartbeat,quarantined,fault,since,last_push,state,backlog,sandbox,held,hold" "$(head -n 1 "$T/body")"
 check "no heartbeat in an agent's database: no last push, state or backlog" eq "null null null" "$(curl -s "$URL/api/v1/hosts" | python3 -c 'import json, sys; h = [h for h in json.load(sys.stdin)["hosts"] if h["name"] == "lavapipe"][0]; print(*[json.dumps(h[k]) for k in ("last_push", "state", "backlog")])')"
 
 # ---- pull heads: a server without [github] knows none ----
@@ -313,6 +314,7 @@ check "comparisons by verdict" has "$T/body" "perfd_comparisons_total{verdict=\"
 check "unresolved too" has "$T/body" "perfd_comparisons_total{verdict=\"unresolved\"} $(sql "select count(*) from comparisons where verdict = 'unresolved'")"
 check "no host quarantined" has "$T/body" "perfd_hosts_quarantined 0"
 check "no host unsandboxed (no heartbeat here)" has "$T/body" "perfd_hosts_unsandboxed 0"
+check "no commit held (the family, with no row)" has "$T/body" "# TYPE perfd_holds gauge"
 n404=$(grep '^perfd_http_requests_total{code="404"}' "$T/body" | cut -d' ' -f2)
 check "404s counted ($n404)" test "${n404:-0}" -ge 7
 check "400s counted" grep -q '^perfd_http_requests_total{code="400"} [1-9]' "$T/body"

@@ -195,10 +195,11 @@ job() { # HOST STATE: a job record of pull/5 at the head, id 1
 	 "created_at": "%s", "started_at": "%s", "finished_at": %s}' "$1" "$HC" "$HB" "$2" "$NOW" "$NOW" "$3" >"$T/job0.json"
 	python3 "$TESTS_DIR/fixtures/canon.py" edit "$T/job0.json" pass >"$T/job-$1.json"
 }
-hb() { # HOST STATE JOB BACKLOG QUARANTINE [SANDBOX]: SANDBOX as JSON, left out without it
+hb() { # HOST STATE JOB BACKLOG QUARANTINE [SANDBOX [MORE]]: SANDBOX as JSON, left out when
+	# empty; MORE: more members
 	printf '{"format": "perfd-heartbeat/1", "host": "%s", "seq": 1, "sent_at": "%s", "state": "%s", "job": %s,
-	 "backlog": %s, "fingerprint": null, "quarantine": %s%s}' "$1" "$NOW" "$2" "$3" "$4" "$5" \
-	 "${6:+, \"sandbox\": $6}" >"$T/hb-$1.json"
+	 "backlog": %s, "fingerprint": null, "quarantine": %s%s%s}' "$1" "$NOW" "$2" "$3" "$4" "$5" \
+	 "${6:+, \"sandbox\": $6}" "${7:+, $7}" >"$T/hb-$1.json"
 }
 job m1 done "\"$NOW\""
 check "m1's job of the head, done: 201" eq 201 "$(push m1 jobs "$T/job-m1.json")"
@@ -210,13 +211,16 @@ hb m1-max measuring 1 0 null '"bubblewrap"'
 check "m1-max's heartbeat: measuring its job" eq 200 "$(push m1-max heartbeat "$T/hb-m1-max.json")"
 hb "$DEMOHOST" idle null 2 null '"none: no sandbox here (bwrap: not found): builds and processes run as they are"'
 check "$DEMOHOST's heartbeat: a backlog of 2, no sandbox" eq 200 "$(push "$DEMOHOST" heartbeat "$T/hb-$DEMOHOST.json")"
-hb gfx1201 idle null 0 "{\"fault\": \"GPU hang (ring gfx timeout)\", \"since\": \"$NOW\"}"
-check "gfx1201's heartbeat: quarantined" eq 200 "$(push gfx1201 heartbeat "$T/hb-gfx1201.json")"
+# gfx1201 holds a commit of no pull request: its standing says so, and no
+# pull request's row changes.
+hb gfx1201 idle null 0 "{\"fault\": \"GPU hang (ring gfx timeout)\", \"since\": \"$NOW\"}" \
+	"" "\"kind\": \"GFX1201\", \"holds\": [{\"id\": 4, \"why\": \"went-down\", \"step\": \"case\", \"commit\": \"$(printf 'e%.0s' $(seq 40))\", \"tree\": null, \"since\": \"$NOW\", \"text\": \"the machine went down while case 'mm' ran\"}]"
+check "gfx1201's heartbeat: quarantined, a commit held" eq 200 "$(push gfx1201 heartbeat "$T/hb-gfx1201.json")"
 curl -s "$URL/api/v1/pulls?commit=$HC" >"$T/pulls.json"
 check "the pull head's hosts as the API says them" eq "$DEMOHOST:pending m1:done m1-max:measuring gfx1201:quarantined arc-b60:silent" \
 	"$(js "$T/pulls.json" '" ".join(h["host"] + ":" + h["state"] for h in d["pulls"][0]["hosts"])')"
 curl -s "$URL/api/v1/hosts" >"$T/hosts.json"
-check "gfx1201, known by its heartbeat alone, is a host" eq "idle 0 true" "$(js "$T/hosts.json" '" ".join(str(h["state"]) + " " + str(h["backlog"]) + " " + str(h["quarantined"]).lower() for h in d["hosts"] if h["name"] == "gfx1201")')"
+check "gfx1201, known by its heartbeat alone, is a host" eq "idle 0 true 1" "$(js "$T/hosts.json" '" ".join(str(h["state"]) + " " + str(h["backlog"]) + " " + str(h["quarantined"]).lower() + " " + str(h["held"]) for h in d["hosts"] if h["name"] == "gfx1201")')"
 
 mkdir -p "$SHOTS"
 rm -f "$SHOTS"/*.png

@@ -116,7 +116,7 @@ check "two tokens are never the same" test "$TOK" != "$TOKM"
 check "token list" run 0 "$PERFD" token list --config hub.conf
 check "  lists the maintainer's" has "$T/out" "maintainer alice"
 check "  by hash, not by token" eq 0 "$(grep -c "$TOK" "$T/out")"
-check "the hub's database is at schema 22" eq 22 "$(sqlite3 hub.db 'pragma user_version')"
+check "the hub's database is at schema 23" eq 23 "$(sqlite3 hub.db 'pragma user_version')"
 
 # ---- the hub ----
 "$PERFD" serve --config hub.conf 2>"$T/hub.err" &
@@ -173,6 +173,9 @@ check "  with both values" eq 1 "$(js "$T/body" 'sum(m.startswith("gain.median: 
 rehash a3.json 'd["processes"][3]["metrics"]["run2_ms"] = 1500.0' >a3-proc.json
 check "a process's value changed under its figures: 422" eq 422 "$(post a3-proc.json -H "$(auth "$TOK")")"
 check "  naming what it moves" has "$T/body" "pair 1 gain"
+rehash a3.json 'd["rule"] = "pairs-median/9"' >a3-rule.json
+check "a rule this hub does not know: 422" eq 422 "$(post a3-rule.json -H "$(auth "$TOK")")"
+check "  refused by name, never judged by the newest" has "$T/body" "rule 'pairs-median/9' is unknown to this perfd, which knows pairs-median/1"
 check "  nothing stored" eq "$before" "$(rows)"
 for b in 0 -1 '"60"' 1e9; do
 	rehash a3.json "d[\"settings\"][\"time_budget_s\"] = $b" >a3-budget.json
@@ -406,7 +409,7 @@ check "  quarantined as it says, with its fault" eq "true GPU hang null" "$(host
 check "  its sandbox: none, and why" eq "$NOSBX" "$(hostjs lavapipe '["sandbox"]')"
 check "  m1 sent none: null" eq "null null null false null" "$(hostjs m1 '["last_push"]') $(hostjs m1 '["state"]') $(hostjs m1 '["backlog"]') $(hostjs m1 '["quarantined"]') $(hostjs m1 '["sandbox"]')"
 curl -s "$URL/api/v1/hosts?format=csv" >hosts.csv
-check "  CSV columns" eq "name,fingerprint_hash,heartbeat,quarantined,fault,since,last_push,state,backlog,sandbox" "$(head -n 1 hosts.csv)"
+check "  CSV columns" eq "name,fingerprint_hash,heartbeat,quarantined,fault,since,last_push,state,backlog,sandbox,held,hold" "$(head -n 1 hosts.csv)"
 check "  lavapipe's line" has hosts.csv ",true,GPU hang,,$(hostjs lavapipe '["last_push"]'),idle,3,$NOSBX"
 hb lavapipe 106 idle '{"fault": "GPU hang", "since": "2026-11-04T10:00:00.000Z"}' '"bubblewrap"'
 check "a newer heartbeat, sandboxed: kept" eq 200 "$(postto /api/v1/ingest/heartbeat hb.json -H "$(auth "$TOK")")"

@@ -63,16 +63,7 @@ status_of() { # SHA CONTEXT: the newest status "state: description"
 }
 
 # ---- the hub ----
-PORT=$(free_port)
-HUBURL=http://127.0.0.1:$PORT
-HUB=$T/hub.db
-printf '%s\n' "$GHTOKEN" >gh-token
-chmod 600 gh-token
-cat >hub.conf <<CONF
-$(section hub database="$HUB" listen="127.0.0.1:$PORT" hosts="$HOSTS")
-
-$(section github api="$API" repo=acme/engine token_file="$T/gh-token" allow=alice expect="$HOSTS" hub_url="$HUBURL" poll_s=1)
-CONF
+hub_github "$HOSTS"
 check "the hub's configuration with [github]" run 0 "$PERFD" serve --config hub.conf --check
 chmod 644 gh-token
 check "a forge token file others may read: serve --check refuses it" run 2 "$PERFD" serve --config hub.conf --check

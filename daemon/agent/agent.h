@@ -1,8 +1,9 @@
 /*
  * daemon/agent: the agent, perfd's long-running side on a GPU host. Its
- * configuration (config.c), its loop (agent.c: watch, queue, jobs), its A/A
- * comparisons (calibration.c), its history (history.c), its pull-request
- * side (pulls.c), its push to the hub (push.c) and its sandbox wiring
+ * configuration (config.c, config-keys.c), its loop (agent.c: watch,
+ * queue, jobs), its A/A comparisons (calibration.c), its history
+ * (history.c, history-span.c, history-bisect.c), its pull-request side
+ * (pulls.c), its push to the hub (push.c) and its sandbox wiring
  * (sandbox.c). Included by these and by the verbs that run or read an
  * agent (cmd-agent.c, cmd-demo.c, cmd-comment.c, cmd-fetch.c), nothing
  * below daemon/.
@@ -244,8 +245,18 @@ int agent_job_held(struct agent *a, const struct db_job *job);
 int agent_build_held(struct agent *a, const struct db_build *b);
 int agent_refuse_quarantined(struct agent *a);
 void agent_holds_say(struct agent *a, FILE *f);
+/* The holds in force, for a heartbeat: h->holds (the caller's to release
+ * with the heartbeat) holds the newest WIRE_HOLDS_MAX. */
+struct wire_heartbeat;
+struct wire_heartbeat_reply;
+int agent_holds_heartbeat(struct agent *a, struct wire_heartbeat *h);
+/* Releases each hold of this host that the hub's answer says a maintainer
+ * released there ("/perfd greenlight HOST"), and but for a gate's lifts the
+ * quarantine, as perfd retry --held does; said in the log. */
+void agent_holds_greenlit(struct agent *a, const struct wire_heartbeat_reply *rep);
 
-/* [history] (history.c, docs/history.md). At a poll: queues a span
+/* [history] (docs/history.md): spans (history-span.c), alerts
+ * (history.c) and bisection (history-bisect.c). At a poll: queues a span
  * job for each history branch among heads whose span is due. */
 int agent_history_spans(struct agent *a, const struct builder_head *heads, size_t n);
 /* Reads the verdicts of head and span jobs done since the last call (and,
@@ -255,6 +266,25 @@ int agent_history_spans(struct agent *a, const struct builder_head *heads, size_
  * has work, or another call may), 0 when nothing moved, or a negative
  * errno. */
 int agent_history(struct agent *a);
+/* What the history reads of a job's comparison of one case. */
+struct agent_verdict {
+	int64_t id;              /* 0: no done comparison */
+	char verdict[16];        /* an A/A's is "unchanged" */
+	bool has_gain;
+	double gain;
+	double min_effect;       /* the comparison's */
+};
+/* Whether name is one of [history]'s branches. */
+bool agent_history_branch(const struct agent *a, const char *name);
+/* The newest done comparison of job_id's case, into *out (zeroed, id 0,
+ * when the job has none done). Returns 0 or a negative errno. */
+int agent_job_verdict(struct agent *a, struct agent_verdict *out, int64_t job_id,
+		      const char *case_name);
+/* Takes confirmed alert al's bisection as far as its done jobs allow:
+ * queues the steps due, and when no step waits on a job stores its
+ * findings and ends it. Returns the jobs queued, plus 1 when it ended, or
+ * a negative errno. */
+int agent_history_bisect(struct agent *a, struct db_alert *al);
 
 /* Opens the database, the mirror of the repository and [github]'s client,
  * and marks what a killed agent left running as abandoned. profile and

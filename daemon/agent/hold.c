@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "wire.h"
 
 /* Holds in force said at a start or in a summary, at most. */
 #define HOLDS_SAID_MAX 10
@@ -26,6 +27,9 @@ static void say_release(struct strbuf *sb, const struct agent *a, const struct d
 	if (h->why != DB_HOLD_GATE)
 		strbuf_addf(sb, " again; 'perfd host clear --db %s %s' lets the host take other "
 			    "heads", a->cfg->database, a->host);
+	if (a->cfg->hub.url)
+		strbuf_addf(sb, "; at the hub, a maintainer's '/perfd greenlight %s' on its pull "
+			    "request releases it", a->host);
 }
 
 int agent_holds_open(struct agent *a)
@@ -202,4 +206,61 @@ void agent_holds_say(struct agent *a, FILE *f)
 		log_warnx("and %zu more held commits ('perfd host list --db %s')",
 			  n - HOLDS_SAID_MAX, a->cfg->database);
 	free(v);
+}
+
+int agent_holds_heartbeat(struct agent *a, struct wire_heartbeat *h)
+{
+	struct db_hold *v = NULL;
+	size_t n = 0, i;
+	int r = db_hold_list(a->db, &v, &n, a->host, true);
+
+	h->holds = xcalloc((n < WIRE_HOLDS_MAX ? n : WIRE_HOLDS_MAX) + 1, sizeof(*h->holds));
+	for (i = 0; i < n; i++) {
+		struct wire_hold *w = &h->holds[h->nholds];
+
+		if (h->nholds < WIRE_HOLDS_MAX) {
+			*w = (struct wire_hold){ .id = v[i].id, .why = v[i].why, .step = v[i].step,
+						 .text = runner_hold_text(&v[i]) };
+			memcpy(w->commit, v[i].commit, sizeof(w->commit));
+			memcpy(w->tree, v[i].tree, sizeof(w->tree));
+			memcpy(w->since, v[i].created_at, sizeof(w->since));
+			h->nholds++;
+		}
+		db_hold_release(&v[i]);
+	}
+	free(v);
+	return r;
+}
+
+void agent_holds_greenlit(struct agent *a, const struct wire_heartbeat_reply *rep)
+{
+	size_t i;
+
+	for (i = 0; i < rep->ngreenlit; i++) {
+		const struct wire_greenlight *g = &rep->greenlit[i];
+		struct db_hold h;
+		char *by, *text;
+		int r;
+
+		/* Only a hold of this host still in force: an answer for one
+		 * released since, here or by an earlier answer, changes nothing. */
+		if (db_hold_load(a->db, &h, g->hold) < 0 || strcmp(h.host, a->host) ||
+		    *h.released_at) {
+			db_hold_release(&h);
+			continue;
+		}
+		by = xasprintf("/perfd greenlight by %s on pull request #%d, at the hub", g->by,
+			       g->pr);
+		text = runner_hold_text(&h);
+		r = runner_hold_lift(a->db, &h, by);
+		if (r < 0)
+			log_warnx("hold %lld: releasing it (%s): %s; asked again at the next "
+				  "heartbeat", (long long)h.id, by, err_last());
+		else
+			log_info("hold %lld released by %s: %s; it runs again%s", (long long)h.id,
+				 by, text, h.why == DB_HOLD_GATE ? "" : ", the host cleared");
+		free(text);
+		free(by);
+		db_hold_release(&h);
+	}
 }

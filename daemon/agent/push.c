@@ -127,12 +127,14 @@ static char *heartbeat_sandbox(const struct agent *a)
 
 void agent_heartbeat(struct agent *a, const char *state, int64_t job)
 {
+	struct wire_heartbeat_reply rep;
 	struct wire_heartbeat h;
 	struct wire_outbox ob;
 	struct strbuf rec = STRBUF_INIT, reply = STRBUF_INIT;
 	struct db_host q;
 	struct timespec now;
 	int64_t ms;
+	size_t i;
 
 	if (!a->push_auth || a->push_down)
 		return;
@@ -156,12 +158,20 @@ void agent_heartbeat(struct agent *a, const char *state, int64_t job)
 		snprintf(h.since, sizeof(h.since), "%s", q.since);
 	}
 	h.sandbox = heartbeat_sandbox(a);
+	h.kind = a->profile ? a->profile->device_match : NULL;
+	if (agent_holds_heartbeat(a, &h) < 0)
+		log_warnx("the heartbeat's holds: %s; sent without them", err_last());
 	wire_heartbeat_build(&rec, &h);
 	outbox_init(&ob, a);
-	wire_outbox_send(&ob, &reply, "/api/v1/ingest/heartbeat", &rec);
+	if (wire_outbox_send(&ob, &reply, "/api/v1/ingest/heartbeat", &rec) == 200 &&
+	    wire_heartbeat_reply_parse(&rep, reply.buf, reply.len) == 0)
+		agent_holds_greenlit(a, &rep);
 	a->push_down = ob.down;
 	db_host_release(&q);
 	free(h.sandbox);
+	for (i = 0; i < h.nholds; i++)
+		free(h.holds[i].text);
+	free(h.holds);
 	strbuf_release(&rec);
 	strbuf_release(&reply);
 }

@@ -258,6 +258,23 @@ static int fix_base(struct hub_forge *f, struct db_hub_pull *h, const struct web
 	return 0;
 }
 
+/* The green lights listed maintainers gave the holds of p's head or base
+ * ("/perfd greenlight HOST"), recorded for the hosts' next heartbeats. */
+static void greenlights(struct hub_forge *f, const struct web_gh_pull *p, const char *base)
+{
+	const struct forge_config *g = &f->cfg->github;
+	int n = 0;
+
+	if (web_pull_greenlights(&n, &f->pulls, p, base, (const char *const *)g->allow,
+				 g->nallow) < 0)
+		log_warnx("pull request %d at %.12s: green lights: %s; read again at the next "
+			  "poll", p->number, p->head_sha, err_last());
+	else if (n)
+		log_info("pull request %d at %.12s: %d held step%s released by /perfd greenlight; "
+			 "each host runs it again at its next heartbeat", p->number, p->head_sha, n,
+			 n == 1 ? "" : "s");
+}
+
 /* Lists the open pull requests and records what agents may build. */
 static void sync_pulls(struct hub_forge *f)
 {
@@ -305,6 +322,7 @@ static void sync_pulls(struct hub_forge *f)
 		}
 		free(approver);
 		h->trusted = trust != WEB_TRUST_WAITING;
+		greenlights(f, p, h->base);
 		if (web_pull_forecasts_record(&f->pulls, p, NULL) < 0)
 			log_warnx("pull request %d at %.12s: forecasts: %s; read again at the next "
 				  "poll", p->number, p->head_sha, err_last());

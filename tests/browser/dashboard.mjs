@@ -221,7 +221,8 @@ try {
 	check('no sandbox is highlighted, and nothing else', hosts.every((x) =>
 		rowOf(x.name).unsandboxed === (x.sandbox !== null && x.sandbox.startsWith('none'))) &&
 		rowOf(DEMOHOST).unsandboxed, shownHosts);
-	check('a host quarantined by its heartbeat stands so, with its fault', /quarantined.*GPU hang \(ring gfx timeout\)/.test(rowOf('gfx1201').standing) &&
+	check('a host quarantined by its heartbeat stands so, with its fault and the commit it holds',
+		/quarantined.*GPU hang \(ring gfx timeout\)1 commit held: the machine went down while case 'mm' ran$/.test(rowOf('gfx1201').standing) &&
 		rowOf('m1').standing === 'in service', shownHosts);
 
 	// ---- following a verdict cell to its receipt ----

@@ -1,9 +1,10 @@
 /*
  * The hub's ingest bodies (web/wire/record.c, read by jansson's json_loadb):
  * any bytes as a POSTed body, taken apart by each of the four readers
- * (perfd-comparison/2, perfd-job/1, perfd-build/1, perfd-heartbeat/1).
- * Every refusal is one of the documented codes with a detail; a heartbeat
- * a reader accepts, built again as an agent sends it, is read the same.
+ * (perfd-comparison/2, perfd-job/1, perfd-build/1, perfd-heartbeat/1),
+ * and as the hub's answer to a heartbeat, as an agent reads it. Every
+ * refusal is one of the documented codes with a detail; a heartbeat a
+ * reader accepts, built again as an agent sends it, is read the same.
  */
 #include <errno.h>
 #include <string.h>
@@ -25,6 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct wire_job_record job;
 	struct wire_build_record build;
 	struct wire_heartbeat hb;
+	struct wire_heartbeat_reply reply;
 	int rc;
 
 	rc = wire_record_parse(&rec, text, size);
@@ -65,5 +67,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		strbuf_release(&twice);
 	}
 	wire_heartbeat_release(&hb);
+
+	rc = wire_heartbeat_reply_parse(&reply, text, size);
+	FUZZ_CHECK(rc == 0 || rc == -EPROTO);
+	FUZZ_CHECK(reply.ngreenlit <= WIRE_GREENLIT_MAX);
 	return 0;
 }

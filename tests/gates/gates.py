@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The two gates' verdicts, from what tests/gates/gates.sh had the tools find.
+"""The gates' verdicts, from what tests/gates/gates.sh had the tools find.
 
   gates.py length LIMIT ALLOW TAGS [--update]
       TAGS: universal-ctags' lines for the C functions (--fields=+ne, so
@@ -11,6 +11,12 @@
   gates.py copies BASELINE REPORT [--update]
       REPORT: jscpd's JSON report. Fails (exit 1) for a clone that BASELINE
       does not hold. --update writes BASELINE from REPORT.
+  gates.py docs CEILINGS DOC...
+      DOC: the documents (README.md, docs/*.md) git tracks. Fails (exit 1)
+      for a document longer than its line ceiling in CEILINGS, for one
+      CEILINGS does not list, for a line of CEILINGS without its reason,
+      and for a listed document that is gone. --update changes nothing
+      here: a ceiling is a person's decision, and raising one says why.
 
 A clone is keyed by its two files and a hash of its text with the
 whitespace collapsed, never by line numbers, so that a line added above it
@@ -25,6 +31,7 @@ import sys
 
 ALLOW_HINT = "tests/gates/long-functions.txt"
 BASELINE_HINT = "tests/gates/clones.txt"
+CEILINGS_HINT = "tests/gates/doc-ceilings.txt"
 
 
 def length_gate(limit, allow_path, tags_path, update):
@@ -172,6 +179,44 @@ def copies_gate(baseline_path, report_path, update):
     return 0
 
 
+def docs_gate(ceilings_path, docs):
+    ceiling = {}
+    fail = []
+    for i, line in enumerate(open(ceilings_path, encoding="utf-8")):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = line.split(None, 2)
+        if len(parts) < 3 or not parts[1].isdigit() or not parts[2].strip():
+            fail.append("%s:%d: %r: wants PATH LINES REASON, the reason too"
+                        % (ceilings_path, i + 1, line.rstrip("\n")))
+            continue
+        ceiling[parts[0]] = int(parts[1])
+
+    for doc in sorted(docs):
+        with open(doc, "rb") as f:
+            n = sum(1 for _ in f)
+        if doc not in ceiling:
+            fail.append("%s: %d line%s and no ceiling: add its line to %s, "
+                        "with a reason" % (doc, n, "" if n == 1 else "s",
+                                           CEILINGS_HINT))
+        elif n > ceiling[doc]:
+            fail.append("%s: %d lines, over its ceiling of %d (%s): say it "
+                        "in fewer lines, or raise the ceiling and say why"
+                        % (doc, n, ceiling[doc], CEILINGS_HINT))
+    for doc in sorted(set(ceiling) - set(docs)):
+        fail.append("%s: %s has a ceiling but is gone: delete its line"
+                    % (CEILINGS_HINT, doc))
+    if fail:
+        print("gate docs: FAILED, each document stays within the line "
+              "ceiling %s states:" % CEILINGS_HINT)
+        for m in fail:
+            print("  " + m)
+        return 1
+    print("gate docs: ok, %d documents, each within its ceiling in %s"
+          % (len(docs), CEILINGS_HINT))
+    return 0
+
+
 def main(argv):
     update = "--update" in argv
     args = [a for a in argv if a != "--update"]
@@ -180,6 +225,8 @@ def main(argv):
             return length_gate(int(args[1]), args[2], args[3], update)
         if len(args) == 3 and args[0] == "copies":
             return copies_gate(args[1], args[2], update)
+        if len(args) >= 2 and args[0] == "docs":
+            return docs_gate(args[1], args[2:])
     except (OSError, ValueError, KeyError) as e:
         print("gates.py: %s" % e, file=sys.stderr)
         return 2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The gates: the tree grows no new copy and no new long function.
+# The gates: the tree grows no new copy, no new long function and no
+# document past its ceiling.
 #
-#   tests/gates/gates.sh [--update] [length] [copies] [DIR]
+#   tests/gates/gates.sh [--update] [length] [copies] [docs] [DIR]
 #
 # length: no C function outside the tests (tests/, bench/, test-*.c, and
 #   kernels/demo/history/, a shipped demo program) is over MAX_LINES lines,
@@ -10,12 +11,15 @@
 #   and every function listed there is still over MAX_LINES.
 # copies: jscpd, with the settings of .jscpd.json, finds no duplicated
 #   block that tests/gates/clones.txt does not hold.
-# Both by default. DIR is the tree to check (this checkout by default); its
-# own .jscpd.json and tests/gates/ files are used, but the tools are this
-# checkout's (node_modules/.bin/jscpd; JSCPD and CTAGS override them).
+# docs: each document (README.md, docs/*.md) has a line ceiling in
+#   tests/gates/doc-ceilings.txt, with its reason, and is within it.
+# All three by default. DIR is the tree to check (this checkout by default);
+# its own .jscpd.json and tests/gates/ files are used, but the tools are
+# this checkout's (node_modules/.bin/jscpd; JSCPD and CTAGS override them).
 # Only files git tracks are read, or with DIR outside git every file.
 # --update writes tests/gates/clones.txt from today's clones and deletes the
-# lines of long-functions.txt that are no longer over MAX_LINES.
+# lines of long-functions.txt that are no longer over MAX_LINES; it never
+# raises a document's ceiling.
 #
 # Exit 0: passed; 1: a gate failed (each reason printed); 2: usage, or a tool
 # missing (./dev.sh deps installs universal-ctags, and npm ci jscpd).
@@ -31,20 +35,20 @@ gates=()
 dir=
 
 usage() {
-	sed -n '4p' "$0" | sed 's/^# *//' >&2
+	sed -n '5p' "$0" | sed 's/^# *//' >&2
 	exit 2
 }
 
 while (($#)); do
 	case $1 in
 	--update) update=--update ;;
-	length | copies) gates+=("$1") ;;
+	length | copies | docs) gates+=("$1") ;;
 	-h | --help) usage ;;
 	*) [ -z "$dir" ] && [ -d "$1" ] || usage; dir=$1 ;;
 	esac
 	shift
 done
-((${#gates[@]})) || gates=(length copies)
+((${#gates[@]})) || gates=(length copies docs)
 dir=$(cd "${dir:-$home}" && pwd -P)
 
 CTAGS=${CTAGS:-$(command -v ctags-universal || command -v ctags || true)}
@@ -105,6 +109,12 @@ for g in "${gates[@]}"; do
 		}
 		verdict python3 "$here/gates.py" copies tests/gates/clones.txt \
 			"$tmp/jscpd/jscpd-report.json" $update
+		;;
+	docs)
+		mapfile -t docs < <(tr '\0' '\n' <"$tmp/files" |
+			grep -E '^(README\.md|docs/[^/]*\.md)$' || true)
+		verdict python3 "$here/gates.py" docs tests/gates/doc-ceilings.txt \
+			"${docs[@]}"
 		;;
 	esac
 done

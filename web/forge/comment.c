@@ -437,8 +437,8 @@ static void render_visibility(struct comment *cm, const struct db_comparison *cs
 		for (j = i + 1; j < n; j++)
 			if (!strcmp(cs[j].host, c->host) && !strcmp(cs[j].case_name, c->case_name))
 				break;
-		if (j < n || !strcmp(c->rule, RUNNER_RULE_V1))
-			continue;        /* a newer one of them follows, or no stages */
+		if (j < n || !runner_rule_has(c->rule, RUNNER_RULE_F_CALIBRATED))
+			continue;        /* a newer one of them follows, or no calibration */
 		if (!any)
 			strbuf_adds(cm->out, "\nWhat each host can see, with its calibration:\n\n");
 		any = true;

@@ -237,7 +237,8 @@ void web_gh_client_set_login(struct web_gh_client *c, const char *login);
 const char *web_job_verdicts(struct strbuf *desc, struct db *db, const struct db_job *job);
 
 enum web_host_at { WEB_HOST_DONE, WEB_HOST_FAILED, WEB_HOST_QUEUED, WEB_HOST_BUILDING,
-		   WEB_HOST_MEASURING, WEB_HOST_QUARANTINED, WEB_HOST_SILENT, WEB_HOST_WAITING };
+		   WEB_HOST_MEASURING, WEB_HOST_QUARANTINED, WEB_HOST_SILENT, WEB_HOST_WAITING,
+		   WEB_HOST_HELD };
 struct web_host_state {
 	char host[64];
 	enum web_host_at state;
@@ -246,8 +247,13 @@ struct web_host_state {
 	bool has_job;
 	struct db_job job;           /* the host's newest job of the commit, when has_job */
 	bool base_differs;           /* that job's base is not the hub's */
+	/* Another host of the same kind of device holds the commit or base:
+	 * said in desc as a warning, whatever the state. */
+	bool kin_held;
 };
 /* Where host stands with commit: done or failed (its job's verdicts),
+ * held (the host holds the commit or base: what it did and how a
+ * maintainer releases it; status error, pending for a gate's hold),
  * quarantined, silent (no heartbeat for silent_after_s, or none ever),
  * queued, building or measuring (its heartbeat names the job), or
  * waiting (heard from, no job yet). base is the hub's fixed base (NULL or
@@ -340,6 +346,18 @@ enum web_trust { WEB_TRUST_AUTHOR, WEB_TRUST_APPROVED, WEB_TRUST_WAITING };
  * caller's to free) is set for WEB_TRUST_APPROVED. */
 int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls *ps,
 		   const struct web_gh_pull *p, const char *const *allow, size_t nallow);
+
+/* A comment's "/perfd greenlight HOST" (at the body's start, alone on its
+ * line): true with the host's name in host. */
+bool web_greenlight_command(char host[64], const char *body);
+/* The holds in force of pull request p's head or of base (the hub's,
+ * NULL: none) that a listed maintainer released with "/perfd greenlight
+ * HOST", a comment no older than the hub's first word of the hold: each
+ * recorded in db (db_hub_hold_greenlight), for its host's next heartbeat.
+ * The comments are read only while such a hold waits. *out: how many
+ * were released. */
+int web_pull_greenlights(int *out, const struct web_pulls *ps, const struct web_gh_pull *p,
+			 const char *base, const char *const *allow, size_t nallow);
 
 /* ---- alerts on the forge (alerts.c, docs/github.md "Alerts on the forge") ---- */
 

@@ -108,12 +108,51 @@ static double seconds_between(const char *from, const char *to)
 	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
 }
 
+/* Host's hold of the commit or base (held, unless its job is done or
+ * failed), or another host's of the same kind of device (a warning), said
+ * in out. */
+static void say_holds(struct web_host_state *out, const struct db_hub_hold *v, size_t n,
+		      const char *kind)
+{
+	const struct db_hub_hold *kin = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct db_hub_hold *h = &v[i];
+
+		if (!strcmp(h->host, out->host)) {
+			if (out->state == WEB_HOST_HELD || out->state == WEB_HOST_DONE ||
+			    out->state == WEB_HOST_FAILED)
+				continue;
+			out->state = WEB_HOST_HELD;
+			out->status = h->why == DB_HOLD_GATE ? "pending" : "error";
+			/* The way out first: a status keeps 140 characters. */
+			strbuf_reset(&out->desc);
+			if (*h->greenlit_by)
+				strbuf_addf(&out->desc, "held; released by %s's /perfd greenlight, "
+					    "waiting for the host: %s", h->greenlit_by, h->text);
+			else
+				strbuf_addf(&out->desc, "held; a maintainer's '/perfd greenlight %s' "
+					    "runs it: %s", out->host, h->text);
+		} else if (!kin && kind && h->kind && !strcmp(kind, h->kind)) {
+			kin = h;
+		}
+	}
+	if (kin && out->state != WEB_HOST_HELD) {
+		out->kin_held = true;
+		strbuf_addf(&out->desc, "; warning: held on %s, of the same kind: %s", kin->host,
+			    kin->text);
+	}
+}
+
 int web_host_state(struct web_host_state *out, struct db *db, const char *host,
 		   const char *commit, const char *base, double silent_after_s)
 {
 	struct db_job jobs[WEB_COMMENT_JOBS_MAX];
+	struct db_hub_hold *holds = NULL;
 	struct db_host_status hs;
 	char now[TIME_ISO_LEN];
+	size_t nholds = 0;
 	bool heard;
 	int n, i, r;
 
@@ -173,8 +212,14 @@ int web_host_state(struct web_host_state *out, struct db *db, const char *host,
 	if (out->base_differs)
 		strbuf_addf(&out->desc, "; compared against base %.12s, not %.12s", out->job.base,
 			    base);
+	r = db_hub_holds_list(db, &holds, &nholds, NULL, commit, base && *base ? base : NULL);
+	if (r == 0)
+		say_holds(out, holds, nholds, heard ? hs.kind : NULL);
+	for (i = 0; i < (int)nholds; i++)
+		db_hub_hold_release(&holds[i]);
+	free(holds);
 	db_host_status_release(&hs);
-	return 0;
+	return r;
 }
 
 const char *web_host_at_name(enum web_host_at at)
@@ -184,6 +229,7 @@ const char *web_host_at_name(enum web_host_at at)
 		[WEB_HOST_QUEUED] = "queued", [WEB_HOST_BUILDING] = "building",
 		[WEB_HOST_MEASURING] = "measuring", [WEB_HOST_QUARANTINED] = "quarantined",
 		[WEB_HOST_SILENT] = "silent", [WEB_HOST_WAITING] = "pending",
+		[WEB_HOST_HELD] = "held",
 	};
 
 	assert((size_t)at < ARRAY_SIZE(words));

@@ -357,6 +357,87 @@ enum web_command web_triage_command(struct web_triage_command *out, const char *
 	return WEB_COMMAND_OK;
 }
 
+bool web_greenlight_command(char host[64], const char *body)
+{
+	static const char cmd[] = "/perfd greenlight";
+	const char *p = body;
+	size_t n;
+
+	*host = '\0';
+	while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+		p++;
+	if (strncmp(p, cmd, sizeof(cmd) - 1) || !is_blank(p[sizeof(cmd) - 1]))
+		return false;
+	for (p += sizeof(cmd) - 1; is_blank(*p); p++)
+		;
+	n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+	if (n == 0 || n > 63)
+		return false;
+	memcpy(host, p, n);
+	host[n] = '\0';
+	for (p += n; is_blank(*p); p++)
+		;
+	if (!is_line_end(*p))
+		*host = '\0';
+	return *host != '\0';
+}
+
+/* Seconds since the epoch of one of perfd's times, whole; 0 when it is not one. */
+static int64_t epoch_of(const char *iso)
+{
+	struct timespec t;
+
+	return time_parse_iso(&t, iso) < 0 ? 0 : (int64_t)t.tv_sec;
+}
+
+/* Records comment c's green light for each hold of v it names, waiting. */
+static int greenlight_from(int *out, const struct web_pulls *ps, const struct web_gh_comment *c,
+			   struct db_hub_hold *v, size_t n, int pr)
+{
+	char host[64];
+	size_t i;
+	int r = 0;
+
+	if (!web_greenlight_command(host, c->body))
+		return 0;
+	for (i = 0; i < n && r >= 0; i++) {
+		if (strcmp(v[i].host, host) || *v[i].greenlit_by ||
+		    c->created < epoch_of(v[i].first_seen))
+			continue;
+		r = db_hub_hold_greenlight(ps->db, host, v[i].origin_id, c->author, pr, c->id);
+		if (r > 0) {
+			snprintf(v[i].greenlit_by, sizeof(v[i].greenlit_by), "%.64s", c->author);
+			++*out;
+		}
+	}
+	return r < 0 ? r : 0;
+}
+
+int web_pull_greenlights(int *out, const struct web_pulls *ps, const struct web_gh_pull *p,
+			 const char *base, const char *const *allow, size_t nallow)
+{
+	struct web_gh_comment *cs = NULL;
+	struct db_hub_hold *v = NULL;
+	size_t n = 0, nc = 0, i, waiting = 0;
+	int r;
+
+	*out = 0;
+	r = db_hub_holds_list(ps->db, &v, &n, NULL, p->head_sha, base && *base ? base : NULL);
+	for (i = 0; i < n; i++)
+		waiting += !*v[i].greenlit_by;
+	if (r == 0 && waiting)
+		r = web_gh_comments_list(ps->gh, &cs, &nc, p->number);
+	for (i = 0; r == 0 && i < nc; i++) {
+		if (web_login_allowed(cs[i].author, allow, nallow))
+			r = greenlight_from(out, ps, &cs[i], v, n, p->number);
+	}
+	web_gh_comments_free(cs, nc);
+	for (i = 0; i < n; i++)
+		db_hub_hold_release(&v[i]);
+	free(v);
+	return r;
+}
+
 int web_pull_trust(enum web_trust *out, char **approver, const struct web_pulls *ps,
 		   const struct web_gh_pull *p, const char *const *allow, size_t nallow)
 {

@@ -48,6 +48,31 @@ static void test_run_command(void **state)
 	assert_false(web_run_command(sha, "/PERFD RUN"));
 }
 
+/* "/perfd greenlight HOST": the host it names, alone on the first line. */
+static void test_greenlight_command(void **state)
+{
+	char host[64];
+
+	assert_true(web_greenlight_command(host, "/perfd greenlight gfx1201"));
+	assert_string_equal(host, "gfx1201");
+	assert_true(web_greenlight_command(host, "\r\n /perfd greenlight\tm1-max.lab_2  \r\n"
+					   "checked the dump"));
+	assert_string_equal(host, "m1-max.lab_2");
+	assert_false(web_greenlight_command(host, "/perfd greenlight"));
+	assert_string_equal(host, "");
+	assert_false(web_greenlight_command(host, "/perfd greenlight "));
+	assert_false(web_greenlight_command(host, "/perfd greenlights m1"));
+	assert_false(web_greenlight_command(host, "/perfd greenlight m1 m1-max"));
+	assert_false(web_greenlight_command(host, "/perfd greenlight m1!"));
+	assert_false(web_greenlight_command(host, "/perfd greenlight m1/../x"));
+	assert_false(web_greenlight_command(host, "LGTM\n/perfd greenlight m1"));
+	assert_false(web_greenlight_command(host, "/PERFD GREENLIGHT m1"));
+	assert_false(web_greenlight_command(host, "/perfd greenlight "
+		"a234567890123456789012345678901234567890123456789012345678901234"));
+	assert_string_equal(host, "");
+	(void)state;
+}
+
 /* "/perfd triage STATE [COMPARISON]": what it reads, the text it keeps,
  * and why it refuses what starts so but is not one. */
 static void test_triage_command(void **state)
@@ -161,6 +186,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_command),
+		cmocka_unit_test(test_greenlight_command),
 		cmocka_unit_test(test_triage_command),
 		cmocka_unit_test(test_fence),
 		cmocka_unit_test(test_runner_lines_shown),

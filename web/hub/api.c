@@ -266,7 +266,7 @@ static json_t *jnext(bool more, int64_t last)
 /* ---- /api/v1/hosts ---- */
 
 static const char *const host_cols[] = { "name", "fingerprint_hash", "heartbeat", "quarantined",
-	"fault", "since", "last_push", "state", "backlog", "sandbox", NULL };
+	"fault", "since", "last_push", "state", "backlog", "sandbox", "held", "hold", NULL };
 
 /* A list with no parameter but "format": load appends its rows to list
  * and returns 0, or a negative errno (a database error). */
@@ -288,6 +288,35 @@ static void reply_format_list(struct web_reply *out, struct db *db, const struct
 		return;
 	}
 	reply_list(out, csv, key, list, cols, NULL);
+}
+
+/* The commits held on host (docs/hosts.md, "When the machine goes down"):
+ * how many, and what the newest did, as o's "held" and "hold" (null for
+ * none): this database's own holds, and at a hub those its heartbeat said. */
+static int set_holds(json_t *o, struct db *db, const char *host)
+{
+	struct db_hold *own = NULL;
+	struct db_hub_hold *said = NULL;
+	size_t nown = 0, nsaid = 0, i;
+	char *text = NULL;
+	int r = db_hold_list(db, &own, &nown, host, true);
+
+	if (r == 0)
+		r = db_hub_holds_list(db, &said, &nsaid, host, NULL, NULL);
+	if (r == 0 && nown)
+		text = runner_hold_text(&own[0]);
+	else if (r == 0 && nsaid)
+		text = xstrdup(said[0].text);
+	json_object_set_new(o, "held", json_integer((json_int_t)(nown + nsaid)));
+	json_object_set_new(o, "hold", json_text_or_null(text));
+	for (i = 0; i < nown; i++)
+		db_hold_release(&own[i]);
+	for (i = 0; i < nsaid; i++)
+		db_hub_hold_release(&said[i]);
+	free(own);
+	free(said);
+	free(text);
+	return r;
 }
 
 static int hosts_load(json_t *list, struct db *db)
@@ -313,6 +342,8 @@ static int hosts_load(json_t *list, struct db *db)
 		json_object_set_new(o, "backlog", h->has_status ? json_integer(h->backlog) :
 				    json_null());
 		json_object_set_new(o, "sandbox", json_text(h->sandbox));
+		if (r == 0)
+			r = set_holds(o, db, h->name);
 		json_array_append_new(list, o);
 		db_host_info_release(&hosts[i]);
 	}
@@ -1748,6 +1779,10 @@ static void api_metrics(struct web_reply *out, struct db *db, const struct web_c
 	if (r == 0)
 		r = metric_family(&sb, db, DB_COUNT_UNSANDBOXED, "perfd_hosts_unsandboxed", NULL,
 				  "hosts whose newest heartbeat says their builds run unsandboxed");
+	if (r == 0)
+		r = metric_family(&sb, db, DB_COUNT_HELD, "perfd_holds", "why",
+				  "commits held on a host until a person releases them, by why "
+				  "(docs/hosts.md)");
 	if (r == 0)
 		r = metric_family(&sb, db, DB_COUNT_ALERT_COMMANDS, "perfd_alert_commands",
 				  "outcome", "the /perfd triage commands read from alerts' issues, "

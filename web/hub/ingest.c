@@ -382,9 +382,57 @@ out:
 	return changed;
 }
 
+/* The holds heartbeat h lists, as its host's in force. When they changed,
+ * commit is the newest's, whose pull requests' rows say it first. */
+static int holds_put(char commit[41], struct db *db, const struct wire_heartbeat *h)
+{
+	struct db_hub_hold *hs = xcalloc(h->nholds + 1, sizeof(*hs));
+	bool changed = false;
+	size_t i;
+	int r;
+
+	for (i = 0; i < h->nholds; i++) {
+		const struct wire_hold *w = &h->holds[i];
+
+		hs[i] = (struct db_hub_hold){ .origin_id = w->id, .why = w->why, .step = w->step,
+					      .text = w->text };
+		memcpy(hs[i].commit, w->commit, sizeof(w->commit));
+		memcpy(hs[i].tree, w->tree, sizeof(w->tree));
+		memcpy(hs[i].since, w->since, sizeof(w->since));
+	}
+	r = db_hub_holds_set(db, h->host, hs, h->nholds, &changed);
+	if (r == 0 && changed && h->nholds)
+		memcpy(commit, h->holds[0].commit, 41);
+	free(hs);
+	return r;
+}
+
+/* The holds of host a maintainer released here, for its heartbeat's answer. */
+static int greenlit(struct wire_heartbeat_reply *rep, struct db *db, const char *host)
+{
+	struct db_hub_hold *hs = NULL;
+	size_t n = 0, i;
+	int r = db_hub_holds_list(db, &hs, &n, host, NULL, NULL);
+
+	memset(rep, 0, sizeof(*rep));
+	for (i = 0; i < n; i++) {
+		if (*hs[i].greenlit_by && rep->ngreenlit < WIRE_GREENLIT_MAX) {
+			struct wire_greenlight *g = &rep->greenlit[rep->ngreenlit++];
+
+			g->hold = hs[i].origin_id;
+			g->pr = hs[i].greenlit_pr;
+			snprintf(g->by, sizeof(g->by), "%s", hs[i].greenlit_by);
+		}
+		db_hub_hold_release(&hs[i]);
+	}
+	free(hs);
+	return r;
+}
+
 int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_identity *who,
 			 const char *body, size_t len, char commit[41])
 {
+	struct wire_heartbeat_reply rep;
 	struct wire_heartbeat h;
 	struct db_host_status s;
 	bool stored = false;
@@ -409,14 +457,23 @@ int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_
 	s.quarantined = h.quarantined;
 	s.fault = h.fault;
 	s.sandbox = h.sandbox;
+	s.kind = h.kind;
 	r = db_host_status_put(db, &s, &stored);
+	if (r == 0 && stored)
+		r = holds_put(commit, db, &h);
+	if (r == 0)
+		r = greenlit(&rep, db, h.host);
 	if (r < 0) {
 		reply_db_error(out);
 		goto out;
 	}
-	reply(out, 200, json_pack("{s:s,s:I,s:b}", "host", h.host, "seq", (json_int_t)h.seq,
-				  "stored", stored));
-	if (stored)
+	rep.stored = stored;
+	out->status = 200;
+	out->type = "application/json";
+	strbuf_reset(&out->body);
+	wire_heartbeat_reply_build(&out->body, h.host, h.seq, &rep);
+	strbuf_addch(&out->body, '\n');
+	if (stored && !*commit)
 		job_commit(commit, db, h.host, h.job);
 out:
 	wire_heartbeat_release(&h);

@@ -178,7 +178,7 @@ export function state(s) {
 // Where a host stands with a pull head (GET /api/v1/pulls): the word,
 // coloured by how it reads.
 const HOST_STATE_CLASS = {
-	done: 's-done', failed: 's-failed', quarantined: 's-failed', silent: 's-warn',
+	done: 's-done', failed: 's-failed', quarantined: 's-failed', held: 's-failed', silent: 's-warn',
 };
 
 export function hostState(s) {

@@ -23,6 +23,11 @@ function hostRows(hosts, casesByHost) {
 			? h('span', { class: 'quarantined' }, 'quarantined', x.since ? ' since ' : '',
 				x.since ? when(x.since) : null, x.fault ? ': ' : '', x.fault ? h('code', {}, x.fault) : null)
 			: h('span', {}, 'in service');
+		// The commits held on it (docs/hosts.md), the newest said.
+		const held = x.held
+			? h('div', { class: 'quarantined' }, `${x.held} commit${x.held === 1 ? '' : 's'} held`,
+				x.hold ? ': ' : '', x.hold ? h('code', {}, x.hold) : null)
+			: null;
 		const cases = [...(casesByHost.get(x.name) || [])].sort();
 		const none = () => h('span', { class: 'muted' }, '\u2014');
 		return [
@@ -37,7 +42,7 @@ function hostRows(hosts, casesByHost) {
 				: [h('span', { class: x.backlog > 0 ? 'backlog' : null }, String(x.backlog)), '.num'],
 			sandboxCell(x.sandbox),
 			when(x.heartbeat),
-			standing,
+			h('span', {}, standing, held),
 			cases.length
 				? cases.map((c, i) => [i ? ', ' : '', link('timeline.html', { host: x.name, case: c }, c)])
 				: h('span', { class: 'muted' }, 'none'),

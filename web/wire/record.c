@@ -753,6 +753,64 @@ static int get_time(char out[32], json_t *o, const struct at *parent, const char
 	return get_row(out, &f, o, parent);
 }
 
+static int get_int32(int *out, json_t *o, const struct at *parent, const char *key, int lo,
+		     int hi)
+{
+	const struct wire_field f = { key, WIRE_INT, .lo = lo, .hi = hi };
+
+	return get_row(out, &f, o, parent);
+}
+
+static int get_bool(bool *out, json_t *o, const struct at *parent, const char *key)
+{
+	const struct wire_field f = { key, .type = WIRE_BOOL };
+
+	return get_row(out, &f, o, parent);
+}
+
+/* A commit id into out ("" for null when nullable). */
+static int get_commit(char out[41], json_t *o, const struct at *parent, const char *key,
+		      bool nullable)
+{
+	const struct wire_field f = { key, WIRE_COMMIT, nullable ? WIRE_NULL : 0, .size = 41 };
+
+	out[0] = '\0';
+	return get_row(out, &f, o, parent);
+}
+
+/* The list o[key], of at most max entries, into *out (borrowed). */
+static int get_list(json_t **out, json_t *o, const struct at *parent, const char *key,
+		    size_t max)
+{
+	json_t *v = json_object_get(o, key);
+	char what[48];
+
+	*out = v;
+	if (json_is_array(v) && json_array_size(v) <= max)
+		return 0;
+	snprintf(what, sizeof(what), "a list of at most %zu entries", max);
+	return bad_at(parent, key, what);
+}
+
+static struct at at_index(const struct at *parent, size_t i)
+{
+	struct wire_at p = at_of(parent), w = wire_at_index(&p, i);
+	struct at a;
+
+	memcpy(a.path, w.path, sizeof(a.path));
+	return a;
+}
+
+/* The index of w, one of words (NULL-terminated). */
+static int word_at(const char *const *words, const char *w)
+{
+	int i;
+
+	for (i = 0; words[i] && strcmp(words[i], w); i++)
+		;
+	return i;
+}
+
 int wire_job_record_parse(struct wire_job_record *out, const char *text, size_t len)
 {
 	memset(out, 0, sizeof(*out));
@@ -772,6 +830,27 @@ void wire_job_record_release(struct wire_job_record *r)
 static const char *const heartbeat_states[] = { "idle", "polling", "building", "measuring",
 						"calibrating", NULL };
 
+/* The holds a heartbeat lists, at most WIRE_HOLDS_MAX. */
+static json_t *holds_list(const struct wire_hold *hs, size_t n)
+{
+	json_t *list = json_array();
+	size_t i;
+
+	for (i = 0; i < n && i < WIRE_HOLDS_MAX; i++) {
+		const struct wire_hold *h = &hs[i];
+
+		json_array_append_new(list, json_pack("{s:I,s:s,s:s,s:o,s:o,s:o,s:o}",
+						      "id", (json_int_t)h->id,
+						      "why", db_hold_why_words[h->why],
+						      "step", db_hold_step_words[h->step],
+						      "commit", json_text_or_null(h->commit),
+						      "tree", json_text_or_null(h->tree),
+						      "since", json_text(h->since),
+						      "text", json_text(h->text ? h->text : "")));
+	}
+	return list;
+}
+
 int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h)
 {
 	json_t *root = json_object();
@@ -790,6 +869,10 @@ int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h)
 			    json_null());
 	if (h->sandbox)
 		json_object_set_new(root, "sandbox", json_text(h->sandbox));
+	if (h->kind)
+		json_object_set_new(root, "kind", json_text(h->kind));
+	if (h->nholds)
+		json_object_set_new(root, "holds", holds_list(h->holds, h->nholds));
 	canonical_write(out, root);
 	strbuf_addch(out, '\n');
 	json_decref(root);
@@ -822,13 +905,72 @@ static int get_sandbox(char **out, json_t *root, const struct at *top)
 	return 0;
 }
 
+/* One of a heartbeat's holds. */
+static int parse_hold(struct wire_hold *h, json_t *o, const struct at *a)
+{
+	static const char *const keys[] = {
+		"id", "why", "step", "commit", "tree", "since", "text", NULL,
+	};
+	char word[16];
+	int r = object_check(o, a, keys, NULL);
+
+	if (r == 0)
+		r = get_int(&h->id, o, a, "id", 1, INT64_MAX);
+	if (r == 0)
+		r = get_word(word, sizeof(word), o, a, "why", db_hold_why_words,
+			     "went-down, unkillable, fault or gate");
+	if (r == 0)
+		h->why = (enum db_hold_why)word_at(db_hold_why_words, word);
+	if (r == 0)
+		r = get_word(word, sizeof(word), o, a, "step", db_hold_step_words,
+			     "build, runner, case or job");
+	if (r == 0)
+		h->step = (enum db_hold_step)word_at(db_hold_step_words, word);
+	if (r == 0)
+		r = get_commit(h->commit, o, a, "commit", true);
+	if (r == 0)
+		r = get_commit(h->tree, o, a, "tree", true);
+	if (r == 0)
+		r = get_time(h->since, o, a, "since", false);
+	if (r == 0)
+		r = get_text(&h->text, o, a, "text", false, WIRE_HOLD_TEXT_MAX);
+	return r;
+}
+
+/* A heartbeat's kind and holds, when present. */
+static int parse_heartbeat_holds(struct wire_heartbeat *h, json_t *root, const struct at *top)
+{
+	struct at a = at_key(top, "holds");
+	json_t *list = NULL, *e;
+	size_t i;
+	int r = 0;
+
+	if (json_object_get(root, "kind"))
+		r = get_text(&h->kind, root, top, "kind", false, WIRE_KIND_MAX);
+	if (r < 0 || !json_object_get(root, "holds"))
+		return r;
+	r = get_list(&list, root, top, "holds", WIRE_HOLDS_MAX);
+	if (r < 0)
+		return r;
+	h->holds = xcalloc(json_array_size(list) + 1, sizeof(*h->holds));
+	json_array_foreach(list, i, e) {
+		struct at ai = at_index(&a, i);
+
+		r = parse_hold(&h->holds[i], e, &ai);
+		h->nholds = i + 1;
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int parse_heartbeat(void *rec, json_t *root)
 {
 	static const char *const keys[] = {
 		"format", "host", "seq", "sent_at", "state", "job", "backlog", "fingerprint",
 		"quarantine", NULL,
 	};
-	static const char *const optional[] = { "sandbox", NULL };
+	static const char *const optional[] = { "sandbox", "kind", "holds", NULL };
 	static const char *const qkeys[] = { "fault", "since", NULL };
 	static const char *const formats[] = { WIRE_HEARTBEAT_FORMAT, NULL };
 	struct wire_heartbeat *h = rec;
@@ -858,6 +1000,8 @@ static int parse_heartbeat(void *rec, json_t *root)
 		r = get_text(&h->fingerprint, root, &top, "fingerprint", true, JSON_TEXT_MAX);
 	if (r == 0)
 		r = get_sandbox(&h->sandbox, root, &top);
+	if (r == 0)
+		r = parse_heartbeat_holds(h, root, &top);
 	if (r < 0)
 		return r;
 	q = json_object_get(root, "quarantine");
@@ -880,12 +1024,89 @@ int wire_heartbeat_parse(struct wire_heartbeat *out, const char *text, size_t le
 
 void wire_heartbeat_release(struct wire_heartbeat *h)
 {
+	size_t i;
+
 	if (!h)
 		return;
 	free(h->fingerprint);
 	free(h->fault);
 	free(h->sandbox);
+	free(h->kind);
+	for (i = 0; i < h->nholds; i++)
+		free(h->holds[i].text);
+	free(h->holds);
 	memset(h, 0, sizeof(*h));
+}
+
+int wire_heartbeat_reply_build(struct strbuf *out, const char *host, int64_t seq,
+			       const struct wire_heartbeat_reply *r)
+{
+	json_t *root = json_pack("{s:s,s:I,s:b}", "host", host, "seq", (json_int_t)seq,
+				 "stored", r->stored), *list = json_array();
+	size_t i;
+
+	for (i = 0; i < r->ngreenlit; i++)
+		json_array_append_new(list, json_pack("{s:I,s:s,s:i}", "hold",
+						      (json_int_t)r->greenlit[i].hold, "by",
+						      r->greenlit[i].by, "pr", r->greenlit[i].pr));
+	json_object_set_new(root, "greenlit", list);
+	canonical_write(out, root);
+	json_decref(root);
+	return 0;
+}
+
+/* One of a heartbeat reply's greenlit holds. */
+static int parse_greenlight(struct wire_greenlight *g, json_t *o, const struct at *a)
+{
+	static const char *const keys[] = { "hold", "by", "pr", NULL };
+	char *by = NULL;
+	int r = object_check(o, a, keys, NULL);
+
+	if (r == 0)
+		r = get_int(&g->hold, o, a, "hold", 1, INT64_MAX);
+	if (r == 0)
+		r = get_text(&by, o, a, "by", false, sizeof(g->by) - 1);
+	if (r == 0)
+		r = get_int32(&g->pr, o, a, "pr", 0, INT32_MAX);
+	if (r == 0)
+		snprintf(g->by, sizeof(g->by), "%s", by);
+	free(by);
+	return r;
+}
+
+static int parse_heartbeat_reply(void *rec, json_t *root)
+{
+	static const char *const keys[] = { "stored", NULL };
+	static const char *const optional[] = { "host", "seq", "greenlit", NULL };
+	struct wire_heartbeat_reply *out = rec;
+	struct at top = { "" }, a = at_key(&top, "greenlit");
+	json_t *list = NULL, *e;
+	size_t i;
+	int r = object_check(root, &top, keys, optional);
+
+	if (r == 0)
+		r = get_bool(&out->stored, root, &top, "stored");
+	/* A hub older than greenlights answers without the list. */
+	if (r < 0 || !json_object_get(root, "greenlit"))
+		return r;
+	r = get_list(&list, root, &top, "greenlit", WIRE_GREENLIT_MAX);
+	json_array_foreach(list, i, e) {
+		struct at ai = at_index(&a, i);
+
+		if (r == 0)
+			r = parse_greenlight(&out->greenlit[i], e, &ai);
+		out->ngreenlit = r == 0 ? i + 1 : 0;
+	}
+	return r;
+}
+
+int wire_heartbeat_reply_parse(struct wire_heartbeat_reply *out, const char *text, size_t len)
+{
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	r = parse_hashed(text, len, out, NULL, parse_heartbeat_reply);
+	return r == -EINVAL ? -EPROTO : r;
 }
 
 /* ---- a build with its runner results (docs/hub.md, "The build record") ---- */

@@ -602,8 +602,99 @@ static void test_heartbeat(void **state)
 	assert_int_equal(wire_heartbeat_build(&sb, &h), 0);
 	assert_int_equal(wire_heartbeat_parse(&got, sb.buf, sb.len), 0);
 	assert_string_equal(got.sandbox, "bubblewrap");
+	assert_null(got.kind);
+	assert_int_equal(got.nholds, 0);
 	wire_heartbeat_release(&got);
 	strbuf_release(&sb);
+}
+
+/* A heartbeat's kind and holds, built and parsed back; a hold out of
+ * shape refused, naming it. */
+static void test_heartbeat_holds(void **state)
+{
+	struct wire_hold holds[2] = {
+		{ .id = 7, .why = DB_HOLD_WENT_DOWN, .step = DB_HOLD_CASE,
+		  .since = "2026-12-01T03:54:10.123Z", .text = (char *)"the machine went down" },
+		{ .id = 3, .why = DB_HOLD_GATE, .step = DB_HOLD_JOB,
+		  .since = "2026-12-01T02:00:00.000Z", .text = (char *)"commit changes 'a.s'" },
+	};
+	struct wire_heartbeat h, got;
+	struct strbuf sb = STRBUF_INIT;
+	char *bad;
+
+	memset(&h, 0, sizeof(h));
+	snprintf(h.host, sizeof(h.host), "gfx1201");
+	h.seq = 1;
+	snprintf(h.sent_at, sizeof(h.sent_at), "2026-12-01T03:54:10.123Z");
+	snprintf(h.state, sizeof(h.state), "idle");
+	memset(holds[0].commit, 'a', 40);
+	memset(holds[0].tree, 'b', 40);
+	h.kind = (char *)"GFX1201";
+	h.holds = holds;
+	h.nholds = 2;
+	assert_int_equal(wire_heartbeat_build(&sb, &h), 0);
+	assert_int_equal(wire_heartbeat_parse(&got, sb.buf, sb.len), 0);
+	assert_string_equal(got.kind, "GFX1201");
+	assert_int_equal(got.nholds, 2);
+	assert_int_equal(got.holds[0].id, 7);
+	assert_int_equal(got.holds[0].why, DB_HOLD_WENT_DOWN);
+	assert_int_equal(got.holds[0].step, DB_HOLD_CASE);
+	assert_string_equal(got.holds[0].commit, holds[0].commit);
+	assert_string_equal(got.holds[0].tree, holds[0].tree);
+	assert_string_equal(got.holds[0].since, holds[0].since);
+	assert_string_equal(got.holds[0].text, "the machine went down");
+	assert_int_equal(got.holds[1].why, DB_HOLD_GATE);
+	assert_string_equal(got.holds[1].commit, "");
+	wire_heartbeat_release(&got);
+	bad = strstr(sb.buf, "\"gate\"");
+	assert_non_null(bad);
+	memcpy(bad, "\"gata\"", 6);
+	assert_int_equal(wire_heartbeat_parse(&got, sb.buf, sb.len), -EINVAL);
+	assert_string_equal(err_last(), "holds[1].why: expected went-down, unkillable, fault or gate");
+	wire_heartbeat_release(&got);
+	strbuf_release(&sb);
+	(void)state;
+}
+
+/* The hub's answer to a heartbeat, with the holds greenlit there; an
+ * older hub's, without them. */
+static void test_heartbeat_reply(void **state)
+{
+	struct wire_heartbeat_reply r = { .stored = true, .ngreenlit = 1 }, got;
+	struct strbuf sb = STRBUF_INIT;
+	static const char old[] = "{\"host\":\"m1\",\"seq\":3,\"stored\":false}";
+	static const char zero[] = "{\"stored\":true,\"greenlit\":[{\"hold\":0,\"by\":\"a\","
+		"\"pr\":1}]}";
+	size_t i;
+
+	r.greenlit[0] = (struct wire_greenlight){ .hold = 7, .pr = 5 };
+	snprintf(r.greenlit[0].by, sizeof(r.greenlit[0].by), "alice");
+	assert_int_equal(wire_heartbeat_reply_build(&sb, "m1", 3, &r), 0);
+	assert_int_equal(wire_heartbeat_reply_parse(&got, sb.buf, sb.len), 0);
+	assert_true(got.stored);
+	assert_int_equal(got.ngreenlit, 1);
+	assert_int_equal(got.greenlit[0].hold, 7);
+	assert_int_equal(got.greenlit[0].pr, 5);
+	assert_string_equal(got.greenlit[0].by, "alice");
+	assert_int_equal(wire_heartbeat_reply_parse(&got, old, strlen(old)), 0);
+	assert_false(got.stored);
+	assert_int_equal(got.ngreenlit, 0);
+	assert_int_equal(wire_heartbeat_reply_parse(&got, zero, strlen(zero)), -EPROTO);
+	assert_string_equal(err_last(), "greenlit[0].hold: expected a whole number from 1 to "
+			    "9223372036854775807");
+	/* The most an answer holds, with the longest names, fits what the
+	 * outbox keeps of an answer. */
+	r.ngreenlit = WIRE_GREENLIT_MAX;
+	for (i = 0; i < r.ngreenlit; i++) {
+		r.greenlit[i] = (struct wire_greenlight){ .hold = INT64_MAX, .pr = INT32_MAX };
+		memset(r.greenlit[i].by, 'x', sizeof(r.greenlit[i].by) - 1);
+	}
+	strbuf_reset(&sb);
+	assert_int_equal(wire_heartbeat_reply_build(&sb, "a23456789012345678901234567890123456789"
+						    "012345678901234567890123", INT64_MAX, &r), 0);
+	assert_true(sb.len <= WIRE_OUTBOX_MESSAGE_MAX);
+	strbuf_release(&sb);
+	(void)state;
 }
 
 /* A heartbeat's sandbox: a name, or none with why; anything else refused. */
@@ -655,6 +746,8 @@ int main(void)
 		cmocka_unit_test(test_build_record_cut),
 		cmocka_unit_test(test_comparison_cut),
 		cmocka_unit_test(test_heartbeat),
+		cmocka_unit_test(test_heartbeat_holds),
+		cmocka_unit_test(test_heartbeat_reply),
 		cmocka_unit_test(test_heartbeat_sandbox),
 	};
 

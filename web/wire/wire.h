@@ -122,6 +122,9 @@ void wire_alert_record_release(struct wire_alert_record *r);
 #define WIRE_HEARTBEAT_FORMAT "perfd-heartbeat/1"
 #define WIRE_SANDBOX_NAME_MAX 32     /* bytes of a sandbox's name */
 #define WIRE_SANDBOX_MAX 1024        /* bytes of the sandbox member */
+#define WIRE_KIND_MAX 255            /* bytes of the kind member */
+#define WIRE_HOLDS_MAX 32            /* holds a heartbeat lists, the newest */
+#define WIRE_HOLD_TEXT_MAX 4096      /* bytes of a hold's text */
 struct wire_heartbeat {
 	char host[64];
 	int64_t seq;
@@ -136,6 +139,23 @@ struct wire_heartbeat {
 	/* The sandbox its builds run in ("bubblewrap"), or "none: " and why
 	 * not; NULL: not said (an older agent), omitted when built. */
 	char *sandbox;
+	/* The kind of device the host is for (its profile's [device]
+	 * device_match); NULL: not said (a CPU host, an older agent). */
+	char *kind;
+	/* The commits held on the host, newest first (docs/hosts.md, "When
+	 * the machine goes down"); none: omitted when built. */
+	struct wire_hold *holds;
+	size_t nholds;
+};
+/* A hold as a heartbeat lists it. */
+struct wire_hold {
+	int64_t id;                  /* its id on the host */
+	enum db_hold_why why;
+	enum db_hold_step step;
+	char commit[41];             /* "" when none */
+	char tree[41];               /* "" when none */
+	char since[32];              /* when it was held */
+	char *text;                  /* what the commit did, for people (runner_hold_text) */
 };
 int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h);
 /* Parses and checks a heartbeat (no sha256: it is state, not a record).
@@ -143,6 +163,25 @@ int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h);
  * reason, at most WIRE_SANDBOX_MAX bytes in all. */
 int wire_heartbeat_parse(struct wire_heartbeat *out, const char *text, size_t len);
 void wire_heartbeat_release(struct wire_heartbeat *h);
+
+/* The hub's answer to a heartbeat: whether it was kept, and the holds of
+ * the host a maintainer released at the hub ("/perfd greenlight HOST"),
+ * each by whom. */
+#define WIRE_GREENLIT_MAX 6      /* per answer, to fit WIRE_OUTBOX_MESSAGE_MAX; more at the next */
+struct wire_greenlight {
+	int64_t hold;                /* the hold's id on the host */
+	char by[65];                 /* the maintainer's login */
+	int pr;                      /* the pull request commented on */
+};
+struct wire_heartbeat_reply {
+	bool stored;
+	struct wire_greenlight greenlit[WIRE_GREENLIT_MAX];
+	size_t ngreenlit;
+};
+int wire_heartbeat_reply_build(struct strbuf *out, const char *host, int64_t seq,
+			       const struct wire_heartbeat_reply *r);
+/* -EPROTO, naming the member, for an answer of another shape. */
+int wire_heartbeat_reply_parse(struct wire_heartbeat_reply *out, const char *text, size_t len);
 
 /* ---- one small HTTP client (http.c) ----
  * libcurl is opened at run time through web/dl, at the first connection. */
