@@ -113,7 +113,7 @@ static json_t *arm_json(const struct db_artifact *a, const char *manifest,
 	return o;
 }
 
-static json_t *result_json(const struct db_line *l)
+json_t *runner_line_json(const struct db_line *l)
 {
 	struct runner_result r;
 	json_t *o = json_object();
@@ -121,7 +121,7 @@ static json_t *result_json(const struct db_line *l)
 
 	json_object_set_new(o, "kind", json_text(l->kind));
 	json_object_set_new(o, "line", json_text(l->text));
-	if (!strcmp(l->kind, "RESULT") && runner_result_parse(&r, l->text) == 0) {
+	if (l->kind && !strcmp(l->kind, "RESULT") && runner_result_parse(&r, l->text) == 0) {
 		json_t *counts = json_object(), *attrs = json_object();
 
 		json_object_set_new(o, "name", json_text(r.name));
@@ -163,7 +163,7 @@ static json_t *process_json(const struct db_process *p)
 	json_object_set_new(o, "digest", json_text(p->digest));
 	json_object_set_new(o, "record_valid", json_boolean(p->record_valid));
 	for (i = 0; i < p->nlines; i++)
-		json_array_append_new(lines, result_json(&p->lines[i]));
+		json_array_append_new(lines, runner_line_json(&p->lines[i]));
 	json_object_set_new(o, "results", lines);
 	json_object_set_new(o, "protocol_errors",
 			    json_texts(p->protocol_errors, p->nprotocol_errors));

@@ -654,6 +654,11 @@ int runner_format_parse(enum runner_format *out, const char *name);
 void runner_format_value(char *buf, size_t len, double v);
 void runner_format_gain(char *buf, size_t len, double frac);
 void runner_format_gain_signed(char *buf, size_t len, double frac);
+/* A RESULT or SUMMARY line l as every JSON output writes it (a receipt's
+ * process, the API's runner result): its kind and text, and for a RESULT
+ * line of the protocol's shape its name, device, attrs and counts. A new
+ * value, the caller's. */
+struct json_t *runner_line_json(const struct db_line *l);
 /* Renders a loaded comparison; every format derives from the same fields. */
 void runner_receipt_render(struct strbuf *out, const struct db_comparison *c,
 			   enum runner_format f);

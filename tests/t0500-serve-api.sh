@@ -30,7 +30,7 @@ agent=no
 if command -v git >/dev/null && command -v cc >/dev/null; then
 	agent=yes
 	new_src
-	printf '#!/bin/sh\necho "RESULT contract on \\"cpu\\": passed=2 total=2"\necho "SUMMARY all good"\n' >"$SRC/check.sh"
+	printf '#!/bin/sh\necho "RESULT contract stage=1 on \\"cpu\\": passed=2 total=2"\necho "SUMMARY all good"\n' >"$SRC/check.sh"
 	chmod +x "$SRC/check.sh"
 	work_prog "$SRC/prog.c" 1000000 7
 	git -C "$SRC" add -A && git -C "$SRC" commit -qm "base"
@@ -225,7 +225,8 @@ if [ "$agent" = yes ]; then
 	check "its commit" eq "$CH" "$(js "$T/body" 'd["commit"]')"
 	check "its artifacts and hashes" eq "check.sh prog $(sha256sum "$(sql "select dir from builds where id = $hb")/prog" | cut -d' ' -f1)" "$(js "$T/body" '" ".join(a["name"] for a in d["artifacts"]) + " " + [a["sha256"] for a in d["artifacts"] if a["name"]=="prog"][0]')"
 	check "its log and log_bytes" eq "$(sql "select log_bytes from builds where id = $hb")" "$(js "$T/body" 'd["log_bytes"]')"
-	check "its runner's RESULT line verbatim" eq 'RESULT contract on "cpu": passed=2 total=2' "$(js "$T/body" 'd["runner_results"][0]["lines"][0]["line"]')"
+	check "its runner's RESULT line verbatim" eq 'RESULT contract stage=1 on "cpu": passed=2 total=2' "$(js "$T/body" 'd["runner_results"][0]["lines"][0]["line"]')"
+	check "with its attrs, as a receipt writes them" eq '{"stage": "1"}' "$(js "$T/body" 'd["runner_results"][0]["lines"][0]["attrs"]')"
 	check "with parsed counts" eq "2 2" "$(js "$T/body" '"%g %g" % (d["runner_results"][0]["lines"][0]["counts"]["passed"], d["runner_results"][0]["lines"][0]["counts"]["total"])')"
 	check "its counts JSON integers, as in a receipt" eq "2 2" "$(js "$T/body" '" ".join(repr(v) for v in d["runner_results"][0]["lines"][0]["counts"].values() if type(v) is int)')"
 	check "and the runner's hash" eq "$(sql "select binary_sha256 from runner_results where build_id = $hb limit 1")" "$(js "$T/body" 'd["runner_results"][0]["binary_sha256"]')"

@@ -576,7 +576,7 @@ static void api_jobs(struct web_reply *out, struct db *db, const struct web_para
 static json_t *runner_result_json(const struct db_runner_result *x)
 {
 	json_t *o = json_object(), *lines = json_array();
-	size_t i, k;
+	size_t i;
 
 	json_object_set_new(o, "id", json_integer(x->id));
 	json_object_set_new(o, "runner", json_text(x->runner));
@@ -591,26 +591,8 @@ static json_t *runner_result_json(const struct db_runner_result *x)
 	json_object_set_new(o, "started_at", json_text_or_null(x->started_at));
 	json_object_set_new(o, "ended_at", json_text_or_null(x->ended_at));
 	json_object_set_new(o, "spawn_error", json_text(x->spawn_error));
-	for (i = 0; i < x->nlines; i++) {
-		struct runner_result res;
-		json_t *l = json_object();
-
-		json_object_set_new(l, "kind", json_text(x->lines[i].kind));
-		json_object_set_new(l, "line", json_text(x->lines[i].text));
-		if (x->lines[i].kind && !strcmp(x->lines[i].kind, "RESULT") &&
-		    runner_result_parse(&res, x->lines[i].text) == 0) {
-			json_t *counts = json_object();
-
-			json_object_set_new(l, "name", json_text(res.name));
-			json_object_set_new(l, "device", json_text(res.device));
-			for (k = 0; k < res.ncounts; k++)
-				utf8_json_set(counts, res.counts[k].key,
-					      json_number_text(res.counts[k].value));
-			json_object_set_new(l, "counts", counts);
-			runner_result_release(&res);
-		}
-		json_array_append_new(lines, l);
-	}
+	for (i = 0; i < x->nlines; i++)
+		json_array_append_new(lines, runner_line_json(&x->lines[i]));
 	json_object_set_new(o, "lines", lines);
 	return o;
 }

@@ -1,7 +1,13 @@
 /*
- * Records: a stored comparison as an agent sends it to the hub
- * (docs/hub.md, "The comparison record"), and the same record taken apart
- * again, checked field by field, at the hub.
+ * Records: what an agent sends its hub (docs/hub.md): a comparison, a
+ * job's update, a build with its runner results, an alert's update, a
+ * heartbeat; built from the stored rows and taken apart again, checked
+ * member by member, at the hub.
+ *
+ * Each record kind but the heartbeat is a table of its members
+ * (wire-internal.h): the table writes the record, reads it back and is
+ * docs/records.md. What is here beside the tables is what a row cannot
+ * say: checks across members, base64, the bound on a record's size.
  *
  * A record is JSON. Its canonical form is the record without its "sha256"
  * member, written as jansson writes it with sorted keys, no blanks and reals
@@ -13,21 +19,22 @@
  * double back, so the hub stores the agent's numbers bit for bit), every
  * INTEGER column as a JSON integer.
  *
- * The parser is strict: every member is required (the one exception is a
- * process's "output"), no other member is allowed, each has one type, and
+ * The parser is strict: every member is required but those a table says
+ * are optional, no other member is allowed, each has one type, and
  * strings, lists and numbers are bounded, so that what the hub stores is
  * what the format says and nothing else.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "wire.h"
+#include "wire-internal.h"
 
 #define TEXT_MAX (64 * 1024)         /* bytes of most strings */
 #define JSON_TEXT_MAX (256 * 1024)   /* bytes of the args and fingerprint texts */
@@ -37,7 +44,7 @@
 #define WARMUP_MAX 100
 #define NOTES_MAX 4096               /* flags and reasons */
 
-/* ---- building ---- */
+/* ---- the canonical form ---- */
 
 static json_t *b64(const char *data, size_t len)
 {
@@ -48,137 +55,6 @@ static json_t *b64(const char *data, size_t len)
 	j = json_stringn(sb.buf, sb.len);
 	strbuf_release(&sb);
 	return j;
-}
-
-static json_t *process_record(const struct db_process *p, bool with_output)
-{
-	json_t *o = json_object(), *m = json_object(), *lines = json_array();
-	size_t i;
-
-	json_object_set_new(o, "seq", json_integer(p->seq));
-	json_object_set_new(o, "arm", json_string(p->arm));
-	json_object_set_new(o, "pair", json_integer(p->pair));
-	json_object_set_new(o, "warmup", json_boolean(p->warmup));
-	json_object_set_new(o, "state", json_string(db_state_name(p->state)));
-	json_object_set_new(o, "started_at", json_text(p->started_at));
-	json_object_set_new(o, "ended_at", json_text_or_null(p->ended_at));
-	json_object_set_new(o, "exit", p->exit_code >= 0 ? json_integer(p->exit_code) :
-			    json_null());
-	json_object_set_new(o, "signal", json_integer(p->signal));
-	json_object_set_new(o, "timed_out", json_boolean(p->timed_out));
-	json_object_set_new(o, "spawn_error", json_text(p->spawn_error));
-	json_object_set_new(o, "wall_ms", json_real_or_null(p->wall_ms));
-	json_object_set_new(o, "user_ms", json_real_or_null(p->user_ms));
-	json_object_set_new(o, "sys_ms", json_real_or_null(p->sys_ms));
-	json_object_set_new(o, "maxrss_kb", json_integer(p->maxrss_kb));
-	/* Left out where not recorded, so that a hub older than the key
-	 * (schema 21) still takes such records. */
-	if (isfinite(p->cpu_wait_ms))
-		json_object_set_new(o, "cpu_wait_ms", json_real(p->cpu_wait_ms));
-	json_object_set_new(o, "cpus", json_text(p->cpus));
-	json_object_set_new(o, "digest", json_text(p->digest));
-	json_object_set_new(o, "record_valid", json_boolean(p->record_valid));
-	for (i = 0; i < p->nmetrics; i++)
-		utf8_json_set(m, p->metrics[i].name, json_real_or_null(p->metrics[i].value));
-	json_object_set_new(o, "metrics", m);
-	for (i = 0; i < p->nlines; i++)
-		json_array_append_new(lines, json_pack("{s:o,s:o}",
-			"kind", json_text(p->lines[i].kind), "text", json_text(p->lines[i].text)));
-	json_object_set_new(o, "lines", lines);
-	json_object_set_new(o, "protocol_errors",
-			    json_texts(p->protocol_errors, p->nprotocol_errors));
-	json_object_set_new(o, "fault", json_text(p->fault));
-	json_object_set_new(o, "fault_watch", json_text(p->fault_watch));
-	json_object_set_new(o, "stdout_bytes", json_integer(p->stdout_bytes));
-	json_object_set_new(o, "stderr_bytes", json_integer(p->stderr_bytes));
-	json_object_set_new(o, "valid", json_boolean(p->valid));
-	json_object_set_new(o, "invalid_reason", json_text(p->invalid_reason));
-	if (with_output && (p->out || p->err))
-		json_object_set_new(o, "output", json_pack("{s:o,s:o}",
-			"stdout", b64(p->out, p->out_len), "stderr", b64(p->err, p->err_len)));
-	return o;
-}
-
-static json_t *arm_figures(const struct db_arm_stats *a)
-{
-	if (!a->set)
-		return json_null();
-	return json_pack("{s:o,s:o,s:o,s:o}", "median", json_real_or_null(a->median),
-			 "min", json_real_or_null(a->min), "max", json_real_or_null(a->max),
-			 "spread", json_real_or_null(a->spread));
-}
-
-/* A pairs-median/2.1 or /2.2 stage's figures beyond the sign test's, each
- * a member of its own only where the stage has it (docs/hub.md). */
-static const char *const stage21_keys[] = {
-	"cal_p_faster", "cal_p_slower", "cal_p_below", "cal_p_above", "gate_p", "spread_ratio",
-	"load_p", "load_above",
-};
-
-static double *stage21_field(const struct db_stage *g, size_t k)
-{
-	const double *f[] = {
-		&g->cal_p_faster, &g->cal_p_slower, &g->cal_p_below, &g->cal_p_above,
-		&g->gate_p, &g->spread_ratio, &g->load_p, &g->load_above,
-	};
-
-	return (double *)f[k];
-}
-
-static json_t *summary_record(const struct db_comparison *c)
-{
-	const struct db_summary *s = &c->summary;
-	json_t *o, *gains = json_array(), *stages = json_array();
-	size_t i;
-
-	if (!c->has_summary)
-		return json_null();
-	for (i = 0; i < s->npair_gains; i++)
-		json_array_append_new(gains, json_real_or_null(s->pair_gains[i]));
-	for (i = 0; i < s->nstages; i++) {
-		const struct db_stage *g = &s->stages[i];
-
-		json_t *e = json_pack("{s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:s}",
-			"pairs", g->pairs, "test", g->test, "calibration_gains",
-			g->calibration_gains, "alpha", json_real_or_null(g->alpha),
-			"p_faster", json_real_or_null(g->p_faster),
-			"p_slower", json_real_or_null(g->p_slower),
-			"p_below", json_real_or_null(g->p_below),
-			"p_above", json_real_or_null(g->p_above), "verdict", g->verdict);
-		size_t k;
-
-		for (k = 0; k < ARRAY_SIZE(stage21_keys); k++) {
-			double v = *stage21_field(g, k);
-
-			if (!isnan(v))
-				json_object_set_new(e, stage21_keys[k], json_real(v));
-		}
-		json_array_append_new(stages, e);
-	}
-	o = json_object();
-	json_object_set_new(o, "metric", json_text(c->metric));
-	json_object_set_new(o, "verdict", json_string(s->verdict));
-	json_object_set_new(o, "gain", !s->has_gain ? json_null() :
-			    json_pack("{s:o,s:o,s:o}", "median", json_real_or_null(s->gain_median),
-				      "min", json_real_or_null(s->gain_min),
-				      "max", json_real_or_null(s->gain_max)));
-	json_object_set_new(o, "old", arm_figures(&s->old));
-	json_object_set_new(o, "new", arm_figures(&s->new));
-	json_object_set_new(o, "pair_gains", gains);
-	json_object_set_new(o, "digests_equal", json_boolean(s->digests_equal));
-	json_object_set_new(o, "pairs_run", s->pairs_run > 0 ? json_integer(s->pairs_run) :
-			    json_null());
-	json_object_set_new(o, "stages", stages);
-	json_object_set_new(o, "flags", json_texts(s->flags, s->nflags));
-	json_object_set_new(o, "reasons", json_texts(s->reasons, s->nreasons));
-	return o;
-}
-
-static json_t *artifact_record(const struct db_artifact *a, const char *manifest)
-{
-	return json_pack("{s:o,s:I,s:s,s:o}", "path", json_text(a->path ? a->path : ""),
-			 "size", (json_int_t)a->size, "sha256", a->sha256,
-			 "manifest", json_text(manifest));
 }
 
 #define CANONICAL_FLAGS (JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17))
@@ -225,6 +101,40 @@ static int finish_record(struct strbuf *out, json_t *root)
 		canonical_write(out, root);
 		strbuf_addch(out, '\n');
 	}
+	return r;
+}
+
+/* Parses root's text, checks it with parse, and checks its sha256 against
+ * its canonical form. */
+static int parse_hashed(const char *text, size_t len, void *rec, const char *sha256,
+			int (*parse)(void *rec, json_t *root))
+{
+	char hash[SHA256_HEX_SIZE];
+	json_error_t jerr;
+	json_t *root;
+	int r;
+
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
+			       jerr.column, jerr.text);
+	r = parse(rec, root);
+	if (r == 0 && sha256)
+		r = canonical_hash(hash, root);
+	if (r == 0 && sha256 && strcmp(hash, sha256))
+		r = err_set(-EBADMSG, "sha256: the record says %s, and its canonical form "
+			    "(docs/hub.md) hashes to %s", sha256, hash);
+	json_decref(root);
+	return r;
+}
+
+/* Appends the record rec as its table says, sealed. */
+static int build_sealed(struct strbuf *out, const struct wire_field *table, const void *rec)
+{
+	json_t *root = wire_fields_build(table, rec);
+	int r = finish_record(out, root);
+
+	json_decref(root);
 	return r;
 }
 
@@ -328,368 +238,44 @@ static void fit_lines(json_t *root, const char *key)
 	free(c.lists);
 }
 
-int wire_record_build(struct strbuf *out, const struct db_comparison *c, bool with_output)
+/* ---- the comparison record (docs/hub.md, "The comparison record") ---- */
+
+#define C(m) offsetof(struct wire_record, m)
+#define P(m) offsetof(struct db_process, m)
+#define STAGE(m) offsetof(struct db_stage, m)
+#define FIGURE(m) offsetof(struct db_arm_stats, m)
+#define STATES WIRE_WORDS("running", "done", "abandoned")
+/* A host or a case: not empty either (check_record). */
+#define NAME_WHAT "a string of 1 to 63 bytes"
+#define VERDICTS WIRE_WORDS("faster", "slower", "unchanged", "unresolved", "invalid")
+
+static json_t *metrics_build(const void *at)
 {
-	json_t *root = json_object(), *settings = json_object(), *cal = json_array();
-	json_t *procs = json_array();
-	size_t i;
-	int r;
-
-	json_object_set_new(settings, "case", json_text(c->case_name));
-	json_object_set_new(settings, "kind", json_string(c->aa ? "aa" : "compare"));
-	json_object_set_new(settings, "pairs", json_integer(c->pairs));
-	json_object_set_new(settings, "max_pairs", json_integer(c->max_pairs));
-	json_object_set_new(settings, "warmup", json_integer(c->warmup));
-	json_object_set_new(settings, "better", json_string(c->higher_better ? "higher" : "lower"));
-	json_object_set_new(settings, "timeout_s", json_real_or_null(c->timeout_s));
-	json_object_set_new(settings, "min_effect", json_real_or_null(c->min_effect));
-	json_object_set_new(settings, "noise", json_real_or_null(c->noise));
-	json_object_set_new(settings, "metric_requested", json_text(c->metric_requested));
-	json_object_set_new(settings, "fingerprint", json_text(c->fingerprint));
-	json_object_set_new(settings, "args", json_text(c->args_json ? c->args_json : "{}"));
-	/* Only where a budget set max_pairs: a record without one stays what
-	 * a hub before the key takes. */
-	if (c->time_budget_s > 0)
-		json_object_set_new(settings, "time_budget_s", json_real(c->time_budget_s));
-	for (i = 0; i < c->ncalibration; i++)
-		json_array_append_new(cal, json_integer(c->calibration[i].comparison_id));
-	for (i = 0; i < c->nprocesses; i++)
-		json_array_append_new(procs, process_record(&c->processes[i], with_output));
-	json_object_set_new(root, "format", json_string(WIRE_RECORD_FORMAT));
-	json_object_set_new(root, "host", json_text(c->host));
-	json_object_set_new(root, "id", json_integer(c->id));
-	json_object_set_new(root, "state", json_string(db_state_name(c->state)));
-	json_object_set_new(root, "rule", json_text(c->rule));
-	json_object_set_new(root, "created_at", json_text(c->created_at));
-	json_object_set_new(root, "finished_at", json_text_or_null(c->finished_at));
-	json_object_set_new(root, "settings", settings);
-	json_object_set_new(root, "old", artifact_record(&c->old, c->old_manifest));
-	json_object_set_new(root, "new", artifact_record(&c->new, c->new_manifest));
-	json_object_set_new(root, "calibration", cal);
-	json_object_set_new(root, "job", json_id(c->job_id));
-	json_object_set_new(root, "base_build", json_id(c->base_build));
-	json_object_set_new(root, "head_build", json_id(c->head_build));
-	json_object_set_new(root, "processes", procs);
-	json_object_set_new(root, "summary", summary_record(c));
-	fit_lines(root, "processes");
-	r = finish_record(out, root);
-	json_decref(root);
-	return r;
-}
-
-/* ---- parsing ---- */
-
-/* Where in the record a value is, for messages: "processes[3].exit". */
-struct at {
-	char path[96];
-};
-
-/* A path too long for the buffer ends in "...": it is only ever shown. */
-static void at_cut(struct at *a, int n)
-{
-	if (n >= (int)sizeof(a->path))
-		memcpy(a->path + sizeof(a->path) - 4, "...", 4);
-}
-
-static struct at at_key(const struct at *parent, const char *key)
-{
-	struct at a;
-
-	at_cut(&a, snprintf(a.path, sizeof(a.path), "%s%s%s", parent->path,
-			    *parent->path ? "." : "", key));
-	return a;
-}
-
-static struct at at_index(const struct at *parent, size_t i)
-{
-	struct at a;
-
-	at_cut(&a, snprintf(a.path, sizeof(a.path), "%s[%zu]", parent->path, i));
-	return a;
-}
-
-static enum db_state state_of(const char *word)
-{
-	if (!strcmp(word, "done"))
-		return DB_STATE_DONE;
-	if (!strcmp(word, "abandoned"))
-		return DB_STATE_ABANDONED;
-	return DB_STATE_RUNNING;
-}
-
-static int bad(const struct at *a, const char *what)
-{
-	return err_set(-EINVAL, "%s: expected %s", *a->path ? a->path : "the record", what);
-}
-
-/* bad() for parent's member key: the path is written only for a message. */
-static int bad_at(const struct at *parent, const char *key, const char *what)
-{
-	struct at a = at_key(parent, key);
-
-	return bad(&a, what);
-}
-
-/* o is an object with exactly the members of keys (a NULL-terminated list;
- * those after a NULL entry in optional are optional). */
-static int object_check(json_t *o, const struct at *a, const char *const *keys,
-			const char *const *optional)
-{
-	const char *key;
-	json_t *v;
-	size_t i, n;
-
-	if (!json_is_object(o))
-		return bad(a, "an object");
-	for (i = 0; keys[i]; i++) {
-		if (!json_object_get(o, keys[i])) {
-			struct at k = at_key(a, keys[i]);
-
-			return err_set(-EINVAL, "%s: missing", k.path);
-		}
-	}
-	/* Every required member is there, so with no more members than those
-	 * and the optional ones present, none is unknown. */
-	n = i;
-	for (i = 0; optional && optional[i]; i++)
-		n += json_object_get(o, optional[i]) != NULL;
-	if (json_object_size(o) == n)
-		return 0;
-	json_object_foreach(o, key, v) {
-		bool known = false;
-
-		for (i = 0; keys[i] && !known; i++)
-			known = !strcmp(key, keys[i]);
-		for (i = 0; optional && optional[i] && !known; i++)
-			known = !strcmp(key, optional[i]);
-		if (!known) {
-			char shown[48];
-
-			/* The name is the sender's: shown cut, and only in quotes. */
-			snprintf(shown, sizeof(shown), "%s", key);
-			return err_set(-EINVAL, "%s: unknown member '%s'%s",
-				       *a->path ? a->path : "the record", shown,
-				       strlen(key) >= sizeof(shown) ? "..." : "");
-		}
-	}
-	return 0;
-}
-
-/* A string of at most max bytes into a new copy (*out NULL for null when
- * nullable). */
-static int get_text(char **out, json_t *o, const struct at *parent, const char *key,
-		    bool nullable, size_t max)
-{
-	json_t *v = json_object_get(o, key);
-	char what[80];
-
-	*out = NULL;
-	if (nullable && json_is_null(v))
-		return 0;
-	if (!json_is_string(v) || json_string_length(v) > max) {
-		snprintf(what, sizeof(what), "a string of at most %zu bytes%s", max,
-			 nullable ? " or null" : "");
-		return bad_at(parent, key, what);
-	}
-	*out = xstrndup(json_string_value(v), json_string_length(v));
-	return 0;
-}
-
-/* The index of w, one of words (NULL-terminated). */
-static int word_at(const char *const *words, const char *w)
-{
-	int i;
-
-	for (i = 0; words[i] && strcmp(words[i], w); i++)
-		;
-	return i;
-}
-
-/* A string that is one of words (NULL-terminated), into out. */
-static int get_word(char *out, size_t outlen, json_t *o, const struct at *parent,
-		    const char *key, const char *const *words, const char *what)
-{
-	json_t *v = json_object_get(o, key);
+	const struct db_process *p = at;
+	json_t *m = json_object();
 	size_t i;
 
-	for (i = 0; json_is_string(v) && words[i]; i++) {
-		if (!strcmp(json_string_value(v), words[i])) {
-			size_t n = strlen(words[i]);
-
-			n = n < outlen ? n : outlen - 1;
-			memcpy(out, words[i], n);
-			out[n] = '\0';
-			return 0;
-		}
-	}
-	return bad_at(parent, key, what);
+	for (i = 0; i < p->nmetrics; i++)
+		utf8_json_set(m, p->metrics[i].name, json_real_or_null(p->metrics[i].value));
+	return m;
 }
 
-static int get_int(int64_t *out, json_t *o, const struct at *parent, const char *key,
-		   int64_t lo, int64_t hi)
+static int metrics_parse(void *at, json_t *m, const struct wire_at *a)
 {
-	json_t *v = json_object_get(o, key);
-	char what[96];
-
-	if (json_is_integer(v) && json_integer_value(v) >= lo && json_integer_value(v) <= hi) {
-		*out = json_integer_value(v);
-		return 0;
-	}
-	snprintf(what, sizeof(what), "a whole number from %lld to %lld", (long long)lo,
-		 (long long)hi);
-	return bad_at(parent, key, what);
-}
-
-static int get_int32(int *out, json_t *o, const struct at *parent, const char *key, int lo,
-		     int hi)
-{
-	int64_t v = 0;
-	int r = get_int(&v, o, parent, key, lo, hi);
-
-	*out = (int)v;
-	return r;
-}
-
-/* A number (NAN for null when nullable); a finite one. */
-static int get_num(double *out, json_t *o, const struct at *parent, const char *key,
-		   bool nullable)
-{
-	json_t *v = json_object_get(o, key);
-
-	*out = NAN;
-	if (nullable && json_is_null(v))
-		return 0;
-	if (json_is_number(v) && isfinite(json_number_value(v))) {
-		*out = json_number_value(v);
-		return 0;
-	}
-	return bad_at(parent, key, nullable ? "a number or null" : "a number");
-}
-
-/* An id on the record's host (a whole number from 1), or 0 for null. */
-static int get_id(int64_t *out, json_t *o, const struct at *parent, const char *key)
-{
-	*out = 0;
-	if (json_is_null(json_object_get(o, key)))
-		return 0;
-	return get_int(out, o, parent, key, 1, INT64_MAX);
-}
-
-static int get_bool(bool *out, json_t *o, const struct at *parent, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-
-	if (!json_is_boolean(v))
-		return bad_at(parent, key, "true or false");
-	*out = json_is_true(v);
-	return 0;
-}
-
-static bool is_hex64(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < 64; i++)
-		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-			return false;
-	return s[64] == '\0';
-}
-
-/* 64 lower-case hex digits (NULL for null when nullable). */
-static int get_hash(char **out, json_t *o, const struct at *parent, const char *key,
-		    bool nullable)
-{
-	json_t *v = json_object_get(o, key);
-
-	*out = NULL;
-	if (nullable && json_is_null(v))
-		return 0;
-	if (!json_is_string(v) || !is_hex64(json_string_value(v)))
-		return bad_at(parent, key, nullable ? "64 lower-case hex digits or null" :
-			   "64 lower-case hex digits");
-	*out = xstrdup(json_string_value(v));
-	return 0;
-}
-
-/* A time as perfd writes them, "2026-11-04T10:00:00.123Z", into out (""
- * for null when nullable). */
-static int get_time(char out[32], json_t *o, const struct at *parent, const char *key,
-		    bool nullable)
-{
-	static const char shape[] = "dddd-dd-ddTdd:dd:dd.dddZ";
-	json_t *v = json_object_get(o, key);
-	const char *s;
-	size_t i;
-
-	out[0] = '\0';
-	if (nullable && json_is_null(v))
-		return 0;
-	s = json_is_string(v) ? json_string_value(v) : "";
-	for (i = 0; shape[i]; i++)
-		if (shape[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != shape[i])
-			break;
-	if (shape[i] || s[i])
-		return bad_at(parent, key, nullable ? "a time as 2026-11-04T10:00:00.123Z or null" :
-			   "a time as 2026-11-04T10:00:00.123Z");
-	memcpy(out, s, sizeof(shape));
-	return 0;
-}
-
-/* A list of at most max strings of at most TEXT_MAX bytes each. */
-static int get_texts(char ***out, size_t *out_n, json_t *o, const struct at *parent,
-		     const char *key, size_t max)
-{
-	json_t *v = json_object_get(o, key), *e;
-	char what[64];
-	size_t i;
-
-	*out = NULL;
-	*out_n = 0;
-	if (!json_is_array(v) || json_array_size(v) > max) {
-		snprintf(what, sizeof(what), "a list of at most %zu strings", max);
-		return bad_at(parent, key, what);
-	}
-	*out = xcalloc(json_array_size(v) + 1, sizeof(char *));
-	json_array_foreach(v, i, e) {
-		if (!json_is_string(e) || json_string_length(e) > TEXT_MAX) {
-			struct at a = at_key(parent, key), ai = at_index(&a, i);
-
-			return bad(&ai, "a string of at most 65536 bytes");
-		}
-		(*out)[(*out_n)++] = xstrndup(json_string_value(e), json_string_length(e));
-	}
-	return 0;
-}
-
-static int get_list(json_t **out, json_t *o, const struct at *parent, const char *key,
-		    size_t max)
-{
-	json_t *v = json_object_get(o, key);
-	char what[48];
-
-	*out = v;
-	if (json_is_array(v) && json_array_size(v) <= max)
-		return 0;
-	snprintf(what, sizeof(what), "a list of at most %zu entries", max);
-	return bad_at(parent, key, what);
-}
-
-static int parse_metrics(struct db_process *p, json_t *o, const struct at *parent)
-{
-	json_t *m = json_object_get(o, "metrics"), *v;
+	struct db_process *p = at;
+	struct wire_at am;
 	const char *name;
+	json_t *v;
 
 	if (!json_is_object(m) || json_object_size(m) > RUNNER_METRICS_MAX)
-		return bad_at(parent, "metrics", "an object of at most 256 metrics");
+		return wire_bad(a, "an object of at most 256 metrics");
 	p->metrics = xcalloc(json_object_size(m) + 1, sizeof(*p->metrics));
 	json_object_foreach(m, name, v) {
 		if (!*name || strlen(name) > 255)
-			return bad_at(parent, "metrics", "metric names of 1 to 255 bytes");
+			return wire_bad(a, "metric names of 1 to 255 bytes");
 		if (!json_is_null(v) && !(json_is_number(v) && isfinite(json_number_value(v)))) {
-			struct at a = at_key(parent, "metrics"), am;
-
-			at_cut(&am, snprintf(am.path, sizeof(am.path), "%s['%.32s']", a.path, name));
-			return bad(&am, "a number or null");
+			snprintf(am.path, sizeof(am.path), "%.56s['%.32s']", a->path, name);
+			return wire_bad(&am, "a number or null");
 		}
 		p->metrics[p->nmetrics].name = xstrdup(name);
 		p->metrics[p->nmetrics++].value = json_is_null(v) ? NAN : json_number_value(v);
@@ -697,59 +283,26 @@ static int parse_metrics(struct db_process *p, json_t *o, const struct at *paren
 	return 0;
 }
 
-/* The RESULT and SUMMARY lines of a process or a runner result. */
-static int parse_lines(struct db_line **lines, size_t *nlines, json_t *o,
-		       const struct at *parent)
-{
-	static const char *const keys[] = { "kind", "text", NULL };
-	static const char *const kinds[] = { "RESULT", "SUMMARY", NULL };
-	struct at a = at_key(parent, "lines");
-	json_t *list, *e;
-	size_t i;
-	int r;
-
-	r = get_list(&list, o, parent, "lines", RUNNER_LINES_MAX);
-	if (r < 0)
-		return r;
-	*lines = xcalloc(json_array_size(list) + 1, sizeof(**lines));
-	json_array_foreach(list, i, e) {
-		struct at ai = at_index(&a, i);
-		struct db_line *l = &(*lines)[*nlines];
-		char kind[8];
-
-		r = object_check(e, &ai, keys, NULL);
-		if (r == 0)
-			r = get_word(kind, sizeof(kind), e, &ai, "kind", kinds, "RESULT or SUMMARY");
-		if (r == 0)
-			r = get_text(&l->text, e, &ai, "text", false, TEXT_MAX);
-		if (r < 0)
-			return r;
-		l->kind = xstrdup(kind);
-		(*nlines)++;
-	}
-	return 0;
-}
-
 /* The captured output, when the record carries it: each stream decoded,
  * at most WIRE_RECORD_OUTPUT_MAX bytes and no more than the process
- * wrote. */
-static int parse_output(struct db_process *p, json_t *o, const struct at *parent)
+ * wrote. wire_record_build adds it. */
+static int output_parse(void *at, json_t *out, const struct wire_at *a)
 {
-	static const char *const keys[] = { "stdout", "stderr", NULL };
-	struct at a = at_key(parent, "output");
-	json_t *out = json_object_get(o, "output");
+	static const struct wire_field keys[] = {
+		{ "stdout", .type = WIRE_CUSTOM }, { "stderr", .type = WIRE_CUSTOM }, { 0 },
+	};
+	struct db_process *p = at;
 	struct strbuf sb = STRBUF_INIT;
+	struct wire_at as;
 	int i, r;
 
-	if (!out)
-		return 0;
-	r = object_check(out, &a, keys, NULL);
+	r = wire_fields_check(keys, out, a);
 	for (i = 0; i < 2 && r == 0; i++) {
-		struct at as = at_key(&a, keys[i]);
-		json_t *v = json_object_get(out, keys[i]);
+		json_t *v = json_object_get(out, keys[i].name);
 
+		as = wire_at_key(a, keys[i].name);
 		if (!json_is_string(v)) {
-			r = bad(&as, "base64 text");
+			r = wire_bad(&as, "base64 text");
 			break;
 		}
 		r = base64_decode(&sb, json_string_value(v), json_string_length(v),
@@ -759,7 +312,7 @@ static int parse_output(struct db_process *p, json_t *o, const struct at *parent
 			break;
 		}
 		if ((int64_t)sb.len > (i ? p->stderr_bytes : p->stdout_bytes)) {
-			r = bad(&as, "no more bytes than the process wrote");
+			r = wire_bad(&as, "no more bytes than the process wrote");
 			break;
 		}
 		if (i) {
@@ -776,439 +329,253 @@ static int parse_output(struct db_process *p, json_t *o, const struct at *parent
 	return r;
 }
 
-static int parse_process(struct db_process *p, json_t *o, const struct at *a, size_t index)
+/* A RESULT or SUMMARY line of a process or a runner result. */
+static const struct wire_field line_fields[] = {
+	{ "kind", WIRE_WORD, .offset = offsetof(struct db_line, kind),
+	  .words = WIRE_WORDS("RESULT", "SUMMARY") },
+	{ "text", WIRE_TEXT, .offset = offsetof(struct db_line, text), .hi = TEXT_MAX },
+	{ 0 },
+};
+static const struct wire_field line_entry = { "lines[]", WIRE_OBJECT, .sub = line_fields };
+static const struct wire_field note_entry = { "[]", WIRE_TEXT, .hi = TEXT_MAX };
+
+static const struct wire_field process_fields[] = {
+	{ "seq", WIRE_INT, .offset = P(seq), .lo = 1, .hi = PROCESSES_MAX },
+	{ "arm", WIRE_WORD, .offset = P(arm), .size = 4, .words = WIRE_WORDS("old", "new") },
+	{ "pair", WIRE_INT, .offset = P(pair), .lo = 0, .hi = PAIRS_MAX },
+	{ "warmup", WIRE_BOOL, .offset = P(warmup) },
+	{ "state", WIRE_ENUM, .offset = P(state), .words = STATES },
+	{ "started_at", WIRE_TIME, .offset = P(started_at) },
+	{ "ended_at", WIRE_TIME, WIRE_NULL, .offset = P(ended_at) },
+	{ "exit", WIRE_INT, WIRE_NULL, P(exit_code), .lo = 0, .hi = 255 },
+	{ "signal", WIRE_INT, .offset = P(signal), .lo = 0, .hi = 128 },
+	{ "timed_out", WIRE_BOOL, .offset = P(timed_out) },
+	{ "spawn_error", WIRE_TEXT, WIRE_NULL, P(spawn_error), .hi = TEXT_MAX },
+	{ "wall_ms", WIRE_REAL, WIRE_NULL, .offset = P(wall_ms) },
+	{ "user_ms", WIRE_REAL, WIRE_NULL, .offset = P(user_ms) },
+	{ "sys_ms", WIRE_REAL, WIRE_NULL, .offset = P(sys_ms) },
+	{ "maxrss_kb", WIRE_I64, .offset = P(maxrss_kb), .lo = 0, .hi = INT64_MAX },
+	{ "cpu_wait_ms", WIRE_REAL, WIRE_OPTIONAL | WIRE_FROM, P(cpu_wait_ms), .lo = 0,
+	  .since = "schema 21" },
+	{ "cpus", WIRE_TEXT, WIRE_NULL, P(cpus), .hi = 4096 },
+	{ "digest", WIRE_TEXT, WIRE_NULL, P(digest), .hi = TEXT_MAX },
+	{ "record_valid", WIRE_BOOL, .offset = P(record_valid) },
+	{ "metrics", WIRE_CUSTOM, .what = "an object of at most 256 metrics, each a number or null",
+	  .build = metrics_build, .parse = metrics_parse },
+	{ "lines", WIRE_LIST, .offset = P(lines), .size = sizeof(struct db_line),
+	  .count = P(nlines), .hi = RUNNER_LINES_MAX, .sub = &line_entry },
+	{ "protocol_errors", WIRE_LIST, .offset = P(protocol_errors), .size = sizeof(char *),
+	  .count = P(nprotocol_errors), .hi = RUNNER_ERRORS_MAX, .sub = &note_entry },
+	{ "fault", WIRE_TEXT, WIRE_NULL, P(fault), .hi = TEXT_MAX },
+	{ "fault_watch", WIRE_TEXT, WIRE_NULL, P(fault_watch), .hi = TEXT_MAX },
+	{ "stdout_bytes", WIRE_I64, .offset = P(stdout_bytes), .lo = 0, .hi = INT64_MAX },
+	{ "stderr_bytes", WIRE_I64, .offset = P(stderr_bytes), .lo = 0, .hi = INT64_MAX },
+	{ "valid", WIRE_BOOL, .offset = P(valid) },
+	{ "invalid_reason", WIRE_TEXT, WIRE_NULL, P(invalid_reason), .hi = TEXT_MAX },
+	/* After stdout_bytes and stderr_bytes, which bound it. */
+	{ "output", WIRE_CUSTOM, WIRE_OPTIONAL,
+	  .what = "{\"stdout\", \"stderr\"}: base64 of at most 1 MiB each", .parse = output_parse },
+	{ 0 },
+};
+static const struct wire_field process_entry = {
+	"processes[]", WIRE_OBJECT, .sub = process_fields,
+};
+
+static const struct wire_field settings_fields[] = {
+	{ "case", WIRE_TEXT, .offset = C(c.case_name), .hi = NAME_MAX_BYTES, .what = NAME_WHAT },
+	{ "kind", WIRE_FLAG, .offset = C(c.aa), .words = WIRE_WORDS("compare", "aa") },
+	{ "pairs", WIRE_INT, .offset = C(c.pairs), .lo = 1, .hi = PAIRS_MAX },
+	{ "max_pairs", WIRE_INT, .offset = C(c.max_pairs), .lo = 1, .hi = PAIRS_MAX },
+	{ "warmup", WIRE_INT, .offset = C(c.warmup), .lo = 0, .hi = WARMUP_MAX },
+	{ "better", WIRE_FLAG, .offset = C(c.higher_better),
+	  .words = WIRE_WORDS("lower", "higher") },
+	{ "timeout_s", WIRE_REAL, .offset = C(c.timeout_s) },
+	{ "min_effect", WIRE_REAL, .offset = C(c.min_effect) },
+	{ "noise", WIRE_REAL, .offset = C(c.noise) },
+	{ "metric_requested", WIRE_TEXT, WIRE_NULL, C(c.metric_requested), .hi = 255 },
+	{ "fingerprint", WIRE_TEXT, WIRE_NULL, C(c.fingerprint), .hi = JSON_TEXT_MAX },
+	{ "args", WIRE_TEXT, .offset = C(c.args_json), .hi = JSON_TEXT_MAX, .dflt = "{}" },
+	/* Only where a budget set max_pairs: a record without one stays what
+	 * a hub before the key takes. */
+	{ "time_budget_s", WIRE_REAL, WIRE_OPTIONAL | WIRE_ABOVE, C(c.time_budget_s), .lo = 0,
+	  .hi = CONFIG_SECONDS_MAX, .what = "a number of seconds above 0 and at most 604800" },
+	{ 0 },
+};
+
+/* Each arm's program and its manifest's hash. */
+#define ARTIFACT_FIELDS(arm) \
+	{ "path", WIRE_TEXT, .offset = C(c.arm.path), .hi = 4096, .dflt = "" }, \
+	{ "size", WIRE_I64, .offset = C(c.arm.size), .lo = 0, .hi = INT64_MAX }, \
+	{ "sha256", WIRE_HASH, .offset = C(c.arm.sha256), .size = 65 }, \
+	{ "manifest", WIRE_HASH, WIRE_NULL, .offset = C(c.arm##_manifest) }, \
+	{ 0 }
+static const struct wire_field old_fields[] = { ARTIFACT_FIELDS(old) };
+static const struct wire_field new_fields[] = { ARTIFACT_FIELDS(new) };
+
+static const struct wire_field figure_fields[] = {
+	{ "median", WIRE_REAL, WIRE_NULL, .offset = FIGURE(median) },
+	{ "min", WIRE_REAL, WIRE_NULL, .offset = FIGURE(min) },
+	{ "max", WIRE_REAL, WIRE_NULL, .offset = FIGURE(max) },
+	{ "spread", WIRE_REAL, WIRE_NULL, .offset = FIGURE(spread) },
+	{ 0 },
+};
+
+static const struct wire_field gain_fields[] = {
+	{ "median", WIRE_REAL, .offset = C(c.summary.gain_median) },
+	{ "min", WIRE_REAL, .offset = C(c.summary.gain_min) },
+	{ "max", WIRE_REAL, .offset = C(c.summary.gain_max) },
+	{ 0 },
+};
+
+/* A pairs-median/2.1 or /2.2 stage's figures beyond the sign test's are
+ * each a member of its own only where the stage has it (docs/rule.md). */
+#define STAGE_FIGURE(name, version) \
+	{ #name, WIRE_REAL, WIRE_OPTIONAL | WIRE_NULL, STAGE(name), .since = version }
+static const struct wire_field stage_fields[] = {
+	{ "pairs", WIRE_INT, .offset = STAGE(pairs), .lo = 1, .hi = PAIRS_MAX },
+	{ "test", WIRE_WORD, .offset = STAGE(test), .size = 16,
+	  .words = WIRE_WORDS("sign", "calibrated", "sign+calibrated") },
+	{ "calibration_gains", WIRE_INT, .offset = STAGE(calibration_gains), .lo = 0,
+	  .hi = RUNNER_CALIBRATION_MAX_GAINS },
+	{ "alpha", WIRE_REAL, .offset = STAGE(alpha) },
+	{ "p_faster", WIRE_REAL, WIRE_NULL, .offset = STAGE(p_faster) },
+	{ "p_slower", WIRE_REAL, WIRE_NULL, .offset = STAGE(p_slower) },
+	{ "p_below", WIRE_REAL, WIRE_NULL, .offset = STAGE(p_below) },
+	{ "p_above", WIRE_REAL, WIRE_NULL, .offset = STAGE(p_above) },
+	{ "verdict", WIRE_WORD, .offset = STAGE(verdict), .size = 16, .words = VERDICTS },
+	STAGE_FIGURE(cal_p_faster, "pairs-median/2.1"),
+	STAGE_FIGURE(cal_p_slower, "pairs-median/2.1"),
+	STAGE_FIGURE(cal_p_below, "pairs-median/2.1"),
+	STAGE_FIGURE(cal_p_above, "pairs-median/2.1"),
+	STAGE_FIGURE(gate_p, "pairs-median/2.1"),
+	STAGE_FIGURE(spread_ratio, "pairs-median/2.1"),
+	STAGE_FIGURE(load_p, "pairs-median/2.2"),
+	STAGE_FIGURE(load_above, "pairs-median/2.2"),
+	{ 0 },
+};
+static const struct wire_field stage_entry = { "stages[]", WIRE_OBJECT, .sub = stage_fields };
+static const struct wire_field pair_gain_entry = { "pair_gains[]", WIRE_REAL, .flags = WIRE_NULL };
+
+static const struct wire_field summary_fields[] = {
+	{ "metric", WIRE_TEXT, WIRE_NULL, C(c.metric), .hi = 255 },
+	{ "verdict", WIRE_WORD, .offset = C(c.summary.verdict), .size = 16, .words = VERDICTS },
+	{ "gain", WIRE_OBJECT, WIRE_NULL | WIRE_HAS, .has = C(c.summary.has_gain),
+	  .sub = gain_fields },
+	{ "old", WIRE_OBJECT, WIRE_NULL | WIRE_HAS, C(c.summary.old), .has = C(c.summary.old.set),
+	  .sub = figure_fields },
+	{ "new", WIRE_OBJECT, WIRE_NULL | WIRE_HAS, C(c.summary.new), .has = C(c.summary.new.set),
+	  .sub = figure_fields },
+	{ "pair_gains", WIRE_LIST, .offset = C(c.summary.pair_gains), .size = sizeof(double),
+	  .count = C(c.summary.npair_gains), .hi = PAIRS_MAX, .sub = &pair_gain_entry },
+	{ "digests_equal", WIRE_BOOL, .offset = C(c.summary.digests_equal) },
+	{ "pairs_run", WIRE_INT, WIRE_NULL, C(c.summary.pairs_run), .lo = 1, .hi = PAIRS_MAX },
+	{ "stages", WIRE_LIST, .offset = C(c.summary.stages), .size = sizeof(struct db_stage),
+	  .count = C(c.summary.nstages), .hi = RUNNER_STAGES_MAX, .sub = &stage_entry },
+	{ "flags", WIRE_LIST, .offset = C(c.summary.flags), .size = sizeof(char *),
+	  .count = C(c.summary.nflags), .hi = NOTES_MAX, .sub = &note_entry },
+	{ "reasons", WIRE_LIST, .offset = C(c.summary.reasons), .size = sizeof(char *),
+	  .count = C(c.summary.nreasons), .hi = NOTES_MAX, .sub = &note_entry },
+	{ 0 },
+};
+
+static const struct wire_field calibration_entry = {
+	"calibration[]", WIRE_I64, .offset = offsetof(struct db_calibration, comparison_id),
+	.lo = 1, .hi = INT64_MAX, .what = "a comparison id (a whole number from 1)",
+};
+
+const struct wire_field wire_record_fields[] = {
+	{ "format", WIRE_CONST, .words = WIRE_WORDS(WIRE_RECORD_FORMAT) },
+	{ "host", WIRE_TEXT, .offset = C(c.host), .hi = NAME_MAX_BYTES, .what = NAME_WHAT },
+	{ "id", WIRE_I64, .offset = C(origin_id), .lo = 1, .hi = INT64_MAX },
+	{ "sha256", WIRE_HASH, WIRE_SEALED, C(sha256), .size = 65 },
+	{ "state", WIRE_ENUM, .offset = C(c.state), .words = STATES },
+	{ "rule", WIRE_TEXT, .offset = C(c.rule), .hi = 255 },
+	{ "created_at", WIRE_TIME, .offset = C(c.created_at) },
+	{ "finished_at", WIRE_TIME, WIRE_NULL, .offset = C(c.finished_at) },
+	{ "settings", WIRE_OBJECT, .sub = settings_fields },
+	{ "old", WIRE_OBJECT, .sub = old_fields },
+	{ "new", WIRE_OBJECT, .sub = new_fields },
+	{ "calibration", WIRE_LIST, .offset = C(c.calibration),
+	  .size = sizeof(struct db_calibration), .count = C(c.ncalibration),
+	  .hi = RUNNER_CALIBRATION_MAX_GAINS, .sub = &calibration_entry },
+	/* The ids of its job and builds on its host; null for none. */
+	{ "job", WIRE_I64, WIRE_NULL, C(origin_job), .lo = 1, .hi = INT64_MAX },
+	{ "base_build", WIRE_I64, WIRE_NULL, C(origin_base_build), .lo = 1, .hi = INT64_MAX },
+	{ "head_build", WIRE_I64, WIRE_NULL, C(origin_head_build), .lo = 1, .hi = INT64_MAX },
+	{ "processes", WIRE_LIST, .offset = C(c.processes), .size = sizeof(struct db_process),
+	  .count = C(c.nprocesses), .hi = PROCESSES_MAX, .sub = &process_entry },
+	{ "summary", WIRE_OBJECT, WIRE_NULL | WIRE_HAS, .has = C(c.has_summary),
+	  .sub = summary_fields },
+	{ 0 },
+};
+
+int wire_record_build(struct strbuf *out, const struct db_comparison *c, bool with_output)
 {
-	static const char *const keys[] = {
-		"seq", "arm", "pair", "warmup", "state", "started_at", "ended_at", "exit",
-		"signal", "timed_out", "spawn_error", "wall_ms", "user_ms", "sys_ms", "maxrss_kb",
-		"cpus", "digest", "record_valid", "metrics", "lines", "protocol_errors", "fault",
-		"fault_watch", "stdout_bytes", "stderr_bytes", "valid", "invalid_reason", NULL,
+	struct wire_record rec = {
+		.origin_id = c->id, .origin_job = c->job_id, .origin_base_build = c->base_build,
+		.origin_head_build = c->head_build, .c = *c,
 	};
-	static const char *const optional[] = { "output", "cpu_wait_ms", NULL };
-	static const char *const arms[] = { "old", "new", NULL };
-	static const char *const states[] = { "running", "done", "abandoned", NULL };
-	char state[16];
-	json_t *v;
-	int r;
-
-	r = object_check(o, a, keys, optional);
-	if (r == 0)
-		r = get_int32(&p->seq, o, a, "seq", 1, PROCESSES_MAX);
-	if (r == 0 && p->seq != (int)index + 1)
-		r = err_set(-EINVAL, "%s.seq: expected %zu (processes in execution order)", a->path,
-			    index + 1);
-	if (r == 0)
-		r = get_word(p->arm, sizeof(p->arm), o, a, "arm", arms, "old or new");
-	if (r == 0)
-		r = get_int32(&p->pair, o, a, "pair", 0, PAIRS_MAX);
-	if (r == 0)
-		r = get_bool(&p->warmup, o, a, "warmup");
-	if (r == 0 && p->warmup != (p->pair == 0))
-		r = err_set(-EINVAL, "%s: a warm-up has pair 0, and only a warm-up", a->path);
-	if (r == 0)
-		r = get_word(state, sizeof(state), o, a, "state", states,
-			     "running, done or abandoned");
-	if (r < 0)
-		return r;
-	p->state = state_of(state);
-	r = get_time(p->started_at, o, a, "started_at", false);
-	if (r == 0)
-		r = get_time(p->ended_at, o, a, "ended_at", true);
-	if (r < 0)
-		return r;
-	v = json_object_get(o, "exit");
-	p->exit_code = -1;
-	if (!json_is_null(v)) {
-		if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 255)
-			return bad_at(a, "exit", "a whole number from 0 to 255, or null");
-		p->exit_code = (int)json_integer_value(v);
-	}
-	r = get_int32(&p->signal, o, a, "signal", 0, 128);
-	if (r == 0)
-		r = get_bool(&p->timed_out, o, a, "timed_out");
-	if (r == 0)
-		r = get_text(&p->spawn_error, o, a, "spawn_error", true, TEXT_MAX);
-	if (r == 0)
-		r = get_num(&p->wall_ms, o, a, "wall_ms", true);
-	if (r == 0)
-		r = get_num(&p->user_ms, o, a, "user_ms", true);
-	if (r == 0)
-		r = get_num(&p->sys_ms, o, a, "sys_ms", true);
-	if (r == 0)
-		r = get_int(&p->maxrss_kb, o, a, "maxrss_kb", 0, INT64_MAX);
-	if (r == 0)
-		r = get_text(&p->cpus, o, a, "cpus", true, 4096);
-	if (r == 0)
-		r = get_text(&p->digest, o, a, "digest", true, TEXT_MAX);
-	if (r == 0)
-		r = get_bool(&p->record_valid, o, a, "record_valid");
-	if (r == 0)
-		r = parse_metrics(p, o, a);
-	if (r == 0)
-		r = parse_lines(&p->lines, &p->nlines, o, a);
-	if (r == 0)
-		r = get_texts(&p->protocol_errors, &p->nprotocol_errors, o, a, "protocol_errors",
-			      RUNNER_ERRORS_MAX);
-	if (r == 0)
-		r = get_text(&p->fault, o, a, "fault", true, TEXT_MAX);
-	if (r == 0)
-		r = get_text(&p->fault_watch, o, a, "fault_watch", true, TEXT_MAX);
-	if (r == 0)
-		r = get_int(&p->stdout_bytes, o, a, "stdout_bytes", 0, INT64_MAX);
-	if (r == 0)
-		r = get_int(&p->stderr_bytes, o, a, "stderr_bytes", 0, INT64_MAX);
-	if (r == 0)
-		r = get_bool(&p->valid, o, a, "valid");
-	if (r == 0)
-		r = get_text(&p->invalid_reason, o, a, "invalid_reason", true, TEXT_MAX);
-	p->cpu_wait_ms = NAN;
-	if (r == 0 && json_object_get(o, "cpu_wait_ms"))
-		r = get_num(&p->cpu_wait_ms, o, a, "cpu_wait_ms", false);
-	if (r == 0 && p->cpu_wait_ms < 0)
-		r = bad_at(a, "cpu_wait_ms", "a number from 0");
-	if (r == 0)
-		r = parse_output(p, o, a);
-	return r;
-}
-
-static int parse_artifact(struct db_artifact *out, char **manifest, json_t *root,
-			  const char *key)
-{
-	static const char *const keys[] = { "path", "size", "sha256", "manifest", NULL };
-	struct at top = { "" }, a = at_key(&top, key);
-	json_t *o = json_object_get(root, key);
-	char *sha = NULL;
-	int r;
-
-	r = object_check(o, &a, keys, NULL);
-	if (r == 0)
-		r = get_text(&out->path, o, &a, "path", false, 4096);
-	if (r == 0)
-		r = get_int(&out->size, o, &a, "size", 0, INT64_MAX);
-	if (r == 0)
-		r = get_hash(&sha, o, &a, "sha256", false);
-	if (r == 0)
-		memcpy(out->sha256, sha, sizeof(out->sha256));
-	free(sha);
-	if (r == 0)
-		r = get_hash(manifest, o, &a, "manifest", true);
-	return r;
-}
-
-/* settings.time_budget_s, when there: the seconds that set max_pairs, as a
- * case or host profile may give them (above 0, at most a week); 0 when
- * absent. */
-static int parse_budget(double *out, json_t *o, const struct at *a)
-{
-	*out = 0;
-	if (!json_object_get(o, "time_budget_s"))
-		return 0;
-	if (get_num(out, o, a, "time_budget_s", false) < 0 ||
-	    !(*out > 0 && *out <= CONFIG_SECONDS_MAX)) {
-		*out = 0;
-		return bad_at(a, "time_budget_s", "a number of seconds above 0 and at most 604800");
-	}
-	return 0;
-}
-
-static int parse_settings(struct db_comparison *c, json_t *root)
-{
-	static const char *const keys[] = {
-		"case", "kind", "pairs", "max_pairs", "warmup", "better", "timeout_s",
-		"min_effect", "noise", "metric_requested", "fingerprint", "args", NULL,
-	};
-	static const char *const optional[] = { "time_budget_s", NULL };
-	static const char *const kinds[] = { "compare", "aa", NULL };
-	static const char *const betters[] = { "lower", "higher", NULL };
-	struct at top = { "" }, a = at_key(&top, "settings");
-	json_t *o = json_object_get(root, "settings"), *args;
-	char word[16];
-	int r;
-
-	r = object_check(o, &a, keys, optional);
-	if (r == 0)
-		r = get_text(&c->case_name, o, &a, "case", false, NAME_MAX_BYTES);
-	if (r == 0 && !*c->case_name)
-		r = bad(&a, "a case of 1 to 63 bytes");
-	if (r == 0)
-		r = get_word(word, sizeof(word), o, &a, "kind", kinds, "compare or aa");
-	if (r < 0)
-		return r;
-	c->aa = !strcmp(word, "aa");
-	r = get_int32(&c->pairs, o, &a, "pairs", 1, PAIRS_MAX);
-	if (r == 0)
-		r = get_int32(&c->max_pairs, o, &a, "max_pairs", 1, PAIRS_MAX);
-	if (r == 0)
-		r = get_int32(&c->warmup, o, &a, "warmup", 0, WARMUP_MAX);
-	if (r == 0)
-		r = get_word(word, sizeof(word), o, &a, "better", betters, "lower or higher");
-	if (r < 0)
-		return r;
-	c->higher_better = !strcmp(word, "higher");
-	r = get_num(&c->timeout_s, o, &a, "timeout_s", false);
-	if (r == 0)
-		r = get_num(&c->min_effect, o, &a, "min_effect", false);
-	if (r == 0)
-		r = get_num(&c->noise, o, &a, "noise", false);
-	if (r == 0)
-		r = get_text(&c->metric_requested, o, &a, "metric_requested", true, 255);
-	if (r == 0)
-		r = get_text(&c->fingerprint, o, &a, "fingerprint", true, JSON_TEXT_MAX);
-	if (r == 0)
-		r = get_text(&c->args_json, o, &a, "args", false, JSON_TEXT_MAX);
-	if (r == 0)
-		r = parse_budget(&c->time_budget_s, o, &a);
-	if (r < 0)
-		return r;
-	/* The receipt shows args as the JSON it holds. */
-	args = json_loads(c->args_json, 0, NULL);
-	if (!json_is_object(args))
-		r = err_set(-EINVAL, "settings.args: expected the text of a JSON object");
-	json_decref(args);
-	return r;
-}
-
-static int parse_figures(struct db_arm_stats *out, json_t *s, const struct at *parent,
-			 const char *key)
-{
-	static const char *const keys[] = { "median", "min", "max", "spread", NULL };
-	struct at a = at_key(parent, key);
-	json_t *o = json_object_get(s, key);
-	int r;
-
-	memset(out, 0, sizeof(*out));
-	if (json_is_null(o))
-		return 0;
-	r = object_check(o, &a, keys, NULL);
-	if (r == 0)
-		r = get_num(&out->median, o, &a, "median", true);
-	if (r == 0)
-		r = get_num(&out->min, o, &a, "min", true);
-	if (r == 0)
-		r = get_num(&out->max, o, &a, "max", true);
-	if (r == 0)
-		r = get_num(&out->spread, o, &a, "spread", true);
-	out->set = r == 0;
-	return r;
-}
-
-static int parse_stage(struct db_stage *g, json_t *o, const struct at *a)
-{
-	static const char *const keys[] = {
-		"pairs", "test", "calibration_gains", "alpha", "p_faster", "p_slower",
-		"p_below", "p_above", "verdict", NULL,
-	};
-	static const char *const optional[] = {
-		"cal_p_faster", "cal_p_slower", "cal_p_below", "cal_p_above", "gate_p",
-		"spread_ratio", "load_p", "load_above", NULL,
-	};
-	static const char *const tests[] = { "sign", "calibrated", "sign+calibrated", NULL };
-	static const char *const verdicts[] = {
-		"faster", "slower", "unchanged", "unresolved", "invalid", NULL,
-	};
-	size_t k;
-	int r;
-
-	_Static_assert(ARRAY_SIZE(optional) == ARRAY_SIZE(stage21_keys) + 1, "one list");
-	r = object_check(o, a, keys, optional);
-	for (k = 0; r == 0 && k < ARRAY_SIZE(stage21_keys); k++) {
-		*stage21_field(g, k) = NAN;
-		if (json_object_get(o, stage21_keys[k]))
-			r = get_num(stage21_field(g, k), o, a, stage21_keys[k], true);
-	}
-	if (r == 0)
-		r = get_int32(&g->pairs, o, a, "pairs", 1, PAIRS_MAX);
-	if (r == 0)
-		r = get_word(g->test, sizeof(g->test), o, a, "test", tests,
-			     "sign, calibrated or sign+calibrated");
-	if (r == 0)
-		r = get_int32(&g->calibration_gains, o, a, "calibration_gains", 0,
-			      RUNNER_CALIBRATION_MAX_GAINS);
-	if (r == 0)
-		r = get_num(&g->alpha, o, a, "alpha", false);
-	if (r == 0)
-		r = get_num(&g->p_faster, o, a, "p_faster", true);
-	if (r == 0)
-		r = get_num(&g->p_slower, o, a, "p_slower", true);
-	if (r == 0)
-		r = get_num(&g->p_below, o, a, "p_below", true);
-	if (r == 0)
-		r = get_num(&g->p_above, o, a, "p_above", true);
-	if (r == 0)
-		r = get_word(g->verdict, sizeof(g->verdict), o, a, "verdict", verdicts,
-			     "a verdict");
-	return r;
-}
-
-static int parse_summary(struct db_comparison *c, json_t *root)
-{
-	static const char *const keys[] = {
-		"metric", "verdict", "gain", "old", "new", "pair_gains", "digests_equal",
-		"pairs_run", "stages", "flags", "reasons", NULL,
-	};
-	static const char *const gain_keys[] = { "median", "min", "max", NULL };
-	static const char *const verdicts[] = {
-		"faster", "slower", "unchanged", "unresolved", "invalid", NULL,
-	};
-	struct at top = { "" }, a = at_key(&top, "summary"), ag = at_key(&a, "gain");
-	struct at ap = at_key(&a, "pair_gains"), as = at_key(&a, "stages");
-	json_t *o = json_object_get(root, "summary"), *gain, *list, *e, *v;
-	struct db_summary *s = &c->summary;
+	json_t *root = wire_fields_build(wire_record_fields, &rec);
+	json_t *procs = json_object_get(root, "processes");
+	const struct db_process *p;
 	size_t i;
 	int r;
 
-	if (json_is_null(o))
-		return 0;
-	r = object_check(o, &a, keys, NULL);
-	if (r == 0)
-		r = get_text(&c->metric, o, &a, "metric", true, 255);
-	if (r == 0)
-		r = get_word(s->verdict, sizeof(s->verdict), o, &a, "verdict", verdicts,
-			     "faster, slower, unchanged, unresolved or invalid");
-	if (r < 0)
-		return r;
-	if (c->metric)
-		s->metric = xstrdup(c->metric);
-	gain = json_object_get(o, "gain");
-	if (!json_is_null(gain)) {
-		r = object_check(gain, &ag, gain_keys, NULL);
-		if (r == 0)
-			r = get_num(&s->gain_median, gain, &ag, "median", false);
-		if (r == 0)
-			r = get_num(&s->gain_min, gain, &ag, "min", false);
-		if (r == 0)
-			r = get_num(&s->gain_max, gain, &ag, "max", false);
-		if (r < 0)
-			return r;
-		s->has_gain = true;
+	for (i = 0; with_output && i < c->nprocesses; i++) {
+		p = &c->processes[i];
+		if (p->out || p->err)
+			json_object_set_new(json_array_get(procs, i), "output",
+					    json_pack("{s:o,s:o}", "stdout", b64(p->out, p->out_len),
+						      "stderr", b64(p->err, p->err_len)));
 	}
-	r = parse_figures(&s->old, o, &a, "old");
-	if (r == 0)
-		r = parse_figures(&s->new, o, &a, "new");
-	if (r == 0)
-		r = get_list(&list, o, &a, "pair_gains", PAIRS_MAX);
-	if (r < 0)
-		return r;
-	s->pair_gains = xcalloc(json_array_size(list) + 1, sizeof(double));
-	json_array_foreach(list, i, e) {
-		struct at ai = at_index(&ap, i);
-
-		if (!json_is_null(e) && !(json_is_number(e) && isfinite(json_number_value(e))))
-			return bad(&ai, "a number or null");
-		s->pair_gains[s->npair_gains++] = json_is_null(e) ? NAN : json_number_value(e);
-	}
-	r = get_bool(&s->digests_equal, o, &a, "digests_equal");
-	if (r < 0)
-		return r;
-	v = json_object_get(o, "pairs_run");
-	if (!json_is_null(v)) {
-		r = get_int32(&s->pairs_run, o, &a, "pairs_run", 1, PAIRS_MAX);
-		if (r < 0)
-			return r;
-	}
-	r = get_list(&list, o, &a, "stages", RUNNER_STAGES_MAX);
-	if (r < 0)
-		return r;
-	s->stages = xcalloc(json_array_size(list) + 1, sizeof(*s->stages));
-	json_array_foreach(list, i, e) {
-		struct at ai = at_index(&as, i);
-
-		r = parse_stage(&s->stages[s->nstages], e, &ai);
-		if (r < 0)
-			return r;
-		s->nstages++;
-	}
-	r = get_texts(&s->flags, &s->nflags, o, &a, "flags", NOTES_MAX);
-	if (r == 0)
-		r = get_texts(&s->reasons, &s->nreasons, o, &a, "reasons", NOTES_MAX);
-	if (r < 0)
-		return r;
-	c->has_summary = true;
-	return 0;
+	fit_lines(root, "processes");
+	r = finish_record(out, root);
+	json_decref(root);
+	return r;
 }
 
-static int parse_record(struct wire_record *rec, json_t *root)
+/* What the rows cannot say: a host and a case not empty, args an object's
+ * text, the processes in execution order with the warm-ups at pair 0. */
+static int check_record(struct wire_record *rec)
 {
-	static const char *const keys[] = {
-		"format", "host", "id", "sha256", "state", "rule", "created_at", "finished_at",
-		"settings", "old", "new", "calibration", "job", "base_build", "head_build",
-		"processes", "summary", NULL,
-	};
-	static const char *const formats[] = { WIRE_RECORD_FORMAT, NULL };
-	static const char *const states[] = { "running", "done", "abandoned", NULL };
-	struct at top = { "" }, ac = at_key(&top, "calibration"), ap = at_key(&top, "processes");
 	struct db_comparison *c = &rec->c;
-	char word[32], *sha = NULL;
-	json_t *list, *e;
+	json_t *args = json_loads(c->args_json, 0, NULL);
+	bool is_object = json_is_object(args);
+	struct wire_at top = { "" }, a;
 	size_t i;
-	int r;
 
-	r = object_check(root, &top, keys, NULL);
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "format", formats,
-			     "'" WIRE_RECORD_FORMAT "'");
-	if (r == 0)
-		r = get_text(&c->host, root, &top, "host", false, NAME_MAX_BYTES);
-	if (r == 0 && !*c->host)
-		r = bad(&top, "a host of 1 to 63 bytes");
-	if (r == 0)
-		r = get_int(&rec->origin_id, root, &top, "id", 1, INT64_MAX);
-	if (r == 0)
-		r = get_hash(&sha, root, &top, "sha256", false);
-	if (r == 0)
-		memcpy(rec->sha256, sha, sizeof(rec->sha256));
-	free(sha);
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "state", states,
-			     "running, done or abandoned");
-	if (r < 0)
-		return r;
-	c->state = state_of(word);
-	r = get_text(&c->rule, root, &top, "rule", false, 255);
-	if (r == 0)
-		r = get_time(c->created_at, root, &top, "created_at", false);
-	if (r == 0)
-		r = get_time(c->finished_at, root, &top, "finished_at", true);
-	if (r == 0)
-		r = parse_settings(c, root);
-	if (r == 0)
-		r = parse_artifact(&c->old, &c->old_manifest, root, "old");
-	if (r == 0)
-		r = parse_artifact(&c->new, &c->new_manifest, root, "new");
-	if (r == 0)
-		r = get_list(&list, root, &top, "calibration", RUNNER_CALIBRATION_MAX_GAINS);
-	if (r < 0)
-		return r;
-	c->calibration = xcalloc(json_array_size(list) + 1, sizeof(*c->calibration));
-	json_array_foreach(list, i, e) {
-		struct at ai = at_index(&ac, i);
-
-		if (!json_is_integer(e) || json_integer_value(e) < 1)
-			return bad(&ai, "a comparison id (a whole number from 1)");
-		c->calibration[c->ncalibration++].comparison_id = json_integer_value(e);
+	json_decref(args);
+	if (!*c->host)
+		return wire_bad(&top, "a host of 1 to 63 bytes");
+	a = wire_at_key(&top, "settings");
+	if (!*c->case_name)
+		return wire_bad(&a, "a case of 1 to 63 bytes");
+	if (!is_object)
+		return err_set(-EINVAL, "settings.args: expected the text of a JSON object");
+	for (i = 0; i < c->nprocesses; i++) {
+		a = wire_at_index(&(struct wire_at){ "processes" }, i);
+		if (c->processes[i].seq != (int)i + 1)
+			return err_set(-EINVAL, "%s.seq: expected %zu (processes in execution order)",
+				       a.path, i + 1);
+		if (c->processes[i].warmup != (c->processes[i].pair == 0))
+			return err_set(-EINVAL, "%s: a warm-up has pair 0, and only a warm-up", a.path);
 	}
-	r = get_id(&rec->origin_job, root, &top, "job");
-	if (r == 0)
-		r = get_id(&rec->origin_base_build, root, &top, "base_build");
-	if (r == 0)
-		r = get_id(&rec->origin_head_build, root, &top, "head_build");
-	if (r < 0)
-		return r;
-	r = get_list(&list, root, &top, "processes", PROCESSES_MAX);
-	if (r < 0)
-		return r;
-	c->processes = xcalloc(json_array_size(list) + 1, sizeof(*c->processes));
-	json_array_foreach(list, i, e) {
-		struct at ai = at_index(&ap, i);
+	return 0;
+}
 
-		r = parse_process(&c->processes[c->nprocesses], e, &ai, i);
-		c->nprocesses++;
-		if (r < 0)
-			return r;
-	}
-	r = parse_summary(c, root);
+static int parse_record(void *ctx, json_t *root)
+{
+	struct wire_record *rec = ctx;
+	struct db_comparison *c = &rec->c;
+	struct wire_at top = { "" };
+	int r = wire_fields_parse(rec, wire_record_fields, root, &top);
+
+	if (r == 0)
+		r = check_record(rec);
 	if (r < 0 || !c->has_summary)
 		return r;
+	if (c->metric)
+		c->summary.metric = xstrdup(c->metric);
 	/* Parallel to the processes, as db_comparison_load fills them. */
 	db_summary_validity_fill(c);
 	return 0;
@@ -1216,24 +583,8 @@ static int parse_record(struct wire_record *rec, json_t *root)
 
 int wire_record_parse(struct wire_record *out, const char *text, size_t len)
 {
-	char hash[SHA256_HEX_SIZE];
-	json_error_t jerr;
-	json_t *root;
-	int r;
-
 	memset(out, 0, sizeof(*out));
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root)
-		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
-			       jerr.column, jerr.text);
-	r = parse_record(out, root);
-	if (r == 0)
-		r = canonical_hash(hash, root);
-	if (r == 0 && strcmp(hash, out->sha256))
-		r = err_set(-EBADMSG, "sha256: the record says %s, and its canonical form "
-			    "(docs/hub.md) hashes to %s", out->sha256, hash);
-	json_decref(root);
-	return r;
+	return parse_hashed(text, len, out, out->sha256, parse_record);
 }
 
 void wire_record_release(struct wire_record *r)
@@ -1246,196 +597,224 @@ void wire_record_release(struct wire_record *r)
 
 /* ---- a job's update (docs/hub.md, "The job record") ---- */
 
-static bool is_commit(const char *s)
+#define JOB(m) offsetof(struct wire_job_record, m)
+
+/* A history job says what it is and its one case (docs/history.md). */
+static bool job_is_history(const void *rec)
 {
-	return strlen(s) == 40 && strspn(s, "0123456789abcdef") == 40;
+	return ((const struct wire_job_record *)rec)->job.kind != DB_JOB_HEAD;
 }
+
+const struct wire_field wire_job_fields[] = {
+	{ "format", WIRE_CONST, .words = WIRE_WORDS(WIRE_JOB_FORMAT) },
+	{ "host", WIRE_HOST, .offset = JOB(job.host) },
+	{ "id", WIRE_I64, .offset = JOB(job.origin_id), .lo = 1, .hi = INT64_MAX },
+	{ "seq", WIRE_I64, .offset = JOB(job.seq), .lo = 1, .hi = INT64_MAX },
+	{ "sha256", WIRE_HASH, WIRE_SEALED, JOB(sha256), .size = 65 },
+	{ "head", WIRE_TEXT, .offset = JOB(job.head), .size = 256, .lo = 1, .hi = 255 },
+	{ "commit", WIRE_COMMIT, .offset = JOB(job.commit) },
+	{ "base", WIRE_COMMIT, WIRE_NULL, .offset = JOB(job.base) },
+	{ "subject", WIRE_TEXT, WIRE_NULL, JOB(job.subject), .hi = TEXT_MAX },
+	{ "state", WIRE_ENUM, .offset = JOB(job.state),
+	  .words = WIRE_WORDS("queued", "running", "done", "failed") },
+	{ "detail", WIRE_TEXT, WIRE_NULL, JOB(job.detail), .hi = TEXT_MAX },
+	{ "created_at", WIRE_TIME, .offset = JOB(job.created_at) },
+	{ "started_at", WIRE_TIME, WIRE_NULL, .offset = JOB(job.started_at) },
+	{ "finished_at", WIRE_TIME, WIRE_NULL, .offset = JOB(job.finished_at) },
+	{ "kind", WIRE_ENUM, WIRE_OPTIONAL, JOB(job.kind), .present = job_is_history,
+	  .words = WIRE_WORDS("head", "span", "confirm", "bisect") },
+	{ "case", WIRE_TEXT, WIRE_OPTIONAL | WIRE_NULL, JOB(job.case_name), .size = 64, .hi = 63,
+	  .present = job_is_history },
+	/* A done job says how many comparisons it made, so that the hub
+	 * counts its status only once they are all in. */
+	{ "comparisons", WIRE_I64, WIRE_OPTIONAL, JOB(job.comparisons), .lo = 0,
+	  .hi = WIRE_JOB_COMPARISONS_MAX, .since = "schema 18" },
+	{ 0 },
+};
 
 int wire_job_record_build(struct strbuf *out, const struct db_job *j, const char *host)
 {
-	json_t *root = json_object();
+	struct wire_job_record rec = { .job = *j };
+
+	snprintf(rec.job.host, sizeof(rec.job.host), "%s", host);
+	rec.job.origin_id = j->id;
+	return build_sealed(out, wire_job_fields, &rec);
+}
+
+static int parse_job(void *rec, json_t *root)
+{
+	struct wire_at top = { "" };
+
+	return wire_fields_parse(rec, wire_job_fields, root, &top);
+}
+
+/* ---- what the heartbeat reads with ----
+ * The heartbeat (below) is not a table yet: it reads each member through
+ * a row of its own. */
+
+struct at {
+	char path[96];
+};
+
+static struct wire_at at_of(const struct at *a)
+{
+	struct wire_at w;
+
+	memcpy(w.path, a->path, sizeof(w.path));
+	return w;
+}
+
+static struct at at_key(const struct at *parent, const char *key)
+{
+	struct wire_at p = at_of(parent), w = wire_at_key(&p, key);
+	struct at a;
+
+	memcpy(a.path, w.path, sizeof(a.path));
+	return a;
+}
+
+static int bad_at(const struct at *parent, const char *key, const char *what)
+{
+	struct wire_at p = at_of(parent), w = wire_at_key(&p, key);
+
+	return wire_bad(&w, what);
+}
+
+static int get_row(void *out, const struct wire_field *f, json_t *o, const struct at *parent)
+{
+	struct wire_at p = at_of(parent);
+
+	return wire_field_parse(out, f, o, &p);
+}
+
+/* o has the members keys and no other than those of optional. */
+static int object_check(json_t *o, const struct at *a, const char *const *keys,
+			const char *const *optional)
+{
+	struct wire_at p = at_of(a);
+	struct wire_field *t;
+	size_t n = 0, i;
 	int r;
 
-	json_object_set_new(root, "format", json_string(WIRE_JOB_FORMAT));
-	json_object_set_new(root, "host", json_text(host));
-	json_object_set_new(root, "id", json_integer(j->id));
-	json_object_set_new(root, "seq", json_integer(j->seq));
-	json_object_set_new(root, "head", json_text(j->head));
-	json_object_set_new(root, "commit", json_text(j->commit));
-	json_object_set_new(root, "base", json_text_or_null(j->base));
-	json_object_set_new(root, "subject", json_text(j->subject));
-	json_object_set_new(root, "state", json_string(db_job_state_name(j->state)));
-	json_object_set_new(root, "detail", json_text(j->detail));
-	json_object_set_new(root, "created_at", json_text(j->created_at));
-	json_object_set_new(root, "started_at", json_text_or_null(j->started_at));
-	json_object_set_new(root, "finished_at", json_text_or_null(j->finished_at));
-	/* A history job says what it is and its one case (docs/history.md). */
-	if (j->kind != DB_JOB_HEAD) {
-		json_object_set_new(root, "kind", json_string(db_job_kind_name(j->kind)));
-		json_object_set_new(root, "case", json_text_or_null(j->case_name));
-	}
-	/* A done job says how many comparisons it made, so that the hub
-	 * counts its status only once they are all in. */
-	if (j->comparisons >= 0)
-		json_object_set_new(root, "comparisons", json_integer(j->comparisons));
-	r = finish_record(out, root);
-	json_decref(root);
+	while (keys[n])
+		n++;
+	for (i = 0; optional && optional[i]; i++)
+		;
+	t = xcalloc(n + i + 1, sizeof(*t));
+	for (i = 0; keys[i]; i++)
+		t[i].name = keys[i];
+	for (i = 0; optional && optional[i]; i++)
+		t[n + i] = (struct wire_field){ optional[i], .flags = WIRE_OPTIONAL };
+	r = wire_fields_check(t, o, &p);
+	free(t);
 	return r;
 }
 
-/* A commit id, 40 lower-case hex digits, into out ("" for null when nullable). */
+static int get_text(char **out, json_t *o, const struct at *parent, const char *key,
+		    bool nullable, size_t max)
+{
+	const struct wire_field f = {
+		key, WIRE_TEXT, nullable ? WIRE_NULL : 0, .hi = (int64_t)max,
+	};
+
+	*out = NULL;
+	return get_row(out, &f, o, parent);
+}
+
+static int get_word(char *out, size_t outlen, json_t *o, const struct at *parent,
+		    const char *key, const char *const *words, const char *what)
+{
+	const struct wire_field f = { key, WIRE_WORD, .size = outlen, .words = words, .what = what };
+
+	return get_row(out, &f, o, parent);
+}
+
+static int get_host(char *out, size_t outlen, json_t *o, const struct at *parent)
+{
+	const struct wire_field f = { "host", WIRE_HOST, .size = outlen };
+
+	return get_row(out, &f, o, parent);
+}
+
+static int get_int(int64_t *out, json_t *o, const struct at *parent, const char *key,
+		   int64_t lo, int64_t hi)
+{
+	const struct wire_field f = { key, WIRE_I64, .lo = lo, .hi = hi };
+
+	return get_row(out, &f, o, parent);
+}
+
+static int get_time(char out[32], json_t *o, const struct at *parent, const char *key,
+		    bool nullable)
+{
+	const struct wire_field f = { key, WIRE_TIME, nullable ? WIRE_NULL : 0, .size = 32 };
+
+	out[0] = '\0';
+	return get_row(out, &f, o, parent);
+}
+
+static int get_int32(int *out, json_t *o, const struct at *parent, const char *key, int lo,
+		     int hi)
+{
+	const struct wire_field f = { key, WIRE_INT, .lo = lo, .hi = hi };
+
+	return get_row(out, &f, o, parent);
+}
+
+static int get_bool(bool *out, json_t *o, const struct at *parent, const char *key)
+{
+	const struct wire_field f = { key, .type = WIRE_BOOL };
+
+	return get_row(out, &f, o, parent);
+}
+
+/* A commit id into out ("" for null when nullable). */
 static int get_commit(char out[41], json_t *o, const struct at *parent, const char *key,
 		      bool nullable)
 {
-	json_t *v = json_object_get(o, key);
+	const struct wire_field f = { key, WIRE_COMMIT, nullable ? WIRE_NULL : 0, .size = 41 };
 
 	out[0] = '\0';
-	if (nullable && json_is_null(v))
+	return get_row(out, &f, o, parent);
+}
+
+/* The list o[key], of at most max entries, into *out (borrowed). */
+static int get_list(json_t **out, json_t *o, const struct at *parent, const char *key,
+		    size_t max)
+{
+	json_t *v = json_object_get(o, key);
+	char what[48];
+
+	*out = v;
+	if (json_is_array(v) && json_array_size(v) <= max)
 		return 0;
-	if (!json_is_string(v) || !is_commit(json_string_value(v)))
-		return bad_at(parent, key, nullable ? "a commit id (40 lower-case hex digits) or null" :
-			   "a commit id (40 lower-case hex digits)");
-	memcpy(out, json_string_value(v), 41);
-	return 0;
+	snprintf(what, sizeof(what), "a list of at most %zu entries", max);
+	return bad_at(parent, key, what);
 }
 
-/* Host names as the hub's configuration takes them. */
-static int get_host(char *out, size_t outlen, json_t *o, const struct at *parent)
+static struct at at_index(const struct at *parent, size_t i)
 {
-	struct at a = at_key(parent, "host");
-	json_t *v = json_object_get(o, "host");
-	const char *s = json_is_string(v) ? json_string_value(v) : "";
-	size_t n = strlen(s);
+	struct wire_at p = at_of(parent), w = wire_at_index(&p, i);
+	struct at a;
 
-	if (n == 0 || n > NAME_MAX_BYTES || n >= outlen ||
-	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
-		return bad(&a, "a host's name: 1 to 63 letters, digits, '.', '_' or '-'");
-	memcpy(out, s, n + 1);
-	return 0;
+	memcpy(a.path, w.path, sizeof(a.path));
+	return a;
 }
 
-/* The members every host's record starts with: its format (formats[0],
- * the one taken), its host, its id there and its sha256. */
-static int get_header(json_t *root, const struct at *top, const char *const *formats,
-		      char host[64], int64_t *id, char sha256[65])
+/* The index of w, one of words (NULL-terminated). */
+static int word_at(const char *const *words, const char *w)
 {
-	char word[32], *text = NULL, what[48];
-	int r;
+	int i;
 
-	snprintf(what, sizeof(what), "'%s'", formats[0]);
-	r = get_word(word, sizeof(word), root, top, "format", formats, what);
-	if (r == 0)
-		r = get_host(host, 64, root, top);
-	if (r == 0)
-		r = get_int(id, root, top, "id", 1, INT64_MAX);
-	if (r == 0)
-		r = get_hash(&text, root, top, "sha256", false);
-	if (r == 0)
-		memcpy(sha256, text, 65);
-	free(text);
-	return r;
-}
-
-static int parse_job(struct wire_job_record *rec, json_t *root)
-{
-	static const char *const keys[] = {
-		"format", "host", "id", "seq", "sha256", "head", "commit", "base", "subject",
-		"state", "detail", "created_at", "started_at", "finished_at", NULL,
-	};
-	static const char *const formats[] = { WIRE_JOB_FORMAT, NULL };
-	static const char *const optional[] = { "kind", "case", "comparisons", NULL };
-	static const char *const states[] = { "queued", "running", "done", "failed", NULL };
-	static const char *const kinds[] = { "head", "span", "confirm", "bisect", NULL };
-	struct at top = { "" };
-	struct db_job *j = &rec->job;
-	char word[32], *text = NULL;
-	size_t i;
-	int r;
-
-	r = object_check(root, &top, keys, optional);
-	if (r == 0)
-		r = get_header(root, &top, formats, j->host, &j->origin_id, rec->sha256);
-	if (r == 0)
-		r = get_int(&j->seq, root, &top, "seq", 1, INT64_MAX);
-	if (r == 0)
-		r = get_text(&text, root, &top, "head", false, sizeof(j->head) - 1);
-	if (r == 0 && !*text)
-		r = bad(&(struct at){ "head" }, "a head's name");
-	if (r == 0)
-		snprintf(j->head, sizeof(j->head), "%s", text);
-	free(text);
-	if (r == 0)
-		r = get_commit(j->commit, root, &top, "commit", false);
-	if (r == 0)
-		r = get_commit(j->base, root, &top, "base", true);
-	if (r == 0)
-		r = get_text(&j->subject, root, &top, "subject", true, TEXT_MAX);
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "state", states,
-			     "queued, running, done or failed");
-	if (r < 0)
-		return r;
-	for (i = 0; states[i]; i++)
-		if (!strcmp(word, states[i]))
-			j->state = (enum db_job_state)i;
-	r = get_text(&j->detail, root, &top, "detail", true, TEXT_MAX);
-	if (r == 0 && json_object_get(root, "kind")) {
-		r = get_word(word, sizeof(word), root, &top, "kind", kinds,
-			     "head, span, confirm or bisect");
-		if (r == 0)
-			db_job_kind_parse(&j->kind, word);
-	}
-	if (r == 0 && json_object_get(root, "case")) {
-		r = get_text(&text, root, &top, "case", true, sizeof(j->case_name) - 1);
-		if (r == 0 && text)
-			snprintf(j->case_name, sizeof(j->case_name), "%s", text);
-		free(text);
-	}
-	j->comparisons = -1;
-	if (r == 0 && json_object_get(root, "comparisons"))
-		r = get_int(&j->comparisons, root, &top, "comparisons", 0, WIRE_JOB_COMPARISONS_MAX);
-	if (r == 0)
-		r = get_time(j->created_at, root, &top, "created_at", false);
-	if (r == 0)
-		r = get_time(j->started_at, root, &top, "started_at", true);
-	if (r == 0)
-		r = get_time(j->finished_at, root, &top, "finished_at", true);
-	return r;
-}
-
-/* Parses root's text, checks it with parse, and checks its sha256 against
- * its canonical form. */
-static int parse_hashed(const char *text, size_t len, void *rec, const char *sha256,
-			int (*parse)(void *rec, json_t *root))
-{
-	char hash[SHA256_HEX_SIZE];
-	json_error_t jerr;
-	json_t *root;
-	int r;
-
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root)
-		return err_set(-EINVAL, "malformed JSON: line %d, column %d: %s", jerr.line,
-			       jerr.column, jerr.text);
-	r = parse(rec, root);
-	if (r == 0 && sha256)
-		r = canonical_hash(hash, root);
-	if (r == 0 && sha256 && strcmp(hash, sha256))
-		r = err_set(-EBADMSG, "sha256: the record says %s, and its canonical form "
-			    "(docs/hub.md) hashes to %s", sha256, hash);
-	json_decref(root);
-	return r;
-}
-
-static int parse_job_any(void *rec, json_t *root)
-{
-	return parse_job(rec, root);
+	for (i = 0; words[i] && strcmp(words[i], w); i++)
+		;
+	return i;
 }
 
 int wire_job_record_parse(struct wire_job_record *out, const char *text, size_t len)
 {
 	memset(out, 0, sizeof(*out));
-	return parse_hashed(text, len, out, out->sha256, parse_job_any);
+	return parse_hashed(text, len, out, out->sha256, parse_job);
 }
 
 void wire_job_record_release(struct wire_job_record *r)
@@ -1734,271 +1113,136 @@ int wire_heartbeat_reply_parse(struct wire_heartbeat_reply *out, const char *tex
 
 #define ARTIFACTS_MAX 4096
 #define RESULTS_MAX 1024
+#define BUILD(m) offsetof(struct wire_build_record, m)
+#define RESULT(m) offsetof(struct db_runner_result, m)
+#define BUILT(m) offsetof(struct db_build_artifact, m)
 
-static json_t *build_fields(const struct db_build *b, const char *host)
+static const struct wire_field result_fields[] = {
+	{ "id", WIRE_I64, .offset = RESULT(id), .lo = 1, .hi = INT64_MAX },
+	{ "runner", WIRE_TEXT, .offset = RESULT(runner), .size = 64, .lo = 1, .hi = 63 },
+	{ "chunk", WIRE_INT, .offset = RESULT(chunk), .lo = 1, .hi = 4096 },
+	{ "chunks", WIRE_INT, .offset = RESULT(chunks), .lo = 1, .hi = 4096 },
+	{ "binary_sha256", WIRE_HASH, WIRE_NULL, .offset = RESULT(binary_sha256) },
+	{ "started_at", WIRE_TIME, .offset = RESULT(started_at) },
+	{ "ended_at", WIRE_TIME, WIRE_NULL, .offset = RESULT(ended_at) },
+	{ "exit", WIRE_INT, .offset = RESULT(exit_code), .lo = -1, .hi = 255 },
+	{ "signal", WIRE_INT, .offset = RESULT(signal), .lo = 0, .hi = 128 },
+	{ "timed_out", WIRE_BOOL, .offset = RESULT(timed_out) },
+	{ "elapsed_ms", WIRE_REAL, WIRE_NULL, .offset = RESULT(elapsed_ms) },
+	{ "spawn_error", WIRE_TEXT, WIRE_NULL, RESULT(spawn_error), .hi = TEXT_MAX },
+	{ "lines", WIRE_LIST, .offset = RESULT(lines), .size = sizeof(struct db_line),
+	  .count = RESULT(nlines), .hi = RUNNER_LINES_MAX, .sub = &line_entry },
+	{ 0 },
+};
+static const struct wire_field result_entry = {
+	"runner_results[]", WIRE_OBJECT, .sub = result_fields,
+};
+
+static const struct wire_field built_fields[] = {
+	{ "name", WIRE_TEXT, .offset = BUILT(name), .hi = 4096 },
+	{ "path", WIRE_TEXT, .offset = BUILT(artifact.path), .hi = 4096, .dflt = "" },
+	{ "size", WIRE_I64, .offset = BUILT(artifact.size), .lo = 0, .hi = INT64_MAX },
+	{ "sha256", WIRE_HASH, .offset = BUILT(artifact.sha256), .size = 65 },
+	{ 0 },
+};
+static const struct wire_field built_entry = { "artifacts[]", WIRE_OBJECT, .sub = built_fields };
+
+static json_t *log_build(const void *at)
 {
-	json_t *root = json_object(), *arts = json_array();
-	size_t i;
+	const struct db_build *b = at;
 
-	for (i = 0; i < b->nartifacts; i++)
-		json_array_append_new(arts, json_pack("{s:o,s:o,s:I,s:s}",
-			"name", json_text(b->artifacts[i].name),
-			"path", json_text(b->artifacts[i].artifact.path ?
-					  b->artifacts[i].artifact.path : ""),
-			"size", (json_int_t)b->artifacts[i].artifact.size,
-			"sha256", b->artifacts[i].artifact.sha256));
-	json_object_set_new(root, "format", json_string(WIRE_BUILD_FORMAT));
-	json_object_set_new(root, "host", json_text(host));
-	json_object_set_new(root, "id", json_integer(b->id));
-	json_object_set_new(root, "commit", json_text(b->commit));
-	json_object_set_new(root, "tree", json_text(b->tree));
-	json_object_set_new(root, "recipe", json_text(b->recipe_hash));
-	json_object_set_new(root, "state", json_string(db_build_state_name(b->state)));
-	json_object_set_new(root, "dir", json_text(b->dir ? b->dir : ""));
-	json_object_set_new(root, "started_at", json_text(b->started_at));
-	json_object_set_new(root, "finished_at", json_text_or_null(b->finished_at));
-	json_object_set_new(root, "exit", json_integer(b->exit_code));
-	json_object_set_new(root, "signal", json_integer(b->signal));
-	json_object_set_new(root, "timed_out", json_boolean(b->timed_out));
-	json_object_set_new(root, "wall_ms", json_real_or_null(b->wall_ms));
-	json_object_set_new(root, "log", b64(b->log, b->log_len));
-	json_object_set_new(root, "log_bytes", json_integer(b->log_bytes));
-	json_object_set_new(root, "toolchain", json_text(b->toolchain));
-	json_object_set_new(root, "fingerprint", json_text(b->fingerprint));
-	json_object_set_new(root, "detail", json_text(b->detail));
-	json_object_set_new(root, "artifacts", arts);
-	return root;
+	return b64(b->log, b->log_len);
 }
 
-static json_t *result_record(const struct db_runner_result *x)
+/* The build's log: base64 of at most CHILD_CAPTURE_DEFAULT bytes. */
+static int log_parse(void *at, json_t *v, const struct wire_at *a)
 {
-	json_t *lines = json_array();
-	size_t i;
+	struct db_build *b = at;
+	struct strbuf log = STRBUF_INIT;
+	int r = 0;
 
-	for (i = 0; i < x->nlines; i++)
-		json_array_append_new(lines, json_pack("{s:o,s:o}",
-			"kind", json_text(x->lines[i].kind), "text", json_text(x->lines[i].text)));
-	return json_pack("{s:I,s:o,s:i,s:i,s:o,s:o,s:o,s:i,s:i,s:b,s:o,s:o,s:o}",
-		"id", (json_int_t)x->id, "runner", json_text(x->runner), "chunk", x->chunk,
-		"chunks", x->chunks, "binary_sha256", json_text(x->binary_sha256),
-		"started_at", json_text(x->started_at),
-		"ended_at", json_text_or_null(x->ended_at),
-		"exit", x->exit_code, "signal", x->signal, "timed_out", x->timed_out,
-		"elapsed_ms", json_real_or_null(x->elapsed_ms),
-		"spawn_error", json_text(x->spawn_error),
-		"lines", lines);
+	if (!json_is_string(v))
+		r = wire_bad(a, "base64 text");
+	else if (base64_decode(&log, json_string_value(v), json_string_length(v),
+			       CHILD_CAPTURE_DEFAULT) < 0)
+		r = err_set(-EINVAL, "%s: %s", a->path, err_last());
+	b->log_len = log.len;
+	b->log = strbuf_detach(&log);
+	return r;
 }
+
+const struct wire_field wire_build_fields[] = {
+	{ "format", WIRE_CONST, .words = WIRE_WORDS(WIRE_BUILD_FORMAT) },
+	{ "host", WIRE_HOST, .offset = BUILD(build.host) },
+	{ "id", WIRE_I64, .offset = BUILD(origin_id), .lo = 1, .hi = INT64_MAX },
+	{ "sha256", WIRE_HASH, WIRE_SEALED, BUILD(sha256), .size = 65 },
+	{ "commit", WIRE_COMMIT, .offset = BUILD(build.commit) },
+	{ "tree", WIRE_COMMIT, .offset = BUILD(build.tree) },
+	{ "recipe", WIRE_HASH, .offset = BUILD(build.recipe_hash), .size = 65 },
+	/* A running build is not sent. */
+	{ "state", WIRE_ENUM, .offset = BUILD(build.state), .lo = 1, .hi = 2,
+	  .words = WIRE_WORDS("running", "done", "failed", "abandoned") },
+	{ "dir", WIRE_TEXT, .offset = BUILD(build.dir), .hi = 4096, .dflt = "" },
+	{ "started_at", WIRE_TIME, .offset = BUILD(build.started_at) },
+	{ "finished_at", WIRE_TIME, WIRE_NULL, .offset = BUILD(build.finished_at) },
+	{ "exit", WIRE_INT, .offset = BUILD(build.exit_code), .lo = -1, .hi = 255 },
+	{ "signal", WIRE_INT, .offset = BUILD(build.signal), .lo = 0, .hi = 128 },
+	{ "timed_out", WIRE_BOOL, .offset = BUILD(build.timed_out) },
+	{ "wall_ms", WIRE_REAL, WIRE_NULL, .offset = BUILD(build.wall_ms) },
+	{ "log", WIRE_CUSTOM, .offset = BUILD(build), .what = "base64 text of at most 1 MiB",
+	  .build = log_build, .parse = log_parse },
+	{ "log_bytes", WIRE_I64, .offset = BUILD(build.log_bytes), .lo = 0, .hi = INT64_MAX },
+	{ "toolchain", WIRE_TEXT, WIRE_NULL, BUILD(build.toolchain), .hi = TEXT_MAX },
+	{ "fingerprint", WIRE_TEXT, WIRE_NULL, BUILD(build.fingerprint), .hi = JSON_TEXT_MAX },
+	{ "detail", WIRE_TEXT, WIRE_NULL, BUILD(build.detail), .hi = TEXT_MAX },
+	{ "artifacts", WIRE_LIST, .offset = BUILD(build.artifacts),
+	  .size = sizeof(struct db_build_artifact), .count = BUILD(build.nartifacts),
+	  .hi = ARTIFACTS_MAX, .sub = &built_entry },
+	{ "runner_results", WIRE_LIST, .offset = BUILD(results),
+	  .size = sizeof(struct db_runner_result), .count = BUILD(nresults), .hi = RESULTS_MAX,
+	  .sub = &result_entry },
+	{ 0 },
+};
 
 int wire_build_record_build(struct strbuf *out, const struct db_build *b, const char *host,
 			      const struct db_runner_result *rs, size_t n)
 {
-	json_t *root = build_fields(b, host), *list = json_array();
-	size_t i;
+	struct wire_build_record rec = {
+		.origin_id = b->id, .build = *b, .results = (struct db_runner_result *)rs,
+		.nresults = n,
+	};
+	json_t *root;
 	int r;
 
-	for (i = 0; i < n; i++)
-		json_array_append_new(list, result_record(&rs[i]));
-	json_object_set_new(root, "runner_results", list);
+	snprintf(rec.build.host, sizeof(rec.build.host), "%s", host);
+	root = wire_fields_build(wire_build_fields, &rec);
 	fit_lines(root, "runner_results");
 	r = finish_record(out, root);
 	json_decref(root);
 	return r;
 }
 
-static int parse_result(struct db_runner_result *x, int64_t *origin, json_t *o,
-			const struct at *a)
-{
-	static const char *const keys[] = {
-		"id", "runner", "chunk", "chunks", "binary_sha256", "started_at", "ended_at", "exit",
-		"signal", "timed_out", "elapsed_ms", "spawn_error", "lines", NULL,
-	};
-	char *text = NULL;
-	int r;
-
-	r = object_check(o, a, keys, NULL);
-	if (r == 0)
-		r = get_int(origin, o, a, "id", 1, INT64_MAX);
-	if (r == 0)
-		r = get_text(&text, o, a, "runner", false, sizeof(x->runner) - 1);
-	if (r == 0 && !*text)
-		r = bad(&(struct at){ "runner" }, "a runner's name");
-	if (r == 0)
-		snprintf(x->runner, sizeof(x->runner), "%s", text);
-	free(text);
-	if (r == 0)
-		r = get_int32(&x->chunk, o, a, "chunk", 1, 4096);
-	if (r == 0)
-		r = get_int32(&x->chunks, o, a, "chunks", 1, 4096);
-	if (r == 0)
-		r = get_hash(&x->binary_sha256, o, a, "binary_sha256", true);
-	if (r == 0)
-		r = get_time(x->started_at, o, a, "started_at", false);
-	if (r == 0)
-		r = get_time(x->ended_at, o, a, "ended_at", true);
-	if (r == 0)
-		r = get_int32(&x->exit_code, o, a, "exit", -1, 255);
-	if (r == 0)
-		r = get_int32(&x->signal, o, a, "signal", 0, 128);
-	if (r == 0)
-		r = get_bool(&x->timed_out, o, a, "timed_out");
-	if (r == 0)
-		r = get_num(&x->elapsed_ms, o, a, "elapsed_ms", true);
-	if (r == 0)
-		r = get_text(&x->spawn_error, o, a, "spawn_error", true, TEXT_MAX);
-	if (r == 0)
-		r = parse_lines(&x->lines, &x->nlines, o, a);
-	x->state = DB_STATE_DONE;
-	return r;
-}
-
-/* The build's log: base64 of at most CHILD_CAPTURE_DEFAULT bytes. */
-static int parse_build_log(struct db_build *b, json_t *root)
-{
-	struct strbuf log = STRBUF_INIT;
-	json_t *v = json_object_get(root, "log");
-	int r = 0;
-
-	if (!json_is_string(v))
-		r = bad(&(struct at){ "log" }, "base64 text");
-	else if (base64_decode(&log, json_string_value(v), json_string_length(v),
-			       CHILD_CAPTURE_DEFAULT) < 0)
-		r = err_set(-EINVAL, "log: %s", err_last());
-	b->log_len = log.len;
-	b->log = strbuf_detach(&log);
-	return r;
-}
-
-/* What the build was and how it ended: from its commit to its detail. */
-static int parse_build_run(struct db_build *b, json_t *root, const struct at *top)
-{
-	static const char *const states[] = { "done", "failed", NULL };
-	char word[32], *text = NULL;
-	int r;
-
-	r = get_commit(b->commit, root, top, "commit", false);
-	if (r == 0)
-		r = get_commit(b->tree, root, top, "tree", false);
-	if (r == 0)
-		r = get_hash(&text, root, top, "recipe", false);
-	if (r == 0)
-		memcpy(b->recipe_hash, text, sizeof(b->recipe_hash));
-	free(text);
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, top, "state", states, "done or failed");
-	if (r < 0)
-		return r;
-	b->state = !strcmp(word, "done") ? DB_BUILD_DONE : DB_BUILD_FAILED;
-	r = get_text(&b->dir, root, top, "dir", false, 4096);
-	if (r == 0)
-		r = get_time(b->started_at, root, top, "started_at", false);
-	if (r == 0)
-		r = get_time(b->finished_at, root, top, "finished_at", true);
-	if (r == 0)
-		r = get_int32(&b->exit_code, root, top, "exit", -1, 255);
-	if (r == 0)
-		r = get_int32(&b->signal, root, top, "signal", 0, 128);
-	if (r == 0)
-		r = get_bool(&b->timed_out, root, top, "timed_out");
-	if (r == 0)
-		r = get_num(&b->wall_ms, root, top, "wall_ms", true);
-	if (r == 0)
-		r = parse_build_log(b, root);
-	if (r == 0)
-		r = get_int(&b->log_bytes, root, top, "log_bytes", (int64_t)b->log_len, INT64_MAX);
-	if (r == 0)
-		r = get_text(&b->toolchain, root, top, "toolchain", true, TEXT_MAX);
-	if (r == 0)
-		r = get_text(&b->fingerprint, root, top, "fingerprint", true, JSON_TEXT_MAX);
-	if (r == 0)
-		r = get_text(&b->detail, root, top, "detail", true, TEXT_MAX);
-	return r;
-}
-
-static int parse_build_artifacts(struct db_build *b, json_t *root, const struct at *top)
-{
-	static const char *const akeys[] = { "name", "path", "size", "sha256", NULL };
-	struct at aa = at_key(top, "artifacts");
-	json_t *list, *e;
-	size_t i;
-	int r;
-
-	r = get_list(&list, root, top, "artifacts", ARTIFACTS_MAX);
-	if (r < 0)
-		return r;
-	b->artifacts = xcalloc(json_array_size(list) + 1, sizeof(*b->artifacts));
-	json_array_foreach(list, i, e) {
-		struct at ai = at_index(&aa, i);
-		struct db_build_artifact *ba = &b->artifacts[b->nartifacts];
-		char *sha = NULL;
-
-		r = object_check(e, &ai, akeys, NULL);
-		if (r == 0)
-			r = get_text(&ba->name, e, &ai, "name", false, 4096);
-		if (r == 0)
-			r = get_text(&ba->artifact.path, e, &ai, "path", false, 4096);
-		if (r == 0)
-			r = get_int(&ba->artifact.size, e, &ai, "size", 0, INT64_MAX);
-		if (r == 0)
-			r = get_hash(&sha, e, &ai, "sha256", false);
-		if (r == 0)
-			memcpy(ba->artifact.sha256, sha, sizeof(ba->artifact.sha256));
-		free(sha);
-		b->nartifacts++;
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
-static int parse_build_results(struct wire_build_record *rec, json_t *root, const struct at *top)
-{
-	struct at ar = at_key(top, "runner_results");
-	json_t *list, *e;
-	size_t i;
-	int r;
-
-	r = get_list(&list, root, top, "runner_results", RESULTS_MAX);
-	if (r < 0)
-		return r;
-	rec->results = xcalloc(json_array_size(list) + 1, sizeof(*rec->results));
-	rec->results_origin = xcalloc(json_array_size(list) + 1, sizeof(*rec->results_origin));
-	json_array_foreach(list, i, e) {
-		struct at ai = at_index(&ar, i);
-
-		r = parse_result(&rec->results[rec->nresults], &rec->results_origin[rec->nresults],
-				 e, &ai);
-		rec->nresults++;
-		if (r < 0)
-			return r;
-	}
-	return 0;
-}
-
 static int parse_build(void *ctx, json_t *root)
 {
-	static const char *const keys[] = {
-		"format", "host", "id", "sha256", "commit", "tree", "recipe", "state", "dir",
-		"started_at", "finished_at", "exit", "signal", "timed_out", "wall_ms", "log",
-		"log_bytes", "toolchain", "fingerprint", "detail", "artifacts", "runner_results",
-		NULL,
-	};
-	static const char *const formats[] = { WIRE_BUILD_FORMAT, NULL };
 	struct wire_build_record *rec = ctx;
-	struct at top = { "" };
+	struct wire_at top = { "" };
 	json_t *copy;
+	size_t i;
 	int r;
 
-	r = object_check(root, &top, keys, NULL);
-	if (r == 0)
-		r = get_header(root, &top, formats, rec->build.host, &rec->origin_id, rec->sha256);
-	if (r == 0)
-		r = parse_build_run(&rec->build, root, &top);
-	if (r == 0)
-		r = parse_build_artifacts(&rec->build, root, &top);
-	if (r == 0)
-		r = parse_build_results(rec, root, &top);
+	r = wire_fields_parse(rec, wire_build_fields, root, &top);
+	if (r == 0 && rec->build.log_bytes < (int64_t)rec->build.log_len)
+		r = err_set(-EINVAL, "log_bytes: expected a whole number from %zu (the log's bytes)",
+			    rec->build.log_len);
 	if (r < 0)
 		return r;
+	/* The results' ids are the host's. */
+	rec->results_origin = xcalloc(rec->nresults + 1, sizeof(*rec->results_origin));
+	for (i = 0; i < rec->nresults; i++) {
+		rec->results_origin[i] = rec->results[i].id;
+		rec->results[i].id = 0;
+		rec->results[i].state = DB_STATE_DONE;
+	}
 	/* The build's own hash, its runner results left out: what a later
 	 * record of the same build, with more results, must still match. */
 	copy = json_copy(root);
@@ -2030,180 +1274,73 @@ void wire_build_record_release(struct wire_build_record *r)
 
 /* ---- an alert's update (docs/hub.md, "The alert record") ---- */
 
-static json_t *finding_record(const struct db_alert_finding *f)
-{
-	return json_pack("{s:s,s:o,s:o,s:i,s:o,s:o,s:o}", "what", f->commit ? "commit" : "range",
-			 "lo", json_text(f->lo), "hi", json_text(f->hi), "commits", f->commits,
-			 "gain", f->has_gain ? json_real_or_null(f->gain) : json_null(),
-			 "comparison", json_id(f->comparison_id), "note", json_text(f->note));
-}
+#define FINDING(m) offsetof(struct db_alert_finding, m)
+#define ALERT(m) offsetof(struct wire_alert_record, m)
+
+static const struct wire_field finding_fields[] = {
+	{ "what", WIRE_FLAG, .offset = FINDING(commit), .words = WIRE_WORDS("range", "commit") },
+	{ "lo", WIRE_COMMIT, .offset = FINDING(lo) },
+	{ "hi", WIRE_COMMIT, .offset = FINDING(hi) },
+	{ "commits", WIRE_INT, .offset = FINDING(commits), .lo = 1, .hi = WIRE_ALERT_COMMITS_MAX },
+	{ "gain", WIRE_REAL, WIRE_NULL | WIRE_HAS, FINDING(gain), .has = FINDING(has_gain) },
+	{ "comparison", WIRE_I64, WIRE_NULL, FINDING(comparison_id), .lo = 1, .hi = INT64_MAX },
+	{ "note", WIRE_TEXT, WIRE_NULL, FINDING(note), .hi = TEXT_MAX },
+	{ 0 },
+};
+
+static const struct wire_field finding_entry = {
+	"findings[]", WIRE_OBJECT, .sub = finding_fields,
+};
+
+const struct wire_field wire_alert_fields[] = {
+	{ "format", WIRE_CONST, .words = WIRE_WORDS(WIRE_ALERT_FORMAT) },
+	{ "host", WIRE_HOST, .offset = ALERT(alert.host) },
+	{ "id", WIRE_I64, .offset = ALERT(alert.origin_id), .lo = 1, .hi = INT64_MAX },
+	{ "seq", WIRE_I64, .offset = ALERT(alert.seq), .lo = 1, .hi = INT64_MAX },
+	{ "sha256", WIRE_HASH, WIRE_SEALED, ALERT(sha256), .size = 65 },
+	{ "branch", WIRE_TEXT, .offset = ALERT(alert.branch), .size = 256, .lo = 1, .hi = 255 },
+	{ "case", WIRE_TEXT, .offset = ALERT(alert.case_name), .size = 64, .lo = 1,
+	  .hi = NAME_MAX_BYTES },
+	{ "found_by", WIRE_FLAG, .offset = ALERT(alert.found_by_span),
+	  .words = WIRE_WORDS("head", "span") },
+	{ "lo", WIRE_COMMIT, .offset = ALERT(alert.lo) },
+	{ "hi", WIRE_COMMIT, .offset = ALERT(alert.hi) },
+	{ "commits", WIRE_INT, .offset = ALERT(alert.commits), .lo = 1,
+	  .hi = WIRE_ALERT_COMMITS_MAX },
+	{ "direction", WIRE_FLAG, .offset = ALERT(alert.slower),
+	  .words = WIRE_WORDS("faster", "slower") },
+	{ "gain", WIRE_REAL, .offset = ALERT(alert.gain) },
+	{ "comparison", WIRE_I64, .offset = ALERT(alert.comparison_id), .lo = 1, .hi = INT64_MAX },
+	{ "confirm", WIRE_I64, WIRE_NULL, ALERT(alert.confirm_id), .lo = 1, .hi = INT64_MAX },
+	{ "state", WIRE_ENUM, .offset = ALERT(alert.state),
+	  .words = WIRE_WORDS("confirming", "raised", "dismissed") },
+	{ "bisect", WIRE_ENUM, .offset = ALERT(alert.bisect),
+	  .words = WIRE_WORDS("none", "running", "done", "budget") },
+	{ "detail", WIRE_TEXT, WIRE_NULL, ALERT(alert.detail), .hi = TEXT_MAX },
+	{ "created_at", WIRE_TIME, .offset = ALERT(alert.created_at) },
+	{ "updated_at", WIRE_TIME, .offset = ALERT(alert.updated_at) },
+	{ "findings", WIRE_LIST, .offset = ALERT(findings), .size = sizeof(struct db_alert_finding),
+	  .count = ALERT(nfindings), .hi = WIRE_ALERT_FINDINGS_MAX, .sub = &finding_entry },
+	{ 0 },
+};
 
 int wire_alert_record_build(struct strbuf *out, const struct db_alert *a, const char *host,
 			      const struct db_alert_finding *f, size_t n)
 {
-	json_t *root = json_object(), *list = json_array();
-	size_t i;
-	int r;
-
-	json_object_set_new(root, "format", json_string(WIRE_ALERT_FORMAT));
-	json_object_set_new(root, "host", json_text(host));
-	json_object_set_new(root, "id", json_integer(a->id));
-	json_object_set_new(root, "seq", json_integer(a->seq));
-	json_object_set_new(root, "branch", json_text(a->branch));
-	json_object_set_new(root, "case", json_text(a->case_name));
-	json_object_set_new(root, "found_by", json_string(a->found_by_span ? "span" : "head"));
-	json_object_set_new(root, "lo", json_text(a->lo));
-	json_object_set_new(root, "hi", json_text(a->hi));
-	json_object_set_new(root, "commits", json_integer(a->commits));
-	json_object_set_new(root, "direction", json_string(a->slower ? "slower" : "faster"));
-	json_object_set_new(root, "gain", json_real_or_null(a->gain));
-	json_object_set_new(root, "comparison", json_integer(a->comparison_id));
-	json_object_set_new(root, "confirm", json_id(a->confirm_id));
-	json_object_set_new(root, "state", json_string(db_alert_state_name(a->state)));
-	json_object_set_new(root, "bisect", json_string(db_alert_bisect_name(a->bisect)));
-	json_object_set_new(root, "detail", json_text(a->detail));
-	json_object_set_new(root, "created_at", json_text(a->created_at));
-	json_object_set_new(root, "updated_at", json_text(a->updated_at));
-	for (i = 0; i < n; i++)
-		json_array_append_new(list, finding_record(&f[i]));
-	json_object_set_new(root, "findings", list);
-	r = finish_record(out, root);
-	json_decref(root);
-	return r;
-}
-
-static int parse_finding(struct db_alert_finding *f, json_t *o, const struct at *a)
-{
-	static const char *const keys[] = {
-		"what", "lo", "hi", "commits", "gain", "comparison", "note", NULL,
+	struct wire_alert_record rec = {
+		.alert = *a, .findings = (struct db_alert_finding *)f, .nfindings = n,
 	};
-	static const char *const whats[] = { "commit", "range", NULL };
-	char word[8];
-	int r;
 
-	r = object_check(o, a, keys, NULL);
-	if (r == 0)
-		r = get_word(word, sizeof(word), o, a, "what", whats, "commit or range");
-	if (r == 0)
-		f->commit = !strcmp(word, "commit");
-	if (r == 0)
-		r = get_commit(f->lo, o, a, "lo", false);
-	if (r == 0)
-		r = get_commit(f->hi, o, a, "hi", false);
-	if (r == 0)
-		r = get_int32(&f->commits, o, a, "commits", 1, WIRE_ALERT_COMMITS_MAX);
-	if (r == 0)
-		r = get_num(&f->gain, o, a, "gain", true);
-	if (r == 0)
-		f->has_gain = isfinite(f->gain);
-	if (r == 0)
-		r = get_id(&f->comparison_id, o, a, "comparison");
-	if (r == 0)
-		r = get_text(&f->note, o, a, "note", true, TEXT_MAX);
-	return r;
+	snprintf(rec.alert.host, sizeof(rec.alert.host), "%s", host);
+	rec.alert.origin_id = a->id;
+	return build_sealed(out, wire_alert_fields, &rec);
 }
 
-/* A required string of 1 to max bytes into out. */
-static int get_name(char *out, size_t outlen, json_t *o, const struct at *parent,
-		    const char *key, size_t max)
+static int parse_alert(void *rec, json_t *root)
 {
-	char *text = NULL, what[64];
-	int r = get_text(&text, o, parent, key, false, max);
+	struct wire_at top = { "" };
 
-	if (r == 0 && !*text) {
-		snprintf(what, sizeof(what), "a string of 1 to %zu bytes", max);
-		r = bad_at(parent, key, what);
-	}
-	if (r == 0)
-		snprintf(out, outlen, "%s", text);
-	free(text);
-	return r;
-}
-
-static int parse_alert(void *ctx, json_t *root)
-{
-	static const char *const keys[] = {
-		"format", "host", "id", "seq", "sha256", "branch", "case", "found_by", "lo", "hi",
-		"commits", "direction", "gain", "comparison", "confirm", "state", "bisect",
-		"detail", "created_at", "updated_at", "findings", NULL,
-	};
-	static const char *const formats[] = { WIRE_ALERT_FORMAT, NULL };
-	static const char *const found[] = { "head", "span", NULL };
-	static const char *const directions[] = { "slower", "faster", NULL };
-	static const char *const states[] = { "confirming", "raised", "dismissed", NULL };
-	static const char *const bisects[] = { "none", "running", "done", "budget", NULL };
-	struct wire_alert_record *rec = ctx;
-	struct db_alert *a = &rec->alert;
-	struct at top = { "" };
-	json_t *list = NULL, *e;
-	char word[16];
-	size_t i;
-	int r;
-
-	r = object_check(root, &top, keys, NULL);
-	if (r == 0)
-		r = get_header(root, &top, formats, a->host, &a->origin_id, rec->sha256);
-	if (r == 0)
-		r = get_int(&a->seq, root, &top, "seq", 1, INT64_MAX);
-	if (r == 0)
-		r = get_name(a->branch, sizeof(a->branch), root, &top, "branch",
-			     sizeof(a->branch) - 1);
-	if (r == 0)
-		r = get_name(a->case_name, sizeof(a->case_name), root, &top, "case",
-			     NAME_MAX_BYTES);
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "found_by", found, "head or span");
-	if (r == 0)
-		a->found_by_span = !strcmp(word, "span");
-	if (r == 0)
-		r = get_commit(a->lo, root, &top, "lo", false);
-	if (r == 0)
-		r = get_commit(a->hi, root, &top, "hi", false);
-	if (r == 0)
-		r = get_int32(&a->commits, root, &top, "commits", 1, WIRE_ALERT_COMMITS_MAX);
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "direction", directions,
-			     "slower or faster");
-	if (r == 0)
-		a->slower = !strcmp(word, "slower");
-	if (r == 0)
-		r = get_num(&a->gain, root, &top, "gain", false);
-	if (r == 0)
-		r = get_int(&a->comparison_id, root, &top, "comparison", 1, INT64_MAX);
-	if (r == 0)
-		r = get_id(&a->confirm_id, root, &top, "confirm");
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "state", states,
-			     "confirming, raised or dismissed");
-	for (i = 0; r == 0 && states[i]; i++)
-		if (!strcmp(word, states[i]))
-			a->state = (enum db_alert_state)i;
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "bisect", bisects,
-			     "none, running, done or budget");
-	for (i = 0; r == 0 && bisects[i]; i++)
-		if (!strcmp(word, bisects[i]))
-			a->bisect = (enum db_alert_bisect)i;
-	if (r == 0)
-		r = get_text(&a->detail, root, &top, "detail", true, TEXT_MAX);
-	if (r == 0)
-		r = get_time(a->created_at, root, &top, "created_at", false);
-	if (r == 0)
-		r = get_time(a->updated_at, root, &top, "updated_at", false);
-	if (r == 0)
-		r = get_list(&list, root, &top, "findings", WIRE_ALERT_FINDINGS_MAX);
-	if (r < 0)
-		return r;
-	rec->findings = xcalloc(json_array_size(list) + 1, sizeof(*rec->findings));
-	json_array_foreach(list, i, e) {
-		struct at l = at_key(&top, "findings"), ai = at_index(&l, i);
-
-		r = parse_finding(&rec->findings[i], e, &ai);
-		rec->nfindings = i + 1;
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return wire_fields_parse(rec, wire_alert_fields, root, &top);
 }
 
 int wire_alert_record_parse(struct wire_alert_record *out, const char *text, size_t len)
