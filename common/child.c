@@ -150,6 +150,8 @@ void child_release(struct child *c)
 	c->spawn_error = NULL;
 	free(c->unkillable);
 	c->unkillable = NULL;
+	free(c->bound);
+	c->bound = NULL;
 }
 
 /* The child shares our memory until it execs: it says why it could not
@@ -620,6 +622,8 @@ static void run_finish(const struct run *s, struct child *c)
 	if (s->wrapping && c->wrap->finish && s->exited && WIFEXITED(s->status) &&
 	    !c->spawn_error)
 		c->wrap->finish(&s->wrapped, c);
+	if (s->wrapping && c->wrap->ended && s->exited)
+		c->wrap->ended(&s->wrapped, c);
 	/* A failure while we are being stopped is our stop's doing, not the
 	 * program's: a service manager's SIGTERM to the whole service may reach
 	 * the child before it reaches us, so a child ended by a stop signal
@@ -669,7 +673,7 @@ int child_run_shell(struct child *c, const char *command)
 	return r;
 }
 
-char *child_failure(const struct child *c, const char *what)
+static char *failure(const struct child *c, const char *what)
 {
 	if (c->spawn_error)
 		return xasprintf("%s could not start: %s", what, c->spawn_error);
@@ -683,6 +687,17 @@ char *child_failure(const struct child *c, const char *what)
 	if (c->exit_code)
 		return xasprintf("%s exited %d", what, c->exit_code);
 	return NULL;
+}
+
+char *child_failure(const struct child *c, const char *what)
+{
+	char *why = failure(c, what), *with;
+
+	if (!why || !c->bound)
+		return why;
+	with = xasprintf("%s: %s", why, c->bound);
+	free(why);
+	return with;
 }
 
 bool child_cancel_wait(int cancel_fd, unsigned ms)

@@ -347,6 +347,9 @@ struct child {
 	 * child stopped by its time bound had started is followed so too; of
 	 * one cut short by our own stop (cancelled), only the child itself. */
 	char *unkillable;
+	/* A bound of its wrap's that it passed (a memory bound), said in
+	 * child_failure; NULL: none. */
+	char *bound;
 	double wall_ms;
 	double user_ms;
 	double sys_ms;
@@ -374,8 +377,10 @@ struct child {
  * what failed ("cannot ... for"), which spawn_error then says of argv[0].
  * finish reads the wrap's word on a program that started and exited (not
  * killed by a signal) and may set c's exit_code, signal or spawn_error
- * from it. release follows a start that returned 0, whatever happened.
- * exec_step and finish may be NULL.
+ * from it. ended follows for any child that started and ended, however,
+ * and may set c->bound (a bound of the wrap's that it passed). release
+ * follows a start that returned 0, whatever happened. exec_step, finish
+ * and ended may be NULL.
  */
 struct child_wrap_run {
 	char **argv;                 /* NULL-terminated; the wrap's */
@@ -387,6 +392,7 @@ struct child_wrap {
 	int (*start)(struct child_wrap_run *out, const struct child *c, const void *ctx);
 	const char *(*exec_step)(const struct child_wrap_run *run);
 	void (*finish)(const struct child_wrap_run *run, struct child *c);
+	void (*ended)(const struct child_wrap_run *run, struct child *c);
 	void (*release)(struct child_wrap_run *run);
 	const void *ctx;
 };

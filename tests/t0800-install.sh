@@ -52,12 +52,18 @@ check "  with the instance's configuration" has "$D$agent_unit" "/perfd/agent-%i
 check "  a configuration error is not restarted" has "$D$agent_unit" "RestartPreventExitStatus=2"
 check "  the GPU nodes stay visible (no PrivateDevices)" \
 	eq 0 "$(grep -c '^PrivateDevices=' "$D$agent_unit")"
+sysusers=$(installed "$PERFD_BUILD_ROOT" "$SRC/daemon/systemd/perfd.sysusers")
+check "the sandbox's user for systemd-sysusers at $sysusers" has "$D$sysusers" 'u perfd-sandbox - "perfd'"'"'s sandbox" / /usr/sbin/nologin'
+if command -v systemd-sysusers >/dev/null && [ "$(id -u)" = 0 ]; then
+	check "  read by systemd-sysusers (--dry-run)" run 0 systemd-sysusers --dry-run "$D$sysusers"
+fi
 
 # ---- the same source with --prefix, installed there and run ----
 P=$T/prefix
 start=$(date +%s)
 check "meson setup --prefix" run 0 meson setup -Dtests=false --prefix="$P" \
-	-Dsystemdsystemunitdir="$P/lib/systemd/system" "$T/build" "$SRC"
+	-Dsystemdsystemunitdir="$P/lib/systemd/system" -Dsysusersdir="$P/lib/sysusers.d" \
+	"$T/build" "$SRC"
 check "ninja" run 0 ninja -C "$T/build"
 check "meson install" run 0 meson install -C "$T/build" --no-rebuild
 echo "# the second build and its install took $(($(date +%s) - start)) s"
@@ -127,6 +133,7 @@ check "  looked for in PREFIX/share/perfd/hosts alone" \
 
 U=$P/lib/systemd/system
 check "units in the given unit directory" test -f "$U/perfd-hub.service" -a -f "$U/perfd-agent@.service"
+check "the sysusers file in the given directory" test -f "$P/lib/sysusers.d/perfd.conf"
 check "  naming PREFIX/bin/perfd" has "$U/perfd-hub.service" "ExecStart=$IP serve --config $P/etc/perfd/hub.conf"
 if command -v systemd-analyze >/dev/null; then
 	check "systemd-analyze verify perfd-hub.service" run 0 systemd-analyze verify "$U/perfd-hub.service"

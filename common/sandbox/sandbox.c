@@ -221,6 +221,24 @@ static int drop_user(struct sandbox *s, const char *user, const char *name)
 	return 0;
 }
 
+/* A step's cgroup bounds not given: half of the machine's memory, and
+ * the process limit (or 4096). */
+static void step_defaults(struct sandbox_limits *l)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+
+	if (l->step_memory_mb <= 0)
+		l->step_memory_mb = pages > 0 && size > 0 ?
+			(long)((double)pages * (double)size / 2 / (1024 * 1024)) : 4096;
+	if (l->step_processes <= 0)
+		l->step_processes = l->processes > 0 ? l->processes : 4096;
+}
+
+const struct sandbox_limits *sandbox_limits_of(const struct sandbox *s)
+{
+	return &s->limits;
+}
+
 int sandbox_plan(struct sandbox **out, const struct sandbox_opts *o)
 {
 	struct sandbox *s = xcalloc(1, sizeof(*s));
@@ -229,14 +247,22 @@ int sandbox_plan(struct sandbox **out, const struct sandbox_opts *o)
 
 	*out = NULL;
 	s->limits = o->limits;
+	step_defaults(&s->limits);
+	sandbox_cgroups_probe(s);
 	s->ro_name = xstrdup(o->ro_name ? o->ro_name : "ro");
 	s->rw_name = xstrdup(o->rw_name ? o->rw_name : "rw");
 	if (o->bwrap)
 		s->bwrap = xstrdup(o->bwrap);
 	r = o->bwrap ? 0 : find_bwrap(&s->bwrap);
-	if (r == 0)
+	if (r == 0 && !o->user && geteuid() == 0 && !getpwnam(SANDBOX_DEFAULT_USER)) {
+		s->fallback = "no user '" SANDBOX_DEFAULT_USER "' here, which the install makes "
+			      "for the sandbox alone (docs/deploy.md): it runs as '"
+			      SANDBOX_FALLBACK_USER "', whose processes other daemons share";
+		r = drop_user(s, SANDBOX_FALLBACK_USER, o->user_name ? o->user_name : "user");
+	} else if (r == 0) {
 		r = drop_user(s, o->user ? o->user : SANDBOX_DEFAULT_USER,
 			      o->user_name ? o->user_name : "user");
+	}
 	if (r < 0)
 		goto out;
 	for (i = 0; i < o->nenv; i++)
@@ -343,6 +369,11 @@ void sandbox_view(struct strbuf *out, const struct sandbox *s)
 		strbuf_addf(out, "%s (writable: %s)\n", s->rw[i], s->rw_name);
 	strbuf_adds(out, "the step's own directories: a build's writable, those it reads "
 		      "read-only\n");
+}
+
+const char *sandbox_user_fallback(const struct sandbox *s)
+{
+	return s->fallback;
 }
 
 void sandbox_describe(struct strbuf *out, const struct sandbox *s)

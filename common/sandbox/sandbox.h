@@ -19,7 +19,10 @@
 
 #include "common.h"
 
-#define SANDBOX_DEFAULT_USER "nobody"
+/* Who a sandbox run as root runs as: the user the install makes for it
+ * (daemon/systemd/perfd.sysusers), else, said so, nobody. */
+#define SANDBOX_DEFAULT_USER "perfd-sandbox"
+#define SANDBOX_FALLBACK_USER "nobody"
 #define SANDBOX_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 
 struct sandbox_limits {
@@ -28,6 +31,11 @@ struct sandbox_limits {
 	long file_size_mb;           /* RLIMIT_FSIZE; 0: none */
 	long open_files;             /* RLIMIT_NOFILE; 0: ours */
 	long tmp_mb;                 /* size of each private tmpfs; 0: none */
+	/* Each step's cgroup, where the machine offers one
+	 * (sandbox_cgroups): its memory, the private tmpfs included (0: half
+	 * the machine's), and its processes (0: processes, or 4096). */
+	long step_memory_mb;
+	long step_processes;
 };
 struct sandbox_opts {
 	const char *const *devices;  /* glob patterns of device nodes passed through */
@@ -62,6 +70,15 @@ void sandbox_view(struct strbuf *out, const struct sandbox *s);
 /* The program and who runs it, and the device nodes passed: "/usr/bin/bwrap
  * as nobody, nodes /dev/dri/card0" (" none" for no node). */
 void sandbox_describe(struct strbuf *out, const struct sandbox *s);
+/* Why the sandbox runs as SANDBOX_FALLBACK_USER, or NULL (static). */
+const char *sandbox_user_fallback(const struct sandbox *s);
+/* Whether each step runs in cgroups of its own (cgroup v1's memory and
+ * pids, where perfd is root), bounded by limits' step_memory_mb and
+ * step_processes as sandbox_limits says them (the defaults filled in);
+ * when not, *why (static) says why. */
+bool sandbox_cgroups(const struct sandbox *s, const char **why);
+/* The limits in force, the defaults filled in. */
+const struct sandbox_limits *sandbox_limits_of(const struct sandbox *s);
 /* Whether path is dir or lies under it ("/" holds every path; a '/' that
  * ends dir is not counted). */
 bool sandbox_path_under(const char *path, const char *dir);

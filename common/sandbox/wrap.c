@@ -46,6 +46,7 @@ struct wrapped {
 	struct portal *portal;
 	size_t nportal;
 	int status;                  /* the status pipe's end we read; -1: none */
+	struct step_cgroup cg;       /* the step's cgroups (cgroup.c) */
 };
 
 static void arg(struct wrapped *w, const char *a)
@@ -233,6 +234,7 @@ static void wrapped_free(struct wrapped *w)
 	free(w->portal);
 	if (w->status >= 0)
 		close(w->status);
+	sandbox_cgroup_remove(&w->cg);
 	free(w);
 }
 
@@ -244,7 +246,9 @@ static int wrap_start(struct child_wrap_run *out, const struct child *c, const v
 
 	w->s = step->sandbox;
 	w->status = -1;
-	r = command_line(w, step, c);
+	r = sandbox_cgroup_make(&w->cg, w->s);
+	if (r == 0)
+		r = command_line(w, step, c);
 	if (r == 0 && pipe2(status, O_CLOEXEC | O_NONBLOCK) < 0)
 		r = err_set(-errno, "pipe: %s", strerror(errno));
 	if (r < 0) {
@@ -337,6 +341,8 @@ static const char *wrap_exec_step(const struct child_wrap_run *run)
 
 	if (w->nportal && open_portal(w) < 0)
 		return "cannot set up the sandbox's paths for";
+	if (!sandbox_cgroup_join(&w->cg))
+		return "cannot join the step's cgroup for";
 	limit(RLIMIT_NPROC, s->limits.processes);
 	limit(RLIMIT_DATA, s->limits.memory_mb * 1024 * 1024);
 	limit(RLIMIT_FSIZE, s->limits.file_size_mb * 1024 * 1024);
@@ -401,6 +407,15 @@ static void wrap_finish(const struct child_wrap_run *run, struct child *c)
 	}
 }
 
+/* A bound of the step's cgroups that the child passed, however it ended. */
+static void wrap_ended(const struct child_wrap_run *run, struct child *c)
+{
+	const struct wrapped *w = run->state;
+
+	free(c->bound);
+	c->bound = sandbox_cgroup_passed(&w->cg, w->s);
+}
+
 static void wrap_release(struct child_wrap_run *run)
 {
 	wrapped_free(run->state);
@@ -414,7 +429,8 @@ const struct child_wrap *sandbox_wrap(struct sandbox_step *step, const struct sa
 		return NULL;
 	step->sandbox = s;
 	step->wrap = (struct child_wrap){ .start = wrap_start, .exec_step = wrap_exec_step,
-					  .finish = wrap_finish, .release = wrap_release,
+					  .finish = wrap_finish, .ended = wrap_ended,
+					  .release = wrap_release,
 					  .ctx = step };
 	return &step->wrap;
 }

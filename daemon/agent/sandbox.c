@@ -65,14 +65,22 @@ static void nodes(const struct agent_config *c, const struct host_profile *hp, c
 
 static void say(const struct agent *a, const struct sandbox *s)
 {
-	const struct sandbox_limits *l = &a->cfg->sandbox.limits;
+	const struct sandbox_limits *l = &a->cfg->sandbox.limits, *in = sandbox_limits_of(s);
 	struct strbuf sb = STRBUF_INIT;
+	const char *why;
 
 	sandbox_describe(&sb, s);
 	log_info("sandbox: %s; processes %ld, memory %ld MB, file size %ld MB, open files %ld "
 		 "(0: none)", sb.buf, l->processes, l->memory_mb, l->file_size_mb, l->open_files);
-	log_info("sandbox: each private tmpfs %ld MB (0: none); no cgroup per step: memory is "
-		 "bounded per process, processes per user", l->tmp_mb);
+	if (sandbox_user_fallback(s))
+		log_warnx("sandbox: %s", sandbox_user_fallback(s));
+	if (sandbox_cgroups(s, &why))
+		log_info("sandbox: each private tmpfs %ld MB (0: none); each step in cgroups of its "
+			 "own: memory %ld MB (its tmpfs included), %ld processes", l->tmp_mb,
+			 in->step_memory_mb, in->step_processes);
+	else
+		log_info("sandbox: each private tmpfs %ld MB (0: none); no cgroup per step (%s): "
+			 "memory is bounded per process, processes per user", l->tmp_mb, why);
 	strbuf_release(&sb);
 }
 
