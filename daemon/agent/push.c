@@ -163,9 +163,11 @@ void agent_heartbeat(struct agent *a, const char *state, int64_t job)
 		log_warnx("the heartbeat's holds: %s; sent without them", err_last());
 	wire_heartbeat_build(&rec, &h);
 	outbox_init(&ob, a);
+	memset(&rep, 0, sizeof(rep));
 	if (wire_outbox_send(&ob, &reply, "/api/v1/ingest/heartbeat", &rec) == 200 &&
 	    wire_heartbeat_reply_parse(&rep, reply.buf, reply.len) == 0)
 		agent_holds_greenlit(a, &rep);
+	wire_heartbeat_reply_release(&rep);
 	a->push_down = ob.down;
 	db_host_release(&q);
 	free(h.sandbox);

@@ -71,5 +71,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = wire_heartbeat_reply_parse(&reply, text, size);
 	FUZZ_CHECK(rc == 0 || rc == -EPROTO);
 	FUZZ_CHECK(reply.ngreenlit <= WIRE_GREENLIT_MAX);
+	wire_heartbeat_reply_release(&reply);
 	return 0;
 }

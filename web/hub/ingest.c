@@ -407,7 +407,8 @@ static int holds_put(char commit[41], struct db *db, const struct wire_heartbeat
 	return r;
 }
 
-/* The holds of host a maintainer released here, for its heartbeat's answer. */
+/* The holds of host a maintainer released here, for its heartbeat's answer
+ * (its greenlit the caller's to release). */
 static int greenlit(struct wire_heartbeat_reply *rep, struct db *db, const char *host)
 {
 	struct db_hub_hold *hs = NULL;
@@ -415,6 +416,7 @@ static int greenlit(struct wire_heartbeat_reply *rep, struct db *db, const char 
 	int r = db_hub_holds_list(db, &hs, &n, host, NULL, NULL);
 
 	memset(rep, 0, sizeof(*rep));
+	rep->greenlit = xcalloc(WIRE_GREENLIT_MAX, sizeof(*rep->greenlit));
 	for (i = 0; i < n; i++) {
 		if (*hs[i].greenlit_by && rep->ngreenlit < WIRE_GREENLIT_MAX) {
 			struct wire_greenlight *g = &rep->greenlit[rep->ngreenlit++];
@@ -439,6 +441,7 @@ int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_
 	int r;
 
 	commit[0] = '\0';
+	memset(&rep, 0, sizeof(rep));
 	r = wire_heartbeat_parse(&h, body, len);
 	if (r < 0) {
 		web_reply_error(out, 400, err_last());
@@ -468,14 +471,17 @@ int web_ingest_heartbeat(struct web_reply *out, struct db *db, const struct web_
 		goto out;
 	}
 	rep.stored = stored;
+	snprintf(rep.host, sizeof(rep.host), "%s", h.host);
+	rep.seq = h.seq;
 	out->status = 200;
 	out->type = "application/json";
 	strbuf_reset(&out->body);
-	wire_heartbeat_reply_build(&out->body, h.host, h.seq, &rep);
+	wire_heartbeat_reply_build(&out->body, &rep);
 	strbuf_addch(&out->body, '\n');
 	if (stored && !*commit)
 		job_commit(commit, db, h.host, h.job);
 out:
+	wire_heartbeat_reply_release(&rep);
 	wire_heartbeat_release(&h);
 	return stored;
 }

@@ -648,169 +648,6 @@ static int parse_job(void *rec, json_t *root)
 	return wire_fields_parse(rec, wire_job_fields, root, &top);
 }
 
-/* ---- what the heartbeat reads with ----
- * The heartbeat (below) is not a table yet: it reads each member through
- * a row of its own. */
-
-struct at {
-	char path[96];
-};
-
-static struct wire_at at_of(const struct at *a)
-{
-	struct wire_at w;
-
-	memcpy(w.path, a->path, sizeof(w.path));
-	return w;
-}
-
-static struct at at_key(const struct at *parent, const char *key)
-{
-	struct wire_at p = at_of(parent), w = wire_at_key(&p, key);
-	struct at a;
-
-	memcpy(a.path, w.path, sizeof(a.path));
-	return a;
-}
-
-static int bad_at(const struct at *parent, const char *key, const char *what)
-{
-	struct wire_at p = at_of(parent), w = wire_at_key(&p, key);
-
-	return wire_bad(&w, what);
-}
-
-static int get_row(void *out, const struct wire_field *f, json_t *o, const struct at *parent)
-{
-	struct wire_at p = at_of(parent);
-
-	return wire_field_parse(out, f, o, &p);
-}
-
-/* o has the members keys and no other than those of optional. */
-static int object_check(json_t *o, const struct at *a, const char *const *keys,
-			const char *const *optional)
-{
-	struct wire_at p = at_of(a);
-	struct wire_field *t;
-	size_t n = 0, i;
-	int r;
-
-	while (keys[n])
-		n++;
-	for (i = 0; optional && optional[i]; i++)
-		;
-	t = xcalloc(n + i + 1, sizeof(*t));
-	for (i = 0; keys[i]; i++)
-		t[i].name = keys[i];
-	for (i = 0; optional && optional[i]; i++)
-		t[n + i] = (struct wire_field){ optional[i], .flags = WIRE_OPTIONAL };
-	r = wire_fields_check(t, o, &p);
-	free(t);
-	return r;
-}
-
-static int get_text(char **out, json_t *o, const struct at *parent, const char *key,
-		    bool nullable, size_t max)
-{
-	const struct wire_field f = {
-		key, WIRE_TEXT, nullable ? WIRE_NULL : 0, .hi = (int64_t)max,
-	};
-
-	*out = NULL;
-	return get_row(out, &f, o, parent);
-}
-
-static int get_word(char *out, size_t outlen, json_t *o, const struct at *parent,
-		    const char *key, const char *const *words, const char *what)
-{
-	const struct wire_field f = { key, WIRE_WORD, .size = outlen, .words = words, .what = what };
-
-	return get_row(out, &f, o, parent);
-}
-
-static int get_host(char *out, size_t outlen, json_t *o, const struct at *parent)
-{
-	const struct wire_field f = { "host", WIRE_HOST, .size = outlen };
-
-	return get_row(out, &f, o, parent);
-}
-
-static int get_int(int64_t *out, json_t *o, const struct at *parent, const char *key,
-		   int64_t lo, int64_t hi)
-{
-	const struct wire_field f = { key, WIRE_I64, .lo = lo, .hi = hi };
-
-	return get_row(out, &f, o, parent);
-}
-
-static int get_time(char out[32], json_t *o, const struct at *parent, const char *key,
-		    bool nullable)
-{
-	const struct wire_field f = { key, WIRE_TIME, nullable ? WIRE_NULL : 0, .size = 32 };
-
-	out[0] = '\0';
-	return get_row(out, &f, o, parent);
-}
-
-static int get_int32(int *out, json_t *o, const struct at *parent, const char *key, int lo,
-		     int hi)
-{
-	const struct wire_field f = { key, WIRE_INT, .lo = lo, .hi = hi };
-
-	return get_row(out, &f, o, parent);
-}
-
-static int get_bool(bool *out, json_t *o, const struct at *parent, const char *key)
-{
-	const struct wire_field f = { key, .type = WIRE_BOOL };
-
-	return get_row(out, &f, o, parent);
-}
-
-/* A commit id into out ("" for null when nullable). */
-static int get_commit(char out[41], json_t *o, const struct at *parent, const char *key,
-		      bool nullable)
-{
-	const struct wire_field f = { key, WIRE_COMMIT, nullable ? WIRE_NULL : 0, .size = 41 };
-
-	out[0] = '\0';
-	return get_row(out, &f, o, parent);
-}
-
-/* The list o[key], of at most max entries, into *out (borrowed). */
-static int get_list(json_t **out, json_t *o, const struct at *parent, const char *key,
-		    size_t max)
-{
-	json_t *v = json_object_get(o, key);
-	char what[48];
-
-	*out = v;
-	if (json_is_array(v) && json_array_size(v) <= max)
-		return 0;
-	snprintf(what, sizeof(what), "a list of at most %zu entries", max);
-	return bad_at(parent, key, what);
-}
-
-static struct at at_index(const struct at *parent, size_t i)
-{
-	struct wire_at p = at_of(parent), w = wire_at_index(&p, i);
-	struct at a;
-
-	memcpy(a.path, w.path, sizeof(a.path));
-	return a;
-}
-
-/* The index of w, one of words (NULL-terminated). */
-static int word_at(const char *const *words, const char *w)
-{
-	int i;
-
-	for (i = 0; words[i] && strcmp(words[i], w); i++)
-		;
-	return i;
-}
-
 int wire_job_record_parse(struct wire_job_record *out, const char *text, size_t len)
 {
 	memset(out, 0, sizeof(*out));
@@ -827,70 +664,19 @@ void wire_job_record_release(struct wire_job_record *r)
 
 /* ---- a host's heartbeat (docs/hub.md, "The heartbeat") ---- */
 
-static const char *const heartbeat_states[] = { "idle", "polling", "building", "measuring",
-						"calibrating", NULL };
+#define HB(m) offsetof(struct wire_heartbeat, m)
+#define HOLD(m) offsetof(struct wire_hold, m)
+#define GREEN(m) offsetof(struct wire_greenlight, m)
+#define REPLY(m) offsetof(struct wire_heartbeat_reply, m)
 
-/* The holds a heartbeat lists, at most WIRE_HOLDS_MAX. */
-static json_t *holds_list(const struct wire_hold *hs, size_t n)
+/* A heartbeat's sandbox (wire.h): a name of letters, digits and '-', or
+ * "none", or "none: " and why. */
+static int sandbox_parse(void *at, json_t *v, const struct wire_at *path)
 {
-	json_t *list = json_array();
-	size_t i;
-
-	for (i = 0; i < n && i < WIRE_HOLDS_MAX; i++) {
-		const struct wire_hold *h = &hs[i];
-
-		json_array_append_new(list, json_pack("{s:I,s:s,s:s,s:o,s:o,s:o,s:o}",
-						      "id", (json_int_t)h->id,
-						      "why", db_hold_why_words[h->why],
-						      "step", db_hold_step_words[h->step],
-						      "commit", json_text_or_null(h->commit),
-						      "tree", json_text_or_null(h->tree),
-						      "since", json_text(h->since),
-						      "text", json_text(h->text ? h->text : "")));
-	}
-	return list;
-}
-
-int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h)
-{
-	json_t *root = json_object();
-
-	json_object_set_new(root, "format", json_string(WIRE_HEARTBEAT_FORMAT));
-	json_object_set_new(root, "host", json_text(h->host));
-	json_object_set_new(root, "seq", json_integer(h->seq));
-	json_object_set_new(root, "sent_at", json_text(h->sent_at));
-	json_object_set_new(root, "state", json_string(h->state));
-	json_object_set_new(root, "job", json_id(h->job));
-	json_object_set_new(root, "backlog", json_integer(h->backlog));
-	json_object_set_new(root, "fingerprint", json_text(h->fingerprint));
-	json_object_set_new(root, "quarantine", h->quarantined ?
-			    json_pack("{s:o,s:o}", "fault", json_text(h->fault ? h->fault : ""),
-				      "since", json_text_or_null(h->since)) :
-			    json_null());
-	if (h->sandbox)
-		json_object_set_new(root, "sandbox", json_text(h->sandbox));
-	if (h->kind)
-		json_object_set_new(root, "kind", json_text(h->kind));
-	if (h->nholds)
-		json_object_set_new(root, "holds", holds_list(h->holds, h->nholds));
-	canonical_write(out, root);
-	strbuf_addch(out, '\n');
-	json_decref(root);
-	return 0;
-}
-
-/* A heartbeat's sandbox (wire.h), when present: absent, it stays NULL. */
-static int get_sandbox(char **out, json_t *root, const struct at *top)
-{
-	json_t *v = json_object_get(root, "sandbox");
 	const char *s = json_string_value(v);
 	size_t n = json_string_length(v), i;
-	bool ok;
+	bool ok = s && n > 0 && n <= WIRE_SANDBOX_MAX;
 
-	*out = NULL;
-	if (!v)
-		return 0;
-	ok = s && n > 0 && n <= WIRE_SANDBOX_MAX;
 	if (ok && strncmp(s, "none", 4)) {
 		ok = n <= WIRE_SANDBOX_NAME_MAX;
 		for (i = 0; ok && i < n; i++)
@@ -899,121 +685,87 @@ static int get_sandbox(char **out, json_t *root, const struct at *top)
 		ok = n == 4 || (n > 6 && !strncmp(s, "none: ", 6));
 	}
 	if (!ok)
-		return bad_at(top, "sandbox", "a sandbox's name (letters, digits, '-'; at most "
-			      "32 bytes), or 'none: ' and why (at most 1024 bytes)");
-	*out = xstrndup(s, n);
+		return wire_bad(path, "a sandbox's name (letters, digits, '-'; at most 32 bytes), "
+				"or 'none: ' and why (at most 1024 bytes)");
+	*(char **)at = xstrndup(s, n);
 	return 0;
 }
 
-/* One of a heartbeat's holds. */
-static int parse_hold(struct wire_hold *h, json_t *o, const struct at *a)
+static json_t *sandbox_build(const void *at)
 {
-	static const char *const keys[] = {
-		"id", "why", "step", "commit", "tree", "since", "text", NULL,
-	};
-	char word[16];
-	int r = object_check(o, a, keys, NULL);
-
-	if (r == 0)
-		r = get_int(&h->id, o, a, "id", 1, INT64_MAX);
-	if (r == 0)
-		r = get_word(word, sizeof(word), o, a, "why", db_hold_why_words,
-			     "went-down, unkillable, fault or gate");
-	if (r == 0)
-		h->why = (enum db_hold_why)word_at(db_hold_why_words, word);
-	if (r == 0)
-		r = get_word(word, sizeof(word), o, a, "step", db_hold_step_words,
-			     "build, runner, case or job");
-	if (r == 0)
-		h->step = (enum db_hold_step)word_at(db_hold_step_words, word);
-	if (r == 0)
-		r = get_commit(h->commit, o, a, "commit", true);
-	if (r == 0)
-		r = get_commit(h->tree, o, a, "tree", true);
-	if (r == 0)
-		r = get_time(h->since, o, a, "since", false);
-	if (r == 0)
-		r = get_text(&h->text, o, a, "text", false, WIRE_HOLD_TEXT_MAX);
-	return r;
+	return json_text(*(char *const *)at);
 }
 
-/* A heartbeat's kind and holds, when present. */
-static int parse_heartbeat_holds(struct wire_heartbeat *h, json_t *root, const struct at *top)
+static bool has_sandbox(const void *base)
 {
-	struct at a = at_key(top, "holds");
-	json_t *list = NULL, *e;
-	size_t i;
-	int r = 0;
+	return ((const struct wire_heartbeat *)base)->sandbox != NULL;
+}
 
-	if (json_object_get(root, "kind"))
-		r = get_text(&h->kind, root, top, "kind", false, WIRE_KIND_MAX);
-	if (r < 0 || !json_object_get(root, "holds"))
-		return r;
-	r = get_list(&list, root, top, "holds", WIRE_HOLDS_MAX);
-	if (r < 0)
-		return r;
-	h->holds = xcalloc(json_array_size(list) + 1, sizeof(*h->holds));
-	json_array_foreach(list, i, e) {
-		struct at ai = at_index(&a, i);
+static bool has_holds(const void *base)
+{
+	return ((const struct wire_heartbeat *)base)->nholds > 0;
+}
 
-		r = parse_hold(&h->holds[i], e, &ai);
-		h->nholds = i + 1;
-		if (r < 0)
-			return r;
-	}
+static const struct wire_field hold_fields[] = {
+	{ "id", WIRE_I64, .offset = HOLD(id), .lo = 1, .hi = INT64_MAX },
+	{ "why", WIRE_ENUM, .offset = HOLD(why), .words = db_hold_why_words },
+	{ "step", WIRE_ENUM, .offset = HOLD(step), .words = db_hold_step_words },
+	{ "commit", WIRE_COMMIT, WIRE_NULL, .offset = HOLD(commit) },
+	{ "tree", WIRE_COMMIT, WIRE_NULL, .offset = HOLD(tree) },
+	{ "since", WIRE_TIME, .offset = HOLD(since) },
+	{ "text", WIRE_TEXT, .offset = HOLD(text), .hi = WIRE_HOLD_TEXT_MAX, .dflt = "" },
+	{ 0 },
+};
+static const struct wire_field hold_entry = { "holds[]", WIRE_OBJECT, .sub = hold_fields };
+
+/* The quarantine's members lie in the heartbeat itself. */
+static const struct wire_field quarantine_fields[] = {
+	{ "fault", WIRE_TEXT, .offset = HB(fault), .hi = TEXT_MAX, .dflt = "" },
+	{ "since", WIRE_TIME, WIRE_NULL, .offset = HB(since) },
+	{ 0 },
+};
+
+const struct wire_field wire_heartbeat_fields[] = {
+	{ "format", WIRE_CONST, .words = WIRE_WORDS(WIRE_HEARTBEAT_FORMAT) },
+	{ "host", WIRE_HOST, .offset = HB(host) },
+	{ "seq", WIRE_I64, .offset = HB(seq), .lo = 1, .hi = INT64_MAX },
+	{ "sent_at", WIRE_TIME, .offset = HB(sent_at) },
+	{ "state", WIRE_WORD, .offset = HB(state), .size = 16,
+	  .words = WIRE_WORDS("idle", "polling", "building", "measuring", "calibrating") },
+	{ "job", WIRE_I64, WIRE_NULL, HB(job), .lo = 1, .hi = INT64_MAX },
+	{ "backlog", WIRE_I64, .offset = HB(backlog), .lo = 0, .hi = INT64_MAX },
+	{ "fingerprint", WIRE_TEXT, WIRE_NULL, HB(fingerprint), .hi = JSON_TEXT_MAX },
+	{ "quarantine", WIRE_OBJECT, WIRE_NULL | WIRE_HAS, 0, .has = HB(quarantined),
+	  .sub = quarantine_fields },
+	{ "sandbox", WIRE_CUSTOM, WIRE_OPTIONAL, HB(sandbox), .present = has_sandbox,
+	  .build = sandbox_build, .parse = sandbox_parse, .since = "schema 17",
+	  .what = "a sandbox's name, or 'none: ' and why" },
+	{ "kind", WIRE_TEXT, WIRE_OPTIONAL, HB(kind), .hi = WIRE_KIND_MAX, .since = "schema 23" },
+	{ "holds", WIRE_LIST, WIRE_OPTIONAL, HB(holds), .size = sizeof(struct wire_hold),
+	  .count = HB(nholds), .hi = WIRE_HOLDS_MAX, .sub = &hold_entry, .present = has_holds,
+	  .since = "schema 23" },
+	{ 0 },
+};
+
+int wire_heartbeat_build(struct strbuf *out, const struct wire_heartbeat *h)
+{
+	struct wire_heartbeat cut = *h;
+	json_t *root;
+
+	if (cut.nholds > WIRE_HOLDS_MAX)
+		cut.nholds = WIRE_HOLDS_MAX;
+	root = wire_fields_build(wire_heartbeat_fields, &cut);
+	canonical_write(out, root);
+	strbuf_addch(out, '\n');
+	json_decref(root);
 	return 0;
 }
 
 static int parse_heartbeat(void *rec, json_t *root)
 {
-	static const char *const keys[] = {
-		"format", "host", "seq", "sent_at", "state", "job", "backlog", "fingerprint",
-		"quarantine", NULL,
-	};
-	static const char *const optional[] = { "sandbox", "kind", "holds", NULL };
-	static const char *const qkeys[] = { "fault", "since", NULL };
-	static const char *const formats[] = { WIRE_HEARTBEAT_FORMAT, NULL };
-	struct wire_heartbeat *h = rec;
-	struct at top = { "" }, aq = at_key(&top, "quarantine");
-	char word[32];
-	json_t *q;
-	int r;
+	struct wire_at top = { "" };
 
-	r = object_check(root, &top, keys, optional);
-	if (r == 0)
-		r = get_word(word, sizeof(word), root, &top, "format", formats,
-			     "'" WIRE_HEARTBEAT_FORMAT "'");
-	if (r == 0)
-		r = get_host(h->host, sizeof(h->host), root, &top);
-	if (r == 0)
-		r = get_int(&h->seq, root, &top, "seq", 1, INT64_MAX);
-	if (r == 0)
-		r = get_time(h->sent_at, root, &top, "sent_at", false);
-	if (r == 0)
-		r = get_word(h->state, sizeof(h->state), root, &top, "state", heartbeat_states,
-			     "idle, polling, building, measuring or calibrating");
-	if (r == 0 && !json_is_null(json_object_get(root, "job")))
-		r = get_int(&h->job, root, &top, "job", 1, INT64_MAX);
-	if (r == 0)
-		r = get_int(&h->backlog, root, &top, "backlog", 0, INT64_MAX);
-	if (r == 0)
-		r = get_text(&h->fingerprint, root, &top, "fingerprint", true, JSON_TEXT_MAX);
-	if (r == 0)
-		r = get_sandbox(&h->sandbox, root, &top);
-	if (r == 0)
-		r = parse_heartbeat_holds(h, root, &top);
-	if (r < 0)
-		return r;
-	q = json_object_get(root, "quarantine");
-	if (json_is_null(q))
-		return 0;
-	h->quarantined = true;
-	r = object_check(q, &aq, qkeys, NULL);
-	if (r == 0)
-		r = get_text(&h->fault, q, &aq, "fault", false, TEXT_MAX);
-	if (r == 0)
-		r = get_time(h->since, q, &aq, "since", true);
-	return r;
+	return wire_fields_parse(rec, wire_heartbeat_fields, root, &top);
 }
 
 int wire_heartbeat_parse(struct wire_heartbeat *out, const char *text, size_t len)
@@ -1038,66 +790,42 @@ void wire_heartbeat_release(struct wire_heartbeat *h)
 	memset(h, 0, sizeof(*h));
 }
 
-int wire_heartbeat_reply_build(struct strbuf *out, const char *host, int64_t seq,
-			       const struct wire_heartbeat_reply *r)
-{
-	json_t *root = json_pack("{s:s,s:I,s:b}", "host", host, "seq", (json_int_t)seq,
-				 "stored", r->stored), *list = json_array();
-	size_t i;
+static const struct wire_field greenlight_fields[] = {
+	{ "hold", WIRE_I64, .offset = GREEN(hold), .lo = 1, .hi = INT64_MAX },
+	{ "by", WIRE_TEXT, .offset = GREEN(by), .size = sizeof(((struct wire_greenlight *)0)->by),
+	  .hi = sizeof(((struct wire_greenlight *)0)->by) - 1 },
+	{ "pr", WIRE_INT, .offset = GREEN(pr), .lo = 0, .hi = INT32_MAX },
+	{ 0 },
+};
+static const struct wire_field greenlight_entry = {
+	"greenlit[]", WIRE_OBJECT, .sub = greenlight_fields,
+};
 
-	for (i = 0; i < r->ngreenlit; i++)
-		json_array_append_new(list, json_pack("{s:I,s:s,s:i}", "hold",
-						      (json_int_t)r->greenlit[i].hold, "by",
-						      r->greenlit[i].by, "pr", r->greenlit[i].pr));
-	json_object_set_new(root, "greenlit", list);
+/* The hub's answer to a heartbeat. An older hub's has no greenlit. */
+const struct wire_field wire_heartbeat_reply_fields[] = {
+	{ "host", WIRE_HOST, WIRE_OPTIONAL, .offset = REPLY(host) },
+	{ "seq", WIRE_I64, WIRE_OPTIONAL, REPLY(seq), .lo = 1, .hi = INT64_MAX },
+	{ "stored", WIRE_BOOL, .offset = REPLY(stored) },
+	{ "greenlit", WIRE_LIST, WIRE_OPTIONAL, REPLY(greenlit),
+	  .size = sizeof(struct wire_greenlight), .count = REPLY(ngreenlit),
+	  .hi = WIRE_GREENLIT_MAX, .sub = &greenlight_entry, .since = "schema 23" },
+	{ 0 },
+};
+
+int wire_heartbeat_reply_build(struct strbuf *out, const struct wire_heartbeat_reply *r)
+{
+	json_t *root = wire_fields_build(wire_heartbeat_reply_fields, r);
+
 	canonical_write(out, root);
 	json_decref(root);
 	return 0;
 }
 
-/* One of a heartbeat reply's greenlit holds. */
-static int parse_greenlight(struct wire_greenlight *g, json_t *o, const struct at *a)
-{
-	static const char *const keys[] = { "hold", "by", "pr", NULL };
-	char *by = NULL;
-	int r = object_check(o, a, keys, NULL);
-
-	if (r == 0)
-		r = get_int(&g->hold, o, a, "hold", 1, INT64_MAX);
-	if (r == 0)
-		r = get_text(&by, o, a, "by", false, sizeof(g->by) - 1);
-	if (r == 0)
-		r = get_int32(&g->pr, o, a, "pr", 0, INT32_MAX);
-	if (r == 0)
-		snprintf(g->by, sizeof(g->by), "%s", by);
-	free(by);
-	return r;
-}
-
 static int parse_heartbeat_reply(void *rec, json_t *root)
 {
-	static const char *const keys[] = { "stored", NULL };
-	static const char *const optional[] = { "host", "seq", "greenlit", NULL };
-	struct wire_heartbeat_reply *out = rec;
-	struct at top = { "" }, a = at_key(&top, "greenlit");
-	json_t *list = NULL, *e;
-	size_t i;
-	int r = object_check(root, &top, keys, optional);
+	struct wire_at top = { "" };
 
-	if (r == 0)
-		r = get_bool(&out->stored, root, &top, "stored");
-	/* A hub older than greenlights answers without the list. */
-	if (r < 0 || !json_object_get(root, "greenlit"))
-		return r;
-	r = get_list(&list, root, &top, "greenlit", WIRE_GREENLIT_MAX);
-	json_array_foreach(list, i, e) {
-		struct at ai = at_index(&a, i);
-
-		if (r == 0)
-			r = parse_greenlight(&out->greenlit[i], e, &ai);
-		out->ngreenlit = r == 0 ? i + 1 : 0;
-	}
-	return r;
+	return wire_fields_parse(rec, wire_heartbeat_reply_fields, root, &top);
 }
 
 int wire_heartbeat_reply_parse(struct wire_heartbeat_reply *out, const char *text, size_t len)
@@ -1107,6 +835,14 @@ int wire_heartbeat_reply_parse(struct wire_heartbeat_reply *out, const char *tex
 	memset(out, 0, sizeof(*out));
 	r = parse_hashed(text, len, out, NULL, parse_heartbeat_reply);
 	return r == -EINVAL ? -EPROTO : r;
+}
+
+void wire_heartbeat_reply_release(struct wire_heartbeat_reply *r)
+{
+	if (!r)
+		return;
+	free(r->greenlit);
+	memset(r, 0, sizeof(*r));
 }
 
 /* ---- a build with its runner results (docs/hub.md, "The build record") ---- */

@@ -152,6 +152,8 @@ static void test_docs(void **state)
 	static const struct { const char *kind; const struct wire_field *table; } kinds[] = {
 		{ "comparison", wire_record_fields }, { "job", wire_job_fields },
 		{ "build", wire_build_fields }, { "alert", wire_alert_fields },
+		{ "heartbeat", wire_heartbeat_fields },
+		{ "heartbeat's answer", wire_heartbeat_reply_fields },
 	};
 	struct strbuf want = STRBUF_INIT;
 	char *docs = NULL;

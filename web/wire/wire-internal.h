@@ -122,5 +122,7 @@ extern const struct wire_field wire_record_fields[];
 extern const struct wire_field wire_job_fields[];
 extern const struct wire_field wire_build_fields[];
 extern const struct wire_field wire_alert_fields[];
+extern const struct wire_field wire_heartbeat_fields[];
+extern const struct wire_field wire_heartbeat_reply_fields[];
 
 #endif

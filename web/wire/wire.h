@@ -174,14 +174,17 @@ struct wire_greenlight {
 	int pr;                      /* the pull request commented on */
 };
 struct wire_heartbeat_reply {
+	char host[64];               /* "" where an answer left it out */
+	int64_t seq;
 	bool stored;
-	struct wire_greenlight greenlit[WIRE_GREENLIT_MAX];
+	struct wire_greenlight *greenlit;  /* ngreenlit of them, at most WIRE_GREENLIT_MAX */
 	size_t ngreenlit;
 };
-int wire_heartbeat_reply_build(struct strbuf *out, const char *host, int64_t seq,
-			       const struct wire_heartbeat_reply *r);
-/* -EPROTO, naming the member, for an answer of another shape. */
+int wire_heartbeat_reply_build(struct strbuf *out, const struct wire_heartbeat_reply *r);
+/* -EPROTO, naming the member, for an answer of another shape; *out is
+ * zeroed on entry and released by the caller on every path. */
 int wire_heartbeat_reply_parse(struct wire_heartbeat_reply *out, const char *text, size_t len);
+void wire_heartbeat_reply_release(struct wire_heartbeat_reply *r);
 
 /* ---- one small HTTP client (http.c) ----
  * libcurl is opened at run time through web/dl, at the first connection. */
