@@ -42,7 +42,8 @@ const char cmd_list_usage[] =
 	"\n"
 	"Lists stored comparisons, newest first, each with its kind (A/A: one build\n"
 	"or program against itself, whose verdict is a calibration sample, not a\n"
-	"change) and the first 12 hex digits of both programs' sha256 and of both\n"
+	"change: its faster or slower reads \"false faster\", \"false slower\") and\n"
+	"the first 12 hex digits of both programs' sha256 and of both\n"
 	"arms' manifests (\"-\" for a comparison stored before manifests).\n"
 	"\n"
 	"options:\n"
@@ -261,17 +262,21 @@ int cmd_list(int argc, char **argv)
 		log_warnx("%s", err_last());
 		goto out;
 	}
-	printf("%-6s %-24s %-10s %-7s %-16s %-12s %-11s %9s  %-12s %-12s %-12s %s\n", "id",
+	printf("%-6s %-24s %-10s %-7s %-16s %-12s %-13s %9s  %-12s %-12s %-12s %s\n", "id",
 	       "created", "state", "kind", "host", "case", "verdict", "gain", "old-sha256",
 	       "new-sha256", "old-manifest", "new-manifest");
 	for (i = 0; i < n; i++) {
-		char gain[32];
+		char gain[32], verdict[32];
 
 		runner_format_gain(gain, sizeof(gain), rows[i].has_gain ? rows[i].gain_median : NAN);
-		printf("%-6lld %-24s %-10s %-7s %-16s %-12s %-11s %9s  %-12.12s %-12.12s %-12.12s "
+		/* An A/A's faster or slower is a false verdict, never a change. */
+		snprintf(verdict, sizeof(verdict), "%s%s", rows[i].aa &&
+			 (!strcmp(rows[i].verdict, "faster") || !strcmp(rows[i].verdict, "slower")) ?
+			 "false " : "", *rows[i].verdict ? rows[i].verdict : "-");
+		printf("%-6lld %-24s %-10s %-7s %-16s %-12s %-13s %9s  %-12.12s %-12.12s %-12.12s "
 		       "%.12s\n", (long long)rows[i].id, rows[i].created_at,
 		       db_state_name(rows[i].state), rows[i].aa ? "A/A" : "compare", rows[i].host,
-		       rows[i].case_name, *rows[i].verdict ? rows[i].verdict : "-", gain,
+		       rows[i].case_name, verdict, gain,
 		       rows[i].old_sha256, rows[i].new_sha256,
 		       *rows[i].old_manifest ? rows[i].old_manifest : "-",
 		       *rows[i].new_manifest ? rows[i].new_manifest : "-");

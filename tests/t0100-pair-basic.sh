@@ -192,4 +192,8 @@ check "  verifies again under its own rule" run 0 "$PERFD" verify --db "$DB" "$b
 
 check "list shows comparisons" run 0 "$PERFD" list --db "$DB"
 check "list has the first one" has out "unresolved"
+# One program against itself whose arms differ (plant's new arm prints 90,
+# its old 100): an A/A, whose faster is a false verdict, never a change.
+check "an A/A with a false verdict" run 0 "$PERFD" pair --db aa.db "$PLANT" "$PLANT"
+check "  list says it false" eq "A/A false faster" "$("$PERFD" list --db aa.db | awk 'NR == 2 { print $4, $7, $8 }')"
 finish

@@ -231,6 +231,7 @@ check "  its comparisons are stored as A/As of its job" eq "aa aa" "$(sql "selec
 # test does not lean on the calibration: 9 of 9 pairs faster is a verdict,
 # a false one the A/A counts (its arms are not exchangeable).
 check "  the biased one faster, the work one unchanged" eq "faster unchanged" "$(sql "select group_concat(c.verdict, ' ') from comparisons c join jobs j on j.id = c.job_id where j.commit_oid = '$C5'")"
+check "  the --once summary calls the faster one false, not a change" eq "1 0" "$(grep -F "${C5:0:12}" out | grep -c 'A/A: a false verdict (calibration sample, not a change)') $(grep -F "${C5:0:12}" out | grep -cE '#[0-9]+ (faster|slower)')"
 check "its comment" run 0 "$PERFD" comment --pr 1 --dry-run --commit "$C5" --db "$DB" --hub http://hub.example
 cp out c5.md
 check "  is the one derived from the stored rows" diff -u <(python3 "$TESTS_DIR/fixtures/comment-golden.py" "$DB" "$C5" http://hub.example) c5.md

@@ -302,8 +302,10 @@ void agent_summary(struct agent *a, FILE *f)
 			if (db_job_comparison(a->db, &cid, &st, jobs[i].id, name) < 0 ||
 			    db_comparison_load(a->db, &c, cid) < 0)
 				continue;
+			/* An A/A's verdict is a calibration sample, never a change. */
 			strbuf_addf(&cells, "%s%s: #%lld %s", cells.len ? "; " : "", name,
-				    (long long)cid, c.summary.verdict);
+				    (long long)cid, c.aa ? runner_aa_verdict(c.summary.verdict) :
+				    c.summary.verdict);
 			if (c.summary.has_gain) {
 				char gain[32];
 
