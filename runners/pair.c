@@ -257,12 +257,13 @@ static bool metrics_ambiguous(const struct db_process *rec, char ***seen, size_t
 /* A metric the process printed that is not named as a time (a rate, or a
  * unit perfd does not know: runner_metric_needs_better), when no metric
  * was named and no direction said: the comparison cannot know which way is
- * better. NULL when there is none. */
+ * better. NULL when there is none, and when it printed several: then which
+ * one is the question first (the rule's "choose one with --metric"). */
 static const char *unsaid_rate(const struct runner_pair_opts *o, const struct db_process *rec)
 {
 	size_t i;
 
-	if (o->metric || o->better_given)
+	if (o->metric || o->better_given || rec->nmetrics > 1)
 		return NULL;
 	for (i = 0; i < rec->nmetrics; i++)
 		if (runner_metric_needs_better(rec->metrics[i].name))

@@ -66,6 +66,8 @@ invalid twice "metric 'run2_ms' printed twice" "$PLANT" "$PLANT" -- --bad-arm ol
 invalid novalid "did not print TIMING_RECORD_VALID" "$PLANT" "$PLANT" -- --valid --bad-arm old --bad-pair 2 --mode novalid
 invalid ambiguous "several metrics (decode_us, run2_ms): choose one with --metric" "$PLANT" "$PLANT" -- --also decode_us=5
 check "ambiguous: stopped after the first process" eq 1 "$(js ambiguous.json 'len(d["processes"])')"
+# Several metrics, one a rate: which one is asked first, not its direction.
+invalid ambiguousrate "several metrics (it_s, run2_ms): choose one with --metric" "$PLANT" "$PLANT" -- --also it_s=5
 check "ambiguous: --metric resolves it" run 0 "$PERFD" pair --db "$DB" --json --metric decode_us "$PLANT" "$PLANT" -- --also decode_us=5
 check "ambiguous: the chosen metric is used" eq "decode_us unchanged" "$(js out 'd["metric"]+" "+d["verdict"]')"
 
