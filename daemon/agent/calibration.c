@@ -74,8 +74,13 @@ static int run_aa(struct agent *a, const struct agent_case *k, const struct db_b
 		o.pairs = pairs;
 	if (o.max_pairs < o.pairs)
 		o.max_pairs = o.pairs;
-	log_info("case %s: A/A comparison of build %lld against itself, %d pairs (%s)", k->name,
-		 (long long)b->id, o.pairs, why);
+	/* Its stages, as any comparison's: from the first to the most. */
+	if (o.max_pairs > o.pairs)
+		log_info("case %s: A/A comparison of build %lld against itself, %d to %d pairs "
+			 "(%s)", k->name, (long long)b->id, o.pairs, o.max_pairs, why);
+	else
+		log_info("case %s: A/A comparison of build %lld against itself, %d pairs (%s)",
+			 k->name, (long long)b->id, o.pairs, why);
 	r = runner_calibration_choose(&cal, a->db, &o);
 	if (r == 0)
 		r = runner_pair_run(a->db, &cid, &o);
