@@ -124,14 +124,6 @@ const struct config_key forge_config_keys[] = {
 };
 #undef G
 
-int forge_config_key(struct forge_config *g, struct config_report *r, const char *k,
-		     const char *v)
-{
-	const struct config_key *row = config_table_find(forge_config_keys, k);
-
-	return row ? config_key_set(row, g, r, v) : 1;
-}
-
 void forge_config_finish(struct forge_config *g)
 {
 	if (!g->api)

@@ -467,11 +467,6 @@ bool forge_url_is_loopback(const char *url);
  * over a struct forge_config: each caller's [github] table lists them as
  * CONFIG_SUB rows among its own, in the order its message says them. */
 extern const struct config_key forge_config_keys[];
-/* Reads key k of [github] when it is one of forge_config_keys: 0, or
- * -EINVAL with the mistake said in r; 1 when k is not one of them (the
- * caller's own, or unknown), nothing said. */
-int forge_config_key(struct forge_config *g, struct config_report *r, const char *k,
-		     const char *v);
 /* The defaults of what was not given: the public API, a loopback hub URL;
  * a final '/' taken off hub_url. */
 void forge_config_finish(struct forge_config *g);
