@@ -292,6 +292,60 @@ int config_add_words(char ***list, size_t *n, struct config_report *r, const cha
 		     const char *v, const struct config_words *how);
 void config_words_free(char **list, size_t n);
 
+/*
+ * A section's keys as a table: a row per key, in the order the "unknown
+ * key" message lists them, ended by a row whose key is NULL. Each row
+ * names its field by offset in the section's struct (base), the setter
+ * above that its kind stands for, and the bounds that setter takes; what
+ * a kind cannot say is a custom row's set. seen, when not 0, is
+ * CONFIG_SEEN's offset of a bool made true once the key is set; a row
+ * with sub reads the key as that table's same key, its struct at offset.
+ */
+enum config_kind {
+	CONFIG_TEXT,       /* char *: config_set_text */
+	CONFIG_NAME,       /* char *: config_set_name, at most hi bytes */
+	CONFIG_PATH,       /* char *: config_set_path */
+	CONFIG_BOOL,       /* bool */
+	CONFIG_CHOICE,     /* an enum: the index of v in choices */
+	CONFIG_INT,        /* int from lo to hi */
+	CONFIG_UNSIGNED,   /* unsigned from lo to hi, said as config_set_long */
+	CONFIG_SECONDS,    /* double above 0, at most hi */
+	CONFIG_NUMBER,     /* double of unit from lo to hi */
+	CONFIG_FRACTION,   /* double in [0, 1) */
+	CONFIG_WORDS,      /* char ** with its size_t count at count: config_add_words */
+	CONFIG_CUSTOM,     /* set */
+	CONFIG_SUB,        /* sub's row of the same key, with base + offset */
+};
+struct config_key {
+	const char *key;
+	enum config_kind kind;
+	size_t offset;               /* of the field in base */
+	double lo, hi;               /* bounds; a whole number's are whole */
+	const char *const *choices;  /* CHOICE: NULL-terminated */
+	const char *unit;            /* NUMBER: for messages, "hours" */
+	size_t count;                /* WORDS: the offset of the size_t count */
+	const struct config_words *words;   /* WORDS */
+	size_t seen;                 /* CONFIG_SEEN(type, member), or 0 */
+	const struct config_key *sub;       /* SUB */
+	/* CUSTOM: sets row's key of the section at base to v, or says why
+	 * not in r and returns -EINVAL. */
+	int (*set)(void *base, const struct config_key *row, struct config_report *r,
+		   const char *v);
+};
+#define CONFIG_SEEN(type, member) (offsetof(type, member) + 1)
+/* The field of row in base, for a custom setter. */
+void *config_key_field(void *base, const struct config_key *row);
+/* The row of key k in table, or NULL. */
+const struct config_key *config_table_find(const struct config_key *table, const char *k);
+/* Sets row's field in base to v as its kind says: 0, or -EINVAL said. */
+int config_key_set(const struct config_key *row, void *base, struct config_report *r,
+		   const char *v);
+/* Sets key k of section (its name as the message writes it between [],
+ * "runner gpu") to v: 0, -EINVAL said, or -ENOENT for a key the table does
+ * not hold, said as "unknown key 'K' in [SECTION] (KEY, KEY, ...)". */
+int config_table_set(const struct config_key *table, void *base, struct config_report *r,
+		     const char *section, const char *k, const char *v);
+
 /* cpus.c: a CPU set in cpuset(7) list format ("4-7", "0,2,8-11");
  * embedded, no heap. */
 #define CPUS_MAX 1024

@@ -4,6 +4,7 @@
  * file and line and says "'KEY': expected WHAT, not 'VALUE'", so that a
  * user reads one wording whichever file was wrong.
  */
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -299,4 +300,97 @@ void config_words_free(char **list, size_t n)
 	for (i = 0; i < n; i++)
 		free(list[i]);
 	free(list);
+}
+
+void *config_key_field(void *base, const struct config_key *row)
+{
+	return (char *)base + row->offset;
+}
+
+const struct config_key *config_table_find(const struct config_key *table, const char *k)
+{
+	for (; table->key; table++)
+		if (!strcmp(table->key, k))
+			return table;
+	return NULL;
+}
+
+/* The whole-number kinds: an int, or an unsigned said as a long is. */
+static int set_whole(const struct config_key *row, void *field, struct config_report *r,
+		     const char *v)
+{
+	long n;
+
+	if (row->kind == CONFIG_INT)
+		return config_set_int(field, r, row->key, v, (int)row->lo, (int)row->hi);
+	if (config_set_long(&n, r, row->key, v, (long)row->lo, (long)row->hi) < 0)
+		return -EINVAL;
+	*(unsigned *)field = (unsigned)n;
+	return 0;
+}
+
+static int set_kind(const struct config_key *row, void *base, struct config_report *r,
+		    const char *v)
+{
+	void *field = config_key_field(base, row);
+	const char *k = row->key;
+
+	switch (row->kind) {
+	case CONFIG_TEXT:
+		return config_set_text(field, r, k, v);
+	case CONFIG_NAME:
+		return config_set_name(field, r, k, v, (size_t)row->hi);
+	case CONFIG_PATH:
+		return config_set_path(field, r, k, v);
+	case CONFIG_BOOL:
+		return config_set_bool(field, r, k, v);
+	case CONFIG_CHOICE:
+		return config_set_choice(field, r, k, v, row->choices);
+	case CONFIG_INT:
+	case CONFIG_UNSIGNED:
+		return set_whole(row, field, r, v);
+	case CONFIG_SECONDS:
+		return config_set_seconds(field, r, k, v, row->hi);
+	case CONFIG_NUMBER:
+		return config_set_number(field, r, k, v, row->lo, row->hi, row->unit);
+	case CONFIG_FRACTION:
+		return config_set_fraction(field, r, k, v);
+	case CONFIG_WORDS:
+		return config_add_words(field, (size_t *)((char *)base + row->count), r, k, v,
+					row->words);
+	case CONFIG_CUSTOM:
+		return row->set(base, row, r, v);
+	case CONFIG_SUB:
+		return config_key_set(config_table_find(row->sub, k), (char *)base + row->offset,
+				      r, v);
+	}
+	assert(!"a configuration key of no kind");
+	return -EINVAL;
+}
+
+int config_key_set(const struct config_key *row, void *base, struct config_report *r,
+		   const char *v)
+{
+	int rc;
+
+	assert(row);
+	rc = set_kind(row, base, r, v);
+	if (rc == 0 && row->seen)
+		*(bool *)((char *)base + row->seen - 1) = true;
+	return rc;
+}
+
+int config_table_set(const struct config_key *table, void *base, struct config_report *r,
+		     const char *section, const char *k, const char *v)
+{
+	const struct config_key *row = config_table_find(table, k);
+	struct strbuf list = STRBUF_INIT;
+
+	if (row)
+		return config_key_set(row, base, r, v);
+	for (row = table; row->key; row++)
+		strbuf_addf(&list, "%s%s", row == table ? "" : ", ", row->key);
+	config_refuse(r, "unknown key '%s' in [%s] (%s)", k, section, list.buf);
+	strbuf_release(&list);
+	return -ENOENT;
 }

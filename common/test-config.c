@@ -126,12 +126,84 @@ static void test_words(void **state)
 	strbuf_release(&errors);
 }
 
+/* A table: each row's kind and bounds applied to its field, a flag set
+ * with a key, a shared row read in its own table, and an unknown key
+ * refused with the table's keys in its order. */
+struct inner {
+	int n;
+};
+struct section {
+	char *name;
+	bool on;
+	unsigned ms;
+	bool has_ms;
+	double share;
+	char **words;
+	size_t nwords;
+	struct inner in;
+};
+
+static const struct config_words any_words = { .max = 2 };
+static const struct config_key inner_keys[] = {
+	{ "n", CONFIG_INT, .offset = offsetof(struct inner, n), .lo = 1, .hi = 9 },
+	{ .key = NULL },
+};
+static const struct config_key section_keys[] = {
+	{ "name", CONFIG_NAME, .offset = offsetof(struct section, name), .hi = 4 },
+	{ "on", CONFIG_BOOL, .offset = offsetof(struct section, on) },
+	{ "n", CONFIG_SUB, .offset = offsetof(struct section, in), .sub = inner_keys },
+	{ "ms", CONFIG_UNSIGNED, .offset = offsetof(struct section, ms), .lo = 0, .hi = 100,
+	  .seen = CONFIG_SEEN(struct section, has_ms) },
+	{ "share", CONFIG_FRACTION, .offset = offsetof(struct section, share) },
+	{ "words", CONFIG_WORDS, .offset = offsetof(struct section, words),
+	  .count = offsetof(struct section, nwords), .words = &any_words },
+	{ .key = NULL },
+};
+
+static void test_table(void **state)
+{
+	struct strbuf errors = STRBUF_INIT;
+	struct config_report r = { .name = "x.conf", .line = 3, .errors = &errors };
+	struct section s = { .share = 0.5 };
+
+	(void)state;
+	assert_int_equal(config_table_set(section_keys, &s, &r, "x", "name", "abc"), 0);
+	assert_string_equal(s.name, "abc");
+	assert_int_equal(config_table_set(section_keys, &s, &r, "x", "on", "yes"), 0);
+	assert_true(s.on);
+	assert_int_equal(config_table_set(section_keys, &s, &r, "x", "n", "7"), 0);
+	assert_int_equal(s.in.n, 7);
+	assert_int_equal(config_table_set(section_keys, &s, &r, "x", "ms", "100"), 0);
+	assert_int_equal(s.ms, 100);
+	assert_true(s.has_ms);
+	assert_int_equal(config_table_set(section_keys, &s, &r, "x", "words", "a b"), 0);
+	assert_int_equal(s.nwords, 2);
+	assert_string_equal(errors.buf ? errors.buf : "", "");
+
+	assert_int_equal(config_table_set(section_keys, &s, &r, "x", "n", "10"), -EINVAL);
+	assert_int_equal(config_table_set(section_keys, &s, &r, "x", "share", "1"), -EINVAL);
+	assert_int_equal(config_table_set(section_keys, &s, &r, "x sec", "colour", "red"),
+			 -ENOENT);
+	assert_string_equal(errors.buf,
+			    "x.conf:3: 'n': expected a whole number from 1 to 9, not '10'\n"
+			    "x.conf:3: 'share': expected a fraction in [0, 1) (0.05 is 5%), not '1'\n"
+			    "x.conf:3: unknown key 'colour' in [x sec] (name, on, n, ms, share, "
+			    "words)\n");
+	assert_int_equal(s.in.n, 7);
+	assert_true(s.share == 0.5);
+	assert_int_equal(r.count, 3);
+	free(s.name);
+	config_words_free(s.words, s.nwords);
+	strbuf_release(&errors);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

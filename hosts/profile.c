@@ -3,6 +3,7 @@
  * and keys; this file knows the keys and checks each value, reporting every
  * mistake with its line.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,108 +13,27 @@
 
 #include "hosts.h"
 
-enum key_kind {
-	KIND_NAME,
-	KIND_TEXT,
-	KIND_REQUIRED_TEXT,
-	KIND_SECONDS,
-	KIND_FRACTION,
-	KIND_MS,
-	KIND_PAIRS,
-	KIND_CPUS,
-	KIND_PATTERN,
-	KIND_NODES,
-	KIND_PATHS,
-	KIND_GLOBS,
-};
-
-enum key_id {
-	KEY_NAME,
-	KEY_DESCRIPTION,
-	KEY_DEVICE_MATCH,
-	KEY_EXPECTED_DRIVER,
-	KEY_NODES,
-	KEY_PROCESS_TIMEOUT,
-	KEY_CPUS,
-	KEY_NOISE,
-	KEY_MIN_EFFECT,
-	KEY_COOLDOWN,
-	KEY_PAIRS,
-	KEY_MAX_PAIRS,
-	KEY_TIME_BUDGET,
-	KEY_FAULT_LOG,
-	KEY_FAULT_PATTERN,
-	KEY_BOOT_LOG_COMMAND,
-	KEY_BOOT_LOG,
-	KEY_GATE_PATHS,
-	KEY_COUNT,
-};
-
-static const struct key {
-	const char *section;
-	const char *name;
-	enum key_kind kind;
-	bool required;
-	bool repeatable;
-} keys[KEY_COUNT] = {
-	[KEY_NAME] = { "host", "name", KIND_NAME, true, false },
-	[KEY_DESCRIPTION] = { "host", "description", KIND_TEXT, false, false },
-	[KEY_DEVICE_MATCH] = { "device", "device_match", KIND_REQUIRED_TEXT, true, false },
-	[KEY_EXPECTED_DRIVER] = { "device", "expected_driver", KIND_REQUIRED_TEXT, true, false },
-	[KEY_NODES] = { "device", "nodes", KIND_NODES, false, false },
-	[KEY_PROCESS_TIMEOUT] = { "timing", "process_timeout_s", KIND_SECONDS, false, false },
-	[KEY_CPUS] = { "timing", "cpus", KIND_CPUS, false, false },
-	[KEY_NOISE] = { "timing", "noise", KIND_FRACTION, false, false },
-	[KEY_MIN_EFFECT] = { "timing", "min_effect", KIND_FRACTION, false, false },
-	[KEY_COOLDOWN] = { "timing", "cooldown_ms", KIND_MS, false, false },
-	[KEY_PAIRS] = { "timing", "pairs", KIND_PAIRS, false, false },
-	[KEY_MAX_PAIRS] = { "timing", "max_pairs", KIND_PAIRS, false, false },
-	[KEY_TIME_BUDGET] = { "timing", "time_budget_s", KIND_SECONDS, false, false },
-	[KEY_FAULT_LOG] = { "faults", "fault_log", KIND_REQUIRED_TEXT, false, false },
-	[KEY_FAULT_PATTERN] = { "faults", "fault_pattern", KIND_PATTERN, false, true },
-	[KEY_BOOT_LOG_COMMAND] = { "faults", "boot_log_command", KIND_TEXT, false, false },
-	[KEY_BOOT_LOG] = { "faults", "boot_log", KIND_PATHS, false, false },
-	[KEY_GATE_PATHS] = { "gate", "paths", KIND_GLOBS, false, false },
-};
-
-static const char *const sections[] = { "host", "device", "timing", "faults", "gate" };
-
 #define COOLDOWN_MAX_MS 600000
 #define HOST_PROFILE_MAX (64 * 1024)
+#define SECTION_KEYS_MAX 8
+
+/* A section of a profile: its keys, which of them a profile must give, and
+ * the one that may be given more than once. */
+struct section {
+	const char *name;
+	const struct config_key *keys;     /* at most SECTION_KEYS_MAX */
+	const char *const *required;       /* NULL-ended, or NULL */
+	const char *repeatable;            /* or NULL */
+};
+#define NSECTIONS 5
 
 struct parse {
 	struct config_report r;         /* the file, the line being read, its errors */
 	int section;                    /* index in sections[]; -1 before one or after an unknown one */
-	unsigned section_line[ARRAY_SIZE(sections)];
-	unsigned key_line[KEY_COUNT];   /* where each key was first set */
+	unsigned section_line[NSECTIONS];
+	unsigned key_line[NSECTIONS][SECTION_KEYS_MAX];   /* where each key was first set */
 	struct host_profile *p;
 };
-
-static int section_index(const char *name)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(sections); i++)
-		if (strcmp(sections[i], name) == 0)
-			return (int)i;
-	return -1;
-}
-
-static void on_section(void *ctx, unsigned line, char *name, char *arg)
-{
-	struct parse *ps = ctx;
-
-	ps->r.line = line;
-	ps->section = -2;       /* keys after it were reported with it */
-	if (!name)
-		return;         /* a malformed header, reported */
-	if (arg || section_index(name) < 0) {
-		config_refuse(&ps->r, "unknown section [%s%s%s] (expected [host], [device], "
-			      "[timing], [faults] or [gate])", name, arg ? " " : "", arg ? arg : "");
-		return;
-	}
-	ps->section = section_index(name);
-	if (ps->section_line[ps->section] == 0)
-		ps->section_line[ps->section] = line;
-}
 
 static void on_error(void *ctx, unsigned line, const char *msg)
 {
@@ -311,81 +231,103 @@ static const char *pattern_refusal(const char *s)
 	return why;
 }
 
-static void add_pattern(struct parse *ps, const char *key, const char *value)
+/* A fault pattern, compiled; each one given is kept. */
+static int add_pattern(void *base, const struct config_key *row, struct config_report *r,
+		       const char *value)
 {
-	struct host_profile *p = ps->p;
+	struct host_profile *p = base;
+	const char *key = row->key;
 	struct host_fault *f;
 	const char *why;
 	char msg[256];
 	int rc;
 
 	if (*value == '\0') {
-		config_refuse(&ps->r, "'%s': expected a value", key);
-		return;
+		config_refuse(r, "'%s': expected a value", key);
+		return -EINVAL;
 	}
 	if (strlen(value) > PATTERN_BYTES_MAX) {
-		config_refuse(&ps->r, "'%s': expected at most %d bytes", key, PATTERN_BYTES_MAX);
-		return;
+		config_refuse(r, "'%s': expected at most %d bytes", key, PATTERN_BYTES_MAX);
+		return -EINVAL;
 	}
 	if ((why = pattern_refusal(value))) {
-		config_refuse(&ps->r, "'%s': '%s' %s", key, value, why);
-		return;
+		config_refuse(r, "'%s': '%s' %s", key, value, why);
+		return -EINVAL;
 	}
 	p->faults = xrealloc(p->faults, (p->nfaults + 1) * sizeof(*p->faults));
 	f = &p->faults[p->nfaults];
 	rc = regcomp(&f->re, value, REG_EXTENDED | REG_ICASE | REG_NOSUB);
 	if (rc != 0) {
 		regerror(rc, &f->re, msg, sizeof(msg));
-		config_refuse(&ps->r, "'%s': expected a regular expression, not '%s' (%s)", key,
+		config_refuse(r, "'%s': expected a regular expression, not '%s' (%s)", key,
 			      value, msg);
-		return;
+		return -EINVAL;
 	}
 	f->text = xstrdup(value);
-	f->line = ps->r.line;
+	f->line = r->line;
 	p->nfaults++;
+	return 0;
 }
 
-/* A text key: its default, when it has one, gives way (on_key refuses a
- * key given twice). */
-static void set_text(struct parse *ps, char **field, const char *key, const char *value)
+/* Text that may be empty, in place of its default. */
+static int set_any_text(void *base, const struct config_key *row, struct config_report *r,
+			const char *v)
 {
+	char **field = config_key_field(base, row);
+
+	free(*field);
+	*field = xstrdup(v);
+	return 0;
+}
+
+/* Text in place of its default (on_key refuses a key given twice). */
+static int set_text(void *base, const struct config_key *row, struct config_report *r,
+		    const char *v)
+{
+	char **field = config_key_field(base, row);
+
 	free(*field);
 	*field = NULL;
-	config_set_text(field, &ps->r, key, value);
+	return config_set_text(field, r, row->key, v);
 }
 
 /* A list of paths (nodes, boot_log): kept as written once each is
  * checked; an empty value is none. */
-static void set_words(struct parse *ps, char **field, const char *key, const char *value,
-		      const struct config_words *how)
+static int set_words(void *base, const struct config_key *row, struct config_report *r,
+		     const char *v)
 {
+	char **field = config_key_field(base, row);
 	char **words = NULL;
 	size_t n = 0;
+	int rc = 0;
 
-	if (!*value || config_add_words(&words, &n, &ps->r, key, value, how) == 0) {
+	if (!*v || (rc = config_add_words(&words, &n, r, row->key, v, row->words)) == 0) {
 		free(*field);
-		*field = xstrdup(value);
+		*field = xstrdup(v);
 	}
 	config_words_free(words, n);
+	return rc;
 }
 
-/* The field a text key's value goes in. */
-static char **text_field(struct host_profile *p, enum key_id id)
+/* [gate] paths: an empty value is none. */
+static int set_globs(void *base, const struct config_key *row, struct config_report *r,
+		     const char *v)
 {
-	switch (id) {
-	case KEY_NAME:
-		return &p->name;
-	case KEY_DESCRIPTION:
-		return &p->description;
-	case KEY_DEVICE_MATCH:
-		return &p->device_match;
-	case KEY_EXPECTED_DRIVER:
-		return &p->expected_driver;
-	case KEY_BOOT_LOG_COMMAND:
-		return &p->boot_log_command;
-	default:
-		return &p->fault_log;
+	struct host_profile *p = base;
+
+	if (!*v)
+		return 0;
+	return config_add_words(&p->gate, &p->ngate, r, row->key, v, row->words);
+}
+
+static int set_cpus(void *base, const struct config_key *row, struct config_report *r,
+		    const char *v)
+{
+	if (cpus_parse(config_key_field(base, row), v) < 0) {
+		config_refuse(r, "'%s': %s", row->key, err_last());
+		return -EINVAL;
 	}
+	return 0;
 }
 
 /* A [gate] pattern: a path in the repository, so not absolute, of at
@@ -395,72 +337,106 @@ static bool is_gate_pattern(const char *w)
 	return *w && *w != '/' && strlen(w) <= HOST_GATE_PATTERN_MAX;
 }
 
-static void set_value(struct parse *ps, enum key_id id, const char *value)
-{
-	static const struct config_words gate_words = { .max = HOST_GATE_MAX,
-		.is_valid = is_gate_pattern, .once = true,
-		.what = "a pattern of paths in the repository (not absolute)" };
-	static const struct config_words node_words = { .max = SIZE_MAX,
-		.is_valid = config_path_is_device, .what = "a path under /dev/" };
-	static const struct config_words path_words = { .max = HOST_BOOT_LOG_MAX,
-		.is_valid = config_path_is_absolute, .what = "an absolute path", .once = true };
-	const struct key *k = &keys[id];
-	struct host_profile *p = ps->p;
-	long ms;
+static const struct config_words gate_words = { .max = HOST_GATE_MAX,
+	.is_valid = is_gate_pattern, .once = true,
+	.what = "a pattern of paths in the repository (not absolute)" };
+static const struct config_words node_words = { .max = SIZE_MAX,
+	.is_valid = config_path_is_device, .what = "a path under /dev/" };
+static const struct config_words path_words = { .max = HOST_BOOT_LOG_MAX,
+	.is_valid = config_path_is_absolute, .what = "an absolute path", .once = true };
 
-	switch (k->kind) {
-	case KIND_NAME:
-		config_set_name(&p->name, &ps->r, k->name, value, HOST_NAME_LEN_MAX);
-		break;
-	case KIND_TEXT:
-		free(*text_field(p, id));
-		*text_field(p, id) = xstrdup(value);
-		break;
-	case KIND_REQUIRED_TEXT:
-		set_text(ps, text_field(p, id), k->name, value);
-		break;
-	case KIND_SECONDS:
-		config_set_seconds(id == KEY_TIME_BUDGET ? &p->time_budget_s :
-				   &p->process_timeout_s, &ps->r, k->name, value,
-				   CONFIG_SECONDS_MAX);
-		break;
-	case KIND_FRACTION:
-		config_set_fraction(id == KEY_NOISE ? &p->noise : &p->min_effect, &ps->r, k->name,
-				    value);
-		break;
-	case KIND_MS:
-		if (config_set_long(&ms, &ps->r, k->name, value, 0, COOLDOWN_MAX_MS) == 0)
-			p->cooldown_ms = (unsigned)ms;
-		break;
-	case KIND_PAIRS:
-		config_set_int(id == KEY_PAIRS ? &p->pairs : &p->max_pairs, &ps->r, k->name, value,
-			       1, HOST_MAX_PAIRS);
-		break;
-	case KIND_CPUS:
-		if (cpus_parse(&p->cpus, value) < 0)
-			config_refuse(&ps->r, "'%s': %s", k->name, err_last());
-		break;
-	case KIND_PATTERN:
-		add_pattern(ps, k->name, value);
-		break;
-	case KIND_NODES:
-		set_words(ps, &p->nodes, k->name, value, &node_words);
-		break;
-	case KIND_PATHS:
-		set_words(ps, &p->boot_log, k->name, value, &path_words);
-		break;
-	case KIND_GLOBS:
-		if (*value)
-			config_add_words(&p->gate, &p->ngate, &ps->r, k->name, value, &gate_words);
-		break;
+#define F(f) .offset = offsetof(struct host_profile, f)
+
+static const struct config_key host_keys[] = {
+	{ "name", CONFIG_NAME, F(name), .hi = HOST_NAME_LEN_MAX },
+	{ "description", CONFIG_CUSTOM, F(description), .set = set_any_text },
+	{ .key = NULL },
+};
+
+static const struct config_key device_keys[] = {
+	{ "device_match", CONFIG_CUSTOM, F(device_match), .set = set_text },
+	{ "expected_driver", CONFIG_CUSTOM, F(expected_driver), .set = set_text },
+	{ "nodes", CONFIG_CUSTOM, F(nodes), .words = &node_words, .set = set_words },
+	{ .key = NULL },
+};
+
+static const struct config_key timing_keys[] = {
+	{ "process_timeout_s", CONFIG_SECONDS, F(process_timeout_s), .hi = CONFIG_SECONDS_MAX },
+	{ "cpus", CONFIG_CUSTOM, F(cpus), .set = set_cpus },
+	{ "noise", CONFIG_FRACTION, F(noise) },
+	{ "min_effect", CONFIG_FRACTION, F(min_effect) },
+	{ "cooldown_ms", CONFIG_UNSIGNED, F(cooldown_ms), .lo = 0, .hi = COOLDOWN_MAX_MS },
+	{ "pairs", CONFIG_INT, F(pairs), .lo = 1, .hi = HOST_MAX_PAIRS },
+	{ "max_pairs", CONFIG_INT, F(max_pairs), .lo = 1, .hi = HOST_MAX_PAIRS },
+	{ "time_budget_s", CONFIG_SECONDS, F(time_budget_s), .hi = CONFIG_SECONDS_MAX },
+	{ .key = NULL },
+};
+
+static const struct config_key faults_keys[] = {
+	{ "fault_log", CONFIG_CUSTOM, F(fault_log), .set = set_text },
+	{ "fault_pattern", CONFIG_CUSTOM, F(faults), .set = add_pattern },
+	{ "boot_log_command", CONFIG_CUSTOM, F(boot_log_command), .set = set_any_text },
+	{ "boot_log", CONFIG_CUSTOM, F(boot_log), .words = &path_words, .set = set_words },
+	{ .key = NULL },
+};
+
+static const struct config_key gate_keys[] = {
+	{ "paths", CONFIG_CUSTOM, F(gate), .words = &gate_words, .set = set_globs },
+	{ .key = NULL },
+};
+
+static const char *const host_required[] = { "name", NULL };
+static const char *const device_required[] = { "device_match", "expected_driver", NULL };
+
+static const struct section sections[NSECTIONS] = {
+	{ "host", host_keys, host_required, NULL },
+	{ "device", device_keys, device_required, NULL },
+	{ "timing", timing_keys, NULL, NULL },
+	{ "faults", faults_keys, NULL, "fault_pattern" },
+	{ "gate", gate_keys, NULL, NULL },
+};
+
+static int section_index(const char *name)
+{
+	for (int i = 0; i < NSECTIONS; i++)
+		if (strcmp(sections[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static void on_section(void *ctx, unsigned line, char *name, char *arg)
+{
+	struct parse *ps = ctx;
+
+	ps->r.line = line;
+	ps->section = -2;       /* keys after it were reported with it */
+	if (!name)
+		return;         /* a malformed header, reported */
+	if (arg || section_index(name) < 0) {
+		config_refuse(&ps->r, "unknown section [%s%s%s] (expected [host], [device], "
+			      "[timing], [faults] or [gate])", name, arg ? " " : "", arg ? arg : "");
+		return;
 	}
+	ps->section = section_index(name);
+	if (ps->section_line[ps->section] == 0)
+		ps->section_line[ps->section] = line;
+}
+
+/* The section other than ps's whose key name is, or NULL. */
+static const struct section *section_of(const struct parse *ps, const char *name)
+{
+	for (int i = 0; i < NSECTIONS; i++)
+		if (i != ps->section && config_table_find(sections[i].keys, name))
+			return &sections[i];
+	return NULL;
 }
 
 static void on_key(void *ctx, unsigned line, char *name, char *value)
 {
 	struct parse *ps = ctx;
-	const char *section;
-	int other = -1;
+	const struct section *sec, *other;
+	const struct config_key *row;
+	unsigned *first;
 
 	ps->r.line = line;
 	if (ps->section == -1) {
@@ -469,47 +445,52 @@ static void on_key(void *ctx, unsigned line, char *name, char *value)
 	}
 	if (ps->section < 0)
 		return;         /* reported with the section header */
-	section = sections[ps->section];
-	for (int i = 0; i < KEY_COUNT; i++) {
-		if (strcmp(keys[i].name, name) != 0)
-			continue;
-		if (strcmp(keys[i].section, section) != 0) {
-			other = i;
-			continue;
-		}
-		if (ps->key_line[i] && !keys[i].repeatable) {
-			config_refuse(&ps->r, "duplicate key '%s' (first set on line %u)", name,
-				      ps->key_line[i]);
-			return;
-		}
-		if (!ps->key_line[i])
-			ps->key_line[i] = line;
-		set_value(ps, (enum key_id)i, value);
+	sec = &sections[ps->section];
+	row = config_table_find(sec->keys, name);
+	if (!row) {
+		other = section_of(ps, name);
+		if (other)
+			config_refuse(&ps->r, "key '%s' belongs in [%s], not [%s]", name,
+				      other->name, sec->name);
+		else
+			config_refuse(&ps->r, "unknown key '%s' in [%s]", name, sec->name);
 		return;
 	}
-	if (other >= 0)
-		config_refuse(&ps->r, "key '%s' belongs in [%s], not [%s]", name,
-			      keys[other].section, section);
-	else
-		config_refuse(&ps->r, "unknown key '%s' in [%s]", name, section);
+	assert(row - sec->keys < SECTION_KEYS_MAX);
+	first = &ps->key_line[ps->section][row - sec->keys];
+	if (*first && !(sec->repeatable && !strcmp(sec->repeatable, name))) {
+		config_refuse(&ps->r, "duplicate key '%s' (first set on line %u)", name, *first);
+		return;
+	}
+	if (!*first)
+		*first = line;
+	config_key_set(row, ps->p, &ps->r, value);
+}
+
+/* The line key name of section s was first given on, or 0. */
+static unsigned key_line(const struct parse *ps, int s, const char *name)
+{
+	return ps->key_line[s][config_table_find(sections[s].keys, name) - sections[s].keys];
 }
 
 static void check_required(struct parse *ps)
 {
 	unsigned line;
-	int s;
 
-	for (int i = 0; i < KEY_COUNT; i++) {
-		if (!keys[i].required || ps->key_line[i])
-			continue;
-		s = section_index(keys[i].section);
-		/* A profile without [device] is a CPU host: it names no GPU. */
-		if (!strcmp(keys[i].section, "device") && !ps->section_line[s])
-			continue;
-		line = ps->section_line[s] ? ps->section_line[s] : ps->r.line;
-		ps->r.line = line ? line : 1;
-		config_refuse(&ps->r, "missing required key '%s' in [%s]", keys[i].name,
-			      keys[i].section);
+	for (int s = 0; s < NSECTIONS; s++) {
+		const char *const *k = sections[s].required;
+
+		for (; k && *k; k++) {
+			if (key_line(ps, s, *k))
+				continue;
+			/* A profile without [device] is a CPU host: it names no GPU. */
+			if (!strcmp(sections[s].name, "device") && !ps->section_line[s])
+				continue;
+			line = ps->section_line[s] ? ps->section_line[s] : ps->r.line;
+			ps->r.line = line ? line : 1;
+			config_refuse(&ps->r, "missing required key '%s' in [%s]", *k,
+				      sections[s].name);
+		}
 	}
 }
 
@@ -542,8 +523,10 @@ int host_profile_parse(struct host_profile **out, const char *path, const char *
 	ini_parse(text, len, &h);
 	check_required(&ps);
 	if (ps.p->max_pairs < ps.p->pairs) {
-		ps.r.line = ps.key_line[KEY_MAX_PAIRS] ? ps.key_line[KEY_MAX_PAIRS] :
-			    ps.key_line[KEY_PAIRS];
+		int timing = section_index("timing");
+
+		ps.r.line = key_line(&ps, timing, "max_pairs") ? key_line(&ps, timing, "max_pairs") :
+			    key_line(&ps, timing, "pairs");
 		config_refuse(&ps.r, "max_pairs %d is under pairs %d", ps.p->max_pairs,
 			      ps.p->pairs);
 	}

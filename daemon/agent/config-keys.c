@@ -1,10 +1,12 @@
 /*
- * The agent's configuration keys (docs/config.md): a setter for each
- * section's keys, [agent], [repo], [github], [hub], [sandbox],
- * [calibration], [history], [build], [runner NAME] and [case NAME], each
- * checking its value's form and bounds and naming the keys it knows when
- * it meets another. What needs the whole file is checked in config.c.
+ * The agent's configuration keys (docs/config.md): a table for each
+ * section, [agent], [repo], [github], [hub], [sandbox], [calibration],
+ * [history], [build], [runner NAME] and [case NAME], each row a key, its
+ * field and bounds (common.h's struct config_key), listed in the order the
+ * "unknown key" message says them. What a kind cannot say is a setter
+ * here; what needs the whole file is checked in config.c.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,116 +16,112 @@
 
 const struct config_words agent_any_words = { .max = AGENT_ITEMS_MAX };
 
-static void key_agent(struct parse *ps, const char *k, const char *v)
+/* config_set_choice writes an int: each enum a choice sets is one. */
+_Static_assert(sizeof(enum agent_pull_base) == sizeof(int) &&
+	       sizeof(enum agent_sandbox_mode) == sizeof(int) &&
+	       sizeof(enum agent_calibrate_when) == sizeof(int), "an enum is not an int");
+
+/* A field of a section's struct; the count of a list's. */
+#define F(type, f) .offset = offsetof(struct type, f)
+#define N(type, f) .count = offsetof(struct type, f)
+/* A key every [github] takes (web/forge). */
+#define SHARED(k) { k, CONFIG_SUB, .sub = forge_config_keys }
+
+static const char *const base_modes[] = { [AGENT_BASE_MERGE_BASE] = "merge-base",
+	[AGENT_BASE_HEAD] = "head", NULL };
+
+static const struct config_key agent_keys[] = {
+	{ "database", CONFIG_TEXT, F(agent_config, database) },
+	{ "workdir", CONFIG_TEXT, F(agent_config, workdir) },
+	{ "host", CONFIG_TEXT, F(agent_config, host) },
+	{ "poll_s", CONFIG_SECONDS, F(agent_config, poll_s), .hi = CONFIG_SECONDS_MAX },
+	{ .key = NULL },
+};
+
+static const struct config_key repo_keys[] = {
+	{ "url", CONFIG_TEXT, F(agent_config, url) },
+	{ "branches", CONFIG_WORDS, F(agent_config, branches),
+	  N(agent_config, nbranches), .words = &agent_any_words },
+	{ "pulls", CONFIG_BOOL, F(agent_config, pulls) },
+	{ "pull_base", CONFIG_TEXT, F(agent_config, pull_base) },
+	{ "pull_base_mode", CONFIG_CHOICE, F(agent_config, pull_base_mode),
+	  .choices = base_modes },
+	{ "default_branch", CONFIG_TEXT, F(agent_config, default_branch) },
+	{ "suite", CONFIG_TEXT, F(agent_config, suite_file) },
+	{ "timeout_s", CONFIG_SECONDS, F(agent_config, fetch_timeout_s),
+	  .hi = CONFIG_SECONDS_MAX },
+	{ .key = NULL },
+};
+
+/* Over the struct forge_config: the agent's own keys are in it too. */
+static const struct config_key github_keys[] = {
+	SHARED("api"), SHARED("repo"), SHARED("token_file"), SHARED("login"), SHARED("allow"),
+	SHARED("hub_url"), SHARED("comment"),
+	{ "comment_key", CONFIG_NAME, F(forge_config, comment_key),
+	  .hi = FORGE_COMMENT_KEY_MAX },
+	SHARED("statuses"),
+	{ "fetch_token", CONFIG_BOOL, F(forge_config, fetch_token) },
+	SHARED("timeout_s"), SHARED("max_wait_s"), SHARED("retries"), SHARED("backoff_s"),
+	{ .key = NULL },
+};
+
+static int set_hub_url(void *base, const struct config_key *row, struct config_report *r,
+		       const char *v)
 {
-	struct agent_config *c = ps->c;
+	int rc = config_set_text(config_key_field(base, row), r, row->key, v);
 
-	if (!strcmp(k, "database"))
-		config_set_text(&c->database, &ps->r, k, v);
-	else if (!strcmp(k, "workdir"))
-		config_set_text(&c->workdir, &ps->r, k, v);
-	else if (!strcmp(k, "host"))
-		config_set_text(&c->host, &ps->r, k, v);
-	else if (!strcmp(k, "poll_s"))
-		config_set_seconds(&c->poll_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
-	else
-		config_refuse(&ps->r, "unknown key '%s' in [agent] (database, workdir, host, "
-			      "poll_s)", k);
-}
-
-static void key_repo(struct parse *ps, const char *k, const char *v)
-{
-	struct agent_config *c = ps->c;
-
-	if (!strcmp(k, "url")) {
-		config_set_text(&c->url, &ps->r, k, v);
-	} else if (!strcmp(k, "branches")) {
-		config_add_words(&c->branches, &c->nbranches, &ps->r, k, v, &agent_any_words);
-	} else if (!strcmp(k, "pulls")) {
-		config_set_bool(&c->pulls, &ps->r, k, v);
-	} else if (!strcmp(k, "pull_base")) {
-		config_set_text(&c->pull_base, &ps->r, k, v);
-	} else if (!strcmp(k, "pull_base_mode")) {
-		static const char *const modes[] = { [AGENT_BASE_MERGE_BASE] = "merge-base",
-			[AGENT_BASE_HEAD] = "head", NULL };
-		int mode;
-
-		if (config_set_choice(&mode, &ps->r, k, v, modes) == 0)
-			c->pull_base_mode = (enum agent_pull_base)mode;
-	} else if (!strcmp(k, "default_branch")) {
-		config_set_text(&c->default_branch, &ps->r, k, v);
-	} else if (!strcmp(k, "suite")) {
-		config_set_text(&c->suite_file, &ps->r, k, v);
-	} else if (!strcmp(k, "timeout_s")) {
-		config_set_seconds(&c->fetch_timeout_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
-	} else {
-		config_refuse(&ps->r, "unknown key '%s' in [repo] (url, branches, pulls, "
-			      "pull_base, pull_base_mode, default_branch, suite, timeout_s)", k);
+	if (!forge_url_is_http(v) ||
+	    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		   "0123456789-._~:/[]%") < strlen(v)) {
+		config_refuse(r, "'url': expected an https:// URL, not '%s'", v);
+		return -EINVAL;
 	}
-}
-
-static void key_github(struct parse *ps, const char *k, const char *v)
-{
-	struct forge_config *g = &ps->c->github;
-	int r = forge_config_key(g, &ps->r, k, v);
-
-	if (r == 1 && !strcmp(k, "comment_key")) {
-		config_set_name(&g->comment_key, &ps->r, k, v, FORGE_COMMENT_KEY_MAX);
-	} else if (r == 1 && !strcmp(k, "fetch_token")) {
-		config_set_bool(&g->fetch_token, &ps->r, k, v);
-	} else if (r == 1) {
-		config_refuse(&ps->r, "unknown key '%s' in [github] (api, repo, token_file, login, "
-			      "allow, hub_url, comment, comment_key, statuses, fetch_token, "
-			      "timeout_s, max_wait_s, retries, backoff_s)", k);
+	if (!strncmp(v, "http://", 7) && !forge_url_is_loopback(v)) {
+		config_refuse(r, "'url': '%s' is plain HTTP to a host other than this one: the "
+			      "token would cross the network in clear; use https://", v);
+		return -EINVAL;
 	}
+	return rc;
 }
 
 /* A file of PEM certificates, read now so that --check finds one that is
  * missing or not PEM. */
-static void check_pem(struct parse *ps, const char *k, const char *path)
+static int set_ca_file(void *base, const struct config_key *row, struct config_report *r,
+		       const char *v)
 {
 	char *text = NULL;
+	int rc = config_set_text(config_key_field(base, row), r, row->key, v);
 
-	config_read_pem(&text, &ps->r, k, path, AGENT_PEM_MAX, "-----BEGIN CERTIFICATE-----");
+	if (config_read_pem(&text, r, row->key, v, AGENT_PEM_MAX,
+			    "-----BEGIN CERTIFICATE-----") < 0)
+		rc = -EINVAL;
 	free(text);
+	return rc;
 }
 
-static void key_hub(struct parse *ps, const char *k, const char *v)
-{
-	struct agent_hub *h = &ps->c->hub;
+static const struct config_key hub_keys[] = {
+	{ "url", CONFIG_CUSTOM, F(agent_hub, url), .set = set_hub_url },
+	{ "token_file", CONFIG_TEXT, F(agent_hub, token_file) },
+	{ "ca_file", CONFIG_CUSTOM, F(agent_hub, ca_file), .set = set_ca_file },
+	/* A hub slower than that stops the measuring. */
+	{ "timeout_s", CONFIG_SECONDS, F(agent_hub, timeout_s), .hi = 600 },
+	{ .key = NULL },
+};
 
-	if (!strcmp(k, "url")) {
-		config_set_text(&h->url, &ps->r, k, v);
-		if (!forge_url_is_http(v) ||
-		    strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-			   "0123456789-._~:/[]%") < strlen(v))
-			config_refuse(&ps->r, "'url': expected an https:// URL, not '%s'", v);
-		else if (!strncmp(v, "http://", 7) && !forge_url_is_loopback(v))
-			config_refuse(&ps->r, "'url': '%s' is plain HTTP to a host other than this "
-				      "one: the token would cross the network in clear; use "
-				      "https://", v);
-	} else if (!strcmp(k, "token_file")) {
-		config_set_text(&h->token_file, &ps->r, k, v);
-	} else if (!strcmp(k, "ca_file")) {
-		config_set_text(&h->ca_file, &ps->r, k, v);
-		check_pem(ps, k, v);
-	} else if (!strcmp(k, "timeout_s")) {
-		/* A hub slower than that stops the measuring. */
-		config_set_seconds(&h->timeout_s, &ps->r, k, v, 600);
-	} else {
-		config_refuse(&ps->r, "unknown key '%s' in [hub] (url, token_file, ca_file, "
-			      "timeout_s)", k);
-	}
-}
-
-/* A limit of [sandbox]: a whole number from 1 to max, or "none" (0). */
-static void set_limit(struct parse *ps, long *dst, const char *k, const char *v, long max)
+/* A limit of [sandbox]: a whole number from 1 to hi, or "none" (0). */
+static int set_limit(void *base, const struct config_key *row, struct config_report *r,
+		     const char *v)
 {
-	if (!strcmp(v, "none"))
+	long *dst = config_key_field(base, row);
+
+	if (!strcmp(v, "none")) {
 		*dst = 0;
-	else if (config_parse_long(dst, v, 1, max) < 0)
-		config_refuse(&ps->r, "'%s': expected 'none' or a whole number from 1 to %ld, "
-			      "not '%s'", k, max, v);
+	} else if (config_parse_long(dst, v, 1, (long)row->hi) < 0) {
+		config_refuse(r, "'%s': expected 'none' or a whole number from 1 to %ld, not "
+			      "'%s'", row->key, (long)row->hi, v);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* A name in the environment, or a pattern of them ('*', '?'). */
@@ -141,262 +139,277 @@ static const struct config_words node_words = { .max = AGENT_ITEMS_MAX,
 static const struct config_words path_words = { .max = AGENT_ITEMS_MAX,
 	.is_valid = config_path_is_absolute, .what = "an absolute path" };
 
-static void key_sandbox(struct parse *ps, const char *k, const char *v)
+/* Given, env replaces the default list. */
+static int set_env(void *base, const struct config_key *row, struct config_report *r,
+		   const char *v)
 {
-	struct agent_sandbox *b = &ps->c->sandbox;
-	static const char *const modes[] = { [AGENT_SANDBOX_AUTO] = "auto",
-		[AGENT_SANDBOX_ON] = "on", [AGENT_SANDBOX_OFF] = "off", NULL };
-	int mode;
+	struct agent_sandbox *b = base;
 
-	if (!strcmp(k, "mode")) {
-		if (config_set_choice(&mode, &ps->r, k, v, modes) == 0)
-			b->mode = (enum agent_sandbox_mode)mode;
-	} else if (!strcmp(k, "env")) {
-		/* Given, it replaces the default list. */
-		config_words_free(b->env, b->nenv);
-		b->env = NULL;
-		b->nenv = 0;
-		config_add_words(&b->env, &b->nenv, &ps->r, k, v, &env_words);
-	} else if (!strcmp(k, "nodes")) {
-		config_add_words(&b->nodes, &b->nnodes, &ps->r, k, v, &node_words);
-	} else if (!strcmp(k, "ro")) {
-		config_add_words(&b->ro, &b->nro, &ps->r, k, v, &path_words);
-	} else if (!strcmp(k, "rw")) {
-		config_add_words(&b->rw, &b->nrw, &ps->r, k, v, &path_words);
-	} else if (!strcmp(k, "user")) {
-		config_set_text(&b->user, &ps->r, k, v);
-	} else if (!strcmp(k, "bwrap")) {
-		config_set_path(&b->bwrap, &ps->r, k, v);
-	} else if (!strcmp(k, "processes")) {
-		set_limit(ps, &b->limits.processes, k, v, 1L << 22);
-	} else if (!strcmp(k, "memory_mb")) {
-		set_limit(ps, &b->limits.memory_mb, k, v, 1L << 30);
-	} else if (!strcmp(k, "file_size_mb")) {
-		set_limit(ps, &b->limits.file_size_mb, k, v, 1L << 30);
-	} else if (!strcmp(k, "open_files")) {
-		set_limit(ps, &b->limits.open_files, k, v, 1L << 20);
-	} else if (!strcmp(k, "tmp_mb")) {
-		set_limit(ps, &b->limits.tmp_mb, k, v, 1L << 30);
-	} else {
-		config_refuse(&ps->r, "unknown key '%s' in [sandbox] (mode, env, nodes, ro, rw, "
-			      "user, bwrap, processes, memory_mb, file_size_mb, open_files, "
-			      "tmp_mb)", k);
-	}
+	config_words_free(b->env, b->nenv);
+	b->env = NULL;
+	b->nenv = 0;
+	return config_add_words(&b->env, &b->nenv, r, row->key, v, &env_words);
 }
 
-static void key_calibration(struct parse *ps, const char *k, const char *v)
+static const char *const sandbox_modes[] = { [AGENT_SANDBOX_AUTO] = "auto",
+	[AGENT_SANDBOX_ON] = "on", [AGENT_SANDBOX_OFF] = "off", NULL };
+
+#define LIMIT(k, max) { #k, CONFIG_CUSTOM, F(agent_sandbox, limits.k), .hi = (max), \
+			.set = set_limit }
+#define PATHS(k, how) { #k, CONFIG_WORDS, F(agent_sandbox, k), N(agent_sandbox, n##k), \
+			.words = (how) }
+static const struct config_key sandbox_keys[] = {
+	{ "mode", CONFIG_CHOICE, F(agent_sandbox, mode), .choices = sandbox_modes },
+	{ "env", CONFIG_CUSTOM, F(agent_sandbox, env), .set = set_env },
+	PATHS(nodes, &node_words),
+	PATHS(ro, &path_words),
+	PATHS(rw, &path_words),
+	{ "user", CONFIG_TEXT, F(agent_sandbox, user) },
+	{ "bwrap", CONFIG_PATH, F(agent_sandbox, bwrap) },
+	LIMIT(processes, 1L << 22),
+	LIMIT(memory_mb, 1L << 30),
+	LIMIT(file_size_mb, 1L << 30),
+	LIMIT(open_files, 1L << 20),
+	LIMIT(tmp_mb, 1L << 30),
+	{ .key = NULL },
+};
+
+static const char *const whens[] = { [AGENT_CALIBRATE_BEFORE] = "before",
+	[AGENT_CALIBRATE_AFTER] = "after", NULL };
+
+static const struct config_key calibration_keys[] = {
+	{ "runs", CONFIG_INT, F(agent_calibration, runs), .lo = 0,
+	  .hi = AGENT_CALIBRATION_RUNS_MAX },
+	{ "when", CONFIG_CHOICE, F(agent_calibration, when), .choices = whens },
+	/* Per hour; 0 runs no idle A/A. */
+	{ "idle_budget_s", CONFIG_NUMBER, F(agent_calibration, idle_budget_s), .lo = 0,
+	  .hi = AGENT_IDLE_WINDOW_S, .unit = "seconds" },
+	{ .key = NULL },
+};
+
+static int set_reference(void *base, const struct config_key *row, struct config_report *r,
+			 const char *v)
 {
-	struct agent_calibration *c = &ps->c->calibration;
+	struct agent_history *h = base;
 
-	if (!strcmp(k, "runs")) {
-		config_set_int(&c->runs, &ps->r, k, v, 0, AGENT_CALIBRATION_RUNS_MAX);
-	} else if (!strcmp(k, "idle_budget_s")) {
-		/* Per hour; 0 runs no idle A/A. */
-		config_set_number(&c->idle_budget_s, &ps->r, k, v, 0, AGENT_IDLE_WINDOW_S,
-				  "seconds");
-	} else if (!strcmp(k, "when")) {
-		static const char *const whens[] = { [AGENT_CALIBRATE_BEFORE] = "before",
-			[AGENT_CALIBRATE_AFTER] = "after", NULL };
-		int when;
-
-		if (config_set_choice(&when, &ps->r, k, v, whens) == 0)
-			c->when = (enum agent_calibrate_when)when;
+	if (!strcmp(v, "back")) {
+		h->reference = AGENT_SPAN_BACK;
+	} else if (!strcmp(v, "last")) {
+		h->reference = AGENT_SPAN_LAST;
+	} else if (!strncmp(v, "tag:", 4) && v[4]) {
+		h->reference = AGENT_SPAN_TAG;
+		free(h->tag_pattern);
+		h->tag_pattern = xstrdup(v + 4);
 	} else {
-		config_refuse(&ps->r, "unknown key '%s' in [calibration] (runs, when, "
-			      "idle_budget_s)", k);
+		config_refuse(r, "'reference': expected back (span_commits back), last (the last "
+			      "span's head) or tag:PATTERN (the newest tag matching PATTERN, as "
+			      "v*), not '%s'", v);
+		return -EINVAL;
 	}
+	return 0;
 }
 
-static void key_history(struct parse *ps, const char *k, const char *v)
-{
-	struct agent_history *h = &ps->c->history;
+static const struct config_key history_keys[] = {
+	{ "branches", CONFIG_WORDS, F(agent_history, branches),
+	  N(agent_history, nbranches), .words = &agent_any_words },
+	{ "span_commits", CONFIG_INT, F(agent_history, span_commits), .lo = 0,
+	  .hi = AGENT_SPAN_COMMITS_MAX },
+	{ "span_hours", CONFIG_NUMBER, F(agent_history, span_hours), .lo = 0, .hi = 24 * 365,
+	  .unit = "hours" },
+	{ "reference", CONFIG_CUSTOM, F(agent_history, reference), .set = set_reference },
+	{ "bisect_comparisons", CONFIG_INT, F(agent_history, bisect_comparisons), .lo = 0,
+	  .hi = DB_BISECT_STEPS_MAX },
+	{ "bisect_hours", CONFIG_NUMBER, F(agent_history, bisect_hours), .lo = 0,
+	  .hi = 24 * 365, .unit = "hours" },
+	{ .key = NULL },
+};
 
-	if (!strcmp(k, "branches")) {
-		config_add_words(&h->branches, &h->nbranches, &ps->r, k, v, &agent_any_words);
-	} else if (!strcmp(k, "span_commits")) {
-		config_set_int(&h->span_commits, &ps->r, k, v, 0, AGENT_SPAN_COMMITS_MAX);
-	} else if (!strcmp(k, "span_hours")) {
-		config_set_number(&h->span_hours, &ps->r, k, v, 0, 24 * 365, "hours");
-	} else if (!strcmp(k, "reference")) {
-		if (!strcmp(v, "back"))
-			h->reference = AGENT_SPAN_BACK;
-		else if (!strcmp(v, "last"))
-			h->reference = AGENT_SPAN_LAST;
-		else if (!strncmp(v, "tag:", 4) && v[4]) {
-			h->reference = AGENT_SPAN_TAG;
-			free(h->tag_pattern);
-			h->tag_pattern = xstrdup(v + 4);
-		} else
-			config_refuse(&ps->r, "'reference': expected back (span_commits back), "
-				      "last (the last span's head) or tag:PATTERN (the newest tag "
-				      "matching PATTERN, as v*), not '%s'", v);
-	} else if (!strcmp(k, "bisect_comparisons")) {
-		config_set_int(&h->bisect_comparisons, &ps->r, k, v, 0, DB_BISECT_STEPS_MAX);
-	} else if (!strcmp(k, "bisect_hours")) {
-		config_set_number(&h->bisect_hours, &ps->r, k, v, 0, 24 * 365, "hours");
-	} else {
-		config_refuse(&ps->r, "unknown key '%s' in [history] (branches, span_commits, "
-			      "span_hours, reference, bisect_comparisons, bisect_hours)", k);
+/* [build] env: one K=V a line, as given. */
+static int set_build_env(void *base, const struct config_key *row, struct config_report *r,
+			 const char *v)
+{
+	struct agent_suite *s = base;
+
+	if (!strchr(v, '=') || *v == '=') {
+		config_refuse(r, "'env': expected K=V, not '%s'", v);
+		return -EINVAL;
 	}
+	if (s->nbuild_env >= AGENT_ITEMS_MAX) {
+		config_refuse(r, "'env': expected at most %d entries", AGENT_ITEMS_MAX);
+		return -EINVAL;
+	}
+	s->build_env = xrealloc(s->build_env, (s->nbuild_env + 1) * sizeof(char *));
+	s->build_env[s->nbuild_env++] = xstrdup(v);
+	return 0;
 }
 
-static void key_build(struct parse *ps, const char *k, const char *v)
+static int set_hash_max_mb(void *base, const struct config_key *row, struct config_report *r,
+			   const char *v)
 {
-	struct agent_suite *s = ps->s;
+	struct agent_suite *s = base;
 	long mb;
 
-	if (!strcmp(k, "command")) {
-		config_set_text(&s->build_command, &ps->r, k, v);
-	} else if (!strcmp(k, "env")) {
-		if (!strchr(v, '=') || *v == '=') {
-			config_refuse(&ps->r, "'env': expected K=V, not '%s'", v);
-			return;
-		}
-		if (s->nbuild_env >= AGENT_ITEMS_MAX) {
-			config_refuse(&ps->r, "'env': expected at most %d entries",
-				      AGENT_ITEMS_MAX);
-			return;
-		}
-		s->build_env = xrealloc(s->build_env, (s->nbuild_env + 1) * sizeof(char *));
-		s->build_env[s->nbuild_env++] = xstrdup(v);
-	} else if (!strcmp(k, "artifacts")) {
-		config_add_words(&s->artifacts, &s->nartifacts, &ps->r, k, v, &agent_any_words);
-	} else if (!strcmp(k, "timeout_s")) {
-		config_set_seconds(&s->build_timeout_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
-	} else if (!strcmp(k, "toolchain")) {
-		config_set_text(&s->toolchain, &ps->r, k, v);
-	} else if (!strcmp(k, "network")) {
-		config_set_bool(&s->build_network, &ps->r, k, v);
-	} else if (!strcmp(k, "hash_max_mb")) {
-		if (config_set_long(&mb, &ps->r, k, v, 1, AGENT_HASH_MAX_MB) == 0)
-			s->hash.max_bytes = (int64_t)mb << 20;
-	} else if (!strcmp(k, "hash_timeout_s")) {
-		config_set_seconds(&s->hash.max_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
-	} else {
-		config_refuse(&ps->r, "unknown key '%s' in [build] (command, env, artifacts, "
-			      "timeout_s, toolchain, network, hash_max_mb, hash_timeout_s)", k);
-	}
+	if (config_set_long(&mb, r, row->key, v, 1, AGENT_HASH_MAX_MB) < 0)
+		return -EINVAL;
+	s->hash.max_bytes = (int64_t)mb << 20;
+	return 0;
 }
 
-static void key_runner(struct parse *ps, const char *k, const char *v)
-{
-	struct runner_contract *r = &ps->s->runners[ps->s->nrunners - 1];
+static const struct config_key build_keys[] = {
+	{ "command", CONFIG_TEXT, F(agent_suite, build_command) },
+	{ "env", CONFIG_CUSTOM, F(agent_suite, build_env), .set = set_build_env },
+	{ "artifacts", CONFIG_WORDS, F(agent_suite, artifacts),
+	  N(agent_suite, nartifacts), .words = &agent_any_words },
+	{ "timeout_s", CONFIG_SECONDS, F(agent_suite, build_timeout_s),
+	  .hi = CONFIG_SECONDS_MAX },
+	{ "toolchain", CONFIG_TEXT, F(agent_suite, toolchain) },
+	{ "network", CONFIG_BOOL, F(agent_suite, build_network) },
+	{ "hash_max_mb", CONFIG_CUSTOM, F(agent_suite, hash), .set = set_hash_max_mb },
+	{ "hash_timeout_s", CONFIG_SECONDS, F(agent_suite, hash.max_s),
+	  .hi = CONFIG_SECONDS_MAX },
+	{ .key = NULL },
+};
 
-	if (!strcmp(k, "command"))
-		config_set_text(&r->command, &ps->r, k, v);
-	else if (!strcmp(k, "timeout_s"))
-		config_set_seconds(&r->timeout_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
-	else if (!strcmp(k, "chunks"))
-		config_set_int(&r->chunks, &ps->r, k, v, 1, 1000);
-	else
-		config_refuse(&ps->r, "unknown key '%s' in [runner %s] (command, timeout_s, "
-			      "chunks)", k, r->name);
+static const struct config_key runner_keys[] = {
+	{ "command", CONFIG_TEXT, F(runner_contract, command) },
+	{ "timeout_s", CONFIG_SECONDS, F(runner_contract, timeout_s), .hi = CONFIG_SECONDS_MAX },
+	{ "chunks", CONFIG_INT, F(runner_contract, chunks), .lo = 1, .hi = 1000 },
+	{ .key = NULL },
+};
+
+/* A case's command: its program, a path inside the build, then its
+ * arguments. */
+static int set_case_command(void *base, const struct config_key *row,
+			    struct config_report *r, const char *v)
+{
+	struct agent_case *c = base;
+	char **words = NULL;
+	size_t n = 0, i;
+
+	if (c->program) {
+		config_refuse(r, "'command': set twice in this section");
+		return -EINVAL;
+	}
+	config_add_words(&words, &n, r, row->key, v, &agent_any_words);
+	if (!n)
+		return -EINVAL;
+	c->program = words[0];
+	c->nargs = n - 1;
+	c->args = xcalloc(n, sizeof(char *));
+	for (i = 1; i < n; i++)
+		c->args[i - 1] = words[i];
+	free(words);
+	if (c->program[0] == '/' || strstr(c->program, "..")) {
+		config_refuse(r, "'command': the program '%s' must be a path inside the build",
+			      c->program);
+		return -EINVAL;
+	}
+	return 0;
 }
 
-static void key_case(struct parse *ps, const char *k, const char *v)
+static int set_metric(void *base, const struct config_key *row, struct config_report *r,
+		      const char *v)
 {
-	struct agent_case *c = &ps->s->cases[ps->s->ncases - 1];
+	int rc = config_set_text(config_key_field(base, row), r, row->key, v);
 
-	if (!strcmp(k, "command")) {
-		char **words = NULL;
-		size_t n = 0, i;
-
-		if (c->program) {
-			config_refuse(&ps->r, "'command': set twice in this section");
-			return;
-		}
-		config_add_words(&words, &n, &ps->r, k, v, &agent_any_words);
-		if (!n)
-			return;
-		c->program = words[0];
-		c->nargs = n - 1;
-		c->args = xcalloc(n, sizeof(char *));
-		for (i = 1; i < n; i++)
-			c->args[i - 1] = words[i];
-		free(words);
-		if (c->program[0] == '/' || strstr(c->program, ".."))
-			config_refuse(&ps->r, "'command': the program '%s' must be a path inside "
-				      "the build", c->program);
-	} else if (!strcmp(k, "metric")) {
-		config_set_text(&c->metric, &ps->r, k, v);
-		if (!runner_metric_name_is_valid(v))
-			config_refuse(&ps->r, "'metric': expected a metric name (a letter or '_' "
-				      "first, then letters, digits, '_', '.', ':' or '-', at most "
-				      "64), not '%s'", v);
-	} else if (!strcmp(k, "pairs")) {
-		config_set_int(&c->pairs, &ps->r, k, v, 1, HOST_MAX_PAIRS);
-	} else if (!strcmp(k, "max_pairs")) {
-		config_set_int(&c->max_pairs, &ps->r, k, v, 1, HOST_MAX_PAIRS);
-	} else if (!strcmp(k, "time_budget_s")) {
-		config_set_seconds(&c->time_budget_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
-	} else if (!strcmp(k, "better")) {
-		if (runner_better_parse(&c->higher_better, v) < 0)
-			config_refuse(&ps->r, "'better': %s", err_last());
-		else
-			c->has_better = true;
-	} else if (!strcmp(k, "warmup")) {
-		config_set_int(&c->warmup, &ps->r, k, v, 0, 100);
-	} else if (!strcmp(k, "timeout_s")) {
-		config_set_seconds(&c->timeout_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
-	} else if (!strcmp(k, "min_effect")) {
-		if (config_set_fraction(&c->min_effect, &ps->r, k, v) == 0)
-			c->has_min_effect = true;
-	} else if (!strcmp(k, "noise")) {
-		if (config_set_fraction(&c->noise, &ps->r, k, v) == 0)
-			c->has_noise = true;
-	} else if (!strcmp(k, "cpus")) {
-		if (cpus_parse(&c->cpus, v) < 0)
-			config_refuse(&ps->r, "'cpus': %s", err_last());
-		else
-			c->has_cpus = true;
-	} else if (!strcmp(k, "cooldown_ms")) {
-		int ms = 0;
-
-		config_set_int(&ms, &ps->r, k, v, 0, 600000);
-		c->cooldown_ms = (unsigned)ms;
-		c->has_cooldown = true;
-	} else {
-		config_refuse(&ps->r, "unknown key '%s' in [case %s] (command, metric, better, "
-			      "pairs, max_pairs, time_budget_s, warmup, timeout_s, min_effect, "
-			      "noise, cpus, cooldown_ms)", k, c->name);
+	if (!runner_metric_name_is_valid(v)) {
+		config_refuse(r, "'metric': expected a metric name (a letter or '_' first, then "
+			      "letters, digits, '_', '.', ':' or '-', at most 64), not '%s'", v);
+		return -EINVAL;
 	}
+	return rc;
+}
+
+static int set_better(void *base, const struct config_key *row, struct config_report *r,
+		      const char *v)
+{
+	if (runner_better_parse(config_key_field(base, row), v) < 0) {
+		config_refuse(r, "'better': %s", err_last());
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_cpus(void *base, const struct config_key *row, struct config_report *r,
+		    const char *v)
+{
+	if (cpus_parse(config_key_field(base, row), v) < 0) {
+		config_refuse(r, "'cpus': %s", err_last());
+		return -EINVAL;
+	}
+	return 0;
+}
+
+#define SEEN(f) .seen = CONFIG_SEEN(struct agent_case, f)
+static const struct config_key case_keys[] = {
+	{ "command", CONFIG_CUSTOM, F(agent_case, program), .set = set_case_command },
+	{ "metric", CONFIG_CUSTOM, F(agent_case, metric), .set = set_metric },
+	{ "better", CONFIG_CUSTOM, F(agent_case, higher_better), .set = set_better,
+	  SEEN(has_better) },
+	{ "pairs", CONFIG_INT, F(agent_case, pairs), .lo = 1, .hi = HOST_MAX_PAIRS },
+	{ "max_pairs", CONFIG_INT, F(agent_case, max_pairs), .lo = 1, .hi = HOST_MAX_PAIRS },
+	{ "time_budget_s", CONFIG_SECONDS, F(agent_case, time_budget_s),
+	  .hi = CONFIG_SECONDS_MAX },
+	{ "warmup", CONFIG_INT, F(agent_case, warmup), .lo = 0, .hi = 100 },
+	{ "timeout_s", CONFIG_SECONDS, F(agent_case, timeout_s), .hi = CONFIG_SECONDS_MAX },
+	{ "min_effect", CONFIG_FRACTION, F(agent_case, min_effect), SEEN(has_min_effect) },
+	{ "noise", CONFIG_FRACTION, F(agent_case, noise), SEEN(has_noise) },
+	{ "cpus", CONFIG_CUSTOM, F(agent_case, cpus), .set = set_cpus, SEEN(has_cpus) },
+	{ "cooldown_ms", CONFIG_UNSIGNED, F(agent_case, cooldown_ms), .lo = 0, .hi = 600000,
+	  SEEN(has_cooldown) },
+	{ .key = NULL },
+};
+
+/* A [runner NAME] or [case NAME] section's keys, its name in messages. */
+static void key_named(struct parse *ps, const struct config_key *table, void *base,
+		      const char *section, const char *name, const char *k, const char *v)
+{
+	char full[AGENT_NAME_MAX + 16];
+
+	snprintf(full, sizeof(full), "%s %s", section, name);
+	config_table_set(table, base, &ps->r, full, k, v);
 }
 
 void agent_config_key(struct parse *ps, const char *k, const char *v)
 {
+	struct agent_config *c = ps->c;
+	struct agent_suite *s = ps->s;
+
 	switch (ps->sec) {
 	case SEC_NONE:
 		config_refuse(&ps->r, "'%s' is outside any section", k);
 		break;
 	case SEC_AGENT:
-		key_agent(ps, k, v);
+		config_table_set(agent_keys, c, &ps->r, "agent", k, v);
 		break;
 	case SEC_REPO:
-		key_repo(ps, k, v);
+		config_table_set(repo_keys, c, &ps->r, "repo", k, v);
 		break;
 	case SEC_GITHUB:
-		key_github(ps, k, v);
+		config_table_set(github_keys, &c->github, &ps->r, "github", k, v);
 		break;
 	case SEC_HUB:
-		key_hub(ps, k, v);
+		config_table_set(hub_keys, &c->hub, &ps->r, "hub", k, v);
 		break;
 	case SEC_CALIBRATION:
-		key_calibration(ps, k, v);
+		config_table_set(calibration_keys, &c->calibration, &ps->r, "calibration", k, v);
 		break;
 	case SEC_SANDBOX:
-		key_sandbox(ps, k, v);
+		config_table_set(sandbox_keys, &c->sandbox, &ps->r, "sandbox", k, v);
 		break;
 	case SEC_HISTORY:
-		key_history(ps, k, v);
+		config_table_set(history_keys, &c->history, &ps->r, "history", k, v);
 		break;
 	case SEC_BUILD:
-		key_build(ps, k, v);
+		config_table_set(build_keys, s, &ps->r, "build", k, v);
 		break;
 	case SEC_RUNNER:
-		key_runner(ps, k, v);
+		key_named(ps, runner_keys, &s->runners[s->nrunners - 1], "runner",
+			  s->runners[s->nrunners - 1].name, k, v);
 		break;
 	case SEC_CASE:
-		key_case(ps, k, v);
+		key_named(ps, case_keys, &s->cases[s->ncases - 1], "case",
+			  s->cases[s->ncases - 1].name, k, v);
 		break;
 	case SEC_OTHER:
 		break;  /* the section was reported */

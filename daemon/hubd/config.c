@@ -13,17 +13,6 @@
 #include "hubd.h"
 #include "hub.h"
 
-struct parse {
-	struct config_report r;      /* the file's name, the line, its errors */
-	bool in_hub;                 /* the keys that follow are [hub]'s */
-	bool in_github;              /* ... [github]'s */
-	unsigned expect_line;
-	bool in_other;               /* ... of an unknown section, reported once */
-	int hubs;
-	unsigned listen_line, cert_line, key_line;
-	struct hub_config *c;
-};
-
 bool hub_name_is_valid(const char *s)
 {
 	return config_name_is_valid(s, HUB_NAME_MAX);
@@ -36,121 +25,162 @@ static const struct config_words proxy_words = { .max = WEB_TRUSTED_PROXIES_MAX,
 	.once = true, .is_valid = web_address_is_valid,
 	.what = "a numeric IPv4 or IPv6 address (127.0.0.1, ::1)" };
 static const struct config_words login_words = { .max = FORGE_ALLOW_MAX };
+static const struct config_words expect_words = { .max = HUB_HOSTS_MAX, .once = true };
+
+static int set_listen(void *base, const struct config_key *row, struct config_report *r,
+		      const char *v)
+{
+	int rc = config_set_text(config_key_field(base, row), r, row->key, v);
+
+	if (web_listen_is_loopback(v) < 0) {
+		config_refuse(r, "'listen': expected ADDRESS:PORT with a numeric address "
+			      "(0.0.0.0:8443, [::]:8443, 127.0.0.1:8080) and a port from 0 to "
+			      "65535, not '%s'", v);
+		return -EINVAL;
+	}
+	return rc;
+}
 
 /* A number once: 0 is "not given" (the server's default). */
-static void set_connections(struct parse *ps, unsigned *dst, const char *k, const char *v)
+static int set_connections(void *base, const struct config_key *row, struct config_report *r,
+			   const char *v)
 {
+	unsigned *dst = config_key_field(base, row);
 	int n;
 
-	if (*dst)
-		config_refuse(&ps->r, "'%s': set twice in this section", k);
-	else if (config_set_int(&n, &ps->r, k, v, WEB_CONNECTIONS_MIN, WEB_CONNECTIONS_LIMIT) == 0)
-		*dst = (unsigned)n;
+	if (*dst) {
+		config_refuse(r, "'%s': set twice in this section", row->key);
+		return -EINVAL;
+	}
+	if (config_set_int(&n, r, row->key, v, (int)row->lo, (int)row->hi) < 0)
+		return -EINVAL;
+	*dst = (unsigned)n;
+	return 0;
 }
 
 /* A connection's deadline, once: 0 is "not given". */
-static void set_deadline(struct parse *ps, double *dst, const char *k, const char *v)
+static int set_deadline(void *base, const struct config_key *row, struct config_report *r,
+			const char *v)
 {
-	if (*dst)
-		config_refuse(&ps->r, "'%s': set twice in this section", k);
-	else
-		config_set_seconds(dst, &ps->r, k, v, WEB_TIMEOUT_MAX_S);
+	double *dst = config_key_field(base, row);
+
+	if (*dst) {
+		config_refuse(r, "'%s': set twice in this section", row->key);
+		return -EINVAL;
+	}
+	return config_set_seconds(dst, r, row->key, v, row->hi);
+}
+
+static int set_default_branch(void *base, const struct config_key *row,
+			      struct config_report *r, const char *v)
+{
+	int rc = config_set_text(config_key_field(base, row), r, row->key, v);
+
+	if (strlen(v) > 255 || strspn(v, " \t") == strlen(v)) {
+		config_refuse(r, "'default_branch': expected a branch name (1 to 255 bytes), not "
+			      "'%.255s'", v);
+		return -EINVAL;
+	}
+	return rc;
 }
 
 /* A list of logins, as allow's, the key given once. */
-static void set_logins(struct parse *ps, char ***dst, size_t *n, const char *k, const char *v)
+static int set_logins(void *base, const struct config_key *row, struct config_report *r,
+		      const char *v)
 {
-	if (*n)
-		config_refuse(&ps->r, "'%s': set twice in this section", k);
-	else
-		config_add_words(dst, n, &ps->r, k, v, &login_words);
+	size_t *n = (size_t *)((char *)base + row->count);
+
+	if (*n) {
+		config_refuse(r, "'%s': set twice in this section", row->key);
+		return -EINVAL;
+	}
+	return config_add_words(config_key_field(base, row), n, r, row->key, v, &login_words);
 }
 
-static void key_github(struct parse *ps, const char *k, const char *v)
-{
-	static const struct config_words expect_words = { .max = HUB_HOSTS_MAX, .once = true };
-	struct hub_config *c = ps->c;
-	int r = forge_config_key(&c->github, &ps->r, k, v);
+/* A field of struct hub_config; the count of a list's. */
+#define F(f) .offset = offsetof(struct hub_config, f)
+#define N(f) .count = offsetof(struct hub_config, f)
 
-	if (r == 1 && !strcmp(k, "expect")) {
-		ps->expect_line = ps->r.line;
-		config_add_words(&c->expect, &c->nexpect, &ps->r, k, v, &expect_words);
-	} else if (r == 1 && !strcmp(k, "poll_s")) {
-		config_set_seconds(&c->poll_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
-	} else if (r == 1 && !strcmp(k, "silent_after_s")) {
-		config_set_seconds(&c->silent_after_s, &ps->r, k, v, CONFIG_SECONDS_MAX);
-	} else if (r == 1 && !strcmp(k, "alert_issues")) {
-		config_set_bool(&c->alert_issues, &ps->r, k, v);
-	} else if (r == 1 && !strcmp(k, "culprit_comments")) {
-		config_set_bool(&c->culprit_comments, &ps->r, k, v);
-	} else if (r == 1 && !strcmp(k, "triage_allow")) {
-		set_logins(ps, &c->triage_allow, &c->ntriage_allow, k, v);
-	} else if (r == 1 && !strcmp(k, "forge_actions_per_hour")) {
-		config_set_int(&c->forge_actions_per_hour, &ps->r, k, v, 1, HUB_FORGE_ACTIONS_MAX);
-	} else if (r == 1) {
-		config_refuse(&ps->r, "unknown key '%s' in [github] (api, repo, token_file, login, "
-			      "allow, hub_url, expect, comment, statuses, poll_s, silent_after_s, "
-			      "alert_issues, culprit_comments, triage_allow, "
-			      "forge_actions_per_hour, timeout_s, "
-			      "max_wait_s, retries, backoff_s)", k);
-	}
+static const struct config_key hub_keys[] = {
+	{ "database", CONFIG_TEXT, F(database) },
+	{ "listen", CONFIG_CUSTOM, F(listen), .set = set_listen },
+	{ "tls_cert", CONFIG_TEXT, F(tls_cert) },
+	{ "tls_key", CONFIG_TEXT, F(tls_key) },
+	{ "allow_plain_http", CONFIG_BOOL, F(allow_plain_http) },
+	{ "hosts", CONFIG_WORDS, F(hosts), N(nhosts), .words = &host_words },
+	{ "max_connections", CONFIG_CUSTOM, F(max_connections), .lo = WEB_CONNECTIONS_MIN,
+	  .hi = WEB_CONNECTIONS_LIMIT, .set = set_connections },
+	{ "header_timeout_s", CONFIG_CUSTOM, F(header_timeout_s), .hi = WEB_TIMEOUT_MAX_S,
+	  .set = set_deadline },
+	{ "body_timeout_s", CONFIG_CUSTOM, F(body_timeout_s), .hi = WEB_TIMEOUT_MAX_S,
+	  .set = set_deadline },
+	{ "trusted_proxy", CONFIG_WORDS, F(trusted_proxies), N(ntrusted_proxies),
+	  .words = &proxy_words },
+	{ "default_branch", CONFIG_CUSTOM, F(default_branch), .set = set_default_branch },
+	{ .key = NULL },
+};
+
+/* A key every [github] takes (web/forge), in c->github. */
+#define SHARED(k) { k, CONFIG_SUB, F(github), .sub = forge_config_keys }
+
+static const struct config_key github_keys[] = {
+	SHARED("api"), SHARED("repo"), SHARED("token_file"), SHARED("login"), SHARED("allow"),
+	SHARED("hub_url"),
+	{ "expect", CONFIG_WORDS, F(expect), N(nexpect), .words = &expect_words },
+	SHARED("comment"), SHARED("statuses"),
+	{ "poll_s", CONFIG_SECONDS, F(poll_s), .hi = CONFIG_SECONDS_MAX },
+	{ "silent_after_s", CONFIG_SECONDS, F(silent_after_s), .hi = CONFIG_SECONDS_MAX },
+	{ "alert_issues", CONFIG_BOOL, F(alert_issues) },
+	{ "culprit_comments", CONFIG_BOOL, F(culprit_comments) },
+	{ "triage_allow", CONFIG_CUSTOM, F(triage_allow), N(ntriage_allow), .set = set_logins },
+	{ "forge_actions_per_hour", CONFIG_INT, F(forge_actions_per_hour), .lo = 1,
+	  .hi = HUB_FORGE_ACTIONS_MAX },
+	SHARED("timeout_s"), SHARED("max_wait_s"), SHARED("retries"), SHARED("backoff_s"),
+	{ .key = NULL },
+};
+
+struct parse {
+	struct config_report r;      /* the file's name, the line, its errors */
+	bool in_hub;                 /* the keys that follow are [hub]'s */
+	bool in_github;              /* ... [github]'s */
+	bool in_other;               /* ... of an unknown section, reported once */
+	int hubs;
+	/* Where each key was last given, for what is checked at the end. */
+	unsigned hub_line[ARRAY_SIZE(hub_keys)];
+	unsigned github_line[ARRAY_SIZE(github_keys)];
+	struct hub_config *c;
+};
+
+/* The line key k of table was last given on, or 0. */
+static unsigned line_of(const struct config_key *table, const unsigned *lines, const char *k)
+{
+	const struct config_key *row = config_table_find(table, k);
+
+	return row ? lines[row - table] : 0;
+}
+
+/* Sets key k of section (table's) to v, noting its line in lines. */
+static void set_key(struct parse *ps, const struct config_key *table, unsigned *lines,
+		    const char *section, const char *k, const char *v)
+{
+	const struct config_key *row = config_table_find(table, k);
+
+	if (row)
+		lines[row - table] = ps->r.line;
+	config_table_set(table, ps->c, &ps->r, section, k, v);
 }
 
 static void on_key(void *ctx, unsigned lineno, char *k, char *v)
 {
 	struct parse *ps = ctx;
-	struct hub_config *c = ps->c;
 
 	ps->r.line = lineno;
-	if (ps->in_github) {
-		key_github(ps, k, v);
-		return;
-	}
-	if (!ps->in_hub) {
-		if (!ps->in_other)
-			config_refuse(&ps->r, "'%s' is outside any section: the keys go under "
-				      "[hub]", k);
-		return;
-	}
-	if (!strcmp(k, "database")) {
-		config_set_text(&c->database, &ps->r, k, v);
-	} else if (!strcmp(k, "listen")) {
-		config_set_text(&c->listen, &ps->r, k, v);
-		ps->listen_line = lineno;
-		if (web_listen_is_loopback(v) < 0)
-			config_refuse(&ps->r, "'listen': expected ADDRESS:PORT with a numeric "
-				      "address (0.0.0.0:8443, [::]:8443, 127.0.0.1:8080) and a "
-				      "port from 0 to 65535, not '%s'", v);
-	} else if (!strcmp(k, "tls_cert")) {
-		config_set_text(&c->tls_cert, &ps->r, k, v);
-		ps->cert_line = lineno;
-	} else if (!strcmp(k, "tls_key")) {
-		config_set_text(&c->tls_key, &ps->r, k, v);
-		ps->key_line = lineno;
-	} else if (!strcmp(k, "allow_plain_http")) {
-		config_set_bool(&c->allow_plain_http, &ps->r, k, v);
-	} else if (!strcmp(k, "hosts")) {
-		config_add_words(&c->hosts, &c->nhosts, &ps->r, k, v, &host_words);
-	} else if (!strcmp(k, "max_connections")) {
-		set_connections(ps, &c->max_connections, k, v);
-	} else if (!strcmp(k, "header_timeout_s")) {
-		set_deadline(ps, &c->header_timeout_s, k, v);
-	} else if (!strcmp(k, "body_timeout_s")) {
-		set_deadline(ps, &c->body_timeout_s, k, v);
-	} else if (!strcmp(k, "trusted_proxy")) {
-		config_add_words(&c->trusted_proxies, &c->ntrusted_proxies, &ps->r, k, v,
-				 &proxy_words);
-	} else if (!strcmp(k, "default_branch")) {
-		config_set_text(&c->default_branch, &ps->r, k, v);
-		if (strlen(v) > 255 || strspn(v, " \t") == strlen(v))
-			config_refuse(&ps->r, "'default_branch': expected a branch name (1 to 255 "
-				      "bytes), not '%.255s'", v);
-	} else {
-		config_refuse(&ps->r, "unknown key '%s' in [hub] (database, listen, tls_cert, "
-			      "tls_key, allow_plain_http, hosts, max_connections, "
-			      "header_timeout_s, body_timeout_s, trusted_proxy, default_branch)",
-			      k);
-	}
+	if (ps->in_github)
+		set_key(ps, github_keys, ps->github_line, "github", k, v);
+	else if (ps->in_hub)
+		set_key(ps, hub_keys, ps->hub_line, "hub", k, v);
+	else if (!ps->in_other)
+		config_refuse(&ps->r, "'%s' is outside any section: the keys go under [hub]", k);
 }
 
 static void on_section(void *ctx, unsigned lineno, char *name, char *arg)
@@ -190,10 +220,9 @@ static void on_error(void *ctx, unsigned lineno, const char *msg)
 }
 
 /* A certificate or key file, read whole, which must be PEM text. */
-static void read_pem(struct parse *ps, char **out, const char *key, const char *path,
-		     unsigned lineno)
+static void read_pem(struct parse *ps, char **out, const char *key, const char *path)
 {
-	ps->r.line = lineno;
+	ps->r.line = line_of(hub_keys, ps->hub_line, key);
 	config_read_pem(out, &ps->r, key, path, HUB_PEM_MAX, "-----BEGIN ");
 }
 
@@ -215,7 +244,7 @@ static void check_github(struct parse *ps)
 	if (!g->nallow)
 		config_refuse(&ps->r, "[github] needs 'allow': the logins whose pull requests are "
 			      "built at once and who may approve others' with /perfd run");
-	ps->r.line = ps->expect_line;
+	ps->r.line = line_of(github_keys, ps->github_line, "expect");
 	if (!c->nexpect)
 		config_refuse(&ps->r, "[github] needs 'expect': the hosts each pull request is "
 			      "measured on (m1 m1-max arc-b60 gfx1201)");
@@ -240,20 +269,20 @@ static void check(struct parse *ps)
 	if (!c->listen)
 		c->listen = xstrdup(WEB_LISTEN_DEFAULT);
 	if (!!c->tls_cert != !!c->tls_key) {
-		ps->r.line = c->tls_cert ? ps->cert_line : ps->key_line;
+		ps->r.line = line_of(hub_keys, ps->hub_line, c->tls_cert ? "tls_cert" : "tls_key");
 		config_refuse(&ps->r, "'%s' needs '%s' too: HTTPS needs the certificate and its "
 			      "key", c->tls_cert ? "tls_cert" : "tls_key",
 			      c->tls_cert ? "tls_key" : "tls_cert");
 		return;
 	}
 	if (c->tls_cert) {
-		read_pem(ps, &c->cert_pem, "tls_cert", c->tls_cert, ps->cert_line);
-		read_pem(ps, &c->key_pem, "tls_key", c->tls_key, ps->key_line);
+		read_pem(ps, &c->cert_pem, "tls_cert", c->tls_cert);
+		read_pem(ps, &c->key_pem, "tls_key", c->tls_key);
 		return;
 	}
 	loopback = web_listen_is_loopback(c->listen);
 	if (loopback == 0 && !c->allow_plain_http) {
-		ps->r.line = ps->listen_line;
+		ps->r.line = line_of(hub_keys, ps->hub_line, "listen");
 		config_refuse(&ps->r, "'listen': %s is not a loopback address, and without "
 			      "tls_cert and tls_key the hub would take tokens in plain HTTP there: "
 			      "give them, or say 'allow_plain_http = yes' (behind a proxy that "

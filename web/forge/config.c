@@ -62,57 +62,67 @@ static int set_url(char **out, struct config_report *r, const char *k, const cha
 	return 0;
 }
 
+static int set_api(void *base, const struct config_key *row, struct config_report *r,
+		   const char *v)
+{
+	return set_url(config_key_field(base, row), r, row->key, v, true);
+}
+
+static int set_hub_url(void *base, const struct config_key *row, struct config_report *r,
+		       const char *v)
+{
+	return set_url(config_key_field(base, row), r, row->key, v, false);
+}
+
+static int set_repo(void *base, const struct config_key *row, struct config_report *r,
+		    const char *v)
+{
+	if (config_set_text(config_key_field(base, row), r, row->key, v) < 0)
+		return -EINVAL;
+	if (!strchr(v, '/') || strchr(v, '/') != strrchr(v, '/')) {
+		config_refuse(r, "'repo': expected OWNER/NAME, not '%s'", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static bool is_login(const char *v)
 {
 	return strlen(v) <= 39 + 5 && strspn(v, "abcdefghijklmnopqrstuvwxyz"
 					     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-[]") == strlen(v);
 }
 
-int forge_config_key(struct forge_config *g, struct config_report *r, const char *k,
+static int set_login(void *base, const struct config_key *row, struct config_report *r,
 		     const char *v)
 {
-	static const struct config_words logins = { .max = FORGE_ALLOW_MAX };
-
-	if (!strcmp(k, "api"))
-		return set_url(&g->api, r, k, v, true);
-	if (!strcmp(k, "hub_url"))
-		return set_url(&g->hub_url, r, k, v, false);
-	if (!strcmp(k, "token_file"))
-		return config_set_text(&g->token_file, r, k, v);
-	if (!strcmp(k, "allow"))
-		return config_add_words(&g->allow, &g->nallow, r, k, v, &logins);
-	if (!strcmp(k, "comment"))
-		return config_set_bool(&g->comment, r, k, v);
-	if (!strcmp(k, "statuses"))
-		return config_set_bool(&g->statuses, r, k, v);
-	if (!strcmp(k, "timeout_s"))
-		return config_set_seconds(&g->timeout_s, r, k, v, CONFIG_SECONDS_MAX);
-	if (!strcmp(k, "max_wait_s"))
-		return config_set_seconds(&g->max_wait_s, r, k, v, CONFIG_SECONDS_MAX);
-	if (!strcmp(k, "backoff_s"))
-		return config_set_seconds(&g->backoff_s, r, k, v, CONFIG_SECONDS_MAX);
-	if (!strcmp(k, "retries"))
-		return config_set_int(&g->retries, r, k, v, 0, 10);
-	if (!strcmp(k, "repo")) {
-		if (config_set_text(&g->repo, r, k, v) < 0)
-			return -EINVAL;
-		if (!strchr(v, '/') || strchr(v, '/') != strrchr(v, '/')) {
-			config_refuse(r, "'repo': expected OWNER/NAME, not '%s'", v);
-			return -EINVAL;
-		}
-		return 0;
+	if (config_set_text(config_key_field(base, row), r, row->key, v) < 0)
+		return -EINVAL;
+	if (!is_login(v)) {
+		config_refuse(r, "'login': expected a GitHub login, not '%s'", v);
+		return -EINVAL;
 	}
-	if (!strcmp(k, "login")) {
-		if (config_set_text(&g->login, r, k, v) < 0)
-			return -EINVAL;
-		if (!is_login(v)) {
-			config_refuse(r, "'login': expected a GitHub login, not '%s'", v);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	return 1;
+	return 0;
 }
+
+static const struct config_words logins = { .max = FORGE_ALLOW_MAX };
+
+#define G(f) .offset = offsetof(struct forge_config, f)
+const struct config_key forge_config_keys[] = {
+	{ "api", CONFIG_CUSTOM, G(api), .set = set_api },
+	{ "repo", CONFIG_CUSTOM, G(repo), .set = set_repo },
+	{ "token_file", CONFIG_TEXT, G(token_file) },
+	{ "login", CONFIG_CUSTOM, G(login), .set = set_login },
+	{ "allow", CONFIG_WORDS, G(allow), .count = offsetof(struct forge_config, nallow), .words = &logins },
+	{ "hub_url", CONFIG_CUSTOM, G(hub_url), .set = set_hub_url },
+	{ "comment", CONFIG_BOOL, G(comment) },
+	{ "statuses", CONFIG_BOOL, G(statuses) },
+	{ "timeout_s", CONFIG_SECONDS, G(timeout_s), .hi = CONFIG_SECONDS_MAX },
+	{ "max_wait_s", CONFIG_SECONDS, G(max_wait_s), .hi = CONFIG_SECONDS_MAX },
+	{ "retries", CONFIG_INT, G(retries), .lo = 0, .hi = 10 },
+	{ "backoff_s", CONFIG_SECONDS, G(backoff_s), .hi = CONFIG_SECONDS_MAX },
+	{ .key = NULL },
+};
+#undef G
 
 void forge_config_finish(struct forge_config *g)
 {

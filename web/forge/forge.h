@@ -462,13 +462,11 @@ bool forge_url_is_http(const char *url);
 /* True when url's host is a loopback name or address (127.0.0.0/8 as an
  * address, localhost, [::1]): plain HTTP goes nowhere else with a token. */
 bool forge_url_is_loopback(const char *url);
-/* Reads key k of [github] when it is one of the keys every [github] takes
- * (api, repo, token_file, login, allow, hub_url, comment, statuses,
- * timeout_s, max_wait_s, retries, backoff_s): 0, or -EINVAL with the
- * mistake said in r (common.h's config setters); 1 when k is not one of
- * them (the caller's own, or unknown), nothing said. */
-int forge_config_key(struct forge_config *g, struct config_report *r, const char *k,
-		     const char *v);
+/* The keys every [github] takes (api, repo, token_file, login, allow,
+ * hub_url, comment, statuses, timeout_s, max_wait_s, retries, backoff_s),
+ * over a struct forge_config: each caller's [github] table lists them as
+ * CONFIG_SUB rows among its own, in the order its message says them. */
+extern const struct config_key forge_config_keys[];
 /* The defaults of what was not given: the public API, a loopback hub URL;
  * a final '/' taken off hub_url. */
 void forge_config_finish(struct forge_config *g);
