@@ -250,6 +250,12 @@ bool config_name_is_valid(const char *s, size_t max);
  * segment "." or "..". */
 bool config_path_is_absolute(const char *s);
 bool config_path_is_device(const char *s);
+/* config_path_is_device, and of a GPU's kind (a pattern's fixed start):
+ * under /dev/dri/ or /dev/accel/, or /dev/kfd*, /dev/nvidia*, /dev/mali*,
+ * /dev/dxg*. /dev/shm, /dev/mqueue, /dev/kmsg and the like are none. */
+bool config_path_is_gpu_node(const char *s);
+#define CONFIG_GPU_NODE_WHAT "a GPU's device node (under /dev/dri/ or /dev/accel/, or " \
+	"/dev/kfd, /dev/nvidia*, /dev/mali*, /dev/dxg)"
 /*
  * The setters: each reads the value v of key into *out, or says at r's
  * line "'KEY': expected WHAT, not 'V'" and returns -EINVAL with *out as it

@@ -149,6 +149,24 @@ bool config_path_is_device(const char *s)
 	return !strncmp(s, "/dev/", 5) && s[5 + strspn(s + 5, "/")] && !has_dot_segment(s);
 }
 
+bool config_path_is_gpu_node(const char *s)
+{
+	static const char *const kinds[] = { "/dev/dri/", "/dev/kfd", "/dev/nvidia", "/dev/accel/",
+					     "/dev/mali", "/dev/dxg", NULL };
+	size_t i;
+
+	if (!config_path_is_device(s))
+		return false;
+	for (i = 0; kinds[i]; i++) {
+		size_t n = strlen(kinds[i]);
+
+		/* A directory's prefix needs a name after it. */
+		if (!strncmp(s, kinds[i], n) && (kinds[i][n - 1] != '/' || s[n]))
+			return true;
+	}
+	return false;
+}
+
 int config_set_path(char **out, struct config_report *r, const char *key, const char *v)
 {
 	if (*v && !config_path_is_absolute(v)) {

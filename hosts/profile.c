@@ -341,7 +341,7 @@ static const struct config_words gate_words = { .max = HOST_GATE_MAX,
 	.is_valid = is_gate_pattern, .once = true,
 	.what = "a pattern of paths in the repository (not absolute)" };
 static const struct config_words node_words = { .max = SIZE_MAX,
-	.is_valid = config_path_is_device, .what = "a path under /dev/" };
+	.is_valid = config_path_is_gpu_node, .what = CONFIG_GPU_NODE_WHAT };
 static const struct config_words path_words = { .max = HOST_BOOT_LOG_MAX,
 	.is_valid = config_path_is_absolute, .what = "an absolute path", .once = true };
 

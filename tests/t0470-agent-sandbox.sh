@@ -261,6 +261,26 @@ check "  its build done" eq done "$(sql "select state from builds order by id de
 sed -i "\|^rw = $T/cache\$|d; \|^ro = $T/cache/data\$|d; \|^env = CACHE=|d" agent.conf
 check "the configuration as it was" eq 0 "$(grep -c cache agent.conf)"
 
+# A step's own cgroups (where perfd is root and cgroup v1's memory and
+# pids controllers are there): a build that takes more memory than
+# step_memory_mb is ended by the kernel, said in its log, and the agent
+# and the next build live on.
+if [ "$(id -u)" = 0 ] && [ -w /sys/fs/cgroup/memory/cgroup.procs ] && [ -w /sys/fs/cgroup/pids/cgroup.procs ]; then
+	sed -i "s|^\[sandbox\]\$|[sandbox]\nstep_memory_mb = 64|; s|^command = ./hostile.sh\$|command = python3 -c \"b = b'x' * (200 << 20)\"|" agent.conf
+	echo "// hungry" >>"$SRC/prog.c" && git -C "$SRC" commit -qam hungry
+	# As a shell's child of its own, so that its pid, which names its
+	# groups, is known.
+	hungry() { "$PERFD" agent --config agent.conf --once & hungry_pid=$!; wait $hungry_pid; }
+	check "a build past its step's memory bound" run 0 hungry
+	check "  the start says the step's bounds" has err "each step in cgroups of its own: memory 64 MB (its tmpfs included)"
+	check "  the build failed" eq failed "$(sql "select state from builds where commit_oid = '$(git -C "$SRC" rev-parse HEAD)'")"
+	check "  ended by the kernel at the bound it passed, said" has err "it passed the step's memory bound of 64 MB"
+	sed -i '/^step_memory_mb = 64$/d; s|^command = python3 -c .*$|command = ./hostile.sh|' agent.conf
+	check "  none of its groups left" eq 0 "$(ls -d /sys/fs/cgroup/*/perfd/step-"$hungry_pid"-* 2>/dev/null | wc -l)"
+else
+	echo "# not root with cgroup v1's memory and pids: the step's cgroups are not tried"
+fi
+
 # A build killed with its agent leaves nothing running, and the restart
 # builds in a new directory.
 M=$(basename "$T" | tr -c 'A-Za-z0-9\n' _)
@@ -401,7 +421,7 @@ branches = main
 [sandbox]
 mode = maybe
 env = PATH bad-name!
-nodes = /etc/passwd /dev/..
+nodes = /etc/passwd /dev/.. /dev/kmsg
 ro = relative/dir /srv/..
 bwrap = bwrap
 processes = 0
@@ -412,8 +432,9 @@ CONF
 check "bad [sandbox] settings refused" run 2 "$PERFD" agent --config bad.conf --check
 check "  mode" has err "bad.conf:5: 'mode': expected auto, on or off, not 'maybe'"
 check "  env" has err "bad.conf:6: 'env': expected a variable name (letters, digits, '_', with '*' or '?'), not 'bad-name!'"
-check "  nodes" has err "bad.conf:7: 'nodes': expected a path under /dev/, not '/etc/passwd'"
-check "  nodes: /dev/.. is the root, not a node" has err "bad.conf:7: 'nodes': expected a path under /dev/, not '/dev/..'"
+check "  nodes" has err "bad.conf:7: 'nodes': expected a GPU's device node (under /dev/dri/ or /dev/accel/, or /dev/kfd, /dev/nvidia*, /dev/mali*, /dev/dxg), not '/etc/passwd'"
+check "  nodes: /dev/.. is the root, not a node" has err "bad.conf:7: 'nodes': expected a GPU's device node (under /dev/dri/ or /dev/accel/, or /dev/kfd, /dev/nvidia*, /dev/mali*, /dev/dxg), not '/dev/..'"
+check "  nodes: /dev/kmsg is no GPU's" has err "bad.conf:7: 'nodes': expected a GPU's device node (under /dev/dri/ or /dev/accel/, or /dev/kfd, /dev/nvidia*, /dev/mali*, /dev/dxg), not '/dev/kmsg'"
 check "  ro" has err "bad.conf:8: 'ro': expected an absolute path, not 'relative/dir'"
 check "  ro: a path through .. is not shown" has err "bad.conf:8: 'ro': expected an absolute path, not '/srv/..'"
 check "  bwrap" has err "bad.conf:9: 'bwrap': expected an absolute path, not 'bwrap'"
@@ -421,7 +442,7 @@ check "  processes" has err "bad.conf:10: 'processes': expected 'none' or a whol
 printf '[host]\nname = bad\n[device]\ndevice_match = x\nexpected_driver = y\nnodes = /dev/dri/* /etc/shadow\n' >bad-host.conf
 sed "s|^\[repo\]$|[agent]\nhost = $T/bad-host.conf\n[repo]|; /^\[sandbox\]$/,/^\[build\]$/{/^\[build\]$/!d}" bad.conf >bad-host-agent.conf
 check "a host profile's nodes outside /dev refused" run 2 "$PERFD" agent --config bad-host-agent.conf --check
-check "  at its line" has err "bad-host.conf:6: 'nodes': expected a path under /dev/, not '/etc/shadow'"
+check "  at its line" has err "bad-host.conf:6: 'nodes': expected a GPU's device node (under /dev/dri/ or /dev/accel/, or /dev/kfd, /dev/nvidia*, /dev/mali*, /dev/dxg), not '/etc/shadow'"
 
 kill "$listener" 2>/dev/null
 finish

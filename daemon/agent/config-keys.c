@@ -135,7 +135,7 @@ static const struct config_words env_words = { .max = AGENT_ITEMS_MAX,
 	.is_valid = is_env_pattern,
 	.what = "a variable name (letters, digits, '_', with '*' or '?')" };
 static const struct config_words node_words = { .max = AGENT_ITEMS_MAX,
-	.is_valid = config_path_is_device, .what = "a path under /dev/" };
+	.is_valid = config_path_is_gpu_node, .what = CONFIG_GPU_NODE_WHAT };
 static const struct config_words path_words = { .max = AGENT_ITEMS_MAX,
 	.is_valid = config_path_is_absolute, .what = "an absolute path" };
 
@@ -171,6 +171,8 @@ static const struct config_key sandbox_keys[] = {
 	LIMIT(file_size_mb, 1L << 30),
 	LIMIT(open_files, 1L << 20),
 	LIMIT(tmp_mb, 1L << 30),
+	LIMIT(step_memory_mb, 1L << 30),
+	LIMIT(step_processes, 1L << 22),
 	{ .key = NULL },
 };
 
