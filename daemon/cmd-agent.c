@@ -83,9 +83,10 @@ const char cmd_agent_usage[] =
 	"configuration, repository or database error, or a sandbox that cannot\n"
 	"start (other than for a missing bubblewrap or refused user namespaces,\n"
 	"which [sandbox] mode = on also refuses); 3 the host\n"
-	"profile's device is absent, or (with --once) the host is quarantined:\n"
-	"without --once a quarantined host's agent stays up and runs nothing on\n"
-	"its device until it is cleared (docs/hosts.md). With --trial: 0\n"
+	"profile's device is absent, or (with --once, after its push and\n"
+	"heartbeat) the host is quarantined: without --once a quarantined host's\n"
+	"agent stays up, sends its heartbeats and runs nothing on its device\n"
+	"until it is cleared (docs/hosts.md). With --trial: 0\n"
 	"the trial build passed, 1 it failed (its recipe, its timeout or its\n"
 	"artifacts), 2 it could not be tried (the configuration, the repository,\n"
 	"an agent running on the work directory), 130 stopped.\n";

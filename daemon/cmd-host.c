@@ -21,7 +21,8 @@ const char cmd_host_usage[] =
 	"(docs/hosts.md, \"When the machine goes down\"). 'list' shows every host\n"
 	"perfd has recorded a standing for, then the held commits; 'clear' lifts a\n"
 	"quarantine, once the machine has been checked: the agent then takes other\n"
-	"heads, while a held commit waits for 'perfd retry --held'.\n"
+	"heads, while a held commit waits for 'perfd retry --held' (or, at a hub, a\n"
+	"maintainer's '/perfd greenlight HOST' on its pull request).\n"
 	"\n"
 	"options:\n"
 	"  --db FILE          database file (default ./perfd.db)\n";
