@@ -16,6 +16,7 @@ SH
 # the build cannot see it.
 cat >"$SRC/build.sh" <<'SH'
 #!/bin/sh
+echo "prog.c:3:5: error: expected ';' before '}' token"
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do echo "build step $i"; done
 echo "build.sh: /nowhere/wrapper: not found" >&2
 exit 1
@@ -34,10 +35,12 @@ CONF
 conf build=./build.sh
 check "a failing build" run 0 "$PERFD" agent --config agent.conf --once
 check "the job failed" eq "1 failed" "$(sql "select id, state from jobs where commit_oid = '$C1'" | tr '|' ' ')"
-check "the console says which build failed and why" has err "job 1: build 1 of ${C1:0:12} failed: the build recipe exited 1; the last 10 of its 16 lines:"
+check "the console says which build failed and why" has err "job 1: build 1 of ${C1:0:12} failed: the build recipe exited 1; the last 10 of its 17 lines:"
 check "  with its last lines" has err "  | build step 7"
 check "  up to the last" has err "  | build.sh: /nowhere/wrapper: not found"
 check "  and no more" eq 0 "$(grep -c "| build step 6$" err)"
+check "  then its first error, before them" has err "  its first error, line 1:"
+check "  the line itself" has err "  | prog.c:3:5: error: expected ';' before '}' token"
 check "  the command to see all of it" has err "all of it: perfd log build 1 --db $DB"
 check "  and to queue it again" has err "once fixed: perfd retry 1 --db $DB"
 check "the summary says it too" has out "failures:"

@@ -38,11 +38,14 @@
 static void say_failure(struct agent *a, const struct db_job *job, const char *what,
 			const char *show, bool retry, const char *text, size_t len)
 {
-	struct strbuf s = STRBUF_INIT, tail = STRBUF_INIT, db = STRBUF_INIT;
-	size_t total, at;
+	struct strbuf s = STRBUF_INIT, tail = STRBUF_INIT, db = STRBUF_INIT, first = STRBUF_INIT;
+	size_t total, at, line = 0;
 
 	cli_shell_word(&db, a->cfg->database);
 	total = cli_tail_lines(&tail, text, len, FAILURE_LINES, FAILURE_WIDTH, "  | ");
+	if (total > FAILURE_LINES)
+		line = cli_first_error(&first, text, len, total - FAILURE_LINES + 1,
+				       FAILURE_WIDTH, "  | ");
 	strbuf_addf(&s, "job %lld: %s", (long long)job->id, what);
 	if (!total)
 		strbuf_adds(&s, "; its output is empty\n");
@@ -51,6 +54,8 @@ static void say_failure(struct agent *a, const struct db_job *job, const char *w
 	else
 		strbuf_addf(&s, "; the last %d of its %zu lines:\n%s", FAILURE_LINES, total,
 			    tail.buf);
+	if (line)
+		strbuf_addf(&s, "  its first error, line %zu:\n%s", line, first.buf);
 	strbuf_addf(&s, "  all of it: %s --db %s\n", show, db.buf);
 	if (retry)
 		strbuf_addf(&s, "  once fixed: perfd retry %lld --db %s (a changed [build] recipe "
@@ -63,6 +68,7 @@ static void say_failure(struct agent *a, const struct db_job *job, const char *w
 		strbuf_adds(&a->failures, "\n(more in the console)\n");
 	strbuf_release(&s);
 	strbuf_release(&tail);
+	strbuf_release(&first);
 	strbuf_release(&db);
 }
 

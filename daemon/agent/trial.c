@@ -57,7 +57,7 @@ static void on_output(void *ctx, const char *buf, size_t len)
 static void say_outcome(const struct agent *a, const struct db_build *b)
 {
 	struct strbuf sb = STRBUF_INIT, tail = STRBUF_INIT;
-	size_t total, i;
+	size_t total, i, line;
 
 	if (b->state == DB_BUILD_DONE) {
 		strbuf_addf(&sb, "trial build passed: exit 0, artifacts");
@@ -75,6 +75,12 @@ static void say_outcome(const struct agent *a, const struct db_build *b)
 	else
 		strbuf_addf(&sb, "; the last %d of its %zu lines:\n%s", TRIAL_LINES, total,
 			    tail.buf);
+	strbuf_reset(&tail);
+	line = b->state != DB_BUILD_DONE && total > TRIAL_LINES ?
+	       cli_first_error(&tail, b->log, b->log_len, total - TRIAL_LINES + 1, TRIAL_WIDTH,
+			       "  | ") : 0;
+	if (line)
+		strbuf_addf(&sb, "  its first error, line %zu:\n%s", line, tail.buf);
 	if (b->state != DB_BUILD_DONE && a->sandbox && b->log)
 		agent_sandbox_tried(&sb, a->cfg, a->sandbox, b->log, b->log_len, b->dir, TRIAL_TRIED_MAX);
 	fputs(sb.buf, stdout);

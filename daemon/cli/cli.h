@@ -83,6 +83,12 @@ int cli_extra_argument(const char *verb, const char *arg);
  * with a line feed. Returns how many lines text holds in all. */
 size_t cli_tail_lines(struct strbuf *out, const char *text, size_t len, size_t n,
 		      size_t width, const char *prefix);
+/* Appends to out, as cli_tail_lines would, the first line of text before
+ * line before (counted from 1) that reads as an error ("error:", "Error 1",
+ * "undefined reference"), and returns its number; 0 when there is none: a
+ * failure's last lines often hold only the warnings after it. */
+size_t cli_first_error(struct strbuf *out, const char *text, size_t len, size_t before,
+		       size_t width, const char *prefix);
 /* Appends s as one word of the shell: as it is when it needs no quoting,
  * else in single quotes. */
 void cli_shell_word(struct strbuf *out, const char *s);

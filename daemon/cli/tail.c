@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common.h"
 #include "daemon.h"
@@ -55,6 +56,44 @@ size_t cli_tail_lines(struct strbuf *out, const char *text, size_t len, size_t n
 		start += l + 1;
 	}
 	return total;
+}
+
+/* Whether a log line reads as an error a compiler, a linker or make says:
+ * "error:" in any case ("prog.c:3:5: error: ...", "fatal error:", "ERROR:"),
+ * make's "Error N", or "undefined reference" (not -Werror's flag). */
+static bool is_error_line(const char *s, size_t len)
+{
+	size_t j;
+
+	for (j = 0; j < len; j++) {
+		if (j + 6 <= len && !strncasecmp(s + j, "error:", 6))
+			return true;
+		if (j + 7 <= len && !strncmp(s + j, "Error ", 6) && s[j + 6] >= '0' &&
+		    s[j + 6] <= '9')
+			return true;
+		if (j + 19 <= len && !strncmp(s + j, "undefined reference", 19))
+			return true;
+	}
+	return false;
+}
+
+size_t cli_first_error(struct strbuf *out, const char *text, size_t len, size_t before,
+		       size_t width, const char *prefix)
+{
+	size_t line = 1, start = 0;
+
+	while (text && start < len && line < before) {
+		const char *nl = memchr(text + start, '\n', len - start);
+		size_t l = nl ? (size_t)(nl - (text + start)) : len - start;
+
+		if (is_error_line(text + start, l)) {
+			add_line(out, text + start, l, width, prefix);
+			return line;
+		}
+		start += l + 1;
+		line++;
+	}
+	return 0;
 }
 
 void cli_shell_word(struct strbuf *out, const char *s)
