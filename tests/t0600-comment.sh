@@ -31,6 +31,8 @@ check "of ten cells" eq "10 " "$(cols c1.md)"
 check "every cell links to the receipt" eq 10 "$(grep '^| \[' c1.md | grep -o "($HUB/static/comparison.html?id=$CID)" | wc -l)"
 gain=$(sql "select printf('%.3f%%', gain_median * 100) from comparisons where id = $CID")
 check "the gain is the stored one" has c1.md "[$gain]($HUB/static/comparison.html?id=$CID)"
+run_pairs=$(sql "select coalesce(nullif(pairs_run, 0), pairs) from comparisons where id = $CID")
+check "the pairs are those its stages ran" has c1.md "| [$run_pairs]($HUB/static/comparison.html?id=$CID) |"
 # The cell is the verdict, and for an unresolved one, why, when the host
 # cannot see min_effect ("unresolved: this host sees changes of ...").
 v=$(sql "select verdict from comparisons where id = $CID")

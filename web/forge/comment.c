@@ -249,7 +249,9 @@ static void render_row(struct comment *cm, const struct db_comparison *cs, size_
 		}
 		strbuf_adds(cm->out, " |");
 	}
-	snprintf(buf, sizeof(buf), "%d", c->pairs);
+	/* The pairs its stages ran (pairs-median/2 and after), not its first
+	 * stage's. */
+	snprintf(buf, sizeof(buf), "%d", c->summary.pairs_run > 0 ? c->summary.pairs_run : c->pairs);
 	cell_link(cm, c->id, buf);
 	cell_link(cm, c->id, digests_text(c));
 	if (n == 1) {
