@@ -475,8 +475,8 @@ static int comparison_insert(struct db *db, int64_t *out_id, const struct runner
 	int r;
 
 	if (nstages < 0)
-		return err_set(-EINVAL, "pairs %d and max pairs %d: pairs-median/2 needs "
-			       "1 <= pairs <= max pairs <= %d", o->pairs, max_pairs,
+		return err_set(-EINVAL, "pairs %d and max pairs %d: %s needs "
+			       "1 <= pairs <= max pairs <= %d", o->pairs, max_pairs, RUNNER_RULE,
 			       RUNNER_RULE2_MAX_PAIRS);
 	memset(&ins, 0, sizeof(ins));
 	/* ins borrows every string: it is never released. */
