@@ -55,7 +55,9 @@ const char cmd_pair_usage[] =
 	"                     group, SIGKILL 2 s later (default 600)\n"
 	"  --case NAME        name of what is measured (default \"default\"); A/As of\n"
 	"                     this host and case calibrate its later comparisons, so\n"
-	"                     only a comparison with --case given uses a calibration\n"
+	"                     only a comparison with --case given uses a calibration;\n"
+	"                     without --host it fingerprints the Vulkan devices, as\n"
+	"                     an agent without a profile does, and shares its A/As\n"
 	"  --min-effect F     smallest gain that counts, as a fraction or a\n"
 	"                     percentage (default 0.01, i.e. 1%)\n"
 	"  --noise F          arm spread above which the result is flagged noisy\n"
@@ -709,6 +711,10 @@ int cmd_pair(int argc, char **argv)
 			goto out;
 		ret = EXIT_USAGE;
 		apply_profile(&p, profile);
+	} else if (p.o.case_name) {
+		/* A case is the agent's: its calibration is keyed by the
+		 * fingerprint an agent without a profile takes. */
+		probe = host_check_unprofiled();
 	} else {
 		probe = kernel_probe_host_only();
 	}

@@ -80,27 +80,6 @@ static int take_lock(int *fd, const char *what, const char *base, const char *su
 	return r;
 }
 
-/* The probe of a host without a profile: every Vulkan device the loader
- * lists, as perfd probe shows them, since its programs run on the first
- * of them; where there is none, the host alone with a note that says so
- * (docs/hosts.md, "Without a profile"). */
-static struct kernel_probe *probe_unprofiled(void)
-{
-	struct kernel_probe *probe = NULL;
-
-	if (kernel_probe_new(&probe) == 0) {
-		log_info("no host profile: the fingerprint holds the %zu Vulkan device%s found, "
-			 "device 0 '%s'", probe->ndevices, probe->ndevices == 1 ? "" : "s",
-			 probe->devices[0].name);
-		return probe;
-	}
-	log_warnx("no host profile; no Vulkan device found (%s): the fingerprint holds the "
-		  "host alone", err_last());
-	probe = kernel_probe_host_only();
-	snprintf(probe->note, sizeof(probe->note), "no host profile; no Vulkan device found");
-	return probe;
-}
-
 int agent_new(struct agent **out, struct agent_config *cfg, struct host_profile *profile,
 	      struct kernel_probe *probe, int cancel_fd)
 {
@@ -124,7 +103,7 @@ int agent_new(struct agent **out, struct agent_config *cfg, struct host_profile 
 				  a->watch.off_reason);
 	}
 	if (!a->probe)
-		a->probe = probe_unprofiled();
+		a->probe = host_check_unprofiled();
 	a->fingerprint = kernel_probe_json(a->probe, false);
 	a->mirror = xasprintf("%s/mirror.git", cfg->workdir);
 	if (!cfg->suite_file) {

@@ -103,3 +103,20 @@ int host_check_device(struct host_profile **out_profile, struct kernel_probe **o
 	*out_probe = probe;
 	return EXIT_OK;
 }
+
+struct kernel_probe *host_check_unprofiled(void)
+{
+	struct kernel_probe *probe = NULL;
+
+	if (kernel_probe_new(&probe) == 0) {
+		log_info("no host profile: the fingerprint holds the %zu Vulkan device%s found, "
+			 "device 0 '%s'", probe->ndevices, probe->ndevices == 1 ? "" : "s",
+			 probe->devices[0].name);
+		return probe;
+	}
+	log_warnx("no host profile; no Vulkan device found (%s): the fingerprint holds the "
+		  "host alone", err_last());
+	probe = kernel_probe_host_only();
+	snprintf(probe->note, sizeof(probe->note), "no host profile; no Vulkan device found");
+	return probe;
+}
