@@ -672,6 +672,25 @@ static int pair_db_open(struct db **out, const struct pair_cli *p,
 	return -1;
 }
 
+/* The host's probe: the profile's device with --host (its settings taken),
+ * else for a --case what an agent without a profile takes (its
+ * calibration is keyed by that fingerprint), else the host alone. Returns
+ * EXIT_OK, or the verb's exit status after saying why. */
+static int pair_probe(struct pair_cli *p, struct host_profile **profile,
+		      struct kernel_probe **probe)
+{
+	int ret;
+
+	if (p->host_arg) {
+		ret = host_check_device(profile, probe, p->host_arg);
+		if (ret == EXIT_OK)
+			apply_profile(p, *profile);
+		return ret;
+	}
+	*probe = p->o.case_name ? host_check_unprofiled() : kernel_probe_host_only();
+	return EXIT_OK;
+}
+
 int cmd_pair(int argc, char **argv)
 {
 	struct pair_cli p = {
@@ -705,19 +724,10 @@ int cmd_pair(int argc, char **argv)
 		log_warnx("NEW: %s", err_last());
 		goto out;
 	}
-	if (p.host_arg) {
-		ret = host_check_device(&profile, &probe, p.host_arg);
-		if (ret != EXIT_OK)
-			goto out;
-		ret = EXIT_USAGE;
-		apply_profile(&p, profile);
-	} else if (p.o.case_name) {
-		/* A case is the agent's: its calibration is keyed by the
-		 * fingerprint an agent without a profile takes. */
-		probe = host_check_unprofiled();
-	} else {
-		probe = kernel_probe_host_only();
-	}
+	ret = pair_probe(&p, &profile, &probe);
+	if (ret != EXIT_OK)
+		goto out;
+	ret = EXIT_USAGE;
 	if (settle_stages(&p) < 0) {
 		ret = cli_usage_error("pair");
 		goto out;
