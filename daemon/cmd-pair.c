@@ -55,9 +55,7 @@ const char cmd_pair_usage[] =
 	"                     group, SIGKILL 2 s later (default 600)\n"
 	"  --case NAME        name of what is measured (default \"default\"); A/As of\n"
 	"                     this host and case calibrate its later comparisons, so\n"
-	"                     only a comparison with --case given uses a calibration;\n"
-	"                     without --host it fingerprints the Vulkan devices, as\n"
-	"                     an agent without a profile does, and shares its A/As\n"
+	"                     only a comparison with --case given uses a calibration\n"
 	"  --min-effect F     smallest gain that counts, as a fraction or a\n"
 	"                     percentage (default 0.01, i.e. 1%)\n"
 	"  --noise F          arm spread above which the result is flagged noisy\n"
@@ -673,9 +671,8 @@ static int pair_db_open(struct db **out, const struct pair_cli *p,
 }
 
 /* The host's probe: the profile's device with --host (its settings taken),
- * else for a --case what an agent without a profile takes (its
- * calibration is keyed by that fingerprint), else the host alone. Returns
- * EXIT_OK, or the verb's exit status after saying why. */
+ * else the host alone. Returns EXIT_OK, or the verb's exit status after
+ * saying why. */
 static int pair_probe(struct pair_cli *p, struct host_profile **profile,
 		      struct kernel_probe **probe)
 {
@@ -687,7 +684,7 @@ static int pair_probe(struct pair_cli *p, struct host_profile **profile,
 			apply_profile(p, *profile);
 		return ret;
 	}
-	*probe = p->o.case_name ? host_check_unprofiled() : kernel_probe_host_only();
+	*probe = kernel_probe_host_only();
 	return EXIT_OK;
 }
 

@@ -177,12 +177,6 @@ done
 echo "  time to the first verdict (the blocks up to the first --once): $((verdict / 1000)).$((verdict % 1000 / 100)) s"
 echo "  the whole tutorial: $((total / 1000)).$((total % 1000 / 100)) s"
 check "a first --once gave the verdict" test -n "$verdict"
-# Step 5's perfd pair --case bench runs where the agent runs, with no
-# profile: it takes the agent's fingerprint, so the agent's A/As calibrate
-# it.
-DB=$T/perfd-myproj/perfd.db
-check "perfd pair --case shares the agent's fingerprint" eq 1 "$(sql "select count(distinct fingerprint) from comparisons where case_name = 'bench'")"
-check "  and is calibrated by the agent's A/As" eq 1 "$(sql "select count(*) from comparisons where job_id is null and kind = 'compare' and case_name = 'bench' and coalesce(calibration, '') not in ('', '[]')")"
 
 # The page's [github] example, not run by the page (it needs a token): the
 # agent's configuration of step 3 with the example's sections in place of

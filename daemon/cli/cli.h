@@ -127,10 +127,10 @@ int host_check_find(const struct kernel_probe *probe,
 int host_check_device(struct host_profile **out_profile, struct kernel_probe **out_probe,
 		      const char *arg);
 
-/* The probe of a host without a profile, as an agent's and perfd pair
- * --case's: every Vulkan device the loader lists (programs run on the
- * first), or, said so, the host alone with a note (docs/hosts.md, "Without
- * a profile"). The caller's. */
+/* The probe of a host without a profile, as an agent takes it: every
+ * Vulkan device the loader lists (programs run on the first), or, said so,
+ * the host alone with a note (docs/hosts.md, "Without a profile"). The
+ * caller's. */
 struct kernel_probe *host_check_unprofiled(void);
 
 /* True when device index of the probe is the one the profile describes. */
